@@ -1,0 +1,42 @@
+import { resolve } from 'node:path';
+import type { EnvSource } from '../config/env.js';
+
+/** What every command gets: where the project is, the environment, and the streams to print to. */
+export interface CliContext {
+  /** `--path <project>` resolved against the working directory (default: the working directory). */
+  projectDir: string;
+  cwd: string;
+  env: EnvSource;
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  debug: boolean;
+  /** Print one line to stdout. */
+  out(line: string): void;
+  /** Print one line to stderr. */
+  err(line: string): void;
+  /** Print a warning line to stderr (`warning: ...`). */
+  warn(line: string): void;
+}
+
+export function createContext(opts: {
+  cwd: string;
+  path?: string;
+  env: EnvSource;
+  debug: boolean;
+  stdout: CliContext['stdout'];
+  stderr: CliContext['stderr'];
+}): CliContext {
+  const stdout = opts.stdout;
+  const stderr = opts.stderr;
+  return {
+    projectDir: resolve(opts.cwd, opts.path ?? '.'),
+    cwd: opts.cwd,
+    env: opts.env,
+    stdout,
+    stderr,
+    debug: opts.debug,
+    out: (line) => void stdout.write(line + '\n'),
+    err: (line) => void stderr.write(line + '\n'),
+    warn: (line) => void stderr.write(`warning: ${line}\n`),
+  };
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { exitCodeFor, isRunspecError } from '../errors.js';
+import { redactSecrets } from '../config/env.js';
+import { createContext, type CliContext } from './context.js';
+import { COMMANDS } from './commands/index.js';
+import { VERSION } from './version.js';
+
+export interface MainOptions {
+  argv: string[];
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  stdout?: CliContext['stdout'];
+  stderr?: CliContext['stderr'];
+}
+
+/** Parse argv, run one command, and return its exit code. Never calls process.exit itself. */
+export async function main(opts: MainOptions): Promise<number> {
+  const env = opts.env ?? process.env;
+  const stdout = opts.stdout ?? process.stdout;
+  const stderr = opts.stderr ?? process.stderr;
+  let exitCode = 0;
+  let ctx: CliContext | undefined;
+  const program = new Command('runspec-eval');
+  program
+    .description('Test how LLM agents use tools, and score their traces. Every eval case is also an OpenTelemetry trace.')
+    .version(VERSION, '-V, --version')
+    .option('--path <project>', 'project directory (holds runspec.toml and .runspec/)', '.')
+    .option('--debug', 'print stack traces on errors')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: (s) => void stdout.write(s),
+      writeErr: (s) => void stderr.write(s),
+    })
+    .exitOverride();
+  const getContext = (): CliContext => {
+    if (!ctx) {
+      const g = program.opts<{ path: string; debug?: boolean }>();
+      ctx = createContext({ cwd: opts.cwd ?? process.cwd(), path: g.path, env, debug: !!g.debug, stdout, stderr });
+    }
+    return ctx;
+  };
+  for (const mod of COMMANDS) mod.register(program, getContext, (c) => (exitCode = c));
+  for (const sub of program.commands) sub.exitOverride().configureOutput(program.configureOutput());
+  try {
+    if (opts.argv.length === 0) {
+      program.outputHelp();
+      return 2;
+    }
+    await program.parseAsync(opts.argv, { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+      return 2;
+    }
+    const debug = ctx?.debug ?? opts.argv.includes('--debug');
+    if (isRunspecError(err)) {
+      stderr.write(redactSecrets(`error: ${err.message}\n`, env));
+      if (err.hint) stderr.write(redactSecrets(`hint: ${err.hint}\n`, env));
+      if (debug && err.stack) stderr.write(redactSecrets(err.stack + '\n', env));
+      return exitCodeFor(err);
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    stderr.write(redactSecrets(`error: ${message.split('\n')[0]} (rerun with --debug for details)\n`, env));
+    if (debug && err instanceof Error && err.stack) stderr.write(redactSecrets(err.stack + '\n', env));
+    return 3;
+  }
+}
+
+function isEntryPoint(): boolean {
+  if (!process.argv[1]) return false;
+  try {
+    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  const code = await main({ argv: process.argv.slice(2) });
+  // Drain stdout/stderr, then exit even if a keep-alive socket or timer is still open.
+  await new Promise<void>((r) => process.stdout.write('', () => r()));
+  await new Promise<void>((r) => process.stderr.write('', () => r()));
+  process.exit(code);
+}

@@ -1,0 +1,71 @@
+// The only reader of the process environment: callers pass `process.env` (tests pass a plain object).
+
+export type EnvSource = Readonly<Record<string, string | undefined>>;
+
+export interface Env {
+  /** The value, or undefined when unset or empty (OTel semantics: empty means unset). */
+  get(name: string): string | undefined;
+  /** A URL value, or undefined (with a warning) when it does not parse. */
+  url(name: string): string | undefined;
+  int(name: string): number | undefined;
+  bool(name: string): boolean | undefined;
+  /** Warnings collected while reading bad values (printed by the CLI). */
+  readonly warnings: string[];
+  readonly raw: EnvSource;
+}
+
+export function readEnv(source: EnvSource): Env {
+  const warnings: string[] = [];
+  const get = (name: string): string | undefined => {
+    const v = source[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  return {
+    raw: source,
+    warnings,
+    get,
+    url(name) {
+      const v = get(name);
+      if (v === undefined) return undefined;
+      try {
+        new URL(v);
+        return v;
+      } catch {
+        warnings.push(`${name}: not a URL (${JSON.stringify(v)}); ignored`);
+        return undefined;
+      }
+    },
+    int(name) {
+      const v = get(name);
+      if (v === undefined) return undefined;
+      if (!/^-?\d+$/.test(v)) {
+        warnings.push(`${name}: expected an integer (got ${JSON.stringify(v)}); ignored`);
+        return undefined;
+      }
+      return Number(v);
+    },
+    bool(name) {
+      const v = get(name)?.toLowerCase();
+      if (v === undefined) return undefined;
+      if (v === 'true' || v === '1') return true;
+      if (v === 'false' || v === '0') return false;
+      warnings.push(`${name}: expected true or false (got ${JSON.stringify(v)}); ignored`);
+      return undefined;
+    },
+  };
+}
+
+/** Names of environment variables whose values are secrets and must never be printed. */
+export function isSecretName(name: string): boolean {
+  return /(KEY|TOKEN|SECRET|PASSWORD|AUTHORIZATION|HEADERS)/i.test(name);
+}
+
+/** Replace every known secret value from the environment in `text` by `***`. */
+export function redactSecrets(text: string, env: EnvSource): string {
+  let out = text;
+  for (const [name, value] of Object.entries(env)) {
+    if (!value || value.length < 4 || !isSecretName(name)) continue;
+    out = out.split(value).join('***');
+  }
+  return out;
+}

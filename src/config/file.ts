@@ -1,0 +1,96 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseToml, TomlError } from 'smol-toml';
+import { z } from 'zod';
+import { ConfigError } from '../errors.js';
+
+/** `runspec.toml`: [llm], [toolset], [telemetry], [sync], [fixtures], [providers.NAME]. */
+export const ProviderProfileSchema = z
+  .object({
+    kind: z.enum(['openai', 'anthropic', 'mock', 'replay']),
+    base_url: z.string().optional(),
+    model: z.string().optional(),
+    api_key_env: z.string().optional(),
+    script: z.string().optional(),
+    temperature: z.number().optional(),
+    max_tokens: z.number().int().positive().optional(),
+    timeout_ms: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export const ConfigFileSchema = z
+  .object({
+    llm: z
+      .object({
+        provider: z.string().optional(),
+        model: z.string().optional(),
+        base_url: z.string().optional(),
+        tool_mode: z.enum(['dedup', 'per_host', 'search']).optional(),
+        temperature: z.number().optional(),
+        max_tokens: z.number().int().positive().optional(),
+        reasoning_effort: z.enum(['low', 'medium', 'high']).optional(),
+        context_window: z.number().int().positive().optional(),
+        timeout_ms: z.number().int().positive().optional(),
+        retries: z.number().int().min(0).optional(),
+        concurrency: z.number().int().positive().optional(),
+        system_prompt: z.string().optional(),
+      })
+      .strict()
+      .optional(),
+    toolset: z
+      .object({
+        file: z.string().optional(),
+        mcp: z.string().optional(),
+      })
+      .strict()
+      .optional(),
+    telemetry: z
+      .object({
+        enabled: z.boolean().optional(),
+        endpoint: z.string().optional(),
+        protocol: z.enum(['http/protobuf', 'http/json']).optional(),
+        capture_content: z.boolean().optional(),
+        eval_annotations: z.boolean().optional(),
+        annotations_url: z.string().optional(),
+        project: z.string().optional(),
+        ca_file: z.string().optional(),
+        api_key_env: z.string().optional(),
+        timeout_ms: z.number().int().positive().optional(),
+        service_name: z.string().optional(),
+        dir: z.string().optional(),
+      })
+      .strict()
+      .optional(),
+    sync: z.object({ dir: z.string().optional() }).strict().optional(),
+    fixtures: z.object({ plugins: z.array(z.string()).optional() }).strict().optional(),
+    providers: z.record(z.string(), ProviderProfileSchema).optional(),
+  })
+  .strict();
+
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+export type ProviderProfile = z.infer<typeof ProviderProfileSchema>;
+
+/** Read `runspec.toml` from the project directory; a missing file is an empty config. */
+export function loadConfigFile(projectDir: string, fileName = 'runspec.toml'): ConfigFile {
+  const file = join(projectDir, fileName);
+  if (!existsSync(file)) return {};
+  const text = readFileSync(file, 'utf8');
+  let data: unknown;
+  try {
+    data = parseToml(text);
+  } catch (err) {
+    if (err instanceof TomlError) {
+      throw new ConfigError('CONFIG', `${file}:${err.line}:${err.column}: TOML syntax error: ${err.message.split('\n')[0]}`);
+    }
+    throw err;
+  }
+  const parsed = ConfigFileSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = issue.path.join('.');
+    throw new ConfigError('CONFIG', `${file}: ${path || '(root)'}: ${issue.message}`, {
+      hint: 'see examples/runspec.toml for every key',
+    });
+  }
+  return parsed.data;
+}

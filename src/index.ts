@@ -1,0 +1,40 @@
+// The public API: named re-exports only.
+
+// --- errors ---
+export { RunspecError, UsageError, FixtureError, ConfigError, ToolsetError, ProviderError, TraceError, EXIT_CODES, exitCodeFor, isRunspecError } from './errors.js';
+export type { ErrorCode } from './errors.js';
+
+// --- types ---
+export { VERDICT_CATEGORIES } from './types/index.js';
+export type {
+  ArgExpectation, Autonomy, Case, CaseMatchRule, CaseMode, CaseSettings, Dialect, ExpectedAction, FixtureSource,
+  MatchMode, PermissionAction, ReplioExpectation, ReplioVerifier, RunspecExpectation, SourceLocation, Suite,
+  TurnstoneExpectation, ArgSpec, ArgType, ResolvedCall, Runnable, Subcommand, ToolCategory, ToolDefinition, ToolMode,
+  Toolset, Message, ModelCallRecord, Run, RunError, RunStatus, ToolCall, ToolCallRecord, ToolLogEntry, Usage,
+  CaseResult, Expected, MatchScore, Observed, ReplioMetrics, SampleOutcome, Verdict, VerdictCategory,
+} from './types/index.js';
+
+// --- config ---
+export { readEnv, redactSecrets } from './config/env.js';
+export type { Env, EnvSource } from './config/env.js';
+export { firstSet } from './config/setting.js';
+export type { Setting, Source } from './config/setting.js';
+export { loadConfigFile } from './config/file.js';
+export type { ConfigFile, ProviderProfile } from './config/file.js';
+
+// --- fixtures (issue 2) ---
+
+// --- toolset (issue 3) ---
+
+// --- providers (issue 6) ---
+
+// --- engine (issue 6) ---
+
+// --- scoring (issue 7) ---
+
+// --- report (issue 7) ---
+
+// --- telemetry (issue 4) ---
+
+// --- traces (issue 5) ---
+

@@ -1,0 +1,109 @@
+import type { CaseMode } from './case.js';
+import type { ResolvedCall, ToolDefinition, ToolMode } from './toolset.js';
+
+export interface Usage {
+  promptTokens?: number;
+  completionTokens?: number;
+  /** Falls back to prompt + completion when the provider gives no total. */
+  totalTokens?: number;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Parsed arguments; unparseable JSON becomes `{ _raw: text }` (turnstone `_raw` rule). */
+  arguments: Record<string, unknown>;
+}
+
+export interface Message {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content?: string;
+  toolCalls?: ToolCall[];
+  /** On tool messages: the call this answers. */
+  toolCallId?: string;
+  /** On tool messages: the tool name. */
+  name?: string;
+}
+
+export type RunStatus = 'ok' | 'truncated' | 'error' | 'cancelled';
+
+export interface RunError {
+  code: string;
+  message: string;
+}
+
+export interface ModelCallRecord {
+  index: number;
+  turn: number;
+  startTimeMs: number;
+  endTimeMs: number;
+  /** gen_ai.provider.name value: 'openai', 'anthropic', or the preset/profile kind. */
+  provider: string;
+  requestModel?: string;
+  responseModel?: string;
+  responseId?: string;
+  serverAddress?: string;
+  serverPort?: number;
+  request: {
+    messages: Message[];
+    tools: ToolDefinition[];
+    /** Sampling parameters actually sent (temperature, max_tokens, ...). */
+    params: Record<string, unknown>;
+  };
+  response?: {
+    text?: string;
+    toolCalls: ToolCall[];
+    /** Provider value as sent (stop, tool_calls, tool_use, end_turn, ...). */
+    finishReason?: string;
+  };
+  usage: Usage;
+  error?: RunError;
+}
+
+export interface ToolCallRecord {
+  /** Model turn (0-based) that requested it. */
+  turn: number;
+  /** Index into Run.modelCalls of the call that requested it; -1 when unknown (offline traces). */
+  modelCallIndex: number;
+  call: ToolCall;
+  startTimeMs: number;
+  endTimeMs: number;
+  /** Decision-mode terminal calls are captured, never executed. */
+  executed: boolean;
+  result?: string;
+  /** The result is an error (denied, failed, or a result starting with "Error"). */
+  isError?: boolean;
+  resolved?: ResolvedCall;
+}
+
+export interface Run {
+  caseId: string;
+  /** 0-based sample index. */
+  sample: number;
+  mode: CaseMode;
+  provider: string;
+  model?: string;
+  toolMode?: ToolMode;
+  startTimeMs: number;
+  endTimeMs: number;
+  modelCalls: ModelCallRecord[];
+  /** Every tool call in order, executed or not. */
+  toolCalls: ToolCallRecord[];
+  /** Decision mode: the first call to a runnable (never executed). */
+  terminal?: ToolCallRecord;
+  finalText?: string;
+  status: RunStatus;
+  error?: RunError;
+  usage: Usage;
+  /** Set when the Run was read back from a trace. */
+  trace?: { traceId: string; rootSpanId?: string; spanIds?: Record<string, string> };
+}
+
+/** The turnstone/replio tool-call log entry derived from a Run. */
+export interface ToolLogEntry {
+  tool: string;
+  args: Record<string, unknown>;
+  /** Cut to 500 characters. */
+  result?: string;
+  turn: number;
+}

@@ -1,0 +1,116 @@
+import type { Autonomy, Dialect, MatchMode } from './case.js';
+import type { RunError, RunStatus, ToolCall } from './run.js';
+import type { ToolMode } from './toolset.js';
+
+/** Every verdict category; renderers map over this with Record<VerdictCategory, ...>. */
+export const VERDICT_CATEGORIES = [
+  'pass',
+  'wrong_tool',
+  'wrong_command',
+  'wrong_host',
+  'wrong_args',
+  'wrong_autonomy',
+  'no_run',
+  'unexpected_run',
+  'forbidden_tool',
+  'missing_required',
+  'unknown_arg',
+  'bad_choice',
+  'out_of_range',
+  'bad_command',
+  'wrong_sequence',
+  'missing_tool',
+  'too_many_calls',
+  'too_few_calls',
+  'redundant_call',
+  'json_dump',
+  'tool_error',
+  'error',
+] as const;
+export type VerdictCategory = (typeof VERDICT_CATEGORIES)[number];
+
+export interface Observed {
+  tool?: string;
+  command?: string;
+  host?: string;
+  autonomy?: Autonomy;
+  args?: Record<string, unknown>;
+}
+
+export interface Expected {
+  tool?: string[];
+  command?: string;
+  host?: string;
+  autonomy?: Autonomy;
+  noRun?: boolean;
+}
+
+/** replio metrics for one case run. */
+export interface ReplioMetrics {
+  trace: Array<{ name: string; arguments: Record<string, unknown> }>;
+  names: string[];
+  /** 1 when names equal `expected` exactly, 0 otherwise; null without `expected`. */
+  accuracy: number | null;
+  /** Verifier result; null without a verifier. */
+  pass: boolean | null;
+  calls: number;
+  redundant: number;
+  errors: number;
+  tokens: number;
+  status: RunStatus;
+}
+
+/** turnstone score_run() result. */
+export interface MatchScore {
+  matchMode: MatchMode;
+  pass: boolean;
+  score: number;
+  matched: number[];
+  unmatched: number[];
+  extraTools: string[];
+  detail: string;
+}
+
+export interface Verdict {
+  caseId: string;
+  sample: number;
+  dialect: Dialect | 'rule';
+  pass: boolean;
+  category: VerdictCategory;
+  reason: string;
+  expected: Expected;
+  observed: Observed;
+  toolMode?: ToolMode;
+  replio?: ReplioMetrics;
+  match?: MatchScore;
+  jsonDump: boolean;
+  status: RunStatus;
+  /** The observed tool calls, in order. */
+  calls: ToolCall[];
+}
+
+/** One sample of a case: a scored run, or an infrastructure error (never a wrong answer). */
+export type SampleOutcome =
+  | { status: 'scored'; sample: number; verdict: Verdict; elapsedMs: number; tokens: number }
+  | { status: 'errored'; sample: number; error: RunError; elapsedMs: number };
+
+export interface CaseResult {
+  caseId: string;
+  suite?: string;
+  dialect: Dialect;
+  tags: string[];
+  samples: SampleOutcome[];
+  /** Passed scored samples / scored samples (errored samples excluded; 0 when none scored). */
+  passRate: number;
+  /** 95% Wilson interval. */
+  passRateLow: number;
+  passRateHigh: number;
+  /** Unbiased pass@k and pass^k for k = number of scored samples. */
+  passAtK: number;
+  passHatK: number;
+  avgScore?: number;
+  threshold: number;
+  meetsThreshold: boolean;
+  /** Any sample errored (infrastructure). */
+  errored: boolean;
+}
