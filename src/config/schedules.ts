@@ -1,0 +1,103 @@
+import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { CronExpressionParser } from 'cron-parser';
+import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
+import { z } from 'zod';
+import { ConfigError } from '../errors.js';
+
+/** `runspec_schedules.toml`: `[[schedule]]` entries with `action = "eval"` (runspec seed, "Scheduling a sweep"). */
+const WhenSchema = z
+  .object({
+    cron: z.string(),
+    timezone: z.string().optional(),
+  })
+  .strict();
+
+const ScheduleSchema = z
+  .object({
+    id: z.string().min(1),
+    action: z.literal('eval'),
+    eval_fixture: z.string().min(1),
+    eval_samples: z.number().int().positive().optional(),
+    eval_validate: z.boolean().optional(),
+    eval_telemetry: z.boolean().optional(),
+    eval_threshold: z.number().min(0).max(1).optional(),
+    eval_provider: z.string().optional(),
+    enabled: z.boolean().optional(),
+    when: WhenSchema,
+  })
+  .strict();
+
+const SchedulesFileSchema = z.object({ schedule: z.array(ScheduleSchema).default([]) }).strict();
+
+export type ScheduleEntry = z.infer<typeof ScheduleSchema>;
+
+export const SCHEDULES_FILE = 'runspec_schedules.toml';
+
+function headerLines(text: string): number[] {
+  return text.split('\n').flatMap((l, i) => (/^\s*\[\[\s*schedule\s*\]\]/.test(l) ? [i + 1] : []));
+}
+
+/** Read the project's schedules; a missing file is no schedules. Every cron expression is checked. */
+export function loadSchedules(projectDir: string): ScheduleEntry[] {
+  const file = join(projectDir, SCHEDULES_FILE);
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
+  let data: unknown;
+  try {
+    data = parseToml(text);
+  } catch (err) {
+    if (err instanceof TomlError) throw new ConfigError('CONFIG', `${file}:${err.line}:${err.column}: TOML syntax error: ${err.message.split('\n')[0]}`);
+    throw err;
+  }
+  const lines = headerLines(text);
+  const parsed = SchedulesFileSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const index = typeof issue.path[1] === 'number' ? issue.path[1] : undefined;
+    const line = index !== undefined ? lines[index] : undefined;
+    const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+    throw new ConfigError('CONFIG', `${file}${line ? `:${line}` : ''}: ${path}: ${issue.message}`, {
+      hint: 'a schedule needs id, action = "eval", eval_fixture and [schedule.when] cron = "m h dom mon dow"',
+    });
+  }
+  const seen = new Set<string>();
+  parsed.data.schedule.forEach((s, i) => {
+    if (seen.has(s.id)) throw new ConfigError('CONFIG', `${file}:${lines[i] ?? '?'}: schedule[${i}].id: duplicate id ${JSON.stringify(s.id)}`);
+    seen.add(s.id);
+    try {
+      CronExpressionParser.parse(s.when.cron, { tz: s.when.timezone ?? 'UTC' });
+    } catch (err) {
+      throw new ConfigError('CONFIG', `${file}:${lines[i] ?? '?'}: schedule[${i}].when.cron: not a cron expression (${JSON.stringify(s.when.cron)}): ${(err as Error).message}`, {
+        hint: 'five fields: minute hour day-of-month month day-of-week, e.g. "0 6 * * 1-5"',
+      });
+    }
+  });
+  return parsed.data.schedule;
+}
+
+/** The next time the schedule fires strictly after `after`. */
+export function nextFire(s: ScheduleEntry, after: Date): Date {
+  return CronExpressionParser.parse(s.when.cron, { currentDate: after, tz: s.when.timezone ?? 'UTC' }).next().toDate();
+}
+
+/** Schedules that fired in (since, at]: the ones a sweep started at `at` should run. */
+export function dueSchedules(schedules: ScheduleEntry[], since: Date, at: Date): ScheduleEntry[] {
+  return schedules.filter((s) => s.enabled !== false && nextFire(s, since).getTime() <= at.getTime());
+}
+
+/** Append (or replace by id) a schedule and rewrite the file atomically. */
+export function saveSchedule(projectDir: string, entry: ScheduleEntry): void {
+  const parsed = ScheduleSchema.safeParse(entry);
+  if (!parsed.success) throw new ConfigError('CONFIG', `schedule ${entry.id}: ${parsed.error.issues[0]!.message}`);
+  try {
+    CronExpressionParser.parse(entry.when.cron, { tz: entry.when.timezone ?? 'UTC' });
+  } catch (err) {
+    throw new ConfigError('CONFIG', `schedule ${entry.id}: --cron: not a cron expression (${JSON.stringify(entry.when.cron)}): ${(err as Error).message}`);
+  }
+  const existing = loadSchedules(projectDir).filter((s) => s.id !== entry.id);
+  const file = join(projectDir, SCHEDULES_FILE);
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, stringifyToml({ schedule: [...existing, parsed.data] }) + '\n');
+  renameSync(tmp, file);
+}

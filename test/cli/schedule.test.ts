@@ -1,0 +1,58 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { dueSchedules, loadSchedules, nextFire } from '../../src/config/schedules.js';
+import { runCli } from '../helpers/run-cli.js';
+
+const SEED = `[[schedule]]
+id            = "nightly-evals"
+action        = "eval"
+eval_fixture  = "linux-fleet"
+eval_samples  = 3
+eval_validate = true
+
+[schedule.when]
+cron = "0 6 * * 1-5"
+`;
+
+function project(text?: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'runspec-sched-'));
+  if (text !== undefined) writeFileSync(join(dir, 'runspec_schedules.toml'), text);
+  return dir;
+}
+
+describe('schedules', () => {
+  it('loads the seed schedule exactly as written', () => {
+    const [s] = loadSchedules(project(SEED));
+    expect(s).toEqual({ id: 'nightly-evals', action: 'eval', eval_fixture: 'linux-fleet', eval_samples: 3, eval_validate: true, when: { cron: '0 6 * * 1-5' } });
+    // Sunday 29 Nov 2026 → next weekday 06:00 is Monday.
+    expect(nextFire(s!, new Date('2026-11-29T12:00:00Z')).toISOString()).toBe('2026-11-30T06:00:00.000Z');
+  });
+
+  it('is due on a weekday sweep after 06:00 and not on Saturday', () => {
+    const all = loadSchedules(project(SEED));
+    expect(dueSchedules(all, new Date('2026-11-30T05:30:00Z'), new Date('2026-11-30T06:30:00Z')).map((s) => s.id)).toEqual(['nightly-evals']);
+    expect(dueSchedules(all, new Date('2026-11-28T05:30:00Z'), new Date('2026-11-28T06:30:00Z'))).toEqual([]);
+  });
+
+  it('adds a schedule through the CLI and lists it', async () => {
+    const dir = project();
+    const add = await runCli(['--path', dir, 'schedule', 'add', '--id', 'n', '--fixture', 'fleet', '--cron', '0 6 * * 1-5', '--samples', '2']);
+    expect(add.exitCode).toBe(0);
+    expect(readFileSync(join(dir, 'runspec_schedules.toml'), 'utf8')).toContain('cron = "0 6 * * 1-5"');
+    const list = await runCli(['--path', dir, 'schedule', 'list', '--output', 'json']);
+    expect(JSON.parse(list.stdout)[0]).toMatchObject({ id: 'n', eval_fixture: 'fleet', eval_samples: 2 });
+  });
+
+  it.each([
+    { name: 'a bad cron expression', text: SEED.replace('0 6 * * 1-5', 'every day'), message: 'runspec_schedules.toml:1: schedule[0].when.cron: not a cron expression' },
+    { name: 'a missing fixture', text: '[[schedule]]\nid = "a"\naction = "eval"\n[schedule.when]\ncron = "* * * * *"\n', message: 'runspec_schedules.toml:1: schedule[0].eval_fixture' },
+    { name: 'a TOML syntax error', text: '[[schedule]\n', message: 'runspec_schedules.toml:1:' },
+  ])('rejects $name with exit 2 and a one-line message', async ({ text, message }) => {
+    const r = await runCli(['--path', project(text), 'schedule', 'list']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(message);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
