@@ -1,0 +1,242 @@
+// Runs a selection of cases × samples through the engine with a bounded pool, scores every sample,
+// aggregates a case once all its samples end, then renders telemetry for that case (so every trace
+// carries the final verdict and pass rate) and reports the case through a callback.
+
+import type { Case, CaseResult, Run, SampleOutcome, ToolMode, Toolset, Verdict } from '../types/index.js';
+import { runPool } from './_pool.js';
+
+/** The per-sample agent loop the suite runner drives (the engine's `runCase` by default). */
+export type RunCaseFn = (opts: {
+  case: Case;
+  sample: number;
+  provider: unknown;
+  toolset: Toolset;
+  toolMode: ToolMode;
+  maxTurns?: number;
+  systemPrompt?: string;
+  keepWorktrees?: boolean;
+  signal?: AbortSignal;
+}) => Promise<Run>;
+
+/** Scoring the suite runner needs (scoring/ by default). */
+export interface SuiteScoring {
+  scoreRun(c: Case, run: Run, opts: { toolset: Toolset; toolMode: ToolMode; validateArgs: boolean }): Verdict;
+  aggregateCase(c: Case, outcomes: SampleOutcome[], opts: { threshold: number }): CaseResult;
+}
+
+/** What the runner hands telemetry once a case is final: one call per sample. */
+export interface CaseTelemetrySink {
+  emitCase(input: {
+    case: Case;
+    run: Run;
+    verdict: Verdict;
+    result: CaseResult;
+    runId: string;
+    agentName?: string;
+    toolset?: Toolset;
+  }): void | Promise<void>;
+}
+
+export interface SampleProgress {
+  caseId: string;
+  sample: number;
+  /** Samples finished so far in this suite run (skipped cases not counted). */
+  done: number;
+  /** Samples to run in this suite run. */
+  total: number;
+  outcome: SampleOutcome;
+}
+
+export interface RunSuiteOptions {
+  /** The selected cases, in report order. */
+  cases: Case[];
+  /** The model provider, passed to the engine as is. */
+  provider: unknown;
+  /** The toolset of a case (resolve and load them before the run: a bad toolset is bad input). */
+  toolsetFor(c: Case): Toolset;
+  /** @default 'dedup' */
+  toolMode?: ToolMode;
+  /** CLI `--samples`: wins over the suite default, loses to the case's own count. */
+  samples?: number;
+  /** CLI `--threshold`. @default 1 */
+  threshold?: number;
+  validateArgs?: boolean;
+  /** Case samples in flight at once. @default 4 */
+  concurrency?: number;
+  maxTurns?: number;
+  systemPrompt?: string;
+  keepWorktrees?: boolean;
+  /** Aborting ends in-flight runs as `cancelled` and starts nothing new; finished cases are kept. */
+  signal?: AbortSignal;
+  runId: string;
+  agentName?: string;
+  telemetry?: CaseTelemetrySink;
+  /** Ids of cases already finished (resume): not run, not reported. */
+  skip?: ReadonlySet<string>;
+  /** Called once per finished case, in finishing order; awaited before the next case is reported. */
+  onCaseResult?(result: CaseResult, c: Case): void | Promise<void>;
+  onSample?(progress: SampleProgress): void;
+  onWarning?(message: string): void;
+  /** Replace the engine's agent loop (a custom agent); the default is the engine's `runCase`. */
+  runCase?: RunCaseFn;
+  /** Replace scoring (tests); the default is scoring/. */
+  scoring?: SuiteScoring;
+}
+
+export interface SuiteRunResult {
+  /** Finished cases in the order of `cases` (skipped ones excluded). */
+  results: CaseResult[];
+  /** Cases that did not finish because the run was aborted. */
+  unfinished: string[];
+  cancelled: boolean;
+  /** Samples run. */
+  samplesRun: number;
+}
+
+/**
+ * How many samples a case runs. turnstone precedence: the case's own count > CLI `--samples` > the
+ * suite default > 3; runspec and replio cases run once unless the case or the CLI says otherwise.
+ * @example sampleCount(turnstoneCase, undefined) // 3
+ */
+export function sampleCount(c: Case, cliSamples?: number): number {
+  if (c.settings.samples !== undefined) return c.settings.samples;
+  if (cliSamples !== undefined) return cliSamples;
+  if (c.settings.suiteSamples !== undefined) return c.settings.suiteSamples;
+  return c.dialect === 'turnstone' ? 3 : 1;
+}
+
+/** The outcome of one sample: scored, or errored (infrastructure, never a wrong answer). */
+export function sampleOutcome(run: Run, verdict: Verdict): SampleOutcome {
+  const elapsedMs = Math.max(0, run.endTimeMs - run.startTimeMs);
+  if (run.status === 'error') {
+    return {
+      status: 'errored',
+      sample: run.sample,
+      error: run.error ?? { code: 'INTERNAL', message: 'the run ended in error without a reason' },
+      elapsedMs,
+    };
+  }
+  return { status: 'scored', sample: run.sample, verdict, elapsedMs, tokens: run.usage.totalTokens ?? 0 };
+}
+
+/**
+ * Run `cases` × samples through the engine up to `concurrency` at once and score them.
+ * Never throws for provider trouble (those samples are `errored`); an unexpected engine exception
+ * aborts the remaining work and is rethrown once in-flight samples have ended.
+ */
+export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
+  const runCase = opts.runCase ?? (await defaultRunCase());
+  const scoring = opts.scoring ?? (await defaultScoring());
+  const toolMode = opts.toolMode ?? 'dedup';
+  const threshold = opts.threshold ?? 1;
+  const warn = opts.onWarning ?? (() => {});
+  const todo = opts.cases.filter((c) => !opts.skip?.has(c.id));
+
+  interface CaseState {
+    c: Case;
+    toolset: Toolset;
+    samples: number;
+    runs: Array<{ run: Run; verdict: Verdict } | undefined>;
+    ended: number;
+    cancelled: boolean;
+  }
+  const states = todo.map((c): CaseState => {
+    const n = sampleCount(c, opts.samples);
+    return { c, toolset: opts.toolsetFor(c), samples: n, runs: new Array(n).fill(undefined), ended: 0, cancelled: false };
+  });
+  // Samples of one case are queued together, so cases finish (and reach the log) one after another.
+  const jobs = states.flatMap((s) => Array.from({ length: s.samples }, (_, sample) => ({ s, sample })));
+  const total = jobs.length;
+  const finished = new Map<string, CaseResult>();
+  let done = 0;
+  // Case reports go through one chain so the callback sees one case at a time.
+  let reportChain: Promise<void> = Promise.resolve();
+  let failure: unknown;
+  const internal = new AbortController();
+  const onOuterAbort = (): void => internal.abort();
+  if (opts.signal?.aborted) internal.abort();
+  opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
+
+  const finishCase = async (s: CaseState): Promise<void> => {
+    const scored = s.runs as Array<{ run: Run; verdict: Verdict }>;
+    const outcomes = scored.map(({ run, verdict }) => sampleOutcome(run, verdict));
+    const result = scoring.aggregateCase(s.c, outcomes, { threshold });
+    finished.set(s.c.id, result);
+    if (opts.telemetry) {
+      for (const { run, verdict } of scored) {
+        try {
+          await opts.telemetry.emitCase({ case: s.c, run, verdict, result, runId: opts.runId, agentName: opts.agentName, toolset: s.toolset });
+        } catch (err) {
+          warn(`telemetry: ${s.c.id}#${run.sample}: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+    }
+    await opts.onCaseResult?.(result, s.c);
+  };
+
+  try {
+    for (const s of states) if (s.samples === 0) await finishCase(s);
+    await runPool(jobs, opts.concurrency ?? 4, async ({ s, sample }) => {
+      if (internal.signal.aborted || failure !== undefined) {
+        s.cancelled = true;
+        return;
+      }
+      let run: Run;
+      try {
+        run = await runCase({
+          case: s.c,
+          sample,
+          provider: opts.provider,
+          toolset: s.toolset,
+          toolMode,
+          maxTurns: opts.maxTurns,
+          systemPrompt: opts.systemPrompt,
+          keepWorktrees: opts.keepWorktrees,
+          signal: internal.signal,
+        });
+      } catch (err) {
+        failure ??= err;
+        internal.abort();
+        s.cancelled = true;
+        return;
+      }
+      if (run.status === 'cancelled' || internal.signal.aborted) {
+        // A case with a cancelled sample is not finished: --resume runs it again in full.
+        s.cancelled = true;
+        return;
+      }
+      const verdict = scoring.scoreRun(s.c, run, { toolset: s.toolset, toolMode, validateArgs: !!opts.validateArgs });
+      s.runs[sample] = { run, verdict };
+      s.ended++;
+      done++;
+      opts.onSample?.({ caseId: s.c.id, sample, done, total, outcome: sampleOutcome(run, verdict) });
+      if (s.ended === s.samples && !s.cancelled) {
+        reportChain = reportChain.then(() => finishCase(s));
+        await reportChain;
+      }
+    });
+    await reportChain;
+  } finally {
+    opts.signal?.removeEventListener('abort', onOuterAbort);
+  }
+  if (failure !== undefined) throw failure;
+  const results = todo.flatMap((c) => {
+    const r = finished.get(c.id);
+    return r ? [r] : [];
+  });
+  return {
+    results,
+    unfinished: todo.filter((c) => !finished.has(c.id)).map((c) => c.id),
+    cancelled: !!opts.signal?.aborted,
+    samplesRun: done,
+  };
+}
+
+// TODO(H7): switch to the engine's runCase and scoring/ once they land.
+async function defaultRunCase(): Promise<RunCaseFn> {
+  throw new Error('runSuite: no runCase given');
+}
+
+async function defaultScoring(): Promise<SuiteScoring> {
+  throw new Error('runSuite: no scoring given');
+}

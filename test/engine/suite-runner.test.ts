@@ -1,0 +1,247 @@
+import { describe, expect, it } from 'vitest';
+import { runSuite, sampleCount, type RunCaseFn, type SuiteScoring } from '../../src/engine/suite-runner.js';
+import type { Case, CaseResult, Run, SampleOutcome, Toolset, Verdict } from '../../src/types/index.js';
+
+const TOOLSET: Toolset = { name: 't', runnables: [], hosts: [], groups: {}, source: 'test' };
+
+function mkCase(id: string, over: Partial<Case> = {}): Case {
+  return {
+    id,
+    dialect: 'runspec',
+    tags: [],
+    source: { file: 'x.toml', source: 'file' },
+    prompt: `prompt ${id}`,
+    files: {},
+    mode: 'decision',
+    settings: {},
+    ...over,
+  };
+}
+
+function mkRun(c: Case, sample: number, status: Run['status'] = 'ok'): Run {
+  return {
+    caseId: c.id,
+    sample,
+    mode: c.mode,
+    provider: 'fake',
+    startTimeMs: 1000,
+    endTimeMs: 1010,
+    modelCalls: [],
+    toolCalls: [],
+    status,
+    usage: { totalTokens: 5 },
+    ...(status === 'error' ? { error: { code: 'PROVIDER', message: 'down' } } : {}),
+  };
+}
+
+// Scoring stand-in: a case whose id starts with "bad" fails; the aggregate is the plain pass rate.
+const scoring: SuiteScoring = {
+  scoreRun(c, run): Verdict {
+    const pass = !c.id.startsWith('bad');
+    return {
+      caseId: c.id,
+      sample: run.sample,
+      dialect: c.dialect,
+      pass,
+      category: run.status === 'error' ? 'error' : pass ? 'pass' : 'wrong_tool',
+      reason: '',
+      expected: {},
+      observed: {},
+      jsonDump: false,
+      status: run.status,
+      calls: [],
+    };
+  },
+  aggregateCase(c, outcomes: SampleOutcome[], { threshold }): CaseResult {
+    const scored = outcomes.filter((o) => o.status === 'scored');
+    const passRate = scored.length ? scored.filter((o) => o.status === 'scored' && o.verdict.pass).length / scored.length : 0;
+    return {
+      caseId: c.id,
+      dialect: c.dialect,
+      tags: c.tags,
+      samples: outcomes,
+      passRate,
+      passRateLow: 0,
+      passRateHigh: 1,
+      passAtK: passRate,
+      passHatK: passRate,
+      threshold,
+      meetsThreshold: passRate >= threshold,
+      errored: outcomes.some((o) => o.status === 'errored'),
+    };
+  },
+};
+
+describe('sample count precedence', () => {
+  it.each([
+    { name: 'turnstone case n_runs wins over everything', c: mkCase('a', { dialect: 'turnstone', settings: { samples: 5, suiteSamples: 2 } }), cli: 4, want: 5 },
+    { name: 'turnstone CLI wins over the suite default', c: mkCase('a', { dialect: 'turnstone', settings: { suiteSamples: 2 } }), cli: 4, want: 4 },
+    { name: 'turnstone suite default wins over 3', c: mkCase('a', { dialect: 'turnstone', settings: { suiteSamples: 2 } }), cli: undefined, want: 2 },
+    { name: 'turnstone falls back to 3', c: mkCase('a', { dialect: 'turnstone' }), cli: undefined, want: 3 },
+    { name: 'runspec falls back to 1', c: mkCase('a'), cli: undefined, want: 1 },
+    { name: 'replio falls back to 1', c: mkCase('a', { dialect: 'replio' }), cli: undefined, want: 1 },
+    { name: 'runspec takes the CLI count', c: mkCase('a'), cli: 3, want: 3 },
+    { name: 'runspec case samples win over the CLI', c: mkCase('a', { settings: { samples: 2 } }), cli: 7, want: 2 },
+  ])('$name', ({ c, cli, want }) => {
+    expect(sampleCount(c, cli)).toBe(want);
+  });
+});
+
+describe('runSuite', () => {
+  it('runs every case × sample, reports results in case order, and never exceeds the concurrency', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const seen: string[] = [];
+    const runCase: RunCaseFn = async ({ case: c, sample }) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      // Later cases finish first, so report order must not follow finishing order.
+      await new Promise((r) => setTimeout(r, c.id === 'a' ? 20 : 1));
+      inFlight--;
+      seen.push(`${c.id}#${sample}`);
+      return mkRun(c, sample);
+    };
+    const cases = [mkCase('a', { settings: { samples: 3 } }), mkCase('b'), mkCase('bad-c', { settings: { samples: 2 } })];
+    const reported: string[] = [];
+    const out = await runSuite({
+      cases,
+      provider: {},
+      toolsetFor: () => TOOLSET,
+      runId: 'r',
+      concurrency: 2,
+      runCase,
+      scoring,
+      onCaseResult: (r) => void reported.push(r.caseId),
+    });
+    expect(seen).toHaveLength(6);
+    expect(peak).toBeLessThanOrEqual(2);
+    expect(out.results.map((r) => r.caseId)).toEqual(['a', 'b', 'bad-c']);
+    expect(reported.sort()).toEqual(['a', 'b', 'bad-c']);
+    expect(out.results.map((r) => r.samples.length)).toEqual([3, 1, 2]);
+    expect(out.results[2]!.meetsThreshold).toBe(false);
+    expect(out.cancelled).toBe(false);
+  });
+
+  it('emits telemetry for every sample only after the case is aggregated, with the final result', async () => {
+    const events: string[] = [];
+    const out = await runSuite({
+      cases: [mkCase('a', { settings: { samples: 2 } })],
+      provider: {},
+      toolsetFor: () => TOOLSET,
+      runId: 'run-9',
+      runCase: async ({ case: c, sample }) => mkRun(c, sample),
+      scoring,
+      telemetry: {
+        emitCase: ({ run, result, runId }) => {
+          events.push(`emit#${run.sample}:${result.samples.length}:${runId}`);
+        },
+      },
+      onCaseResult: () => void events.push('reported'),
+    });
+    expect(out.results).toHaveLength(1);
+    expect(events.slice(0, 2).sort()).toEqual(['emit#0:2:run-9', 'emit#1:2:run-9']);
+    expect(events[2]).toBe('reported');
+  });
+
+  it('turns a telemetry failure into a warning and keeps the result', async () => {
+    const warnings: string[] = [];
+    const out = await runSuite({
+      cases: [mkCase('a')],
+      provider: {},
+      toolsetFor: () => TOOLSET,
+      runId: 'r',
+      runCase: async ({ case: c, sample }) => mkRun(c, sample),
+      scoring,
+      telemetry: {
+        emitCase: () => {
+          throw new Error('collector down');
+        },
+      },
+      onWarning: (w) => void warnings.push(w),
+    });
+    expect(out.results[0]!.passRate).toBe(1);
+    expect(warnings).toEqual(['telemetry: a#0: collector down']);
+  });
+
+  it('counts a provider error as an errored sample, not a wrong answer', async () => {
+    const out = await runSuite({
+      cases: [mkCase('a', { settings: { samples: 2 } })],
+      provider: {},
+      toolsetFor: () => TOOLSET,
+      runId: 'r',
+      runCase: async ({ case: c, sample }) => mkRun(c, sample, sample === 0 ? 'error' : 'ok'),
+      scoring,
+    });
+    const r = out.results[0]!;
+    expect(r.samples.map((s) => s.status)).toEqual(['errored', 'scored']);
+    expect(r.samples[0]).toMatchObject({ status: 'errored', error: { code: 'PROVIDER', message: 'down' } });
+    expect(r.errored).toBe(true);
+    expect(r.passRate).toBe(1);
+  });
+
+  it('skips cases already finished (resume)', async () => {
+    const ran: string[] = [];
+    const out = await runSuite({
+      cases: [mkCase('a'), mkCase('b')],
+      provider: {},
+      toolsetFor: () => TOOLSET,
+      runId: 'r',
+      skip: new Set(['a']),
+      runCase: async ({ case: c, sample }) => {
+        ran.push(c.id);
+        return mkRun(c, sample);
+      },
+      scoring,
+    });
+    expect(ran).toEqual(['b']);
+    expect(out.results.map((r) => r.caseId)).toEqual(['b']);
+  });
+
+  it('on abort keeps finished cases, marks the rest unfinished and starts nothing new', async () => {
+    const ac = new AbortController();
+    const started: string[] = [];
+    const runCase: RunCaseFn = async ({ case: c, sample, signal }) => {
+      started.push(c.id);
+      if (c.id === 'a') return mkRun(c, sample);
+      // Case b blocks until aborted, then ends cancelled as the engine does.
+      await new Promise<void>((r) => signal!.addEventListener('abort', () => r(), { once: true }));
+      return mkRun(c, sample, 'cancelled');
+    };
+    const cases = [mkCase('a'), mkCase('b'), mkCase('c'), mkCase('d')];
+    const p = runSuite({
+      cases,
+      provider: {},
+      toolsetFor: () => TOOLSET,
+      runId: 'r',
+      concurrency: 2,
+      signal: ac.signal,
+      runCase,
+      scoring,
+      onCaseResult: (r) => {
+        if (r.caseId === 'a') setTimeout(() => ac.abort(), 5);
+      },
+    });
+    const out = await p;
+    expect(out.cancelled).toBe(true);
+    expect(out.results.map((r) => r.caseId)).toEqual(['a']);
+    expect(out.unfinished.length).toBeGreaterThanOrEqual(1);
+    expect(out.unfinished).toContain('b');
+    expect(started.length).toBeLessThan(5);
+  });
+
+  it('rethrows an unexpected engine exception after stopping the rest', async () => {
+    await expect(
+      runSuite({
+        cases: [mkCase('a'), mkCase('b')],
+        provider: {},
+        toolsetFor: () => TOOLSET,
+        runId: 'r',
+        concurrency: 1,
+        runCase: async () => {
+          throw new Error('boom');
+        },
+        scoring,
+      }),
+    ).rejects.toThrow('boom');
+  });
+});

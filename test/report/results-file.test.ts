@@ -1,0 +1,121 @@
+import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { logFileFor, openResultsLog, readResultsLog, resultsPaths, writeFileAtomic, type ResultsLogHeader } from '../../src/report/results-file.js';
+import type { CaseResult } from '../../src/types/index.js';
+
+const dirs: string[] = [];
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), 'runspec-results-'));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const header = (finalFile: string): ResultsLogHeader => ({
+  type: 'run',
+  version: 1,
+  runId: 'run-1',
+  startedAt: '2026-01-01T00:00:00.000Z',
+  finalFile,
+  caseIds: ['a', 'b'],
+  options: { provider: 'mock' },
+});
+
+function result(caseId: string, passRate: number): CaseResult {
+  return {
+    caseId,
+    dialect: 'runspec',
+    tags: [],
+    samples: [],
+    passRate,
+    passRateLow: 0,
+    passRateHigh: 1,
+    passAtK: passRate,
+    passHatK: passRate,
+    threshold: 1,
+    meetsThreshold: passRate >= 1,
+    errored: false,
+  };
+}
+
+describe('results paths', () => {
+  it('puts the log next to --out with .jsonl in place of .json', () => {
+    expect(resultsPaths({ projectDir: '/p', runId: 'r', out: 'out/res.json', cwd: '/w' })).toEqual({
+      finalFile: '/w/out/res.json',
+      logFile: '/w/out/res.jsonl',
+    });
+    expect(logFileFor('/x/results')).toBe('/x/results.jsonl');
+  });
+
+  it('defaults to .runspec/results/<run-id> under the project', () => {
+    expect(resultsPaths({ projectDir: '/p', runId: 'r1' })).toEqual({
+      finalFile: '/p/.runspec/results/r1.json',
+      logFile: '/p/.runspec/results/r1.jsonl',
+    });
+  });
+});
+
+describe('results log', () => {
+  it('writes a header then one line per finished case, and reads them back', () => {
+    const file = join(tmp(), 'r.jsonl');
+    const w = openResultsLog(file, header('/f.json'));
+    w.append({ type: 'case', caseId: 'a', result: result('a', 1) });
+    w.close();
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    const log = readResultsLog(file);
+    expect(log.header.runId).toBe('run-1');
+    expect([...log.cases.keys()]).toEqual(['a']);
+    expect(log.cases.get('a')!.passRate).toBe(1);
+    expect(log.truncatedTail).toBe(false);
+  });
+
+  it('drops a torn last line left by a crash, and appending after it starts a fresh line', () => {
+    const file = join(tmp(), 'r.jsonl');
+    const w = openResultsLog(file, header('/f.json'));
+    w.append({ type: 'case', caseId: 'a', result: result('a', 1) });
+    w.close();
+    appendFileSync(file, '{"type":"case","caseId":"b","res');
+    const log = readResultsLog(file);
+    expect(log.truncatedTail).toBe(true);
+    expect([...log.cases.keys()]).toEqual(['a']);
+    const w2 = openResultsLog(file, header('/f.json'));
+    w2.append({ type: 'case', caseId: 'b', result: result('b', 0) });
+    w2.close();
+    const again = readResultsLog(file);
+    expect([...again.cases.keys()]).toEqual(['a', 'b']);
+    // Resuming does not write a second header.
+    expect(readFileSync(file, 'utf8').match(/"type":"run"/g)).toHaveLength(1);
+  });
+
+  it('rejects a corrupt line in the middle with its line number', () => {
+    const file = join(tmp(), 'r.jsonl');
+    writeFileSync(file, JSON.stringify(header('/f.json')) + '\nnot json\n' + JSON.stringify({ type: 'case', caseId: 'a', result: result('a', 1) }) + '\n');
+    expect(() => readResultsLog(file)).toThrow(/r\.jsonl:2: expected a JSON record/);
+  });
+
+  it('rejects a file that does not start with a run header', () => {
+    const file = join(tmp(), 'r.jsonl');
+    writeFileSync(file, JSON.stringify({ type: 'case', caseId: 'a', result: result('a', 1) }) + '\n');
+    expect(() => readResultsLog(file)).toThrow(/:1: expected a run header/);
+  });
+
+  it('names the missing file', () => {
+    expect(() => readResultsLog('/nonexistent/x.jsonl')).toThrow(/x\.jsonl: results log not found/);
+  });
+});
+
+describe('atomic write', () => {
+  it('replaces the file in one step and leaves no temp file behind', () => {
+    const d = tmp();
+    const file = join(d, 'sub', 'final.json');
+    writeFileAtomic(file, '{"v":1}');
+    writeFileAtomic(file, '{"v":2}');
+    expect(readFileSync(file, 'utf8')).toBe('{"v":2}');
+    expect(readdirSync(join(d, 'sub'))).toEqual(['final.json']);
+  });
+});
