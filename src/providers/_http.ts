@@ -1,0 +1,258 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, request } from 'undici';
+import { ProviderError } from '../errors.js';
+import type { RetryInfo } from './types.js';
+
+// The HTTP plumbing shared by the OpenAI and Anthropic providers: one keep-alive pool per provider,
+// a concurrency limit, per-attempt timeouts, retries with backoff and Retry-After, and error mapping.
+
+export interface HttpClientOptions {
+  /** `openai provider` — the start of every error message. */
+  label: string;
+  timeoutMs: number;
+  /** Extra attempts after the first. */
+  retries: number;
+  retryBaseMs: number;
+  maxRetryDelayMs: number;
+  maxConcurrent: number;
+  /** Only used to blank it out of error snippets. */
+  apiKey?: string;
+  apiKeyEnv?: string;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export interface JsonExchange {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+export interface JsonReply {
+  json: unknown;
+  status: number;
+  /** Wall time of the successful attempt. */
+  latencyMs: number;
+}
+
+export interface HttpClient {
+  send(exchange: JsonExchange): Promise<JsonReply>;
+  close(): Promise<void>;
+}
+
+const RETRYABLE_STATUS = new Set([408, 409, 429]);
+const SNIPPET_CHARS = 200;
+
+export function createHttpClient(opts: HttpClientOptions): HttpClient {
+  const agent = new Agent({
+    keepAliveTimeout: 10_000,
+    connections: Math.max(1, opts.maxConcurrent),
+    headersTimeout: opts.timeoutMs,
+    bodyTimeout: opts.timeoutMs,
+  });
+  const limiter = createLimiter(Math.max(1, opts.maxConcurrent));
+  const attempts = Math.max(0, opts.retries) + 1;
+  let closed = false;
+
+  const snippet = (text: string): string => {
+    let s = text.replace(/\s+/g, ' ').trim();
+    if (opts.apiKey && opts.apiKey.length >= 4) s = s.split(opts.apiKey).join('***');
+    return s.length > SNIPPET_CHARS ? `${s.slice(0, SNIPPET_CHARS)}…` : s;
+  };
+
+  async function waitBeforeRetry(attempt: number, reason: string, retryAfterMs: number | undefined, signal?: AbortSignal): Promise<void> {
+    const exp = opts.retryBaseMs * 2 ** (attempt - 1);
+    const backoff = exp / 2 + Math.random() * (exp / 2);
+    const delayMs = Math.round(Math.min(opts.maxRetryDelayMs, retryAfterMs ?? backoff));
+    opts.onRetry?.({ attempt, delayMs, reason });
+    try {
+      await sleep(delayMs, undefined, signal ? { signal } : undefined);
+    } catch {
+      throw cancelled(opts.label);
+    }
+  }
+
+  async function attemptOnce(ex: JsonExchange): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; latencyMs: number }> {
+    const timeout = AbortSignal.timeout(opts.timeoutMs);
+    const signal = ex.signal ? AbortSignal.any([ex.signal, timeout]) : timeout;
+    const started = performance.now();
+    const res = await request(ex.url, {
+      method: ex.method,
+      headers: ex.headers,
+      body: ex.body === undefined ? undefined : JSON.stringify(ex.body),
+      dispatcher: agent,
+      signal,
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: res.headers, text, latencyMs: Math.round(performance.now() - started) };
+  }
+
+  async function send(ex: JsonExchange): Promise<JsonReply> {
+    if (closed) throw new ProviderError('PROVIDER', `${opts.label}: provider is closed`);
+    if (ex.signal?.aborted) throw cancelled(opts.label);
+    await limiter.acquire(ex.signal).catch(() => {
+      throw cancelled(opts.label);
+    });
+    const where = `${ex.method} ${ex.url}`;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        let reply: Awaited<ReturnType<typeof attemptOnce>>;
+        try {
+          reply = await attemptOnce(ex);
+        } catch (err) {
+          if (ex.signal?.aborted) throw cancelled(opts.label);
+          const timedOut = isTimeout(err);
+          const reason = timedOut ? `no response within ${opts.timeoutMs} ms` : `connection failed (${errorCode(err)})`;
+          if (attempt < attempts) {
+            await waitBeforeRetry(attempt, reason, undefined, ex.signal);
+            continue;
+          }
+          const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
+          if (timedOut) {
+            throw new ProviderError('PROVIDER_TIMEOUT', `${opts.label}: ${where}: ${reason}${tries}`, {
+              hint: 'raise the time limit (--timeout-ms or [llm] timeout_ms) or check the server',
+              cause: err,
+            });
+          }
+          throw new ProviderError('PROVIDER', `${opts.label}: ${where}: ${reason}${tries}`, {
+            hint: 'is the server running at that address? check --base-url',
+            cause: err,
+          });
+        }
+        const { status, text } = reply;
+        if (status >= 200 && status < 300) {
+          try {
+            return { json: JSON.parse(text), status, latencyMs: reply.latencyMs };
+          } catch (err) {
+            throw new ProviderError('PROVIDER_RESPONSE', `${opts.label}: ${where}: the response body is not JSON: ${JSON.stringify(snippet(text))}`, {
+              hint: 'is --base-url pointing at an API endpoint (for OpenAI-compatible servers it usually ends in /v1)?',
+              cause: err,
+              status,
+            });
+          }
+        }
+        if (status === 401 || status === 403) {
+          const keyHint = opts.apiKeyEnv
+            ? opts.apiKey
+              ? `check the key in ${opts.apiKeyEnv}`
+              : `set ${opts.apiKeyEnv} in the environment`
+            : 'set api_key_env on the provider profile in runspec.toml and export that variable';
+          throw new ProviderError(
+            'PROVIDER_AUTH',
+            `${opts.label}: ${where} answered ${status}: the API key was ${opts.apiKey ? 'rejected' : 'missing'} (${snippet(text)})`,
+            { hint: keyHint, status },
+          );
+        }
+        const retryable = RETRYABLE_STATUS.has(status) || status >= 500;
+        if (retryable && attempt < attempts) {
+          await waitBeforeRetry(attempt, `HTTP ${status}`, retryAfterMs(reply.headers), ex.signal);
+          continue;
+        }
+        const tries = retryable && attempts > 1 ? ` after ${attempts} attempts` : '';
+        throw new ProviderError('PROVIDER', `${opts.label}: ${where} answered ${status}${tries}: ${snippet(text) || '(empty body)'}`, {
+          hint: retryable ? 'the server is failing or rate-limiting; retry later or raise --retries' : 'the request was refused; check --model and the server logs',
+          status,
+        });
+      }
+    } finally {
+      limiter.release();
+    }
+  }
+
+  return {
+    send,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await agent.destroy();
+    },
+  };
+}
+
+function cancelled(label: string): ProviderError {
+  return new ProviderError('CANCELLED', `${label}: request cancelled`);
+}
+
+function errorCode(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown }; message?: unknown };
+  const code = e?.cause?.code ?? e?.code;
+  if (typeof code === 'string') return code;
+  return typeof e?.message === 'string' ? e.message.split('\n')[0]! : 'unknown error';
+}
+
+function isTimeout(err: unknown): boolean {
+  const e = err as { name?: string; code?: string };
+  return (
+    e?.name === 'TimeoutError' ||
+    e?.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    e?.code === 'UND_ERR_BODY_TIMEOUT' ||
+    e?.code === 'UND_ERR_CONNECT_TIMEOUT'
+  );
+}
+
+/** Retry-After as milliseconds: `retry-after-ms` (OpenAI), then `retry-after` seconds or HTTP date. */
+export function retryAfterMs(headers: Record<string, string | string[] | undefined>, nowMs = Date.now()): number | undefined {
+  const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  const ms = first(headers['retry-after-ms']);
+  if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.max(0, Number(ms));
+  const ra = first(headers['retry-after'])?.trim();
+  if (!ra) return undefined;
+  if (/^\d+(\.\d+)?$/.test(ra)) return Math.max(0, Number(ra) * 1000);
+  const at = Date.parse(ra);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+interface Limiter {
+  acquire(signal?: AbortSignal): Promise<void>;
+  release(): void;
+}
+
+function createLimiter(max: number): Limiter {
+  let active = 0;
+  const waiting: Array<{ grant: () => void }> = [];
+  return {
+    acquire(signal) {
+      if (active < max) {
+        active++;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve, reject) => {
+        const entry = {
+          grant: () => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+        };
+        const onAbort = () => {
+          const i = waiting.indexOf(entry);
+          if (i >= 0) waiting.splice(i, 1);
+          reject(new Error('aborted'));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        waiting.push(entry);
+      });
+    },
+    release() {
+      const next = waiting.shift();
+      if (next) next.grant();
+      else active--;
+    },
+  };
+}
+
+/** host and port of a base URL, for server.address / server.port. */
+export function serverOf(baseUrl: string): { serverAddress?: string; serverPort?: number } {
+  try {
+    const u = new URL(baseUrl);
+    const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+    return { serverAddress: u.hostname, serverPort: port };
+  } catch {
+    return {};
+  }
+}
+
+/** Join a base URL and a path without doubling or dropping slashes. */
+export function joinUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}

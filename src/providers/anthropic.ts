@@ -1,0 +1,148 @@
+import { ProviderError } from '../errors.js';
+import { toAnthropicTools } from '../toolset/wire.js';
+import type { Message, ToolCall } from '../types/run.js';
+import { createHttpClient, joinUrl, serverOf } from './_http.js';
+import { badShape, defined, isRecord, parseToolArguments, usageOf } from './_wire.js';
+import type { ChatRequest, ChatResponse, HttpProviderOptions, Provider } from './types.js';
+
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+export const ANTHROPIC_VERSION = '2023-06-01';
+/** Anthropic requires max_tokens; this is what we send when none is configured. */
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+
+/**
+ * The Anthropic Messages API with `tools`, `tool_use` and `tool_result` blocks. Anthropic answers 529
+ * when overloaded; it is retried like any 5xx.
+ * @example createAnthropicProvider({ apiKey: env.get('ANTHROPIC_API_KEY'), model: 'claude-sonnet-4-5' })
+ */
+export function createAnthropicProvider(opts: HttpProviderOptions = {}): Provider {
+  const baseUrl = opts.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL;
+  // Accept both https://api.anthropic.com and https://api.anthropic.com/v1 as the base URL.
+  const apiRoot = /\/v1\/?$/.test(baseUrl) ? baseUrl : joinUrl(baseUrl, 'v1');
+  const name = opts.name ?? 'anthropic';
+  const label = `${name} provider`;
+  const http = createHttpClient({
+    label,
+    timeoutMs: opts.timeoutMs ?? 120_000,
+    retries: opts.retries ?? 2,
+    retryBaseMs: opts.retryBaseMs ?? 1000,
+    maxRetryDelayMs: opts.maxRetryDelayMs ?? 30_000,
+    maxConcurrent: opts.maxConcurrent ?? 8,
+    apiKey: opts.apiKey,
+    apiKeyEnv: opts.apiKeyEnv,
+    onRetry: opts.onRetry,
+  });
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json',
+    'anthropic-version': ANTHROPIC_VERSION,
+  };
+  if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
+  const server = serverOf(baseUrl);
+  let model = opts.model;
+  let discovery: Promise<string> | undefined;
+
+  function discoverModel(signal?: AbortSignal): Promise<string> {
+    discovery ??= http
+      .send({ method: 'GET', url: joinUrl(apiRoot, 'models'), headers, signal })
+      .then(({ json }) => {
+        const first = isRecord(json) && Array.isArray(json.data) ? json.data.find((m) => isRecord(m) && typeof m.id === 'string') : undefined;
+        if (!first) {
+          throw new ProviderError('PROVIDER_RESPONSE', `${label}: GET ${joinUrl(apiRoot, 'models')} lists no models`, { hint: 'name the model with --model' });
+        }
+        model = (first as { id: string }).id;
+        return model;
+      })
+      .catch((err: unknown) => {
+        discovery = undefined;
+        throw err;
+      });
+    return discovery;
+  }
+
+  return {
+    name,
+    system: opts.system ?? 'anthropic',
+    baseUrl,
+    get model() {
+      return model;
+    },
+    async chat(req: ChatRequest): Promise<ChatResponse> {
+      const requestModel = req.model ?? model ?? (await discoverModel(req.signal));
+      const params = defined({
+        temperature: req.temperature ?? opts.temperature ?? 0.7,
+        max_tokens: req.maxTokens ?? opts.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+      });
+      const { system, messages } = toAnthropicMessages(req.messages);
+      const body: Record<string, unknown> = { model: requestModel, ...params, messages };
+      if (system) body.system = system;
+      if (req.tools.length > 0) body.tools = toAnthropicTools(req.tools);
+      const { json, latencyMs } = await http.send({ method: 'POST', url: joinUrl(apiRoot, 'messages'), headers, body, signal: req.signal });
+      return {
+        ...fromAnthropicResponse(label, json),
+        requestModel,
+        params: opts.contextWindow !== undefined ? { ...params, context_window: opts.contextWindow } : params,
+        ...server,
+        latencyMs,
+      };
+    },
+    close: () => http.close(),
+  };
+}
+
+type Block = Record<string, unknown>;
+
+/** Neutral messages → Anthropic: system lifted out, tool results as user `tool_result` blocks, same roles merged. */
+export function toAnthropicMessages(input: Message[]): { system?: string; messages: Array<{ role: 'user' | 'assistant'; content: Block[] }> } {
+  const system: string[] = [];
+  const messages: Array<{ role: 'user' | 'assistant'; content: Block[] }> = [];
+  const push = (role: 'user' | 'assistant', blocks: Block[]) => {
+    if (blocks.length === 0) return;
+    const last = messages[messages.length - 1];
+    if (last && last.role === role) last.content.push(...blocks);
+    else messages.push({ role, content: blocks });
+  };
+  for (const m of input) {
+    if (m.role === 'system') {
+      if (m.content) system.push(m.content);
+    } else if (m.role === 'user') {
+      push('user', [{ type: 'text', text: m.content ?? '' }]);
+    } else if (m.role === 'tool') {
+      push('user', [{ type: 'tool_result', tool_use_id: m.toolCallId ?? '', content: m.content ?? '' }]);
+    } else {
+      const blocks: Block[] = [];
+      if (m.content) blocks.push({ type: 'text', text: m.content });
+      for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.arguments });
+      push('assistant', blocks);
+    }
+  }
+  return system.length > 0 ? { system: system.join('\n\n'), messages } : { messages };
+}
+
+function fromAnthropicResponse(label: string, json: unknown): Omit<ChatResponse, 'params' | 'latencyMs' | 'requestModel'> {
+  if (!isRecord(json) || !Array.isArray(json.content)) throw badShape(label, 'no content[] array', json);
+  const texts: string[] = [];
+  const toolCalls: ToolCall[] = [];
+  json.content.forEach((b, i) => {
+    if (!isRecord(b)) return;
+    if (b.type === 'text' && typeof b.text === 'string') texts.push(b.text);
+    if (b.type === 'tool_use' && typeof b.name === 'string') {
+      toolCalls.push({ id: typeof b.id === 'string' && b.id ? b.id : `toolu_${i}`, name: b.name, arguments: parseToolArguments(b.input) });
+    }
+  });
+  let usage = {};
+  if (isRecord(json.usage)) {
+    const u = json.usage;
+    const num = (v: unknown) => (typeof v === 'number' ? v : 0);
+    // Cached input counts as input (gen_ai.usage.input_tokens includes cached tokens).
+    const prompt = typeof u.input_tokens === 'number' ? u.input_tokens + num(u.cache_read_input_tokens) + num(u.cache_creation_input_tokens) : undefined;
+    usage = usageOf(prompt, u.output_tokens, undefined);
+  }
+  const out: Omit<ChatResponse, 'params' | 'latencyMs' | 'requestModel'> = { toolCalls, usage };
+  const text = texts.join('');
+  if (text) out.text = text;
+  if (typeof json.stop_reason === 'string') out.finishReason = json.stop_reason;
+  if (typeof json.id === 'string') out.responseId = json.id;
+  if (typeof json.model === 'string') out.responseModel = json.model;
+  return out;
+}

@@ -1,0 +1,139 @@
+import { ProviderError } from '../errors.js';
+import { toOpenAITools } from '../toolset/wire.js';
+import type { Message, ToolCall } from '../types/run.js';
+import { createHttpClient, joinUrl, serverOf } from './_http.js';
+import { argumentsText, badShape, defined, isRecord, parseToolArguments, usageOf } from './_wire.js';
+import type { ChatRequest, ChatResponse, HttpProviderOptions, Provider } from './types.js';
+
+/** Default base URL: a local vLLM server (turnstone's default). */
+export const OPENAI_DEFAULT_BASE_URL = 'http://localhost:8000/v1';
+
+/**
+ * OpenAI Chat Completions with tools, for any OpenAI-compatible server (OpenAI, vLLM, llama.cpp,
+ * Ollama's /v1, LM Studio). Without a model, the first id of `GET {baseUrl}/models` is used.
+ * @example createOpenAIProvider({ baseUrl: 'http://localhost:11434/v1', model: 'qwen3:8b' })
+ */
+export function createOpenAIProvider(opts: HttpProviderOptions = {}): Provider {
+  const baseUrl = opts.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
+  const name = opts.name ?? 'openai';
+  const label = `${name} provider`;
+  const http = createHttpClient({
+    label,
+    timeoutMs: opts.timeoutMs ?? 120_000,
+    retries: opts.retries ?? 2,
+    retryBaseMs: opts.retryBaseMs ?? 1000,
+    maxRetryDelayMs: opts.maxRetryDelayMs ?? 30_000,
+    maxConcurrent: opts.maxConcurrent ?? 8,
+    apiKey: opts.apiKey,
+    apiKeyEnv: opts.apiKeyEnv,
+    onRetry: opts.onRetry,
+  });
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+  if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
+  const server = serverOf(baseUrl);
+  let model = opts.model;
+  let discovery: Promise<string> | undefined;
+
+  function discoverModel(signal?: AbortSignal): Promise<string> {
+    discovery ??= http
+      .send({ method: 'GET', url: joinUrl(baseUrl, 'models'), headers, signal })
+      .then(({ json }) => {
+        const first = isRecord(json) && Array.isArray(json.data) ? json.data.find((m) => isRecord(m) && typeof m.id === 'string') : undefined;
+        if (!first) {
+          throw new ProviderError('PROVIDER_RESPONSE', `${label}: GET ${joinUrl(baseUrl, 'models')} lists no models`, {
+            hint: 'name the model with --model',
+          });
+        }
+        model = (first as { id: string }).id;
+        return model;
+      })
+      .catch((err: unknown) => {
+        discovery = undefined;
+        throw err;
+      });
+    return discovery;
+  }
+
+  return {
+    name,
+    system: opts.system ?? 'openai',
+    baseUrl,
+    get model() {
+      return model;
+    },
+    async chat(req: ChatRequest): Promise<ChatResponse> {
+      const requestModel = req.model ?? model ?? (await discoverModel(req.signal));
+      const params = defined({
+        temperature: req.temperature ?? opts.temperature ?? 0.7,
+        max_tokens: req.maxTokens ?? opts.maxTokens,
+        reasoning_effort: req.reasoningEffort ?? opts.reasoningEffort,
+      });
+      const body: Record<string, unknown> = {
+        model: requestModel,
+        messages: req.messages.map(toOpenAIMessage),
+        ...params,
+        stream: false,
+      };
+      if (req.tools.length > 0) {
+        body.tools = toOpenAITools(req.tools);
+        body.tool_choice = 'auto';
+      }
+      const { json, latencyMs } = await http.send({ method: 'POST', url: joinUrl(baseUrl, 'chat/completions'), headers, body, signal: req.signal });
+      const parsed = fromOpenAIResponse(label, json);
+      return {
+        ...parsed,
+        requestModel,
+        params: opts.contextWindow !== undefined ? { ...params, context_window: opts.contextWindow } : params,
+        ...server,
+        latencyMs,
+      };
+    },
+    close: () => http.close(),
+  };
+}
+
+function toOpenAIMessage(m: Message): Record<string, unknown> {
+  switch (m.role) {
+    case 'tool':
+      return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: m.content ?? '' };
+    case 'assistant': {
+      const out: Record<string, unknown> = { role: 'assistant', content: m.content ?? null };
+      if (m.toolCalls && m.toolCalls.length > 0) {
+        out.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: argumentsText(c) } }));
+      }
+      return out;
+    }
+    default:
+      return { role: m.role, content: m.content ?? '' };
+  }
+}
+
+function fromOpenAIResponse(label: string, json: unknown): Omit<ChatResponse, 'params' | 'latencyMs' | 'requestModel'> {
+  if (!isRecord(json)) throw badShape(label, 'expected a JSON object', json);
+  const choice = Array.isArray(json.choices) ? json.choices[0] : undefined;
+  if (!isRecord(choice) || !isRecord(choice.message)) throw badShape(label, 'no choices[0].message', json);
+  const msg = choice.message;
+  const toolCalls: ToolCall[] = [];
+  if (Array.isArray(msg.tool_calls)) {
+    msg.tool_calls.forEach((tc, i) => {
+      if (!isRecord(tc) || !isRecord(tc.function) || typeof tc.function.name !== 'string') return;
+      toolCalls.push({
+        id: typeof tc.id === 'string' && tc.id ? tc.id : `call_${i}`,
+        name: tc.function.name,
+        arguments: parseToolArguments(tc.function.arguments),
+      });
+    });
+  }
+  let text: string | undefined;
+  if (typeof msg.content === 'string') text = msg.content;
+  else if (Array.isArray(msg.content)) {
+    text = msg.content.map((p) => (isRecord(p) && typeof p.text === 'string' ? p.text : '')).join('');
+  }
+  const usage = isRecord(json.usage) ? usageOf(json.usage.prompt_tokens, json.usage.completion_tokens, json.usage.total_tokens) : {};
+  const out: Omit<ChatResponse, 'params' | 'latencyMs' | 'requestModel'> = { toolCalls, usage };
+  if (text !== undefined && text !== '') out.text = text;
+  if (typeof choice.finish_reason === 'string') out.finishReason = choice.finish_reason;
+  if (typeof json.id === 'string') out.responseId = json.id;
+  if (typeof json.model === 'string') out.responseModel = json.model;
+  return out;
+}

@@ -1,0 +1,99 @@
+import type { Message, ToolCall, Usage } from '../types/run.js';
+import type { ToolDefinition } from '../types/toolset.js';
+
+export type ReasoningEffort = 'low' | 'medium' | 'high';
+
+/** Identifies one model call of one case sample; record/replay and the mock provider key on it. */
+export interface ChatKey {
+  caseId: string;
+  sample: number;
+  turn: number;
+}
+
+/** One model call in the neutral form; each provider renders it to its wire protocol. */
+export interface ChatRequest {
+  messages: Message[];
+  tools: ToolDefinition[];
+  /** Overrides the provider's model for this call. */
+  model?: string;
+  temperature?: number;
+  maxTokens?: number;
+  reasoningEffort?: ReasoningEffort;
+  /** Aborting cancels the HTTP request and any retry wait. */
+  signal?: AbortSignal;
+  key?: ChatKey;
+}
+
+/** The model's answer plus what was actually sent and where. */
+export interface ChatResponse {
+  text?: string;
+  toolCalls: ToolCall[];
+  /** Provider value as sent (stop, tool_calls, end_turn, tool_use, ...). */
+  finishReason?: string;
+  usage: Usage;
+  responseId?: string;
+  requestModel?: string;
+  responseModel?: string;
+  /** Sampling parameters actually sent (temperature, max_tokens, reasoning_effort, ...). */
+  params: Record<string, unknown>;
+  serverAddress?: string;
+  serverPort?: number;
+  /** Wall time of the successful attempt, in milliseconds. */
+  latencyMs: number;
+}
+
+/** A chat model behind one protocol. `chat` throws ProviderError after its retries are spent. */
+export interface Provider {
+  /** Display name: the preset or profile name (`ollama`, `openai`, `my-profile`). */
+  readonly name: string;
+  /** gen_ai.provider.name value: `openai`, `anthropic`, ... */
+  readonly system: string;
+  readonly model?: string;
+  readonly baseUrl?: string;
+  chat(req: ChatRequest): Promise<ChatResponse>;
+  /** Releases connections; safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** A retry is about to happen (for verbose logs and tests; never carries secrets). */
+export interface RetryInfo {
+  /** 1-based number of the attempt that failed. */
+  attempt: number;
+  /** Wait before the next attempt, in milliseconds (Retry-After honoured, capped). */
+  delayMs: number;
+  /** One line: HTTP status or connection error. */
+  reason: string;
+}
+
+/** Options shared by the HTTP providers. */
+export interface HttpProviderOptions {
+  baseUrl?: string;
+  /** The key itself; pass the value read from the environment, it is never logged or serialised. */
+  apiKey?: string;
+  /** Name of the environment variable the key came from, used only in error hints. */
+  apiKeyEnv?: string;
+  /** Model name; when absent the first model of `GET {baseUrl}/models` is used. */
+  model?: string;
+  /** @default 0.7 */
+  temperature?: number;
+  maxTokens?: number;
+  reasoningEffort?: ReasoningEffort;
+  /** Context window of the model in tokens (informational; reported in params, not sent). */
+  contextWindow?: number;
+  /** Per-attempt time limit for headers and body, in milliseconds. @default 120000 */
+  timeoutMs?: number;
+  /** Extra attempts after the first on connect errors, timeouts, 408/409/429 and 5xx. @default 2 (3 attempts) */
+  retries?: number;
+  /** First backoff step in milliseconds; doubles per attempt, plus jitter. @default 1000 */
+  retryBaseMs?: number;
+  /** Upper bound for any wait, Retry-After included, in milliseconds. @default 30000 */
+  maxRetryDelayMs?: number;
+  /** Requests in flight at once through this provider. @default 8 */
+  maxConcurrent?: number;
+  /** Display name. */
+  name?: string;
+  /** gen_ai.provider.name value. */
+  system?: string;
+  /** Called before each retry wait. */
+  onRetry?: (info: RetryInfo) => void;
+}
