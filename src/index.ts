@@ -25,6 +25,14 @@ export type { ConfigFile, ProviderProfile } from './config/file.js';
 // --- fixtures (issue 2) ---
 
 // --- toolset (issue 3) ---
+export {
+  loadToolset, loadToolsetFile, parseToolsetText, loadMcpToolset, createLayout, DISCOVERY_TOOLS, searchRunnables, describeRunnable,
+  describeTool, effectiveAutonomy, validateCallArgs, coerceArgValue, argValuesEqual, validateFixtures, matchName, closestName,
+  toOpenAITools, toAnthropicTools, WORKSPACE_TOOLSET, FLEET_TOOLSET_FILE,
+} from './toolset/index.js';
+export type {
+  LoadToolsetOptions, Layout, CallTarget, SearchRow, ArgProblem, CoerceResult, FixtureProblem, NameMatch, OpenAITool, AnthropicTool,
+} from './toolset/index.js';
 
 // --- providers (issue 6) ---
 

@@ -1,0 +1,412 @@
+import { readFileSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { parse as parseToml, TomlError } from 'smol-toml';
+import { ToolsetError } from '../errors.js';
+import type { Autonomy } from '../types/case.js';
+import type { ArgSpec, ArgType, Runnable, Subcommand, ToolCategory, Toolset } from '../types/toolset.js';
+import { jsonSchemaToArgs } from './json-schema.js';
+import { QUALIFIER_SEPARATOR } from './lookup.js';
+import { coerceArgValue } from './validate-args.js';
+
+// Our toolset file (TOML or JSON, documented in examples/toolset.toml) and OpenAI `tools` arrays.
+// Every error names file:line (best effort: the line of the table or key) and the field path.
+
+type Path = (string | number)[];
+
+const ARG_TYPES: readonly ArgType[] = ['string', 'int', 'float', 'bool', 'array', 'object'];
+const CATEGORIES: readonly ToolCategory[] = ['read', 'list', 'web', 'edit', 'bash', 'mcp'];
+const AUTONOMY: readonly Autonomy[] = ['autonomous', 'confirm', 'manual'];
+/** Type aliases accepted in `type = ...` for authors used to JSON Schema names. */
+const TYPE_ALIASES: Record<string, ArgType> = { integer: 'int', number: 'float', boolean: 'bool', str: 'string' };
+
+const TOP_KEYS = ['name', 'description', 'hosts', 'groups', 'runnable', 'runnables'];
+const RUNNABLE_KEYS = ['name', 'description', 'group', 'category', 'autonomy', 'args', 'subcommands', 'require_command', 'own_host_arg', 'hidden', 'hosts'];
+const SUB_KEYS = ['name', 'description', 'autonomy', 'args', 'subcommands', 'require_command'];
+const ARG_KEYS = ['name', 'type', 'description', 'required', 'choices', 'min', 'max', 'default', 'schema', 'escalate'];
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+function show(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 50 ? s.slice(0, 47) + '...' : s;
+}
+
+function dotPath(path: Path): string {
+  let out = '';
+  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : `.${seg}`;
+  return out || '(root)';
+}
+
+/** Finds the line of a field path in the source text (best effort; 1-based). */
+class Locator {
+  private readonly lines: string[];
+  constructor(
+    text: string,
+    private readonly format: 'toml' | 'json',
+    private readonly data: unknown,
+  ) {
+    this.lines = text.split(/\r?\n/);
+  }
+
+  line(path: Path): number | undefined {
+    return this.format === 'toml' ? this.tomlLine(path) : this.jsonLine(path);
+  }
+
+  private findFrom(start: number, re: RegExp, stop?: RegExp): number | undefined {
+    for (let i = start; i < this.lines.length; i++) {
+      if (i > start && stop && stop.test(this.lines[i]!)) return undefined;
+      if (re.test(this.lines[i]!)) return i;
+    }
+    return undefined;
+  }
+
+  private tomlLine(path: Path): number | undefined {
+    let at = 0;
+    let found = false;
+    const keys: string[] = [];
+    for (let i = 0; i < path.length; i++) {
+      const seg = path[i]!;
+      if (typeof seg === 'number') {
+        const table = keys.join('.').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        const header = new RegExp(`^\\s*\\[\\[\\s*${table}\\s*\\]\\]`);
+        let n = -1;
+        let line: number | undefined;
+        for (let j = at; j < this.lines.length && n < seg; j++) {
+          if (header.test(this.lines[j]!)) {
+            n++;
+            line = j;
+          }
+        }
+        if (line === undefined || n < seg) break;
+        at = line;
+        found = true;
+      } else keys.push(seg);
+    }
+    const last = path[path.length - 1];
+    if (typeof last === 'string') {
+      const key = last.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const hit = this.findFrom(at, new RegExp(`^\\s*(?:[\\w."-]+\\.)?"?${key}"?\\s*=`), /^\s*\[/);
+      if (hit !== undefined) return hit + 1;
+      const tableHit = this.findFrom(at, new RegExp(`^\\s*\\[+[^\\]]*\\b${key}\\b[^\\]]*\\]+`));
+      if (tableHit !== undefined && !found) return tableHit + 1;
+    }
+    return found ? at + 1 : undefined;
+  }
+
+  private jsonLine(path: Path): number | undefined {
+    // Walk the parsed data to find the nearest object that has a name, then the key below it.
+    let node: unknown = this.data;
+    let anchorName: string | undefined;
+    for (const seg of path) {
+      if (isRecord(node) || Array.isArray(node)) node = (node as Record<string | number, unknown>)[seg];
+      else break;
+      if (isRecord(node) && typeof node.name === 'string') anchorName = node.name;
+    }
+    let at = 0;
+    if (anchorName !== undefined) {
+      const hit = this.findFrom(0, new RegExp(`"name"\\s*:\\s*${JSON.stringify(anchorName).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      if (hit !== undefined) at = hit;
+    }
+    const last = path[path.length - 1];
+    if (typeof last === 'string') {
+      const hit = this.findFrom(at, new RegExp(`"${last.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\s*:`));
+      if (hit !== undefined) return hit + 1;
+    }
+    return anchorName !== undefined ? at + 1 : undefined;
+  }
+}
+
+class Reader {
+  constructor(
+    private readonly file: string,
+    private readonly locator: Locator,
+  ) {}
+
+  fail(path: Path, message: string, hint?: string): never {
+    const line = this.locator.line(path);
+    throw new ToolsetError('TOOLSET', `${this.file}${line !== undefined ? `:${line}` : ''}: ${dotPath(path)}: ${message}`, {
+      hint: hint ?? 'see examples/toolset.toml for the toolset file format',
+    });
+  }
+
+  keys(obj: Record<string, unknown>, allowed: readonly string[], path: Path): void {
+    for (const k of Object.keys(obj)) {
+      if (!allowed.includes(k)) this.fail([...path, k], `unknown key (expected one of ${allowed.join(', ')})`);
+    }
+  }
+
+  record(v: unknown, path: Path): Record<string, unknown> {
+    if (!isRecord(v)) this.fail(path, `expected a table/object (got ${show(v)})`);
+    return v;
+  }
+
+  string(v: unknown, path: Path): string {
+    if (typeof v !== 'string' || v.trim() === '') this.fail(path, `expected a non-empty string (got ${show(v)})`);
+    return v;
+  }
+
+  optString(v: unknown, path: Path): string | undefined {
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string') this.fail(path, `expected a string (got ${show(v)})`);
+    return v;
+  }
+
+  optBool(v: unknown, path: Path): boolean | undefined {
+    if (v === undefined) return undefined;
+    if (typeof v !== 'boolean') this.fail(path, `expected true or false (got ${show(v)})`);
+    return v;
+  }
+
+  optNumber(v: unknown, path: Path): number | undefined {
+    if (v === undefined) return undefined;
+    if (typeof v !== 'number' || !Number.isFinite(v)) this.fail(path, `expected a number (got ${show(v)})`);
+    return v;
+  }
+
+  optEnum<T extends string>(v: unknown, allowed: readonly T[], path: Path): T | undefined {
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string' || !allowed.includes(v as T)) this.fail(path, `expected one of ${allowed.join(', ')} (got ${show(v)})`);
+    return v as T;
+  }
+
+  strings(v: unknown, path: Path): string[] {
+    if (!Array.isArray(v)) this.fail(path, `expected a list of strings (got ${show(v)})`);
+    return v.map((x, i) => this.string(x, [...path, i]));
+  }
+}
+
+function parseArg(rd: Reader, raw: unknown, path: Path, nameFromKey?: string): ArgSpec {
+  const o = rd.record(raw, path);
+  rd.keys(o, ARG_KEYS, path);
+  const name = nameFromKey ?? rd.string(o.name, [...path, 'name']);
+  if (nameFromKey !== undefined && o.name !== undefined && o.name !== nameFromKey) {
+    rd.fail([...path, 'name'], `differs from its key "${nameFromKey}" (got ${show(o.name)})`);
+  }
+  const rawType = o.type === undefined ? 'string' : typeof o.type === 'string' ? (TYPE_ALIASES[o.type] ?? o.type) : o.type;
+  const type = rd.optEnum(rawType, ARG_TYPES, [...path, 'type'])!;
+  const arg: ArgSpec = { name, type };
+  const description = rd.optString(o.description, [...path, 'description']);
+  if (description !== undefined) arg.description = description;
+  const required = rd.optBool(o.required, [...path, 'required']);
+  if (required !== undefined) arg.required = required;
+  const min = rd.optNumber(o.min, [...path, 'min']);
+  const max = rd.optNumber(o.max, [...path, 'max']);
+  if (min !== undefined) arg.min = min;
+  if (max !== undefined) arg.max = max;
+  if (min !== undefined && max !== undefined && min > max) rd.fail([...path, 'min'], `min ${min} is above max ${max}`);
+  if (o.choices !== undefined) {
+    if (!Array.isArray(o.choices) || o.choices.length === 0) rd.fail([...path, 'choices'], `expected a non-empty list (got ${show(o.choices)})`);
+    arg.choices = o.choices.map((c, i) => {
+      const r = coerceArgValue(arg, c);
+      if (!r.ok) rd.fail([...path, 'choices', i], `${r.reason} for a ${type} arg`);
+      return r.value;
+    });
+  }
+  if (o.default !== undefined) {
+    const r = coerceArgValue(arg, o.default);
+    if (!r.ok) rd.fail([...path, 'default'], `${r.reason} for a ${type} arg`);
+    arg.default = r.value;
+  }
+  if (o.schema !== undefined) arg.schema = rd.record(o.schema, [...path, 'schema']);
+  if (o.escalate !== undefined) {
+    if (typeof o.escalate === 'string') {
+      arg.escalate = { level: rd.optEnum(o.escalate, AUTONOMY, [...path, 'escalate'])! };
+    } else {
+      const e = rd.record(o.escalate, [...path, 'escalate']);
+      rd.keys(e, ['level', 'when'], [...path, 'escalate']);
+      const level = rd.optEnum(e.level, AUTONOMY, [...path, 'escalate', 'level']);
+      if (level === undefined) rd.fail([...path, 'escalate', 'level'], `expected one of ${AUTONOMY.join(', ')} (got nothing)`);
+      arg.escalate = { level, ...(e.when !== undefined ? { when: e.when } : {}) };
+    }
+  }
+  return arg;
+}
+
+/** `args` as a list of tables with `name`, or as a table keyed by arg name (`args.service = {...}`). */
+function parseArgs(rd: Reader, raw: unknown, path: Path): ArgSpec[] {
+  if (raw === undefined) return [];
+  const args = Array.isArray(raw)
+    ? raw.map((a, i) => parseArg(rd, a, [...path, i]))
+    : Object.entries(rd.record(raw, path)).map(([k, v]) => parseArg(rd, v, [...path, k], k));
+  const seen = new Set<string>();
+  args.forEach((a, i) => {
+    if (seen.has(a.name)) rd.fail([...path, Array.isArray(raw) ? i : a.name], `duplicate arg "${a.name}"`);
+    seen.add(a.name);
+  });
+  return args;
+}
+
+function parseSubcommands(rd: Reader, raw: unknown, path: Path, depth: number): Subcommand[] | undefined {
+  if (raw === undefined) return undefined;
+  if (depth > 8) rd.fail(path, 'subcommands nest deeper than 8 levels');
+  if (!Array.isArray(raw)) rd.fail(path, `expected a list of subcommand tables (got ${show(raw)})`);
+  const seen = new Set<string>();
+  return raw.map((s, i) => {
+    const p = [...path, i];
+    const o = rd.record(s, p);
+    rd.keys(o, SUB_KEYS, p);
+    const name = rd.string(o.name, [...p, 'name']);
+    if (/\s/.test(name)) rd.fail([...p, 'name'], `a subcommand name cannot contain spaces (got ${show(name)})`, 'nest subcommands instead: [[runnable.subcommands.subcommands]]');
+    if (seen.has(name)) rd.fail([...p, 'name'], `duplicate subcommand "${name}"`);
+    seen.add(name);
+    const sub: Subcommand = { name, args: parseArgs(rd, o.args, [...p, 'args']) };
+    const description = rd.optString(o.description, [...p, 'description']);
+    if (description !== undefined) sub.description = description;
+    const autonomy = rd.optEnum(o.autonomy, AUTONOMY, [...p, 'autonomy']);
+    if (autonomy !== undefined) sub.autonomy = autonomy;
+    const subs = parseSubcommands(rd, o.subcommands, [...p, 'subcommands'], depth + 1);
+    if (subs !== undefined) sub.subcommands = subs;
+    const req = rd.optBool(o.require_command, [...p, 'require_command']);
+    if (req !== undefined) sub.requireCommand = req;
+    return sub;
+  });
+}
+
+function declaresHost(args: ArgSpec[], subs: Subcommand[] | undefined): boolean {
+  return args.some((a) => a.name === 'host') || (subs ?? []).some((s) => declaresHost(s.args, s.subcommands));
+}
+
+function parseOwnFormat(rd: Reader, data: unknown, fallbackName: string, source: string): Toolset {
+  const top = rd.record(data, []);
+  rd.keys(top, TOP_KEYS, []);
+  const name = top.name === undefined ? fallbackName : rd.string(top.name, ['name']);
+  const hosts = top.hosts === undefined ? [] : rd.strings(top.hosts, ['hosts']);
+  const hostSet = new Set(hosts);
+  if (hostSet.size !== hosts.length) rd.fail(['hosts'], 'lists a host twice');
+  const groups: Record<string, string[]> = {};
+  if (top.groups !== undefined) {
+    for (const [g, members] of Object.entries(rd.record(top.groups, ['groups']))) {
+      const list = rd.strings(members, ['groups', g]);
+      list.forEach((h, i) => {
+        if (!hostSet.has(h)) rd.fail(['groups', g, i], `unknown host "${h}" (hosts: ${hosts.join(', ') || 'none'})`);
+      });
+      groups[g] = list;
+    }
+  }
+  const key = top.runnable !== undefined ? 'runnable' : 'runnables';
+  if (top.runnable !== undefined && top.runnables !== undefined) rd.fail(['runnables'], 'use either [[runnable]] or runnables, not both');
+  const rawList = top[key];
+  if (rawList === undefined) rd.fail([key], 'expected at least one [[runnable]] table (got nothing)');
+  if (!Array.isArray(rawList)) rd.fail([key], `expected a list of runnable tables (got ${show(rawList)})`);
+  const seen = new Set<string>();
+  const runnables = rawList.map((raw, i): Runnable => {
+    const p: Path = [key, i];
+    const o = rd.record(raw, p);
+    rd.keys(o, RUNNABLE_KEYS, p);
+    const rname = rd.string(o.name, [...p, 'name']);
+    if (rname.includes(QUALIFIER_SEPARATOR)) {
+      rd.fail([...p, 'name'], `"${QUALIFIER_SEPARATOR}" is reserved for host and group qualifiers (got ${show(rname)})`, 'set group = "..." instead of spelling it in the name');
+    }
+    if (seen.has(rname)) rd.fail([...p, 'name'], `duplicate runnable "${rname}"`);
+    seen.add(rname);
+    const args = parseArgs(rd, o.args, [...p, 'args']);
+    const subcommands = parseSubcommands(rd, o.subcommands, [...p, 'subcommands'], 1);
+    const r: Runnable = {
+      name: rname,
+      description: rd.optString(o.description, [...p, 'description']) ?? '',
+      category: rd.optEnum(o.category, CATEGORIES, [...p, 'category']) ?? 'bash',
+      args,
+      autonomy: rd.optEnum(o.autonomy, AUTONOMY, [...p, 'autonomy']) ?? 'confirm',
+      ownHostArg: rd.optBool(o.own_host_arg, [...p, 'own_host_arg']) ?? declaresHost(args, subcommands),
+    };
+    const group = rd.optString(o.group, [...p, 'group']);
+    if (group !== undefined) r.group = group;
+    if (subcommands !== undefined) r.subcommands = subcommands;
+    const req = rd.optBool(o.require_command, [...p, 'require_command']);
+    if (req !== undefined) r.requireCommand = req;
+    if (req && !subcommands?.length) rd.fail([...p, 'require_command'], 'is true but the runnable has no subcommands');
+    const hidden = rd.optBool(o.hidden, [...p, 'hidden']);
+    if (hidden !== undefined) r.hidden = hidden;
+    if (o.hosts !== undefined) {
+      const hs = rd.strings(o.hosts, [...p, 'hosts']);
+      hs.forEach((h, j) => {
+        if (!hostSet.has(h)) rd.fail([...p, 'hosts', j], `unknown host "${h}" (hosts: ${hosts.join(', ') || 'none'})`);
+      });
+      r.hosts = hs;
+    }
+    return r;
+  });
+  return { name, runnables, hosts, groups, source };
+}
+
+/**
+ * Read an OpenAI `tools` array (`[{type:"function", function:{name, description, parameters}}]`; the
+ * bare `{name, description, parameters}` and Anthropic `input_schema` forms are accepted too). Such
+ * tools carry no permission data, so each becomes a `bash`-category runnable that gates at `confirm`.
+ */
+function parseToolsArray(rd: Reader, list: unknown[], name: string, source: string, path: Path): Toolset {
+  const seen = new Set<string>();
+  const runnables = list.map((raw, i): Runnable => {
+    const p = [...path, i];
+    const o = rd.record(raw, p);
+    const fn = o.function !== undefined ? rd.record(o.function, [...p, 'function']) : o;
+    const fp = o.function !== undefined ? [...p, 'function'] : p;
+    const tname = rd.string(fn.name, [...fp, 'name']);
+    if (seen.has(tname)) rd.fail([...fp, 'name'], `duplicate tool "${tname}"`);
+    seen.add(tname);
+    const schema = fn.parameters ?? fn.input_schema ?? fn.inputSchema;
+    if (schema !== undefined) rd.record(schema, [...fp, 'parameters']);
+    const args = jsonSchemaToArgs(schema);
+    return {
+      name: tname,
+      description: rd.optString(fn.description, [...fp, 'description']) ?? '',
+      category: 'bash',
+      args,
+      autonomy: 'confirm',
+      ownHostArg: args.some((a) => a.name === 'host'),
+    };
+  });
+  return { name, runnables, hosts: [], groups: {}, source };
+}
+
+/** Parse toolset text (our format or an OpenAI tools array); `file` names it in errors. */
+export function parseToolsetText(text: string, file: string, format?: 'toml' | 'json'): Toolset {
+  const fmt = format ?? (extname(file).toLowerCase() === '.toml' ? 'toml' : extname(file).toLowerCase() === '.json' ? 'json' : /^\s*[[{]\s*["{\]]/.test(text) ? 'json' : 'toml');
+  let data: unknown;
+  try {
+    data = fmt === 'toml' ? parseToml(text) : JSON.parse(text);
+  } catch (err) {
+    if (err instanceof TomlError) {
+      throw new ToolsetError('TOOLSET', `${file}:${err.line}:${err.column}: TOML syntax error: ${err.message.split('\n')[0]}`, {
+        hint: 'see examples/toolset.toml for the toolset file format',
+      });
+    }
+    const msg = err instanceof Error ? err.message : String(err);
+    const pos = /position (\d+)/.exec(msg);
+    const lineCol = /line (\d+)/.exec(msg);
+    const line = lineCol ? Number(lineCol[1]) : pos ? text.slice(0, Number(pos[1])).split('\n').length : undefined;
+    throw new ToolsetError('TOOLSET', `${file}${line !== undefined ? `:${line}` : ''}: JSON syntax error: ${msg.split('\n')[0]}`, {
+      hint: 'a toolset JSON file is our format ({"runnables": [...]}) or an OpenAI tools array',
+    });
+  }
+  const rd = new Reader(file, new Locator(text, fmt, data));
+  const name = basename(file).replace(/\.(toml|json)$/i, '');
+  if (Array.isArray(data)) return parseToolsArray(rd, data, name, file, []);
+  if (isRecord(data) && Array.isArray(data.tools) && data.runnable === undefined && data.runnables === undefined) {
+    return parseToolsArray(rd, data.tools, name, file, ['tools']);
+  }
+  return parseOwnFormat(rd, data, name, file);
+}
+
+/**
+ * Load a toolset file synchronously: our own format (`.toml` or `.json`, see examples/toolset.toml) or
+ * an OpenAI `tools` JSON array (auto-detected). Bad input throws a ToolsetError naming `file:line` and
+ * the field path (exit 2).
+ *
+ * @example loadToolsetFile('fixtures/toolsets/fleet.toml').runnables.length
+ */
+export function loadToolsetFile(file: string): Toolset {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ToolsetError('TOOLSET', `${file}: cannot read toolset file (${code ?? String(err)})`, {
+      hint: 'pass a .toml/.json toolset file, builtin:fleet, builtin:workspace, or mcp:<command>',
+    });
+  }
+  return parseToolsetText(text, file);
+}

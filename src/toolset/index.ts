@@ -1,0 +1,20 @@
+// Exports added here are public.
+export { loadToolset, FLEET_TOOLSET_FILE, BUILTIN_TOOLSETS } from './load.js';
+export type { LoadToolsetOptions } from './load.js';
+export { loadToolsetFile, parseToolsetText } from './file.js';
+export { loadMcpToolset, mcpToolToRunnable } from './mcp.js';
+export { createLayout, DISCOVERY_TOOLS } from './layout.js';
+export type { Layout, CallTarget } from './layout.js';
+export { searchRunnables, describeRunnable, describeTool } from './discovery.js';
+export type { SearchRow } from './discovery.js';
+export { effectiveAutonomy } from './autonomy.js';
+export { validateCallArgs, coerceArgValue, argValuesEqual, runnableOf } from './validate-args.js';
+export type { ArgProblem, CoerceResult } from './validate-args.js';
+export { validateFixtures } from './validate-fixtures.js';
+export type { FixtureProblem } from './validate-fixtures.js';
+export { matchName, closestName, hostParamName, commandParamName, maxAutonomy } from './lookup.js';
+export type { NameMatch } from './lookup.js';
+export { argToJsonSchema, argsToJsonSchema, jsonSchemaToArgs } from './json-schema.js';
+export { toOpenAITools, toAnthropicTools } from './wire.js';
+export type { OpenAITool, AnthropicTool } from './wire.js';
+export { WORKSPACE_TOOLSET, WORKSPACE_RUNNABLES } from './workspace.js';

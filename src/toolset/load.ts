@@ -1,0 +1,46 @@
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { EnvSource } from '../config/env.js';
+import { ToolsetError } from '../errors.js';
+import type { Toolset } from '../types/toolset.js';
+import { loadToolsetFile } from './file.js';
+import { loadMcpToolset } from './mcp.js';
+import { WORKSPACE_TOOLSET } from './workspace.js';
+
+/** Path of the bundled fleet toolset; src/toolset and dist/toolset both sit two levels below the package root. */
+export const FLEET_TOOLSET_FILE = fileURLToPath(new URL('../../fixtures/toolsets/fleet.toml', import.meta.url));
+
+/** The names `builtin:<name>` accepts. */
+export const BUILTIN_TOOLSETS = ['fleet', 'workspace'] as const;
+
+export interface LoadToolsetOptions {
+  /** Relative toolset paths and MCP server working directories resolve against it. */
+  projectDir: string;
+  /** Environment (the CLI passes process.env); an MCP stdio server gets only its safe default variables. */
+  env: EnvSource;
+  /** Connect + list limit for MCP servers. @default 30000 */
+  timeoutMs?: number;
+}
+
+/**
+ * Load a toolset from a spec:
+ * - a path to our toolset file (`.toml` / `.json`) or to an OpenAI `tools` JSON array (auto-detected);
+ * - `builtin:workspace` (the trajectory file-system tools) or `builtin:fleet` (the bundled fleet);
+ * - `mcp:<command line>` (stdio) or `mcp:http(s)://...` (streamable HTTP): a live MCP server's tools.
+ *
+ * @example await loadToolset('builtin:fleet', { projectDir: process.cwd(), env: process.env })
+ */
+export async function loadToolset(spec: string, opts: LoadToolsetOptions): Promise<Toolset> {
+  const s = spec.trim();
+  if (s.startsWith('builtin:')) {
+    const name = s.slice('builtin:'.length);
+    if (name === 'workspace') return WORKSPACE_TOOLSET;
+    if (name === 'fleet') return { ...loadToolsetFile(FLEET_TOOLSET_FILE), source: 'builtin:fleet' };
+    throw new ToolsetError('TOOLSET', `toolset "${spec}": unknown built-in toolset`, {
+      hint: `use one of ${BUILTIN_TOOLSETS.map((b) => `builtin:${b}`).join(', ')}`,
+    });
+  }
+  if (s.startsWith('mcp:')) return loadMcpToolset(s.slice('mcp:'.length).trim(), opts);
+  if (s === '') throw new ToolsetError('TOOLSET', 'empty toolset spec', { hint: 'pass a file, builtin:fleet, builtin:workspace or mcp:<command>' });
+  return loadToolsetFile(isAbsolute(s) ? s : resolve(opts.projectDir, s));
+}
