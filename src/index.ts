@@ -23,6 +23,11 @@ export { loadConfigFile } from './config/file.js';
 export type { ConfigFile, ProviderProfile } from './config/file.js';
 
 // --- fixtures (issue 2) ---
+export {
+  loadFixtureFile, loadFixtureText, discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases, jsonSchemaFor, globalFixturesDir,
+  toArgExpectation, regexProblem, BUNDLED_FIXTURES_DIR, SUITES_FILE, MAX_FIXTURE_BYTES, MAX_WORKTREE_FILE_BYTES,
+} from './fixtures/index.js';
+export type { Catalog, CaseSelection, DiscoverOptions, LoadOptions, LoadTextOptions } from './fixtures/index.js';
 
 // --- toolset (issue 3) ---
 export {

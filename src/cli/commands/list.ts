@@ -1,16 +1,74 @@
+import { Option } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
-import { UsageError } from '../../errors.js';
+import type { CliContext } from '../context.js';
+import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../../fixtures/index.js';
+import type { Case } from '../../types/case.js';
+
+interface ListOptions {
+  suite?: string[];
+  id?: string[];
+  tag?: string[];
+  output: 'table' | 'json';
+  bundled: boolean;
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+
+function table(cases: Case[]): string[] {
+  const header = ['ID', 'SUITE', 'DIALECT', 'MODE', 'SOURCE', 'TAGS'];
+  const rows = cases.map((c) => [c.id, c.suite ?? '', c.dialect, c.mode, c.source.source, c.tags.join(',')]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const fmt = (r: string[]): string => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [fmt(header), ...rows.map(fmt)];
+}
+
+async function listCases(ctx: CliContext, paths: string[], o: ListOptions): Promise<number> {
+  const onWarning = (msg: string): void => ctx.warn(msg);
+  const all =
+    paths.length > 0
+      ? mergeSuites(loadCasesFromPaths(paths, { onWarning })).cases
+      : (await discoverFixtures({ projectDir: ctx.projectDir, env: ctx.env, includeBundled: o.bundled, onWarning })).cases;
+  const cases = selectCases(all, { suites: o.suite, ids: o.id, tags: o.tag });
+  if (o.output === 'json') {
+    ctx.out(JSON.stringify(cases, null, 2));
+    return 0;
+  }
+  if (cases.length === 0) {
+    ctx.err('no fixtures found (bundled catalog off, or nothing matches the selection)');
+    return 0;
+  }
+  for (const line of table(cases)) ctx.out(line);
+  return 0;
+}
 
 export const listCommand: CommandModule = {
   register(program, getContext, setExit) {
     program
       .command('list')
-      .description('List discovered fixtures (bundled, plugins, global, local)')
-      .action(
-        action(getContext, setExit, () => {
-          throw new UsageError('USAGE', 'list: not implemented yet');
-        }),
-      );
+      .description('List discovered fixtures (bundled < plugins < global < local, merged by id)')
+      .argument('[paths...]', 'fixture files or directories to list instead of discovering the project')
+      .option('--suite <names>', 'only these suites (comma-separated or repeated)', collect)
+      .option('--id <ids>', 'only these case ids (comma-separated or repeated)', collect)
+      .option('--tag <tags>', 'only cases with one of these tags (comma-separated or repeated)', collect)
+      .addOption(new Option('--output <format>', 'table or json (json prints the full normalised cases)').choices(['table', 'json']).default('table'))
+      .option('--no-bundled', 'leave out the bundled catalog')
+      .addHelpText(
+        'after',
+        `
+Sources, later winning by case id:
+  bundled   the package's fixtures/{replio,runspec,turnstone}/
+  plugins   modules in runspec.toml [fixtures] plugins exporting registerFixtures(fixtures)
+  global    $XDG_CONFIG_HOME/runspec-eval/eval/*.{json,toml} (default ~/.config/runspec-eval/eval)
+  local     <project>/runspec_evals.toml [[suite]]s (a [sync] dir's suite replaces the local one
+            of the same name), then <project>/.runspec/eval/*.{json,toml}
+Warnings (unknown fields) go to stderr; bad fixtures exit 2.
+
+Examples:
+  runspec-eval --path ./proj list
+  runspec-eval list --suite fleet --output json
+  runspec-eval list evals/smoke.toml`,
+      )
+      .action(action(getContext, setExit, (ctx, paths: string[], o: ListOptions) => listCases(ctx, paths, o)));
   },
 };
