@@ -1,0 +1,365 @@
+// [telemetry] resolution: flag > environment (OTel's own variables) > runspec.toml > default.
+// OTEL_EXPORTER_OTLP_* follow opentelemetry-specification v1.60.0 protocol/exporter.md: the per-signal
+// traces endpoint is used as given, the generic one gets `v1/traces` appended; generic and per-signal
+// headers merge with the per-signal value winning; timeouts are milliseconds. A bad OTEL_* value warns and
+// falls back (as opentelemetry-js does); a bad value of ours is a ConfigError.
+import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { ConfigError } from '../errors.js';
+import type { Env } from './env.js';
+import type { ConfigFile } from './file.js';
+import { firstSet, type Source } from './setting.js';
+
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+export type OtlpCompression = 'gzip' | 'none';
+
+/** Where spans go: an OTLP/HTTP endpoint, or the embedded OTLP JSON lines file sink. */
+export type TelemetryExporterConfig =
+  | {
+      kind: 'otlp';
+      /** Full traces URL (…/v1/traces). */
+      url: string;
+      protocol: OtlpProtocol;
+      /** Merged OTEL_EXPORTER_OTLP_HEADERS and OTEL_EXPORTER_OTLP_TRACES_HEADERS (secrets: never print). */
+      headers: Record<string, string>;
+      compression: OtlpCompression;
+      /** Trusted CA file (PEM) for TLS. */
+      caFile?: string;
+      clientKeyFile?: string;
+      clientCertFile?: string;
+    }
+  | {
+      kind: 'file';
+      /** Directory that receives `*.jsonl` files (Collector file-exporter JSON lines). */
+      dir: string;
+    };
+
+export interface TelemetryConfig {
+  enabled: boolean;
+  /** Attach prompts, messages, arguments and results to spans. @default false */
+  captureContent: boolean;
+  /** POST verdicts to Phoenix's /v1/span_annotations after export. @default false */
+  annotations: boolean;
+  exporter: TelemetryExporterConfig;
+  /** Export timeout; also the most shutdown waits. @default 10000 */
+  timeoutMs: number;
+  /** `service.name` resource attribute. @default "runspec-eval" */
+  serviceName: string;
+  /** Extra resource attributes (OTEL_RESOURCE_ATTRIBUTES). */
+  resourceAttributes: Record<string, string>;
+  /** Phoenix project (resource `openinference.project.name`). */
+  project?: string;
+  /** Phoenix base URL for annotations (no trailing slash); derived from the traces endpoint. */
+  annotationsUrl?: string;
+  /** Name of the environment variable holding the Phoenix API key. @default "PHOENIX_API_KEY" */
+  apiKeyEnv: string;
+  /** The key read from `apiKeyEnv` (secret: never print). */
+  apiKey?: string;
+  /** Where each setting came from, for `--print-config`. */
+  sources: Record<'enabled' | 'captureContent' | 'annotations' | 'endpoint' | 'protocol' | 'timeoutMs', Source>;
+}
+
+export interface TelemetryFlags {
+  /** `--telemetry` / `--no-telemetry`. */
+  telemetry?: boolean;
+  /** `--capture-content`. */
+  captureContent?: boolean;
+  /** `--annotations`. */
+  annotations?: boolean;
+  /** `--otlp-endpoint`: a traces URL (a bare origin gets `/v1/traces`). */
+  endpoint?: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Resolve the telemetry settings. Warnings about bad OTEL_* values are appended to `env.warnings`.
+ *
+ * @example
+ * const cfg = resolveTelemetryConfig({ flags: {}, env: readEnv(process.env), file: file.telemetry, projectDir });
+ */
+export function resolveTelemetryConfig(input: {
+  flags: TelemetryFlags;
+  env: Env;
+  file?: ConfigFile['telemetry'];
+  projectDir: string;
+}): TelemetryConfig {
+  const { flags, env, projectDir } = input;
+  const file = input.file ?? {};
+  const warn = (msg: string): void => {
+    env.warnings.push(msg);
+  };
+  const place = (key: string): string => `runspec.toml: telemetry.${key}`;
+
+  const sdkDisabled = env.bool('OTEL_SDK_DISABLED') === true ? false : undefined;
+  const enabled = firstSet(flags.telemetry, sdkDisabled, file.enabled, true);
+
+  const captureContent = firstSet(flags.captureContent, captureFromEnv(env, warn), file.capture_content, false);
+  const annotations = firstSet(flags.annotations, undefined, file.eval_annotations, false);
+
+  // Endpoint: ours (flag, file) is a traces URL; a bare origin gets /v1/traces for convenience.
+  const flagUrl = flags.endpoint === undefined ? undefined : oursTracesUrl(flags.endpoint, '--otlp-endpoint');
+  const fileUrl = file.endpoint === undefined ? undefined : oursTracesUrl(file.endpoint, place('endpoint'));
+  const envUrl = envTracesUrl(env, warn);
+  const endpoint = firstSet<string | undefined>(flagUrl, envUrl, fileUrl, undefined);
+
+  const protocol = firstSet<OtlpProtocol>(undefined, envProtocol(env, warn), file.protocol, 'http/protobuf');
+
+  const envTimeout = envTimeoutMs(env, warn);
+  const timeoutMs = firstSet(undefined, envTimeout, file.timeout_ms, DEFAULT_TIMEOUT_MS);
+
+  const headers = {
+    ...parseHeaders(env, 'OTEL_EXPORTER_OTLP_HEADERS', warn),
+    ...parseHeaders(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', warn),
+  };
+  const compression = envCompression(env, warn) ?? 'none';
+
+  const caFromEnv = envFile(env, ['OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE', 'OTEL_EXPORTER_OTLP_CERTIFICATE'], warn);
+  let caFile = caFromEnv;
+  if (caFile === undefined && file.ca_file !== undefined) {
+    const p = resolvePath(projectDir, file.ca_file);
+    if (!existsSync(p)) {
+      throw new ConfigError('CONFIG', `${place('ca_file')}: expected a readable CA file (PEM); ${p} does not exist`, {
+        hint: 'fix the path (relative paths start at the project directory) or remove ca_file',
+      });
+    }
+    caFile = p;
+  }
+  const clientKeyFile = envFile(env, ['OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY', 'OTEL_EXPORTER_OTLP_CLIENT_KEY'], warn);
+  const clientCertFile = envFile(
+    env,
+    ['OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE', 'OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE'],
+    warn,
+  );
+
+  const resourceAttributes = parseResourceAttributes(env, warn);
+  const serviceName =
+    env.get('OTEL_SERVICE_NAME') ?? resourceAttributes['service.name'] ?? file.service_name ?? 'runspec-eval';
+  delete resourceAttributes['service.name'];
+
+  const apiKeyEnv = file.api_key_env ?? 'PHOENIX_API_KEY';
+  if (!ENV_NAME_RE.test(apiKeyEnv)) {
+    throw new ConfigError(
+      'CONFIG',
+      `${place('api_key_env')}: expected the NAME of an environment variable (got ${JSON.stringify(apiKeyEnv)})`,
+      { hint: 'write api_key_env = "PHOENIX_API_KEY" and export the key in that variable; keys never go in files' },
+    );
+  }
+
+  let annotationsUrl: string | undefined;
+  if (file.annotations_url !== undefined) {
+    annotationsUrl = stripSlash(checkUrl(file.annotations_url, place('annotations_url')));
+  } else if (endpoint.value !== undefined) {
+    annotationsUrl = phoenixBase(endpoint.value);
+  }
+  if (annotations.value && enabled.value && endpoint.value === undefined && file.annotations_url === undefined) {
+    warn('telemetry: eval annotations need a Phoenix endpoint (telemetry.endpoint or OTEL_EXPORTER_OTLP_ENDPOINT); skipped');
+  }
+
+  const exporter: TelemetryExporterConfig =
+    endpoint.value === undefined
+      ? { kind: 'file', dir: resolvePath(projectDir, file.dir ?? join('.runspec', 'traces')) }
+      : {
+          kind: 'otlp',
+          url: endpoint.value,
+          protocol: protocol.value,
+          headers,
+          compression,
+          ...(caFile !== undefined ? { caFile } : {}),
+          ...(clientKeyFile !== undefined ? { clientKeyFile } : {}),
+          ...(clientCertFile !== undefined ? { clientCertFile } : {}),
+        };
+
+  const project = file.project ?? env.get('PHOENIX_PROJECT_NAME');
+  const apiKey = env.get(apiKeyEnv);
+  return {
+    enabled: enabled.value,
+    captureContent: captureContent.value,
+    annotations: annotations.value && annotationsUrl !== undefined,
+    exporter,
+    timeoutMs: timeoutMs.value,
+    serviceName,
+    resourceAttributes,
+    ...(project !== undefined ? { project } : {}),
+    ...(annotationsUrl !== undefined ? { annotationsUrl } : {}),
+    apiKeyEnv,
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    sources: {
+      enabled: enabled.source,
+      captureContent: captureContent.source,
+      annotations: annotations.source,
+      endpoint: endpoint.source,
+      protocol: protocol.source,
+      timeoutMs: timeoutMs.source,
+    },
+  };
+}
+
+/** The Phoenix base URL of a traces endpoint: `http://h:6006/v1/traces` → `http://h:6006`. */
+export function phoenixBase(tracesUrl: string): string {
+  const u = new URL(tracesUrl);
+  u.search = '';
+  u.hash = '';
+  u.pathname = u.pathname.replace(/\/v1\/traces\/?$/, '');
+  return stripSlash(u.toString());
+}
+
+function stripSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+function resolvePath(projectDir: string, p: string): string {
+  return isAbsolute(p) ? p : join(projectDir, p);
+}
+
+function checkUrl(value: string, where: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new ConfigError('CONFIG', `${where}: expected an http(s) URL (got ${JSON.stringify(value)})`, {
+      hint: 'write e.g. "http://127.0.0.1:6006/v1/traces"',
+    });
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw new ConfigError('CONFIG', `${where}: expected an http(s) URL (got ${JSON.stringify(value)})`, {
+      hint: 'gRPC is not supported; use the OTLP/HTTP port (4318, or 6006 for Phoenix)',
+    });
+  }
+  return value;
+}
+
+function oursTracesUrl(value: string, where: string): string {
+  const u = new URL(checkUrl(value, where));
+  if (u.pathname === '/' || u.pathname === '') u.pathname = '/v1/traces';
+  return u.toString();
+}
+
+function envTracesUrl(env: Env, warn: (m: string) => void): string | undefined {
+  const specific = httpUrlFromEnv(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', warn);
+  if (specific !== undefined) return specific;
+  const base = httpUrlFromEnv(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', warn);
+  if (base === undefined) return undefined;
+  return base.endsWith('/') ? `${base}v1/traces` : `${base}/v1/traces`;
+}
+
+function httpUrlFromEnv(env: Env, name: string, warn: (m: string) => void): string | undefined {
+  const v = env.url(name);
+  if (v === undefined) return undefined;
+  const proto = new URL(v).protocol;
+  if (proto !== 'http:' && proto !== 'https:') {
+    warn(`${name}: expected an http(s) URL (got ${JSON.stringify(v)}); ignored`);
+    return undefined;
+  }
+  return v;
+}
+
+function envProtocol(env: Env, warn: (m: string) => void): OtlpProtocol | undefined {
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const v = env.get(name);
+    if (v === undefined) continue;
+    if (v === 'http/protobuf' || v === 'http/json') return v;
+    warn(
+      v === 'grpc'
+        ? `${name}: grpc is not supported; using http/protobuf (point the endpoint at the OTLP/HTTP port)`
+        : `${name}: expected http/protobuf or http/json (got ${JSON.stringify(v)}); using http/protobuf`,
+    );
+    return undefined;
+  }
+  return undefined;
+}
+
+function envTimeoutMs(env: Env, warn: (m: string) => void): number | undefined {
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_TIMEOUT']) {
+    const v = env.int(name);
+    if (v === undefined) continue;
+    // 0 means "no limit" in the spec; shutdown must never hang on a dead collector, so keep the default.
+    if (v <= 0) {
+      warn(`${name}: expected a positive number of milliseconds (got ${v}); using ${DEFAULT_TIMEOUT_MS}`);
+      return undefined;
+    }
+    return v;
+  }
+  return undefined;
+}
+
+function envCompression(env: Env, warn: (m: string) => void): OtlpCompression | undefined {
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_COMPRESSION', 'OTEL_EXPORTER_OTLP_COMPRESSION']) {
+    const v = env.get(name)?.toLowerCase();
+    if (v === undefined) continue;
+    if (v === 'gzip' || v === 'none') return v;
+    warn(`${name}: expected gzip or none (got ${JSON.stringify(v)}); using none`);
+    return undefined;
+  }
+  return undefined;
+}
+
+function envFile(env: Env, names: string[], warn: (m: string) => void): string | undefined {
+  for (const name of names) {
+    const v = env.get(name);
+    if (v === undefined) continue;
+    if (!existsSync(v)) {
+      warn(`${name}: file ${JSON.stringify(v)} does not exist; ignored`);
+      return undefined;
+    }
+    return v;
+  }
+  return undefined;
+}
+
+// OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is an instrumentation convention (true/false, or the
+// opentelemetry-util-genai modes); span-capturing modes count as true.
+function captureFromEnv(env: Env, warn: (m: string) => void): boolean | undefined {
+  const name = 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT';
+  const v = env.get(name)?.toLowerCase();
+  if (v === undefined) return undefined;
+  if (v === 'true' || v === 'span_only' || v === 'span_and_event') return true;
+  if (v === 'false' || v === 'no_content' || v === 'event_only') return false;
+  warn(`${name}: expected true or false (got ${JSON.stringify(v)}); ignored`);
+  return undefined;
+}
+
+/** `k1=v1,k2=v2` (W3C Baggage without properties, values percent-decoded); bad entries warn and drop. */
+function parseHeaders(env: Env, name: string, warn: (m: string) => void): Record<string, string> {
+  const raw = env.get(name);
+  const out: Record<string, string> = {};
+  if (raw === undefined) return out;
+  for (const entry of raw.split(',')) {
+    if (entry.trim() === '') continue;
+    const eq = entry.indexOf('=');
+    const key = eq < 0 ? '' : entry.slice(0, eq).trim();
+    if (eq < 0 || !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(key)) {
+      warn(`${name}: entry ${eq < 0 ? 'without "="' : 'with an invalid header name'} ignored`);
+      continue;
+    }
+    try {
+      out[key] = decodeURIComponent(entry.slice(eq + 1).trim());
+    } catch {
+      warn(`${name}: value of ${key} is not valid percent-encoding; ignored`);
+    }
+  }
+  return out;
+}
+
+/** OTEL_RESOURCE_ATTRIBUTES: any decode error discards the whole variable (resource/sdk.md). */
+function parseResourceAttributes(env: Env, warn: (m: string) => void): Record<string, string> {
+  const name = 'OTEL_RESOURCE_ATTRIBUTES';
+  const raw = env.get(name);
+  if (raw === undefined) return {};
+  const out: Record<string, string> = {};
+  try {
+    for (const entry of raw.split(',')) {
+      if (entry.trim() === '') continue;
+      const eq = entry.indexOf('=');
+      if (eq <= 0) throw new Error('entry without key=value');
+      const key = decodeURIComponent(entry.slice(0, eq).trim());
+      if (key === '') throw new Error('empty key');
+      out[key] = decodeURIComponent(entry.slice(eq + 1).trim());
+    }
+  } catch {
+    warn(`${name}: not a list of key=value pairs with percent-encoded values; ignored`);
+    return {};
+  }
+  return out;
+}

@@ -1,0 +1,159 @@
+// Phoenix span annotations: POST {base}/v1/span_annotations?sync=false with {data:[...]}
+// (Arize-ai/phoenix src/phoenix/server/api/routers/v1/annotations.py; reference section 4.1 / 7.6).
+// sync=false because the spans were exported moments ago: Phoenix queues annotations for span ids it has
+// not ingested yet and retries them for ~10 minutes. Best effort: never throws, returns a warning.
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'undici';
+import { RUNSPEC_EVALUATION_NAME } from '../semconv/index.js';
+import type { RunError } from '../types/run.js';
+import type { Verdict } from '../types/verdict.js';
+import { evaluationIdentifier, summarizeVerdict } from './attributes.js';
+
+/** One item of Phoenix's AnnotateSpansRequestBody.data. */
+export interface SpanAnnotation {
+  /** Lowercase 16-hex OTel span id. */
+  span_id: string;
+  name: string;
+  annotator_kind: 'CODE' | 'LLM' | 'HUMAN';
+  result: { label: string; score: number; explanation: string };
+  metadata: Record<string, unknown>;
+  /** Upsert key with (name, span): the same (case, sample) overwrites on re-runs. */
+  identifier: string;
+}
+
+/** A scored (or errored) sample whose root span should carry an annotation. */
+export interface AnnotationTarget {
+  spanId: string;
+  caseId: string;
+  sample: number;
+  runId?: string;
+  verdict?: Verdict;
+  error?: RunError;
+  /** Include observed arguments in the metadata (only with content capture). */
+  captureContent?: boolean;
+}
+
+/** Build the annotation items for Phoenix (one per sample root span). */
+export function buildSpanAnnotations(targets: AnnotationTarget[]): SpanAnnotation[] {
+  return targets.map((t) => {
+    const s = summarizeVerdict(t);
+    const observed = t.verdict ? { ...t.verdict.observed } : {};
+    if (!t.captureContent) delete observed.args;
+    return {
+      span_id: t.spanId.toLowerCase(),
+      name: RUNSPEC_EVALUATION_NAME,
+      annotator_kind: 'CODE',
+      result: { label: s.category, score: s.pass ? 1 : 0, explanation: s.reason },
+      metadata: {
+        case_id: t.caseId,
+        sample: t.sample,
+        ...(t.runId !== undefined ? { run_id: t.runId } : {}),
+        expected: t.verdict?.expected ?? {},
+        observed,
+      },
+      identifier: evaluationIdentifier(t.caseId, t.sample),
+    };
+  });
+}
+
+export interface PostAnnotationsOptions {
+  /** Phoenix base URL, e.g. http://127.0.0.1:6006 (no /v1). */
+  baseUrl: string;
+  annotations: SpanAnnotation[];
+  /** Sent as `Authorization: Bearer <apiKey>` when set. */
+  apiKey?: string;
+  /** PEM CA file for https. */
+  caFile?: string;
+  /** Deadline for the whole post, retries included. @default 10000 */
+  timeoutMs?: number;
+  /** Attempts per chunk. @default 3 */
+  attempts?: number;
+  /** Items per request. @default 100 */
+  chunkSize?: number;
+}
+
+export interface PostAnnotationsResult {
+  posted: number;
+  /** One line describing the first failure; absent when everything was accepted. */
+  warning?: string;
+}
+
+const RETRYABLE = new Set([408, 429, 500, 502, 503, 504, 507]);
+
+/** POST the annotations in chunks with retries and backoff; never throws. */
+export async function postSpanAnnotations(opts: PostAnnotationsOptions): Promise<PostAnnotationsResult> {
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const attempts = Math.max(1, opts.attempts ?? 3);
+  const chunkSize = Math.min(100, Math.max(1, opts.chunkSize ?? 100));
+  const deadline = Date.now() + timeoutMs;
+  const url = `${opts.baseUrl.replace(/\/+$/, '')}/v1/span_annotations?sync=false`;
+  let dispatcher: Agent;
+  try {
+    dispatcher = new Agent({
+      connect: opts.caFile ? { ca: readFileSync(opts.caFile) } : {},
+      keepAliveTimeout: 1000,
+    });
+  } catch (err) {
+    return { posted: 0, warning: `phoenix annotations: cannot read CA file: ${(err as Error).message}` };
+  }
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
+  let posted = 0;
+  try {
+    for (let i = 0; i < opts.annotations.length; i += chunkSize) {
+      const chunk = opts.annotations.slice(i, i + chunkSize);
+      const body = JSON.stringify({ data: chunk });
+      let lastProblem = '';
+      let ok = false;
+      for (let attempt = 1; attempt <= attempts && !ok; attempt++) {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) break;
+        try {
+          const res = await request(url, {
+            method: 'POST',
+            headers,
+            body,
+            dispatcher,
+            headersTimeout: remaining,
+            bodyTimeout: remaining,
+            signal: AbortSignal.timeout(remaining),
+          });
+          await res.body.text().catch(() => '');
+          if (res.statusCode >= 200 && res.statusCode < 300) {
+            ok = true;
+            break;
+          }
+          lastProblem = `HTTP ${res.statusCode}`;
+          if (!RETRYABLE.has(res.statusCode)) break;
+        } catch (err) {
+          lastProblem = (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (err as Error).message;
+        }
+        if (attempt < attempts) {
+          const backoffMs = Math.min(200 * 2 ** (attempt - 1), Math.max(0, deadline - Date.now()));
+          await new Promise((r) => setTimeout(r, backoffMs));
+        }
+      }
+      if (!ok) {
+        return {
+          posted,
+          warning: `phoenix annotations: POST ${redactUrl(url)} failed (${lastProblem || 'deadline passed'}); ${opts.annotations.length - posted} verdict annotation(s) not sent`,
+        };
+      }
+      posted += chunk.length;
+    }
+    return { posted };
+  } finally {
+    await dispatcher.destroy().catch(() => undefined);
+  }
+}
+
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}

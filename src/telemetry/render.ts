@@ -1,0 +1,365 @@
+// Renders a scored Run as one trace, after scoring, with the recorded timestamps:
+// turn (root, invoke_agent) → llm (chat, one per model call) → tool (execute_tool, one per tool call).
+// Only @opentelemetry/api is used here, so any Tracer (SDK, test, no-op) works.
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type HrTime,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import { SemanticConventions as OI, OpenInferenceSpanKind } from '@arizeai/openinference-semantic-conventions';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_AGENT_NAME,
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_INPUT_MESSAGES,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
+  ATTR_GEN_AI_RESPONSE_ID,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_TOOL_CALL_ID,
+  ATTR_GEN_AI_TOOL_CALL_RESULT,
+  ATTR_GEN_AI_TOOL_DEFINITIONS,
+  ATTR_GEN_AI_TOOL_DESCRIPTION,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_GEN_AI_TOOL_TYPE,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  GEN_AI_OPERATION_NAME_VALUE_CHAT,
+  GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
+  GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
+} from '@opentelemetry/semantic-conventions/incubating';
+import {
+  ATTR_LANGSMITH_SPAN_KIND,
+  ATTR_RUNSPEC_EVAL_EXECUTED,
+  GEN_AI_TOOL_TYPE_VALUE_FUNCTION,
+  LANGSMITH_SPAN_KIND_VALUE_CHAIN,
+  LANGSMITH_SPAN_KIND_VALUE_LLM,
+  LANGSMITH_SPAN_KIND_VALUE_TOOL,
+  RUNSPEC_EVALUATION_NAME,
+} from '../semconv/index.js';
+import type { Case } from '../types/case.js';
+import type { ModelCallRecord, Run, RunError, ToolCallRecord } from '../types/run.js';
+import type { Toolset } from '../types/toolset.js';
+import type { CaseResult, Verdict } from '../types/verdict.js';
+import {
+  addEvaluationEvent,
+  compact,
+  evaluationAttributes,
+  evaluationIdentifier,
+  genAiMessage,
+  genAiOutputMessages,
+  genAiToolDefinitions,
+  MimeType,
+  openInferenceMessages,
+  openInferenceProvider,
+  openInferenceTools,
+  requestParamAttributes,
+  summarizeVerdict,
+  verdictAttributes,
+  type VerdictContext,
+} from './attributes.js';
+
+/** What one case sample's trace is rendered from. */
+export interface RenderInput {
+  case: Case;
+  /** Absent when the sample errored before any Run existed (the root span then carries `error`). */
+  run?: Run;
+  verdict?: Verdict;
+  /** The case's aggregate (pass rate, threshold), so every sample's root span carries it. */
+  result?: CaseResult;
+  runId: string;
+  /** Attach prompts, messages, arguments and results. */
+  captureContent: boolean;
+  /** `gen_ai.agent.name`. @default "runspec-eval" */
+  agentName?: string;
+  toolset?: Toolset;
+  /** Sample index when there is no Run. */
+  sample?: number;
+  /** Error of a sample without a Run. */
+  error?: RunError;
+  /** Span times of a sample without a Run (epoch ms). */
+  startTimeMs?: number;
+  endTimeMs?: number;
+}
+
+/** Ids of what was rendered (lowercase hex), e.g. to key Phoenix annotations. */
+export interface RenderedTrace {
+  traceId: string;
+  rootSpanId: string;
+  llmSpanIds: string[];
+  toolSpanIds: string[];
+}
+
+export const DEFAULT_AGENT_NAME = 'runspec-eval';
+
+function hr(ms: number): HrTime {
+  const whole = Math.floor(ms);
+  return [Math.floor(whole / 1000), (whole % 1000) * 1_000_000 + Math.round((ms - whole) * 1_000_000)];
+}
+
+function json(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+/**
+ * Render one case sample as a trace: root `invoke_agent {agent}` → `chat {model}` per model call →
+ * `execute_tool {tool}` per tool call (child of the model call that requested it).
+ *
+ * @example
+ * const ids = renderRunTrace(tracer, { case: c, run, verdict, result, runId, captureContent: false });
+ */
+export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrace {
+  const { run, captureContent } = input;
+  const caseId = input.case.id;
+  const sample = run?.sample ?? input.verdict?.sample ?? input.sample ?? 0;
+  const agent = input.agentName ?? DEFAULT_AGENT_NAME;
+  const conversationId = `${input.runId}/${caseId}/${sample}`;
+  const startMs = run?.startTimeMs ?? input.startTimeMs ?? Date.now();
+  const endMs = run?.endTimeMs ?? input.endTimeMs ?? startMs;
+  const error = run?.status === 'error' ? (run.error ?? { code: 'error', message: 'run failed' }) : run ? undefined : input.error;
+
+  const ctx: VerdictContext = {
+    caseId,
+    sample,
+    runId: input.runId,
+    ...(input.case.suite !== undefined ? { suite: input.case.suite } : {}),
+    ...(input.verdict ? { verdict: input.verdict } : {}),
+    ...(error && !input.verdict ? { error } : {}),
+    ...(input.result ? { result: input.result } : {}),
+    ...(run?.toolMode ? { toolMode: run.toolMode } : {}),
+    ...(run ? { status: run.status, usage: run.usage } : {}),
+  };
+  const summary = summarizeVerdict(ctx);
+  const metadata = {
+    case_id: caseId,
+    ...(input.case.suite !== undefined ? { suite: input.case.suite } : {}),
+    sample,
+    run_id: input.runId,
+    mode: run?.mode ?? input.case.mode,
+    dialect: input.case.dialect,
+  };
+
+  const provider = run?.provider ?? run?.modelCalls[0]?.provider;
+  const rootAttrs: Attributes = compact({
+    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
+    [ATTR_GEN_AI_PROVIDER_NAME]: provider,
+    [ATTR_GEN_AI_AGENT_NAME]: agent,
+    [ATTR_GEN_AI_CONVERSATION_ID]: conversationId,
+    [ATTR_GEN_AI_REQUEST_MODEL]: run?.model,
+    [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: run?.usage.promptTokens,
+    [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: run?.usage.completionTokens,
+    [OI.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.AGENT,
+    [OI.AGENT_NAME]: agent,
+    [OI.SESSION_ID]: conversationId,
+    [OI.METADATA]: json(metadata),
+    [OI.TAG_TAGS]: input.case.tags.length > 0 ? input.case.tags : undefined,
+    [ATTR_LANGSMITH_SPAN_KIND]: LANGSMITH_SPAN_KIND_VALUE_CHAIN,
+    ...(captureContent
+      ? {
+          [OI.INPUT_VALUE]: input.case.prompt,
+          [OI.INPUT_MIME_TYPE]: MimeType.TEXT,
+          ...(run?.finalText !== undefined ? { [OI.OUTPUT_VALUE]: run.finalText, [OI.OUTPUT_MIME_TYPE]: MimeType.TEXT } : {}),
+        }
+      : {}),
+    ...verdictAttributes(ctx),
+    ...evaluationAttributes(summary, evaluationIdentifier(caseId, sample)),
+  });
+  const root = tracer.startSpan(
+    `${GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT} ${agent}`,
+    { kind: SpanKind.INTERNAL, startTime: hr(startMs), attributes: rootAttrs, root: true },
+    ROOT_CONTEXT,
+  );
+  const rootCtx = trace.setSpan(ROOT_CONTEXT, root);
+
+  const llmSpans = new Map<number, Span>();
+  const llmSpanIds: string[] = [];
+  const toolSpanIds: string[] = [];
+  for (const call of run?.modelCalls ?? []) {
+    const span = tracer.startSpan(
+      `${GEN_AI_OPERATION_NAME_VALUE_CHAT} ${call.requestModel ?? call.responseModel ?? run?.model ?? 'unknown'}`,
+      { kind: SpanKind.CLIENT, startTime: hr(call.startTimeMs), attributes: llmAttributes(call, conversationId, captureContent) },
+      rootCtx,
+    );
+    if (call.error) setError(span, call.error);
+    llmSpans.set(call.index, span);
+    llmSpanIds.push(span.spanContext().spanId);
+  }
+  // Tool spans are children of the model call that requested them (a reader must not rely on it:
+  // semconv also allows siblings); calls without a known model call hang off the root.
+  for (const record of run?.toolCalls ?? []) {
+    const parent = llmSpans.get(record.modelCallIndex);
+    const span = tracer.startSpan(
+      `${GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL} ${record.call.name}`,
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: hr(record.startTimeMs),
+        attributes: toolAttributes(record, run!, input.toolset, captureContent),
+      },
+      parent ? trace.setSpan(ROOT_CONTEXT, parent) : rootCtx,
+    );
+    if (record.isError && record.executed) {
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.setAttribute(ATTR_ERROR_TYPE, 'tool_error');
+    }
+    span.end(hr(record.endTimeMs));
+    toolSpanIds.push(span.spanContext().spanId);
+  }
+  for (const call of run?.modelCalls ?? []) llmSpans.get(call.index)?.end(hr(call.endTimeMs));
+
+  addEvaluationEvent(root, summary, hr(endMs));
+  if (error) setError(root, error);
+  root.end(hr(endMs));
+  return { traceId: root.spanContext().traceId, rootSpanId: root.spanContext().spanId, llmSpanIds, toolSpanIds };
+}
+
+function setError(span: Span, error: RunError): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+  span.setAttribute(ATTR_ERROR_TYPE, error.code || '_OTHER');
+}
+
+function llmAttributes(call: ModelCallRecord, conversationId: string, captureContent: boolean): Attributes {
+  const oi = openInferenceProvider(call.provider);
+  const u = call.usage;
+  const total = u.totalTokens ?? (u.promptTokens !== undefined || u.completionTokens !== undefined ? (u.promptTokens ?? 0) + (u.completionTokens ?? 0) : undefined);
+  const finish = call.response?.finishReason;
+  const attrs: Attributes = compact({
+    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_CHAT,
+    [ATTR_GEN_AI_PROVIDER_NAME]: call.provider,
+    [ATTR_GEN_AI_REQUEST_MODEL]: call.requestModel,
+    [ATTR_GEN_AI_RESPONSE_MODEL]: call.responseModel,
+    [ATTR_GEN_AI_RESPONSE_ID]: call.responseId,
+    [ATTR_GEN_AI_RESPONSE_FINISH_REASONS]: finish !== undefined ? [finish] : undefined,
+    [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: u.promptTokens,
+    [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: u.completionTokens,
+    [ATTR_GEN_AI_CONVERSATION_ID]: conversationId,
+    [ATTR_SERVER_ADDRESS]: call.serverAddress,
+    [ATTR_SERVER_PORT]: call.serverPort,
+    ...requestParamAttributes(call.request.params),
+    [OI.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.LLM,
+    [OI.LLM_MODEL_NAME]: call.responseModel ?? call.requestModel,
+    [OI.LLM_PROVIDER]: oi.provider,
+    [OI.LLM_SYSTEM]: oi.system,
+    [OI.LLM_INVOCATION_PARAMETERS]: json(call.request.params),
+    [OI.LLM_TOKEN_COUNT_PROMPT]: u.promptTokens,
+    [OI.LLM_TOKEN_COUNT_COMPLETION]: u.completionTokens,
+    [OI.LLM_TOKEN_COUNT_TOTAL]: total,
+    [OI.LLM_FINISH_REASON]: finish,
+    [OI.SESSION_ID]: conversationId,
+    [ATTR_LANGSMITH_SPAN_KIND]: LANGSMITH_SPAN_KIND_VALUE_LLM,
+  });
+  if (!captureContent) return attrs;
+  const input = call.request.messages.map(genAiMessage);
+  const output = genAiOutputMessages(call);
+  const outMessages = call.response
+    ? [{ role: 'assistant' as const, ...(call.response.text !== undefined ? { content: call.response.text } : {}), toolCalls: call.response.toolCalls }]
+    : [];
+  return {
+    ...attrs,
+    [ATTR_GEN_AI_INPUT_MESSAGES]: json(input),
+    ...(call.response ? { [ATTR_GEN_AI_OUTPUT_MESSAGES]: json(output) } : {}),
+    ...(call.request.tools.length > 0 ? { [ATTR_GEN_AI_TOOL_DEFINITIONS]: json(genAiToolDefinitions(call.request.tools)) } : {}),
+    ...openInferenceMessages(OI.LLM_INPUT_MESSAGES, call.request.messages),
+    ...openInferenceMessages(OI.LLM_OUTPUT_MESSAGES, outMessages),
+    ...openInferenceTools(call.request.tools),
+    [OI.INPUT_VALUE]: json(input),
+    [OI.INPUT_MIME_TYPE]: MimeType.JSON,
+    ...(call.response ? { [OI.OUTPUT_VALUE]: json(output), [OI.OUTPUT_MIME_TYPE]: MimeType.JSON } : {}),
+  };
+}
+
+function toolDescription(record: ToolCallRecord, run: Run, toolset: Toolset | undefined): string | undefined {
+  const requested = run.modelCalls.find((c) => c.index === record.modelCallIndex);
+  const offered = requested?.request.tools.find((t) => t.name === record.call.name);
+  if (offered) return offered.description;
+  const runnable = toolset?.runnables.find((r) => r.name === (record.resolved?.runnable ?? record.call.name));
+  return runnable?.description;
+}
+
+function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | undefined, captureContent: boolean): Attributes {
+  const description = toolDescription(record, run, toolset);
+  const attrs: Attributes = compact({
+    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
+    [ATTR_GEN_AI_TOOL_NAME]: record.call.name,
+    [ATTR_GEN_AI_TOOL_CALL_ID]: record.call.id,
+    [ATTR_GEN_AI_TOOL_TYPE]: GEN_AI_TOOL_TYPE_VALUE_FUNCTION,
+    [ATTR_GEN_AI_TOOL_DESCRIPTION]: description,
+    [OI.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.TOOL,
+    [OI.TOOL_NAME]: record.call.name,
+    [OI.TOOL_DESCRIPTION]: description,
+    // Both ids: the npm converter reads tool_call.id, Phoenix's server converter tool.id (reference 3.2).
+    [OI.TOOL_CALL_ID]: record.call.id,
+    [OI.TOOL_ID]: record.call.id,
+    [ATTR_RUNSPEC_EVAL_EXECUTED]: record.executed,
+    [ATTR_LANGSMITH_SPAN_KIND]: LANGSMITH_SPAN_KIND_VALUE_TOOL,
+  });
+  if (!captureContent) return attrs;
+  const args = json(record.call.arguments);
+  const hasResult = record.executed && record.result !== undefined;
+  return {
+    ...attrs,
+    [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args,
+    [OI.INPUT_VALUE]: args,
+    [OI.INPUT_MIME_TYPE]: MimeType.JSON,
+    ...(hasResult
+      ? { [ATTR_GEN_AI_TOOL_CALL_RESULT]: record.result!, [OI.OUTPUT_VALUE]: record.result!, [OI.OUTPUT_MIME_TYPE]: MimeType.TEXT }
+      : {}),
+  };
+}
+
+/** What a verdict carrier span is built from. */
+export interface VerdictSpanInput {
+  /** The root span of the scored trace (lowercase hex ids). */
+  target: { traceId: string; spanId: string };
+  verdict: Verdict;
+  caseId?: string;
+  /** Offline rule that produced the verdict when no case matched. */
+  rule?: string;
+  runId?: string;
+}
+
+/**
+ * Emit a verdict for an already-ended trace: a new span (OpenInference kind EVALUATOR) with exactly one
+ * span link to the target, carrying `runspec.eval.*`, `evaluations.0.evaluation.*` and a
+ * `gen_ai.evaluation.result` event (OpenInference spec/annotations.md: ended spans are immutable).
+ */
+export function emitVerdictSpan(tracer: Tracer, input: VerdictSpanInput): { traceId: string; spanId: string } {
+  const caseId = input.caseId ?? input.verdict.caseId;
+  const ctx: VerdictContext = {
+    caseId,
+    sample: input.verdict.sample,
+    verdict: input.verdict,
+    ...(input.rule !== undefined ? { rule: input.rule } : {}),
+    ...(input.runId !== undefined ? { runId: input.runId } : {}),
+  };
+  const summary = summarizeVerdict(ctx);
+  const now = Date.now();
+  const span = tracer.startSpan(
+    `evaluate ${RUNSPEC_EVALUATION_NAME}`,
+    {
+      kind: SpanKind.INTERNAL,
+      startTime: hr(now),
+      root: true,
+      links: [{ context: { traceId: input.target.traceId, spanId: input.target.spanId, traceFlags: 1, isRemote: true } }],
+      attributes: {
+        [OI.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.EVALUATOR,
+        ...verdictAttributes(ctx),
+        ...evaluationAttributes(summary, evaluationIdentifier(caseId, input.verdict.sample, input.rule)),
+      },
+    },
+    ROOT_CONTEXT,
+  );
+  addEvaluationEvent(span, summary, hr(now));
+  span.end(hr(now));
+  return { traceId: span.spanContext().traceId, spanId: span.spanContext().spanId };
+}

@@ -1,0 +1,239 @@
+// The SDK side: a private tracer provider (never registered globally) with a batch processor in front of
+// the OTLP exporter (http/protobuf by default, which Phoenix requires, or http/json) or the embedded
+// JSON-lines file sink. Telemetry failures warn once and are dropped: they never change a verdict, an exit
+// code or the results file, and shutdown returns within the export timeout even if the collector hangs.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Tracer } from '@opentelemetry/api';
+import { SEMRESATTRS_PROJECT_NAME } from '@arizeai/openinference-semantic-conventions';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { TelemetryConfig } from '../config/telemetry.js';
+import { OtlpJsonLinesFileExporter } from './file-exporter.js';
+import { buildSpanAnnotations, postSpanAnnotations, type AnnotationTarget } from './phoenix.js';
+import { renderRunTrace, type RenderedTrace, type RenderInput } from './render.js';
+
+export const TRACER_NAME = 'runspec-eval';
+
+/** Renders case samples as traces and ships them; every method is safe to call when disabled. */
+export interface Telemetry {
+  readonly enabled: boolean;
+  /** Where spans go, for logs: the traces URL or the JSON-lines file path. */
+  readonly destination: string | undefined;
+  /** Render one case sample (content capture comes from the config); undefined when disabled or failed. */
+  emitCase(input: Omit<RenderInput, 'captureContent'>): RenderedTrace | undefined;
+  /** The tracer, for verdict spans (emitVerdictSpan) and other callers. */
+  readonly tracer: Tracer | undefined;
+  /** Export what is buffered, then post pending Phoenix annotations. Never rejects. */
+  flush(): Promise<void>;
+  /** flush() then close the exporter; returns within the export timeout. Never rejects. */
+  shutdown(): Promise<void>;
+}
+
+export interface TelemetryOptions {
+  /** Receives one line per distinct telemetry problem. */
+  onWarning?: (msg: string) => void;
+  /** JSON-lines file name under the traces directory. @default "traces-<time>-<pid>.jsonl" */
+  fileName?: string;
+  /** Package version for the instrumentation scope. */
+  version?: string;
+}
+
+const DISABLED: Telemetry = {
+  enabled: false,
+  destination: undefined,
+  tracer: undefined,
+  emitCase: () => undefined,
+  flush: async () => undefined,
+  shutdown: async () => undefined,
+};
+
+/**
+ * Build the telemetry pipeline from a resolved config (see resolveTelemetryConfig).
+ *
+ * @example
+ * const telemetry = createTelemetry(cfg, { onWarning: (m) => ctx.warn(m) });
+ * telemetry.emitCase({ case: c, run, verdict, result, runId });
+ * await telemetry.shutdown();
+ */
+export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions = {}): Telemetry {
+  if (!config.enabled) return DISABLED;
+  const warned = new Set<string>();
+  const warn = (key: string, msg: string): void => {
+    if (warned.has(key)) return;
+    warned.add(key);
+    try {
+      opts.onWarning?.(msg);
+    } catch {
+      // a failing warning sink must not break the run either
+    }
+  };
+
+  let exporter: SpanExporter;
+  let destination: string;
+  try {
+    ({ exporter, destination } = createExporter(config, opts));
+  } catch (err) {
+    warn('setup', `telemetry: disabled: ${(err as Error).message}`);
+    return DISABLED;
+  }
+  const guarded = new WarningExporter(exporter, (e) =>
+    warn('export', `telemetry: export to ${destination} failed (${e}); spans dropped, the eval run is unaffected`),
+  );
+  const timeoutMs = config.timeoutMs;
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({
+      ...config.resourceAttributes,
+      [ATTR_SERVICE_NAME]: config.serviceName,
+      ...(config.project !== undefined ? { [SEMRESATTRS_PROJECT_NAME]: config.project } : {}),
+    }),
+    // Flattened message lists easily pass the default of 128 attributes; never truncate silently.
+    spanLimits: { attributeCountLimit: 100_000, eventCountLimit: 1000, linkCountLimit: 1000 },
+    spanProcessors: [
+      new BatchSpanProcessor(guarded, {
+        maxQueueSize: 100_000,
+        maxExportBatchSize: 512,
+        scheduledDelayMillis: 1000,
+        exportTimeoutMillis: timeoutMs,
+      }),
+    ],
+  });
+  const tracer = provider.getTracer(TRACER_NAME, opts.version);
+  let pending: AnnotationTarget[] = [];
+  let closed = false;
+
+  const within = async (work: Promise<unknown>, ms: number, what: string): Promise<boolean> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), Math.max(0, ms));
+      timer.unref();
+    });
+    try {
+      const r = await Promise.race([work.then(() => 'ok' as const), timeout]);
+      if (r === 'timeout') {
+        warn('export', `telemetry: ${what} did not finish within ${timeoutMs} ms (${destination}); spans dropped, the eval run is unaffected`);
+        return false;
+      }
+      return true;
+    } catch (err) {
+      warn('export', `telemetry: ${what} failed (${(err as Error).message}); spans dropped, the eval run is unaffected`);
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const flushUntil = async (deadline: number): Promise<void> => {
+    await within(provider.forceFlush(), deadline - Date.now(), `export to ${destination}`);
+    if (pending.length === 0 || !config.annotations || config.annotationsUrl === undefined) return;
+    const targets = pending;
+    pending = [];
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) {
+      warn('annotations', `phoenix annotations: no time left within ${timeoutMs} ms; ${targets.length} verdict annotation(s) not sent`);
+      return;
+    }
+    const result = await postSpanAnnotations({
+      baseUrl: config.annotationsUrl,
+      annotations: buildSpanAnnotations(targets),
+      ...(config.apiKey !== undefined ? { apiKey: config.apiKey } : {}),
+      ...(config.exporter.kind === 'otlp' && config.exporter.caFile !== undefined ? { caFile: config.exporter.caFile } : {}),
+      timeoutMs: remaining,
+    }).catch((err: Error) => ({ posted: 0, warning: `phoenix annotations: ${err.message}` }));
+    if (result.warning !== undefined) warn('annotations', result.warning);
+  };
+
+  return {
+    enabled: true,
+    destination,
+    tracer,
+    emitCase(input) {
+      if (closed) return undefined;
+      try {
+        const rendered = renderRunTrace(tracer, { ...input, captureContent: config.captureContent });
+        if (config.annotations) {
+          pending.push({
+            spanId: rendered.rootSpanId,
+            caseId: input.case.id,
+            sample: input.run?.sample ?? input.verdict?.sample ?? input.sample ?? 0,
+            runId: input.runId,
+            captureContent: config.captureContent,
+            ...(input.verdict ? { verdict: input.verdict } : {}),
+            ...(input.run?.error ?? input.error ? { error: (input.run?.error ?? input.error)! } : {}),
+          });
+        }
+        return rendered;
+      } catch (err) {
+        warn('render', `telemetry: could not render case ${input.case.id}: ${(err as Error).message}`);
+        return undefined;
+      }
+    },
+    async flush() {
+      if (closed) return;
+      await flushUntil(Date.now() + timeoutMs);
+    },
+    async shutdown() {
+      if (closed) return;
+      const deadline = Date.now() + timeoutMs;
+      await flushUntil(deadline);
+      closed = true;
+      await within(provider.shutdown(), Math.max(0, deadline - Date.now()), `shutdown of ${destination}`);
+    },
+  };
+}
+
+function createExporter(config: TelemetryConfig, opts: TelemetryOptions): { exporter: SpanExporter; destination: string } {
+  const e = config.exporter;
+  if (e.kind === 'file') {
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const path = join(e.dir, opts.fileName ?? `traces-${stamp}-${process.pid}.jsonl`);
+    return { exporter: new OtlpJsonLinesFileExporter(path), destination: path };
+  }
+  const tls = {
+    ...(e.caFile !== undefined ? { ca: readFileSync(e.caFile) } : {}),
+    ...(e.clientCertFile !== undefined ? { cert: readFileSync(e.clientCertFile) } : {}),
+    ...(e.clientKeyFile !== undefined ? { key: readFileSync(e.clientKeyFile) } : {}),
+  };
+  const options = {
+    url: e.url,
+    headers: e.headers,
+    timeoutMillis: config.timeoutMs,
+    compression: e.compression as never,
+    // No keep-alive: a CLI run exports a few batches, and idle sockets must not hold the process open.
+    httpAgentOptions: { keepAlive: false, ...tls },
+  };
+  const exporter = e.protocol === 'http/json' ? new OTLPJsonTraceExporter(options) : new OTLPProtoTraceExporter(options);
+  return { exporter, destination: e.url };
+}
+
+/** Passes everything through and reports failed exports (the SDK would only log them to diag). */
+class WarningExporter implements SpanExporter {
+  constructor(
+    private readonly inner: SpanExporter,
+    private readonly onFailure: (error: string) => void,
+  ) {}
+
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    try {
+      this.inner.export(spans, (result) => {
+        if (result.code !== ExportResultCode.SUCCESS) this.onFailure(result.error?.message ?? 'unknown error');
+        resultCallback(result);
+      });
+    } catch (err) {
+      this.onFailure((err as Error).message);
+      resultCallback({ code: ExportResultCode.FAILED, error: err as Error });
+    }
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+}

@@ -1,0 +1,99 @@
+// A fake Arize Phoenix server for tests: accepts OTLP traces on POST /v1/traces (protobuf only, as
+// Phoenix does: JSON gets 415) and records POST /v1/span_annotations bodies.
+//
+//   const phoenix = await startFakePhoenix();                 // or { annotationStatuses: [503, 200] }
+//   ... [telemetry] endpoint = `${phoenix.url}/v1/traces`, eval_annotations = true ...
+//   expect(phoenix.annotations[0].body.data[0].name).toBe('runspec.tool_selection');
+//   await phoenix.close();
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { decodeTraceRequest } from '../../src/traces/otlp-proto.js';
+import { flattenTraceRequest, type FlatSpan } from './otlp-sink.js';
+
+export interface AnnotationRequest {
+  path: string;
+  /** Parsed query string (`sync`). */
+  query: Record<string, string>;
+  headers: IncomingHttpHeaders;
+  body: { data: Array<Record<string, unknown>> };
+}
+
+export interface FakePhoenix {
+  /** Base URL, e.g. http://127.0.0.1:PORT. */
+  url: string;
+  /** Every POST /v1/span_annotations, in arrival order (retries included). */
+  annotations: AnnotationRequest[];
+  /** Every OTLP request on /v1/traces (status 415 for non-protobuf bodies). */
+  traceRequests: Array<{ headers: IncomingHttpHeaders; contentType: string; body: Buffer }>;
+  /** Spans decoded from the accepted protobuf trace requests. */
+  spans(): FlatSpan[];
+  close(): Promise<void>;
+}
+
+export interface FakePhoenixOptions {
+  /** Status of successive annotation requests; the last one repeats. @default [200] */
+  annotationStatuses?: number[];
+  /** Never answer annotation requests. */
+  hangAnnotations?: boolean;
+  /** Status for /v1/traces. @default 200 */
+  traceStatus?: number;
+}
+
+export async function startFakePhoenix(opts: FakePhoenixOptions = {}): Promise<FakePhoenix> {
+  const annotations: AnnotationRequest[] = [];
+  const traceRequests: FakePhoenix['traceRequests'] = [];
+  const hanging = new Set<ServerResponse>();
+  const statuses = opts.annotationStatuses ?? [200];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const contentType = String(req.headers['content-type'] ?? '');
+      if (req.method === 'POST' && url.pathname === '/v1/traces') {
+        traceRequests.push({ headers: req.headers, contentType, body });
+        const status = contentType.includes('application/x-protobuf') ? (opts.traceStatus ?? 200) : 415;
+        res.writeHead(status, { 'content-type': 'application/x-protobuf' });
+        res.end(Buffer.alloc(0));
+        return;
+      }
+      if (req.method === 'POST' && url.pathname === '/v1/span_annotations') {
+        let parsed: AnnotationRequest['body'] = { data: [] };
+        try {
+          parsed = JSON.parse(body.toString('utf8')) as AnnotationRequest['body'];
+        } catch {
+          res.writeHead(422).end('{"detail":"invalid JSON"}');
+          return;
+        }
+        annotations.push({ path: req.url ?? '', query: Object.fromEntries(url.searchParams), headers: req.headers, body: parsed });
+        if (opts.hangAnnotations) {
+          hanging.add(res);
+          return;
+        }
+        const status = statuses[Math.min(annotations.length - 1, statuses.length - 1)]!;
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(status === 200 ? '{"data":[]}' : '{"detail":"error"}');
+        return;
+      }
+      res.writeHead(404).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    annotations,
+    traceRequests,
+    spans: () =>
+      traceRequests
+        .filter((r) => r.contentType.includes('application/x-protobuf'))
+        .flatMap((r) => flattenTraceRequest(decodeTraceRequest(new Uint8Array(r.headers['content-encoding'] === 'gzip' ? gunzipSync(r.body) : r.body)))),
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
