@@ -1,0 +1,63 @@
+// Small JSON helpers for trace content: tolerant parsing of (double-)encoded values and a canonical
+// form for comparing arguments.
+
+/** Parse a JSON string; undefined when it does not parse. */
+export function tryParseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A value that may be structured, a JSON string, or a JSON string inside a JSON string: parse once, and
+ * again when the result is itself a string that parses to an object or array.
+ */
+export function decodeJsonish(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const once = tryParseJson(v);
+  if (typeof once === 'string') {
+    const twice = tryParseJson(once);
+    if (typeof twice === 'object' && twice !== null) return twice;
+    return once;
+  }
+  return once === undefined ? v : once;
+}
+
+/** Tool-call arguments as an object; anything unparseable becomes `{ _raw: text }` (turnstone `_raw`). */
+export function parseArguments(v: unknown): Record<string, unknown> {
+  if (v === undefined || v === null || v === '') return {};
+  const d = decodeJsonish(v);
+  if (typeof d === 'object' && d !== null && !Array.isArray(d)) return d as Record<string, unknown>;
+  return { _raw: typeof v === 'string' ? v : JSON.stringify(v) };
+}
+
+/** Key-sorted JSON, so `{a,b}` and `{b,a}` compare equal. */
+export function canonicalJson(v: unknown): string {
+  const norm = (x: unknown, depth: number): unknown => {
+    if (depth > 64 || x === null || typeof x !== 'object') return x;
+    if (Array.isArray(x)) return x.map((y) => norm(y, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(x as Record<string, unknown>).sort()) out[k] = norm((x as Record<string, unknown>)[k], depth + 1);
+    return out;
+  };
+  return JSON.stringify(norm(v, 0)) ?? 'null';
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Integer from a number or a numeric string. */
+export function toInt(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v);
+  if (typeof v === 'string' && /^-?\d+(\.0+)?$/.test(v.trim())) return Math.trunc(Number(v.trim()));
+  return undefined;
+}
+
+export function toStr(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return undefined;
+}

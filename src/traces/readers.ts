@@ -1,0 +1,423 @@
+// Streaming OTLP readers: JSON documents, JSON lines (the Collector file exporter's `json` format),
+// 4-byte big-endian length-prefixed protobuf (its `proto` format), gzip by magic bytes, directories
+// recursively, and stdin. Memory is bounded by one record (line, document or frame), not by file size.
+import { createReadStream } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { createGunzip } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { ATTR_EVENT_NAME } from '@opentelemetry/semantic-conventions/incubating';
+import { TraceError } from '../errors.js';
+import { decodeLogsRequest, decodeTraceRequest } from './otlp-proto.js';
+import { logsFromRequest, spansFromRequest } from './spans.js';
+import type { InputProblem, LogRecordEntry, SpanRecord } from './spans.js';
+
+/** One thing read from the input, in order. */
+export type TraceInputItem =
+  | { kind: 'spans'; spans: SpanRecord[] }
+  | { kind: 'logs'; logs: LogRecordEntry[] }
+  | { kind: 'problem'; problem: InputProblem };
+
+export interface ReaderOptions {
+  /**
+   * Largest single record (JSON line, JSON document, protobuf frame) kept in memory.
+   * @default 268435456 (256 MiB)
+   */
+  maxRecordBytes?: number;
+  /**
+   * Largest decompressed size of one gzip input; beyond it (or beyond a 1:200 compression ratio past
+   * 16 MiB) the input is treated as a decompression bomb and abandoned with a problem.
+   * @default 4294967296 (4 GiB)
+   */
+  maxInflatedBytes?: number;
+}
+
+const DEFAULT_MAX_RECORD_BYTES = 256 * 1024 * 1024;
+const DEFAULT_MAX_INFLATED_BYTES = 4 * 1024 * 1024 * 1024;
+const BOMB_RATIO = 200;
+const BOMB_RATIO_AFTER_BYTES = 16 * 1024 * 1024;
+
+/** Thrown inside the decompressor when the inflated size crosses a limit. */
+export class InflateLimitError extends Error {}
+
+/**
+ * Expand files and directories (recursively, sorted) into the list of files to read. `-` stays `-` (stdin).
+ * @throws TraceError (TRACE_INPUT) when a path does not exist.
+ */
+export async function listTraceFiles(paths: string[], cwd: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    if (depth > 64) return;
+    const entries = await readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) await walk(p, depth + 1);
+      else if (e.isFile()) out.push(p);
+    }
+  };
+  for (const p of paths) {
+    if (p === '-') {
+      out.push('-');
+      continue;
+    }
+    const abs = resolve(cwd, p);
+    let st;
+    try {
+      st = await stat(abs);
+    } catch {
+      throw new TraceError('TRACE_INPUT', `${p}: no such file or directory`, {
+        hint: 'pass OTLP JSON / JSON lines / protobuf files, directories, or - for stdin',
+      });
+    }
+    if (st.isDirectory()) await walk(abs, 0);
+    else out.push(abs);
+  }
+  return out;
+}
+
+/**
+ * Inflate gzip while counting: aborts with InflateLimitError past `maxInflatedBytes`, or when the ratio of
+ * inflated to compressed bytes says "bomb".
+ */
+export async function* gunzipLimited(source: AsyncIterable<Uint8Array>, maxInflatedBytes: number): AsyncGenerator<Uint8Array> {
+  let compressed = 0;
+  const counted = Readable.from(
+    (async function* () {
+      for await (const chunk of source) {
+        compressed += chunk.length;
+        yield chunk;
+      }
+    })(),
+  );
+  const gunzip = createGunzip();
+  counted.on('error', (err) => gunzip.destroy(err));
+  counted.pipe(gunzip);
+  let inflated = 0;
+  try {
+    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
+      inflated += chunk.length;
+      if (inflated > maxInflatedBytes) throw new InflateLimitError(`decompressed size over ${maxInflatedBytes} bytes`);
+      if (inflated > BOMB_RATIO_AFTER_BYTES && inflated > BOMB_RATIO * Math.max(compressed, 1)) {
+        throw new InflateLimitError(`compression ratio over ${BOMB_RATIO}:1 (decompression bomb)`);
+      }
+      yield chunk;
+    }
+  } finally {
+    counted.unpipe(gunzip);
+    counted.destroy();
+    gunzip.destroy();
+  }
+}
+
+/** Peek the first bytes of a stream, then hand back an iterator that replays them. */
+async function peek(source: AsyncIterable<Uint8Array>, n: number): Promise<{ head: Uint8Array; rest: AsyncIterable<Uint8Array> }> {
+  const it = source[Symbol.asyncIterator]();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  let done = false;
+  while (size < n) {
+    const r = await it.next();
+    if (r.done) {
+      done = true;
+      break;
+    }
+    parts.push(r.value);
+    size += r.value.length;
+  }
+  const head = Buffer.concat(parts);
+  const rest: AsyncIterable<Uint8Array> = {
+    [Symbol.asyncIterator]: async function* () {
+      if (head.length > 0) yield head;
+      if (done) return;
+      for (;;) {
+        const r = await it.next();
+        if (r.done) return;
+        yield r.value;
+      }
+    },
+  };
+  return { head, rest };
+}
+
+function firstNonSpace(buf: Uint8Array): number | undefined {
+  for (const b of buf) if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09 && b !== 0xef && b !== 0xbb && b !== 0xbf) return b;
+  return undefined;
+}
+
+function itemsFromJson(value: unknown, place: string, hintLogs: boolean): TraceInputItem[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => itemsFromJson(v, `${place}[${i}]`, hintLogs));
+  if (typeof value === 'object' && value !== null) {
+    const obj = value as Record<string, unknown>;
+    if ('resourceLogs' in obj || (hintLogs && !('resourceSpans' in obj))) {
+      const { logs, problems } = logsFromRequest(obj, place, ATTR_EVENT_NAME);
+      return [{ kind: 'logs', logs }, ...problems.map((problem) => ({ kind: 'problem' as const, problem }))];
+    }
+    if ('resourceSpans' in obj) {
+      const { spans, problems } = spansFromRequest(obj, place);
+      return [{ kind: 'spans', spans }, ...problems.map((problem) => ({ kind: 'problem' as const, problem }))];
+    }
+    // Empty ExportTraceServiceRequest `{}` is valid and carries nothing.
+    if (Object.keys(obj).length === 0) return [];
+  }
+  return [{ kind: 'problem', problem: { place, reason: 'not an OTLP request (expected resourceSpans or resourceLogs)' } }];
+}
+
+function parseJsonRecord(text: string, place: string, hintLogs: boolean): TraceInputItem[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return [{ kind: 'problem', problem: { place, reason: `invalid JSON (${(err as Error).message.slice(0, 120)})` } }];
+  }
+  return itemsFromJson(value, place, hintLogs);
+}
+
+/** JSON lines when the first line is a whole JSON value; otherwise whole documents split at top level. */
+async function* readJsonText(source: AsyncIterable<Uint8Array>, name: string, hintLogs: boolean, maxRecordBytes: number): AsyncGenerator<TraceInputItem> {
+  const decoder = new TextDecoder('utf-8');
+  let mode: 'undecided' | 'lines' | 'documents' = 'undecided';
+  let line = 1;
+  // lines mode
+  let parts: string[] = [];
+  let partsLen = 0;
+  let skipping = false;
+  // documents mode
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let docStartLine = 1;
+  let doc: string[] = [];
+  let docLen = 0;
+  let pendingUndecided = '';
+
+  const feedDocuments = function* (text: string): Generator<TraceInputItem> {
+    let start = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 10) line++;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === 92) escaped = true;
+        else if (c === 34) inString = false;
+        continue;
+      }
+      if (c === 34) inString = true;
+      else if (c === 123 || c === 91) {
+        if (depth === 0) {
+          start = i;
+          docStartLine = line;
+          doc = [];
+          docLen = 0;
+        }
+        depth++;
+      } else if (c === 125 || c === 93) {
+        depth--;
+        if (depth === 0) {
+          doc.push(text.slice(start, i + 1));
+          const whole = doc.join('');
+          doc = [];
+          docLen = 0;
+          yield* parseJsonRecord(whole, `${name}:${docStartLine}`, hintLogs);
+          start = i + 1;
+        } else if (depth < 0) {
+          depth = 0;
+          yield { kind: 'problem', problem: { place: `${name}:${line}`, reason: 'unbalanced closing bracket' } };
+        }
+      }
+    }
+    if (depth > 0) {
+      const piece = text.slice(start);
+      docLen += piece.length;
+      if (docLen > maxRecordBytes) {
+        yield { kind: 'problem', problem: { place: `${name}:${docStartLine}`, reason: `JSON document over ${maxRecordBytes} bytes; skipped the rest of the input` } };
+        throw new StopReading();
+      }
+      doc.push(piece);
+    }
+  };
+
+  const flushLine = function* (text: string, isLast: boolean): Generator<TraceInputItem> {
+    const trimmed = text.trim();
+    if (trimmed !== '') yield* parseJsonRecord(trimmed, `${name}:${line}`, hintLogs);
+    if (!isLast) line++;
+  };
+
+  const feedLines = function* (text: string): Generator<TraceInputItem> {
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf('\n', start);
+      if (nl === -1) break;
+      const piece = text.slice(start, nl);
+      if (skipping) {
+        skipping = false;
+        line++;
+      } else {
+        parts.push(piece);
+        const whole = parts.join('');
+        parts = [];
+        partsLen = 0;
+        yield* flushLine(whole, false);
+      }
+      start = nl + 1;
+    }
+    if (start < text.length && !skipping) {
+      const piece = text.slice(start);
+      partsLen += piece.length;
+      if (partsLen > maxRecordBytes) {
+        yield { kind: 'problem', problem: { place: `${name}:${line}`, reason: `line over ${maxRecordBytes} bytes; skipped` } };
+        parts = [];
+        partsLen = 0;
+        skipping = true;
+      } else parts.push(piece);
+    }
+  };
+
+  try {
+    for await (const chunk of source) {
+      const text = decoder.decode(chunk, { stream: true });
+      if (mode === 'undecided') {
+        pendingUndecided += text;
+        const nl = pendingUndecided.indexOf('\n');
+        if (nl === -1 && pendingUndecided.length < maxRecordBytes) continue;
+        const first = pendingUndecided.slice(0, nl === -1 ? undefined : nl).trim();
+        let wholeLine = false;
+        try {
+          JSON.parse(first);
+          wholeLine = true;
+        } catch {
+          wholeLine = false;
+        }
+        mode = wholeLine ? 'lines' : 'documents';
+        const buffered = pendingUndecided;
+        pendingUndecided = '';
+        yield* mode === 'lines' ? feedLines(buffered) : feedDocuments(buffered);
+        continue;
+      }
+      yield* mode === 'lines' ? feedLines(text) : feedDocuments(text);
+    }
+    const tail = decoder.decode();
+    if (mode === 'undecided') {
+      const all = pendingUndecided + tail;
+      if (all.trim() !== '') yield* parseJsonRecord(all.trim(), `${name}:1`, hintLogs);
+      return;
+    }
+    if (mode === 'lines') {
+      if (tail) yield* feedLines(tail);
+      if (!skipping && parts.length > 0) yield* flushLine(parts.join(''), true);
+    } else {
+      if (tail) yield* feedDocuments(tail);
+      if (depth > 0) yield { kind: 'problem', problem: { place: `${name}:${docStartLine}`, reason: 'truncated JSON document' } };
+    }
+  } catch (err) {
+    if (!(err instanceof StopReading)) throw err;
+  }
+}
+
+class StopReading extends Error {}
+
+function decodeFrame(frame: Uint8Array, place: string, hintLogs: boolean): TraceInputItem[] {
+  const asTraces = (): TraceInputItem[] | undefined => {
+    try {
+      const { spans, problems } = spansFromRequest(decodeTraceRequest(frame), place);
+      if (spans.length === 0 && problems.length > 0) return undefined;
+      return [{ kind: 'spans', spans }, ...problems.map((problem) => ({ kind: 'problem' as const, problem }))];
+    } catch {
+      return undefined;
+    }
+  };
+  const asLogs = (): TraceInputItem[] | undefined => {
+    try {
+      const { logs } = logsFromRequest(decodeLogsRequest(frame), place, ATTR_EVENT_NAME);
+      return logs.length > 0 ? [{ kind: 'logs', logs }] : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const first = hintLogs ? asLogs() ?? asTraces() : asTraces() ?? asLogs();
+  return first ?? [{ kind: 'problem', problem: { place, reason: 'frame is neither an OTLP trace nor a logs request' } }];
+}
+
+/** 4-byte big-endian length-prefixed protobuf messages (Collector file exporter `format: proto`). */
+async function* readFramedProto(source: AsyncIterable<Uint8Array>, name: string, hintLogs: boolean, maxRecordBytes: number): AsyncGenerator<TraceInputItem> {
+  let buf: Buffer = Buffer.alloc(0);
+  let frame = 0;
+  for await (const chunk of source) {
+    buf = buf.length === 0 ? Buffer.from(chunk) : Buffer.concat([buf, chunk]);
+    for (;;) {
+      if (buf.length < 4) break;
+      const len = buf.readUInt32BE(0);
+      if (len > maxRecordBytes) {
+        yield { kind: 'problem', problem: { place: `${name}#${frame}`, reason: `frame length ${len} over ${maxRecordBytes} bytes (not length-prefixed OTLP protobuf?); skipped the rest of the input` } };
+        return;
+      }
+      if (buf.length < 4 + len) break;
+      const body = buf.subarray(4, 4 + len);
+      yield* decodeFrame(body, `${name}#${frame}`, hintLogs);
+      frame++;
+      buf = buf.subarray(4 + len);
+    }
+  }
+  if (buf.length > 0) yield { kind: 'problem', problem: { place: `${name}#${frame}`, reason: `truncated frame (${buf.length} trailing bytes)` } };
+}
+
+/**
+ * Read one input (file contents or stdin) of any supported format.
+ * @example for await (const item of readTraceStream(createReadStream(f), { name: f })) ...
+ */
+export async function* readTraceStream(
+  source: AsyncIterable<Uint8Array>,
+  opts: ReaderOptions & { name: string },
+): AsyncGenerator<TraceInputItem> {
+  const maxRecordBytes = opts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+  const hintLogs = /logs?([._-]|$)/i.test(opts.name.split(/[\\/]/).pop() ?? '');
+  const { head, rest } = await peek(source, 2);
+  let input = rest;
+  if (head[0] === 0x1f && head[1] === 0x8b) input = gunzipLimited(rest, opts.maxInflatedBytes ?? DEFAULT_MAX_INFLATED_BYTES);
+  try {
+    const p = await peek(input, 1);
+    const first = firstNonSpace(p.head);
+    if (first === undefined && p.head.length === 0) return;
+    if (first === 0x7b /* { */ || first === 0x5b /* [ */ || first === undefined) {
+      yield* readJsonText(p.rest, opts.name, hintLogs, maxRecordBytes);
+    } else {
+      yield* readFramedProto(p.rest, opts.name, hintLogs, maxRecordBytes);
+    }
+  } catch (err) {
+    if (err instanceof InflateLimitError) {
+      yield { kind: 'problem', problem: { place: opts.name, reason: `gzip input abandoned: ${err.message}` } };
+      return;
+    }
+    if (err instanceof Error && 'code' in err && typeof (err as { code: unknown }).code === 'string' && String((err as { code: string }).code).startsWith('Z_')) {
+      yield { kind: 'problem', problem: { place: opts.name, reason: `corrupt gzip data (${err.message})` } };
+      return;
+    }
+    throw err;
+  }
+}
+
+/**
+ * Read every file (directories recursively) and `-` (the given stdin stream), in order.
+ * @throws TraceError (TRACE_INPUT) for a path that does not exist or cannot be read.
+ */
+export async function* readTracePaths(
+  paths: string[],
+  opts: ReaderOptions & { cwd: string; stdin?: AsyncIterable<Uint8Array> },
+): AsyncGenerator<TraceInputItem & { file: string }> {
+  const files = await listTraceFiles(paths, opts.cwd);
+  for (const file of files) {
+    const stream: AsyncIterable<Uint8Array> =
+      file === '-' ? (opts.stdin ?? (async function* () {})()) : createReadStream(file);
+    const name = file === '-' ? 'stdin' : file;
+    try {
+      for await (const item of readTraceStream(stream, { ...opts, name })) yield { ...item, file: name };
+    } catch (err) {
+      if (err instanceof TraceError) throw err;
+      const code = (err as { code?: string }).code;
+      throw new TraceError('TRACE_INPUT', `${name}: cannot read (${code ?? (err as Error).message})`, {
+        hint: 'check the path and its permissions',
+        cause: err,
+      });
+    }
+  }
+}

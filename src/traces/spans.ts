@@ -1,0 +1,260 @@
+// OTLP/JSON request → flat span and log records with plain attribute values. Tolerant of the
+// non-conforming writers seen in the wild (opentelemetry-proto docs/specification.md; reference 6.1, 7.4):
+// int64 as string or number, kind as int or SPAN_KIND_* string, ids in any hex case or base64,
+// `instrumentationLibrarySpans`, kvlistValue/arrayValue values. Bad items are reported, never thrown.
+import type { OtlpAnyValue, OtlpKeyValue, OtlpLogsRequest, OtlpTraceRequest } from './otlp-types.js';
+
+/** A span with its attributes as plain values (kvlist → object, array → array, int64 → number). */
+export interface SpanRecord {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  /** OTLP SpanKind number (0 unspecified … 5 consumer). */
+  kind: number;
+  startTimeMs: number;
+  /** Absent while the span has not ended (or the writer left it 0). */
+  endTimeMs?: number;
+  attributes: Record<string, unknown>;
+  events: Array<{ name: string; timeMs: number; attributes: Record<string, unknown> }>;
+  links: Array<{ traceId: string; spanId: string }>;
+  /** 0 unset, 1 ok, 2 error. */
+  statusCode: number;
+  statusMessage?: string;
+  resource: Record<string, unknown>;
+  scopeName?: string;
+}
+
+/** A log record (event) tied to a span. */
+export interface LogRecordEntry {
+  traceId: string;
+  spanId: string;
+  eventName: string;
+  timeMs: number;
+  body: unknown;
+  attributes: Record<string, unknown>;
+}
+
+/** Something in the input that could not be used; counted, never fatal. */
+export interface InputProblem {
+  /** Where: `file:line`, `file#frame`, or `http`. */
+  place: string;
+  reason: string;
+}
+
+const SPAN_KIND_NAMES: Record<string, number> = {
+  SPAN_KIND_UNSPECIFIED: 0,
+  SPAN_KIND_INTERNAL: 1,
+  SPAN_KIND_SERVER: 2,
+  SPAN_KIND_CLIENT: 3,
+  SPAN_KIND_PRODUCER: 4,
+  SPAN_KIND_CONSUMER: 5,
+};
+const STATUS_NAMES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
+
+/** Largest string attribute value kept; longer values are cut so one enormous attribute cannot exhaust memory. */
+export const MAX_ATTRIBUTE_CHARS = 1_000_000;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Parse an OTLP int64 (decimal string or number) to a JS number; undefined when it is not an integer. */
+export function parseInt64(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : undefined;
+  if (typeof v === 'string' && /^-?\d+$/.test(v.trim())) return Number(v.trim());
+  return undefined;
+}
+
+function nanosToMs(v: unknown): number | undefined {
+  if (typeof v === 'string' && /^\d+$/.test(v.trim())) {
+    const s = v.trim();
+    // Split the digits so the millisecond part keeps full precision past 2^53 nanoseconds.
+    if (s.length <= 6) return Number(s) / 1e6;
+    return Number(s.slice(0, -6)) + Number(s.slice(-6)) / 1e6;
+  }
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v / 1e6;
+  return undefined;
+}
+
+/**
+ * Normalise an id to lowercase hex of `bytes` bytes: hex in any case, or base64 (non-conforming proto-JSON
+ * writers) when the string is not hex and decodes to exactly that many bytes. Undefined when neither.
+ */
+export function normaliseId(v: unknown, bytes: 8 | 16): string | undefined {
+  if (typeof v !== 'string') return undefined;
+  const s = v.trim();
+  if (s.length === bytes * 2 && /^[0-9a-fA-F]+$/.test(s)) return /^0+$/.test(s) ? undefined : s.toLowerCase();
+  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(s)) {
+    const buf = Buffer.from(s, 'base64');
+    if (buf.length === bytes) {
+      const hex = buf.toString('hex');
+      return /^0+$/.test(hex) ? undefined : hex;
+    }
+  }
+  return undefined;
+}
+
+/** AnyValue → plain JS value (kvlist → object, array → array, int64 → number, bytes → base64 string). */
+export function anyValueToPlain(v: unknown, depth = 0): unknown {
+  if (!isObject(v) || depth > 32) return undefined;
+  if ('stringValue' in v) {
+    const s = v.stringValue;
+    if (typeof s !== 'string') return s === undefined || s === null ? undefined : String(s);
+    return s.length > MAX_ATTRIBUTE_CHARS ? s.slice(0, MAX_ATTRIBUTE_CHARS) : s;
+  }
+  if ('boolValue' in v) return v.boolValue === true || v.boolValue === 'true';
+  if ('intValue' in v) return parseInt64(v.intValue);
+  if ('doubleValue' in v) {
+    const d = v.doubleValue;
+    if (typeof d === 'number') return d;
+    if (d === 'NaN') return NaN;
+    if (d === 'Infinity') return Infinity;
+    if (d === '-Infinity') return -Infinity;
+    return typeof d === 'string' && d.trim() !== '' && Number.isFinite(Number(d)) ? Number(d) : undefined;
+  }
+  if ('arrayValue' in v) {
+    const values = isObject(v.arrayValue) && Array.isArray(v.arrayValue.values) ? v.arrayValue.values : [];
+    return values.map((x) => anyValueToPlain(x, depth + 1));
+  }
+  if ('kvlistValue' in v) {
+    const values = isObject(v.kvlistValue) && Array.isArray(v.kvlistValue.values) ? v.kvlistValue.values : [];
+    return attributesToPlain(values as OtlpKeyValue[], depth + 1);
+  }
+  if ('bytesValue' in v) return typeof v.bytesValue === 'string' ? v.bytesValue : undefined;
+  return undefined;
+}
+
+/** A KeyValue list → record; entries without a string key are skipped. */
+export function attributesToPlain(list: unknown, depth = 0): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!Array.isArray(list)) return out;
+  for (const kv of list) {
+    if (!isObject(kv) || typeof kv.key !== 'string') continue;
+    const value = anyValueToPlain(kv.value as OtlpAnyValue, depth);
+    if (value !== undefined) out[kv.key] = value;
+  }
+  return out;
+}
+
+function kindOf(v: unknown): number {
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 5) return v;
+  if (typeof v === 'string') {
+    if (v in SPAN_KIND_NAMES) return SPAN_KIND_NAMES[v]!;
+    const n = parseInt64(v);
+    if (n !== undefined && n >= 0 && n <= 5) return n;
+  }
+  return 0;
+}
+
+function statusCodeOf(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string') return STATUS_NAMES[v] ?? parseInt64(v) ?? 0;
+  return 0;
+}
+
+function asArray(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** The spans of one ExportTraceServiceRequest, plus a problem per span that had to be skipped. */
+export function spansFromRequest(req: unknown, place: string): { spans: SpanRecord[]; problems: InputProblem[] } {
+  const spans: SpanRecord[] = [];
+  const problems: InputProblem[] = [];
+  if (!isObject(req) || (!Array.isArray(req.resourceSpans) && req.resourceSpans !== undefined)) {
+    problems.push({ place, reason: 'not an ExportTraceServiceRequest (expected an object with resourceSpans[])' });
+    return { spans, problems };
+  }
+  for (const rs of asArray((req as OtlpTraceRequest).resourceSpans)) {
+    if (!isObject(rs)) continue;
+    const resource = attributesToPlain(isObject(rs.resource) ? rs.resource.attributes : undefined);
+    // instrumentationLibrarySpans: the pre-v0.15 name of scopeSpans (reference 6.1).
+    const scopes = [...asArray(rs.scopeSpans), ...asArray(rs.instrumentationLibrarySpans)];
+    for (const ss of scopes) {
+      if (!isObject(ss)) continue;
+      const scope = isObject(ss.scope) ? ss.scope : isObject(ss.instrumentationLibrary) ? ss.instrumentationLibrary : undefined;
+      const scopeName = scope && typeof scope.name === 'string' ? scope.name : undefined;
+      for (const raw of asArray(ss.spans)) {
+        const span = toSpanRecord(raw, resource, scopeName);
+        if (typeof span === 'string') problems.push({ place, reason: span });
+        else spans.push(span);
+      }
+    }
+  }
+  return { spans, problems };
+}
+
+function toSpanRecord(raw: unknown, resource: Record<string, unknown>, scopeName: string | undefined): SpanRecord | string {
+  if (!isObject(raw)) return 'span is not an object';
+  const traceId = normaliseId(raw.traceId, 16);
+  if (!traceId) return `span ${JSON.stringify(String(raw.name ?? '')).slice(0, 80)}: missing or invalid traceId`;
+  const spanId = normaliseId(raw.spanId, 8);
+  if (!spanId) return `span ${JSON.stringify(String(raw.name ?? '')).slice(0, 80)}: missing or invalid spanId`;
+  const startTimeMs = nanosToMs(raw.startTimeUnixNano) ?? 0;
+  const end = nanosToMs(raw.endTimeUnixNano);
+  const status = isObject(raw.status) ? raw.status : {};
+  const span: SpanRecord = {
+    traceId,
+    spanId,
+    name: typeof raw.name === 'string' ? raw.name : '',
+    kind: kindOf(raw.kind),
+    startTimeMs,
+    attributes: attributesToPlain(raw.attributes),
+    events: asArray(raw.events).filter(isObject).map((e) => ({
+      name: typeof e.name === 'string' ? e.name : '',
+      timeMs: nanosToMs(e.timeUnixNano) ?? startTimeMs,
+      attributes: attributesToPlain(e.attributes),
+    })),
+    links: asArray(raw.links).filter(isObject).flatMap((l) => {
+      const t = normaliseId(l.traceId, 16);
+      const s = normaliseId(l.spanId, 8);
+      return t && s ? [{ traceId: t, spanId: s }] : [];
+    }),
+    statusCode: statusCodeOf(status.code),
+    resource,
+  };
+  const parent = normaliseId(raw.parentSpanId, 8);
+  if (parent) span.parentSpanId = parent;
+  if (end !== undefined && end > 0) span.endTimeMs = end;
+  if (typeof status.message === 'string' && status.message !== '') span.statusMessage = status.message;
+  if (scopeName !== undefined) span.scopeName = scopeName;
+  return span;
+}
+
+/** The span-bound log records of one ExportLogsServiceRequest; records without trace/span ids are skipped. */
+export function logsFromRequest(req: unknown, place: string, eventNameKey: string): { logs: LogRecordEntry[]; problems: InputProblem[] } {
+  const logs: LogRecordEntry[] = [];
+  const problems: InputProblem[] = [];
+  if (!isObject(req) || (!Array.isArray(req.resourceLogs) && req.resourceLogs !== undefined)) {
+    problems.push({ place, reason: 'not an ExportLogsServiceRequest (expected an object with resourceLogs[])' });
+    return { logs, problems };
+  }
+  for (const rl of asArray((req as OtlpLogsRequest).resourceLogs)) {
+    if (!isObject(rl)) continue;
+    for (const sl of [...asArray(rl.scopeLogs), ...asArray(rl.instrumentationLibraryLogs)]) {
+      if (!isObject(sl)) continue;
+      for (const rec of asArray(sl.logRecords)) {
+        if (!isObject(rec)) continue;
+        const traceId = normaliseId(rec.traceId, 16);
+        const spanId = normaliseId(rec.spanId, 8);
+        if (!traceId || !spanId) continue;
+        const attributes = attributesToPlain(rec.attributes);
+        const eventName =
+          typeof rec.eventName === 'string' && rec.eventName !== ''
+            ? rec.eventName
+            : typeof attributes[eventNameKey] === 'string'
+              ? (attributes[eventNameKey] as string)
+              : '';
+        logs.push({
+          traceId,
+          spanId,
+          eventName,
+          timeMs: nanosToMs(rec.timeUnixNano) ?? nanosToMs(rec.observedTimeUnixNano) ?? 0,
+          body: anyValueToPlain(rec.body),
+          attributes,
+        });
+      }
+    }
+  }
+  return { logs, problems };
+}
