@@ -10,7 +10,7 @@ export interface HttpClientOptions {
   /** `openai provider` — the start of every error message. */
   label: string;
   timeoutMs: number;
-  /** Extra attempts after the first. */
+  /** Attempts per request, the first included (0 or 1: no retry). */
   retries: number;
   retryBaseMs: number;
   maxRetryDelayMs: number;
@@ -52,7 +52,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     bodyTimeout: opts.timeoutMs,
   });
   const limiter = createLimiter(Math.max(1, opts.maxConcurrent));
-  const attempts = Math.max(0, opts.retries) + 1;
+  const attempts = Math.max(1, Math.floor(opts.retries));
   let closed = false;
 
   const snippet = (text: string): string => {

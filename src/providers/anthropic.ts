@@ -24,7 +24,7 @@ export function createAnthropicProvider(opts: HttpProviderOptions = {}): Provide
   const http = createHttpClient({
     label,
     timeoutMs: opts.timeoutMs ?? 120_000,
-    retries: opts.retries ?? 2,
+    retries: opts.retries ?? 3,
     retryBaseMs: opts.retryBaseMs ?? 1000,
     maxRetryDelayMs: opts.maxRetryDelayMs ?? 30_000,
     maxConcurrent: opts.maxConcurrent ?? 8,

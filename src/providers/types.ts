@@ -82,7 +82,10 @@ export interface HttpProviderOptions {
   contextWindow?: number;
   /** Per-attempt time limit for headers and body, in milliseconds. @default 120000 */
   timeoutMs?: number;
-  /** Extra attempts after the first on connect errors, timeouts, 408/409/429 and 5xx. @default 2 (3 attempts) */
+  /**
+   * Attempts per request, the first included (turnstone: 3). Connect errors, timeouts, 408/409/429 and
+   * 5xx are retried; 0 or 1 means no retry. @default 3
+   */
   retries?: number;
   /** First backoff step in milliseconds; doubles per attempt, plus jitter. @default 1000 */
   retryBaseMs?: number;

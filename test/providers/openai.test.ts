@@ -167,8 +167,8 @@ describe('openai provider: faults', () => {
     expect(server.chatRequests()).toHaveLength(3);
   });
 
-  it('honours retries = 0', async () => {
-    const { server, provider } = await setup({ respond: () => ({ status: 502 }) }, { retries: 0 });
+  it('makes a single attempt with retries = 1', async () => {
+    const { server, provider } = await setup({ respond: () => ({ status: 502 }) }, { retries: 1 });
     expect((await chatError(provider)).code).toBe('PROVIDER');
     expect(server.chatRequests()).toHaveLength(1);
   });
@@ -192,7 +192,7 @@ describe('openai provider: faults', () => {
     const server = await startFakeOpenAI();
     const url = server.url;
     await server.close();
-    const provider = createOpenAIProvider({ baseUrl: url, model: 'm', retries: 1, retryBaseMs: 1 });
+    const provider = createOpenAIProvider({ baseUrl: url, model: 'm', retries: 2, retryBaseMs: 1 });
     providers.push(provider);
     const err = await chatError(provider);
     expect(err.code).toBe('PROVIDER');
@@ -204,7 +204,7 @@ describe('openai provider: faults', () => {
     { name: 'before the headers', afterHeaders: false },
     { name: 'in the middle of the body', afterHeaders: true },
   ])('times out a response that hangs $name', async ({ afterHeaders }) => {
-    const { server, provider } = await setup({ respond: () => ({ fault: 'hang', afterHeaders }) }, { timeoutMs: 150, retries: 1 });
+    const { server, provider } = await setup({ respond: () => ({ fault: 'hang', afterHeaders }) }, { timeoutMs: 150, retries: 2 });
     const err = await chatError(provider);
     expect(err.code).toBe('PROVIDER_TIMEOUT');
     expect(err.message).toContain('no response within 150 ms (2 attempts)');

@@ -1,0 +1,10 @@
+// Exports added here are public.
+export type { ChatKey, ChatRequest, ChatResponse, HttpProviderOptions, Provider, ReasoningEffort, RetryInfo } from './types.js';
+export { createOpenAIProvider, OPENAI_DEFAULT_BASE_URL } from './openai.js';
+export { createAnthropicProvider, ANTHROPIC_DEFAULT_BASE_URL } from './anthropic.js';
+export { createMockProvider, loadMockScript, MockScriptSchema } from './mock.js';
+export type { MockScript, MockTurn } from './mock.js';
+export { createRecordingProvider, createReplayProvider, loadRecording, RECORDING_FORMAT } from './recording.js';
+export type { RecordedResponse, RecordingEntry, RecordingFile, RecordingProvider } from './recording.js';
+export { createProviderFromSpec, resolveProvider } from './resolve.js';
+export { canonicalJson, requestHash } from './_canonical.js';

@@ -1,0 +1,199 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ConfigError, ProviderError } from '../errors.js';
+import type { ToolCall, Usage } from '../types/run.js';
+import { requestHash, sortKeys, toolsHash } from './_canonical.js';
+import type { ChatKey, ChatRequest, ChatResponse, Provider } from './types.js';
+
+// Record/replay at the provider boundary. A recording is keyed by case id, sample and turn and keeps a
+// hash of what the model was shown (messages and tool schemas), so a replay after a tool description
+// changed fails as REPLAY_STALE instead of silently passing. The file is the review artifact: JSON with
+// a fixed key order, entries sorted by case, sample, turn, and no headers, keys or volatile ids.
+
+export const RECORDING_FORMAT = 'runspec-eval/recording';
+
+export interface RecordedResponse {
+  text?: string;
+  toolCalls: ToolCall[];
+  finishReason?: string;
+  usage: Usage;
+  responseModel?: string;
+}
+
+export interface RecordingEntry {
+  case: string;
+  sample: number;
+  turn: number;
+  /** sha256 of canonical JSON of { messages, tools }. */
+  requestHash: string;
+  /** sha256 of canonical JSON of the tool schemas alone (tells a schema change from a prompt change). */
+  toolsHash: string;
+  /** Turn 0 only: the prompt, for reviewers. */
+  prompt?: string;
+  response: RecordedResponse;
+}
+
+export interface RecordingFile {
+  format: typeof RECORDING_FORMAT;
+  version: 1;
+  /** Provider display name and gen_ai.provider.name of the recorded run. */
+  provider: string;
+  system: string;
+  model?: string;
+  entries: RecordingEntry[];
+}
+
+const keyOf = (k: { caseId?: string; case?: string; sample: number; turn: number }) => `${k.caseId ?? k.case}\u0000${k.sample}\u0000${k.turn}`;
+const where = (k: ChatKey) => `case ${k.caseId} sample ${k.sample} turn ${k.turn}`;
+const RECORD_HINT = 're-record with `runspec-eval record`';
+
+/** A provider that answers from a recording; no network and no key. */
+export function createReplayProvider(opts: { file: string; name?: string }): Provider {
+  const recording = loadRecording(opts.file);
+  const entries = new Map(recording.entries.map((e) => [keyOf(e), e]));
+  return {
+    name: opts.name ?? 'replay',
+    system: recording.system || 'replay',
+    model: recording.model,
+    async chat(req: ChatRequest): Promise<ChatResponse> {
+      if (req.signal?.aborted) throw new ProviderError('CANCELLED', 'replay provider: request cancelled');
+      if (!req.key) {
+        throw new ProviderError('REPLAY_MISSING', `${opts.file}: replay needs a case key on every request`, { hint: 'replay runs through runCase / runspec-eval replay' });
+      }
+      const entry = entries.get(keyOf(req.key));
+      if (!entry) {
+        throw new ProviderError('REPLAY_MISSING', `${opts.file}: no recording for ${where(req.key)}`, { hint: RECORD_HINT });
+      }
+      if (entry.requestHash !== requestHash(req.messages, req.tools)) {
+        const what = entry.toolsHash !== toolsHash(req.tools) ? 'tool schemas' : 'messages';
+        throw new ProviderError('REPLAY_STALE', `${opts.file}: recording for ${where(req.key)} is stale: the request changed (${what}); ${RECORD_HINT}`, {
+          hint: RECORD_HINT,
+        });
+      }
+      const r = entry.response;
+      const res: ChatResponse = { toolCalls: r.toolCalls, usage: r.usage, params: {}, latencyMs: 0, requestModel: req.model ?? recording.model };
+      if (r.text !== undefined) res.text = r.text;
+      if (r.finishReason !== undefined) res.finishReason = r.finishReason;
+      if (r.responseModel !== undefined) res.responseModel = r.responseModel;
+      return res;
+    },
+    async close() {},
+  };
+}
+
+export interface RecordingProvider extends Provider {
+  /** Write the recording (entries sorted by case, sample, turn); atomic rename. */
+  save(): Promise<void>;
+  /** Entries recorded so far. */
+  readonly entries: RecordingEntry[];
+}
+
+/**
+ * Wrap a provider and record every answered call that carries a key. With `merge`, entries already in
+ * the file survive unless re-recorded (to re-record some cases only).
+ */
+export function createRecordingProvider(inner: Provider, opts: { file: string; merge?: boolean }): RecordingProvider {
+  const recorded = new Map<string, RecordingEntry>();
+  return {
+    name: inner.name,
+    system: inner.system,
+    get model() {
+      return inner.model;
+    },
+    baseUrl: inner.baseUrl,
+    get entries() {
+      return [...recorded.values()];
+    },
+    async chat(req) {
+      const res = await inner.chat(req);
+      if (req.key) {
+        const response: RecordedResponse = { toolCalls: res.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: sortKeys(c.arguments) as Record<string, unknown> })), usage: res.usage };
+        if (res.text !== undefined) response.text = res.text;
+        if (res.finishReason !== undefined) response.finishReason = res.finishReason;
+        if (res.responseModel !== undefined) response.responseModel = res.responseModel;
+        const entry: RecordingEntry = {
+          case: req.key.caseId,
+          sample: req.key.sample,
+          turn: req.key.turn,
+          requestHash: requestHash(req.messages, req.tools),
+          toolsHash: toolsHash(req.tools),
+          response,
+        };
+        const prompt = req.key.turn === 0 ? req.messages.find((m) => m.role === 'user')?.content : undefined;
+        if (prompt !== undefined) entry.prompt = prompt;
+        recorded.set(keyOf(req.key), entry);
+      }
+      return res;
+    },
+    close: () => inner.close(),
+    async save() {
+      const all = new Map<string, RecordingEntry>();
+      if (opts.merge && existsSync(opts.file)) for (const e of loadRecording(opts.file).entries) all.set(keyOf(e), e);
+      for (const [k, e] of recorded) all.set(k, e);
+      const file: RecordingFile = {
+        format: RECORDING_FORMAT,
+        version: 1,
+        provider: inner.name,
+        system: inner.system,
+        ...(inner.model ? { model: inner.model } : {}),
+        entries: [...all.values()].sort(compareEntries).map(orderEntry),
+      };
+      await mkdir(dirname(opts.file), { recursive: true });
+      const tmp = `${opts.file}.${process.pid}.tmp`;
+      await writeFile(tmp, `${JSON.stringify(file, null, 2)}\n`, 'utf8');
+      await rename(tmp, opts.file);
+    },
+  };
+}
+
+function compareEntries(a: RecordingEntry, b: RecordingEntry): number {
+  return a.case < b.case ? -1 : a.case > b.case ? 1 : a.sample - b.sample || a.turn - b.turn;
+}
+
+/** Fixed key order, so the file diffs the same way every time. */
+function orderEntry(e: RecordingEntry): RecordingEntry {
+  const r = e.response;
+  const ordered: RecordedResponse = {
+    ...(r.text !== undefined ? { text: r.text } : {}),
+    toolCalls: r.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+    ...(r.finishReason !== undefined ? { finishReason: r.finishReason } : {}),
+    usage: sortKeys(r.usage) as Usage,
+    ...(r.responseModel !== undefined ? { responseModel: r.responseModel } : {}),
+  };
+  return {
+    case: e.case,
+    sample: e.sample,
+    turn: e.turn,
+    ...(e.prompt !== undefined ? { prompt: e.prompt } : {}),
+    requestHash: e.requestHash,
+    toolsHash: e.toolsHash,
+    response: ordered,
+  };
+}
+
+/** Read a recording; a missing or malformed file is bad input (exit 2). */
+export function loadRecording(file: string): RecordingFile {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new ConfigError('CONFIG', `${file}: recording not found`, { hint: 'write one with `runspec-eval record --out FILE`' });
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError('CONFIG', `${file}: recording is not valid JSON: ${(err as Error).message}`, { hint: RECORD_HINT });
+  }
+  const d = data as Partial<RecordingFile>;
+  if (!d || d.format !== RECORDING_FORMAT || !Array.isArray(d.entries)) {
+    throw new ConfigError('CONFIG', `${file}: not a runspec-eval recording (expected "format": "${RECORDING_FORMAT}" and an entries list)`, { hint: RECORD_HINT });
+  }
+  d.entries.forEach((e, i) => {
+    if (!e || typeof e.case !== 'string' || typeof e.sample !== 'number' || typeof e.turn !== 'number' || typeof e.requestHash !== 'string' || !e.response || !Array.isArray(e.response.toolCalls)) {
+      throw new ConfigError('CONFIG', `${file}: entries[${i}]: expected case, sample, turn, requestHash and response.toolCalls`, { hint: RECORD_HINT });
+    }
+  });
+  return d as RecordingFile;
+}
