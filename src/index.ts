@@ -40,6 +40,16 @@ export type {
 } from './toolset/index.js';
 
 // --- providers (issue 6) ---
+export {
+  createOpenAIProvider, createAnthropicProvider, createMockProvider, createReplayProvider, createRecordingProvider,
+  resolveProvider, createProviderFromSpec, loadMockScript, loadRecording, canonicalJson, requestHash,
+} from './providers/index.js';
+export type {
+  ChatKey, ChatRequest, ChatResponse, HttpProviderOptions, Provider, ReasoningEffort, RetryInfo, MockScript, MockTurn,
+  RecordingEntry, RecordingFile, RecordingProvider,
+} from './providers/index.js';
+export { PROVIDER_PRESETS, resolveProviderSpec } from './config/providers.js';
+export type { ProviderKind, ProviderPreset, ProviderSpec, ProviderFlags } from './config/providers.js';
 
 // --- engine (issue 6) ---
 
