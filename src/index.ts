@@ -25,7 +25,7 @@ export type { ConfigFile, ProviderProfile } from './config/file.js';
 // --- fixtures (issue 2) ---
 export {
   loadFixtureFile, loadFixtureText, discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases, jsonSchemaFor, globalFixturesDir,
-  toArgExpectation, regexProblem, BUNDLED_FIXTURES_DIR, SUITES_FILE, MAX_FIXTURE_BYTES, MAX_WORKTREE_FILE_BYTES,
+  toArgExpectation, regexProblem, BUNDLED_FIXTURES_DIR, SUITES_FILE, MAX_FIXTURE_BYTES, MAX_FIXTURE_FILE_BYTES, MAX_WORKTREE_FILE_BYTES,
 } from './fixtures/index.js';
 export type { Catalog, CaseSelection, DiscoverOptions, LoadOptions, LoadTextOptions } from './fixtures/index.js';
 
