@@ -54,8 +54,19 @@ export type { ProviderKind, ProviderPreset, ProviderSpec, ProviderFlags } from '
 // --- engine (issue 6) ---
 
 // --- scoring (issue 7) ---
+export {
+  scoreRun, aggregateCase, summarize, wilsonInterval, passAtK, passHatK, matchArg, matchArgs, tolerantEquals, scoreMatch,
+  matchAction, replioMetrics, checkVerifier, detectJsonDump, buildResultsDocument, caseResultsFromDocument,
+  parseResultsDocument, resultsDocumentSchema, compareResults, RESULTS_SCHEMA,
+} from './scoring/index.js';
+export type {
+  ScoreOptions, SuiteSummary, GroupRollup, ArgMatch, ArgFailure, VerifierFailure, ResultsDocument, ResultsMeta, ResultsInput,
+  ResultsIteration, CaseEntry, RunEntry, Aggregate, Comparison, ComparisonRow, ComparisonCell,
+} from './scoring/index.js';
 
 // --- report (issue 7) ---
+export { renderTable, renderJson, renderJUnit, renderMarkdown, renderHtml, renderComparison } from './report/index.js';
+export type { TableOptions } from './report/index.js';
 
 // --- telemetry (issue 4) ---
 

@@ -1,0 +1,34 @@
+// Escaping for the markup renderers.
+
+/** Characters XML 1.0 cannot carry at all (most C0 controls, lone surrogates, U+FFFE/U+FFFF). */
+const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Escape text for XML/HTML element content and double-quoted attributes. */
+export function escapeXml(text: string): string {
+  return text
+    .replace(XML_INVALID, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+/** Escape an XML attribute value: newlines and tabs become character references so they survive. */
+export function escapeAttr(text: string): string {
+  return escapeXml(text).replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
+}
+
+/** Escape a Markdown table cell: pipes, newlines and inline HTML. */
+export function escapeCell(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r?\n/g, ' ').trim();
+}
+
+/** Inline code in Markdown that survives backticks inside the text. */
+export function mdCode(text: string): string {
+  if (text === '') return '';
+  const runs = text.match(/`+/g) ?? [];
+  const fence = '`'.repeat(Math.max(0, ...runs.map((r) => r.length)) + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${escapeCell(text)}${pad}${fence}`;
+}

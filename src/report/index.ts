@@ -1,0 +1,17 @@
+// Exports added here are public.
+export { renderTable } from './table.js';
+export type { TableOptions } from './table.js';
+export { renderJson } from './json.js';
+export { renderJUnit } from './junit.js';
+export { renderMarkdown } from './markdown.js';
+export { renderHtml } from './html.js';
+export { renderComparison } from './comparison.js';
+// The results document API lives in scoring/ (pure); re-exported for the commands that render it.
+export {
+  buildResultsDocument,
+  caseResultsFromDocument,
+  parseResultsDocument,
+  compareResults,
+  summarize,
+} from '../scoring/index.js';
+export type { ResultsDocument, ResultsMeta, Comparison, SuiteSummary } from '../scoring/index.js';

@@ -1,0 +1,65 @@
+// JUnit XML for CI systems: one <testsuite> per suite, one <testcase> per case; a case below its
+// threshold is a <failure> whose message is the reason; a case with no scored sample is an <error>.
+import type { ResultsDocument } from '../scoring/index.js';
+import { caseViews, type CaseView } from './_present.js';
+import { escapeAttr, escapeXml } from './_escape.js';
+
+function seconds(view: CaseView): number {
+  return view.entry.runs.reduce((sum, r) => sum + r.elapsed, 0);
+}
+
+function sampleLines(view: CaseView): string {
+  return view.entry.runs
+    .map((r) =>
+      r.status === 'errored'
+        ? `sample ${r.sample}: errored: ${r.error ? `${r.error.code}: ${r.error.message}` : r.detail}`
+        : `sample ${r.sample}: ${r.verdict?.category ?? (r.pass ? 'pass' : 'fail')}: ${r.verdict?.reason ?? r.detail}`,
+    )
+    .join('\n');
+}
+
+/**
+ * Render the results as JUnit XML (the Ant/Surefire dialect GitHub, GitLab and Jenkins read).
+ *
+ * @example writeFileSync('junit.xml', renderJUnit(doc))
+ */
+export function renderJUnit(doc: ResultsDocument): string {
+  const views = caseViews(doc);
+  const suites = new Map<string, CaseView[]>();
+  for (const v of views) {
+    const name = v.suite ?? String(doc.meta.test_suite ?? 'runspec-eval');
+    suites.set(name, [...(suites.get(name) ?? []), v]);
+  }
+  const failuresOf = (list: CaseView[]): number => list.filter((v) => !v.errored && !v.meetsThreshold).length;
+  const errorsOf = (list: CaseView[]): number => list.filter((v) => v.errored).length;
+  const timeOf = (list: CaseView[]): string => list.reduce((s, v) => s + seconds(v), 0).toFixed(3);
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  out.push(
+    `<testsuites name="runspec-eval" tests="${views.length}" failures="${failuresOf(views)}" errors="${errorsOf(views)}" time="${timeOf(views)}">`,
+  );
+  for (const [name, list] of suites) {
+    out.push(
+      `  <testsuite name="${escapeAttr(name)}" tests="${list.length}" failures="${failuresOf(list)}" errors="${errorsOf(list)}" skipped="0" time="${timeOf(list)}">`,
+    );
+    for (const v of list) {
+      const open = `    <testcase classname="${escapeAttr(name)}" name="${escapeAttr(v.caseId)}" time="${seconds(v).toFixed(3)}"`;
+      const summary = `pass rate ${v.passRate} (threshold ${v.entry.threshold.toFixed(2)})`;
+      if (v.errored) {
+        out.push(`${open}>`);
+        out.push(`      <error message="${escapeAttr(v.reason)}" type="errored">${escapeXml(sampleLines(v))}</error>`);
+        out.push('    </testcase>');
+      } else if (!v.meetsThreshold) {
+        out.push(`${open}>`);
+        out.push(`      <failure message="${escapeAttr(`${v.verdict}: ${v.reason}`)}" type="${escapeAttr(v.verdict)}">${escapeXml(`${summary}\n${sampleLines(v)}`)}</failure>`);
+        out.push('    </testcase>');
+      } else {
+        out.push(`${open}>`);
+        out.push(`      <system-out>${escapeXml(`${summary}\n${sampleLines(v)}`)}</system-out>`);
+        out.push('    </testcase>');
+      }
+    }
+    out.push('  </testsuite>');
+  }
+  out.push('</testsuites>');
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,57 @@
+// Markdown for CI step summaries (GitHub's $GITHUB_STEP_SUMMARY, GitLab MR notes).
+import type { ResultsDocument } from '../scoring/index.js';
+import { caseViews, categoryCounts, formatInt, lastIteration, percent, thresholdText, titleOf, type CaseView } from './_present.js';
+import { escapeCell, mdCode } from './_escape.js';
+
+function icon(v: CaseView): string {
+  return v.errored ? '⚠️' : v.meetsThreshold ? '✅' : '❌';
+}
+
+/**
+ * Render the results as GitHub-flavoured Markdown: a headline, a per-case table, roll-ups, and
+ * every failing sample's reason under a collapsed section.
+ *
+ * @example appendFileSync(process.env.GITHUB_STEP_SUMMARY, renderMarkdown(doc))
+ */
+export function renderMarkdown(doc: ResultsDocument): string {
+  const views = caseViews(doc);
+  const agg = lastIteration(doc)?.aggregate;
+  const out: string[] = [`## ${escapeCell(titleOf(doc))}`, ''];
+  if (agg) {
+    const head = agg.all_meet_threshold ? '✅' : '❌';
+    const bits = [
+      `${head} **${agg.cases_meeting_threshold}/${agg.total_cases} cases meet the threshold** (${thresholdText(views)})`,
+      `pass rate ${percent(agg.avg_pass_rate, 1)}`,
+    ];
+    if (agg.avg_accuracy !== null) bits.push(`accuracy ${percent(agg.avg_accuracy, 1)}`);
+    bits.push(`${agg.scored_runs} samples`);
+    if (agg.errored_runs > 0) bits.push(`⚠️ ${agg.errored_runs} errored`);
+    bits.push(`${formatInt(agg.tokens)} tokens`);
+    out.push(bits.join(' · '), '');
+  }
+  out.push('| | Case | Verdict | Tool | Command | Autonomy | Host | Pass rate | Reason |');
+  out.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const v of views) {
+    out.push(
+      `| ${icon(v)} | ${mdCode(v.caseId)} | ${escapeCell(v.verdict)} | ${mdCode(v.tool)} | ${escapeCell(v.command)} | ${escapeCell(v.autonomy)} | ${escapeCell(v.host)} | ${escapeCell(v.passRate)} | ${escapeCell(v.reason)} |`,
+    );
+  }
+  out.push('');
+  if (agg) {
+    const categories = categoryCounts(agg.by_category);
+    if (categories.length) out.push(`**By verdict:** ${categories.map(([c, n]) => `${escapeCell(c)} ${n}`).join(' · ')}`, '');
+    const tags = Object.entries(agg.by_tag);
+    if (tags.length) {
+      out.push(`**By tag:** ${tags.map(([t, g]) => `${mdCode(t)} ${g.cases_meeting_threshold}/${g.cases} (${percent(g.avg_pass_rate)})`).join(' · ')}`, '');
+    }
+  }
+  const failing = views.flatMap((v) =>
+    v.entry.runs
+      .filter((r) => !r.pass)
+      .map((r) => `- ${mdCode(v.caseId)} sample ${r.sample}: ${r.status === 'errored' ? `errored: ${escapeCell(r.error?.message ?? r.detail)}` : `**${escapeCell(r.verdict?.category ?? 'fail')}**: ${escapeCell(r.verdict?.reason ?? r.detail)}`}`),
+  );
+  if (failing.length) {
+    out.push(`<details><summary>Failing samples (${failing.length})</summary>`, '', ...failing, '', '</details>', '');
+  }
+  return `${out.join('\n')}`;
+}

@@ -1,0 +1,77 @@
+// The terminal table: verdict, tool, command, autonomy, host, pass rate and reason per case, then the summary.
+import type { ResultsDocument } from '../scoring/index.js';
+import { caseViews, categoryCounts, formatInt, lastIteration, percent, thresholdText, titleOf, type CaseView } from './_present.js';
+
+/** Options of {@link renderTable}. */
+export interface TableOptions {
+  /** ANSI colours (the CLI passes true on a TTY without NO_COLOR). @default false */
+  color?: boolean;
+  /** Terminal width: the reason column is cut to fit. @default unlimited */
+  width?: number;
+}
+
+const ANSI = { reset: '\u001b[0m', red: '\u001b[31m', green: '\u001b[32m', yellow: '\u001b[33m', dim: '\u001b[2m', bold: '\u001b[1m' };
+
+/** Column widths are capped so one long name does not push the reason off screen. */
+const MAX_COLUMN = 32;
+
+function cut(text: string, width: number): string {
+  if (width <= 0) return '';
+  return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Render the results as a plain-text table for a terminal.
+ *
+ * @example renderTable(doc, { color: process.stdout.isTTY, width: process.stdout.columns })
+ */
+export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): string {
+  const color = opts.color === true;
+  const paint = (code: string, text: string): string => (color && text ? `${code}${text}${ANSI.reset}` : text);
+  const views = caseViews(doc);
+  const header = ['', 'CASE', 'VERDICT', 'TOOL', 'COMMAND', 'AUTONOMY', 'HOST', 'PASS RATE', 'REASON'];
+  const mark = (v: CaseView): string => (v.errored ? '!' : v.meetsThreshold ? '✓' : '✗');
+  const rows = views.map((v) => [mark(v), v.caseId, v.verdict, v.tool || '-', v.command || '-', v.autonomy || '-', v.host || '-', v.passRate, oneLine(v.reason)]);
+  const fixed = header.length - 1;
+  const widths = header.slice(0, fixed).map((h, i) => Math.min(MAX_COLUMN, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
+  const used = widths.reduce((a, b) => a + b, 0) + 2 * fixed;
+  const reasonWidth = opts.width !== undefined ? Math.max(10, opts.width - used) : Number.POSITIVE_INFINITY;
+  const lines: string[] = [paint(ANSI.bold, titleOf(doc)), ''];
+  const formatRow = (cells: string[], v?: CaseView): string => {
+    const parts = cells.slice(0, fixed).map((cell, i) => {
+      const padded = cut(cell, widths[i]!).padEnd(widths[i]!);
+      if (!v) return padded;
+      if (i === 0 || i === 2) return paint(v.errored ? ANSI.yellow : v.verdict === 'pass' ? ANSI.green : ANSI.red, padded);
+      if (i === 7) return paint(v.meetsThreshold ? ANSI.green : v.errored ? ANSI.yellow : ANSI.red, padded);
+      if (cell === '-') return paint(ANSI.dim, padded);
+      return padded;
+    });
+    const reason = Number.isFinite(reasonWidth) ? cut(cells[fixed]!, reasonWidth) : cells[fixed]!;
+    return `${parts.join('  ')}  ${reason}`.trimEnd();
+  };
+  lines.push(paint(ANSI.dim, formatRow(header)));
+  views.forEach((v, i) => lines.push(formatRow(rows[i]!, v)));
+  lines.push('');
+  const agg = lastIteration(doc)?.aggregate;
+  if (agg) {
+    const verdictLine = agg.all_meet_threshold
+      ? paint(ANSI.green, `${agg.cases_meeting_threshold}/${agg.total_cases} cases meet the threshold (${thresholdText(views)})`)
+      : paint(ANSI.red, `${agg.cases_meeting_threshold}/${agg.total_cases} cases meet the threshold (${thresholdText(views)})`);
+    const parts = [verdictLine, `pass rate ${percent(agg.avg_pass_rate, 1)}`];
+    if (agg.avg_accuracy !== null) parts.push(`accuracy ${percent(agg.avg_accuracy, 1)}`);
+    if (agg.errored_cases > 0) parts.push(paint(ANSI.yellow, `${agg.errored_cases} errored`));
+    lines.push(parts.join(' · '));
+    lines.push(
+      `samples ${agg.scored_runs} scored, ${agg.errored_runs} errored · calls ${formatInt(agg.calls)} · redundant ${formatInt(agg.redundant)} · errors ${formatInt(agg.errors)} · tokens ${formatInt(agg.tokens)}${agg.json_dumps ? ` · json dumps ${agg.json_dumps}` : ''}`,
+    );
+    const categories = categoryCounts(agg.by_category);
+    if (categories.length) lines.push(`by verdict: ${categories.map(([c, n]) => `${c} ${n}`).join(' · ')}`);
+    const tags = Object.entries(agg.by_tag);
+    if (tags.length) lines.push(`by tag: ${tags.map(([t, g]) => `${t} ${g.cases_meeting_threshold}/${g.cases} (${percent(g.avg_pass_rate)})`).join(' · ')}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

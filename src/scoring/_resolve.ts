@@ -1,0 +1,112 @@
+// Map an observed tool call back onto the toolset: the engine's resolution when it recorded one,
+// the toolset's layout otherwise (offline traces), and a name-only best guess without a toolset.
+import { createLayout, type Layout } from '../toolset/layout.js';
+import type { ResolvedCall, ToolCall, ToolCallRecord, ToolMode, Toolset } from '../types/index.js';
+
+/** Discovery tools of the search layout: never terminal. */
+const DISCOVERY_TOOLS = new Set(['search_runnables', 'describe_runnable', 'describe_tool']);
+/** Search-layout runners: the runnable is named inside the call. */
+const SEARCH_RUNNERS = new Set(['run_runnable', 'use_tool']);
+const SEPARATOR = '__';
+
+export interface ResolveContext {
+  toolset?: Toolset;
+  toolMode?: ToolMode;
+  /**
+   * Without a toolset a `command` argument cannot be told from a runnable's own arg of that name;
+   * it is read as the subcommand (and dropped from the args) only when the case asserts a command.
+   */
+  commandIsVerb: boolean;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function asText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() || undefined;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+/** A subcommand as the space-joined path ("remote add"); arrays are nested paths. */
+export function commandText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).trim().split(/\s+/)).filter((s) => s !== '');
+  return parts.length ? parts.join(' ') : undefined;
+}
+
+/** Name-only resolution, for calls scored without a toolset. */
+export function resolveWithoutToolset(call: ToolCall, ctx: ResolveContext): ResolvedCall {
+  const raw = isRecord(call.arguments) ? call.arguments : {};
+  const layout: ToolMode = ctx.toolMode ?? 'dedup';
+  if (DISCOVERY_TOOLS.has(call.name)) {
+    return { runnable: '', known: false, discovery: true, args: { ...raw }, layout: 'search', calledName: call.name };
+  }
+  let name = call.name;
+  let host: string | undefined;
+  let command: string | undefined;
+  let args: Record<string, unknown>;
+  let resolvedLayout = layout;
+  if (SEARCH_RUNNERS.has(call.name)) {
+    resolvedLayout = 'search';
+    name = asText(raw.runnable) ?? asText(raw.id) ?? asText(raw.name) ?? asText(raw.tool) ?? '';
+    host = asText(raw.host);
+    command = commandText(raw.command);
+    if (isRecord(raw.args)) args = { ...raw.args };
+    else {
+      const { runnable: _r, id: _i, name: _n, tool: _t, host: _h, command: _c, ...rest } = raw;
+      args = rest;
+    }
+  } else {
+    args = { ...raw };
+    if (layout === 'per_host' && name.includes(SEPARATOR)) {
+      host = name.slice(0, name.indexOf(SEPARATOR));
+      name = name.slice(name.indexOf(SEPARATOR) + SEPARATOR.length);
+    } else if (Object.hasOwn(args, '_host')) {
+      host = asText(args._host);
+      delete args._host;
+    } else if (Object.hasOwn(args, 'host')) {
+      // Without a toolset `host` may be the selector or the runnable's own arg: read it as both.
+      host = asText(args.host);
+    }
+    if (Object.hasOwn(args, 'command')) {
+      command = commandText(args.command);
+      if (ctx.commandIsVerb) delete args.command;
+    }
+  }
+  let group: string | undefined;
+  const at = name.indexOf(SEPARATOR);
+  if (at > 0) {
+    group = name.slice(0, at);
+    name = name.slice(at + SEPARATOR.length);
+  }
+  const resolved: ResolvedCall = { runnable: name, known: false, discovery: false, args, layout: resolvedLayout, calledName: call.name };
+  if (host !== undefined) resolved.host = host;
+  if (command !== undefined) resolved.command = command;
+  if (group !== undefined) resolved.group = group;
+  return resolved;
+}
+
+/** The engine's resolution when it recorded one, else our own. */
+export function resolveRecord(record: ToolCallRecord, ctx: ResolveContext): ResolvedCall {
+  if (record.resolved) return record.resolved;
+  return resolveCall(record.call, ctx);
+}
+
+// Layouts are pure functions of (mode, toolset); build each once per toolset.
+const layouts = new WeakMap<Toolset, Map<ToolMode, Layout>>();
+
+function layoutFor(toolset: Toolset, mode: ToolMode): Layout {
+  let byMode = layouts.get(toolset);
+  if (!byMode) layouts.set(toolset, (byMode = new Map()));
+  let layout = byMode.get(mode);
+  if (!layout) byMode.set(mode, (layout = createLayout(mode, toolset)));
+  return layout;
+}
+
+/** Resolve one observed call: through the toolset's layout when there is a toolset. */
+export function resolveCall(call: ToolCall, ctx: ResolveContext): ResolvedCall {
+  if (!ctx.toolset) return resolveWithoutToolset(call, ctx);
+  return layoutFor(ctx.toolset, ctx.toolMode ?? 'dedup').resolve(call);
+}

@@ -1,0 +1,134 @@
+// Argument matchers shared by the three dialects (runspec expect_args, replio verifier.args,
+// turnstone expected_actions[].args). The expected keys are always a subset of the observed ones.
+import type { ArgExpectation } from '../types/index.js';
+import { canonicalJson, showValue } from './_canonical.js';
+import { regexSearch } from './_regex.js';
+
+/** The result of one matcher: `reason` says what was expected and what was seen when it fails. */
+export interface ArgMatch {
+  ok: boolean;
+  reason?: string;
+}
+
+const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+function numberFromString(text: string): number | undefined {
+  const trimmed = text.trim();
+  return NUMERIC.test(trimmed) ? Number(trimmed) : undefined;
+}
+
+function sameNumber(a: number, b: number): boolean {
+  return a === b || (Number.isNaN(a) && Number.isNaN(b));
+}
+
+/**
+ * Tolerant equality, symmetric by construction: `"3"` equals `3`, strings compare trimmed and
+ * case-insensitively, `"true"` equals `true`, arrays element-wise, objects key-wise (same keys).
+ * Two strings never compare numerically, so long numeric ids do not collide through float rounding.
+ *
+ * @example tolerantEquals('3', 3) // true
+ * @example tolerantEquals(' Prod ', 'prod') // true
+ */
+export function tolerantEquals(a: unknown, b: unknown): boolean {
+  if (a === undefined || a === null) return b === undefined || b === null;
+  if (b === undefined || b === null) return false;
+  if (typeof a === 'bigint') return tolerantEquals(Number(a), b);
+  if (typeof b === 'bigint') return tolerantEquals(a, Number(b));
+  if (typeof a === 'number' && typeof b === 'number') return sameNumber(a, b);
+  if (typeof a === 'string' && typeof b === 'string') return a.trim().toLowerCase() === b.trim().toLowerCase();
+  if (typeof a === 'number' && typeof b === 'string') return numberFromString(b) !== undefined && sameNumber(a, numberFromString(b)!);
+  if (typeof a === 'string' && typeof b === 'number') return tolerantEquals(b, a);
+  if (typeof a === 'boolean' && typeof b === 'boolean') return a === b;
+  if (typeof a === 'boolean' && typeof b === 'string') return b.trim().toLowerCase() === String(a);
+  if (typeof a === 'string' && typeof b === 'boolean') return tolerantEquals(b, a);
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => tolerantEquals(x, b[i]));
+  if (Array.isArray(a) || Array.isArray(b)) return false;
+  if (typeof a === 'object' && typeof b === 'object') {
+    const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+    if (ka.length !== kb.length) return false;
+    const bo = b as Record<string, unknown>;
+    return ka.every((k) => k in bo && tolerantEquals((a as Record<string, unknown>)[k], bo[k]));
+  }
+  return false;
+}
+
+/** The text a regex is searched in: strings as they are, everything else as canonical JSON. */
+export function argText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined) return '';
+  return canonicalJson(value);
+}
+
+/** A one-line description of an expectation, as reasons and reports show it. */
+export function describeExpectation(expected: ArgExpectation): string {
+  switch (expected.kind) {
+    case 'equals':
+      return showValue(expected.value);
+    case 'one_of':
+      return `one of ${showValue(expected.values)}`;
+    case 'regex':
+      return `a match for /${expected.pattern}/`;
+    case 'absent':
+      return 'no value (absent)';
+  }
+}
+
+/**
+ * Match one observed argument against one expectation.
+ * `opts.present` says whether the key was passed at all (defaults to `actual !== undefined`), so a
+ * JSON `null` can be told apart from a missing key.
+ *
+ * @example matchArg({ kind: 'one_of', values: ['MX', 'AAAA'] }, 'mx') // { ok: true }
+ */
+export function matchArg(expected: ArgExpectation, actual: unknown, opts: { present?: boolean } = {}): ArgMatch {
+  const present = opts.present ?? actual !== undefined;
+  if (expected.kind === 'absent') {
+    return present ? { ok: false, reason: `expected no value (absent), got ${showValue(actual)}` } : { ok: true };
+  }
+  const want = describeExpectation(expected);
+  if (!present) return { ok: false, reason: `missing (expected ${want})` };
+  switch (expected.kind) {
+    case 'equals':
+      return tolerantEquals(expected.value, actual) ? { ok: true } : { ok: false, reason: `expected ${want}, got ${showValue(actual)}` };
+    case 'one_of':
+      return expected.values.some((v) => tolerantEquals(v, actual))
+        ? { ok: true }
+        : { ok: false, reason: `expected ${want}, got ${showValue(actual)}` };
+    case 'regex': {
+      const found = regexSearch(expected.pattern, argText(actual));
+      if (found.error) return { ok: false, reason: found.error };
+      return found.ok ? { ok: true } : { ok: false, reason: `expected ${want}, got ${showValue(actual)}` };
+    }
+  }
+}
+
+/** One failing argument of a subset check. */
+export interface ArgFailure {
+  arg: string;
+  reason: string;
+}
+
+/**
+ * Subset check: every expected key must match the observed arguments; extra observed keys are allowed
+ * (the direction is always expected ⊆ observed).
+ */
+export function matchArgs(
+  expected: Record<string, ArgExpectation>,
+  actual: Record<string, unknown>,
+  opts: { skip?: readonly string[] } = {},
+): { ok: boolean; failures: ArgFailure[] } {
+  const failures: ArgFailure[] = [];
+  for (const [arg, expectation] of Object.entries(expected)) {
+    if (opts.skip?.includes(arg)) continue;
+    const present = Object.hasOwn(actual, arg) && actual[arg] !== undefined;
+    const result = matchArg(expectation, present ? actual[arg] : undefined, { present });
+    if (!result.ok) failures.push({ arg, reason: result.reason ?? 'did not match' });
+  }
+  return { ok: failures.length === 0, failures };
+}
+
+/** `arg replicas: expected 3, got "4"; arg env: missing (expected "prod")`. */
+export function describeArgFailures(failures: readonly ArgFailure[]): string {
+  return failures.map((f) => `arg ${f.arg}: ${f.reason}`).join('; ');
+}

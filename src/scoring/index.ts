@@ -1,0 +1,25 @@
+// Exports added here are public.
+export { matchArg, matchArgs, tolerantEquals, describeArgFailures, describeExpectation } from './arg-match.js';
+export type { ArgMatch, ArgFailure } from './arg-match.js';
+export { scoreMatch, matchAction, maximumMatching } from './match-modes.js';
+export { detectJsonDump } from './json-dump.js';
+export { replioMetrics, checkVerifier, countRedundant } from './replio.js';
+export type { VerifierFailure } from './replio.js';
+export { scoreRun, PRECEDENCE } from './verdict.js';
+export type { ScoreOptions } from './verdict.js';
+export { wilsonInterval, passAtK, passHatK, aggregateCase, meetsThreshold, Z_95 } from './samples.js';
+export { summarize, sampleScore } from './summary.js';
+export type { SuiteSummary, GroupRollup } from './summary.js';
+export {
+  buildResultsDocument,
+  caseResultsFromDocument,
+  parseResultsDocument,
+  resultsDocumentSchema,
+  caseEntryOf,
+  runEntryOf,
+  aggregateOf,
+  RESULTS_SCHEMA,
+} from './results.js';
+export type { ResultsDocument, ResultsMeta, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate } from './results.js';
+export { compareResults } from './compare.js';
+export type { Comparison, ComparisonRow, ComparisonCell } from './compare.js';

@@ -1,0 +1,109 @@
+// replio eval metrics and the declarative verifier.
+import type { ArgExpectation, Case, ReplioMetrics, ReplioVerifier, Run, ToolCall, VerdictCategory } from '../types/index.js';
+import { canonicalJson } from './_canonical.js';
+import { describeArgFailures, matchArgs } from './arg-match.js';
+
+/** The tool calls of a run in order; a decision run that recorded only its terminal call yields that call. */
+export function callsOf(run: Run): ToolCall[] {
+  if (run.toolCalls.length > 0) return run.toolCalls.map((r) => r.call);
+  return run.terminal ? [run.terminal.call] : [];
+}
+
+/** Count of calls that repeat an earlier call with the same name and canonically equal arguments. */
+export function countRedundant(calls: readonly ToolCall[]): number {
+  const seen = new Set<string>();
+  let redundant = 0;
+  for (const call of calls) {
+    const key = `${call.name}\u0000${canonicalJson(call.arguments ?? {})}`;
+    if (seen.has(key)) redundant++;
+    else seen.add(key);
+  }
+  return redundant;
+}
+
+/** total_tokens from provider usage, falling back to prompt + completion, then to the model calls' usage. */
+export function tokensOf(run: Run): number {
+  const fromUsage = (u: Run['usage']): number | undefined =>
+    u.totalTokens ?? (u.promptTokens !== undefined || u.completionTokens !== undefined ? (u.promptTokens ?? 0) + (u.completionTokens ?? 0) : undefined);
+  const own = fromUsage(run.usage);
+  if (own !== undefined) return own;
+  return run.modelCalls.reduce((sum, m) => sum + (fromUsage(m.usage) ?? 0), 0);
+}
+
+/** Engine errors (failed model calls, or the run's own error) plus tool results starting with "Error". */
+export function countErrors(run: Run): number {
+  const modelErrors = run.modelCalls.filter((m) => m.error);
+  let errors = modelErrors.length;
+  if (run.error && !modelErrors.some((m) => m.error!.message === run.error!.message)) errors++;
+  for (const record of run.toolCalls) {
+    if (record.isError === true || (record.result !== undefined && record.result.startsWith('Error'))) errors++;
+  }
+  return errors;
+}
+
+/** One failed verifier check, in the trajectory verdict vocabulary. */
+export interface VerifierFailure {
+  category: Extract<VerdictCategory, 'wrong_sequence' | 'missing_tool' | 'forbidden_tool' | 'too_many_calls' | 'too_few_calls' | 'wrong_args'>;
+  reason: string;
+}
+
+function showNames(names: readonly string[]): string {
+  return names.length ? `[${names.join(', ')}]` : '[] (no tool calls)';
+}
+
+/**
+ * Run the replio verifier over a call log; every failed check is returned, in verifier order
+ * (avoid, exact, must_include, max_calls, min_calls, args). An empty list means it passed.
+ */
+export function checkVerifier(verifier: ReplioVerifier, calls: readonly ToolCall[]): VerifierFailure[] {
+  const names = calls.map((c) => c.name);
+  const failures: VerifierFailure[] = [];
+  const avoided = (verifier.avoid ?? []).filter((name) => names.includes(name));
+  if (avoided.length) failures.push({ category: 'forbidden_tool', reason: `called avoided tool ${avoided.join(', ')}` });
+  if (verifier.exact && (verifier.exact.length !== names.length || verifier.exact.some((n, i) => n !== names[i]))) {
+    failures.push({ category: 'wrong_sequence', reason: `expected exactly ${showNames(verifier.exact)}, got ${showNames(names)}` });
+  }
+  const missing = (verifier.mustInclude ?? []).filter((name) => !names.includes(name));
+  if (missing.length) failures.push({ category: 'missing_tool', reason: `never called ${missing.join(', ')} (calls: ${showNames(names)})` });
+  if (verifier.maxCalls !== undefined && names.length > verifier.maxCalls) {
+    failures.push({ category: 'too_many_calls', reason: `${names.length} tool calls, at most ${verifier.maxCalls} allowed` });
+  }
+  if (verifier.minCalls !== undefined && names.length < verifier.minCalls) {
+    failures.push({ category: 'too_few_calls', reason: `${names.length} tool calls, at least ${verifier.minCalls} required` });
+  }
+  for (const [tool, expected] of Object.entries(verifier.args ?? {})) {
+    const candidates = calls.filter((c) => c.name === tool);
+    if (candidates.some((c) => matchArgs(expected as Record<string, ArgExpectation>, c.arguments ?? {}).ok)) continue;
+    if (!candidates.length) {
+      failures.push({ category: 'wrong_args', reason: `no call to ${tool} to check its arguments` });
+      continue;
+    }
+    const closest = candidates
+      .map((c) => matchArgs(expected as Record<string, ArgExpectation>, c.arguments ?? {}).failures)
+      .sort((a, b) => a.length - b.length)[0]!;
+    failures.push({ category: 'wrong_args', reason: `no ${tool} call passes the expected arguments: ${describeArgFailures(closest)}` });
+  }
+  return failures;
+}
+
+/**
+ * replio metrics of one run: trace, names, accuracy (1 when names equal `expected` exactly; null
+ * without `expected`), pass (the verifier; null without one), calls, redundant, errors, tokens, status.
+ */
+export function replioMetrics(c: Case, run: Run): ReplioMetrics {
+  const calls = callsOf(run);
+  const names = calls.map((call) => call.name);
+  const expected = c.replio?.expected;
+  const verifier = c.replio?.verifier;
+  return {
+    trace: calls.map((call) => ({ name: call.name, arguments: call.arguments ?? {} })),
+    names,
+    accuracy: expected ? (expected.length === names.length && expected.every((n, i) => n === names[i]) ? 1 : 0) : null,
+    pass: verifier ? checkVerifier(verifier, calls).length === 0 : null,
+    calls: calls.length,
+    redundant: countRedundant(calls),
+    errors: countErrors(run),
+    tokens: tokensOf(run),
+    status: run.status,
+  };
+}

@@ -1,0 +1,480 @@
+// The results document: a superset of turnstone's results file (meta, iterations[] with cases{runs[],
+// pass_rate, avg_score} and aggregate{...}), each run also carrying the runspec verdict and the replio
+// metrics, each case its interval, pass@k and threshold. Snake_case keys, like turnstone.
+import { z } from 'zod';
+import { RunspecError } from '../errors.js';
+import {
+  VERDICT_CATEGORIES,
+  type CaseResult,
+  type Dialect,
+  type Expected,
+  type MatchScore,
+  type Observed,
+  type ReplioMetrics,
+  type SampleOutcome,
+  type Verdict,
+} from '../types/index.js';
+import { sampleScore, summarize } from './summary.js';
+
+/** Marks a document written by this module (turnstone readers ignore it). */
+export const RESULTS_SCHEMA = 'runspec-eval.results/v1';
+
+const num = z.number();
+const int = z.number().int();
+const autonomy = z.enum(['autonomous', 'confirm', 'manual']);
+const runStatus = z.enum(['ok', 'truncated', 'error', 'cancelled']);
+const dialect = z.enum(['runspec', 'replio', 'turnstone']);
+const matchMode = z.enum(['exact', 'ordered_subset', 'subset', 'contains_any']);
+const toolMode = z.enum(['dedup', 'per_host', 'search']);
+const args = z.record(z.string(), z.unknown());
+
+const toolCallSchema = z.looseObject({ id: z.string(), name: z.string(), arguments: args });
+
+const matchSchema = z.looseObject({
+  match_mode: matchMode,
+  pass: z.boolean(),
+  score: num,
+  matched: z.array(int),
+  unmatched: z.array(int),
+  extra_tools: z.array(z.string()),
+  detail: z.string(),
+});
+
+const replioSchema = z.looseObject({
+  trace: z.array(z.looseObject({ name: z.string(), arguments: args })),
+  names: z.array(z.string()),
+  accuracy: num.nullable(),
+  pass: z.boolean().nullable(),
+  calls: int,
+  redundant: int,
+  errors: int,
+  tokens: num,
+  status: runStatus,
+});
+
+const verdictSchema = z.looseObject({
+  category: z.enum(VERDICT_CATEGORIES),
+  reason: z.string(),
+  dialect: z.enum(['runspec', 'replio', 'turnstone', 'rule']),
+  expected: z.looseObject({
+    tool: z.array(z.string()).optional(),
+    command: z.string().optional(),
+    host: z.string().optional(),
+    autonomy: autonomy.optional(),
+    no_run: z.boolean().optional(),
+  }),
+  observed: z.looseObject({
+    tool: z.string().optional(),
+    command: z.string().optional(),
+    host: z.string().optional(),
+    autonomy: autonomy.optional(),
+    args: args.optional(),
+  }),
+  tool_mode: toolMode.nullable(),
+});
+
+const runEntrySchema = z.looseObject({
+  sample: int,
+  status: z.enum(['scored', 'errored']),
+  // turnstone run fields
+  pass: z.boolean(),
+  score: num,
+  matched: z.array(int),
+  unmatched: z.array(int),
+  extra_tools: z.array(z.string()),
+  detail: z.string(),
+  tool_sequence: z.array(z.string()),
+  tool_args: z.array(z.record(z.string(), args)),
+  /** Seconds, as turnstone writes it. */
+  elapsed: num,
+  // runspec-eval additions
+  elapsed_ms: num,
+  tokens: num,
+  json_dump: z.boolean(),
+  run_status: runStatus.nullable(),
+  verdict: verdictSchema.nullable(),
+  replio: replioSchema.nullable(),
+  match: matchSchema.nullable(),
+  calls: z.array(toolCallSchema),
+  error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+});
+
+const caseEntrySchema = z.looseObject({
+  runs: z.array(runEntrySchema),
+  pass_rate: num,
+  avg_score: num,
+  suite: z.string().nullable(),
+  dialect,
+  tags: z.array(z.string()),
+  pass_rate_low: num,
+  pass_rate_high: num,
+  /** k = the number of scored samples. */
+  k: int,
+  pass_at_k: num,
+  pass_hat_k: num,
+  threshold: num,
+  meets_threshold: z.boolean(),
+  errored: z.boolean(),
+  errored_runs: int,
+});
+
+const groupSchema = z.looseObject({
+  cases: int,
+  cases_meeting_threshold: int,
+  avg_pass_rate: num,
+  runs: int,
+  passed_runs: int,
+});
+
+const aggregateSchema = z.looseObject({
+  // turnstone aggregate
+  total_cases: int,
+  total_runs: int,
+  overall_pass_rate: num,
+  overall_avg_score: num,
+  json_dumps: int,
+  per_case_pass_rates: z.record(z.string(), num),
+  // runspec-eval additions
+  scored_runs: int,
+  passed_runs: int,
+  errored_runs: int,
+  errored_cases: int,
+  cases_meeting_threshold: int,
+  cases_below_threshold: int,
+  all_meet_threshold: z.boolean(),
+  avg_pass_rate: num,
+  avg_accuracy: num.nullable(),
+  calls: int,
+  redundant: int,
+  errors: int,
+  tokens: num,
+  by_category: z.record(z.string(), int),
+  by_tag: z.record(z.string(), groupSchema),
+  by_suite: z.record(z.string(), groupSchema),
+});
+
+const metaSchema = z.looseObject({
+  started: z.string(),
+  finished: z.string().optional(),
+  tool: z.string().optional(),
+  version: z.string().optional(),
+  model: z.string().nullable().optional(),
+  base_url: z.string().nullable().optional(),
+  provider: z.string().optional(),
+  label: z.string().optional(),
+  run_id: z.string().optional(),
+  test_suite: z.string().optional(),
+  n_runs_default: int.optional(),
+  threshold: num.optional(),
+  tool_mode: z.string().optional(),
+  validate_args: z.boolean().optional(),
+  shard: z.looseObject({ index: int, count: int }).nullable().optional(),
+});
+
+const iterationSchema = z.looseObject({
+  iteration: int,
+  prompt: z.string().optional(),
+  prompt_diff: z.string().nullable().optional(),
+  optimizer_system: z.string().optional(),
+  timestamp: z.string(),
+  cases: z.record(z.string(), caseEntrySchema),
+  aggregate: aggregateSchema,
+});
+
+/** zod schema of the results document (validate a file read back; `z.toJSONSchema` for docs). */
+export const resultsDocumentSchema = z.looseObject({
+  schema: z.string().optional(),
+  meta: metaSchema,
+  iterations: z.array(iterationSchema),
+  /** Free-form extension point (e.g. a comparison's labels); kept as it is. */
+  results: z.unknown().optional(),
+});
+
+export type ResultsDocument = z.infer<typeof resultsDocumentSchema>;
+export type ResultsMeta = z.infer<typeof metaSchema>;
+export type ResultsIteration = z.infer<typeof iterationSchema>;
+export type CaseEntry = z.infer<typeof caseEntrySchema>;
+export type RunEntry = z.infer<typeof runEntrySchema>;
+export type Aggregate = z.infer<typeof aggregateSchema>;
+
+function dropUndefined<T extends Record<string, unknown>>(obj: T): T {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
+}
+
+function matchToJson(m: MatchScore): z.infer<typeof matchSchema> {
+  return { match_mode: m.matchMode, pass: m.pass, score: m.score, matched: [...m.matched], unmatched: [...m.unmatched], extra_tools: [...m.extraTools], detail: m.detail };
+}
+
+function matchFromJson(m: z.infer<typeof matchSchema>): MatchScore {
+  return { matchMode: m.match_mode, pass: m.pass, score: m.score, matched: m.matched, unmatched: m.unmatched, extraTools: m.extra_tools, detail: m.detail };
+}
+
+function replioToJson(m: ReplioMetrics): z.infer<typeof replioSchema> {
+  return { ...m, trace: m.trace.map((t) => ({ name: t.name, arguments: t.arguments })), names: [...m.names] };
+}
+
+function replioFromJson(m: z.infer<typeof replioSchema>): ReplioMetrics {
+  return {
+    trace: m.trace.map((t) => ({ name: t.name, arguments: t.arguments })),
+    names: m.names,
+    accuracy: m.accuracy,
+    pass: m.pass,
+    calls: m.calls,
+    redundant: m.redundant,
+    errors: m.errors,
+    tokens: m.tokens,
+    status: m.status,
+  };
+}
+
+/** One sample as a turnstone run entry (plus the verdict). */
+export function runEntryOf(outcome: SampleOutcome): RunEntry {
+  if (outcome.status === 'errored') {
+    return {
+      sample: outcome.sample,
+      status: 'errored',
+      pass: false,
+      score: 0,
+      matched: [],
+      unmatched: [],
+      extra_tools: [],
+      detail: `errored: ${outcome.error.code}: ${outcome.error.message}`,
+      tool_sequence: [],
+      tool_args: [],
+      elapsed: outcome.elapsedMs / 1000,
+      elapsed_ms: outcome.elapsedMs,
+      tokens: 0,
+      json_dump: false,
+      run_status: null,
+      verdict: null,
+      replio: null,
+      match: null,
+      calls: [],
+      error: { code: outcome.error.code, message: outcome.error.message },
+    };
+  }
+  const v = outcome.verdict;
+  const m = v.match;
+  return {
+    sample: outcome.sample,
+    status: 'scored',
+    pass: v.pass,
+    score: sampleScore(v),
+    matched: m ? [...m.matched] : [],
+    unmatched: m ? [...m.unmatched] : [],
+    extra_tools: m ? [...m.extraTools] : [],
+    detail: m ? m.detail : v.reason,
+    tool_sequence: v.calls.map((c) => c.name),
+    tool_args: v.calls.map((c) => ({ [c.name]: c.arguments })),
+    elapsed: outcome.elapsedMs / 1000,
+    elapsed_ms: outcome.elapsedMs,
+    tokens: outcome.tokens,
+    json_dump: v.jsonDump,
+    run_status: v.status,
+    verdict: {
+      category: v.category,
+      reason: v.reason,
+      dialect: v.dialect,
+      expected: dropUndefined({ tool: v.expected.tool, command: v.expected.command, host: v.expected.host, autonomy: v.expected.autonomy, no_run: v.expected.noRun }),
+      observed: dropUndefined({ ...v.observed }),
+      tool_mode: v.toolMode ?? null,
+    },
+    replio: v.replio ? replioToJson(v.replio) : null,
+    match: m ? matchToJson(m) : null,
+    calls: v.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+    error: null,
+  };
+}
+
+/** One case as a turnstone case entry (plus interval, pass@k, threshold). */
+export function caseEntryOf(r: CaseResult): CaseEntry {
+  const runs = r.samples.map(runEntryOf);
+  const scoredRuns = runs.filter((x) => x.status === 'scored');
+  return {
+    runs,
+    pass_rate: r.passRate,
+    avg_score: r.avgScore ?? (scoredRuns.length ? scoredRuns.reduce((s, x) => s + x.score, 0) / scoredRuns.length : 0),
+    suite: r.suite ?? null,
+    dialect: r.dialect,
+    tags: [...r.tags],
+    pass_rate_low: r.passRateLow,
+    pass_rate_high: r.passRateHigh,
+    k: scoredRuns.length,
+    pass_at_k: r.passAtK,
+    pass_hat_k: r.passHatK,
+    threshold: r.threshold,
+    meets_threshold: r.meetsThreshold,
+    errored: r.errored,
+    errored_runs: runs.length - scoredRuns.length,
+  };
+}
+
+function groupToJson(g: { cases: number; casesMeetingThreshold: number; avgPassRate: number; scoredSamples: number; passedSamples: number }): z.infer<typeof groupSchema> {
+  return { cases: g.cases, cases_meeting_threshold: g.casesMeetingThreshold, avg_pass_rate: g.avgPassRate, runs: g.scoredSamples, passed_runs: g.passedSamples };
+}
+
+/** The aggregate of one iteration: turnstone's fields plus the suite summary. */
+export function aggregateOf(results: readonly CaseResult[]): Aggregate {
+  const s = summarize(results);
+  return {
+    total_cases: s.cases,
+    total_runs: s.samples,
+    overall_pass_rate: s.overallPassRate,
+    overall_avg_score: s.avgScore ?? 0,
+    json_dumps: s.jsonDumps,
+    per_case_pass_rates: Object.fromEntries(results.map((r) => [r.caseId, r.passRate])),
+    scored_runs: s.scoredSamples,
+    passed_runs: s.passedSamples,
+    errored_runs: s.erroredSamples,
+    errored_cases: s.errored,
+    cases_meeting_threshold: s.casesMeetingThreshold,
+    cases_below_threshold: s.casesBelowThreshold,
+    all_meet_threshold: s.allMeetThreshold,
+    avg_pass_rate: s.avgPassRate,
+    avg_accuracy: s.avgAccuracy,
+    calls: s.calls,
+    redundant: s.redundant,
+    errors: s.errors,
+    tokens: s.tokens,
+    by_category: { ...s.byCategory },
+    by_tag: Object.fromEntries(Object.entries(s.byTag).map(([k, g]) => [k, groupToJson(g)])),
+    by_suite: Object.fromEntries(Object.entries(s.bySuite).map(([k, g]) => [k, groupToJson(g)])),
+  };
+}
+
+/** Input of {@link buildResultsDocument}: one entry per iteration (a plain run has one, iteration 0). */
+export interface ResultsInput {
+  meta: ResultsMeta;
+  iterations: Array<{
+    iteration: number;
+    timestamp: string;
+    prompt?: string;
+    promptDiff?: string | null;
+    optimizerSystem?: string;
+    caseResults: readonly CaseResult[];
+  }>;
+}
+
+/**
+ * Build the results document from case results.
+ *
+ * @example buildResultsDocument({ meta: { started }, iterations: [{ iteration: 0, timestamp, caseResults }] })
+ */
+export function buildResultsDocument(input: ResultsInput): ResultsDocument {
+  return {
+    schema: RESULTS_SCHEMA,
+    meta: { ...input.meta },
+    iterations: input.iterations.map((it) => {
+      const out: ResultsIteration = {
+        iteration: it.iteration,
+        timestamp: it.timestamp,
+        cases: Object.fromEntries(it.caseResults.map((r) => [r.caseId, caseEntryOf(r)])),
+        aggregate: aggregateOf(it.caseResults),
+      };
+      if (it.prompt !== undefined) out.prompt = it.prompt;
+      if (it.promptDiff !== undefined) out.prompt_diff = it.promptDiff;
+      if (it.optimizerSystem !== undefined) out.optimizer_system = it.optimizerSystem;
+      return out;
+    }),
+  };
+}
+
+function outcomeOf(caseId: string, run: RunEntry): SampleOutcome {
+  if (run.status === 'errored' || !run.verdict) {
+    return {
+      status: 'errored',
+      sample: run.sample,
+      error: run.error ? { code: run.error.code, message: run.error.message } : { code: 'INTERNAL', message: run.detail },
+      elapsedMs: run.elapsed_ms,
+    };
+  }
+  const v = run.verdict;
+  const expected: Expected = {};
+  if (v.expected.tool) expected.tool = v.expected.tool;
+  if (v.expected.command !== undefined) expected.command = v.expected.command;
+  if (v.expected.host !== undefined) expected.host = v.expected.host;
+  if (v.expected.autonomy !== undefined) expected.autonomy = v.expected.autonomy;
+  if (v.expected.no_run !== undefined) expected.noRun = v.expected.no_run;
+  const observed: Observed = {};
+  if (v.observed.tool !== undefined) observed.tool = v.observed.tool;
+  if (v.observed.command !== undefined) observed.command = v.observed.command;
+  if (v.observed.host !== undefined) observed.host = v.observed.host;
+  if (v.observed.autonomy !== undefined) observed.autonomy = v.observed.autonomy;
+  if (v.observed.args !== undefined) observed.args = v.observed.args;
+  const verdict: Verdict = {
+    caseId,
+    sample: run.sample,
+    dialect: v.dialect,
+    pass: run.pass,
+    category: v.category,
+    reason: v.reason,
+    expected,
+    observed,
+    jsonDump: run.json_dump,
+    status: run.run_status ?? 'ok',
+    calls: run.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+  };
+  if (v.tool_mode) verdict.toolMode = v.tool_mode;
+  if (run.replio) verdict.replio = replioFromJson(run.replio);
+  if (run.match) verdict.match = matchFromJson(run.match);
+  return { status: 'scored', sample: run.sample, verdict, elapsedMs: run.elapsed_ms, tokens: run.tokens };
+}
+
+/**
+ * The case results of one iteration (the last by default): the inverse of {@link buildResultsDocument},
+ * so `merge` and `report` can re-aggregate saved results.
+ */
+export function caseResultsFromDocument(doc: ResultsDocument, iteration?: number): CaseResult[] {
+  const it = iteration === undefined ? doc.iterations[doc.iterations.length - 1] : doc.iterations.find((i) => i.iteration === iteration);
+  if (!it) {
+    throw new RunspecError('RESULTS', `results document has no iteration ${iteration ?? '(none at all)'}`, {
+      hint: doc.iterations.length ? `pick one of ${doc.iterations.map((i) => i.iteration).join(', ')}` : 'the run wrote no iteration; rerun it',
+    });
+  }
+  return Object.entries(it.cases).map(([caseId, entry]) => {
+    const samples = entry.runs.map((run) => outcomeOf(caseId, run));
+    const result: CaseResult = {
+      caseId,
+      dialect: entry.dialect as Dialect,
+      tags: [...entry.tags],
+      samples,
+      passRate: entry.pass_rate,
+      passRateLow: entry.pass_rate_low,
+      passRateHigh: entry.pass_rate_high,
+      passAtK: entry.pass_at_k,
+      passHatK: entry.pass_hat_k,
+      threshold: entry.threshold,
+      meetsThreshold: entry.meets_threshold,
+      errored: entry.errored,
+    };
+    if (entry.suite !== null) result.suite = entry.suite;
+    if (entry.runs.some((r) => r.match !== null)) result.avgScore = entry.avg_score;
+    return result;
+  });
+}
+
+/**
+ * Validate a results document read back from `file` (JSON text or an already parsed value).
+ * Throws a one-line RunspecError('RESULTS') naming the file and the field path.
+ */
+export function parseResultsDocument(json: unknown, file: string): ResultsDocument {
+  let value = json;
+  if (typeof json === 'string') {
+    try {
+      value = JSON.parse(json);
+    } catch (err) {
+      throw new RunspecError('RESULTS', `${file}: expected a JSON results document (${err instanceof Error ? err.message : String(err)})`, {
+        hint: 'pass the .json file `runspec-eval run --out` wrote (the .jsonl log is for --resume)',
+      });
+    }
+  }
+  const parsed = resultsDocumentSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = issue.path.length ? z.core.toDotPath(issue.path) : '(document)';
+    throw new RunspecError('RESULTS', `${file}: ${path}: ${issue.message}`, {
+      hint: 'pass a results file written by runspec-eval (or a turnstone results file with the runspec-eval fields)',
+    });
+  }
+  return parsed.data;
+}

@@ -1,0 +1,95 @@
+// Samples of one case: pass rate, Wilson interval, pass@k / pass^k, threshold.
+import type { Case, CaseResult, SampleOutcome } from '../types/index.js';
+
+/** z for a two-sided 95% interval. */
+export const Z_95 = 1.959963984540054;
+
+/** Pass-rate comparisons allow this much float slack, so 2/3 meets a threshold written as 0.6667. */
+const EPSILON = 1e-9;
+
+/**
+ * Wilson score interval of a binomial proportion; `{ low: 0, high: 1 }` when there are no samples.
+ *
+ * @example wilsonInterval(8, 10) // { low: 0.490..., high: 0.943... }
+ */
+export function wilsonInterval(passes: number, n: number, z: number = Z_95): { low: number; high: number } {
+  if (!(n > 0)) return { low: 0, high: 1 };
+  const p = Math.min(Math.max(passes / n, 0), 1);
+  const z2 = z * z;
+  const denominator = 1 + z2 / n;
+  const center = (p + z2 / (2 * n)) / denominator;
+  const half = (z / denominator) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  return { low: Math.max(0, center - half), high: Math.min(1, center + half) };
+}
+
+function validCounts(n: number, c: number, k: number): boolean {
+  return Number.isInteger(n) && Number.isInteger(c) && Number.isInteger(k) && n >= 1 && c >= 0 && c <= n && k >= 1 && k <= n;
+}
+
+/**
+ * Unbiased pass@k (Chen et al. 2021): the chance that at least one of k samples drawn without
+ * replacement from n samples with c passes passes. NaN outside 0 ≤ c ≤ n, 1 ≤ k ≤ n.
+ *
+ * @example passAtK(10, 3, 1) // 0.3
+ */
+export function passAtK(n: number, c: number, k: number): number {
+  if (!validCounts(n, c, k)) return Number.NaN;
+  if (n - c < k) return 1;
+  // 1 - C(n-c, k) / C(n, k) as a product, which stays finite for large n.
+  let fail = 1;
+  for (let i = n - c + 1; i <= n; i++) fail *= 1 - k / i;
+  return 1 - fail;
+}
+
+/**
+ * Unbiased pass^k (tau-bench): the chance that all k samples drawn without replacement pass,
+ * C(c, k) / C(n, k). NaN outside 0 ≤ c ≤ n, 1 ≤ k ≤ n.
+ *
+ * @example passHatK(4, 3, 2) // 0.5
+ */
+export function passHatK(n: number, c: number, k: number): number {
+  if (!validCounts(n, c, k)) return Number.NaN;
+  if (c < k) return 0;
+  let all = 1;
+  for (let i = 0; i < k; i++) all *= (c - i) / (n - i);
+  return all;
+}
+
+/** Whether a pass rate meets a threshold (with float slack). */
+export function meetsThreshold(passRate: number, threshold: number): boolean {
+  return passRate + EPSILON >= threshold;
+}
+
+/**
+ * Aggregate the samples of one case. Errored samples (infrastructure) are counted apart and never as
+ * failures: the pass rate is over scored samples only. A case with no scored sample cannot meet its
+ * threshold. The case's own `threshold` setting wins over `opts.threshold` (as turnstone's per-case
+ * n_runs wins over the CLI).
+ */
+export function aggregateCase(c: Case, outcomes: readonly SampleOutcome[], opts: { threshold: number }): CaseResult {
+  const samples = [...outcomes].sort((a, b) => a.sample - b.sample);
+  const scored = samples.filter((o) => o.status === 'scored');
+  const n = scored.length;
+  const passes = scored.filter((o) => o.verdict.pass).length;
+  const passRate = n ? passes / n : 0;
+  const interval = wilsonInterval(passes, n);
+  const threshold = c.settings.threshold ?? opts.threshold;
+  const scores = scored.flatMap((o) => (o.verdict.match ? [o.verdict.match.score] : []));
+  const result: CaseResult = {
+    caseId: c.id,
+    dialect: c.dialect,
+    tags: [...c.tags],
+    samples,
+    passRate,
+    passRateLow: interval.low,
+    passRateHigh: interval.high,
+    passAtK: n ? passAtK(n, passes, n) : 0,
+    passHatK: n ? passHatK(n, passes, n) : 0,
+    threshold,
+    meetsThreshold: n > 0 && meetsThreshold(passRate, threshold),
+    errored: samples.some((o) => o.status === 'errored'),
+  };
+  if (c.suite !== undefined) result.suite = c.suite;
+  if (scores.length) result.avgScore = scores.reduce((a, b) => a + b, 0) / scores.length;
+  return result;
+}
