@@ -64,14 +64,14 @@ class Locator {
   }
 
   private tomlLine(path: Path): number | undefined {
+    const esc = (k: string): string => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     let at = 0;
     let found = false;
+    let tail: string[] = [];
     const keys: string[] = [];
-    for (let i = 0; i < path.length; i++) {
-      const seg = path[i]!;
+    for (const seg of path) {
       if (typeof seg === 'number') {
-        const table = keys.join('.').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        const header = new RegExp(`^\\s*\\[\\[\\s*${table}\\s*\\]\\]`);
+        const header = new RegExp(`^\\s*\\[\\[\\s*${esc(keys.join('.'))}\\s*\\]\\]`);
         let n = -1;
         let line: number | undefined;
         for (let j = at; j < this.lines.length && n < seg; j++) {
@@ -80,18 +80,22 @@ class Locator {
             line = j;
           }
         }
+        // Not an array of tables (an inline list): the string keys before it still locate the line.
         if (line === undefined || n < seg) break;
         at = line;
         found = true;
-      } else keys.push(seg);
+        tail = [];
+      } else {
+        keys.push(seg);
+        tail.push(seg);
+      }
     }
-    const last = path[path.length - 1];
-    if (typeof last === 'string') {
-      const key = last.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      const hit = this.findFrom(at, new RegExp(`^\\s*(?:[\\w."-]+\\.)?"?${key}"?\\s*=`), /^\s*\[/);
+    const stop = /^\s*\[\[/;
+    for (const key of [...tail].reverse()) {
+      const hit =
+        this.findFrom(at, new RegExp(`^\\s*(?:[\\w."-]+\\.)?"?${esc(key)}"?\\s*=`), stop) ??
+        this.findFrom(at, new RegExp(`[{,]\\s*"?${esc(key)}"?\\s*=`), stop);
       if (hit !== undefined) return hit + 1;
-      const tableHit = this.findFrom(at, new RegExp(`^\\s*\\[+[^\\]]*\\b${key}\\b[^\\]]*\\]+`));
-      if (tableHit !== undefined && !found) return tableHit + 1;
     }
     return found ? at + 1 : undefined;
   }

@@ -274,7 +274,7 @@ export function createLayout(mode: ToolMode, toolset: Toolset): Layout {
         a.args = args;
         return { id, name: 'run_runnable', arguments: a };
       }
-      const r = toolset.runnables.find((x) => x.name === target.runnable);
+      const r = matchName(toolset, target.runnable, 'dedup').runnable;
       const out: Record<string, unknown> = {};
       let name = target.runnable;
       if (target.host !== undefined && hasHosts(toolset)) {

@@ -62,7 +62,8 @@ function matchQualified(toolset: Toolset, group: string, rest: string): Runnable
  * groups of the same name); the rest may itself be a legacy `group__name`. Otherwise the prefix is a
  * legacy group qualifier that narrows the match to that group (a wrong group resolves to nothing). In
  * `dedup` / `search` mode a prefix that is no runnable group but a host is read as a host, as a
- * best guess for calls recorded under `per_host`.
+ * best guess for calls recorded under `per_host`. In `per_host` mode an unknown prefix on a known
+ * runnable is kept as the (unknown) host.
  */
 export function matchName(toolset: Toolset, rawName: string, mode: ToolMode = 'dedup'): NameMatch {
   const name = rawName.trim();
@@ -81,6 +82,11 @@ export function matchName(toolset: Toolset, rawName: string, mode: ToolMode = 'd
   if (isGroup) {
     const r = matchQualified(toolset, prefix, rest);
     return r ? { runnable: r, bare: r.name, group: prefix } : { bare: rest, group: prefix };
+  }
+  if (mode === 'per_host') {
+    // An unknown host prefix on a known runnable is a wrong host, not a wrong tool.
+    const inner = matchName(toolset, rest, 'dedup');
+    if (inner.runnable) return { ...inner, host: prefix };
   }
   return { bare: name };
 }
