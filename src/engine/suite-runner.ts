@@ -4,6 +4,8 @@
 
 import type { Case, CaseResult, Run, SampleOutcome, ToolMode, Toolset, Verdict } from '../types/index.js';
 import { runPool } from './_pool.js';
+import { scoreRun } from '../scoring/verdict.js';
+import { aggregateCase } from '../scoring/samples.js';
 
 /** The per-sample agent loop the suite runner drives (the engine's `runCase` by default). */
 export type RunCaseFn = (opts: {
@@ -34,7 +36,7 @@ export interface CaseTelemetrySink {
     runId: string;
     agentName?: string;
     toolset?: Toolset;
-  }): void | Promise<void>;
+  }): unknown;
 }
 
 export interface SampleProgress {
@@ -238,5 +240,5 @@ async function defaultRunCase(): Promise<RunCaseFn> {
 }
 
 async function defaultScoring(): Promise<SuiteScoring> {
-  throw new Error('runSuite: no scoring given');
+  return { scoreRun, aggregateCase };
 }

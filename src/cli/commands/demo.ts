@@ -1,16 +1,79 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
-import { UsageError } from '../../errors.js';
+import type { CliContext } from '../context.js';
+import { RunspecError } from '../../errors.js';
+import { loadCasesFromPaths } from '../../fixtures/index.js';
+import { createReplayProvider } from '../../providers/recording.js';
+import { ensureNewline, executeRun, loadProject, loadToolsets, OUTPUT_FORMATS, renderDocument, reportProblems, type OutputFormat } from './_eval-run.js';
+
+/** The package root (holds fixtures/), from dist/cli/commands or src/cli/commands alike. */
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** The bundled recording the demo replays (made by scripts/record-demo.mjs). */
+export const DEMO_RECORDING = join(PACKAGE_ROOT, 'fixtures', 'recordings', 'demo.json');
+/** Bundled suites the demo runs, one folder per dialect. */
+const DEMO_DIRS = ['runspec', 'replio', 'turnstone'];
+
+/** The bundled fixture files of the demo, in a stable order. */
+export function demoFixtureFiles(root = PACKAGE_ROOT): string[] {
+  const files: string[] = [];
+  for (const dir of DEMO_DIRS) {
+    const abs = join(root, 'fixtures', dir);
+    if (!existsSync(abs) || !statSync(abs).isDirectory()) continue;
+    for (const name of readdirSync(abs).sort()) if (/\.(toml|json)$/.test(name)) files.push(join(abs, name));
+  }
+  return files;
+}
+
+/**
+ * `demo`: the bundled suites on the replay provider with the bundled recording. No key, no network;
+ * traces go to the embedded default (.runspec/traces/). The recording holds deliberate wrong answers
+ * so the report shows failing verdicts; the demo prints "demo: N of M cases pass" and exits 0, since
+ * failing cases are what it demonstrates. A stale recording still exits 2 and infrastructure trouble 3.
+ */
+export async function demoAction(ctx: CliContext, flags: { output?: string; telemetry?: boolean }): Promise<number> {
+  const output = (flags.output ?? 'table') as OutputFormat;
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(output)) {
+    throw new RunspecError('USAGE', `demo --output: expected one of ${OUTPUT_FORMATS.join(', ')} (got ${JSON.stringify(flags.output)})`);
+  }
+  const project = loadProject(ctx);
+  const cases = loadCasesFromPaths(demoFixtureFiles()).flatMap((s) => s.cases);
+  const toolsets = await loadToolsets(ctx, project, cases, undefined);
+  const provider = createReplayProvider({ file: DEMO_RECORDING });
+  const r = await executeRun(ctx, {
+    cases,
+    allIds: cases.map((c) => c.id),
+    provider,
+    providerLabel: 'replay',
+    toolsets,
+    // Concurrency 1 keeps the demo's trace file in case order.
+    flags: { concurrency: 1, output, telemetry: flags.telemetry },
+    project,
+    storedOptions: { demo: true },
+    suiteLabel: 'bundled (demo)',
+    agentName: 'runspec-eval-demo',
+    telemetry: flags.telemetry ?? true,
+  });
+  ctx.stdout.write(ensureNewline(renderDocument(r.doc, output)));
+  reportProblems(ctx, r);
+  if (r.badInput) return 2;
+  if (r.interrupted || r.infraFailed.length > 0) return 3;
+  const passing = r.results.filter((c) => c.meetsThreshold).length;
+  ctx.err(`demo: ${passing} of ${r.results.length} cases pass (the failing ones are deliberate)`);
+  ctx.err(`results: ${r.finalFile}`);
+  return 0;
+}
 
 export const demoCommand: CommandModule = {
   register(program, getContext, setExit) {
     program
       .command('demo')
-      .description('Run the bundled suites on the embedded replay provider')
-      .action(
-        action(getContext, setExit, () => {
-          throw new UsageError('USAGE', 'demo: not implemented yet');
-        }),
-      );
+      .description('Run the bundled suites on the embedded replay provider (no key, no network)')
+      .option('--output <format>', `report format: ${OUTPUT_FORMATS.join(', ')}`)
+      .option('--no-telemetry', 'write no traces')
+      .addHelpText('after', '\nExit codes: 0 the demo ran (some cases fail on purpose), 2 the bundled recording is stale, 3 infrastructure.')
+      .action(action(getContext, setExit, (ctx, flags: { output?: string; telemetry?: boolean }) => demoAction(ctx, flags)));
   },
 };

@@ -1,16 +1,77 @@
+import type { Command } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
-import { UsageError } from '../../errors.js';
+import type { CliContext } from '../context.js';
+import { createRecordingProvider } from '../../providers/recording.js';
+import {
+  addExecutionOptions,
+  addModelOptions,
+  addSelectionOptions,
+  buildProvider,
+  cwdPath,
+  ensureNewline,
+  executeRun,
+  exitCodeOf,
+  loadProject,
+  loadToolsets,
+  normaliseForLog,
+  providerName,
+  renderDocument,
+  reportProblems,
+  selectRunCases,
+  type RunFlags,
+} from './_eval-run.js';
+
+type RecordFlags = Omit<RunFlags, 'out'> & { out: string; results?: string };
+
+/** `record`: the live tier. A real run through the recording wrapper, gated on --threshold. */
+export async function recordAction(ctx: CliContext, targets: string[], flags: RecordFlags): Promise<number> {
+  const project = loadProject(ctx);
+  const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
+  if (cases.length === 0) {
+    ctx.err('record: no cases selected');
+    return 2;
+  }
+  const toolsets = await loadToolsets(ctx, project, cases, flags.toolset);
+  const name = providerName(flags, project);
+  const script = cwdPath(ctx, flags.out);
+  const recorder = createRecordingProvider(buildProvider(ctx, project, name, flags), { file: script });
+  const runFlags: RunFlags = { ...flags, out: flags.results };
+  const r = await executeRun(ctx, {
+    cases,
+    allIds,
+    provider: recorder,
+    providerLabel: name,
+    toolsets,
+    flags: runFlags,
+    project,
+    storedOptions: normaliseForLog(ctx, targets, runFlags),
+    suiteLabel: targets.join(',') || '(all)',
+  });
+  // The recording is written even below the threshold: its diff is what a reviewer looks at.
+  if (!r.interrupted) {
+    recorder.save();
+    ctx.err(`recording: ${script}`);
+    ctx.err(`results: ${r.finalFile}`);
+  }
+  ctx.stdout.write(ensureNewline(renderDocument(r.doc, flags.output ?? 'table')));
+  reportProblems(ctx, r);
+  return exitCodeOf(r);
+}
 
 export const recordCommand: CommandModule = {
   register(program, getContext, setExit) {
-    program
+    const cmd = program
       .command('record')
-      .description("Live tier: run and record the model's decisions to a replay script")
-      .action(
-        action(getContext, setExit, () => {
-          throw new UsageError('USAGE', 'record: not implemented yet');
-        }),
-      );
+      .description('Live tier: run against a real model, gate on --threshold, and write a replay recording')
+      .argument('[targets...]', 'suite names or fixture files (default: every discovered case)');
+    addSelectionOptions(cmd);
+    addModelOptions(cmd);
+    addExecutionOptions(cmd, { out: false, script: false });
+    cmd
+      .requiredOption('--out <script>', 'where to write the recording (JSON) for `replay --script`')
+      .option('--results <file>', 'results JSON file (default .runspec/results/<run-id>.json)')
+      .addHelpText('after', '\nExit codes: 0 every case meets --threshold (default 1.0), 1 some case does not, 2 bad input, 3 provider failure.')
+      .action(action(getContext, setExit, (ctx, targets: string[], flags: RecordFlags, _c: Command) => recordAction(ctx, targets, flags)));
   },
 };

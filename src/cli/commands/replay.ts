@@ -1,16 +1,61 @@
+import type { Command } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
-import { UsageError } from '../../errors.js';
+import type { CliContext } from '../context.js';
+import {
+  addExecutionOptions,
+  addSelectionOptions,
+  buildProvider,
+  ensureNewline,
+  executeRun,
+  exitCodeOf,
+  loadProject,
+  loadToolsets,
+  normaliseForLog,
+  renderDocument,
+  reportProblems,
+  selectRunCases,
+  type RunFlags,
+} from './_eval-run.js';
+
+/** `replay`: the keyless, deterministic tier. A stale recording (a tool or prompt changed) exits 2. */
+export async function replayAction(ctx: CliContext, targets: string[], flags: RunFlags): Promise<number> {
+  const project = loadProject(ctx);
+  const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
+  if (cases.length === 0) {
+    ctx.err('replay: no cases selected');
+    return 2;
+  }
+  const toolsets = await loadToolsets(ctx, project, cases, flags.toolset);
+  const provider = buildProvider(ctx, project, 'replay', flags);
+  const r = await executeRun(ctx, {
+    cases,
+    allIds,
+    provider,
+    providerLabel: 'replay',
+    toolsets,
+    flags,
+    project,
+    storedOptions: normaliseForLog(ctx, targets, { ...flags, provider: 'replay' }),
+    suiteLabel: targets.join(',') || '(all)',
+  });
+  ctx.stdout.write(ensureNewline(renderDocument(r.doc, flags.output ?? 'table')));
+  if (!r.interrupted) ctx.err(`results: ${r.finalFile}`);
+  reportProblems(ctx, r);
+  return exitCodeOf(r);
+}
 
 export const replayCommand: CommandModule = {
   register(program, getContext, setExit) {
-    program
+    const cmd = program
       .command('replay')
-      .description('Replay a recorded script deterministically (no key, no network)')
-      .action(
-        action(getContext, setExit, () => {
-          throw new UsageError('USAGE', 'replay: not implemented yet');
-        }),
-      );
+      .description('Replay tier: rerun cases from a recording, deterministic and keyless')
+      .argument('[targets...]', 'suite names or fixture files (default: every discovered case)');
+    addSelectionOptions(cmd);
+    addExecutionOptions(cmd, { script: false });
+    cmd
+      .requiredOption('--script <file>', 'recording written by `runspec-eval record --out`')
+      .addHelpText('after', '\nExit codes: 0 pass, 1 some case below --threshold, 2 bad input or a stale recording (re-record it), 3 interrupted.')
+      .action(action(getContext, setExit, (ctx, targets: string[], flags: RunFlags, _c: Command) => replayAction(ctx, targets, flags)));
   },
 };

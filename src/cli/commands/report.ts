@@ -1,15 +1,32 @@
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import { UsageError } from '../../errors.js';
+import { writeFileAtomic } from '../../report/results-file.js';
+import { cwdPath, ensureNewline, OUTPUT_FORMATS, renderDocument, type OutputFormat } from './_eval-run.js';
+import { readResultsDocument } from './merge.js';
 
 export const reportCommand: CommandModule = {
   register(program, getContext, setExit) {
     program
       .command('report')
-      .description('Re-render saved results')
+      .description('Re-render saved results (table, JSON, JUnit XML, Markdown, HTML)')
+      .argument('<file>', 'results JSON written by run, record, replay or merge')
+      .option('--output <format>', `report format: ${OUTPUT_FORMATS.join(', ')}`, 'table')
+      .option('--out <file>', 'write the report here instead of stdout')
       .action(
-        action(getContext, setExit, () => {
-          throw new UsageError('USAGE', 'report: not implemented yet');
+        action(getContext, setExit, (ctx, file: string, flags: { output: string; out?: string }) => {
+          if (!(OUTPUT_FORMATS as readonly string[]).includes(flags.output)) {
+            throw new UsageError('USAGE', `report --output: expected one of ${OUTPUT_FORMATS.join(', ')} (got ${JSON.stringify(flags.output)})`);
+          }
+          const text = ensureNewline(renderDocument(readResultsDocument(ctx, file), flags.output as OutputFormat));
+          if (flags.out) {
+            const out = cwdPath(ctx, flags.out);
+            writeFileAtomic(out, text);
+            ctx.err(`report: ${out}`);
+          } else {
+            ctx.stdout.write(text);
+          }
+          return 0;
         }),
       );
   },

@@ -1,0 +1,495 @@
+// Shared machinery of `run`, `compare`, `record`, `replay` and `demo`: options, case selection, toolsets,
+// providers, the suite run with its results log, the final document, rendering and the exit code.
+
+import { randomBytes, createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import cliProgress from 'cli-progress';
+import { readEnv, type Env } from '../../config/env.js';
+import { loadConfigFile, type ConfigFile } from '../../config/file.js';
+import { firstSet } from '../../config/setting.js';
+import { EXIT_CODES, RunspecError, UsageError, type ErrorCode } from '../../errors.js';
+import type { Case, CaseResult, ToolMode, Toolset } from '../../types/index.js';
+import { discoverFixtures, loadCasesFromPaths, selectCases } from '../../fixtures/index.js';
+import { loadToolset } from '../../toolset/index.js';
+import { resolveProvider, type Provider } from '../../providers/index.js';
+import { runSuite, sampleCount, type SuiteRunResult } from '../../engine/suite-runner.js';
+import { openResultsLog, readResultsLog, resultsPaths, writeFileAtomic, type ResultsLogHeader } from '../../report/results-file.js';
+import { buildResultsDocument, type ResultsDocument } from '../../scoring/results.js';
+import { renderTable } from '../../report/table.js';
+import { renderJson } from '../../report/json.js';
+import { renderJUnit } from '../../report/junit.js';
+import { renderMarkdown } from '../../report/markdown.js';
+import { renderHtml } from '../../report/html.js';
+import { resolveTelemetryConfig } from '../../config/telemetry.js';
+import { createTelemetry } from '../../telemetry/index.js';
+import type { CliContext } from '../context.js';
+import { VERSION } from '../version.js';
+
+export const OUTPUT_FORMATS = ['table', 'json', 'junit', 'md', 'html'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+const TOOL_MODES: readonly ToolMode[] = ['dedup', 'per_host', 'search'];
+
+/** Every flag of `run` (and the commands built on it), as commander parses them. */
+export interface RunFlags {
+  fixture?: string[];
+  tag?: string[];
+  suite?: string[];
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  temperature?: number;
+  maxTokens?: number;
+  timeoutMs?: number;
+  retries?: number;
+  toolset?: string;
+  toolMode?: ToolMode;
+  samples?: number;
+  threshold?: number;
+  validateArgs?: boolean;
+  concurrency?: number;
+  maxTurns?: number;
+  systemPrompt?: string;
+  output?: OutputFormat;
+  out?: string;
+  shard?: string;
+  resume?: string;
+  compare?: string;
+  telemetry?: boolean;
+  captureContent?: boolean;
+  annotations?: boolean;
+  endpoint?: string;
+  keepWorktrees?: boolean;
+  script?: string;
+}
+
+const positiveInt = (name: string) => (v: string): number => {
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`${name}: expected a positive integer (got ${JSON.stringify(v)})`);
+  return Number(v);
+};
+const nonNegativeInt = (name: string) => (v: string): number => {
+  if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`${name}: expected an integer ≥ 0 (got ${JSON.stringify(v)})`);
+  return Number(v);
+};
+const ratio = (v: string): number => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`expected a number from 0 to 1 (got ${JSON.stringify(v)})`);
+  return n;
+};
+const number = (v: string): number => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`expected a number (got ${JSON.stringify(v)})`);
+  return n;
+};
+const oneOf = <T extends string>(values: readonly T[]) => (v: string): T => {
+  if (!(values as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected one of ${values.join(', ')} (got ${JSON.stringify(v)})`);
+  return v as T;
+};
+const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
+
+/** Case selection flags. */
+export function addSelectionOptions(cmd: Command): Command {
+  return cmd
+    .option('--fixture <id>', 'run only this case id (repeatable)', collect)
+    .option('--tag <tag>', 'run only cases with this tag (repeatable)', collect)
+    .option('--shard <i/n>', 'run only shard i of n (0-based), partitioned by a stable hash of the case id');
+}
+
+/** Model and provider flags. */
+export function addModelOptions(cmd: Command, opts: { provider?: boolean } = {}): Command {
+  if (opts.provider !== false) cmd.option('--provider <name>', 'provider preset or [providers.NAME] profile (openai, anthropic, ollama, vllm, mock, replay)');
+  return cmd
+    .option('--model <name>', 'model name (default: the provider\'s, or the first of GET /models)')
+    .option('--base-url <url>', 'API base URL of the provider')
+    .option('--temperature <t>', 'sampling temperature', number)
+    .option('--max-tokens <n>', 'max completion tokens', positiveInt('--max-tokens'))
+    .option('--timeout-ms <ms>', 'per-request time limit in milliseconds', positiveInt('--timeout-ms'))
+    .option('--retries <n>', 'extra attempts on transient provider errors', nonNegativeInt('--retries'));
+}
+
+/** Flags of the suite run itself. */
+export function addExecutionOptions(cmd: Command, opts: { out?: string | false; script?: boolean } = {}): Command {
+  cmd
+    .option('--toolset <spec>', 'toolset for every case: a file, builtin:fleet, builtin:workspace or mcp:...')
+    .option('--tool-mode <mode>', 'tool layout: dedup, per_host or search', oneOf(TOOL_MODES))
+    .option('--samples <n>', 'samples per case (a case\'s own count wins)', positiveInt('--samples'))
+    .option('--threshold <t>', 'pass rate every case must reach (0..1)', ratio)
+    .option('--validate-args', 'check arguments against the toolset (bounce buckets)')
+    .option('--concurrency <n>', 'case samples in flight at once', positiveInt('--concurrency'))
+    .option('--max-turns <n>', 'model turns per case run', positiveInt('--max-turns'))
+    .option('--system-prompt <file>', 'system prompt text file')
+    .option('--output <format>', 'report format: table, json, junit, md or html', oneOf(OUTPUT_FORMATS));
+  if (opts.out !== false) cmd.option('--out <path>', opts.out ?? 'results JSON file (the JSON-lines log is written next to it as .jsonl)');
+  cmd
+    .option('--telemetry', 'emit one trace per case sample')
+    .option('--no-telemetry', 'emit no traces')
+    .option('--capture-content', 'attach prompts, messages and arguments to spans')
+    .option('--annotations', 'post verdicts as Phoenix span annotations')
+    .option('--endpoint <url>', 'OTLP/HTTP traces endpoint (default: OTEL_* variables, runspec.toml, else .runspec/traces/)')
+    .option('--keep-worktrees', 'keep trajectory worktrees for inspection');
+  if (opts.script !== false) cmd.option('--script <file>', 'script of the mock provider, or recording of the replay provider');
+  return cmd;
+}
+
+/** Parse `i/n` (0 ≤ i < n). */
+export function parseShard(spec: string): { index: number; count: number } {
+  const m = /^(\d+)\/(\d+)$/.exec(spec.trim());
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || count < 1 || index >= count) {
+    throw new UsageError('USAGE', `--shard: expected i/n with 0 ≤ i < n (got ${JSON.stringify(spec)})`, { hint: 'run --shard 0/2 and --shard 1/2, then merge the results' });
+  }
+  return { index, count };
+}
+
+/** The shard of a case id: a stable hash (first 4 bytes of SHA-256), the same on every machine. */
+export function shardOf(caseId: string, count: number): number {
+  return createHash('sha256').update(caseId).digest().readUInt32BE(0) % count;
+}
+
+export interface LoadedProject {
+  env: Env;
+  config: ConfigFile;
+}
+
+export function loadProject(ctx: CliContext): LoadedProject {
+  const env = readEnv(ctx.env);
+  const config = loadConfigFile(ctx.projectDir);
+  for (const w of env.warnings) ctx.warn(w);
+  env.warnings.length = 0;
+  return { env, config };
+}
+
+/** Resolve positional targets (suite names or fixture files) and selection flags to the cases to run. */
+export async function selectRunCases(
+  ctx: CliContext,
+  project: LoadedProject,
+  targets: string[],
+  flags: Pick<RunFlags, 'fixture' | 'tag' | 'shard'>,
+): Promise<{ cases: Case[]; allIds: string[] }> {
+  const files = targets.filter((t) => looksLikePath(t) || existsSync(resolve(ctx.cwd, t)));
+  const suiteNames = targets.filter((t) => !files.includes(t));
+  let cases: Case[] = [];
+  if (files.length > 0) {
+    cases.push(...loadCasesFromPaths(files.map((f) => resolve(ctx.cwd, f)), { onWarning: (w) => ctx.warn(w) }).flatMap((s) => s.cases));
+  }
+  if (suiteNames.length > 0 || files.length === 0) {
+    // discoverFixtures reads [fixtures] plugins and [sync] dir of runspec.toml itself.
+    const discovered = await discoverFixtures({ projectDir: ctx.projectDir, env: project.env.raw, onWarning: (w) => ctx.warn(w) });
+    cases.push(...selectCases(discovered.cases, { suites: suiteNames.length > 0 ? suiteNames : undefined }));
+  }
+  cases = selectCases(cases, { ids: flags.fixture, tags: flags.tag });
+  const allIds = cases.map((c) => c.id);
+  if (flags.shard) {
+    const { index, count } = parseShard(flags.shard);
+    cases = cases.filter((c) => shardOf(c.id, count) === index);
+  }
+  return { cases, allIds };
+}
+
+function looksLikePath(t: string): boolean {
+  return /[\\/]/.test(t) || /\.(toml|json)$/i.test(t);
+}
+
+/**
+ * The toolset spec of a case: `--toolset` for every case; else `[toolset]` of runspec.toml for
+ * decision cases (trajectory cases need the workspace tools); else runspec → builtin:fleet,
+ * replio and turnstone → builtin:workspace.
+ */
+export function toolsetSpecFor(c: Case, flag: string | undefined, env: Env, config: ConfigFile): string {
+  const fileSpec = config.toolset?.file ?? (config.toolset?.mcp ? `mcp:${config.toolset.mcp}` : undefined);
+  const fallback = c.dialect === 'runspec' ? 'builtin:fleet' : 'builtin:workspace';
+  return firstSet(flag, env.get('RUNSPEC_TOOLSET'), c.mode === 'decision' ? fileSpec : undefined, fallback).value;
+}
+
+/** Load each distinct toolset once. A toolset that does not load is bad input (exit 2). */
+export async function loadToolsets(ctx: CliContext, project: LoadedProject, cases: Case[], flag: string | undefined): Promise<Map<string, Toolset>> {
+  const bySpec = new Map<string, Toolset>();
+  const byCase = new Map<string, Toolset>();
+  for (const c of cases) {
+    const spec = toolsetSpecFor(c, flag, project.env, project.config);
+    let ts = bySpec.get(spec);
+    if (!ts) {
+      ts = await loadToolset(spec, { projectDir: ctx.projectDir, env: project.env.raw });
+      bySpec.set(spec, ts);
+    }
+    byCase.set(c.id, ts);
+  }
+  return byCase;
+}
+
+/** The provider name: flag > RUNSPEC_PROVIDER > [llm] provider > openai. */
+export function providerName(flags: RunFlags, project: LoadedProject): string {
+  return firstSet(flags.provider, project.env.get('RUNSPEC_PROVIDER'), project.config.llm?.provider, 'openai').value;
+}
+
+/** Build the provider of a run: a preset, a [providers.NAME] profile, or mock/replay with `--script`. */
+export function buildProvider(ctx: CliContext, project: LoadedProject, name: string, flags: RunFlags): Provider {
+  const spec = (name === 'mock' || name === 'replay') && flags.script ? `${name}:${resolve(ctx.cwd, flags.script)}` : name;
+  return resolveProvider(spec, {
+    config: project.config,
+    env: project.env,
+    projectDir: ctx.projectDir,
+    flags: {
+      model: flags.model,
+      baseUrl: flags.baseUrl,
+      temperature: flags.temperature,
+      maxTokens: flags.maxTokens,
+      timeoutMs: flags.timeoutMs,
+      retries: flags.retries,
+    },
+  });
+}
+
+/** Generate a run id: sortable time + a random suffix. */
+export function newRunId(now = new Date()): string {
+  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+}
+
+export interface ExecuteOptions {
+  cases: Case[];
+  /** Every selected case id before sharding (kept in the results meta, so merge can restore the order). */
+  allIds: string[];
+  provider: Provider;
+  providerLabel: string;
+  toolsets: Map<string, Toolset>;
+  flags: RunFlags;
+  project: LoadedProject;
+  /** Options stored in the log header for --resume. */
+  storedOptions: Record<string, unknown>;
+  /** Where results go; defaults to --out or .runspec/results/<run-id>.json. */
+  finalFile?: string;
+  /** Resume this log instead of starting a new one. */
+  resumeLog?: string;
+  /** Source label of the suite for the meta (`test_suite`). */
+  suiteLabel: string;
+  /** Agent name on the traces. */
+  agentName?: string;
+  /** Telemetry: undefined = configured (flag > env > file > default). */
+  telemetry?: boolean;
+}
+
+export interface ExecuteResult {
+  doc: ResultsDocument;
+  results: CaseResult[];
+  run: SuiteRunResult;
+  finalFile: string;
+  logFile: string;
+  interrupted: boolean;
+  /** Cases whose samples all errored. */
+  infraFailed: CaseResult[];
+  /** The first errored sample whose code is bad input (stale recording...), if any. */
+  badInput?: { code: ErrorCode; message: string };
+}
+
+/** Run the suite once on one provider: results log, telemetry, final document. */
+export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise<ExecuteResult> {
+  const { flags, project } = opts;
+  let runId = newRunId();
+  let startedAt = new Date().toISOString();
+  let prior = new Map<string, CaseResult>();
+  let paths = resultsPaths({ projectDir: ctx.projectDir, runId, out: opts.finalFile ?? flags.out, cwd: ctx.cwd });
+  let logFile = paths.logFile;
+  if (opts.resumeLog) {
+    const log = readResultsLog(resolve(ctx.cwd, opts.resumeLog));
+    runId = log.header.runId;
+    startedAt = log.header.startedAt;
+    prior = log.cases;
+    logFile = resolve(ctx.cwd, opts.resumeLog);
+    paths = { finalFile: log.header.finalFile, logFile };
+    const selected = new Set(opts.cases.map((c) => c.id));
+    const stray = [...prior.keys()].filter((id) => !selected.has(id));
+    if (stray.length > 0) ctx.warn(`--resume: the log holds cases not selected now (${stray.join(', ')}); they are dropped`);
+    for (const id of stray) prior.delete(id);
+    ctx.err(`resuming ${runId}: ${prior.size} of ${opts.cases.length} cases already finished`);
+  }
+  const header: ResultsLogHeader = {
+    type: 'run',
+    version: 1,
+    runId,
+    startedAt,
+    finalFile: paths.finalFile,
+    caseIds: opts.cases.map((c) => c.id),
+    options: opts.storedOptions,
+  };
+  const log = openResultsLog(logFile, header);
+
+  const telemetryConfig = resolveTelemetryConfig({
+    flags: { telemetry: opts.telemetry ?? flags.telemetry, captureContent: flags.captureContent, annotations: flags.annotations, endpoint: flags.endpoint },
+    env: project.env,
+    file: project.config.telemetry,
+    projectDir: ctx.projectDir,
+  });
+  const telemetry = createTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`) });
+
+  const toolMode = firstSet<ToolMode>(flags.toolMode, envToolMode(project.env), project.config.llm?.tool_mode, 'dedup').value;
+  const concurrency = firstSet(flags.concurrency, project.env.int('RUNSPEC_CONCURRENCY'), project.config.llm?.concurrency, 4).value;
+  const threshold = flags.threshold ?? 1;
+  const systemPrompt = flags.systemPrompt
+    ? readText(resolve(ctx.cwd, flags.systemPrompt), '--system-prompt')
+    : project.config.llm?.system_prompt;
+
+  const ac = new AbortController();
+  const onSigint = (): void => {
+    if (!ac.signal.aborted) ctx.err('interrupted: finishing in-flight samples as cancelled (press Ctrl-C again to force)');
+    else process.exit(130);
+    ac.abort();
+  };
+  process.on('SIGINT', onSigint);
+
+  const bar = ctx.stderr.isTTY
+    ? new cliProgress.SingleBar(
+        { stream: ctx.stderr, format: `${opts.providerLabel} [{bar}] {value}/{total} samples | {case}`, hideCursor: true, clearOnComplete: true },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
+  let run: SuiteRunResult;
+  try {
+    const todo = opts.cases.filter((c) => !prior.has(c.id));
+    const totalSamples = todo.reduce((n, c) => n + sampleCount(c, flags.samples), 0);
+    bar?.start(totalSamples, 0, { case: '' });
+    run = await runSuite({
+      cases: opts.cases,
+      provider: opts.provider,
+      toolsetFor: (c) => opts.toolsets.get(c.id)!,
+      toolMode,
+      samples: flags.samples,
+      threshold,
+      validateArgs: !!flags.validateArgs,
+      concurrency,
+      maxTurns: flags.maxTurns,
+      systemPrompt,
+      keepWorktrees: !!flags.keepWorktrees,
+      signal: ac.signal,
+      runId,
+      agentName: opts.agentName,
+      telemetry: telemetry.enabled ? telemetry : undefined,
+      skip: new Set(prior.keys()),
+      onCaseResult: (result) => log.append({ type: 'case', caseId: result.caseId, result }),
+      onSample: (p) => bar?.update(p.done, { case: p.caseId }),
+      onWarning: (w) => ctx.warn(w),
+    });
+  } finally {
+    bar?.stop();
+    process.off('SIGINT', onSigint);
+    log.close();
+    try {
+      await telemetry.shutdown();
+    } catch (err) {
+      ctx.warn(`telemetry: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    await opts.provider.close().catch(() => {});
+  }
+  const byId = new Map<string, CaseResult>(prior);
+  for (const r of run.results) byId.set(r.caseId, r);
+  const results = opts.cases.flatMap((c) => (byId.has(c.id) ? [byId.get(c.id)!] : []));
+  const doc = buildResultsDocument({
+    meta: {
+      run_id: runId,
+      started: startedAt,
+      provider: opts.providerLabel,
+      finished: new Date().toISOString(),
+      tool: 'runspec-eval',
+      version: VERSION,
+      model: opts.provider.model ?? flags.model ?? null,
+      base_url: opts.provider.baseUrl ?? null,
+      test_suite: opts.suiteLabel,
+      ...(flags.samples !== undefined ? { n_runs_default: flags.samples } : {}),
+      tool_mode: toolMode,
+      validate_args: !!flags.validateArgs,
+      threshold,
+      shard: flags.shard ? parseShard(flags.shard) : null,
+      // Every selected case id before sharding, so `merge` restores the unsharded order.
+      case_order: opts.allIds,
+    },
+    iterations: [{ iteration: 0, timestamp: new Date().toISOString(), prompt: systemPrompt, caseResults: results }],
+  });
+  const interrupted = run.cancelled;
+  if (!interrupted) writeFileAtomic(paths.finalFile, JSON.stringify(doc, null, 2) + '\n');
+  const infraFailed = results.filter((r) => r.samples.length > 0 && r.samples.every((s) => s.status === 'errored'));
+  let badInput: ExecuteResult['badInput'];
+  for (const r of results) {
+    for (const s of r.samples) {
+      if (s.status === 'errored' && !badInput && (EXIT_CODES as Record<string, number>)[s.error.code] === 2) {
+        badInput = { code: s.error.code as ErrorCode, message: s.error.message };
+      }
+    }
+  }
+  return { doc, results, run, finalFile: paths.finalFile, logFile, interrupted, infraFailed, badInput };
+}
+
+function envToolMode(env: Env): ToolMode | undefined {
+  const v = env.get('RUNSPEC_TOOL_MODE');
+  if (v === undefined) return undefined;
+  if (!(TOOL_MODES as readonly string[]).includes(v)) {
+    throw new RunspecError('CONFIG', `RUNSPEC_TOOL_MODE: expected one of ${TOOL_MODES.join(', ')} (got ${JSON.stringify(v)})`);
+  }
+  return v as ToolMode;
+}
+
+function readText(file: string, what: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    throw new UsageError('USAGE', `${what}: cannot read ${file}`, { hint: 'pass a readable text file' });
+  }
+}
+
+/** Render a results document in the chosen format. */
+export function renderDocument(doc: ResultsDocument, format: OutputFormat): string {
+  const renderers: Record<OutputFormat, (d: ResultsDocument) => string> = {
+    table: renderTable,
+    json: renderJson,
+    junit: renderJUnit,
+    md: renderMarkdown,
+    html: renderHtml,
+  };
+  return renderers[format](doc);
+}
+
+/**
+ * The exit code of one run: 2 a sample hit bad input (a stale recording...), 3 interrupted or a case
+ * whose every sample errored (infrastructure), 1 a case below its threshold, 0 otherwise.
+ */
+export function exitCodeOf(r: Pick<ExecuteResult, 'interrupted' | 'infraFailed' | 'badInput' | 'results'>): number {
+  if (r.badInput) return 2;
+  if (r.interrupted || r.infraFailed.length > 0) return 3;
+  if (r.results.some((c) => !c.meetsThreshold)) return 1;
+  return 0;
+}
+
+/** Print what went wrong besides verdicts (stale recording, provider down, interruption). */
+export function reportProblems(ctx: CliContext, r: ExecuteResult): void {
+  if (r.badInput) ctx.err(`error: ${r.badInput.message}`);
+  for (const c of r.infraFailed) {
+    const first = c.samples.find((s) => s.status === 'errored');
+    if (first && first.status === 'errored') ctx.err(`error: ${c.caseId}: every sample failed: ${first.error.message}`);
+  }
+  if (r.interrupted) {
+    ctx.err(`interrupted: ${r.results.length} of ${r.results.length + r.run.unfinished.length} cases finished; resume with --resume ${r.logFile}`);
+  }
+}
+
+/** Resolve a path against the working directory. */
+export function cwdPath(ctx: CliContext, p: string): string {
+  return isAbsolute(p) ? p : resolve(ctx.cwd, p);
+}
+
+/** Flags whose values are paths: stored absolute in the results log so `--resume` works from anywhere. */
+const PATH_FLAGS = ['out', 'script', 'systemPrompt'] as const;
+
+/** Absolute paths for path-valued flags and file targets; the rest as given. */
+export function normaliseForLog(ctx: CliContext, targets: string[], flags: RunFlags): { targets: string[]; flags: RunFlags } {
+  const f: RunFlags = { ...flags };
+  for (const k of PATH_FLAGS) if (f[k]) (f as Record<string, unknown>)[k] = cwdPath(ctx, f[k]!);
+  if (f.toolset && !/^(builtin|mcp):/.test(f.toolset)) f.toolset = cwdPath(ctx, f.toolset);
+  delete f.resume;
+  delete f.compare;
+  const t = targets.map((x) => (/[\\/]/.test(x) || /\.(toml|json)$/i.test(x) ? cwdPath(ctx, x) : x));
+  return { targets: t, flags: f };
+}
+
+export function ensureNewline(s: string): string {
+  return s.endsWith('\n') ? s : s + '\n';
+}
