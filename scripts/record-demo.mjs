@@ -87,7 +87,7 @@ for (const c of cases) script.cases[c.id] = turnsFor(c, toolsetFor(c));
 
 const recorder = createRecordingProvider(createMockProvider({ script, name: 'mock' }), { file: DEMO_RECORDING });
 const out = await runSuite({ cases, provider: recorder, toolsetFor, toolMode: 'dedup', concurrency: 1, runId: 'record-demo' });
-recorder.save();
+await recorder.save();
 const passing = out.results.filter((r) => r.meetsThreshold).length;
 console.error(`record-demo: ${cases.length} cases, ${out.samplesRun} samples; ${passing} of ${out.results.length} cases pass; wrote ${DEMO_RECORDING}`);
 for (const r of out.results) {

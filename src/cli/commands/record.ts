@@ -50,7 +50,7 @@ export async function recordAction(ctx: CliContext, targets: string[], flags: Re
   });
   // The recording is written even below the threshold: its diff is what a reviewer looks at.
   if (!r.interrupted) {
-    recorder.save();
+    await recorder.save();
     ctx.err(`recording: ${script}`);
     ctx.err(`results: ${r.finalFile}`);
   }
