@@ -1,16 +1,94 @@
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
-import { UsageError } from '../../errors.js';
+import type { CliContext } from '../context.js';
+import { loadConfigFile } from '../../config/file.js';
+import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../../fixtures/index.js';
+import { loadToolset, validateFixtures, type FixtureProblem } from '../../toolset/index.js';
+import type { Case } from '../../types/case.js';
+
+interface ValidateOptions {
+  toolset?: string;
+  suite?: string[];
+  bundled: boolean;
+  timeoutMs?: string;
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+
+/**
+ * The toolset a case is checked against: `--toolset`, else runspec.toml `[toolset] file` / `mcp`, else
+ * by dialect: runspec cases → builtin:fleet, replio / turnstone cases → builtin:workspace.
+ */
+function toolsetSpecFor(c: Case, flag: string | undefined, fromFile: string | undefined): string {
+  if (flag !== undefined) return flag;
+  if (fromFile !== undefined) return fromFile;
+  return c.dialect === 'runspec' ? 'builtin:fleet' : 'builtin:workspace';
+}
+
+function formatProblem(p: FixtureProblem): string {
+  return `${p.file}${p.line !== undefined ? `:${p.line}` : ''}: case ${p.caseId}: ${p.field}: ${p.message}`;
+}
+
+async function validate(ctx: CliContext, paths: string[], o: ValidateOptions): Promise<number> {
+  const onWarning = (msg: string): void => ctx.warn(msg);
+  const config = loadConfigFile(ctx.projectDir);
+  const fileSpec = config.toolset?.mcp !== undefined
+    ? config.toolset.mcp.startsWith('mcp:') ? config.toolset.mcp : `mcp:${config.toolset.mcp}`
+    : config.toolset?.file;
+  const all =
+    paths.length > 0
+      ? mergeSuites(loadCasesFromPaths(paths, { onWarning })).cases
+      : (await discoverFixtures({ projectDir: ctx.projectDir, env: ctx.env, includeBundled: o.bundled, onWarning })).cases;
+  const cases = selectCases(all, { suites: o.suite });
+  if (cases.length === 0) {
+    ctx.warn('no fixtures to validate');
+    return 0;
+  }
+  const bySpec = new Map<string, Case[]>();
+  for (const c of cases) {
+    const spec = toolsetSpecFor(c, o.toolset, fileSpec);
+    bySpec.set(spec, [...(bySpec.get(spec) ?? []), c]);
+  }
+  const timeoutMs = o.timeoutMs !== undefined ? Number(o.timeoutMs) : undefined;
+  const problems: FixtureProblem[] = [];
+  const summary: string[] = [];
+  for (const [spec, group] of bySpec) {
+    const toolset = await loadToolset(spec, { projectDir: ctx.projectDir, env: ctx.env, ...(timeoutMs && timeoutMs > 0 ? { timeoutMs } : {}) });
+    problems.push(...validateFixtures(group, toolset));
+    summary.push(`${group.length} case${group.length === 1 ? '' : 's'} against ${spec} (${toolset.runnables.length} tools)`);
+  }
+  for (const p of problems) ctx.out(formatProblem(p));
+  const verdict = problems.length === 0 ? 'ok' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+  ctx.out(`validate: ${summary.join(', ')}: ${verdict}`);
+  return problems.length === 0 ? 0 : 2;
+}
 
 export const validateCommand: CommandModule = {
   register(program, getContext, setExit) {
     program
       .command('validate')
-      .description('Ground tier: check fixtures against a toolset (no model, no key)')
-      .action(
-        action(getContext, setExit, () => {
-          throw new UsageError('USAGE', 'validate: not implemented yet');
-        }),
-      );
+      .description('Ground tier: check that fixtures only name tools, verbs and args the toolset has (no model, no key)')
+      .argument('[paths...]', 'fixture files or directories (default: the discovered catalog)')
+      .option('--toolset <spec>', 'toolset file (.toml/.json, or an OpenAI tools array), builtin:fleet, builtin:workspace, mcp:<command> or mcp:http(s)://...')
+      .option('--suite <names>', 'only these suites (comma-separated or repeated)', collect)
+      .option('--no-bundled', 'leave out the bundled catalog when discovering')
+      .option('--timeout-ms <ms>', 'MCP connect + list limit (default 30000)')
+      .addHelpText(
+        'after',
+        `
+Checked: runspec expect_tool, expect_command, expect_args keys, expect_host, forbid_tools; replio
+expected and verifier tools and arg names; turnstone expected_actions tools and arg keys.
+Each problem prints as  file:line: case <id>: <field>: <message>  with a "did you mean".
+Exit 0 when clean, 2 on any problem.
+
+Toolset per case when --toolset is absent: runspec.toml [toolset] mcp / file, else runspec cases
+against builtin:fleet and replio / turnstone cases against builtin:workspace.
+
+Examples:
+  runspec-eval validate
+  runspec-eval validate --toolset tools.json evals/smoke.toml
+  runspec-eval validate --toolset "mcp:npx -y @modelcontextprotocol/server-filesystem ." evals/`,
+      )
+      .action(action(getContext, setExit, (ctx, paths: string[], o: ValidateOptions) => validate(ctx, paths, o)));
   },
 };
