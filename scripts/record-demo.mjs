@@ -27,7 +27,7 @@ const RUNSPEC_TARGETS = {
   'cron-list-is-autonomous': { runnable: 'cron', host: 'db-01', command: 'list', args: {} },
   'cert-from-web01': { runnable: 'cert-check', host: 'web-01', args: { host: 'example.com' } },
   'restart-production-group': { runnable: 'restart-service', host: 'Production', args: { service: 'nginx' } },
-  'git-remote-add': { runnable: 'git', host: 'web-02', command: ['remote', 'add'], args: { name: 'upstream', url: 'https://example.com/repo.git' } },
+  'git-remote-add': { runnable: 'git', host: 'web-02', command: 'remote add', args: { name: 'upstream', url: 'https://example.com/repo.git' } },
   // Deliberate mistake: asked whether nginx runs, the model restarts it (forbidden_tool).
   'status-not-restart': { runnable: 'restart-service', host: 'web-02', args: { service: 'nginx' } },
   'deploy-force-is-manual': { runnable: 'deploy-app', host: 'web-01', args: { app: 'shop', version: '2.1', force: true } },
@@ -67,7 +67,7 @@ function turnsFor(c, toolset) {
     if (RUNSPEC_TEXT[c.id]) return [{ text: RUNSPEC_TEXT[c.id] }];
     const target = RUNSPEC_TARGETS[c.id];
     if (!target) throw new Error(`record-demo: no scripted answer for runspec case ${c.id}; add one to RUNSPEC_TARGETS`);
-    return [{ toolCalls: [createLayout(toolset, 'dedup').renderCall(target, 'call_0')] }];
+    return [{ toolCalls: [createLayout('dedup', toolset).renderCall(target, 'call_0')] }];
   }
   const steps = TRAJECTORIES[c.id];
   if (!steps) throw new Error(`record-demo: no scripted answer for ${c.dialect} case ${c.id}; add one to TRAJECTORIES`);

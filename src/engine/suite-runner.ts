@@ -2,8 +2,10 @@
 // aggregates a case once all its samples end, then renders telemetry for that case (so every trace
 // carries the final verdict and pass rate) and reports the case through a callback.
 
-import type { Case, CaseResult, Run, SampleOutcome, ToolMode, Toolset, Verdict } from '../types/index.js';
+import type { Case, CaseResult, Run, RunError, SampleOutcome, ToolMode, Toolset, Verdict } from '../types/index.js';
 import { runPool } from './_pool.js';
+import { runCase } from './run-case.js';
+import type { Provider } from '../providers/types.js';
 import { scoreRun } from '../scoring/verdict.js';
 import { aggregateCase } from '../scoring/samples.js';
 
@@ -11,7 +13,7 @@ import { aggregateCase } from '../scoring/samples.js';
 export type RunCaseFn = (opts: {
   case: Case;
   sample: number;
-  provider: unknown;
+  provider: Provider;
   toolset: Toolset;
   toolMode: ToolMode;
   maxTurns?: number;
@@ -31,7 +33,9 @@ export interface CaseTelemetrySink {
   emitCase(input: {
     case: Case;
     run: Run;
-    verdict: Verdict;
+    /** Absent for an errored sample (infrastructure): the trace then carries `error` instead. */
+    verdict?: Verdict;
+    error?: RunError;
     result: CaseResult;
     runId: string;
     agentName?: string;
@@ -53,7 +57,7 @@ export interface RunSuiteOptions {
   /** The selected cases, in report order. */
   cases: Case[];
   /** The model provider, passed to the engine as is. */
-  provider: unknown;
+  provider: Provider;
   /** The toolset of a case (resolve and load them before the run: a bad toolset is bad input). */
   toolsetFor(c: Case): Toolset;
   /** @default 'dedup' */
@@ -166,8 +170,10 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     finished.set(s.c.id, result);
     if (opts.telemetry) {
       for (const { run, verdict } of scored) {
+        const outcome = sampleOutcome(run, verdict);
+        const judged = outcome.status === 'scored' ? { verdict } : { error: outcome.error };
         try {
-          await opts.telemetry.emitCase({ case: s.c, run, verdict, result, runId: opts.runId, agentName: opts.agentName, toolset: s.toolset });
+          await opts.telemetry.emitCase({ case: s.c, run, ...judged, result, runId: opts.runId, agentName: opts.agentName, toolset: s.toolset });
         } catch (err) {
           warn(`telemetry: ${s.c.id}#${run.sample}: ${err instanceof Error ? err.message : String(err)}`);
         }
@@ -234,9 +240,8 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   };
 }
 
-// TODO(H7): switch to the engine's runCase and scoring/ once they land.
 async function defaultRunCase(): Promise<RunCaseFn> {
-  throw new Error('runSuite: no runCase given');
+  return runCase;
 }
 
 async function defaultScoring(): Promise<SuiteScoring> {

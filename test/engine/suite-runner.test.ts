@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { runSuite, sampleCount, type RunCaseFn, type SuiteScoring } from '../../src/engine/suite-runner.js';
 import type { Case, CaseResult, Run, SampleOutcome, Toolset, Verdict } from '../../src/types/index.js';
+import type { Provider } from '../../src/providers/types.js';
 
+const PROVIDER = { name: 'fake', system: 'fake', chat: async () => { throw new Error('unused'); }, close: async () => {} } as unknown as Provider;
 const TOOLSET: Toolset = { name: 't', runnables: [], hosts: [], groups: {}, source: 'test' };
 
 function mkCase(id: string, over: Partial<Case> = {}): Case {
@@ -105,7 +107,7 @@ describe('runSuite', () => {
     const reported: string[] = [];
     const out = await runSuite({
       cases,
-      provider: {},
+      provider: PROVIDER,
       toolsetFor: () => TOOLSET,
       runId: 'r',
       concurrency: 2,
@@ -126,7 +128,7 @@ describe('runSuite', () => {
     const events: string[] = [];
     const out = await runSuite({
       cases: [mkCase('a', { settings: { samples: 2 } })],
-      provider: {},
+      provider: PROVIDER,
       toolsetFor: () => TOOLSET,
       runId: 'run-9',
       runCase: async ({ case: c, sample }) => mkRun(c, sample),
@@ -147,7 +149,7 @@ describe('runSuite', () => {
     const warnings: string[] = [];
     const out = await runSuite({
       cases: [mkCase('a')],
-      provider: {},
+      provider: PROVIDER,
       toolsetFor: () => TOOLSET,
       runId: 'r',
       runCase: async ({ case: c, sample }) => mkRun(c, sample),
@@ -166,7 +168,7 @@ describe('runSuite', () => {
   it('counts a provider error as an errored sample, not a wrong answer', async () => {
     const out = await runSuite({
       cases: [mkCase('a', { settings: { samples: 2 } })],
-      provider: {},
+      provider: PROVIDER,
       toolsetFor: () => TOOLSET,
       runId: 'r',
       runCase: async ({ case: c, sample }) => mkRun(c, sample, sample === 0 ? 'error' : 'ok'),
@@ -183,7 +185,7 @@ describe('runSuite', () => {
     const ran: string[] = [];
     const out = await runSuite({
       cases: [mkCase('a'), mkCase('b')],
-      provider: {},
+      provider: PROVIDER,
       toolsetFor: () => TOOLSET,
       runId: 'r',
       skip: new Set(['a']),
@@ -210,7 +212,7 @@ describe('runSuite', () => {
     const cases = [mkCase('a'), mkCase('b'), mkCase('c'), mkCase('d')];
     const p = runSuite({
       cases,
-      provider: {},
+      provider: PROVIDER,
       toolsetFor: () => TOOLSET,
       runId: 'r',
       concurrency: 2,
@@ -233,7 +235,7 @@ describe('runSuite', () => {
     await expect(
       runSuite({
         cases: [mkCase('a'), mkCase('b')],
-        provider: {},
+        provider: PROVIDER,
         toolsetFor: () => TOOLSET,
         runId: 'r',
         concurrency: 1,

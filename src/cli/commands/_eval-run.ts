@@ -64,12 +64,12 @@ export interface RunFlags {
   script?: string;
 }
 
-const positiveInt = (name: string) => (v: string): number => {
-  if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`${name}: expected a positive integer (got ${JSON.stringify(v)})`);
+const positiveInt = (_name: string) => (v: string): number => {
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`expected a positive integer (got ${JSON.stringify(v)})`);
   return Number(v);
 };
-const nonNegativeInt = (name: string) => (v: string): number => {
-  if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`${name}: expected an integer ≥ 0 (got ${JSON.stringify(v)})`);
+const nonNegativeInt = (_name: string) => (v: string): number => {
+  if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`expected an integer ≥ 0 (got ${JSON.stringify(v)})`);
   return Number(v);
 };
 const ratio = (v: string): number => {

@@ -73,7 +73,7 @@ export const demoCommand: CommandModule = {
       .description('Run the bundled suites on the embedded replay provider (no key, no network)')
       .option('--output <format>', `report format: ${OUTPUT_FORMATS.join(', ')}`)
       .option('--no-telemetry', 'write no traces')
-      .addHelpText('after', '\nExit codes: 0 the demo ran (some cases fail on purpose), 2 the bundled recording is stale, 3 infrastructure.')
+      .addHelpText('after', '\nExit codes: 0 the demo ran (some cases fail on purpose), 2 the bundled recording is stale, 3 infrastructure.\n')
       .action(action(getContext, setExit, (ctx, flags: { output?: string; telemetry?: boolean }) => demoAction(ctx, flags)));
   },
 };

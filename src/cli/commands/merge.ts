@@ -62,7 +62,7 @@ export const mergeCommand: CommandModule = {
       .argument('<files...>', 'results JSON files of the shards')
       .option('--out <file>', 'write the merged results JSON here (default: print it to stdout)')
       .option('--output <format>', `with --out, also print a report: ${OUTPUT_FORMATS.join(', ')}`)
-      .addHelpText('after', '\nExit codes: 0 every case meets its threshold, 1 some case does not, 2 bad input, 3 a case whose every sample errored.')
+      .addHelpText('after', '\nExit codes: 0 every case meets its threshold, 1 some case does not, 2 bad input, 3 a case whose every sample errored.\n')
       .action(
         action(getContext, setExit, (ctx, files: string[], flags: { out?: string; output?: string }) => {
           if (flags.output && !(OUTPUT_FORMATS as readonly string[]).includes(flags.output)) {

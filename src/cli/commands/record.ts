@@ -71,7 +71,7 @@ export const recordCommand: CommandModule = {
     cmd
       .requiredOption('--out <script>', 'where to write the recording (JSON) for `replay --script`')
       .option('--results <file>', 'results JSON file (default .runspec/results/<run-id>.json)')
-      .addHelpText('after', '\nExit codes: 0 every case meets --threshold (default 1.0), 1 some case does not, 2 bad input, 3 provider failure.')
+      .addHelpText('after', '\nExit codes: 0 every case meets --threshold (default 1.0), 1 some case does not, 2 bad input, 3 provider failure.\n')
       .action(action(getContext, setExit, (ctx, targets: string[], flags: RecordFlags, _c: Command) => recordAction(ctx, targets, flags)));
   },
 };

@@ -55,7 +55,7 @@ export const replayCommand: CommandModule = {
     addExecutionOptions(cmd, { script: false });
     cmd
       .requiredOption('--script <file>', 'recording written by `runspec-eval record --out`')
-      .addHelpText('after', '\nExit codes: 0 pass, 1 some case below --threshold, 2 bad input or a stale recording (re-record it), 3 interrupted.')
+      .addHelpText('after', '\nExit codes: 0 pass, 1 some case below --threshold, 2 bad input or a stale recording (re-record it), 3 interrupted.\n')
       .action(action(getContext, setExit, (ctx, targets: string[], flags: RunFlags, _c: Command) => replayAction(ctx, targets, flags)));
   },
 };

@@ -89,7 +89,7 @@ export const runCommand: CommandModule = {
         'after',
         '\nExit codes: 0 every case meets the threshold, 1 some case does not, 2 bad input or usage\n' +
           '(a stale recording too), 3 infrastructure: a case whose every sample errored, or an interrupted run\n' +
-          '(Ctrl-C keeps finished cases in the .jsonl log; finish with --resume).',
+          '(Ctrl-C keeps finished cases in the .jsonl log; finish with --resume).\n',
       )
       .action(action(getContext, setExit, (ctx, targets: string[], flags: RunFlags, c: Command) => runAction(ctx, targets, flags, c)));
   },
