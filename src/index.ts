@@ -69,6 +69,20 @@ export { renderTable, renderJson, renderJUnit, renderMarkdown, renderHtml, rende
 export type { TableOptions } from './report/index.js';
 
 // --- telemetry (issue 4) ---
+export { renderRunTrace, emitVerdictSpan, createTelemetry, buildSpanAnnotations, postSpanAnnotations, OtlpJsonLinesFileExporter, verdictAttributes, evaluationAttributes } from './telemetry/index.js';
+export type { RenderInput, RenderedTrace, VerdictSpanInput, Telemetry, TelemetryOptions, AnnotationTarget, SpanAnnotation, PostAnnotationsOptions, PostAnnotationsResult, VerdictContext } from './telemetry/index.js';
+export { resolveTelemetryConfig, phoenixBase } from './config/telemetry.js';
+export type { TelemetryConfig, TelemetryExporterConfig, TelemetryFlags, OtlpProtocol, OtlpCompression } from './config/telemetry.js';
+export {
+  ATTR_RUNSPEC_EVAL_PASS, ATTR_RUNSPEC_EVAL_CATEGORY, ATTR_RUNSPEC_EVAL_REASON, ATTR_RUNSPEC_EVAL_PASS_RATE, ATTR_RUNSPEC_EVAL_PASS_RATE_LOW,
+  ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH, ATTR_RUNSPEC_EVAL_THRESHOLD, ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD, ATTR_RUNSPEC_EVAL_SAMPLES, ATTR_RUNSPEC_EVAL_SAMPLE,
+  ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_SUITE, ATTR_RUNSPEC_EVAL_RUN_ID, ATTR_RUNSPEC_EVAL_DIALECT, ATTR_RUNSPEC_EVAL_RULE,
+  ATTR_RUNSPEC_EVAL_EXPECTED_TOOL, ATTR_RUNSPEC_EVAL_OBSERVED_TOOL, ATTR_RUNSPEC_EVAL_EXPECTED_COMMAND, ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND,
+  ATTR_RUNSPEC_EVAL_EXPECTED_HOST, ATTR_RUNSPEC_EVAL_OBSERVED_HOST, ATTR_RUNSPEC_EVAL_EXPECTED_AUTONOMY, ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY,
+  ATTR_RUNSPEC_EVAL_TOOL_MODE, ATTR_RUNSPEC_EVAL_SCORE, ATTR_RUNSPEC_EVAL_MATCH_MODE, ATTR_RUNSPEC_EVAL_ACCURACY, ATTR_RUNSPEC_EVAL_CALLS,
+  ATTR_RUNSPEC_EVAL_REDUNDANT, ATTR_RUNSPEC_EVAL_ERRORS, ATTR_RUNSPEC_EVAL_TOKENS, ATTR_RUNSPEC_EVAL_JSON_DUMP, ATTR_RUNSPEC_EVAL_STATUS,
+  ATTR_RUNSPEC_EVAL_EXECUTED, RUNSPEC_EVAL_ATTRIBUTE_TYPES, ATTR_LANGSMITH_SPAN_KIND, RUNSPEC_EVALUATION_NAME,
+} from './semconv/index.js';
 
 // --- traces (issue 5) ---
 
