@@ -95,6 +95,8 @@ export interface Run {
   status: RunStatus;
   error?: RunError;
   usage: Usage;
+  /** Trajectory mode with keepWorktrees: where the worktree was left. */
+  worktree?: string;
   /** Set when the Run was read back from a trace. */
   trace?: { traceId: string; rootSpanId?: string; spanIds?: Record<string, string> };
 }

@@ -1,0 +1,299 @@
+import { isRunspecError, UsageError } from '../errors.js';
+import type { ChatResponse, Provider } from '../providers/types.js';
+import { createLayout, type Layout } from '../toolset/layout.js';
+import { WORKSPACE_TOOLSET } from '../toolset/workspace.js';
+import type { Case } from '../types/case.js';
+import type { Message, ModelCallRecord, Run, RunError, ToolCall, ToolCallRecord, Usage } from '../types/run.js';
+import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
+import { deniedReason, permissionsFor, type ToolPermissions } from './permissions.js';
+import { commandEnvFor, executeWorkspaceTool, isWorkspaceTool } from './workspace-tools.js';
+import { createWorktree, type Worktree } from './worktree.js';
+
+// The headless agent loop. Decision mode (runspec): lay the toolset out, let discovery tools resolve
+// for real, capture the first call to a runnable as the terminal action, never execute it. Trajectory
+// mode (replio, turnstone): a fresh worktree per run, real workspace tools under permissions, up to
+// max_turns model calls. Provider trouble never throws: the Run ends with status error.
+
+/** turnstone's default max_turns. */
+export const DEFAULT_MAX_TURNS = 10;
+/** Parallel tool calls run per turn; the rest get an error result (turnstone: degenerate repetition). */
+export const MAX_PARALLEL_TOOL_CALLS = 10;
+
+export const DEFAULT_TRAJECTORY_SYSTEM_PROMPT =
+  'You are a coding agent working in a project workspace. Use the provided tools to inspect and change files and to run commands; ' +
+  'paths are relative to the workspace root. Call tools through the function-calling interface, never by writing JSON in your reply. ' +
+  'When the task is done, answer briefly in plain text.';
+
+export const DEFAULT_DECISION_SYSTEM_PROMPT =
+  'You are an operations agent. Act on the request by calling the tool that does it, with the right arguments and target host. ' +
+  'If the request is ambiguous or destructive and the target is unclear, ask a clarifying question instead of acting.';
+
+export interface RunCaseOptions {
+  case: Case;
+  /** 0-based sample index. */
+  sample: number;
+  provider: Provider;
+  /** Decision mode: required. Trajectory mode: default the built-in workspace toolset. */
+  toolset?: Toolset;
+  /** Decision-mode layout. @default 'dedup' */
+  toolMode?: ToolMode;
+  /** @default case max_turns, else 10 */
+  maxTurns?: number;
+  /** @default DEFAULT_DECISION_SYSTEM_PROMPT / DEFAULT_TRAJECTORY_SYSTEM_PROMPT; '' sends none */
+  systemPrompt?: string;
+  /** Keep the trajectory worktree (its path is on `run.worktree`). */
+  keepWorktrees?: boolean;
+  /** Abort: the run ends with status cancelled (finished cases are kept by the caller). */
+  signal?: AbortSignal;
+  model?: string;
+  temperature?: number;
+  maxTokens?: number;
+  /** Default time limit of run_command / bash. @default 30000 */
+  commandTimeoutMs?: number;
+  /** Extra environment of run_command / bash (the base is minimal: PATH, HOME=worktree, LANG). */
+  commandEnv?: Record<string, string>;
+}
+
+/**
+ * Run one sample of one case through the model and return its Run. Throws only on bad input (a
+ * decision case without a toolset, a case file path that escapes the worktree).
+ * @example const run = await runCase({ case: c, sample: 0, provider, toolset, toolMode: 'search' });
+ */
+export async function runCase(opts: RunCaseOptions): Promise<Run> {
+  const c = opts.case;
+  if (!c || typeof c.id !== 'string' || typeof c.prompt !== 'string') throw new UsageError('USAGE', 'runCase: expected a Case with an id and a prompt');
+  if (!Number.isInteger(opts.sample) || opts.sample < 0) throw new UsageError('USAGE', `runCase: case ${c.id}: sample must be a non-negative integer (got ${opts.sample})`);
+  const mode = c.mode;
+  if (mode === 'decision' && !opts.toolset) {
+    throw new UsageError('USAGE', `runCase: case ${c.id} is a decision case and needs a toolset`, { hint: 'pass --toolset FILE or set [toolset] file in runspec.toml' });
+  }
+  const maxTurns = opts.maxTurns ?? c.settings.maxTurns ?? DEFAULT_MAX_TURNS;
+  if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new UsageError('USAGE', `runCase: case ${c.id}: max_turns must be a positive integer (got ${maxTurns})`);
+  const toolset = opts.toolset ?? WORKSPACE_TOOLSET;
+  const toolMode: ToolMode = mode === 'decision' ? (opts.toolMode ?? 'dedup') : 'dedup';
+  const layout = createLayout(toolMode, toolset);
+  const tools = layout.tools();
+  const place = c.source?.line ? `${c.source.file}:${c.source.line}` : (c.source?.file ?? c.id);
+
+  const run: Run = {
+    caseId: c.id,
+    sample: opts.sample,
+    mode,
+    provider: opts.provider.name,
+    startTimeMs: Date.now(),
+    endTimeMs: 0,
+    modelCalls: [],
+    toolCalls: [],
+    status: 'ok',
+    usage: {},
+  };
+  const model = opts.model ?? opts.provider.model;
+  if (model) run.model = model;
+  if (mode === 'decision') run.toolMode = toolMode;
+
+  let worktree: Worktree | undefined;
+  if (mode === 'trajectory') worktree = await createWorktree(c.files ?? {}, { place: `${place}: case ${c.id}` });
+  const perms = permissionsFor(c);
+  const systemPrompt = opts.systemPrompt ?? (mode === 'decision' ? DEFAULT_DECISION_SYSTEM_PROMPT : DEFAULT_TRAJECTORY_SYSTEM_PROMPT);
+  const messages: Message[] = [];
+  if (systemPrompt) messages.push({ role: 'system', content: systemPrompt });
+  messages.push({ role: 'user', content: c.prompt });
+
+  const cancel = (): void => {
+    run.status = 'cancelled';
+    run.error = { code: 'CANCELLED', message: 'the run was cancelled' };
+  };
+
+  try {
+    for (let turn = 0; turn < maxTurns; turn++) {
+      if (opts.signal?.aborted) {
+        cancel();
+        break;
+      }
+      const sent = messages.slice();
+      const startTimeMs = Date.now();
+      let res: ChatResponse;
+      try {
+        res = await opts.provider.chat({
+          messages: sent,
+          tools,
+          model: opts.model,
+          temperature: opts.temperature,
+          maxTokens: opts.maxTokens,
+          signal: opts.signal,
+          key: { caseId: c.id, sample: opts.sample, turn },
+        });
+      } catch (err) {
+        const error = toRunError(err);
+        run.modelCalls.push({
+          index: run.modelCalls.length,
+          turn,
+          startTimeMs,
+          endTimeMs: Date.now(),
+          provider: opts.provider.system,
+          ...(model ? { requestModel: model } : {}),
+          request: { messages: sent, tools, params: intendedParams(opts) },
+          usage: {},
+          error,
+        });
+        if (opts.signal?.aborted || error.code === 'CANCELLED') cancel();
+        else {
+          run.status = 'error';
+          run.error = error;
+        }
+        break;
+      }
+      const record = modelCallRecord(run.modelCalls.length, turn, startTimeMs, opts.provider, sent, tools, res);
+      run.modelCalls.push(record);
+      if (!run.model && res.requestModel) run.model = res.requestModel;
+      if (res.text !== undefined) run.finalText = res.text;
+      else delete run.finalText;
+      messages.push({ role: 'assistant', ...(res.text !== undefined ? { content: res.text } : {}), ...(res.toolCalls.length > 0 ? { toolCalls: res.toolCalls } : {}) });
+      if (res.toolCalls.length === 0) break;
+
+      const ended =
+        mode === 'decision'
+          ? decisionTurn({ run, layout, calls: res.toolCalls, turn, index: record.index, messages })
+          : await trajectoryTurn({ run, layout, calls: res.toolCalls, turn, index: record.index, messages, worktree: worktree!, perms, opts });
+      if (ended) break;
+      if (opts.signal?.aborted) {
+        cancel();
+        break;
+      }
+      // The last allowed model call still asked for tools: trajectory runs are truncated; a decision
+      // run that only explored has made no runnable call, which scoring calls no_run.
+      if (turn === maxTurns - 1 && mode === 'trajectory') run.status = 'truncated';
+    }
+  } finally {
+    if (worktree) {
+      if (opts.keepWorktrees) run.worktree = worktree.root;
+      else await worktree.remove().catch(() => undefined);
+    }
+  }
+  run.endTimeMs = Date.now();
+  run.usage = sumUsage(run.modelCalls.map((m) => m.usage));
+  return run;
+}
+
+interface TurnContext {
+  run: Run;
+  layout: Layout;
+  calls: ToolCall[];
+  turn: number;
+  /** Index of the model call that asked for these calls. */
+  index: number;
+  messages: Message[];
+}
+
+/** Decision mode: answer discovery calls, stop at the first other call. Returns true when the run ended. */
+function decisionTurn(t: TurnContext): boolean {
+  let terminal: ToolCallRecord | undefined;
+  t.calls.forEach((call, i) => {
+    const resolved = t.layout.resolve(call);
+    const now = Date.now();
+    if (terminal || i >= MAX_PARALLEL_TOOL_CALLS || !t.layout.isDiscovery(call.name)) {
+      // Captured, never executed; calls after the terminal one in the same turn are observed only.
+      const rec: ToolCallRecord = { turn: t.turn, modelCallIndex: t.index, call, startTimeMs: now, endTimeMs: now, executed: false, resolved };
+      t.run.toolCalls.push(rec);
+      if (!terminal && !t.layout.isDiscovery(call.name)) terminal = rec;
+      return;
+    }
+    const result = t.layout.answerDiscovery(call);
+    t.run.toolCalls.push({ turn: t.turn, modelCallIndex: t.index, call, startTimeMs: now, endTimeMs: Date.now(), executed: true, result, isError: result.startsWith('Error'), resolved });
+    t.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result });
+  });
+  if (terminal) {
+    t.run.terminal = terminal;
+    return true;
+  }
+  // Over-cap discovery calls still need an answer for the conversation to stay valid.
+  t.calls.slice(MAX_PARALLEL_TOOL_CALLS).forEach((call) => t.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: overCapMessage() }));
+  return false;
+}
+
+const overCapMessage = () => `Error: too many parallel tool calls (at most ${MAX_PARALLEL_TOOL_CALLS} per turn); this call was not run`;
+
+/** Trajectory mode: run each call for real (under permissions and the parallel cap), feed results back. */
+async function trajectoryTurn(
+  t: TurnContext & { worktree: Worktree; perms: ToolPermissions; opts: RunCaseOptions },
+): Promise<boolean> {
+  const byName = new Map(t.layout.toolset.runnables.map((r) => [r.name, r]));
+  for (const [i, call] of t.calls.entries()) {
+    const startTimeMs = Date.now();
+    const resolved: ResolvedCall = t.layout.resolve(call);
+    let result: string;
+    let executed = false;
+    const runnable = byName.get(call.name);
+    if (i >= MAX_PARALLEL_TOOL_CALLS) result = overCapMessage();
+    else if (!runnable || runnable.hidden) result = `Error: unknown tool "${call.name}"`;
+    else {
+      const denied = deniedReason(t.perms, runnable);
+      if (denied) result = `Error: permission denied: ${denied}`;
+      else if (!isWorkspaceTool(call.name)) result = `Error: tool "${call.name}" has no implementation in trajectory mode`;
+      else {
+        executed = true;
+        result = (
+          await executeWorkspaceTool(call.name, call.arguments, {
+            worktree: t.worktree,
+            commandTimeoutMs: t.opts.commandTimeoutMs,
+            commandEnv: commandEnvFor(t.worktree.root, t.opts.commandEnv),
+            signal: t.opts.signal,
+          })
+        ).result;
+      }
+    }
+    t.run.toolCalls.push({ turn: t.turn, modelCallIndex: t.index, call, startTimeMs, endTimeMs: Date.now(), executed, result, isError: result.startsWith('Error'), resolved });
+    t.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result });
+  }
+  return false;
+}
+
+function modelCallRecord(index: number, turn: number, startTimeMs: number, provider: Provider, messages: Message[], tools: ModelCallRecord['request']['tools'], res: ChatResponse): ModelCallRecord {
+  const rec: ModelCallRecord = {
+    index,
+    turn,
+    startTimeMs,
+    endTimeMs: Date.now(),
+    provider: provider.system,
+    request: { messages, tools, params: res.params },
+    response: { toolCalls: res.toolCalls },
+    usage: withTotal(res.usage),
+  };
+  const requestModel = res.requestModel ?? provider.model;
+  if (requestModel) rec.requestModel = requestModel;
+  if (res.responseModel) rec.responseModel = res.responseModel;
+  if (res.responseId) rec.responseId = res.responseId;
+  if (res.serverAddress) rec.serverAddress = res.serverAddress;
+  if (res.serverPort !== undefined) rec.serverPort = res.serverPort;
+  if (res.text !== undefined) rec.response!.text = res.text;
+  if (res.finishReason !== undefined) rec.response!.finishReason = res.finishReason;
+  return rec;
+}
+
+function intendedParams(opts: RunCaseOptions): Record<string, unknown> {
+  const p: Record<string, unknown> = {};
+  if (opts.temperature !== undefined) p.temperature = opts.temperature;
+  if (opts.maxTokens !== undefined) p.max_tokens = opts.maxTokens;
+  return p;
+}
+
+function withTotal(u: Usage): Usage {
+  if (u.totalTokens !== undefined || (u.promptTokens === undefined && u.completionTokens === undefined)) return { ...u };
+  return { ...u, totalTokens: (u.promptTokens ?? 0) + (u.completionTokens ?? 0) };
+}
+
+function sumUsage(all: Usage[]): Usage {
+  const out: Usage = {};
+  for (const u of all) {
+    const w = withTotal(u);
+    if (w.promptTokens !== undefined) out.promptTokens = (out.promptTokens ?? 0) + w.promptTokens;
+    if (w.completionTokens !== undefined) out.completionTokens = (out.completionTokens ?? 0) + w.completionTokens;
+    if (w.totalTokens !== undefined) out.totalTokens = (out.totalTokens ?? 0) + w.totalTokens;
+  }
+  return out;
+}
+
+function toRunError(err: unknown): RunError {
+  if (isRunspecError(err)) return { code: err.code, message: err.message };
+  return { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) };
+}

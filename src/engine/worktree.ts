@@ -1,0 +1,85 @@
+import { lstat, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { FixtureError } from '../errors.js';
+
+// A fresh temp directory per case run. The process working directory is never changed (runs are
+// concurrent): every tool resolves its paths here, and a path that escapes the root (`..`, an absolute
+// path, or a symlink pointing out) is refused.
+
+/** A path a tool may not touch; the tool turns it into an `Error: ...` result. */
+export class PathRefusedError extends Error {}
+
+export interface Worktree {
+  /** Real path of the root (symlinks resolved). */
+  readonly root: string;
+  /**
+   * Absolute path of a workspace-relative path, after checking it stays inside the root, also through
+   * symlinks. Throws PathRefusedError otherwise. An empty path is the root.
+   */
+  resolve(path: string): Promise<string>;
+  /** Workspace-relative form (forward slashes) of an absolute path inside the root. */
+  relative(abs: string): string;
+  remove(): Promise<void>;
+}
+
+/** True when `rel` (relative, already normalised) climbs out of its base. */
+function escapes(rel: string): boolean {
+  return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+}
+
+/**
+ * Create a worktree with the case's files. A file path that is absolute or climbs out is bad input.
+ * @example const wt = await createWorktree({ 'src/app.py': 'print(1)\n' }); await wt.remove();
+ */
+export async function createWorktree(files: Record<string, string>, opts: { prefix?: string; place?: string } = {}): Promise<Worktree> {
+  for (const rel of Object.keys(files)) {
+    if (rel.trim() === '' || isAbsolute(rel) || escapes(normalize(rel))) {
+      throw new FixtureError('FIXTURE_PATH', `${opts.place ?? 'case'}: files.${rel}: expected a path relative to the worktree, got one that escapes it`, {
+        hint: 'use paths like "src/app.py" (no leading "/" and no "..")',
+      });
+    }
+  }
+  const root = await realpath(await mkdtemp(join(tmpdir(), opts.prefix ?? 'runspec-eval-')));
+  try {
+    for (const [rel, content] of Object.entries(files)) {
+      const abs = join(root, rel);
+      await mkdir(dirname(abs), { recursive: true });
+      await writeFile(abs, content, 'utf8');
+    }
+  } catch (err) {
+    await rm(root, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    root,
+    async resolve(path: string): Promise<string> {
+      const p = path.trim();
+      if (p === '' || p === '.' || p === './') return root;
+      if (isAbsolute(p)) throw new PathRefusedError(`absolute paths are not allowed (${p}); use a path relative to the workspace root`);
+      const abs = resolve(root, p);
+      if (escapes(relative(root, abs))) throw new PathRefusedError(`path escapes the workspace: ${p}`);
+      // Resolve symlinks on the longest existing prefix: a link inside the tree may point out of it.
+      let probe = abs;
+      for (let i = 0; i < 256; i++) {
+        const exists = await lstat(probe).then(
+          () => true,
+          () => false,
+        );
+        if (exists) break;
+        const up = dirname(probe);
+        if (up === probe) break;
+        probe = up;
+      }
+      const real = await realpath(probe).catch(() => probe);
+      if (escapes(relative(root, real))) throw new PathRefusedError(`path escapes the workspace through a symlink: ${p}`);
+      return abs;
+    },
+    relative(abs: string): string {
+      return relative(root, abs).split(sep).join('/') || '.';
+    },
+    async remove() {
+      await rm(root, { recursive: true, force: true, maxRetries: 2 });
+    },
+  };
+}
