@@ -109,10 +109,11 @@ function orderedMatching(edges: boolean[][], callCount: number): number[] {
       assignment[i] = j;
       i++;
       j++;
-    } else if (best[i + 1]![j] === best[i]![j]) {
-      i++;
-    } else {
+    } else if (best[i]![j + 1] === best[i]![j]) {
+      // Skip a call before giving up on an action, so ties resolve the way turnstone's scan does.
       j++;
+    } else {
+      i++;
     }
   }
   return assignment;

@@ -19,7 +19,8 @@ export function wilsonInterval(passes: number, n: number, z: number = Z_95): { l
   const denominator = 1 + z2 / n;
   const center = (p + z2 / (2 * n)) / denominator;
   const half = (z / denominator) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
-  return { low: Math.max(0, center - half), high: Math.min(1, center + half) };
+  // The bounds at p = 0 and p = 1 are exactly 0 and 1; floating point lands a hair inside.
+  return { low: passes <= 0 ? 0 : Math.max(0, center - half), high: passes >= n ? 1 : Math.min(1, center + half) };
 }
 
 function validCounts(n: number, c: number, k: number): boolean {
