@@ -173,6 +173,17 @@ export function resolveTelemetryConfig(input: {
 
   const project = file.project ?? env.get('PHOENIX_PROJECT_NAME');
   const apiKey = env.get(apiKeyEnv);
+  // With annotations on and the traces going to the same Phoenix, its key authenticates the export too
+  // (Phoenix reads only `Authorization: Bearer`); an explicit OTLP authorization header wins.
+  if (
+    exporter.kind === 'otlp' &&
+    annotations.value &&
+    apiKey !== undefined &&
+    file.annotations_url === undefined &&
+    !Object.keys(exporter.headers).some((h) => h.toLowerCase() === 'authorization')
+  ) {
+    exporter.headers.authorization = `Bearer ${apiKey}`;
+  }
   return {
     enabled: enabled.value,
     captureContent: captureContent.value,

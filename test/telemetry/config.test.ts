@@ -136,6 +136,15 @@ describe('resolveTelemetryConfig', () => {
     });
   });
 
+  it('sends the Phoenix key on the export only with annotations on and no explicit authorization header', () => {
+    const file = { endpoint: 'http://phoenix:6006/v1/traces', eval_annotations: true };
+    expect(resolve({ PHOENIX_API_KEY: 'px-1' }, file).config.exporter).toMatchObject({ headers: { authorization: 'Bearer px-1' } });
+    expect(resolve({ PHOENIX_API_KEY: 'px-1' }, { ...file, eval_annotations: false }).config.exporter).toMatchObject({ headers: {} });
+    expect(
+      resolve({ PHOENIX_API_KEY: 'px-1', OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20other' }, file).config.exporter,
+    ).toMatchObject({ headers: { Authorization: 'Bearer other' } });
+  });
+
   it('lets annotations_url override the derived Phoenix base URL', () => {
     const { config } = resolve({}, { endpoint: 'http://collector:4318/v1/traces', annotations_url: 'http://phoenix:6006/', eval_annotations: true });
     expect(config.annotationsUrl).toBe('http://phoenix:6006');

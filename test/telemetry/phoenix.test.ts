@@ -77,7 +77,9 @@ describe('Phoenix annotations', () => {
         },
       ],
     });
-    // The key authenticates the annotation call only; it is never part of what was exported.
+    // The key authenticates the export to the same Phoenix as a header, never as span content.
+    expect(phoenix.traceRequests.every((r) => r.headers.authorization === 'Bearer px-secret-key')).toBe(true);
+
     expect(phoenix.traceRequests.map((r) => r.body.toString('utf8')).join('')).not.toContain('px-secret-key');
     expect(JSON.stringify(phoenix.annotations.map((a) => a.body))).not.toContain('SECRET-ARG');
   });
