@@ -38,6 +38,7 @@ import {
   ATTR_RUNSPEC_EVAL_SUITE,
   ATTR_RUNSPEC_EVAL_TOOL_MODE,
 } from '../semconv/index.js';
+import { DISCOVERY_TOOLS } from '../toolset/index.js';
 import type { Message, ModelCallRecord, Run, ToolCall, ToolCallRecord, Usage } from '../types/run.js';
 import type { ToolMode } from '../types/toolset.js';
 import * as K from './_producer-keys.js';
@@ -72,11 +73,11 @@ export type NormaliseResult =
   | { ok: false; traceId: string; rootSpanId?: string; reason: string };
 
 export interface NormaliseOptions {
-  /** Discovery tools are not terminal in decision mode. @default search_runnables, describe_runnable, describe_tool */
+  /** Discovery tools are not terminal in decision mode. @default DISCOVERY_TOOLS of src/toolset */
   isDiscovery?: (toolName: string) => boolean;
 }
 
-const DEFAULT_DISCOVERY = new Set(['search_runnables', 'describe_runnable', 'describe_tool']);
+const DEFAULT_DISCOVERY = new Set<string>(DISCOVERY_TOOLS);
 const LLM_OPERATIONS = new Set<string>([
   GEN_AI_OPERATION_NAME_VALUE_CHAT,
   GEN_AI_OPERATION_NAME_VALUE_TEXT_COMPLETION,
@@ -842,7 +843,8 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
   if (toolMode === 'dedup' || toolMode === 'per_host' || toolMode === 'search') run.toolMode = toolMode as ToolMode;
   if (root.statusCode === 2) run.error = { code: toStr(ra[ATTR_ERROR_TYPE]) ?? 'error', message: root.statusMessage ?? '' };
   if (decision) {
-    const terminal = toolCalls.find((c) => !isDiscovery(c.call.name));
+    // The call the live run captured without executing it; else the first non-discovery call.
+    const terminal = toolCalls.find((c) => !c.executed && !isDiscovery(c.call.name)) ?? toolCalls.find((c) => !isDiscovery(c.call.name));
     if (terminal) {
       terminal.executed = false;
       run.terminal = terminal;

@@ -106,6 +106,8 @@ function buildRoot(): protobuf.Root {
   root.add(message('ExportLogsServiceRequest', [['resourceLogs', 1, 'ResourceLogs', 'repeated']]));
   root.add(message('ExportLogsPartialSuccess', [['rejectedLogRecords', 1, 'int64'], ['errorMessage', 2, 'string']]));
   root.add(message('ExportLogsServiceResponse', [['partialSuccess', 1, 'ExportLogsPartialSuccess']]));
+  // google.rpc.Status: the body of an OTLP/HTTP error response (opentelemetry-proto docs/specification.md).
+  root.add(message('Status_', [['code', 1, 'int32'], ['message', 2, 'string']]));
   root.resolveAll();
   return root;
 }
@@ -115,6 +117,7 @@ const TRACE_REQUEST = ROOT.lookupType('ExportTraceServiceRequest');
 const TRACE_RESPONSE = ROOT.lookupType('ExportTraceServiceResponse');
 const LOGS_REQUEST = ROOT.lookupType('ExportLogsServiceRequest');
 const LOGS_RESPONSE = ROOT.lookupType('ExportLogsServiceResponse');
+const RPC_STATUS = ROOT.lookupType('Status_');
 
 // 64-bit integers become decimal strings and enums integers, as OTLP/JSON writes them.
 const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: Number, bytes: String, defaults: false, oneofs: false };
@@ -223,4 +226,14 @@ export function encodeLogsResponse(r: { rejectedLogRecords?: number; errorMessag
 /** Decode an ExportTraceServiceResponse (tests and clients). */
 export function decodeTraceResponse(buf: Uint8Array): { partialSuccess?: { rejectedSpans?: string; errorMessage?: string } } {
   return decodeWith(TRACE_RESPONSE, buf, 'trace response') as { partialSuccess?: { rejectedSpans?: string; errorMessage?: string } };
+}
+
+/** Encode a google.rpc.Status error body (code 3 INVALID_ARGUMENT for bad payloads). */
+export function encodeRpcStatus(s: { code: number; message: string }): Uint8Array {
+  return RPC_STATUS.encode(RPC_STATUS.fromObject(s)).finish();
+}
+
+/** Decode a google.rpc.Status error body. */
+export function decodeRpcStatus(buf: Uint8Array): { code?: number; message?: string } {
+  return RPC_STATUS.toObject(RPC_STATUS.decode(buf)) as { code?: number; message?: string };
 }

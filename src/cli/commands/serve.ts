@@ -1,16 +1,127 @@
+import { createWriteStream } from 'node:fs';
+import type { WriteStream } from 'node:fs';
+import { resolve } from 'node:path';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
-import { UsageError } from '../../errors.js';
+import type { CliContext } from '../context.js';
+import { RunspecError, UsageError } from '../../errors.js';
+import { createOtlpReceiver, createTracePipeline, renderSummaryTable, verdictLineJson } from '../../traces/index.js';
+import { addTraceScoringOptions, loadTraceScoring } from './score.js';
+import type { TraceScoringFlags } from './score.js';
+
+interface ServeFlags extends TraceScoringFlags {
+  host: string;
+  port: number;
+  tokenEnv?: string;
+  quietMs: number;
+  maxTraces: number;
+  maxBodyBytes: number;
+  out?: string;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+function int(name: string, min: number): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new UsageError('USAGE', `${name}: expected an integer ≥ ${min} (got ${JSON.stringify(v)})`);
+    return n;
+  };
+}
+
+async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
+  let token: string | undefined;
+  if (flags.tokenEnv) {
+    token = ctx.env[flags.tokenEnv]?.trim() || undefined;
+    if (!token) {
+      throw new UsageError('USAGE', `--token-env ${flags.tokenEnv}: the variable is not set or empty`, {
+        hint: `export ${flags.tokenEnv}=<token>; clients then send Authorization: Bearer <token>`,
+      });
+    }
+  }
+  if (!LOOPBACK.has(flags.host) && !token) ctx.warn(`listening on ${flags.host} without --token-env: anyone who can reach it can post traces`);
+  const setup = await loadTraceScoring(ctx, flags);
+  let file: WriteStream | undefined;
+  if (flags.out) file = createWriteStream(resolve(ctx.cwd, flags.out), { flags: 'a' });
+  const write = (line: string): void => {
+    if (file) file.write(line + '\n');
+    else ctx.out(line);
+  };
+  const pipeline = createTracePipeline({
+    ...setup.scorer,
+    assembler: { quiet: flags.quietMs, maxOpenTraces: flags.maxTraces },
+    onOutcome: (o) => {
+      setup.sinks.add(o);
+      if (o.kind === 'scored') for (const l of o.lines) write(verdictLineJson(l));
+      else if (ctx.debug) ctx.err(`trace ${o.traceId}: not interpretable (${o.reason})`);
+    },
+  });
+  const receiver = createOtlpReceiver({
+    pipeline,
+    host: flags.host,
+    port: flags.port,
+    maxBodyBytes: flags.maxBodyBytes,
+    tickMs: Math.max(20, Math.min(1000, Math.floor(flags.quietMs / 4))),
+    ...(token ? { token } : {}),
+    onRequest: (r) => {
+      if (r.status !== 200) ctx.warn(`${r.path}: HTTP ${r.status}${r.message ? ` (${r.message})` : ''}`);
+    },
+  });
+  let url: string;
+  try {
+    url = await receiver.listen();
+  } catch (err) {
+    throw new RunspecError('COLLECTOR', `serve: cannot listen on ${flags.host}:${flags.port} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, {
+      hint: 'pick another --port, or stop what is using it',
+      cause: err,
+    });
+  }
+  ctx.err(`runspec-eval serve: listening on ${url} (POST /v1/traces, /v1/logs; GET /healthz)`);
+  const annotationTimer = setInterval(() => void setup.sinks.flushAnnotations(), 2000);
+  annotationTimer.unref();
+  await new Promise<void>((done) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      done();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  ctx.err('runspec-eval serve: shutting down, scoring open traces');
+  clearInterval(annotationTimer);
+  await receiver.close();
+  await setup.sinks.close();
+  if (file) await new Promise<void>((r) => file!.end(() => r()));
+  ctx.err(renderSummaryTable(pipeline.summary()));
+  return 0;
+}
 
 export const serveCommand: CommandModule = {
   register(program, getContext, setExit) {
-    program
+    const cmd = program
       .command('serve')
       .description('OTLP/HTTP receiver that scores traces as they arrive')
-      .action(
-        action(getContext, setExit, () => {
-          throw new UsageError('USAGE', 'serve: not implemented yet');
-        }),
-      );
+      .option('--host <host>', 'address to bind (loopback by default)', '127.0.0.1')
+      .option('--port <port>', 'port (0 picks a free one)', int('--port', 0), 4318)
+      .option('--token-env <VAR>', 'require Authorization: Bearer $VAR on every POST')
+      .option('--quiet-ms <n>', 'a trace is complete when its root has ended and nothing arrived for this long', int('--quiet-ms', 1), 2000)
+      .option('--max-traces <n>', 'open traces held before the oldest is scored early (counted as evicted)', int('--max-traces', 1), 10000)
+      .option('--max-body-bytes <n>', 'largest request body, compressed or inflated (413 beyond)', int('--max-body-bytes', 1), 64 * 1024 * 1024)
+      .option('--out <file>', 'append verdict JSON lines to a file instead of stdout');
+    addTraceScoringOptions(cmd)
+      .addHelpText(
+        'after',
+        `
+Accepts application/x-protobuf and application/json, optionally gzip, and answers in the same encoding
+(partial_success lists rejected spans). 413 over --max-body-bytes (also for decompression bombs), 400 for
+a bad payload, 415 for another content type, 401 without the bearer token. SIGINT/SIGTERM score the open
+traces and exit 0. Verdict lines go to stdout (or --out); the listening URL and summary go to stderr.
+
+Examples:
+  runspec-eval serve --port 4318 --rules rules.toml --export
+  OTLP_TOKEN=s3cret runspec-eval serve --host 0.0.0.0 --token-env OTLP_TOKEN --out verdicts.jsonl`,
+      )
+      .action(action(getContext, setExit, (ctx, o: ServeFlags) => serve(ctx, o)));
   },
 };

@@ -1,0 +1,136 @@
+// Spans in, outcomes out: shard filter → assembler → scorer → summary. Shared by `score` (files, the clock
+// counts records) and `serve` (HTTP, the clock is wall time).
+import { createTraceAssembler, shardOfTrace } from './assembler.js';
+import type { AssembledTrace, AssemblerOptions } from './assembler.js';
+import { readTracePaths } from './readers.js';
+import type { ReaderOptions } from './readers.js';
+import { createSummaryCollector, createTraceScorer } from './score-traces.js';
+import type { ScoreSummary, TraceOutcome, TraceScorerOptions } from './score-traces.js';
+import type { InputProblem, LogRecordEntry, SpanRecord } from './spans.js';
+
+/** `--shard I/N`: 1-based index of N. */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+export interface TracePipelineOptions extends TraceScorerOptions {
+  assembler: AssemblerOptions;
+  shard?: Shard;
+  /** Receives every scored or uninterpretable trace, in completion order. */
+  onOutcome: (outcome: TraceOutcome) => void;
+}
+
+export interface TracePipeline {
+  addSpans(spans: SpanRecord[], now: number): void;
+  addLogs(logs: LogRecordEntry[], now: number): void;
+  addProblem(problem: InputProblem): void;
+  addBadFile(file: string): void;
+  /** Score traces that became complete by `now`. */
+  tick(now: number): void;
+  /** Score every open trace (end of input, shutdown). */
+  flush(): void;
+  summary(): ScoreSummary;
+  openTraces(): number;
+}
+
+/** @example const p = createTracePipeline({ cases, assembler: { quiet: 2000 }, onOutcome: write }); */
+export function createTracePipeline(options: TracePipelineOptions): TracePipeline {
+  const assembler = createTraceAssembler(options.assembler);
+  const scorer = createTraceScorer(options);
+  const summary = createSummaryCollector();
+  const shard = options.shard;
+  const inShard = (traceId: string): boolean => !shard || shard.count <= 1 || shardOfTrace(traceId, shard.count) === shard.index;
+  const emit = (traces: AssembledTrace[]): void => {
+    for (const t of traces) {
+      const outcome = scorer.score(t);
+      summary.addOutcome(outcome);
+      options.onOutcome(outcome);
+    }
+  };
+  return {
+    addSpans(spans, now) {
+      emit(assembler.addSpans(shard ? spans.filter((s) => inShard(s.traceId)) : spans, now));
+    },
+    addLogs(logs, now) {
+      emit(assembler.addLogs(shard ? logs.filter((l) => inShard(l.traceId)) : logs, now));
+    },
+    addProblem(problem) {
+      summary.addProblem(problem);
+    },
+    addBadFile(file) {
+      summary.addBadFile(file);
+    },
+    tick(now) {
+      emit(assembler.takeComplete(now));
+    },
+    flush() {
+      emit(assembler.flush());
+    },
+    summary() {
+      summary.setAssemblerStats(assembler.stats());
+      return summary.summary();
+    },
+    openTraces: () => assembler.stats().openTraces,
+  };
+}
+
+/** Options of {@link scoreTraceFiles}. */
+export interface ScoreFilesOptions extends TraceScorerOptions, ReaderOptions {
+  cwd: string;
+  stdin?: AsyncIterable<Uint8Array>;
+  shard?: Shard;
+  /**
+   * A trace whose root has ended is scored once this many further requests (lines, documents, frames)
+   * were read without a span for it; the rest are scored at the end of input.
+   * @default 1000
+   */
+  quietRecords?: number;
+  maxOpenTraces?: number;
+  maxOpenSpans?: number;
+  onOutcome: (outcome: TraceOutcome) => void;
+}
+
+/**
+ * Read files / directories / `-` and score every trace in them, streaming.
+ * @throws TraceError (TRACE_INPUT) for a path that does not exist or cannot be read.
+ */
+export async function scoreTraceFiles(paths: string[], options: ScoreFilesOptions): Promise<ScoreSummary> {
+  const assembler: AssemblerOptions = { quiet: options.quietRecords ?? 1000 };
+  if (options.maxOpenTraces !== undefined) assembler.maxOpenTraces = options.maxOpenTraces;
+  if (options.maxOpenSpans !== undefined) assembler.maxOpenSpans = options.maxOpenSpans;
+  const pipelineOptions: TracePipelineOptions = { ...options, assembler };
+  const pipeline = createTracePipeline(pipelineOptions);
+  let records = 0;
+  let currentFile: string | undefined;
+  let fileRecords = 0;
+  let fileProblems = 0;
+  const endFile = (): void => {
+    if (currentFile !== undefined && fileRecords === 0 && fileProblems > 0) pipeline.addBadFile(currentFile);
+  };
+  const readerOptions: ReaderOptions & { cwd: string; stdin?: AsyncIterable<Uint8Array> } = { cwd: options.cwd };
+  if (options.stdin) readerOptions.stdin = options.stdin;
+  if (options.maxRecordBytes !== undefined) readerOptions.maxRecordBytes = options.maxRecordBytes;
+  if (options.maxInflatedBytes !== undefined) readerOptions.maxInflatedBytes = options.maxInflatedBytes;
+  for await (const item of readTracePaths(paths, readerOptions)) {
+    if (item.file !== currentFile) {
+      endFile();
+      currentFile = item.file;
+      fileRecords = 0;
+      fileProblems = 0;
+    }
+    if (item.kind === 'problem') {
+      fileProblems++;
+      pipeline.addProblem(item.problem);
+      continue;
+    }
+    records++;
+    fileRecords++;
+    if (item.kind === 'spans') pipeline.addSpans(item.spans, records);
+    else pipeline.addLogs(item.logs, records);
+    if (records % 64 === 0) pipeline.tick(records);
+  }
+  endFile();
+  pipeline.flush();
+  return pipeline.summary();
+}

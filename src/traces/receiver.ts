@@ -1,0 +1,239 @@
+// OTLP/HTTP receiver (opentelemetry-proto docs/specification.md "OTLP/HTTP"): POST /v1/traces and
+// /v1/logs, binary protobuf or JSON, optional gzip; answers in the request's encoding with partial_success
+// for rejected items; 400 (with a google.rpc.Status) for a bad payload, 413 over the body limit (checked on
+// the inflated size as it streams, so a decompression bomb stops early), 415 for other content types.
+// Loopback by default; optional bearer token; GET /healthz for orchestrators.
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import { createGunzip, createInflate } from 'node:zlib';
+import type { AddressInfo } from 'node:net';
+import { ATTR_EVENT_NAME } from '@opentelemetry/semantic-conventions/incubating';
+import { decodeLogsRequest, decodeTraceRequest, encodeLogsResponse, encodeRpcStatus, encodeTraceResponse } from './otlp-proto.js';
+import { logsFromRequest, spansFromRequest } from './spans.js';
+import type { TracePipeline } from './pipeline.js';
+
+export interface OtlpReceiverOptions {
+  pipeline: TracePipeline;
+  /** @default "127.0.0.1" */
+  host?: string;
+  /** 0 picks a free port. @default 4318 */
+  port?: number;
+  /** Require `Authorization: Bearer <token>` on POSTs when set. */
+  token?: string;
+  /** Largest body, compressed or inflated. @default 67108864 (64 MiB, the OTLP spec's suggestion) */
+  maxBodyBytes?: number;
+  /** How often complete traces are looked for. @default 250 */
+  tickMs?: number;
+  /** Clock for the assembler's quiet window. @default Date.now */
+  now?: () => number;
+  /** Called after each accepted request (for logs/metrics). */
+  onRequest?: (info: { path: string; status: number; spans: number; logs: number; rejected: number; message?: string }) => void;
+}
+
+export interface OtlpReceiver {
+  /** `http://host:port` once listening. */
+  readonly url: string;
+  listen(): Promise<string>;
+  /** Stop accepting, then score every open trace. */
+  close(): Promise<void>;
+}
+
+class BodyTooLarge extends Error {}
+
+type Encoding = 'protobuf' | 'json';
+
+function contentTypeOf(req: IncomingMessage): Encoding | undefined {
+  const ct = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (ct === 'application/x-protobuf' || ct === 'application/protobuf') return 'protobuf';
+  if (ct === 'application/json') return 'json';
+  return undefined;
+}
+
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) throw new BodyTooLarge(`body of ${declared} bytes is over the ${maxBytes}-byte limit`);
+  let source: AsyncIterable<Buffer> = req;
+  if (encoding === 'gzip' || encoding === 'deflate') {
+    const inflater = encoding === 'gzip' ? createGunzip() : createInflate();
+    let raw = 0;
+    req.on('data', (c: Buffer) => {
+      raw += c.length;
+      if (raw > maxBytes) inflater.destroy(new BodyTooLarge(`compressed body over the ${maxBytes}-byte limit`));
+    });
+    req.on('error', (err) => inflater.destroy(err));
+    req.pipe(inflater);
+    source = inflater;
+  } else if (encoding !== 'identity' && encoding !== '') {
+    throw new UnsupportedEncoding(encoding);
+  }
+  const parts: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of source) {
+      size += chunk.length;
+      if (size > maxBytes) throw new BodyTooLarge(`${encoding === 'identity' ? '' : 'decompressed '}body over the ${maxBytes}-byte limit`);
+      parts.push(chunk);
+    }
+  } finally {
+    if (source !== req) (source as NodeJS.ReadableStream & { destroy(): void }).destroy();
+  }
+  return Buffer.concat(parts);
+}
+
+class UnsupportedEncoding extends Error {}
+
+/** @example const r = createOtlpReceiver({ pipeline, port: 0 }); const url = await r.listen(); */
+export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
+  const host = options.host ?? '127.0.0.1';
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  const now = options.now ?? Date.now;
+  const pipeline = options.pipeline;
+  let url = '';
+  let timer: NodeJS.Timeout | undefined;
+  const tokenBuf = options.token ? Buffer.from(`Bearer ${options.token}`) : undefined;
+
+  const authorised = (req: IncomingMessage): boolean => {
+    if (!tokenBuf) return true;
+    const got = Buffer.from(String(req.headers.authorization ?? ''));
+    return got.length === tokenBuf.length && timingSafeEqual(got, tokenBuf);
+  };
+
+  const send = (res: ServerResponse, status: number, body: Uint8Array | string, type: string): void => {
+    if (res.headersSent) return;
+    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  };
+  const sendError = (res: ServerResponse, status: number, message: string, enc: Encoding | undefined): void => {
+    // Error bodies are a google.rpc.Status in the request's encoding; code 3 = INVALID_ARGUMENT.
+    const code = status === 401 ? 16 : status === 413 ? 8 : 3;
+    if (enc === 'protobuf') send(res, status, encodeRpcStatus({ code, message }), 'application/x-protobuf');
+    else send(res, status, JSON.stringify({ code, message }), 'application/json');
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      send(res, 200, JSON.stringify({ status: 'ok', openTraces: pipeline.openTraces() }), 'application/json');
+      return;
+    }
+    const signal = path === '/v1/traces' ? 'traces' : path === '/v1/logs' ? 'logs' : undefined;
+    if (!signal) {
+      sendError(res, 404, `no such endpoint ${path} (POST /v1/traces, POST /v1/logs, GET /healthz)`, undefined);
+      req.resume();
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      sendError(res, 405, `${req.method} not allowed on ${path}; use POST`, undefined);
+      req.resume();
+      return;
+    }
+    const enc = contentTypeOf(req);
+    if (!authorised(req)) {
+      res.setHeader('www-authenticate', 'Bearer');
+      sendError(res, 401, 'missing or wrong bearer token', enc);
+      req.resume();
+      return;
+    }
+    if (!enc) {
+      sendError(res, 415, `unsupported content type ${JSON.stringify(req.headers['content-type'] ?? '')}; send application/x-protobuf or application/json`, undefined);
+      req.resume();
+      return;
+    }
+    let body: Buffer;
+    try {
+      body = await readBody(req, maxBodyBytes);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) {
+        sendError(res, 413, err.message, enc);
+        req.resume();
+        options.onRequest?.({ path, status: 413, spans: 0, logs: 0, rejected: 0, message: err.message });
+        return;
+      }
+      if (err instanceof UnsupportedEncoding) {
+        sendError(res, 415, `unsupported content encoding ${JSON.stringify(err.message)}; send gzip or none`, enc);
+        req.resume();
+        return;
+      }
+      sendError(res, 400, `could not read the body (${(err as Error).message})`, enc);
+      req.resume();
+      return;
+    }
+    let request: unknown;
+    try {
+      if (enc === 'protobuf') request = signal === 'traces' ? decodeTraceRequest(body) : decodeLogsRequest(body);
+      else request = JSON.parse(body.toString('utf8'));
+    } catch (err) {
+      const message = enc === 'json' ? `invalid JSON (${(err as Error).message})` : (err as Error).message;
+      sendError(res, 400, message, enc);
+      options.onRequest?.({ path, status: 400, spans: 0, logs: 0, rejected: 0, message });
+      return;
+    }
+    if (signal === 'traces') {
+      const { spans, problems } = spansFromRequest(request, 'http');
+      if (spans.length === 0 && problems.length === 1 && /not an ExportTraceServiceRequest/.test(problems[0]!.reason)) {
+        sendError(res, 400, problems[0]!.reason, enc);
+        options.onRequest?.({ path, status: 400, spans: 0, logs: 0, rejected: 0, message: problems[0]!.reason });
+        return;
+      }
+      for (const p of problems) pipeline.addProblem(p);
+      pipeline.addSpans(spans, now());
+      const rejected = problems.length;
+      const errorMessage = rejected ? `${rejected} spans rejected: ${problems[0]!.reason}` : undefined;
+      if (enc === 'protobuf') send(res, 200, encodeTraceResponse(rejected ? { rejectedSpans: rejected, errorMessage: errorMessage! } : {}), 'application/x-protobuf');
+      else send(res, 200, JSON.stringify(rejected ? { partialSuccess: { rejectedSpans: String(rejected), errorMessage } } : {}), 'application/json');
+      options.onRequest?.({ path, status: 200, spans: spans.length, logs: 0, rejected });
+    } else {
+      const { logs, problems } = logsFromRequest(request, 'http', ATTR_EVENT_NAME);
+      if (problems.length) {
+        sendError(res, 400, problems[0]!.reason, enc);
+        return;
+      }
+      pipeline.addLogs(logs, now());
+      if (enc === 'protobuf') send(res, 200, encodeLogsResponse({}), 'application/x-protobuf');
+      else send(res, 200, '{}', 'application/json');
+      options.onRequest?.({ path, status: 200, spans: 0, logs: logs.length, rejected: 0 });
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendError(res, 500, `internal error (${(err as Error).message})`, undefined);
+      else res.destroy();
+    });
+  });
+  server.requestTimeout = 60_000;
+
+  return {
+    get url() {
+      return url;
+    },
+    listen() {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port ?? 4318, host, () => {
+          server.off('error', reject);
+          const addr = server.address() as AddressInfo;
+          const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+          url = `http://${h}:${addr.port}`;
+          timer = setInterval(() => pipeline.tick(now()), options.tickMs ?? 250);
+          timer.unref();
+          resolve(url);
+        });
+      });
+    },
+    close() {
+      return new Promise((resolve) => {
+        if (timer) clearInterval(timer);
+        server.close(() => {
+          pipeline.flush();
+          resolve();
+        });
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      });
+    },
+  };
+}

@@ -1,0 +1,208 @@
+// Case-less rules from a TOML file (`score --rules F`), applied to every trace. Format (documented in
+// examples/rules.toml):
+//
+//   [[rule]]
+//   name = "no-restarts"            # required, unique: the verdict's case id
+//   description = "..."            # optional
+//   forbid_tools = ["service_restart"]   # forbidden_tool when any call names one
+//   validate_args = true           # missing_required/unknown_arg/bad_choice/out_of_range/bad_command
+//                                  # when a call would bounce off the toolset's preflight (needs --toolset)
+//   max_calls = 10                 # too_many_calls
+//   min_calls = 1                  # too_few_calls
+//   max_redundant = 0              # redundant_call: the same tool with the same arguments again
+//   json_dump = true               # json_dump: the final text is a tool call written as JSON
+//   max_tool_errors = 0            # tool_error: calls whose result is an error
+//   [rule.match]                   # optional scope: only traces that match (same as a case's match)
+//   prompt = "(?i)restart"
+//   attributes = { "service.name" = "billing-agent" }
+//
+// Every check in a rule runs; the first failure in the order above is the category, the others are
+// named in the reason. Patterns run with re2js (linear time) because they see trace content.
+import { readFileSync } from 'node:fs';
+import { parse as parseToml } from 'smol-toml';
+import { z } from 'zod';
+import { RE2JS } from 're2js';
+import { TraceError } from '../errors.js';
+import { detectJsonDump } from '../scoring/index.js';
+import { countRedundant } from '../scoring/index.js';
+import { createLayout, validateCallArgs } from '../toolset/index.js';
+import type { CaseMatchRule } from '../types/case.js';
+import type { Run } from '../types/run.js';
+import type { ToolMode, Toolset } from '../types/toolset.js';
+import type { Verdict, VerdictCategory } from '../types/verdict.js';
+
+/** One case-less rule. */
+export interface TraceRule {
+  name: string;
+  description?: string;
+  forbidTools?: string[];
+  validateArgs?: boolean;
+  maxCalls?: number;
+  minCalls?: number;
+  maxRedundant?: number;
+  jsonDump?: boolean;
+  maxToolErrors?: number;
+  match?: CaseMatchRule;
+}
+
+const MatchSchema = z.strictObject({
+  prompt: z.string().optional(),
+  attributes: z.record(z.string(), z.string()).optional(),
+});
+
+const RuleSchema = z.strictObject({
+  name: z.string().min(1),
+  description: z.string().optional(),
+  forbid_tools: z.array(z.string().min(1)).optional(),
+  validate_args: z.boolean().optional(),
+  max_calls: z.number().int().min(0).optional(),
+  min_calls: z.number().int().min(0).optional(),
+  max_redundant: z.number().int().min(0).optional(),
+  json_dump: z.boolean().optional(),
+  max_tool_errors: z.number().int().min(0).optional(),
+  match: MatchSchema.optional(),
+});
+
+const RulesFileSchema = z.strictObject({ rule: z.array(RuleSchema).default([]) });
+
+function zodPlace(issue: z.core.$ZodIssue): string {
+  return issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+}
+
+/**
+ * Parse a rules TOML text. `file` names it in error messages.
+ * @throws TraceError (TRACE_INPUT) with the place, what was expected and what was found.
+ */
+export function parseRulesText(text: string, file: string): TraceRule[] {
+  let data: unknown;
+  try {
+    data = parseToml(text);
+  } catch (err) {
+    const e = err as { line?: number; message: string };
+    throw new TraceError('TRACE_INPUT', `${file}${e.line ? `:${e.line}` : ''}: invalid TOML (${e.message.split('\n')[0]})`, {
+      hint: 'see examples/rules.toml for the format',
+    });
+  }
+  const parsed = RulesFileSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new TraceError('TRACE_INPUT', `${file}: ${zodPlace(issue)}: ${issue.message}`, { hint: 'see examples/rules.toml for the format' });
+  }
+  const seen = new Set<string>();
+  return parsed.data.rule.map((r, i) => {
+    if (seen.has(r.name)) {
+      throw new TraceError('TRACE_INPUT', `${file}: rule[${i}].name: duplicate rule name "${r.name}"`, { hint: 'give every rule a unique name' });
+    }
+    seen.add(r.name);
+    if (r.match?.prompt !== undefined) {
+      try {
+        RE2JS.compile(r.match.prompt);
+      } catch (err) {
+        throw new TraceError('TRACE_INPUT', `${file}: rule[${i}].match.prompt: invalid pattern /${r.match.prompt}/ (${(err as Error).message})`, {
+          hint: 'patterns use RE2 syntax (no backreferences or lookaround)',
+        });
+      }
+    }
+    const rule: TraceRule = { name: r.name };
+    if (r.description !== undefined) rule.description = r.description;
+    if (r.forbid_tools) rule.forbidTools = r.forbid_tools;
+    if (r.validate_args !== undefined) rule.validateArgs = r.validate_args;
+    if (r.max_calls !== undefined) rule.maxCalls = r.max_calls;
+    if (r.min_calls !== undefined) rule.minCalls = r.min_calls;
+    if (r.max_redundant !== undefined) rule.maxRedundant = r.max_redundant;
+    if (r.json_dump !== undefined) rule.jsonDump = r.json_dump;
+    if (r.max_tool_errors !== undefined) rule.maxToolErrors = r.max_tool_errors;
+    if (r.match) {
+      const m: CaseMatchRule = {};
+      if (r.match.prompt !== undefined) m.prompt = r.match.prompt;
+      if (r.match.attributes !== undefined) m.attributes = r.match.attributes;
+      rule.match = m;
+    }
+    return rule;
+  });
+}
+
+/** Read and parse a rules file. @throws TraceError when missing or invalid. */
+export function loadRulesFile(path: string): TraceRule[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new TraceError('TRACE_INPUT', `${path}: rules file not found`, { hint: 'pass --rules <file.toml>; see examples/rules.toml' });
+  }
+  return parseRulesText(text, path);
+}
+
+export interface RuleContext {
+  toolset?: Toolset;
+  toolMode?: ToolMode;
+}
+
+/**
+ * Check one rule against a Run. Pure: returns a Verdict with dialect `rule` and caseId = rule name.
+ * `validate_args` without a toolset is skipped (the CLI warns once).
+ */
+export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Verdict {
+  const calls = run.toolCalls.map((r) => r.call);
+  const failures: Array<{ category: VerdictCategory; reason: string }> = [];
+  if (rule.forbidTools?.length) {
+    const forbidden = new Set(rule.forbidTools);
+    const hit = [...new Set(calls.filter((c) => forbidden.has(c.name) || forbidden.has(resolvedName(c, ctx))).map((c) => c.name))];
+    if (hit.length) failures.push({ category: 'forbidden_tool', reason: `called forbidden tool ${hit.join(', ')}` });
+  }
+  if (rule.validateArgs && ctx.toolset) {
+    const layout = createLayout(ctx.toolMode ?? run.toolMode ?? 'dedup', ctx.toolset);
+    for (const c of calls) {
+      const resolved = layout.resolve(c);
+      if (!resolved.known || resolved.discovery) continue;
+      const problems = validateCallArgs(ctx.toolset, resolved);
+      if (problems.length) {
+        failures.push({ category: problems[0]!.bucket, reason: `${c.name}: ${problems.map((p) => p.message).join('; ')}` });
+        break;
+      }
+    }
+  }
+  if (rule.maxCalls !== undefined && calls.length > rule.maxCalls) {
+    failures.push({ category: 'too_many_calls', reason: `${calls.length} tool calls, at most ${rule.maxCalls} allowed` });
+  }
+  if (rule.minCalls !== undefined && calls.length < rule.minCalls) {
+    failures.push({ category: 'too_few_calls', reason: `${calls.length} tool calls, at least ${rule.minCalls} required` });
+  }
+  const redundant = countRedundant(calls);
+  if (rule.maxRedundant !== undefined && redundant > rule.maxRedundant) {
+    failures.push({ category: 'redundant_call', reason: `${redundant} redundant calls (same tool, same arguments), at most ${rule.maxRedundant} allowed` });
+  }
+  const dump = detectJsonDump(run.finalText);
+  if (rule.jsonDump && dump) {
+    failures.push({ category: 'json_dump', reason: 'the final text is a tool call written as JSON instead of a call' });
+  }
+  const errors = run.toolCalls.filter((r) => r.isError).length;
+  if (rule.maxToolErrors !== undefined && errors > rule.maxToolErrors) {
+    const names = [...new Set(run.toolCalls.filter((r) => r.isError).map((r) => r.call.name))];
+    failures.push({ category: 'tool_error', reason: `${errors} tool errors (${names.join(', ')}), at most ${rule.maxToolErrors} allowed` });
+  }
+  const pass = failures.length === 0;
+  let reason = pass ? `rule ${rule.name} holds (${calls.length} calls)` : failures[0]!.reason;
+  const others = [...new Set(failures.slice(1).map((f) => f.category))].filter((c) => c !== failures[0]?.category);
+  if (others.length) reason += ` (also: ${others.join(', ')})`;
+  const verdict: Verdict = {
+    caseId: rule.name,
+    sample: run.sample,
+    dialect: 'rule',
+    pass,
+    category: pass ? 'pass' : failures[0]!.category,
+    reason,
+    expected: {},
+    observed: run.toolCalls[0] ? { tool: run.toolCalls[0].call.name, args: run.toolCalls[0].call.arguments } : {},
+    jsonDump: dump,
+    status: run.status,
+    calls,
+  };
+  if (run.toolMode) verdict.toolMode = run.toolMode;
+  return verdict;
+}
+
+function resolvedName(c: { id: string; name: string; arguments: Record<string, unknown> }, ctx: RuleContext): string {
+  if (!ctx.toolset) return c.name;
+  return createLayout(ctx.toolMode ?? 'dedup', ctx.toolset).resolve(c).runnable || c.name;
+}
