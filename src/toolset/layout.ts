@@ -33,6 +33,11 @@ export interface Layout {
   readonly mode: ToolMode;
   readonly toolset: Toolset;
   tools(): ToolDefinition[];
+  /**
+   * Map an observed call back onto the toolset. A discovery call (search layout only) comes back with
+   * `discovery: true`, `known: true` and the discovery tool's name as `runnable`; an unknown name with
+   * `known: false` and the best-guess bare name.
+   */
   resolve(call: ToolCall): ResolvedCall;
   isDiscovery(name: string): boolean;
   /** The text answer of a discovery tool (JSON), or an `Error: ...` line for a bad call. */

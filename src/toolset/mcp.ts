@@ -118,6 +118,8 @@ export async function loadMcpToolset(target: string, opts: { projectDir: string;
       }
       return tools;
     })();
+    // After a timeout, closing the client rejects `work`; mark it handled so it is not an unhandled rejection.
+    work.catch(() => undefined);
     const tools = await Promise.race([work, deadline]);
     const server = client.getServerVersion();
     const name = server?.name ?? 'mcp';

@@ -135,7 +135,7 @@ describe.each(MODES)('layout %s', (mode) => {
         expect(resolved.layout).toBe(mode);
         expect(resolved.calledName).toBe(call.name);
       }),
-      { numRuns: 300 },
+      { numRuns: 200 },
     );
   });
 

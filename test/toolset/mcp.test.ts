@@ -89,3 +89,12 @@ describe('MCP over streamable HTTP', () => {
     expect((err as ToolsetError).code).toBe('MCP');
   });
 });
+
+describe('MCP timeouts', () => {
+  it('gives up on a server that never answers, within the limit', async () => {
+    const silent = `${process.execPath} -e "setInterval(() => {}, 1000)"`;
+    const err = await loadToolset(`mcp:${silent}`, { projectDir: process.cwd(), env, timeoutMs: 500 }).catch((e: unknown) => e);
+    expect((err as ToolsetError).code).toBe('MCP');
+    expect((err as ToolsetError).message).toMatch(/cannot list MCP tools: .*(timed out|no answer within 500 ms)/i);
+  });
+});
