@@ -52,6 +52,15 @@ export { PROVIDER_PRESETS, resolveProviderSpec } from './config/providers.js';
 export type { ProviderKind, ProviderPreset, ProviderSpec, ProviderFlags } from './config/providers.js';
 
 // --- engine (issue 6) ---
+export { runCase, DEFAULT_MAX_TURNS, MAX_PARALLEL_TOOL_CALLS, DEFAULT_DECISION_SYSTEM_PROMPT, DEFAULT_TRAJECTORY_SYSTEM_PROMPT } from './engine/run-case.js';
+export type { RunCaseOptions } from './engine/run-case.js';
+export { toolLog, TOOL_LOG_RESULT_CHARS } from './engine/tool-log.js';
+export { DEFAULT_TOOL_PERMISSIONS, permissionsFor, deniedReason } from './engine/permissions.js';
+export type { ToolPermissions } from './engine/permissions.js';
+export { createWorktree } from './engine/worktree.js';
+export type { Worktree } from './engine/worktree.js';
+export { executeWorkspaceTool, WORKSPACE_TOOL_NAMES } from './engine/workspace-tools.js';
+export type { WorkspaceToolContext, ToolOutcome } from './engine/workspace-tools.js';
 
 // --- scoring (issue 7) ---
 export {
