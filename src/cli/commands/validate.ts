@@ -2,9 +2,12 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { loadConfigFile } from '../../config/file.js';
+import { readEnv } from '../../config/env.js';
 import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../../fixtures/index.js';
 import { loadToolset, validateFixtures, type FixtureProblem } from '../../toolset/index.js';
 import type { Case } from '../../types/case.js';
+// One rule for which toolset a case runs against, shared with run/record/replay.
+import { toolsetSpecFor } from './_eval-run.js';
 
 interface ValidateOptions {
   toolset?: string;
@@ -15,16 +18,6 @@ interface ValidateOptions {
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 
-/**
- * The toolset a case is checked against: `--toolset`, else runspec.toml `[toolset] file` / `mcp`, else
- * by dialect: runspec cases → builtin:fleet, replio / turnstone cases → builtin:workspace.
- */
-function toolsetSpecFor(c: Case, flag: string | undefined, fromFile: string | undefined): string {
-  if (flag !== undefined) return flag;
-  if (fromFile !== undefined) return fromFile;
-  return c.dialect === 'runspec' ? 'builtin:fleet' : 'builtin:workspace';
-}
-
 function formatProblem(p: FixtureProblem): string {
   return `${p.file}${p.line !== undefined ? `:${p.line}` : ''}: case ${p.caseId}: ${p.field}: ${p.message}`;
 }
@@ -32,9 +25,7 @@ function formatProblem(p: FixtureProblem): string {
 async function validate(ctx: CliContext, paths: string[], o: ValidateOptions): Promise<number> {
   const onWarning = (msg: string): void => ctx.warn(msg);
   const config = loadConfigFile(ctx.projectDir);
-  const fileSpec = config.toolset?.mcp !== undefined
-    ? config.toolset.mcp.startsWith('mcp:') ? config.toolset.mcp : `mcp:${config.toolset.mcp}`
-    : config.toolset?.file;
+  const env = readEnv(ctx.env);
   const all =
     paths.length > 0
       ? mergeSuites(loadCasesFromPaths(paths, { onWarning })).cases
@@ -46,7 +37,7 @@ async function validate(ctx: CliContext, paths: string[], o: ValidateOptions): P
   }
   const bySpec = new Map<string, Case[]>();
   for (const c of cases) {
-    const spec = toolsetSpecFor(c, o.toolset, fileSpec);
+    const spec = toolsetSpecFor(c, o.toolset, env, config);
     bySpec.set(spec, [...(bySpec.get(spec) ?? []), c]);
   }
   const timeoutMs = o.timeoutMs !== undefined ? Number(o.timeoutMs) : undefined;
@@ -81,8 +72,9 @@ expected and verifier tools and arg names; turnstone expected_actions tools and 
 Each problem prints as  file:line: case <id>: <field>: <message>  with a "did you mean".
 Exit 0 when clean, 2 on any problem.
 
-Toolset per case when --toolset is absent: runspec.toml [toolset] mcp / file, else runspec cases
-against builtin:fleet and replio / turnstone cases against builtin:workspace.
+Toolset per case when --toolset is absent: $RUNSPEC_TOOLSET, else (for runspec cases) runspec.toml
+[toolset] file / mcp, else runspec cases against builtin:fleet and replio / turnstone cases against
+builtin:workspace (the tools the trajectory engine executes).
 
 Examples:
   runspec-eval validate
