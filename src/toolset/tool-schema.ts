@@ -6,11 +6,16 @@ import { allArgs, commandParamName, hasHosts, hostParamName, hostsOf, leafComman
 // The JSON Schemas and descriptions the model sees for one runnable, shared by the layouts and the
 // discovery answers (describe_tool returns exactly what a dedup tool would be).
 
+const MAX_LISTED = 20;
+
 /** Description of the host slot: a host, or a group to fan out to (the seed's run_runnable wording). */
 export function hostSelectorSchema(toolset: Toolset, hosts: readonly string[]): Record<string, unknown> {
   const groups = Object.keys(toolset.groups);
-  const hostList = hosts.length > 0 ? ` (${hosts.join(', ')})` : '';
-  const groupText = groups.length > 0 ? ` OR a host group name (${groups.join(', ')}) to fan out to every host in that group at once` : '';
+  // Big fleets: name the first few, so the description stays a description and not an inventory.
+  const list = (names: readonly string[]): string =>
+    names.length > MAX_LISTED ? `${names.slice(0, MAX_LISTED).join(', ')}, and ${names.length - MAX_LISTED} more` : names.join(', ');
+  const hostList = hosts.length > 0 ? ` (${list(hosts)})` : '';
+  const groupText = groups.length > 0 ? ` OR a host group name (${list(groups)}) to fan out to every host in that group at once` : '';
   return { type: 'string', description: `Which host to run on${hostList}${groupText}.` };
 }
 

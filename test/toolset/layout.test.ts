@@ -205,3 +205,12 @@ describe('toolsets without hosts (builtin:workspace)', () => {
     });
   });
 });
+
+describe('host selector description', () => {
+  it('names at most 20 hosts of a big fleet', () => {
+    const hosts = Array.from({ length: 25 }, (_, i) => `n${i}`);
+    const ts = parseToolsetText(`hosts = ${JSON.stringify(hosts)}\n[[runnable]]\nname = "x"\n`, 't.toml');
+    const desc = props(createLayout('dedup', ts).tools()[0]!.parameters).host!.description as string;
+    expect(desc).toBe(`Which host to run on (${hosts.slice(0, 20).join(', ')}, and 5 more).`);
+  });
+});

@@ -5,6 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolsetError, EXIT_CODES } from '../../src/errors.js';
 import { createLayout, effectiveAutonomy, loadToolset } from '../../src/toolset/index.js';
+import { splitCommandLine } from '../../src/toolset/mcp.js';
 import type { Toolset } from '../../src/types/toolset.js';
 // @ts-expect-error plain .mjs test fixture without types
 import { createServer as createMcpServer } from './fixtures/mcp-server.mjs';
@@ -96,5 +97,16 @@ describe('MCP timeouts', () => {
     const err = await loadToolset(`mcp:${silent}`, { projectDir: process.cwd(), env, timeoutMs: 500 }).catch((e: unknown) => e);
     expect((err as ToolsetError).code).toBe('MCP');
     expect((err as ToolsetError).message).toMatch(/cannot list MCP tools: .*(timed out|no answer within 500 ms)/i);
+  });
+});
+
+describe('splitCommandLine', () => {
+  it.each([
+    { line: 'npx -y server .', want: ['npx', '-y', 'server', '.'] },
+    { line: `node -e "a b" 'c d'`, want: ['node', '-e', 'a b', 'c d'] },
+    { line: 'cmd "" x\\ y', want: ['cmd', '', 'x y'] },
+    { line: '  spaced   out  ', want: ['spaced', 'out'] },
+  ])('$line', ({ line, want }) => {
+    expect(splitCommandLine(line)).toEqual(want);
   });
 });
