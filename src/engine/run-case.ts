@@ -258,6 +258,7 @@ function modelCallRecord(index: number, turn: number, startTimeMs: number, provi
     request: { messages, tools, params: res.params },
     response: { toolCalls: res.toolCalls },
     usage: withTotal(res.usage),
+    latencyMs: res.latencyMs,
   };
   const requestModel = res.requestModel ?? provider.model;
   if (requestModel) rec.requestModel = requestModel;

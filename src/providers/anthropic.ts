@@ -81,7 +81,7 @@ export function createAnthropicProvider(opts: HttpProviderOptions = {}): Provide
       return {
         ...fromAnthropicResponse(label, json),
         requestModel,
-        params: opts.contextWindow !== undefined ? { ...params, context_window: opts.contextWindow } : params,
+        params,
         ...server,
         latencyMs,
       };

@@ -31,6 +31,10 @@ export function createOpenAIProvider(opts: HttpProviderOptions = {}): Provider {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
   const server = serverOf(baseUrl);
+  // api.openai.com: reasoning models reject max_tokens and any temperature but the default, so there
+  // we send max_completion_tokens and a temperature only when one is configured. Local servers
+  // (vLLM, Ollama, llama.cpp) get turnstone's 0.7 and max_tokens, which they all accept.
+  const platform = server.serverAddress === 'api.openai.com';
   let model = opts.model;
   let discovery: Promise<string> | undefined;
 
@@ -63,11 +67,7 @@ export function createOpenAIProvider(opts: HttpProviderOptions = {}): Provider {
     },
     async chat(req: ChatRequest): Promise<ChatResponse> {
       const requestModel = req.model ?? model ?? (await discoverModel(req.signal));
-      const params = defined({
-        temperature: req.temperature ?? opts.temperature ?? 0.7,
-        max_tokens: req.maxTokens ?? opts.maxTokens,
-        reasoning_effort: req.reasoningEffort ?? opts.reasoningEffort,
-      });
+      const params = openAIParams(req, opts, platform);
       const body: Record<string, unknown> = {
         model: requestModel,
         messages: req.messages.map(toOpenAIMessage),
@@ -83,7 +83,7 @@ export function createOpenAIProvider(opts: HttpProviderOptions = {}): Provider {
       return {
         ...parsed,
         requestModel,
-        params: opts.contextWindow !== undefined ? { ...params, context_window: opts.contextWindow } : params,
+        params,
         ...server,
         latencyMs,
       };
@@ -136,4 +136,16 @@ function fromOpenAIResponse(label: string, json: unknown): Omit<ChatResponse, 'p
   if (typeof json.id === 'string') out.responseId = json.id;
   if (typeof json.model === 'string') out.responseModel = json.model;
   return out;
+}
+
+/**
+ * Sampling parameters as sent. `platform` is api.openai.com: reasoning models there reject max_tokens
+ * and non-default temperatures, so it gets max_completion_tokens and a temperature only when set.
+ */
+export function openAIParams(req: Pick<ChatRequest, 'temperature' | 'maxTokens' | 'reasoningEffort'>, opts: HttpProviderOptions, platform: boolean): Record<string, unknown> {
+  return defined({
+    temperature: req.temperature ?? opts.temperature ?? (platform ? undefined : 0.7),
+    [platform ? 'max_completion_tokens' : 'max_tokens']: req.maxTokens ?? opts.maxTokens,
+    reasoning_effort: req.reasoningEffort ?? opts.reasoningEffort,
+  });
 }

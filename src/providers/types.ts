@@ -74,11 +74,11 @@ export interface HttpProviderOptions {
   apiKeyEnv?: string;
   /** Model name; when absent the first model of `GET {baseUrl}/models` is used. */
   model?: string;
-  /** @default 0.7 */
+  /** @default 0.7 (OpenAI's own API: the model's default, as its reasoning models accept no other) */
   temperature?: number;
   maxTokens?: number;
   reasoningEffort?: ReasoningEffort;
-  /** Context window of the model in tokens (informational; reported in params, not sent). */
+  /** Context window of the model in tokens (turnstone's option; informational, never sent). */
   contextWindow?: number;
   /** Per-attempt time limit for headers and body, in milliseconds. @default 120000 */
   timeoutMs?: number;

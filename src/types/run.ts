@@ -57,6 +57,8 @@ export interface ModelCallRecord {
     finishReason?: string;
   };
   usage: Usage;
+  /** Wall time of the attempt that answered, retries excluded (end - start includes them). */
+  latencyMs?: number;
   error?: RunError;
 }
 

@@ -108,7 +108,10 @@ describe('trajectory mode: the bundled replio catalog against a scripted server'
     expect(m0!.response!.toolCalls[0]!.name).toBe('glob');
     expect(m0!.usage).toEqual({ promptTokens: 10, completionTokens: 5, totalTokens: 15 });
     expect(run.usage).toEqual({ promptTokens: 30, completionTokens: 15, totalTokens: 45 });
-    for (const m of run.modelCalls) expect(m.endTimeMs).toBeGreaterThanOrEqual(m.startTimeMs);
+    for (const m of run.modelCalls) {
+      expect(m.endTimeMs).toBeGreaterThanOrEqual(m.startTimeMs);
+      expect(m.latencyMs).toBeGreaterThanOrEqual(0);
+    }
     expect(run.toolCalls[0]!.startTimeMs).toBeGreaterThanOrEqual(m0!.endTimeMs);
     expect(run.toolCalls.map((t) => [t.turn, t.modelCallIndex])).toEqual([[0, 0], [1, 1]]);
     expect(run.endTimeMs).toBeGreaterThanOrEqual(run.startTimeMs);

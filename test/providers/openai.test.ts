@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../src/errors.js';
-import { createOpenAIProvider } from '../../src/providers/openai.js';
+import { createOpenAIProvider, openAIParams } from '../../src/providers/openai.js';
 import type { Provider, RetryInfo } from '../../src/providers/types.js';
 import type { Message } from '../../src/types/run.js';
 import type { ToolDefinition } from '../../src/types/toolset.js';
@@ -130,6 +130,14 @@ describe('openai provider: the wire', () => {
     expect(server.chatRequests()[0]!.json.tools).toBeUndefined();
     expect(server.requests[0]!.headers.authorization).toBeUndefined();
     expect(provider.model).toBe('qwen-7b');
+  });
+});
+
+describe('openai provider: parameters', () => {
+  it('sends turnstone defaults to local servers and what OpenAI reasoning models accept to api.openai.com', () => {
+    expect(openAIParams({ maxTokens: 100 }, {}, false)).toEqual({ temperature: 0.7, max_tokens: 100 });
+    expect(openAIParams({ maxTokens: 100 }, { reasoningEffort: 'high' }, true)).toEqual({ max_completion_tokens: 100, reasoning_effort: 'high' });
+    expect(openAIParams({}, { temperature: 0.2 }, true)).toEqual({ temperature: 0.2 });
   });
 });
 
