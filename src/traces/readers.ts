@@ -277,8 +277,10 @@ async function* readJsonText(source: AsyncIterable<Uint8Array>, name: string, hi
     for await (const chunk of source) {
       const text = decoder.decode(chunk, { stream: true });
       if (mode === 'undecided') {
+        // Search only the new text for the first newline: rescanning the whole buffer would be quadratic.
+        const nlInText = text.indexOf('\n');
+        const nl = nlInText === -1 ? -1 : pendingUndecided.length + nlInText;
         pendingUndecided += text;
-        const nl = pendingUndecided.indexOf('\n');
         if (nl === -1 && pendingUndecided.length < maxRecordBytes) continue;
         const first = pendingUndecided.slice(0, nl === -1 ? undefined : nl).trim();
         let wholeLine = false;
@@ -340,24 +342,40 @@ function decodeFrame(frame: Uint8Array, place: string, hintLogs: boolean): Trace
 
 /** 4-byte big-endian length-prefixed protobuf messages (Collector file exporter `format: proto`). */
 async function* readFramedProto(source: AsyncIterable<Uint8Array>, name: string, hintLogs: boolean, maxRecordBytes: number): AsyncGenerator<TraceInputItem> {
-  let buf: Buffer = Buffer.alloc(0);
+  // Chunks are kept in a list and joined only once a whole frame is there, so a large frame arriving in
+  // small chunks costs linear, not quadratic, copying.
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let need = 4;
   let frame = 0;
+  let buf: Buffer = Buffer.alloc(0);
   for await (const chunk of source) {
-    buf = buf.length === 0 ? Buffer.from(chunk) : Buffer.concat([buf, chunk]);
+    pending.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    pendingBytes += chunk.length;
+    if (pendingBytes < need) continue;
+    buf = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
     for (;;) {
-      if (buf.length < 4) break;
+      if (buf.length < 4) {
+        need = 4;
+        break;
+      }
       const len = buf.readUInt32BE(0);
       if (len > maxRecordBytes) {
         yield { kind: 'problem', problem: { place: `${name}#${frame}`, reason: `frame length ${len} over ${maxRecordBytes} bytes (not length-prefixed OTLP protobuf?); skipped the rest of the input` } };
         return;
       }
-      if (buf.length < 4 + len) break;
-      const body = buf.subarray(4, 4 + len);
-      yield* decodeFrame(body, `${name}#${frame}`, hintLogs);
+      if (buf.length < 4 + len) {
+        need = 4 + len;
+        break;
+      }
+      yield* decodeFrame(buf.subarray(4, 4 + len), `${name}#${frame}`, hintLogs);
       frame++;
       buf = buf.subarray(4 + len);
     }
+    pending = buf.length ? [buf] : [];
+    pendingBytes = buf.length;
   }
+  buf = Buffer.concat(pending, pendingBytes);
   if (buf.length > 0) yield { kind: 'problem', problem: { place: `${name}#${frame}`, reason: `truncated frame (${buf.length} trailing bytes)` } };
 }
 

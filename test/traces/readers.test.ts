@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { readTracePaths, readTraceStream } from '../../src/traces/readers.js';
+import type { TraceInputItem } from '../../src/traces/readers.js';
+import { encodeLogsRequest, encodeTraceRequest } from '../../src/traces/otlp-proto.js';
+import { MAX_ATTRIBUTE_CHARS } from '../../src/traces/spans.js';
+import { logRecord, logsRequest, request, span, spanId, traceId } from './_otlp.js';
+
+async function collect(it: AsyncIterable<TraceInputItem>): Promise<TraceInputItem[]> {
+  const out: TraceInputItem[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+async function* chunks(buf: Buffer, size = 7): AsyncGenerator<Uint8Array> {
+  for (let i = 0; i < buf.length; i += size) yield buf.subarray(i, i + size);
+}
+
+const spansOf = (items: TraceInputItem[]) => items.flatMap((i) => (i.kind === 'spans' ? i.spans : []));
+const problemsOf = (items: TraceInputItem[]) => items.flatMap((i) => (i.kind === 'problem' ? [i.problem] : []));
+
+const req1 = request([span({ trace: 1, id: 1, name: 'a', start: 0 }), span({ trace: 1, id: 2, parent: 1, name: 'b', start: 1 })]);
+const req2 = request([span({ trace: 2, id: 3, name: 'c', start: 0 })]);
+
+function frame(buf: Uint8Array): Buffer {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(buf.length);
+  return Buffer.concat([len, buf]);
+}
+
+describe('readTraceStream', () => {
+  it('reads JSON lines (one request per line) across arbitrary chunk boundaries', async () => {
+    const text = `${JSON.stringify(req1)}\n${JSON.stringify(req2)}\n`;
+    const items = await collect(readTraceStream(chunks(Buffer.from(text), 5), { name: 'f.jsonl' }));
+    expect(spansOf(items).map((s) => s.name)).toEqual(['a', 'b', 'c']);
+    expect(problemsOf(items)).toEqual([]);
+  });
+
+  it('reads pretty-printed whole documents, several in one file, and a top-level array', async () => {
+    const text = `${JSON.stringify(req1, null, 2)}\n${JSON.stringify([req2], null, 2)}`;
+    const items = await collect(readTraceStream(chunks(Buffer.from(text), 13), { name: 'doc.json' }));
+    expect(spansOf(items).map((s) => s.name)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('counts a truncated line with its line number and keeps reading', async () => {
+    const text = `${JSON.stringify(req1)}\n${JSON.stringify(req2).slice(0, 40)}\n${JSON.stringify(req2)}\n`;
+    const items = await collect(readTraceStream(chunks(Buffer.from(text)), { name: 'f.jsonl' }));
+    expect(spansOf(items).map((s) => s.name)).toEqual(['a', 'b', 'c']);
+    expect(problemsOf(items)).toEqual([{ place: 'f.jsonl:2', reason: expect.stringMatching(/^invalid JSON/) }]);
+  });
+
+  it('reads the file exporter proto format (4-byte big-endian length prefix) and reports a truncated frame', async () => {
+    const buf = Buffer.concat([frame(encodeTraceRequest(req1)), frame(encodeTraceRequest(req2)), frame(encodeTraceRequest(req2)).subarray(0, 9)]);
+    const items = await collect(readTraceStream(chunks(buf, 11), { name: 'f.binpb' }));
+    expect(spansOf(items).map((s) => s.name)).toEqual(['a', 'b', 'c']);
+    expect(problemsOf(items)).toEqual([{ place: 'f.binpb#2', reason: expect.stringMatching(/truncated frame/) }]);
+  });
+
+  it('detects gzip by magic bytes (JSON lines and protobuf inside)', async () => {
+    const json = gzipSync(`${JSON.stringify(req1)}\n`);
+    const proto = gzipSync(frame(encodeTraceRequest(req2)));
+    expect(spansOf(await collect(readTraceStream(chunks(json), { name: 'x' }))).map((s) => s.name)).toEqual(['a', 'b']);
+    expect(spansOf(await collect(readTraceStream(chunks(proto), { name: 'y' }))).map((s) => s.name)).toEqual(['c']);
+  });
+
+  it('abandons a gzip bomb with a problem instead of inflating it', async () => {
+    const bomb = gzipSync(Buffer.alloc(40 * 1024 * 1024, 0x20));
+    expect(bomb.length).toBeLessThan(200_000);
+    const items = await collect(readTraceStream(chunks(bomb, 65536), { name: 'bomb.gz', maxInflatedBytes: 4 * 1024 * 1024 }));
+    expect(problemsOf(items)).toEqual([{ place: 'bomb.gz', reason: expect.stringMatching(/gzip input abandoned: decompressed size over/) }]);
+  });
+
+  it('tolerates non-conforming writers: int64 as numbers, SPAN_KIND_* strings, instrumentationLibrarySpans', async () => {
+    const doc = {
+      resourceSpans: [{
+        instrumentationLibrarySpans: [{ instrumentationLibrary: { name: 'old' }, spans: [{
+          traceId: traceId(5).toUpperCase(), spanId: spanId(5), name: 'legacy', kind: 'SPAN_KIND_CLIENT',
+          startTimeUnixNano: 1767225600000000000, endTimeUnixNano: '1767225600500000000',
+          attributes: [{ key: 'n', value: { intValue: 7 } }, { key: 'm', value: { kvlistValue: { values: [{ key: 'k', value: { arrayValue: { values: [{ stringValue: 'v' }] } } }] } } }],
+        }] }],
+      }],
+    };
+    const [s] = spansOf(await collect(readTraceStream(chunks(Buffer.from(JSON.stringify(doc))), { name: 'old.json' })));
+    expect(s).toMatchObject({ traceId: traceId(5), kind: 3, scopeName: 'old', attributes: { n: 7, m: { k: ['v'] } } });
+    expect(s!.endTimeMs! - s!.startTimeMs).toBeCloseTo(500, 6);
+  });
+
+  it('reports spans with missing or wrong-typed ids and keeps the good ones', async () => {
+    const bad = request([span({ trace: 6, id: 6, name: 'good', start: 0 })]);
+    bad.resourceSpans![0]!.scopeSpans![0]!.spans!.push({ name: 'no-ids' }, { traceId: 42 as unknown as string, spanId: spanId(1), name: 'number-id' });
+    const items = await collect(readTraceStream(chunks(Buffer.from(JSON.stringify(bad))), { name: 'b.json' }));
+    expect(spansOf(items).map((s) => s.name)).toEqual(['good']);
+    expect(problemsOf(items).map((p) => p.reason)).toEqual([expect.stringMatching(/no-ids.*traceId/), expect.stringMatching(/number-id.*traceId/)]);
+  });
+
+  it('cuts an enormous attribute value instead of keeping all of it', async () => {
+    const huge = request([span({ trace: 7, id: 7, name: 'big', start: 0, attrs: { blob: 'x'.repeat(MAX_ATTRIBUTE_CHARS + 5000) } })]);
+    const [s] = spansOf(await collect(readTraceStream(chunks(Buffer.from(JSON.stringify(huge)), 1 << 16), { name: 'big.json' })));
+    expect((s!.attributes.blob as string).length).toBe(MAX_ATTRIBUTE_CHARS);
+  });
+
+  it('skips a line over the record limit without buffering it', async () => {
+    const text = `${JSON.stringify(req1)}\n${'{"resourceSpans":[' + ' '.repeat(5000)}\n${JSON.stringify(req2)}\n`;
+    const items = await collect(readTraceStream(chunks(Buffer.from(text), 512), { name: 'l.jsonl', maxRecordBytes: 1000 }));
+    expect(spansOf(items).map((s) => s.name)).toEqual(['a', 'b', 'c']);
+    expect(problemsOf(items)).toEqual([{ place: 'l.jsonl:2', reason: expect.stringMatching(/line over 1000 bytes/) }]);
+  });
+
+  it('reads OTLP logs in JSON and protobuf', async () => {
+    const logs = logsRequest([logRecord({ trace: 8, span: 8, eventName: 'gen_ai.choice', body: { index: 0 } })]);
+    for (const buf of [Buffer.from(JSON.stringify(logs)), frame(encodeLogsRequest(logs))]) {
+      const items = await collect(readTraceStream(chunks(buf), { name: 'logs.bin' }));
+      const recs = items.flatMap((i) => (i.kind === 'logs' ? i.logs : []));
+      expect(recs).toEqual([expect.objectContaining({ traceId: traceId(8), spanId: spanId(8), eventName: 'gen_ai.choice', body: { index: 0 } })]);
+    }
+  });
+});
+
+describe('readTracePaths', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'runspec-readers-'));
+    mkdirSync(join(dir, 'a', 'b'), { recursive: true });
+    writeFileSync(join(dir, 'a', 'one.jsonl'), JSON.stringify(req1) + '\n');
+    writeFileSync(join(dir, 'a', 'b', 'two.json.gz'), gzipSync(JSON.stringify(req2)));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads directories recursively in sorted order, and - from stdin', async () => {
+    async function* stdin(): AsyncGenerator<Uint8Array> {
+      yield Buffer.from(JSON.stringify(request([span({ trace: 9, id: 9, name: 'from-stdin', start: 0 })])));
+    }
+    const items: TraceInputItem[] = [];
+    for await (const x of readTracePaths([dir, '-'], { cwd: dir, stdin: stdin() })) items.push(x);
+    expect(spansOf(items).map((s) => s.name)).toEqual(['c', 'a', 'b', 'from-stdin']);
+  });
+
+  it('throws a TraceError naming a missing path', async () => {
+    const gen = readTracePaths(['nope.jsonl'], { cwd: dir });
+    await expect(gen.next()).rejects.toThrow(/nope\.jsonl: no such file or directory/);
+  });
+});
