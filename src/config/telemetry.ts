@@ -66,7 +66,7 @@ export interface TelemetryFlags {
   captureContent?: boolean;
   /** `--annotations`. */
   annotations?: boolean;
-  /** `--otlp-endpoint`: a traces URL (a bare origin gets `/v1/traces`). */
+  /** `--endpoint` (run) / `--otlp-endpoint` (score): a traces URL (a bare origin gets `/v1/traces`). */
   endpoint?: string;
 }
 
@@ -99,7 +99,7 @@ export function resolveTelemetryConfig(input: {
   const annotations = firstSet(flags.annotations, undefined, file.eval_annotations, false);
 
   // Endpoint: ours (flag, file) is a traces URL; a bare origin gets /v1/traces for convenience.
-  const flagUrl = flags.endpoint === undefined ? undefined : oursTracesUrl(flags.endpoint, '--otlp-endpoint');
+  const flagUrl = flags.endpoint === undefined ? undefined : oursTracesUrl(flags.endpoint, 'endpoint flag');
   const fileUrl = file.endpoint === undefined ? undefined : oursTracesUrl(file.endpoint, place('endpoint'));
   const envUrl = envTracesUrl(env, warn);
   const endpoint = firstSet<string | undefined>(flagUrl, envUrl, fileUrl, undefined);

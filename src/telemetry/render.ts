@@ -127,7 +127,7 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
   const conversationId = `${input.runId}/${caseId}/${sample}`;
   const startMs = run?.startTimeMs ?? input.startTimeMs ?? Date.now();
   const endMs = run?.endTimeMs ?? input.endTimeMs ?? startMs;
-  const error = run?.status === 'error' ? (run.error ?? { code: 'error', message: 'run failed' }) : run ? undefined : input.error;
+  const error = run?.status === 'error' ? (run.error ?? input.error ?? { code: 'error', message: 'run failed' }) : input.error;
 
   const ctx: VerdictContext = {
     caseId,

@@ -35,7 +35,7 @@ export interface Telemetry {
 }
 
 export interface TelemetryOptions {
-  /** Receives one line per distinct telemetry problem. */
+  /** Receives one line per distinct telemetry problem (no `telemetry:` prefix; the caller adds context). */
   onWarning?: (msg: string) => void;
   /** JSON-lines file name under the traces directory. @default "traces-<time>-<pid>.jsonl" */
   fileName?: string;
@@ -78,11 +78,11 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
   try {
     ({ exporter, destination } = createExporter(config, opts));
   } catch (err) {
-    warn('setup', `telemetry: disabled: ${(err as Error).message}`);
+    warn('setup', `disabled: ${(err as Error).message}`);
     return DISABLED;
   }
   const guarded = new WarningExporter(exporter, (e) =>
-    warn('export', `telemetry: export to ${destination} failed (${e}); spans dropped, the eval run is unaffected`),
+    warn('export', `export to ${destination} failed (${e}); spans dropped, the eval run is unaffected`),
   );
   const timeoutMs = config.timeoutMs;
   const provider = new BasicTracerProvider({
@@ -115,12 +115,12 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     try {
       const r = await Promise.race([work.then(() => 'ok' as const), timeout]);
       if (r === 'timeout') {
-        warn('export', `telemetry: ${what} did not finish within ${timeoutMs} ms (${destination}); spans dropped, the eval run is unaffected`);
+        warn('export', `${what} did not finish within ${timeoutMs} ms (${destination}); spans dropped, the eval run is unaffected`);
         return false;
       }
       return true;
     } catch (err) {
-      warn('export', `telemetry: ${what} failed (${(err as Error).message}); spans dropped, the eval run is unaffected`);
+      warn('export', `${what} failed (${(err as Error).message}); spans dropped, the eval run is unaffected`);
       return false;
     } finally {
       clearTimeout(timer);
@@ -168,7 +168,7 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
         }
         return rendered;
       } catch (err) {
-        warn('render', `telemetry: could not render case ${input.case.id}: ${(err as Error).message}`);
+        warn('render', `could not render case ${input.case.id}: ${(err as Error).message}`);
         return undefined;
       }
     },
