@@ -32,7 +32,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe.concurrent('runspec-eval validate', () => {
+describe('runspec-eval validate', { timeout: 90_000 }, () => {
   it('passes the bundled catalog against the default toolsets (exit 0)', async () => {
     const cli = await runCli(['--path', project, 'validate'], { env });
     expect(cli.stderr).toBe('');
