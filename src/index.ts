@@ -94,4 +94,15 @@ export {
 } from './semconv/index.js';
 
 // --- traces (issue 5) ---
+export {
+  decodeTraceRequest, decodeLogsRequest, encodeTraceRequest, encodeLogsRequest, encodeTraceResponse, encodeLogsResponse,
+  readTraceStream, readTracePaths, createTraceAssembler, shardOfTrace, normaliseTrace, isToolCallFinish, casesForTrace,
+  parseRulesText, loadRulesFile, applyRule, createTraceScorer, createTracePipeline, scoreTraceFiles, createOtlpReceiver,
+} from './traces/index.js';
+export type {
+  OtlpTraceRequest, OtlpLogsRequest, OtlpSpan, OtlpAnyValue, OtlpKeyValue, SpanRecord, LogRecordEntry, InputProblem,
+  TraceInputItem, AssembledTrace, AssemblerOptions, TraceAssembler, NormaliseResult, TraceInfo, TraceRule, TraceScorer,
+  TraceScorerOptions, TraceOutcome, TraceVerdictLine, ScoreSummary, TracePipeline, ScoreFilesOptions, OtlpReceiver,
+  OtlpReceiverOptions,
+} from './traces/index.js';
 
