@@ -214,3 +214,13 @@ describe('host selector description', () => {
     expect(desc).toBe(`Which host to run on (${hosts.slice(0, 20).join(', ')}, and 5 more).`);
   });
 });
+
+describe('wire-safe tool names', () => {
+  it.each(['dedup', 'per_host', 'search'] as const)('every %s tool of the fleet has an OpenAI/Anthropic-valid name and an object schema', (mode) => {
+    for (const t of createLayout(mode, fleet).tools()) {
+      expect(t.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+      expect(t.parameters.type).toBe('object');
+      expect(JSON.parse(JSON.stringify(t))).toEqual(t);
+    }
+  });
+});
