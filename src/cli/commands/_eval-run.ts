@@ -23,7 +23,6 @@ import { renderJUnit } from '../../report/junit.js';
 import { renderMarkdown } from '../../report/markdown.js';
 import { renderHtml } from '../../report/html.js';
 import { resolveTelemetryConfig } from '../../config/telemetry.js';
-import { createTelemetry } from '../../telemetry/index.js';
 import type { CliContext } from '../context.js';
 import { VERSION } from '../version.js';
 
@@ -321,7 +320,11 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
     file: project.config.telemetry,
     projectDir: ctx.projectDir,
   });
-  const telemetry = createTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`) });
+  for (const w of project.env.warnings.splice(0)) ctx.warn(w);
+  // The OpenTelemetry SDK costs a noticeable share of start-up time: load it only when it is used.
+  const telemetry = telemetryConfig.enabled
+    ? (await import('../../telemetry/index.js')).createTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
+    : undefined;
 
   const toolMode = firstSet<ToolMode>(flags.toolMode, envToolMode(project.env), project.config.llm?.tool_mode, 'dedup').value;
   const concurrency = firstSet(flags.concurrency, project.env.int('RUNSPEC_CONCURRENCY'), project.config.llm?.concurrency, 4).value;
@@ -364,7 +367,7 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
       signal: ac.signal,
       runId,
       agentName: opts.agentName,
-      telemetry: telemetry.enabled ? telemetry : undefined,
+      telemetry: telemetry?.enabled ? telemetry : undefined,
       skip: new Set(prior.keys()),
       onCaseResult: (result) => log.append({ type: 'case', caseId: result.caseId, result }),
       onSample: (p) => bar?.update(p.done, { case: p.caseId }),
@@ -375,7 +378,7 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
     process.off('SIGINT', onSigint);
     log.close();
     try {
-      await telemetry.shutdown();
+      await telemetry?.shutdown();
     } catch (err) {
       ctx.warn(`telemetry: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -480,16 +483,22 @@ export function cwdPath(ctx: CliContext, p: string): string {
 const PATH_FLAGS = ['out', 'script', 'systemPrompt'] as const;
 
 /** Absolute paths for path-valued flags and file targets; the rest as given. */
-export function normaliseForLog(ctx: CliContext, targets: string[], flags: RunFlags): { targets: string[]; flags: RunFlags } {
+export function normaliseForLog(ctx: CliContext, targets: string[], flags: RunFlags): { targets: string[]; flags: RunFlags; suiteLabel: string } {
   const f: RunFlags = { ...flags };
   for (const k of PATH_FLAGS) if (f[k]) (f as Record<string, unknown>)[k] = cwdPath(ctx, f[k]!);
   if (f.toolset && !/^(builtin|mcp):/.test(f.toolset)) f.toolset = cwdPath(ctx, f.toolset);
   delete f.resume;
   delete f.compare;
   const t = targets.map((x) => (/[\\/]/.test(x) || /\.(toml|json)$/i.test(x) ? cwdPath(ctx, x) : x));
-  return { targets: t, flags: f };
+  // The label is kept as typed, so a resumed run's document equals an uninterrupted one's.
+  return { targets: t, flags: f, suiteLabel: suiteLabelOf(targets) };
 }
 
 export function ensureNewline(s: string): string {
   return s.endsWith('\n') ? s : s + '\n';
+}
+
+/** How the selected targets read in the results meta (`test_suite`). */
+export function suiteLabelOf(targets: string[]): string {
+  return targets.join(',') || '(all)';
 }

@@ -20,6 +20,7 @@ import {
   selectRunCases,
   normaliseForLog,
   ensureNewline,
+  suiteLabelOf,
   type RunFlags,
 } from './_eval-run.js';
 import { compareProviders, parseProviderList } from './compare.js';
@@ -35,13 +36,17 @@ function explicitFlags(cmd: Command, flags: RunFlags): RunFlags {
 export async function runAction(ctx: CliContext, targetsIn: string[], flagsIn: RunFlags, cmd: Command): Promise<number> {
   let targets = targetsIn;
   let flags = flagsIn;
+  let suiteLabel = suiteLabelOf(targets);
   if (flags.resume) {
     if (flags.compare) throw new UsageError('USAGE', '--resume: cannot be combined with --compare', { hint: 'resume each provider\'s log on its own' });
     // The log header keeps the original targets and flags; flags given now win (e.g. a new --concurrency).
     const log = readResultsLog(cwdPath(ctx, flags.resume));
-    const stored = log.header.options as { targets?: string[]; flags?: RunFlags };
+    const stored = log.header.options as { targets?: string[]; flags?: RunFlags; suiteLabel?: string };
     flags = { ...(stored.flags ?? {}), ...explicitFlags(cmd, flags), resume: flags.resume };
-    if (targets.length === 0) targets = stored.targets ?? [];
+    if (targets.length === 0) {
+      targets = stored.targets ?? [];
+      suiteLabel = stored.suiteLabel ?? suiteLabelOf(targets);
+    }
   }
   const project = loadProject(ctx);
   if (flags.compare) return compareProviders(ctx, project, parseProviderList(flags.compare, '--compare'), targets, flags);
@@ -65,7 +70,7 @@ export async function runAction(ctx: CliContext, targetsIn: string[], flagsIn: R
     project,
     storedOptions: stored,
     resumeLog: flags.resume,
-    suiteLabel: targets.join(',') || '(all)',
+    suiteLabel,
   });
   ctx.stdout.write(ensureNewline(renderDocument(r.doc, flags.output ?? 'table')));
   if (!r.interrupted) ctx.err(`results: ${r.finalFile}`);

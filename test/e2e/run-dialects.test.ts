@@ -1,0 +1,123 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
+import { runCli } from '../helpers/run-cli.js';
+import { allText, casesOf, cliEnv, readJson, SECRET, tempProject } from './_helpers.js';
+
+// End to end: the CLI as a process, against a scripted OpenAI-compatible server, on all three dialects.
+
+const RUNSPEC_SUITE = `
+[[eval]]
+id          = "restart-nginx"
+prompt      = "restart nginx on web-01"
+expect_tool = "restart-service"
+expect_host = "web-01"
+expect_args = { service = "nginx" }
+
+[[eval]]
+id           = "status-check"
+prompt       = "is nginx running on web-02?"
+expect_tool  = "service-status"
+forbid_tools = ["restart-service"]
+`;
+
+const REPLIO_FIXTURE = {
+  id: 'read-app',
+  task: 'Read src/app.py and report how many lines it has.',
+  files: { 'src/app.py': 'import sys\n\ndef main():\n    return 0\n' },
+  expected: ['file_read'],
+  verifier: { must_include: ['file_read'], avoid: ['run_command'], max_calls: 2, args: { file_read: { path: 'src/app.py' } } },
+};
+
+const TURNSTONE_SUITE = {
+  defaults: { n_runs: 2 },
+  cases: [
+    {
+      id: 'create-hello',
+      user_prompt: 'Create a file hello.txt that contains exactly: hello world',
+      expected_actions: [{ tool: 'write_file', args: { path: 'hello.txt' }, args_pattern: { content: '^hello world\\n?$' } }],
+      match_mode: 'exact',
+    },
+  ],
+};
+
+describe('run, end to end against a scripted OpenAI-compatible server', { timeout: 120_000 }, () => {
+  const project = tempProject();
+  let model: FakeModelServer;
+  beforeAll(async () => {
+    project.write('evals/fleet.toml', RUNSPEC_SUITE);
+    project.write('evals/read-app.json', JSON.stringify(REPLIO_FIXTURE));
+    project.write('evals/workspace.json', JSON.stringify(TURNSTONE_SUITE));
+    model = await startFakeOpenAI({
+      script: {
+        'restart nginx on web-01': [{ toolCalls: [{ name: 'restart-service', arguments: { host: 'web-01', service: 'nginx' } }] }],
+        'is nginx running on web-02?': [{ toolCalls: [{ name: 'service-status', arguments: { host: 'web-02', service: 'nginx' } }] }],
+        'Read src/app.py and report how many lines it has.': [
+          { toolCalls: [{ id: 'call_r', name: 'file_read', arguments: { path: 'src/app.py' } }] },
+          { text: 'src/app.py has 4 lines.' },
+        ],
+        'Create a file hello.txt that contains exactly: hello world': [
+          { toolCalls: [{ name: 'write_file', arguments: { path: 'hello.txt', content: 'hello world\n' } }] },
+          { text: 'Created hello.txt.' },
+        ],
+      },
+    });
+  });
+  afterAll(async () => {
+    await model.close();
+    project.cleanup();
+  });
+
+  it('scores a runspec suite in decision mode, exits 0, and never leaks the API key', async () => {
+    const cli = await runCli(
+      ['--path', project.dir, 'run', join(project.dir, 'evals/fleet.toml'), '--base-url', model.url, '--model', 'fake-model', '--out', join(project.dir, 'out/runspec.json')],
+      { env: cliEnv(project.dir), cwd: project.dir },
+    );
+    expect(cli.stderr).not.toMatch(/^error/m);
+    expect(cli.exitCode).toBe(0);
+    expect(cli.stdout).toContain('restart-nginx');
+    const chat = model.chatRequests().filter((r) => r.json.messages.some((m: any) => m.content === 'restart nginx on web-01'));
+    expect(chat[0]!.json.tools.map((t: any) => t.function.name)).toContain('restart-service');
+    // The key crosses the wire to the model, and nowhere else.
+    expect(chat[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
+    const doc = readJson(join(project.dir, 'out/runspec.json'));
+    const cases = casesOf(doc);
+    expect(cases['restart-nginx'].runs[0].verdict.category).toBe('pass');
+    expect(cases['restart-nginx'].runs[0].verdict.observed.host).toBe('web-01');
+    expect(cases['status-check'].meets_threshold).toBe(true);
+    expect(existsSync(join(project.dir, 'out/runspec.jsonl'))).toBe(true);
+    // Telemetry went to the embedded default under the project.
+    expect(readdirSync(join(project.dir, '.runspec/traces')).length).toBeGreaterThan(0);
+    expect(cli.stdout + cli.stderr + allText(project.dir)).not.toContain(SECRET);
+  });
+
+  it('runs a replio fixture in a worktree: the tool really executes and its result goes back to the model', async () => {
+    const cli = await runCli(
+      ['--path', project.dir, 'run', 'evals/read-app.json', '--base-url', model.url, '--model', 'fake-model', '--output', 'json', '--out', 'out/replio.json', '--no-telemetry'],
+      { env: cliEnv(project.dir), cwd: project.dir },
+    );
+    expect(cli.exitCode).toBe(0);
+    const second = model
+      .chatRequests()
+      .find((r) => r.json.messages.some((m: any) => m.role === 'tool' && m.tool_call_id === 'call_r'));
+    expect(second).toBeDefined();
+    const toolMsg = second!.json.messages.find((m: any) => m.role === 'tool');
+    expect(toolMsg.content).toContain('def main()');
+    const run = casesOf(readJson(join(project.dir, 'out/replio.json')))['read-app'].runs[0];
+    expect(run.replio).toMatchObject({ names: ['file_read'], accuracy: 1, pass: true, calls: 1, redundant: 0 });
+    expect(JSON.parse(cli.stdout).iterations[0].cases['read-app'].pass_rate).toBe(1);
+  });
+
+  it('runs a turnstone suite with its n_runs default and the exact match mode', async () => {
+    const cli = await runCli(['--path', project.dir, 'run', 'evals/workspace.json', '--base-url', model.url, '--model', 'fake-model', '--out', 'out/turnstone.json', '--no-telemetry'], {
+      env: cliEnv(project.dir),
+      cwd: project.dir,
+    });
+    expect(cli.exitCode).toBe(0);
+    const c = casesOf(readJson(join(project.dir, 'out/turnstone.json')))['create-hello'];
+    expect(c.runs).toHaveLength(2);
+    expect(c.runs.map((r: any) => r.match.pass)).toEqual([true, true]);
+    expect(c.pass_rate).toBe(1);
+  });
+});
