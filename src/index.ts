@@ -61,6 +61,8 @@ export { createWorktree } from './engine/worktree.js';
 export type { Worktree } from './engine/worktree.js';
 export { executeWorkspaceTool, WORKSPACE_TOOL_NAMES } from './engine/workspace-tools.js';
 export type { WorkspaceToolContext, ToolOutcome } from './engine/workspace-tools.js';
+export { runSuite, sampleCount, sampleOutcome } from './engine/suite-runner.js';
+export type { RunSuiteOptions, SuiteRunResult, SampleProgress, RunCaseFn, SuiteScoring, CaseTelemetrySink } from './engine/suite-runner.js';
 
 // --- scoring (issue 7) ---
 export {
@@ -76,6 +78,8 @@ export type {
 // --- report (issue 7) ---
 export { renderTable, renderJson, renderJUnit, renderMarkdown, renderHtml, renderComparison } from './report/index.js';
 export type { TableOptions } from './report/index.js';
+export { openResultsLog, readResultsLog, resultsPaths, logFileFor, writeFileAtomic } from './report/results-file.js';
+export type { ResultsLog, ResultsLogCase, ResultsLogHeader, ResultsLogRecord, ResultsLogWriter, ResultsPaths } from './report/results-file.js';
 
 // --- telemetry (issue 4) ---
 export { renderRunTrace, emitVerdictSpan, createTelemetry, buildSpanAnnotations, postSpanAnnotations, OtlpJsonLinesFileExporter, verdictAttributes, evaluationAttributes } from './telemetry/index.js';
