@@ -115,7 +115,7 @@ export function verdictAttributes(ctx: VerdictContext): Attributes {
     [ATTR_RUNSPEC_EVAL_PASS]: s.pass,
     [ATTR_RUNSPEC_EVAL_CATEGORY]: s.category,
     [ATTR_RUNSPEC_EVAL_REASON]: s.reason,
-    [ATTR_RUNSPEC_EVAL_STATUS]: v?.status ?? (ctx.verdict ? undefined : ctx.error ? 'error' : undefined) ?? ctx.status,
+    [ATTR_RUNSPEC_EVAL_STATUS]: v ? v.status : ctx.error ? 'error' : ctx.status,
     [ATTR_RUNSPEC_EVAL_TOOL_MODE]: v?.toolMode ?? ctx.toolMode,
     [ATTR_RUNSPEC_EVAL_EXPECTED_TOOL]: v?.expected.tool && v.expected.tool.length > 0 ? v.expected.tool.join('|') : undefined,
     [ATTR_RUNSPEC_EVAL_OBSERVED_TOOL]: v?.observed.tool,

@@ -76,6 +76,16 @@ describe('renderRunTrace status', () => {
     expect(root.events.map((e) => e.name)).toEqual(['gen_ai.evaluation.result']);
   });
 
+  it('renders an errored sample that has a partial Run: its spans plus the error on the root', () => {
+    const run = { ...decisionRun('search'), toolCalls: [], modelCalls: decisionRun('search').modelCalls.slice(0, 1) };
+    renderRunTrace(tracer, { case: DECISION_CASE, run, error: { code: 'PROVIDER_TIMEOUT', message: 'second call timed out' }, runId: 'r', captureContent: false });
+    const root = rootOf();
+    expect(exporter.getFinishedSpans()).toHaveLength(2);
+    expect(root.status).toEqual({ code: SpanStatusCode.ERROR, message: 'second call timed out' });
+    expect(root.attributes['runspec.eval.category']).toBe('error');
+    expect(root.attributes['runspec.eval.reason']).toBe('PROVIDER_TIMEOUT: second call timed out');
+  });
+
   it('works on the API alone: a no-op tracer renders without throwing', () => {
     const noop = trace.getTracer('noop');
     const ids = renderRunTrace(noop, { case: DECISION_CASE, run: decisionRun('search'), verdict: decisionVerdict('search'), runId: 'r', captureContent: true });
