@@ -5,7 +5,8 @@
 //   ... [telemetry] endpoint = `${phoenix.url}/v1/traces`, eval_annotations = true ...
 //   expect(phoenix.annotations[0].body.data[0].name).toBe('runspec.tool_selection');
 //   await phoenix.close();
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { decodeTraceRequest } from '../../src/traces/otlp-proto.js';
@@ -32,6 +33,8 @@ export interface FakePhoenix {
 }
 
 export interface FakePhoenixOptions {
+  /** Serve https with this key and certificate (PEM); `url` then starts with https://127.0.0.1. */
+  tls?: { key: string | Buffer; cert: string | Buffer };
   /** Status of successive annotation requests; the last one repeats. @default [200] */
   annotationStatuses?: number[];
   /** Never answer annotation requests. */
@@ -45,7 +48,7 @@ export async function startFakePhoenix(opts: FakePhoenixOptions = {}): Promise<F
   const traceRequests: FakePhoenix['traceRequests'] = [];
   const hanging = new Set<ServerResponse>();
   const statuses = opts.annotationStatuses ?? [200];
-  const server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -79,11 +82,12 @@ export async function startFakePhoenix(opts: FakePhoenixOptions = {}): Promise<F
       }
       res.writeHead(404).end();
     });
-  });
+  };
+  const server = opts.tls ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, handler) : createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     annotations,
     traceRequests,
     spans: () =>

@@ -5,7 +5,8 @@
 //   ... export to `${sink.url}/v1/traces` (or OTEL_EXPORTER_OTLP_ENDPOINT=sink.url) ...
 //   expect(sink.rootSpan().attributes['runspec.eval.category']).toBe('wrong_tool');
 //   await sink.close();                            // always, in afterAll/finally
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { decodeTraceRequest } from '../../src/traces/otlp-proto.js';
@@ -68,6 +69,8 @@ export interface OtlpSink {
 }
 
 export interface OtlpSinkOptions {
+  /** Serve https with this key and certificate (PEM); `url` then starts with https://127.0.0.1. */
+  tls?: { key: string | Buffer; cert: string | Buffer };
   /** HTTP status to answer. @default 200 */
   status?: number;
   /** Never answer (the connection stays open until close()). */
@@ -148,7 +151,7 @@ function decode(r: SinkRequest): OtlpTraceRequest {
 export async function startOtlpSink(opts: OtlpSinkOptions = {}): Promise<OtlpSink> {
   const requests: SinkRequest[] = [];
   const hanging = new Set<ServerResponse>();
-  const server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -167,12 +170,13 @@ export async function startOtlpSink(opts: OtlpSinkOptions = {}): Promise<OtlpSin
       if (opts.delayMs) setTimeout(answer, opts.delayMs);
       else answer();
     });
-  });
+  };
+  const server = opts.tls ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, handler) : createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const traceRequests = (): OtlpTraceRequest[] => requests.filter((r) => r.path.startsWith('/v1/traces')).map(decode);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     requests,
     traceRequests,
     spans: () => traceRequests().flatMap(flattenTraceRequest),

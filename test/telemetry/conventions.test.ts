@@ -76,6 +76,14 @@ describe('attribute conventions', () => {
     expect(problems(spans)).toEqual([]);
   });
 
+  it.each(INPUTS)('%s: no attribute key is a dotted prefix of another on the same span (Phoenix nests them)', (_name, input) => {
+    renderRunTrace(tracer, input);
+    for (const s of exporter.getFinishedSpans()) {
+      const keys = Object.keys(s.attributes);
+      expect(keys.filter((a) => keys.some((b) => b.startsWith(`${a}.`))), s.name).toEqual([]);
+    }
+  });
+
   it('verdict spans use only convention and registry attributes', () => {
     emitVerdictSpan(tracer, { target: { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) }, verdict: decisionVerdict('dedup'), rule: 'forbidden_tools', runId: 'r' });
     expect(problems(exporter.getFinishedSpans())).toEqual([]);

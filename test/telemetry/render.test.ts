@@ -478,6 +478,16 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('spans exported over
     ).toEqual({});
   });
 
+  it('compresses the export with gzip when OTEL_EXPORTER_OTLP_COMPRESSION=gzip', async () => {
+    sink.requests.length = 0;
+    const cfg = otlpConfig(sink.url, protocol, false);
+    const telemetry = createTelemetry({ ...cfg, exporter: { ...cfg.exporter, compression: 'gzip' } as typeof cfg.exporter });
+    telemetry.emitCase({ case: DECISION_CASE, run: decisionRun('dedup'), verdict: decisionVerdict('dedup'), runId: RUN_ID });
+    await telemetry.shutdown();
+    expect(sink.requests.every((r) => r.headers['content-encoding'] === 'gzip')).toBe(true);
+    expect(sink.spans()).toHaveLength(3);
+  });
+
   it('with capture_content=false exports no prompt, message, argument or result text', async () => {
     const inputs: Array<Omit<RenderInput, 'captureContent'>> = [
       ...(['dedup', 'per_host', 'search'] as const).map((m) => ({ case: DECISION_CASE, run: decisionRun(m), verdict: decisionVerdict(m), result: DECISION_RESULT, runId: RUN_ID })),
