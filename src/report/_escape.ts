@@ -24,11 +24,15 @@ export function escapeCell(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r?\n/g, ' ').trim();
 }
 
-/** Inline code in Markdown that survives backticks inside the text. */
+/**
+ * Inline code in a Markdown table cell: the text stays literal (code spans decode no entities), so
+ * only pipes (which end a table cell even inside code) and newlines are escaped.
+ */
 export function mdCode(text: string): string {
   if (text === '') return '';
-  const runs = text.match(/`+/g) ?? [];
+  const body = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+  const runs = body.match(/`+/g) ?? [];
   const fence = '`'.repeat(Math.max(0, ...runs.map((r) => r.length)) + 1);
-  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
-  return `${fence}${pad}${escapeCell(text)}${pad}${fence}`;
+  const pad = body.startsWith('`') || body.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${body}${pad}${fence}`;
 }

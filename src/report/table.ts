@@ -14,6 +14,9 @@ const ANSI = { reset: '\u001b[0m', red: '\u001b[31m', green: '\u001b[32m', yello
 
 /** Column widths are capped so one long name does not push the reason off screen. */
 const MAX_COLUMN = 32;
+/** Narrowest each column gets before the reason gives way: mark, case, verdict, tool, command, autonomy, host, pass rate. */
+const MIN_WIDTHS = [1, 14, 14, 10, 7, 10, 6, 9];
+const MIN_REASON = 16;
 
 function cut(text: string, width: number): string {
   if (width <= 0) return '';
@@ -38,6 +41,16 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
   const rows = views.map((v) => [mark(v), v.caseId, v.verdict, v.tool || '-', v.command || '-', v.autonomy || '-', v.host || '-', v.passRate, oneLine(v.reason)]);
   const fixed = header.length - 1;
   const widths = header.slice(0, fixed).map((h, i) => Math.min(MAX_COLUMN, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
+  if (opts.width !== undefined) {
+    // Narrow terminal: take columns down, widest first, until the reason keeps MIN_REASON characters.
+    const budget = opts.width - 2 * fixed - MIN_REASON;
+    for (let guard = 0; guard < 1000 && widths.reduce((a, b) => a + b, 0) > budget; guard++) {
+      const excess = widths.map((w, i) => w - MIN_WIDTHS[i]!);
+      const most = excess.indexOf(Math.max(...excess));
+      if (excess[most]! <= 0) break;
+      widths[most]!--;
+    }
+  }
   const used = widths.reduce((a, b) => a + b, 0) + 2 * fixed;
   const reasonWidth = opts.width !== undefined ? Math.max(10, opts.width - used) : Number.POSITIVE_INFINITY;
   const lines: string[] = [paint(ANSI.bold, titleOf(doc)), ''];

@@ -13,8 +13,9 @@ export interface ResolveContext {
   toolset?: Toolset;
   toolMode?: ToolMode;
   /**
-   * Without a toolset a `command` argument cannot be told from a runnable's own arg of that name;
-   * it is read as the subcommand (and dropped from the args) only when the case asserts a command.
+   * Without a toolset a `command` argument cannot be told from a runnable's own arg of that name
+   * (a shell tool's command line): it is read as the subcommand, and taken out of the args, only when
+   * the case asserts a command.
    */
   commandIsVerb: boolean;
 }
@@ -70,9 +71,9 @@ export function resolveWithoutToolset(call: ToolCall, ctx: ResolveContext): Reso
       // Without a toolset `host` may be the selector or the runnable's own arg: read it as both.
       host = asText(args.host);
     }
-    if (Object.hasOwn(args, 'command')) {
+    if (ctx.commandIsVerb && Object.hasOwn(args, 'command')) {
       command = commandText(args.command);
-      if (ctx.commandIsVerb) delete args.command;
+      delete args.command;
     }
   }
   let group: string | undefined;

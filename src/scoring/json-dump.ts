@@ -8,6 +8,8 @@ const ARGUMENT_KEYS = ['arguments', 'args', 'parameters', 'input'];
 /** Scanning stops after this many characters and this many candidate objects. */
 const MAX_SCAN_CHARS = 200_000;
 const MAX_CANDIDATES = 200;
+/** A dumped call is small; an object longer than this is not one (and bounds the scan per candidate). */
+const MAX_OBJECT_CHARS = 20_000;
 
 function looksLikeCall(value: unknown, depth = 0): boolean {
   if (depth > 3 || value === null || typeof value !== 'object') return false;
@@ -22,7 +24,8 @@ function looksLikeCall(value: unknown, depth = 0): boolean {
 function balancedEnd(text: string, start: number): number {
   let depth = 0;
   let inString = false;
-  for (let i = start; i < text.length; i++) {
+  const stop = Math.min(text.length, start + MAX_OBJECT_CHARS);
+  for (let i = start; i < stop; i++) {
     const ch = text[i];
     if (inString) {
       if (ch === '\\') i++;
