@@ -41,31 +41,40 @@ describe('--resume', { timeout: 120_000 }, () => {
   const project = tempProject();
   let model: FakeModelServer;
   const asked = new Map<string, number>();
+  // Every case after the first waits at this gate, so a run is surely still busy when it gets killed
+  // (a fixed delay is not enough on a loaded machine).
+  let openGate: () => void = () => {};
+  let gate: Promise<void> = Promise.resolve();
+  const closeGate = (): void => {
+    gate = new Promise<void>((r) => (openGate = r));
+  };
   beforeAll(async () => {
     project.write('evals/slow.toml', SUITE);
     model = await startFakeOpenAI({
       respond: async (req) => {
         const prompt: string = req.json.messages.find((m: any) => m.role === 'user').content;
         asked.set(prompt, (asked.get(prompt) ?? 0) + 1);
-        // Every case after the first is slow, so the process is still busy when it gets killed.
-        if (!prompt.includes('svc0')) await new Promise((r) => setTimeout(r, 300));
+        if (!prompt.includes('svc0')) await gate;
         const svc = /svc\d+/.exec(prompt)![0];
         return { toolCalls: [{ id: `call_${svc}`, name: 'restart-service', arguments: { host: 'web-01', service: svc } }] };
       },
     });
   });
   afterAll(async () => {
+    openGate();
     await model.close();
     project.cleanup();
   });
   const args = (out: string) => ['--path', project.dir, 'run', 'evals/slow.toml', '--base-url', model.url, '--model', 'fake-model', '--concurrency', '1', '--no-telemetry', '--out', out];
 
   it('finishes a run killed with kill -9 without redoing finished cases, equal to an uninterrupted run', async () => {
+    closeGate();
     const child = spawnCli(args('crash.json'), project.dir, cliEnv(project.dir));
     const done = exited(child);
     await firstCaseLine(join(project.dir, 'crash.jsonl'));
     child.kill('SIGKILL');
     const killed = await done;
+    openGate();
     expect(killed.signal).toBe('SIGKILL');
     expect(existsSync(join(project.dir, 'crash.json'))).toBe(false);
     const finishedBefore = readFileSync(join(project.dir, 'crash.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"type":"case"')).length;
@@ -86,11 +95,13 @@ describe('--resume', { timeout: 120_000 }, () => {
   });
 
   it('on Ctrl-C keeps finished cases, exits 3 with a resume hint, and resumes to completion', async () => {
+    closeGate();
     const child = spawnCli(args('int.json'), project.dir, cliEnv(project.dir));
     const done = exited(child);
     await firstCaseLine(join(project.dir, 'int.jsonl'));
     child.kill('SIGINT');
     const r = await done;
+    openGate();
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/interrupted: \d+ of 5 cases finished; resume with --resume .*int\.jsonl/);
     expect(existsSync(join(project.dir, 'int.json'))).toBe(false);
