@@ -1,0 +1,218 @@
+// `runspec-eval score` and `serve` as processes (build first: npm run build).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { ROOT_CONTEXT, SpanKind, trace as otTrace } from '@opentelemetry/api';
+import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { CLI, runCli } from '../helpers/run-cli.js';
+import { encodeTraceRequest } from '../../src/traces/otlp-proto.js';
+import type { OtlpTraceRequest } from '../../src/traces/otlp-types.js';
+import { request, span, traceId } from './_otlp.js';
+
+let dir: string;
+
+/** A GenAI-convention trace: user prompt, one chat span with the calls, sibling execute_tool spans. */
+function agentTrace(t: number, prompt: string, calls: Array<{ name: string; args: Record<string, unknown> }>, extra: Record<string, unknown> = {}): OtlpTraceRequest {
+  const parts = calls.map((c, i) => ({ type: 'tool_call', id: `c${t}_${i}`, name: c.name, arguments: c.args }));
+  return request([
+    span({ trace: t, id: 1, name: 'invoke_agent', start: 0, end: 100, attrs: { 'gen_ai.operation.name': 'invoke_agent', ...extra } }),
+    span({ trace: t, id: 2, parent: 1, name: 'chat m', start: 1, end: 10, attrs: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: prompt }] }]),
+      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', finish_reason: 'tool_call', parts }]),
+    } }),
+    ...calls.map((c, i) => span({ trace: t, id: 10 + i, parent: 1, name: `execute_tool ${c.name}`, start: 11 + i, end: 12 + i, attrs: {
+      'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': c.name, 'gen_ai.tool.call.id': `c${t}_${i}`,
+    } })),
+  ]);
+}
+
+const SUITE = {
+  cases: [
+    { id: 'read-readme', user_prompt: 'read the readme', match: { prompt: '(?i)\\breadme\\b' }, expected_actions: [{ tool: 'file_read', args: { path: 'README.md' } }] },
+    { id: 'find-todos', user_prompt: 'find TODOs', expected_actions: [{ tool: 'grep', args: { pattern: 'TODO' } }] },
+  ],
+};
+const RULES = `[[rule]]
+name = "no-shell"
+forbid_tools = ["bash", "run_command"]
+`;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'runspec-score-cli-'));
+  writeFileSync(join(dir, 'suite.json'), JSON.stringify(SUITE));
+  writeFileSync(join(dir, 'rules.toml'), RULES);
+  mkdirSync(join(dir, 'traces', 'nested'), { recursive: true });
+  mkdirSync(join(dir, 'empty'));
+  const lines = [
+    agentTrace(1, 'please read the README', [{ name: 'file_read', args: { path: 'README.md' } }]),
+    agentTrace(2, 'read the readme now', [{ name: 'bash', args: { command: 'cat README.md' } }]),
+    agentTrace(3, 'look for todo markers', [{ name: 'grep', args: { pattern: 'TODO' } }], { 'runspec.eval.case_id': 'find-todos' }),
+    agentTrace(4, 'look for todo markers', [{ name: 'glob', args: { pattern: '**/*' } }], { 'runspec.eval.case_id': 'find-todos' }),
+  ];
+  writeFileSync(join(dir, 'traces', 'a.jsonl'), lines.slice(0, 2).map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const frames = lines.slice(2).map((l) => {
+    const b = encodeTraceRequest(l);
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(b.length);
+    return Buffer.concat([len, b]);
+  });
+  writeFileSync(join(dir, 'traces', 'nested', 'b.binpb.gz'), gzipSync(Buffer.concat(frames)));
+  // 24 traces for sharding.
+  mkdirSync(join(dir, 'many'));
+  const many = Array.from({ length: 24 }, (_, i) => JSON.stringify(agentTrace(100 + i, i % 2 ? 'read the readme' : 'hello', [{ name: i % 3 ? 'file_read' : 'bash', args: { path: 'README.md' } }])));
+  writeFileSync(join(dir, 'many', 'all.jsonl'), many.join('\n') + '\n');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const jsonLines = (s: string) => s.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('runspec-eval score', () => {
+  it('scores JSON lines and gzipped framed protobuf in a directory against cases and rules, exit 1 on failures', async () => {
+    const r = await runCli(['score', 'traces', '--cases', 'suite.json', '--rules', 'rules.toml'], { cwd: dir });
+    expect(r.stderr).toContain('traces: 4');
+    const lines = jsonLines(r.stdout);
+    const by = (t: number, key: string) => lines.find((l) => l.traceId === traceId(t) && (l.case === key || l.rule === key));
+    expect(by(1, 'read-readme')).toMatchObject({ category: 'pass', pass: true, calls: [{ name: 'file_read', arguments: { path: 'README.md' } }] });
+    expect(by(2, 'read-readme')).toMatchObject({ category: 'wrong_sequence', pass: false });
+    expect(by(2, 'no-shell')).toMatchObject({ category: 'forbidden_tool', pass: false, reason: 'called forbidden tool bash' });
+    expect(by(3, 'find-todos')).toMatchObject({ category: 'pass' });
+    expect(by(4, 'find-todos')).toMatchObject({ category: 'wrong_sequence', pass: false });
+    expect(lines.filter((l) => l.rule === 'no-shell')).toHaveLength(4);
+    expect(lines.every((l) => typeof l.rootSpanId === 'string' && (l.rootSpanId as string).length === 16)).toBe(true);
+    expect(r.exitCode).toBe(1);
+  });
+
+  it('writes one line per trace with the extracted calls when there are no cases and no rules', async () => {
+    const r = await runCli(['score', 'traces', '--cases', 'empty'], { cwd: dir });
+    const lines = jsonLines(r.stdout);
+    expect(lines).toHaveLength(4);
+    expect(lines.map((l) => [l.category, l.pass, (l.calls as Array<{ name: string }>).map((c) => c.name)])).toEqual([
+      [null, null, ['file_read']], [null, null, ['bash']], [null, null, ['grep']], [null, null, ['glob']],
+    ]);
+    expect(r.exitCode).toBe(0);
+  });
+
+  it('reads stdin with -', async () => {
+    const r = await runCli(['score', '-', '--cases', 'empty', '--rules', 'rules.toml'], { cwd: dir, input: JSON.stringify(agentTrace(9, 'x', [{ name: 'run_command', args: {} }])) + '\n' });
+    expect(jsonLines(r.stdout)).toEqual([expect.objectContaining({ traceId: traceId(9), rule: 'no-shell', category: 'forbidden_tool' })]);
+    expect(r.exitCode).toBe(1);
+  });
+
+  it('gives the same verdicts over 3 shards as unsharded', async () => {
+    const args = ['score', 'many', '--cases', 'suite.json', '--rules', 'rules.toml'];
+    const first = await runCli(args, { cwd: dir });
+    const whole = jsonLines(first.stdout);
+    expect(first.stderr).toContain('traces: 24');
+    const parts = await Promise.all([1, 2, 3].map((i) => runCli([...args, '--shard', `${i}/3`], { cwd: dir })));
+    const sharded = parts.flatMap((p) => jsonLines(p.stdout));
+    const key = (l: Record<string, unknown>) => JSON.stringify(l);
+    expect(whole).toHaveLength(24 + 12);
+    expect(sharded.map(key).sort()).toEqual(whole.map(key).sort());
+    expect(parts.every((p) => jsonLines(p.stdout).length > 0)).toBe(true);
+    const traceSets = parts.map((p) => new Set(jsonLines(p.stdout).map((l) => l.traceId)));
+    expect(traceSets[0]!.size + traceSets[1]!.size + traceSets[2]!.size).toBe(24);
+  });
+
+  it('renders junit and md outputs, and writes --out', async () => {
+    const junit = await runCli(['score', 'traces', '--cases', 'suite.json', '--output', 'junit', '--out', 'out.xml'], { cwd: dir });
+    expect(junit.exitCode).toBe(1);
+    const xml = readFileSync(join(dir, 'out.xml'), 'utf8');
+    expect(xml).toContain('<testsuite name="find-todos" tests="2" failures="1"');
+    const md = await runCli(['score', 'traces', '--cases', 'suite.json', '--output', 'md'], { cwd: dir });
+    expect(md.stdout).toContain('| category | count |');
+  });
+
+  it('exits 2 on a missing input file with a one-line error', async () => {
+    const r = await runCli(['score', 'nope.jsonl', '--cases', 'empty'], { cwd: dir });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/error: nope\.jsonl: no such file or directory/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('exits 2 on an invalid --shard', async () => {
+    const r = await runCli(['score', 'traces', '--cases', 'empty', '--shard', '4/3'], { cwd: dir });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--shard: expected I\/N/);
+  });
+});
+
+describe('malformed corpus', () => {
+  it('rejects bad lines, spans, bombs and non-OTLP files cleanly, with counts', async () => {
+    const m = join(dir, 'malformed');
+    mkdirSync(m);
+    const good = JSON.stringify(agentTrace(50, 'read the readme', [{ name: 'file_read', args: { path: 'README.md' } }]));
+    const missingIds = request([span({ trace: 51, id: 1, name: 'x', start: 0 })]);
+    missingIds.resourceSpans![0]!.scopeSpans![0]!.spans!.push({ name: 'no-ids' }, { traceId: 'zz', spanId: 7 as unknown as string, name: 'wrong-types' });
+    writeFileSync(join(m, 'lines.jsonl'), [good, good.slice(0, 100), '{"resourceSpans": "nope"}', JSON.stringify(missingIds), '[1,2', ''].join('\n'));
+    writeFileSync(join(m, 'huge.jsonl'), JSON.stringify(agentTrace(52, 'x'.repeat(3_000_000), [{ name: 'glob', args: { pattern: 'y'.repeat(2_000_000) } }])) + '\n');
+    writeFileSync(join(m, 'bomb.json.gz'), gzipSync(Buffer.alloc(48 * 1024 * 1024, 0x20)));
+    writeFileSync(join(m, 'notes.txt'), 'this is not OTLP at all\n');
+    const r = await runCli(['score', 'malformed', '--cases', 'suite.json', '--output', 'json'], { cwd: dir, timeoutMs: 60_000 });
+    const doc = JSON.parse(r.stdout) as { verdicts: Array<Record<string, unknown>>; summary: Record<string, unknown> };
+    expect(doc.summary.traces).toBe(3);
+    expect(doc.summary.uninterpretable).toBe(1);
+    expect(doc.summary.uninterpretableReasons).toEqual({ 'no LLM or tool spans (not a GenAI agent trace)': 1 });
+    expect(doc.verdicts.find((v) => v.traceId === traceId(50))).toMatchObject({ case: 'read-readme', category: 'pass' });
+    const problems = (doc.summary.inputProblemExamples as Array<{ place: string; reason: string }>).map((p) => `${p.place.replace(/^.*malformed\//, '')}: ${p.reason}`);
+    expect(problems).toEqual([
+      expect.stringMatching(/^bomb\.json\.gz: gzip input abandoned: compression ratio over 200:1/),
+      expect.stringMatching(/^lines\.jsonl:2: invalid JSON/),
+      expect.stringMatching(/^lines\.jsonl:3: not an ExportTraceServiceRequest/),
+      expect.stringMatching(/^lines\.jsonl:4: span "no-ids": missing or invalid traceId/),
+      expect.stringMatching(/^lines\.jsonl:4: span "wrong-types": missing or invalid traceId/),
+      expect.stringMatching(/^lines\.jsonl:5: invalid JSON/),
+      expect.stringMatching(/^notes\.txt#0: frame length \d+ over/),
+    ]);
+    expect(doc.summary.badFiles).toEqual([expect.stringMatching(/bomb\.json\.gz$/), expect.stringMatching(/notes\.txt$/)]);
+    expect(r.stderr).toMatch(/error: .*notes\.txt: nothing readable/);
+    expect(r.exitCode).toBe(2);
+  });
+});
+
+describe('runspec-eval serve (process)', () => {
+  it('prints its URL, scores what the official proto exporter posts, and exits 0 on SIGTERM', async () => {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '100', '--cases', 'suite.json', '--rules', 'rules.toml'], {
+      cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: 'pipe',
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    try {
+      let url: string | undefined;
+      for (let i = 0; i < 300 && !url; i++) {
+        url = /listening on (http:\/\/[^\s]+)/.exec(stderr)?.[1];
+        if (!url) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(url).toBeDefined();
+      const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${url}/v1/traces` }))] });
+      const tracer = provider.getTracer('app');
+      const root = tracer.startSpan('invoke_agent', { attributes: { 'gen_ai.operation.name': 'invoke_agent' } }, ROOT_CONTEXT);
+      const ctx = otTrace.setSpan(ROOT_CONTEXT, root);
+      tracer.startSpan('chat m', { kind: SpanKind.CLIENT, attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'read the readme' }] }]),
+        'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id: 'q', name: 'file_read', arguments: { path: 'README.md' } }] }]),
+      } }, ctx).end();
+      root.end();
+      await provider.forceFlush();
+      await provider.shutdown();
+      for (let i = 0; i < 200 && jsonLines(stdout).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      const lines = jsonLines(stdout);
+      expect(lines).toEqual(expect.arrayContaining([
+        expect.objectContaining({ traceId: root.spanContext().traceId, case: 'read-readme', category: 'pass' }),
+        expect.objectContaining({ traceId: root.spanContext().traceId, rule: 'no-shell', category: 'pass' }),
+      ]));
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    expect(stderr).toMatch(/traces: 1 +verdicts: 2 +passed: 2/);
+  });
+});

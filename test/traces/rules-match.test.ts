@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { applyRule, parseRulesText } from '../../src/traces/rules.js';
+import { casesForTrace, matchRuleHolds } from '../../src/traces/match.js';
+import { createTraceAssembler, shardOfTrace } from '../../src/traces/assembler.js';
+import { createSummaryCollector, createTraceScorer } from '../../src/traces/score-traces.js';
+import { renderJunit, renderMarkdown, renderSummaryTable, renderTable } from '../../src/traces/format.js';
+import type { TraceInfo } from '../../src/traces/normalise.js';
+import type { Case } from '../../src/types/case.js';
+import type { Run, ToolCallRecord } from '../../src/types/run.js';
+import type { Toolset } from '../../src/types/toolset.js';
+import type { SpanRecord } from '../../src/traces/spans.js';
+import { REPO_ROOT } from '../helpers/run-cli.js';
+import { one, request, span, traceId } from './_otlp.js';
+
+function record(name: string, args: Record<string, unknown> = {}, extra: Partial<ToolCallRecord> = {}): ToolCallRecord {
+  return { turn: 0, modelCallIndex: 0, call: { id: '', name, arguments: args }, startTimeMs: 0, endTimeMs: 0, executed: true, ...extra };
+}
+
+function run(calls: ToolCallRecord[], finalText?: string): Run {
+  const r: Run = { caseId: 't', sample: 0, mode: 'trajectory', provider: 'x', startTimeMs: 0, endTimeMs: 1, modelCalls: [], toolCalls: calls, status: 'ok', usage: {} };
+  if (finalText !== undefined) r.finalText = finalText;
+  return r;
+}
+
+describe('rules file', () => {
+  it('parses the documented example file', () => {
+    const rules = parseRulesText(readFileSync(join(REPO_ROOT, 'examples/rules.toml'), 'utf8'), 'examples/rules.toml');
+    expect(rules.map((r) => r.name)).toEqual(['no-destructive-tools', 'valid-arguments', 'call-budget', 'no-json-dumps', 'billing-agent-tool-errors']);
+    expect(rules[4]!.match).toEqual({ attributes: { 'service.name': 'billing-agent' } });
+  });
+
+  it.each([
+    { name: 'an unknown key', text: '[[rule]]\nname = "a"\nforbid = ["x"]', message: /rule\[0\]: Unrecognized key: "forbid"|rule\.\[0\]|rule\[0\]/ },
+    { name: 'a wrong type', text: '[[rule]]\nname = "a"\nmax_calls = "ten"', message: /max_calls/ },
+    { name: 'a duplicate name', text: '[[rule]]\nname = "a"\n[[rule]]\nname = "a"', message: /rule\[1\]\.name: duplicate rule name "a"/ },
+    { name: 'bad TOML', text: '[[rule]\nname=', message: /r\.toml(:\d+)?: invalid TOML/ },
+    { name: 'a bad pattern', text: '[[rule]]\nname = "a"\n[rule.match]\nprompt = "(a"', message: /match\.prompt: invalid pattern/ },
+  ])('rejects $name with a one-line message', ({ text, message }) => {
+    expect(() => parseRulesText(text, 'r.toml')).toThrow(message);
+  });
+});
+
+describe('applyRule', () => {
+  it.each([
+    { name: 'forbidden tools', rule: { name: 'r', forbidTools: ['bash'] }, calls: [record('glob'), record('bash', { command: 'rm' })], category: 'forbidden_tool' },
+    { name: 'call budget', rule: { name: 'r', maxCalls: 1 }, calls: [record('glob'), record('grep')], category: 'too_many_calls' },
+    { name: 'minimum calls', rule: { name: 'r', minCalls: 1 }, calls: [], category: 'too_few_calls' },
+    { name: 'redundant calls', rule: { name: 'r', maxRedundant: 0 }, calls: [record('grep', { p: 1, q: 2 }), record('grep', { q: 2, p: 1 })], category: 'redundant_call' },
+    { name: 'tool errors', rule: { name: 'r', maxToolErrors: 0 }, calls: [record('bash', {}, { isError: true })], category: 'tool_error' },
+  ])('fails on $name', ({ rule, calls, category }) => {
+    const v = applyRule(rule, run(calls));
+    expect(v).toMatchObject({ caseId: 'r', dialect: 'rule', pass: false, category });
+  });
+
+  it('flags a JSON dump in the final text', () => {
+    const v = applyRule({ name: 'r', jsonDump: true }, run([], '{"name": "file_read", "arguments": {"path": "a"}}'));
+    expect(v.category).toBe('json_dump');
+  });
+
+  it('passes and names the other failures after the first', () => {
+    expect(applyRule({ name: 'r', maxCalls: 5 }, run([record('a')]))).toMatchObject({ pass: true, category: 'pass' });
+    const v = applyRule({ name: 'r', forbidTools: ['a'], maxCalls: 0 }, run([record('a')]));
+    expect(v.reason).toBe('called forbidden tool a (also: too_many_calls)');
+  });
+
+  it('validates arguments against a toolset', () => {
+    const toolset: Toolset = {
+      name: 't', hosts: [], groups: {}, source: 'test',
+      runnables: [{ name: 'scale', description: 'scale', category: 'edit', autonomy: 'confirm', ownHostArg: false, args: [{ name: 'replicas', type: 'int', required: true, min: 1, max: 10 }] }],
+    };
+    const v = applyRule({ name: 'r', validateArgs: true }, run([record('scale', { replicas: 50 })]), { toolset });
+    expect(v).toMatchObject({ pass: false, category: 'out_of_range' });
+    expect(applyRule({ name: 'r', validateArgs: true }, run([record('scale', { replicas: 5 })]), { toolset }).pass).toBe(true);
+  });
+});
+
+describe('case matching', () => {
+  const info = (o: Partial<TraceInfo>): TraceInfo => ({
+    traceId: 't', rootSpanId: 's', rootName: 'r', rootAttributes: {}, spanAttributes: [], producers: [], llmSpanIds: [], toolSpanIds: [], callSpanIds: {}, ...o,
+  });
+  const kase = (id: string, extra: Partial<Case> = {}): Case => ({ id, dialect: 'turnstone', tags: [], source: { file: 'f', source: 'file' }, prompt: '', files: {}, mode: 'trajectory', settings: {}, ...extra });
+
+  it('prefers runspec.eval.case_id, narrowed by suite', () => {
+    const cases = [kase('a', { suite: 's1' }), kase('a', { suite: 's2' }), kase('b', { match: { prompt: '.*' } })];
+    expect(casesForTrace(info({ caseId: 'a', suite: 's2' }), cases)).toEqual([cases[1]]);
+    expect(casesForTrace(info({ caseId: 'zzz', firstUserMessage: 'hi' }), cases)).toEqual([cases[2]]);
+  });
+
+  it('matches prompt regexes linearly and attributes on the root or any span', () => {
+    expect(matchRuleHolds({ prompt: '(?i)restart' }, info({ firstUserMessage: 'Please RESTART nginx' }))).toBe(true);
+    expect(matchRuleHolds({ prompt: '(a+)+$' }, info({ firstUserMessage: 'a'.repeat(50_000) + 'b' }))).toBe(false);
+    expect(matchRuleHolds({ attributes: { 'service.name': 'billing' } }, info({ rootAttributes: { 'service.name': 'billing' } }))).toBe(true);
+    expect(matchRuleHolds({ attributes: { env: 'prod' } }, info({ spanAttributes: [{}, { env: 'prod' }] }))).toBe(true);
+    expect(matchRuleHolds({ attributes: { env: 'prod' }, prompt: 'x' }, info({ spanAttributes: [{ env: 'prod' }] }))).toBe(false);
+    expect(matchRuleHolds({}, info({}))).toBe(false);
+  });
+});
+
+describe('assembler', () => {
+  const s = (t: number, id: string, parent?: string, ended = true): SpanRecord => {
+    const r: SpanRecord = { traceId: traceId(t), spanId: id.padStart(16, '0'), name: id, kind: 1, startTimeMs: 0, attributes: {}, events: [], links: [], statusCode: 0, resource: {} };
+    if (parent) r.parentSpanId = parent.padStart(16, '0');
+    if (ended) r.endTimeMs = 1;
+    return r;
+  };
+
+  it('completes a trace once its root ended and it was quiet for the window', () => {
+    const a = createTraceAssembler({ quiet: 10 });
+    a.addSpans([s(1, 'c', 'r')], 0);
+    expect(a.takeComplete(50)).toEqual([]);
+    a.addSpans([s(1, 'r')], 50);
+    expect(a.takeComplete(55)).toEqual([]);
+    expect(a.takeComplete(60).map((t) => t.spans.length)).toEqual([2]);
+  });
+
+  it('hands out a root-less trace after the orphan window, and counts late spans', () => {
+    const a = createTraceAssembler({ quiet: 10, orphanQuiet: 50 });
+    a.addSpans([s(2, 'c', 'r')], 0);
+    expect(a.takeComplete(49)).toEqual([]);
+    expect(a.takeComplete(50)).toHaveLength(1);
+    a.addSpans([s(2, 'late', 'r')], 60);
+    expect(a.stats()).toMatchObject({ openTraces: 0, lateRecords: 1 });
+  });
+
+  it('bounds spans per trace and open spans overall', () => {
+    const a = createTraceAssembler({ quiet: 10, maxSpansPerTrace: 2, maxOpenSpans: 3 });
+    a.addSpans([s(3, 'a'), s(3, 'b'), s(3, 'c')], 0);
+    expect(a.stats()).toMatchObject({ droppedSpans: 1, openSpans: 2 });
+    const evicted = a.addSpans([s(4, 'd'), s(4, 'e')], 1);
+    expect(evicted.map((t) => [t.traceId, t.evicted])).toEqual([[traceId(3), true]]);
+    expect(a.stats().evictedTraces).toBe(1);
+  });
+
+  it('shards by a stable hash of the trace id, case-insensitively, covering every shard', () => {
+    const ids = Array.from({ length: 300 }, (_, i) => traceId(i + 1));
+    const shards = ids.map((t) => shardOfTrace(t, 4));
+    expect(new Set(shards)).toEqual(new Set([1, 2, 3, 4]));
+    expect(ids.map((t) => shardOfTrace(t.toUpperCase(), 4))).toEqual(shards);
+    expect(shardOfTrace('0af7651916cd43dd8448eb211c80319c', 7)).toBe(shardOfTrace('0af7651916cd43dd8448eb211c80319c', 7));
+  });
+});
+
+describe('scorer and renderers', () => {
+  it('never throws on a trace it cannot read and reports it as uninterpretable', () => {
+    const scorer = createTraceScorer({});
+    const o = scorer.score(one(request([span({ trace: 1, id: 1, name: 'GET /', start: 0 })])));
+    expect(o).toMatchObject({ kind: 'uninterpretable', reason: expect.stringMatching(/no LLM or tool spans/) });
+    const sum = createSummaryCollector();
+    sum.addOutcome(o);
+    expect(renderSummaryTable(sum.summary())).toContain('1 × no LLM or tool spans');
+  });
+
+  it('renders a table, JUnit and Markdown with every line', () => {
+    const scorer = createTraceScorer({ rules: [{ name: 'no-bash', forbidTools: ['bash'] }] });
+    const o = scorer.score(one(request([span({ trace: 2, id: 1, name: 'execute_tool bash', start: 0, attrs: { 'gen_ai.tool.name': 'bash', 'gen_ai.tool.call.arguments': '{"command":"rm <x> & y"}' } })])));
+    if (o.kind !== 'scored') throw new Error('not scored');
+    const sum = createSummaryCollector();
+    sum.addOutcome(o);
+    const s = sum.summary();
+    expect(renderTable(o.lines, s)).toMatch(/rule:no-bash\s+forbidden_tool\s+FAIL\s+bash/);
+    expect(renderJunit(o.lines, s)).toContain('<failure type="forbidden_tool" message="called forbidden tool bash">');
+    expect(renderMarkdown(o.lines, s)).toContain('| forbidden_tool | 1 |');
+  });
+});
