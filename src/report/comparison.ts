@@ -25,7 +25,10 @@ export function renderComparison(c: Comparison, format: 'table' | 'json' | 'md')
   const header = ['case', ...c.labels.map((l, i) => (i === 0 ? l : `${l} (Δ)`))];
   const rows = c.rows.map((row) => [
     row.caseId,
-    ...row.cells.map((cell, i) => (i === 0 ? cellText(cell) : `${cellText(cell)} ${cell ? `(${deltaText(row.deltas[i] ?? null, row.significant.includes(c.labels[i]!))})` : ''}`.trim())),
+    ...row.cells.map((cell, i) => {
+      const delta = i === 0 ? '' : deltaText(row.deltas[i] ?? null, row.significant.includes(c.labels[i]!));
+      return delta ? `${cellText(cell)} (${delta})` : cellText(cell);
+    }),
   ]);
   const summary = [
     'pass rate',
@@ -47,7 +50,7 @@ export function renderComparison(c: Comparison, format: 'table' | 'json' | 'md')
       line(meeting.map((s, i) => (i === 0 ? `**${s}**` : escapeCell(s)))),
       line(tokens.map((s, i) => (i === 0 ? `**${s}**` : escapeCell(s)))),
       '',
-      footnote,
+      `\\${footnote}`,
       '',
     ].join('\n');
   }

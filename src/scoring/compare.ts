@@ -20,7 +20,7 @@ export interface ComparisonRow {
   suite?: string;
   /** One cell per label, in label order; null where that run lacks the case. */
   cells: Array<ComparisonCell | null>;
-  /** Pass-rate delta of each run against the first (0 for the first; null where either lacks the case). */
+  /** Pass-rate delta of each run against the first (0 for the first; null where either lacks the case or scored none of it). */
   deltas: Array<number | null>;
   /** Labels whose 95% Wilson interval does not overlap the first run's. */
   significant: string[];
@@ -72,7 +72,8 @@ export function compareResults(runs: ReadonlyArray<{ label: string; doc: Results
       return r ? cellOf(r) : null;
     });
     const base = cells[0] ?? null;
-    const deltas = cells.map((cell) => (cell && base ? cell.passRate - base.passRate : null));
+    // A run with nothing scored for the case has no pass rate to compare.
+    const deltas = cells.map((cell) => (cell && base && cell.k > 0 && base.k > 0 ? cell.passRate - base.passRate : null));
     const significant = cells.flatMap((cell, i) => (i > 0 && cell && base && cell.k > 0 && base.k > 0 && !overlaps(base, cell) ? [perRun[i]!.label] : []));
     const row: ComparisonRow = { caseId, cells, deltas, significant };
     const suite = suites.get(caseId);
