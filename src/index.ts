@@ -82,7 +82,7 @@ export { openResultsLog, readResultsLog, resultsPaths, logFileFor, writeFileAtom
 export type { ResultsLog, ResultsLogCase, ResultsLogHeader, ResultsLogRecord, ResultsLogWriter, ResultsPaths } from './report/results-file.js';
 
 // --- telemetry (issue 4) ---
-export { renderRunTrace, emitVerdictSpan, createTelemetry, buildSpanAnnotations, postSpanAnnotations, OtlpJsonLinesFileExporter, verdictAttributes, evaluationAttributes } from './telemetry/index.js';
+export { renderRunTrace, emitVerdictSpan, createTelemetry, buildSpanAnnotations, postSpanAnnotations, verdictAttributes, evaluationAttributes } from './telemetry/index.js';
 export type { RenderInput, RenderedTrace, VerdictSpanInput, Telemetry, TelemetryOptions, AnnotationTarget, SpanAnnotation, PostAnnotationsOptions, PostAnnotationsResult, VerdictContext } from './telemetry/index.js';
 export { resolveTelemetryConfig, phoenixBase } from './config/telemetry.js';
 export type { TelemetryConfig, TelemetryExporterConfig, TelemetryFlags, OtlpProtocol, OtlpCompression } from './config/telemetry.js';

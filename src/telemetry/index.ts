@@ -5,7 +5,6 @@ export { createTelemetry, TRACER_NAME } from './telemetry.js';
 export type { Telemetry, TelemetryOptions } from './telemetry.js';
 export { buildSpanAnnotations, postSpanAnnotations } from './phoenix.js';
 export type { AnnotationTarget, PostAnnotationsOptions, PostAnnotationsResult, SpanAnnotation } from './phoenix.js';
-export { OtlpJsonLinesFileExporter } from './file-exporter.js';
 export {
   verdictAttributes,
   evaluationAttributes,

@@ -3,7 +3,7 @@
 // sync=false because the spans were exported moments ago: Phoenix queues annotations for span ids it has
 // not ingested yet and retries them for ~10 minutes. Best effort: never throws, returns a warning.
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { RUNSPEC_EVALUATION_NAME } from '../semconv/index.js';
 import type { RunError } from '../types/run.js';
 import type { Verdict } from '../types/verdict.js';
@@ -87,9 +87,11 @@ export async function postSpanAnnotations(opts: PostAnnotationsOptions): Promise
   const chunkSize = Math.min(100, Math.max(1, opts.chunkSize ?? 100));
   const deadline = Date.now() + timeoutMs;
   const url = `${opts.baseUrl.replace(/\/+$/, '')}/v1/span_annotations?sync=false`;
+  // Loaded on first use: only runs with annotations pay for the HTTP client.
+  const { Agent: UndiciAgent, request } = await import('undici');
   let dispatcher: Agent;
   try {
-    dispatcher = new Agent({
+    dispatcher = new UndiciAgent({
       connect: opts.caFile ? { ca: readFileSync(opts.caFile) } : {},
       keepAliveTimeout: 1000,
     });

@@ -7,13 +7,10 @@ import { join } from 'node:path';
 import type { Tracer } from '@opentelemetry/api';
 import { SEMRESATTRS_PROJECT_NAME } from '@arizeai/openinference-semantic-conventions';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TelemetryConfig } from '../config/telemetry.js';
-import { OtlpJsonLinesFileExporter } from './file-exporter.js';
 import { buildSpanAnnotations, postSpanAnnotations, type AnnotationTarget } from './phoenix.js';
 import { renderRunTrace, type RenderedTrace, type RenderInput } from './render.js';
 
@@ -191,7 +188,10 @@ function createExporter(config: TelemetryConfig, opts: TelemetryOptions): { expo
   if (e.kind === 'file') {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     const path = join(e.dir, opts.fileName ?? `traces-${stamp}-${process.pid}.jsonl`);
-    return { exporter: new OtlpJsonLinesFileExporter(path), destination: path };
+    return {
+      exporter: new LazyExporter(async () => new (await import('./file-exporter.js')).OtlpJsonLinesFileExporter(path)),
+      destination: path,
+    };
   }
   const tls = {
     ...(e.caFile !== undefined ? { ca: readFileSync(e.caFile) } : {}),
@@ -206,8 +206,41 @@ function createExporter(config: TelemetryConfig, opts: TelemetryOptions): { expo
     // No keep-alive: a CLI run exports a few batches, and idle sockets must not hold the process open.
     httpAgentOptions: { keepAlive: false, ...tls },
   };
-  const exporter = e.protocol === 'http/json' ? new OTLPJsonTraceExporter(options) : new OTLPProtoTraceExporter(options);
-  return { exporter, destination: e.url };
+  const load =
+    e.protocol === 'http/json'
+      ? async () => new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(options)
+      : async () => new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(options);
+  return { exporter: new LazyExporter(load), destination: e.url };
+}
+
+/**
+ * Loads the real exporter on first use: the OTLP exporters and serialisers are the heaviest imports of the
+ * CLI, and commands that never export (list, validate, --help) should not pay for them.
+ */
+class LazyExporter implements SpanExporter {
+  private loaded: Promise<SpanExporter> | undefined;
+
+  constructor(private readonly load: () => Promise<SpanExporter>) {}
+
+  private get(): Promise<SpanExporter> {
+    this.loaded ??= this.load();
+    return this.loaded;
+  }
+
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    this.get().then(
+      (inner) => inner.export(spans, resultCallback),
+      (err: Error) => resultCallback({ code: ExportResultCode.FAILED, error: err }),
+    );
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.loaded) await (await this.loaded).shutdown();
+  }
+
+  async forceFlush(): Promise<void> {
+    if (this.loaded) await (await this.loaded).forceFlush?.();
+  }
 }
 
 /** Passes everything through and reports failed exports (the SDK would only log them to diag). */
