@@ -9,6 +9,8 @@ import { ROOT_CONTEXT, SpanKind, trace as otTrace } from '@opentelemetry/api';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { CLI, runCli } from '../helpers/run-cli.js';
+import { startOtlpSink } from '../helpers/otlp-sink.js';
+import { startFakePhoenix } from '../helpers/fake-phoenix.js';
 import { encodeTraceRequest } from '../../src/traces/otlp-proto.js';
 import type { OtlpTraceRequest } from '../../src/traces/otlp-types.js';
 import { request, span, traceId } from './_otlp.js';
@@ -138,6 +140,40 @@ describe('runspec-eval score', () => {
     const r = await runCli(['score', 'traces', '--cases', 'empty', '--shard', '4/3'], { cwd: dir });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--shard: expected I\/N/);
+  });
+});
+
+describe('verdicts out: Phoenix annotations and verdict spans', () => {
+  it('annotates the original root spans in Phoenix and exports one linked verdict span per verdict', async () => {
+    const phoenix = await startFakePhoenix();
+    const sink = await startOtlpSink();
+    try {
+      const r = await runCli(
+        ['score', 'traces', '--cases', 'suite.json', '--rules', 'rules.toml', '--annotate', '--phoenix-url', phoenix.url, '--export', '--otlp-endpoint', `${sink.url}/v1/traces`],
+        { cwd: dir, env: { PHOENIX_API_KEY: 'px-secret-key' } },
+      );
+      expect(r.exitCode).toBe(1);
+      const lines = jsonLines(r.stdout);
+      expect(lines).toHaveLength(8);
+      const items = phoenix.annotations.flatMap((a) => a.body.data);
+      expect(phoenix.annotations.every((a) => a.headers.authorization === 'Bearer px-secret-key')).toBe(true);
+      expect(items.map((i) => [i.span_id, (i.result as { label: string }).label]).sort()).toEqual(
+        lines.map((l) => [l.rootSpanId, l.category]).sort(),
+      );
+      const verdictSpans = sink.spans().filter((sp) => sp.attributes['runspec.eval.category'] !== undefined);
+      expect(verdictSpans).toHaveLength(8);
+      for (const v of verdictSpans) {
+        expect(v.links).toHaveLength(1);
+        const line = lines.find((l) => l.traceId === v.links[0]!.traceId && l.rootSpanId === v.links[0]!.spanId && l.category === v.attributes['runspec.eval.category']);
+        expect(line).toBeDefined();
+        expect(v.traceId).not.toBe(v.links[0]!.traceId);
+      }
+      expect(verdictSpans.filter((v) => v.attributes['runspec.eval.rule'] === 'no-shell')).toHaveLength(4);
+      expect(r.stdout + r.stderr + sink.rawBodies()).not.toContain('px-secret-key');
+    } finally {
+      await phoenix.close();
+      await sink.close();
+    }
   });
 });
 
