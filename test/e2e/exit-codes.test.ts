@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
+import { startOtlpSink } from '../helpers/otlp-sink.js';
+import { ATTR_RUNSPEC_EVAL_CATEGORY, ATTR_RUNSPEC_EVAL_PASS_RATE } from '../../src/semconv/attributes.js';
 import { runCli } from '../helpers/run-cli.js';
 import { allText, casesOf, cliEnv, readJson, SECRET, tempProject } from './_helpers.js';
 
@@ -27,11 +29,23 @@ describe('exit codes', { timeout: 120_000 }, () => {
   const run = (args: string[], env: Record<string, string> = {}) =>
     runCli(['--path', project.dir, ...args], { env: cliEnv(project.dir, env), cwd: project.dir });
 
-  it('exits 1 when a case misses the threshold, with the verdict in the report', async () => {
-    const cli = await run(['run', 'evals/ops.toml', '--base-url', model.url, '--model', 'fake-model', '--out', 'out/fail.json']);
-    expect(cli.exitCode).toBe(1);
-    expect(cli.stdout).toContain('forbidden_tool');
-    expect(casesOf(readJson(join(project.dir, 'out/fail.json')))['status-check'].meets_threshold).toBe(false);
+  it('exits 1 when a case misses the threshold; the collector gets the verdict on the root span, never the key', async () => {
+    const sink = await startOtlpSink();
+    try {
+      const cli = await run(['run', 'evals/ops.toml', '--base-url', model.url, '--model', 'fake-model', '--out', 'out/fail.json', '--capture-content'], {
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      });
+      expect(cli.exitCode).toBe(1);
+      expect(cli.stdout).toContain('forbidden_tool');
+      expect(casesOf(readJson(join(project.dir, 'out/fail.json')))['status-check'].meets_threshold).toBe(false);
+      // Traces are emitted after the case is aggregated: the root span carries the final verdict and pass rate.
+      const root = sink.rootSpan();
+      expect(root.attributes[ATTR_RUNSPEC_EVAL_CATEGORY]).toBe('forbidden_tool');
+      expect(root.attributes[ATTR_RUNSPEC_EVAL_PASS_RATE]).toBe(0);
+      expect(cli.stdout + cli.stderr + sink.rawBodies() + allText(project.dir)).not.toContain(SECRET);
+    } finally {
+      await sink.close();
+    }
   });
 
   it('exits 0 when the threshold is lowered to what the case reaches', async () => {
