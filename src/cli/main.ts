@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { exitCodeFor, isRunspecError } from '../errors.js';
 import { redactSecrets } from '../config/env.js';
 import { createContext, type CliContext } from './context.js';
-import { COMMANDS } from './commands/index.js';
+import { COMMAND_LOADERS } from './commands/index.js';
 import { VERSION } from './version.js';
 
 export interface MainOptions {
@@ -42,7 +42,9 @@ export async function main(opts: MainOptions): Promise<number> {
     }
     return ctx;
   };
-  for (const mod of COMMANDS) mod.register(program, getContext, (c) => (exitCode = c));
+  const wanted = COMMAND_LOADERS.find((c) => c.name === commandName(opts.argv));
+  const modules = await Promise.all((wanted ? [wanted] : COMMAND_LOADERS).map((c) => c.load()));
+  for (const mod of modules) mod.register(program, getContext, (c) => (exitCode = c));
   for (const sub of program.commands) sub.exitOverride().configureOutput(program.configureOutput());
   try {
     if (opts.argv.length === 0) {
@@ -68,6 +70,16 @@ export async function main(opts: MainOptions): Promise<number> {
     if (debug && err instanceof Error && err.stack) stderr.write(redactSecrets(err.stack + '\n', env));
     return 3;
   }
+}
+
+/** The subcommand named on the command line, skipping the global options; undefined for none. */
+function commandName(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--path') i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return undefined;
 }
 
 function isEntryPoint(): boolean {

@@ -1,33 +1,22 @@
 import type { CommandModule } from '../command.js';
-import { listCommand } from './list.js';
-import { schemaCommand } from './schema.js';
-import { validateCommand } from './validate.js';
-import { runCommand } from './run.js';
-import { compareCommand } from './compare.js';
-import { recordCommand } from './record.js';
-import { replayCommand } from './replay.js';
-import { mergeCommand } from './merge.js';
-import { reportCommand } from './report.js';
-import { demoCommand } from './demo.js';
-import { scoreCommand } from './score.js';
-import { serveCommand } from './serve.js';
-import { optimizeCommand } from './optimize.js';
-import { scheduleCommand } from './schedule.js';
 
-/** Every subcommand, in the order --help lists them. */
-export const COMMANDS: CommandModule[] = [
-  listCommand,
-  schemaCommand,
-  validateCommand,
-  runCommand,
-  compareCommand,
-  recordCommand,
-  replayCommand,
-  mergeCommand,
-  reportCommand,
-  demoCommand,
-  scoreCommand,
-  serveCommand,
-  optimizeCommand,
-  scheduleCommand,
+/**
+ * Every subcommand, in the order --help lists them. Each module is imported only when its command runs:
+ * the OpenTelemetry SDK, the MCP client and undici stay out of the start-up of commands that do not use them.
+ */
+export const COMMAND_LOADERS: ReadonlyArray<{ name: string; load: () => Promise<CommandModule> }> = [
+  { name: 'list', load: async () => (await import('./list.js')).listCommand },
+  { name: 'schema', load: async () => (await import('./schema.js')).schemaCommand },
+  { name: 'validate', load: async () => (await import('./validate.js')).validateCommand },
+  { name: 'run', load: async () => (await import('./run.js')).runCommand },
+  { name: 'compare', load: async () => (await import('./compare.js')).compareCommand },
+  { name: 'record', load: async () => (await import('./record.js')).recordCommand },
+  { name: 'replay', load: async () => (await import('./replay.js')).replayCommand },
+  { name: 'merge', load: async () => (await import('./merge.js')).mergeCommand },
+  { name: 'report', load: async () => (await import('./report.js')).reportCommand },
+  { name: 'demo', load: async () => (await import('./demo.js')).demoCommand },
+  { name: 'score', load: async () => (await import('./score.js')).scoreCommand },
+  { name: 'serve', load: async () => (await import('./serve.js')).serveCommand },
+  { name: 'optimize', load: async () => (await import('./optimize.js')).optimizeCommand },
+  { name: 'schedule', load: async () => (await import('./schedule.js')).scheduleCommand },
 ];
