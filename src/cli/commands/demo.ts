@@ -6,8 +6,10 @@ import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { RunspecError } from '../../errors.js';
 import { loadCasesFromPaths } from '../../fixtures/index.js';
+import { loadToolset } from '../../toolset/index.js';
+import type { Toolset } from '../../types/index.js';
 import { createReplayProvider } from '../../providers/recording.js';
-import { ensureNewline, executeRun, loadProject, loadToolsets, OUTPUT_FORMATS, renderDocument, reportProblems, type OutputFormat } from './_eval-run.js';
+import { ensureNewline, executeRun, loadProject, OUTPUT_FORMATS, renderDocument, reportProblems, type OutputFormat } from './_eval-run.js';
 
 /** The package root (holds fixtures/), from dist/cli/commands or src/cli/commands alike. */
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -38,9 +40,14 @@ export async function demoAction(ctx: CliContext, flags: { output?: string; tele
   if (!(OUTPUT_FORMATS as readonly string[]).includes(output)) {
     throw new RunspecError('USAGE', `demo --output: expected one of ${OUTPUT_FORMATS.join(', ')} (got ${JSON.stringify(flags.output)})`);
   }
-  const project = loadProject(ctx);
+  const loaded = loadProject(ctx);
+  // The recording matches only the bundled setup: keep the project's telemetry settings, ignore the
+  // rest of its runspec.toml (toolset, tool mode, system prompt) so the demo never reads as stale.
+  const project = { env: loaded.env, config: { telemetry: loaded.config.telemetry } };
   const cases = loadCasesFromPaths(demoFixtureFiles()).flatMap((s) => s.cases);
-  const toolsets = await loadToolsets(ctx, project, cases, undefined);
+  const bySpec = new Map<string, Toolset>();
+  for (const spec of ['builtin:fleet', 'builtin:workspace']) bySpec.set(spec, await loadToolset(spec, { projectDir: PACKAGE_ROOT, env: loaded.env.raw }));
+  const toolsets = new Map(cases.map((c) => [c.id, bySpec.get(c.dialect === 'runspec' ? 'builtin:fleet' : 'builtin:workspace')!]));
   const provider = createReplayProvider({ file: DEMO_RECORDING });
   const r = await executeRun(ctx, {
     cases,
@@ -49,7 +56,7 @@ export async function demoAction(ctx: CliContext, flags: { output?: string; tele
     providerLabel: 'replay',
     toolsets,
     // Concurrency 1 keeps the demo's trace file in case order.
-    flags: { concurrency: 1, output, telemetry: flags.telemetry },
+    flags: { concurrency: 1, toolMode: 'dedup', output, telemetry: flags.telemetry },
     project,
     storedOptions: { demo: true },
     suiteLabel: 'bundled (demo)',
