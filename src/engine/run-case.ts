@@ -191,24 +191,21 @@ function decisionTurn(t: TurnContext): boolean {
   t.calls.forEach((call, i) => {
     const resolved = t.layout.resolve(call);
     const now = Date.now();
-    if (terminal || i >= MAX_PARALLEL_TOOL_CALLS || !t.layout.isDiscovery(call.name)) {
+    const base = { turn: t.turn, modelCallIndex: t.index, call, startTimeMs: now, resolved };
+    if (terminal || !t.layout.isDiscovery(call.name)) {
       // Captured, never executed; calls after the terminal one in the same turn are observed only.
-      const rec: ToolCallRecord = { turn: t.turn, modelCallIndex: t.index, call, startTimeMs: now, endTimeMs: now, executed: false, resolved };
+      const rec: ToolCallRecord = { ...base, endTimeMs: now, executed: false };
       t.run.toolCalls.push(rec);
-      if (!terminal && !t.layout.isDiscovery(call.name)) terminal = rec;
+      terminal ??= rec;
       return;
     }
-    const result = t.layout.answerDiscovery(call);
-    t.run.toolCalls.push({ turn: t.turn, modelCallIndex: t.index, call, startTimeMs: now, endTimeMs: Date.now(), executed: true, result, isError: result.startsWith('Error'), resolved });
+    const executed = i < MAX_PARALLEL_TOOL_CALLS;
+    const result = executed ? t.layout.answerDiscovery(call) : overCapMessage();
+    t.run.toolCalls.push({ ...base, endTimeMs: Date.now(), executed, result, isError: result.startsWith('Error') });
     t.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result });
   });
-  if (terminal) {
-    t.run.terminal = terminal;
-    return true;
-  }
-  // Over-cap discovery calls still need an answer for the conversation to stay valid.
-  t.calls.slice(MAX_PARALLEL_TOOL_CALLS).forEach((call) => t.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: overCapMessage() }));
-  return false;
+  if (terminal) t.run.terminal = terminal;
+  return terminal !== undefined;
 }
 
 const overCapMessage = () => `Error: too many parallel tool calls (at most ${MAX_PARALLEL_TOOL_CALLS} per turn); this call was not run`;

@@ -158,6 +158,18 @@ describe('decision mode: edges', () => {
     );
   });
 
+  it('answers at most 10 discovery calls per turn, the rest with an error', async () => {
+    const many: FakeAnswer = { toolCalls: Array.from({ length: 12 }, (_, i) => ({ id: `s${i}`, name: 'search_runnables', arguments: { query: `q${i}` } })) };
+    const runIt: FakeAnswer = { toolCalls: [{ name: 'run_runnable', arguments: { id: 'restart-service', host: 'web-01', args: { service: 'nginx' } } }] };
+    await withAnswers((turn) => (turn === 0 ? many : runIt), async (p) => {
+      const run = await runCase({ case: c, sample: 0, provider: p, toolset, toolMode: 'search' });
+      expect(run.toolCalls.filter((t) => t.executed)).toHaveLength(10);
+      expect(run.toolCalls[10]!.result).toMatch(/^Error: too many parallel tool calls/);
+      expect(run.terminal!.resolved!.runnable).toBe('restart-service');
+      expect(scoreRun(c, run, { toolset, toolMode: 'search' }).category).toBe('pass');
+    });
+  });
+
   it('captures a call to an unknown tool as the terminal action', async () => {
     await withAnswers(() => ({ toolCalls: [{ name: 'reboot-everything', arguments: {} }] }), async (p) => {
       const run = await runCase({ case: c, sample: 0, provider: p, toolset });
