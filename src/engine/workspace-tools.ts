@@ -318,7 +318,9 @@ function commandTool(ctx: WorkspaceToolContext, shell: string, command: string, 
     const finish = (head: string) => {
       clearTimeout(timer);
       ctx.signal?.removeEventListener('abort', onAbort);
-      let out = Buffer.concat(chunks).toString('utf8');
+      // The worktree's absolute path is random per run; showing it as "." keeps runs replayable
+      // (the recording hashes what the model saw) and keeps host paths out of traces.
+      let out = Buffer.concat(chunks).toString('utf8').split(ctx.worktree.root).join('.');
       if (truncated) out += `\n[output truncated at ${cap} bytes]`;
       resolvePromise(head ? (out ? `${head}\n${out}` : head) : out || '(no output)');
     };
