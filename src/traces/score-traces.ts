@@ -32,6 +32,8 @@ export interface TraceVerdictLine {
   suite?: string;
   /** The rule that graded the trace. */
   rule?: string;
+  /** Sample index (`runspec.eval.sample`, 0 when the trace does not say). */
+  sample: number;
   /** null when no case or rule applied (the line then only shows what was extracted). */
   category: VerdictCategory | null;
   pass: boolean | null;
@@ -91,6 +93,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         const line: TraceVerdictLine = {
           traceId: info.traceId,
           rootSpanId: info.rootSpanId,
+          sample: run.sample,
           category: null,
           pass: null,
           reason: '',
