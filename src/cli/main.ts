@@ -92,6 +92,13 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
+  // A closed pipe (`runspec-eval list | head`) ends the output, not the process with a stack trace.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw err;
+    });
+  }
   const code = await main({ argv: process.argv.slice(2) });
   // Drain stdout/stderr, then exit even if a keep-alive socket or timer is still open.
   await new Promise<void>((r) => process.stdout.write('', () => r()));
