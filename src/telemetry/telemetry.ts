@@ -228,10 +228,14 @@ class LazyExporter implements SpanExporter {
   }
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
-    this.get().then(
-      (inner) => inner.export(spans, resultCallback),
-      (err: Error) => resultCallback({ code: ExportResultCode.FAILED, error: err }),
-    );
+    const fail = (err: unknown): void => resultCallback({ code: ExportResultCode.FAILED, error: err instanceof Error ? err : new Error(String(err)) });
+    this.get().then((inner) => {
+      try {
+        inner.export(spans, resultCallback);
+      } catch (err) {
+        fail(err);
+      }
+    }, fail);
   }
 
   async shutdown(): Promise<void> {
