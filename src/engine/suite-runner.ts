@@ -69,6 +69,7 @@ export interface RunSuiteOptions {
   validateArgs?: boolean;
   /** Case samples in flight at once. @default 4 */
   concurrency?: number;
+  /** CLI `--max-turns`: a case's own `max_turns` wins. */
   maxTurns?: number;
   systemPrompt?: string;
   keepWorktrees?: boolean;
@@ -197,7 +198,8 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
           provider: opts.provider,
           toolset: s.toolset,
           toolMode,
-          maxTurns: opts.maxTurns,
+          // Like samples: the case's own max_turns wins over the CLI's.
+          maxTurns: s.c.settings.maxTurns ?? opts.maxTurns,
           systemPrompt: opts.systemPrompt,
           keepWorktrees: opts.keepWorktrees,
           signal: internal.signal,

@@ -231,6 +231,23 @@ describe('runSuite', () => {
     expect(started.length).toBeLessThan(5);
   });
 
+  it('passes the case max_turns over the CLI one, and the CLI one otherwise', async () => {
+    const seen: Record<string, number | undefined> = {};
+    await runSuite({
+      cases: [mkCase('own', { settings: { maxTurns: 7 } }), mkCase('cli')],
+      provider: PROVIDER,
+      toolsetFor: () => TOOLSET,
+      runId: 'r',
+      maxTurns: 3,
+      runCase: async ({ case: c, sample, maxTurns }) => {
+        seen[c.id] = maxTurns;
+        return mkRun(c, sample);
+      },
+      scoring,
+    });
+    expect(seen).toEqual({ own: 7, cli: 3 });
+  });
+
   it('rethrows an unexpected engine exception after stopping the rest', async () => {
     await expect(
       runSuite({
