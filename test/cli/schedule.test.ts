@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dueSchedules, loadSchedules, nextFire } from '../../src/config/schedules.js';
-import { runCli } from '../helpers/run-cli.js';
+import { REPO_ROOT, runCli } from '../helpers/run-cli.js';
 
 const SEED = `[[schedule]]
 id            = "nightly-evals"
@@ -54,5 +54,35 @@ describe('schedules', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(message);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('schedule run', () => {
+  it('runs a due schedule through the replay provider, then nothing until the next fire time', async () => {
+    const dir = project(`[[schedule]]
+id = "nightly"
+action = "eval"
+eval_fixture = "fleet"
+eval_provider = "rec"
+eval_telemetry = false
+[schedule.when]
+cron = "0 6 * * *"
+`);
+    writeFileSync(join(dir, 'runspec.toml'), `[providers.rec]\nkind = "replay"\nscript = ${JSON.stringify(join(REPO_ROOT, 'fixtures/recordings/demo.json'))}\n`);
+    const first = await runCli(['--path', dir, 'schedule', 'run', '--due', '--at', '2026-11-30T06:30:00Z']);
+    expect(first.stdout).toContain('# schedule nightly (fleet)');
+    expect(first.stdout).toMatch(/restart-nginx-targeted\s+pass/);
+    // The demo recording holds one deliberate wrong answer in the fleet suite: below threshold → exit 1.
+    expect(first.exitCode, first.stderr).toBe(1);
+    expect(first.stderr).toMatch(/results: .*\.runspec\/results\/.*\.json/);
+    const again = await runCli(['--path', dir, 'schedule', 'run', '--due', '--at', '2026-11-30T06:45:00Z']);
+    expect(again.exitCode).toBe(0);
+    expect(again.stderr).toContain('no schedule is due');
+  });
+
+  it('refuses an unknown schedule id with exit 2', async () => {
+    const r = await runCli(['--path', project(SEED), 'schedule', 'run', '--id', 'nope']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('no schedule "nope"');
   });
 });

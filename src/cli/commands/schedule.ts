@@ -2,7 +2,61 @@ import { Option } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import { UsageError } from '../../errors.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { dueSchedules, loadSchedules, nextFire, saveSchedule, SCHEDULES_FILE, type ScheduleEntry } from '../../config/schedules.js';
+import { writeFileAtomic } from '../../report/results-file.js';
+import type { CliContext } from '../context.js';
+import {
+  buildProvider,
+  ensureNewline,
+  executeRun,
+  exitCodeOf,
+  loadProject,
+  loadToolsets,
+  normaliseForLog,
+  providerName,
+  renderDocument,
+  reportProblems,
+  selectRunCases,
+  type RunFlags,
+} from './_eval-run.js';
+
+const STATE_FILE = join('.runspec', 'schedules-state.json');
+
+/** Run one schedule's sweep: a dry run of its suite, results under .runspec/results/. */
+async function runSchedule(ctx: CliContext, s: ScheduleEntry): Promise<number> {
+  const project = loadProject(ctx);
+  const flags: RunFlags = {
+    ...(s.eval_samples !== undefined ? { samples: s.eval_samples } : {}),
+    ...(s.eval_validate ? { validateArgs: true } : {}),
+    ...(s.eval_threshold !== undefined ? { threshold: s.eval_threshold } : {}),
+    ...(s.eval_provider ? { provider: s.eval_provider } : {}),
+    ...(s.eval_telemetry !== undefined ? { telemetry: s.eval_telemetry } : {}),
+  };
+  const targets = [s.eval_fixture];
+  const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
+  const toolsets = await loadToolsets(ctx, project, cases, flags.toolset);
+  const name = providerName(flags, project);
+  const provider = buildProvider(ctx, project, name, flags);
+  const r = await executeRun(ctx, {
+    cases,
+    allIds,
+    provider,
+    providerLabel: name,
+    toolsets,
+    flags,
+    project,
+    storedOptions: normaliseForLog(ctx, targets, flags),
+    suiteLabel: s.eval_fixture,
+    agentName: `schedule:${s.id}`,
+  });
+  ctx.out(`# schedule ${s.id} (${s.eval_fixture})`);
+  ctx.stdout.write(ensureNewline(renderDocument(r.doc, 'table')));
+  ctx.err(`results: ${r.finalFile}`);
+  reportProblems(ctx, r);
+  return exitCodeOf(r);
+}
 
 function parseInstant(value: string | undefined, flag: string, fallback: Date): Date {
   if (value === undefined) return fallback;
@@ -76,6 +130,39 @@ export const scheduleCommand: CommandModule = {
           const since = parseInstant(o.since, '--since', new Date(at.getTime() - 3_600_000));
           for (const s of dueSchedules(loadSchedules(ctx.projectDir), since, at)) ctx.out(s.id);
           return 0;
+        }),
+      );
+    schedule
+      .command('run')
+      .description('Run schedules now: the named ones, or with --due those that fired since the last sweep')
+      .option('--id <id>', 'schedule id (repeatable)', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+      .option('--due', 'run every schedule that fired since the last `schedule run --due` (first time: the last hour)')
+      .option('--at <iso>', 'the sweep time (default now)')
+      .addHelpText('after', '\nExit code: the worst of the runs (0 pass, 1 below threshold, 2 bad input, 3 infrastructure).\nA cron job such as `*/15 * * * * runspec-eval schedule run --due` drives the cadence.\n')
+      .action(
+        action(getContext, setExit, async (ctx, o: { id?: string[]; due?: boolean; at?: string }) => {
+          const all = loadSchedules(ctx.projectDir);
+          const at = parseInstant(o.at, '--at', new Date());
+          let chosen: ScheduleEntry[];
+          const stateFile = join(ctx.projectDir, STATE_FILE);
+          if (o.id?.length) {
+            chosen = o.id.map((id) => {
+              const s = all.find((x) => x.id === id);
+              if (!s) throw new UsageError('USAGE', `schedule run: no schedule ${JSON.stringify(id)} in ${SCHEDULES_FILE}`, { hint: `known: ${all.map((x) => x.id).join(', ') || '(none)'}` });
+              return s;
+            });
+          } else if (o.due) {
+            const state = existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as { lastSweep?: string }) : {};
+            const since = state.lastSweep ? new Date(state.lastSweep) : new Date(at.getTime() - 3_600_000);
+            chosen = dueSchedules(all, since, at);
+          } else {
+            throw new UsageError('USAGE', 'schedule run: name a schedule with --id or pass --due');
+          }
+          let worst = 0;
+          for (const s of chosen) worst = Math.max(worst, await runSchedule(ctx, s));
+          if (o.due) writeFileAtomic(stateFile, JSON.stringify({ lastSweep: at.toISOString() }) + '\n');
+          if (chosen.length === 0) ctx.err('no schedule is due');
+          return worst;
         }),
       );
   },
