@@ -5,6 +5,7 @@
 // falls back (as opentelemetry-js does); a bad value of ours is a ConfigError.
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { ConfigError } from '../errors.js';
 import type { Env } from './env.js';
 import type { ConfigFile } from './file.js';
@@ -135,8 +136,8 @@ export function resolveTelemetryConfig(input: {
 
   const resourceAttributes = parseResourceAttributes(env, warn);
   const serviceName =
-    env.get('OTEL_SERVICE_NAME') ?? resourceAttributes['service.name'] ?? file.service_name ?? 'runspec-eval';
-  delete resourceAttributes['service.name'];
+    env.get('OTEL_SERVICE_NAME') ?? resourceAttributes[ATTR_SERVICE_NAME] ?? file.service_name ?? 'runspec-eval';
+  delete resourceAttributes[ATTR_SERVICE_NAME];
 
   const apiKeyEnv = file.api_key_env ?? 'PHOENIX_API_KEY';
   if (!ENV_NAME_RE.test(apiKeyEnv)) {
