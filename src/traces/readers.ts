@@ -319,25 +319,29 @@ async function* readJsonText(source: AsyncIterable<Uint8Array>, name: string, hi
 class StopReading extends Error {}
 
 function decodeFrame(frame: Uint8Array, place: string, hintLogs: boolean): TraceInputItem[] {
-  const asTraces = (): TraceInputItem[] | undefined => {
-    try {
-      const { spans, problems } = spansFromRequest(decodeTraceRequest(frame), place);
-      if (spans.length === 0 && problems.length > 0) return undefined;
-      return [{ kind: 'spans', spans }, ...problems.map((problem) => ({ kind: 'problem' as const, problem }))];
-    } catch {
-      return undefined;
-    }
-  };
-  const asLogs = (): TraceInputItem[] | undefined => {
-    try {
-      const { logs } = logsFromRequest(decodeLogsRequest(frame), place, ATTR_EVENT_NAME);
-      return logs.length > 0 ? [{ kind: 'logs', logs }] : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const first = hintLogs ? asLogs() ?? asTraces() : asTraces() ?? asLogs();
-  return first ?? [{ kind: 'problem', problem: { place, reason: 'frame is neither an OTLP trace nor a logs request' } }];
+  // A frame does not say whether it is a trace or a logs request (the file exporter writes one signal per
+  // file): take the decoding that yields records, the file name's hint first.
+  let traces: { spans: SpanRecord[]; problems: InputProblem[] } | undefined;
+  let logs: LogRecordEntry[] | undefined;
+  try {
+    traces = spansFromRequest(decodeTraceRequest(frame), place);
+  } catch {
+    traces = undefined;
+  }
+  try {
+    logs = logsFromRequest(decodeLogsRequest(frame), place, ATTR_EVENT_NAME).logs;
+  } catch {
+    logs = undefined;
+  }
+  const asTraces = (t: { spans: SpanRecord[]; problems: InputProblem[] }): TraceInputItem[] => [
+    { kind: 'spans', spans: t.spans },
+    ...t.problems.map((problem) => ({ kind: 'problem' as const, problem })),
+  ];
+  if (hintLogs && logs?.length) return [{ kind: 'logs', logs }];
+  if (traces?.spans.length) return asTraces(traces);
+  if (logs?.length) return [{ kind: 'logs', logs }];
+  if (traces) return asTraces(traces);
+  return [{ kind: 'problem', problem: { place, reason: 'frame is neither an OTLP trace nor a logs request' } }];
 }
 
 /** 4-byte big-endian length-prefixed protobuf messages (Collector file exporter `format: proto`). */
@@ -388,7 +392,7 @@ export async function* readTraceStream(
   opts: ReaderOptions & { name: string },
 ): AsyncGenerator<TraceInputItem> {
   const maxRecordBytes = opts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
-  const hintLogs = /logs?([._-]|$)/i.test(opts.name.split(/[\\/]/).pop() ?? '');
+  const hintLogs = /(^|[._-])logs?([._-]|$)/i.test(opts.name.split(/[\\/]/).pop() ?? '');
   const { head, rest } = await peek(source, 2);
   let input = rest;
   if (head[0] === 0x1f && head[1] === 0x8b) input = gunzipLimited(rest, opts.maxInflatedBytes ?? DEFAULT_MAX_INFLATED_BYTES);

@@ -109,10 +109,10 @@ describe('readTraceStream', () => {
     expect(problemsOf(items)).toEqual([{ place: 'l.jsonl:2', reason: expect.stringMatching(/line over 1000 bytes/) }]);
   });
 
-  it('reads OTLP logs in JSON and protobuf', async () => {
+  it('reads OTLP logs in JSON and protobuf, with or without a file-name hint', async () => {
     const logs = logsRequest([logRecord({ trace: 8, span: 8, eventName: 'gen_ai.choice', body: { index: 0 } })]);
-    for (const buf of [Buffer.from(JSON.stringify(logs)), frame(encodeLogsRequest(logs))]) {
-      const items = await collect(readTraceStream(chunks(buf), { name: 'logs.bin' }));
+    for (const [name, buf] of [['logs.json', Buffer.from(JSON.stringify(logs))], ['export.binpb', frame(encodeLogsRequest(logs))], ['logs.binpb', frame(encodeLogsRequest(logs))]] as const) {
+      const items = await collect(readTraceStream(chunks(buf), { name }));
       const recs = items.flatMap((i) => (i.kind === 'logs' ? i.logs : []));
       expect(recs).toEqual([expect.objectContaining({ traceId: traceId(8), spanId: spanId(8), eventName: 'gen_ai.choice', body: { index: 0 } })]);
     }
