@@ -78,6 +78,8 @@ export interface NormaliseOptions {
 }
 
 const DEFAULT_DISCOVERY = new Set<string>(DISCOVERY_TOOLS);
+/** `runspec.eval.`: the namespace of our verdict attributes (derived, not spelled out). */
+const RUNSPEC_EVAL_PREFIX = ATTR_RUNSPEC_EVAL_CASE_ID.slice(0, ATTR_RUNSPEC_EVAL_CASE_ID.lastIndexOf('.') + 1);
 const LLM_OPERATIONS = new Set<string>([
   GEN_AI_OPERATION_NAME_VALUE_CHAT,
   GEN_AI_OPERATION_NAME_VALUE_TEXT_COMPLETION,
@@ -634,6 +636,10 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
   const producers = new Set<string>();
   const logs = trace.logs;
 
+  // Verdict carrier spans (ours or another evaluator's) are feedback about a trace, not an agent run.
+  if (spans.every((s) => s.attributes[OI.OPENINFERENCE_SPAN_KIND] === OpenInferenceSpanKind.EVALUATOR)) {
+    return { ok: false, traceId: trace.traceId, rootSpanId: root.spanId, reason: 'only evaluator (verdict) spans, no agent run' };
+  }
   const toolSpans = spans.filter(isToolSpan);
   let llmSpans = spans.filter((s) => !toolSpans.includes(s) && isLlmSpan(s));
   const outputs = new Map<SpanRecord, LlmOutput>();
@@ -657,7 +663,7 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
   if (llmSpans.length === 0 && executed.length === 0) {
     return { ok: false, traceId: trace.traceId, rootSpanId: root.spanId, reason: 'no LLM or tool spans (not a GenAI agent trace)' };
   }
-  if (spans.some((s) => Object.keys(s.attributes).some((k) => k.startsWith('runspec.eval.')))) producers.add('runspec');
+  if (spans.some((s) => Object.keys(s.attributes).some((k) => k.startsWith(RUNSPEC_EVAL_PREFIX)))) producers.add('runspec');
 
   // Model calls.
   const modelCalls: ModelCallRecord[] = [];

@@ -4,6 +4,7 @@
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import * as zlib from 'node:zlib';
 import { createGunzip } from 'node:zlib';
 import { Readable } from 'node:stream';
 import { ATTR_EVENT_NAME } from '@opentelemetry/semantic-conventions/incubating';
@@ -318,6 +319,34 @@ async function* readJsonText(source: AsyncIterable<Uint8Array>, name: string, hi
 
 class StopReading extends Error {}
 
+const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
+
+function isZstd(b: Uint8Array): boolean {
+  return b.length >= 4 && ZSTD_MAGIC.every((m, i) => b[i] === m);
+}
+
+/**
+ * The file exporter with `compression: zstd` writes each message zstd-compressed inside its length-prefixed
+ * frame (json or proto inside). Node ≥ 22.15 can inflate it; older Node reports a problem.
+ */
+function unwrapFrame(frame: Uint8Array, place: string, hintLogs: boolean): TraceInputItem[] {
+  let body = frame;
+  if (isZstd(frame)) {
+    const zstd = (zlib as unknown as { zstdDecompressSync?: (b: Uint8Array) => Buffer }).zstdDecompressSync;
+    if (!zstd) {
+      return [{ kind: 'problem', problem: { place, reason: 'zstd-compressed frame (file exporter compression: zstd) needs Node >= 22.15; decompress the file first' } }];
+    }
+    try {
+      body = zstd(frame);
+    } catch (err) {
+      return [{ kind: 'problem', problem: { place, reason: `corrupt zstd frame (${(err as Error).message})` } }];
+    }
+  }
+  // Only the first byte decides: a protobuf request starts with 0x0a and its next byte (a length) may be '{'.
+  if (body[0] === 0x7b) return parseJsonRecord(Buffer.from(body).toString('utf8'), place, hintLogs);
+  return decodeFrame(body, place, hintLogs);
+}
+
 function decodeFrame(frame: Uint8Array, place: string, hintLogs: boolean): TraceInputItem[] {
   // A frame does not say whether it is a trace or a logs request (the file exporter writes one signal per
   // file): take the decoding that yields records, the file name's hint first.
@@ -372,7 +401,7 @@ async function* readFramedProto(source: AsyncIterable<Uint8Array>, name: string,
         need = 4 + len;
         break;
       }
-      yield* decodeFrame(buf.subarray(4, 4 + len), `${name}#${frame}`, hintLogs);
+      yield* unwrapFrame(buf.subarray(4, 4 + len), `${name}#${frame}`, hintLogs);
       frame++;
       buf = buf.subarray(4 + len);
     }

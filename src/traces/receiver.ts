@@ -115,7 +115,9 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0]!;
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      send(res, 200, JSON.stringify({ status: 'ok', openTraces: pipeline.openTraces() }), 'application/json');
+      const s = pipeline.summary();
+      const health = { status: 'ok', openTraces: pipeline.openTraces(), traces: s.traces, verdicts: s.verdicts, failed: s.failed, uninterpretable: s.uninterpretable, evictedTraces: s.evictedTraces };
+      send(res, 200, JSON.stringify(health), 'application/json');
       return;
     }
     const signal = path === '/v1/traces' ? 'traces' : path === '/v1/logs' ? 'logs' : undefined;

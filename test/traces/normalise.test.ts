@@ -377,6 +377,7 @@ describe('deduplication and tolerance', () => {
 
   it.each([
     { name: 'a plain HTTP trace', spans: [span({ trace: 15, id: 1, name: 'GET /', start: 0, attrs: { 'http.method': 'GET' } })], reason: /no LLM or tool spans/ },
+    { name: 'a verdict carrier span', spans: [span({ trace: 17, id: 1, name: 'runspec.eval', start: 0, attrs: { 'openinference.span.kind': 'EVALUATOR', 'runspec.eval.category': 'pass' } })], reason: /only evaluator/ },
     { name: 'tool calls without content', spans: [span({ trace: 16, id: 1, name: 'chat', start: 0, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.response.finish_reasons': ['tool_calls'] } })], reason: /no call content/ },
   ])('reports $name as uninterpretable with a reason', ({ spans, reason }) => {
     const r = normaliseTrace(one(request(spans)));

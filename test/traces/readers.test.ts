@@ -59,6 +59,15 @@ describe('readTraceStream', () => {
     expect(problemsOf(items)).toEqual([{ place: 'f.binpb#2', reason: expect.stringMatching(/truncated frame/) }]);
   });
 
+  it('reads framed JSON messages and reports zstd frames this Node cannot inflate', async () => {
+    const zstdFrame = frame(Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 1, 2, 3]));
+    const buf = Buffer.concat([frame(Buffer.from(JSON.stringify(req2))), zstdFrame]);
+    const items = await collect(readTraceStream(chunks(buf), { name: 'zstd.json' }));
+    expect(spansOf(items).map((s) => s.name)).toEqual(['c']);
+    const zlibHasZstd = typeof (await import('node:zlib') as Record<string, unknown>).zstdDecompressSync === 'function';
+    expect(problemsOf(items)).toEqual([{ place: 'zstd.json#1', reason: zlibHasZstd ? expect.stringMatching(/corrupt zstd frame/) : expect.stringMatching(/needs Node >= 22\.15/) }]);
+  });
+
   it('detects gzip by magic bytes (JSON lines and protobuf inside)', async () => {
     const json = gzipSync(`${JSON.stringify(req1)}\n`);
     const proto = gzipSync(frame(encodeTraceRequest(req2)));

@@ -149,7 +149,10 @@ describe('receiver protocol handling', () => {
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
     const health = await fetch(`${url}/healthz`);
-    expect(await health.json()).toEqual({ status: 'ok', openTraces: expect.any(Number) });
+    expect(await health.json()).toEqual({
+      status: 'ok', openTraces: expect.any(Number), traces: expect.any(Number), verdicts: expect.any(Number),
+      failed: expect.any(Number), uninterpretable: expect.any(Number), evictedTraces: 0,
+    });
   });
 
   it('joins gen_ai.choice log records posted to /v1/logs with spans posted to /v1/traces', async () => {
