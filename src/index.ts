@@ -110,3 +110,11 @@ export type {
   OtlpReceiverOptions,
 } from './traces/index.js';
 
+
+// --- optimize ---
+export { runOptimization, bestOf, OPTIMIZER_SYSTEM, OBSERVER_SYSTEM, DEFAULT_AGENT_PROMPT } from './optimize/index.js';
+export type { IterationRecord, OptimizeOptions, OptimizeResult, OptimizerModel, StopReason } from './optimize/index.js';
+
+// --- schedules ---
+export { loadSchedules, nextFire, dueSchedules, saveSchedule, SCHEDULES_FILE } from './config/schedules.js';
+export type { ScheduleEntry } from './config/schedules.js';
