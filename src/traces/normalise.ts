@@ -768,15 +768,31 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
     const calls = msgs.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []));
     if (calls.length > longest.calls.length) longest = { calls, at: llmSpans[i]!.startTimeMs };
   });
-  const seen = new Map<string, number>();
+  // Each history call claims at most one known call (same id; else same name with the same or unknown
+  // arguments), so a call repeated in the history stays repeated and a known call is not added twice.
+  const claimed = new Set<Pending>();
   for (const c of longest.calls) {
-    if (c.id && byId.has(c.id)) continue;
-    const key = `${c.name}\u0000${canonicalJson(c.arguments)}`;
-    const nth = (seen.get(key) ?? 0) + 1;
-    seen.set(key, nth);
-    if (!c.id) {
-      const existing = pending.filter((p) => `${p.rec.call.name}\u0000${canonicalJson(p.rec.call.arguments)}` === key).length;
-      if (existing >= nth) continue;
+    const byIdMatch = c.id ? byId.get(c.id) : undefined;
+    if (byIdMatch) {
+      claimed.add(byIdMatch);
+      continue;
+    }
+    const canon = canonicalJson(c.arguments);
+    const same = pending.find(
+      (p) =>
+        !claimed.has(p) &&
+        p.rec.call.name === c.name &&
+        (!c.id || !p.rec.call.id) &&
+        (canonicalJson(p.rec.call.arguments) === canon || Object.keys(p.rec.call.arguments).length === 0),
+    );
+    if (same) {
+      claimed.add(same);
+      if (Object.keys(same.rec.call.arguments).length === 0) same.rec.call.arguments = c.arguments;
+      if (!same.rec.call.id && c.id) {
+        same.rec.call.id = c.id;
+        byId.set(c.id, same);
+      }
+      continue;
     }
     const p: Pending = {
       rec: { turn: 0, modelCallIndex: -1, call: { ...c }, startTimeMs: longest.at, endTimeMs: longest.at, executed: true },
@@ -784,6 +800,7 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
       seq: seq++,
       matchedTool: false,
     };
+    claimed.add(p);
     if (c.id) byId.set(c.id, p);
     pending.push(p);
   }

@@ -385,3 +385,24 @@ describe('deduplication and tolerance', () => {
     if (!r.ok) expect(r.reason).toMatch(reason);
   });
 });
+
+describe('history fallback', () => {
+  it('takes calls only visible in a later request history, fills arguments of content-less tool spans, keeps repeats', () => {
+    const history = JSON.stringify([
+      { role: 'user', parts: [{ type: 'text', content: 'go' }] },
+      { role: 'assistant', parts: [{ type: 'tool_call', name: 'glob', arguments: { pattern: '*.md' } }] },
+      { role: 'assistant', parts: [{ type: 'tool_call', name: 'file_read', arguments: { path: 'a.md' } }] },
+      { role: 'assistant', parts: [{ type: 'tool_call', name: 'file_read', arguments: { path: 'a.md' } }] },
+    ]);
+    const r = normaliseTrace(one(request([
+      span({ trace: 30, id: 1, name: 'chat', start: 0, attrs: { 'gen_ai.operation.name': 'chat' } }),
+      span({ trace: 30, id: 2, name: 'execute_tool glob', start: 2, attrs: { 'gen_ai.tool.name': 'glob' } }),
+      span({ trace: 30, id: 3, name: 'chat', start: 5, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': history } }),
+    ])));
+    expect(calls(r)).toEqual([
+      { id: '', name: 'glob', args: { pattern: '*.md' } },
+      { id: '', name: 'file_read', args: { path: 'a.md' } },
+      { id: '', name: 'file_read', args: { path: 'a.md' } },
+    ]);
+  });
+});
