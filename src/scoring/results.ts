@@ -2,6 +2,7 @@
 // pass_rate, avg_score} and aggregate{...}), each run also carrying the runspec verdict and the replio
 // metrics, each case its interval, pass@k and threshold. Snake_case keys, like turnstone.
 import { z } from 'zod';
+import { isSecretName } from '../config/env.js';
 import { RunspecError } from '../errors.js';
 import {
   VERDICT_CATEGORIES,
@@ -342,6 +343,30 @@ export function aggregateOf(results: readonly CaseResult[]): Aggregate {
   };
 }
 
+/**
+ * A URL fit for a results file: credentials in the user-info part and secret-looking query parameters
+ * (`?api-key=`, `?token=`) are replaced by `***`, since results are shared and reports published.
+ */
+export function safeUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  let changed = false;
+  if (parsed.username && parsed.username !== '***') [parsed.username, changed] = ['***', true];
+  if (parsed.password && parsed.password !== '***') [parsed.password, changed] = ['***', true];
+  for (const key of [...parsed.searchParams.keys()]) {
+    if ((isSecretName(key.replace(/-/g, '_')) || /^(sig|signature|code)$/i.test(key)) && parsed.searchParams.get(key) !== '***') {
+      parsed.searchParams.set(key, '***');
+      changed = true;
+    }
+  }
+  // Untouched URLs keep their exact spelling (URL.toString would add a trailing slash).
+  return changed ? parsed.toString().replace(/%2A%2A%2A/g, '***') : url;
+}
+
 /** Input of {@link buildResultsDocument}: one entry per iteration (a plain run has one, iteration 0). */
 export interface ResultsInput {
   meta: ResultsMeta;
@@ -361,9 +386,11 @@ export interface ResultsInput {
  * @example buildResultsDocument({ meta: { started }, iterations: [{ iteration: 0, timestamp, caseResults }] })
  */
 export function buildResultsDocument(input: ResultsInput): ResultsDocument {
+  const meta = { ...input.meta };
+  if (typeof meta.base_url === 'string') meta.base_url = safeUrl(meta.base_url);
   return {
     schema: RESULTS_SCHEMA,
-    meta: { ...input.meta },
+    meta,
     iterations: input.iterations.map((it) => {
       const out: ResultsIteration = {
         iteration: it.iteration,

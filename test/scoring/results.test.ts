@@ -139,3 +139,17 @@ describe('compareResults', () => {
     expect(cron.deltas[2]).toBeNull();
   });
 });
+
+describe('meta.base_url', () => {
+  it('keeps credentials out of the results file', () => {
+    const doc = buildResultsDocument({ meta: { started: 't', base_url: 'https://user:sk-live-123@llm.example.com/v1?api-key=sk-live-456&api-version=2024-10-01' }, iterations: [] });
+    expect(doc.meta.base_url).toBe('https://***:***@llm.example.com/v1?api-key=***&api-version=2024-10-01');
+    expect(JSON.stringify(doc)).not.toContain('sk-live');
+  });
+
+  it('leaves an ordinary endpoint as it is', () => {
+    for (const url of ['http://127.0.0.1:8000/v1', 'http://localhost:11434', 'not a url']) {
+      expect(buildResultsDocument({ meta: { started: 't', base_url: url }, iterations: [] }).meta.base_url).toBe(url);
+    }
+  });
+});
