@@ -211,9 +211,9 @@ describe('malformed corpus', () => {
 });
 
 describe('runspec-eval serve (process)', () => {
-  it('prints its URL, scores what the official proto exporter posts, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '100', '--cases', 'suite.json', '--rules', 'rules.toml'], {
-      cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: 'pipe',
+  it('prints its URL, requires the token, scores what the official proto exporter posts, and exits 0 on SIGTERM', async () => {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '100', '--cases', 'suite.json', '--rules', 'rules.toml', '--token-env', 'SERVE_TOKEN'], {
+      cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, SERVE_TOKEN: 'tok-serve' }, stdio: 'pipe',
     });
     let stdout = '';
     let stderr = '';
@@ -227,7 +227,10 @@ describe('runspec-eval serve (process)', () => {
         if (!url) await new Promise((r) => setTimeout(r, 50));
       }
       expect(url).toBeDefined();
-      const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${url}/v1/traces` }))] });
+      const anonymous = await fetch(`${url}/v1/traces`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+      expect(anonymous.status).toBe(401);
+      const exporter = new OTLPTraceExporter({ url: `${url}/v1/traces`, headers: { authorization: 'Bearer tok-serve' } });
+      const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
       const tracer = provider.getTracer('app');
       const root = tracer.startSpan('invoke_agent', { attributes: { 'gen_ai.operation.name': 'invoke_agent' } }, ROOT_CONTEXT);
       const ctx = otTrace.setSpan(ROOT_CONTEXT, root);
@@ -250,5 +253,6 @@ describe('runspec-eval serve (process)', () => {
     }
     expect(await exited).toBe(0);
     expect(stderr).toMatch(/traces: 1 +verdicts: 2 +passed: 2/);
+    expect(stdout + stderr).not.toContain('tok-serve');
   });
 });
