@@ -109,5 +109,11 @@ function layoutFor(toolset: Toolset, mode: ToolMode): Layout {
 /** Resolve one observed call: through the toolset's layout when there is a toolset. */
 export function resolveCall(call: ToolCall, ctx: ResolveContext): ResolvedCall {
   if (!ctx.toolset) return resolveWithoutToolset(call, ctx);
-  return layoutFor(ctx.toolset, ctx.toolMode ?? 'dedup').resolve(call);
+  let mode = ctx.toolMode ?? 'dedup';
+  // A search-layout call seen under another mode (an offline trace that did not say its tool_mode):
+  // read it the search way, unless the toolset really has a runnable of that name.
+  if (mode !== 'search' && (SEARCH_RUNNERS.has(call.name) || DISCOVERY_TOOLS.has(call.name)) && !ctx.toolset.runnables.some((r) => r.name === call.name)) {
+    mode = 'search';
+  }
+  return layoutFor(ctx.toolset, mode).resolve(call);
 }

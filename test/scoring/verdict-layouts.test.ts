@@ -115,3 +115,24 @@ describe('scoreRun across tool modes', () => {
     expect(verdict.category).toBe('wrong_args');
   });
 });
+
+describe('scoreRun on offline traces that do not say their tool mode', () => {
+  it('reads run_runnable and discovery calls the search way', () => {
+    const c = makeCase({ runspec: { tool: ['restart-service'], host: 'web-01', args: { service: eq('nginx') } } });
+    const run = makeRun({
+      calls: [
+        { name: 'describe_runnable', arguments: { id: 'restart-service' } },
+        { name: 'run_runnable', arguments: { id: 'restart-service', host: 'web-01', args: { service: 'nginx' } } },
+      ],
+    });
+    const verdict = scoreRun(c, run, { toolset: fleet });
+    expect(verdict.category).toBe('pass');
+    expect(verdict.observed.tool).toBe('restart-service');
+  });
+
+  it('reads a host__name call as per_host', () => {
+    const c = makeCase({ runspec: { tool: ['restart-service'], host: 'web-02' } });
+    const run = makeRun({ calls: [{ name: 'web-02__restart-service', arguments: { service: 'nginx' } }] });
+    expect(scoreRun(c, run, { toolset: fleet }).category).toBe('pass');
+  });
+});
