@@ -1,6 +1,7 @@
 // What every renderer shows for a case: the verdict of its representative sample (the first failing
 // scored sample, else the first scored one), its observed tool/command/autonomy/host, and the pass rate.
 import type { CaseEntry, ResultsDocument, ResultsIteration, RunEntry } from '../scoring/index.js';
+import type { VerdictCategory } from '../types/index.js';
 
 export interface CaseView {
   caseId: string;
@@ -94,4 +95,36 @@ export function titleOf(doc: ResultsDocument): string {
   const model = doc.meta.model ? `${doc.meta.model}${doc.meta.provider ? ` (${doc.meta.provider})` : ''}` : doc.meta.provider;
   if (model) parts.push(model);
   return parts.join(' · ');
+}
+
+/** What each verdict means (seed taxonomy), shown as tooltips and legends. A new category fails the build here. */
+export const VERDICT_MEANINGS: Record<VerdictCategory, string> = {
+  pass: 'The expected tool, with the expected args (and, if enabled, no preflight bounce).',
+  wrong_tool: 'The model ran a different runnable than expected.',
+  wrong_command: 'Right runnable, wrong subcommand/verb.',
+  wrong_host: 'Right runnable, wrong host or host group.',
+  wrong_args: 'An expected arg was missing or had the wrong value.',
+  wrong_autonomy: 'The call would gate at a different level than expected.',
+  no_run: 'Expected a runnable call, but the model produced none.',
+  unexpected_run: 'A negative case: the model acted instead of asking.',
+  forbidden_tool: 'The model ran a tool the case forbids.',
+  missing_required: 'The preflight validator would bounce the call: a required arg is missing.',
+  unknown_arg: 'The preflight validator would bounce the call: an arg the runnable does not take.',
+  bad_choice: 'The preflight validator would bounce the call: a value outside the choices or of the wrong type.',
+  out_of_range: 'The preflight validator would bounce the call: a value outside its range.',
+  bad_command: 'The preflight validator would bounce the call: no such subcommand, or one is required.',
+  wrong_sequence: 'The tool-call sequence differs from the expected one, or expected actions are unmatched.',
+  missing_tool: 'A tool the verifier requires was never called.',
+  too_many_calls: 'More tool calls than the verifier allows.',
+  too_few_calls: 'Fewer tool calls than the verifier requires.',
+  redundant_call: 'The same call (name and arguments) was repeated.',
+  json_dump: 'The model wrote a tool call as JSON text instead of calling the tool.',
+  tool_error: 'A tool call failed.',
+  error: 'The run itself failed or was cancelled.',
+};
+
+/** The meaning of a category, or of `errored` (no scored sample). */
+export function meaningOf(category: string): string {
+  if (category === 'errored') return 'Every sample failed for infrastructure reasons (provider, network); not counted as a failure.';
+  return (VERDICT_MEANINGS as Record<string, string>)[category] ?? category;
 }

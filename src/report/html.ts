@@ -1,7 +1,7 @@
 // A single self-contained HTML report: inline CSS, no script, no external resource (a CSP meta tag
 // forbids any fetch), so it can be attached to a CI run and opened offline.
 import type { ResultsDocument, RunEntry } from '../scoring/index.js';
-import { caseViews, categoryCounts, formatInt, lastIteration, percent, thresholdText, titleOf, type CaseView } from './_present.js';
+import { caseViews, categoryCounts, formatInt, lastIteration, meaningOf, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 import { escapeXml as esc } from './_escape.js';
 
 const STYLE = `
@@ -21,7 +21,7 @@ details summary{cursor:pointer;color:var(--muted)}ul.cats{list-style:none;paddin
 
 function badge(category: string): string {
   const cls = category === 'pass' ? 'badge pass' : category === 'errored' ? 'badge errored' : 'badge';
-  return `<span class="${cls}">${esc(category)}</span>`;
+  return `<span class="${cls}" title="${esc(meaningOf(category))}">${esc(category)}</span>`;
 }
 
 function sampleHtml(r: RunEntry): string {
