@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderHtml } from '../../src/report/index.js';
+import { renderHtml, renderJUnit } from '../../src/report/index.js';
 import { sampleDocument } from './_doc.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -57,5 +57,21 @@ describe.skipIf(!existsSync(CHROMIUM))('HTML report in headless Chromium', () =>
     expect(requests).toEqual([]);
     expect(html).not.toMatch(/<(?:script|link|img|iframe)\b/i);
     expect(html).not.toMatch(/(?:src|href)\s*=/i);
+  });
+
+  it("parses the JUnit report with the browser's XML parser: one testcase per case, failures with the reason", async () => {
+    const xml = renderJUnit(sampleDocument(new Date('2026-01-01T00:00:00Z')));
+    const parsed = await page.evaluate((text) => {
+      const d = new DOMParser().parseFromString(text, 'application/xml');
+      return {
+        errors: d.getElementsByTagName('parsererror').length,
+        cases: [...d.getElementsByTagName('testcase')].map((t) => t.getAttribute('name')),
+        failures: [...d.getElementsByTagName('failure')].map((f) => f.getAttribute('message')),
+      };
+    }, xml);
+    expect(parsed.errors).toBe(0);
+    expect(parsed.cases).toHaveLength(6);
+    expect(parsed.cases).toContain('edit <tests> & "quotes"');
+    expect(parsed.failures).toEqual(['wrong_host: expected host web-01, got web-02', 'wrong_sequence: Ordered subset: 1/2; missing edit_file']);
   });
 });
