@@ -641,13 +641,14 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
     return { ok: false, traceId: trace.traceId, rootSpanId: root.spanId, reason: 'only evaluator (verdict) spans, no agent run' };
   }
   const toolSpans = spans.filter(isToolSpan);
-  let llmSpans = spans.filter((s) => !toolSpans.includes(s) && isLlmSpan(s));
+  const toolSet = new Set(toolSpans);
+  let llmSpans = spans.filter((s) => !toolSet.has(s) && isLlmSpan(s));
   const outputs = new Map<SpanRecord, LlmOutput>();
   for (const s of llmSpans) outputs.set(s, llmOutput(s, logs, producers));
   // No per-call LLM spans: fall back to a summary span (agent/root, Vercel ai.generateText) that lists calls.
   if (llmSpans.length === 0) {
     for (const s of spans) {
-      if (toolSpans.includes(s)) continue;
+      if (toolSet.has(s)) continue;
       const out = llmOutput(s, logs, new Set());
       if (out.calls.length || s.attributes[ATTR_GEN_AI_OUTPUT_MESSAGES] !== undefined) {
         llmSpans = [s];

@@ -180,6 +180,15 @@ function createVerdictSinks(ctx: CliContext, flags: TraceScoringFlags, env: Env,
   };
 }
 
+/** A commander parser for an integer option ≥ min; a bad value is a usage error (exit 2). */
+export function intOption(name: string, min: number): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new UsageError('USAGE', `${name}: expected an integer ≥ ${min} (got ${JSON.stringify(v)})`);
+    return n;
+  };
+}
+
 /** `--shard I/N`, 1 ≤ I ≤ N. */
 export function parseTraceShard(spec: string | undefined): { index: number; count: number } | undefined {
   if (spec === undefined) return undefined;
@@ -255,7 +264,7 @@ export const scoreCommand: CommandModule = {
       .addOption(new Option('--output <format>', 'jsonl (verdict lines; summary on stderr), table, json, junit or md').choices([...SCORE_OUTPUT_FORMATS]).default('jsonl'))
       .option('--out <file>', 'write the output to a file instead of stdout')
       .option('--shard <i/n>', 'score only traces whose trace-id hash (FNV-1a 32-bit mod n, 1-based) is i')
-      .option('--max-traces <n>', 'open traces held in memory before the oldest is scored early (counted as evicted)', (v) => Number.parseInt(v, 10))
+      .option('--max-traces <n>', 'open traces held in memory before the oldest is scored early (counted as evicted)', intOption('--max-traces', 1))
       .addHelpText(
         'after',
         `

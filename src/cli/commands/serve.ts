@@ -6,7 +6,7 @@ import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { RunspecError, UsageError } from '../../errors.js';
 import { createOtlpReceiver, createTracePipeline, renderSummaryTable, verdictLineJson } from '../../traces/index.js';
-import { addTraceScoringOptions, loadTraceScoring } from './score.js';
+import { addTraceScoringOptions, intOption as int, loadTraceScoring } from './score.js';
 import type { TraceScoringFlags } from './score.js';
 
 interface ServeFlags extends TraceScoringFlags {
@@ -20,14 +20,6 @@ interface ServeFlags extends TraceScoringFlags {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-
-function int(name: string, min: number): (v: string) => number {
-  return (v) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new UsageError('USAGE', `${name}: expected an integer ≥ ${min} (got ${JSON.stringify(v)})`);
-    return n;
-  };
-}
 
 async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   let token: string | undefined;
