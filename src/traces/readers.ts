@@ -284,12 +284,17 @@ async function* readJsonText(source: AsyncIterable<Uint8Array>, name: string, hi
         pendingUndecided += text;
         if (nl === -1 && pendingUndecided.length < maxRecordBytes) continue;
         const first = pendingUndecided.slice(0, nl === -1 ? undefined : nl).trim();
-        let wholeLine = false;
-        try {
-          JSON.parse(first);
-          wholeLine = true;
-        } catch {
-          wholeLine = false;
+        // JSON lines when the first line parses, or looks like a compact object cut short (a truncated first
+        // line must not turn the whole file into one broken document); pretty-printed documents open with
+        // `{` or `[` alone, or with a line ending in an opening bracket or a comma.
+        let wholeLine = first.startsWith('{"') && !/[[{,]$/.test(first);
+        if (!wholeLine) {
+          try {
+            JSON.parse(first);
+            wholeLine = true;
+          } catch {
+            wholeLine = false;
+          }
         }
         mode = wholeLine ? 'lines' : 'documents';
         const buffered = pendingUndecided;

@@ -52,6 +52,13 @@ describe('readTraceStream', () => {
     expect(problemsOf(items)).toEqual([{ place: 'f.jsonl:2', reason: expect.stringMatching(/^invalid JSON/) }]);
   });
 
+  it('stays in JSON-lines mode when the first line is the truncated one', async () => {
+    const text = `${JSON.stringify(req1).slice(0, 70)}\n${JSON.stringify(req2)}\n`;
+    const items = await collect(readTraceStream(chunks(Buffer.from(text)), { name: 'f.jsonl' }));
+    expect(spansOf(items).map((s) => s.name)).toEqual(['c']);
+    expect(problemsOf(items)).toEqual([{ place: 'f.jsonl:1', reason: expect.stringMatching(/^invalid JSON/) }]);
+  });
+
   it('reads the file exporter proto format (4-byte big-endian length prefix) and reports a truncated frame', async () => {
     const buf = Buffer.concat([frame(encodeTraceRequest(req1)), frame(encodeTraceRequest(req2)), frame(encodeTraceRequest(req2)).subarray(0, 9)]);
     const items = await collect(readTraceStream(chunks(buf, 11), { name: 'f.binpb' }));
