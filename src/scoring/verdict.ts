@@ -136,6 +136,7 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
         runnableCalls.some((r) => expectedToolMatches(name, r, opts.toolset)),
       );
       if (forbidden.length) fail('forbidden_tool', `called forbidden tool ${forbidden.join(', ')}`);
+      else if (spec.forbidTools?.length) passReason = 'called no forbidden tool';
       const asserts =
         !!spec.tool?.length || spec.command !== undefined || spec.host !== undefined || spec.autonomy !== undefined || !!spec.args;
       if (!terminal) {
@@ -146,7 +147,8 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
         }
       } else {
         checkTerminal(spec, terminal, autonomy, opts, fail);
-        passReason = `called ${callLabel(terminal)}${observed.command ? ` ${observed.command}` : ''}${observed.host ? ` on ${observed.host}` : ''}${autonomy ? ` (${autonomy})` : ''} as expected`;
+        const did = `called ${callLabel(terminal)}${observed.command ? ` ${observed.command}` : ''}${observed.host ? ` on ${observed.host}` : ''}${autonomy ? ` (${autonomy})` : ''}`;
+        passReason = asserts ? `${did} as expected` : spec.forbidTools?.length ? `${did}, no forbidden tool` : did;
       }
     }
   }

@@ -136,3 +136,12 @@ describe('scoreRun on offline traces that do not say their tool mode', () => {
     expect(scoreRun(c, run, { toolset: fleet }).category).toBe('pass');
   });
 });
+
+describe('pass reasons', () => {
+  it('says a forbid-only case passed because no forbidden tool was called', () => {
+    const c = makeCase({ runspec: { forbidTools: ['restart-service'] } });
+    expect(scoreRun(c, makeRun({ calls: [], finalText: 'It is running.' }), { toolset: fleet }).reason).toBe('called no forbidden tool');
+    const run = makeRun({ calls: [{ name: 'service-status', arguments: { host: 'web-01', service: 'nginx' } }], terminal: true });
+    expect(scoreRun(c, run, { toolset: fleet }).reason).toBe('called service-status on web-01 (autonomous), no forbidden tool');
+  });
+});
