@@ -1,0 +1,47 @@
+// The example Collector configs stay wired up: every pipeline names defined components, and the pieces
+// the README promises (file archive, trace-id routing, verdict metrics, loopback serve) are there.
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { REPO_ROOT } from '../helpers/run-cli.js';
+
+type Config = Record<string, Record<string, unknown>> & { service: { pipelines: Record<string, { receivers: string[]; processors?: string[]; exporters: string[] }> } };
+
+function load(name: string): Config {
+  return parse(readFileSync(join(REPO_ROOT, 'examples/collector', name), 'utf8')) as Config;
+}
+
+function checkWiring(c: Config): string[] {
+  const problems: string[] = [];
+  const defined = (kind: string, id: string) => (c[kind] ?? {})[id] !== undefined || (c.connectors ?? {})[id] !== undefined;
+  for (const [name, p] of Object.entries(c.service.pipelines)) {
+    for (const r of p.receivers) if (!defined('receivers', r)) problems.push(`${name}: receiver ${r}`);
+    for (const x of p.processors ?? []) if (!defined('processors', x)) problems.push(`${name}: processor ${x}`);
+    for (const e of p.exporters) if (!defined('exporters', e)) problems.push(`${name}: exporter ${e}`);
+  }
+  return problems;
+}
+
+describe('examples/collector', () => {
+  it('gateway: archives with the file exporter, routes by trace id, turns verdicts into metrics', () => {
+    const c = load('gateway.yaml');
+    expect(checkWiring(c)).toEqual([]);
+    expect(c.exporters!['file/traces']).toMatchObject({ format: 'json' });
+    expect(c.exporters!['loadbalancing/scorers']).toMatchObject({ routing_key: 'traceID' });
+    const dims = (c.connectors!['spanmetrics/verdicts'] as { dimensions: Array<{ name: string }> }).dimensions.map((d) => d.name);
+    expect(dims).toContain('runspec.eval.category');
+    expect(c.service.pipelines['traces/in']!.exporters).toContain('loadbalancing/scorers');
+    expect(c.service.pipelines['logs/in']!.exporters).toContain('loadbalancing/scorers');
+    expect(c.service.pipelines['metrics/verdicts']!.receivers).toEqual(['spanmetrics/verdicts']);
+    // Verdict spans must not be routed back to the scorers.
+    expect(c.service.pipelines['traces/verdicts']!.receivers).toEqual(['otlp/verdicts']);
+  });
+
+  it('sidecar: forwards traces and logs to serve on loopback', () => {
+    const c = load('scorer-sidecar.yaml');
+    expect(checkWiring(c)).toEqual([]);
+    expect(c.exporters!['otlphttp/serve']).toMatchObject({ endpoint: 'http://127.0.0.1:4318' });
+    expect(Object.keys(c.service.pipelines).sort()).toEqual(['logs', 'traces']);
+  });
+});
