@@ -274,6 +274,8 @@ its magic bytes; directories are read recursively. Log records with event.name g
 spans by trace and span id.
 Matching: runspec.eval.case_id on the trace, else a case's [match] rule (prompt regex / attributes);
 --rules apply to every trace. Without cases and rules, one line per trace shows what was extracted.
+Arguments exist only on traces recorded with content capture (run --capture-content,
+OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT); without them, argument checks see no arguments.
 Exit: 0 all verdicts pass, 1 some fail, 2 bad input (missing or unreadable file), 3 infrastructure.
 
 Examples:
