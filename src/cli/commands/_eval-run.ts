@@ -296,7 +296,8 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
     startedAt = log.header.startedAt;
     prior = log.cases;
     logFile = resolve(ctx.cwd, opts.resumeLog);
-    paths = { finalFile: log.header.finalFile, logFile };
+    // The header's final file, unless --out was given again (stored --out values are absolute).
+    paths = { finalFile: flags.out ? resolve(ctx.cwd, flags.out) : log.header.finalFile, logFile };
     const selected = new Set(opts.cases.map((c) => c.id));
     const stray = [...prior.keys()].filter((id) => !selected.has(id));
     if (stray.length > 0) ctx.warn(`--resume: the log holds cases not selected now (${stray.join(', ')}); they are dropped`);
