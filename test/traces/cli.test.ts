@@ -167,6 +167,8 @@ describe('verdicts out: Phoenix annotations and verdict spans', () => {
         const line = lines.find((l) => l.traceId === v.links[0]!.traceId && l.rootSpanId === v.links[0]!.spanId && l.category === v.attributes['runspec.eval.category']);
         expect(line).toBeDefined();
         expect(v.traceId).not.toBe(v.links[0]!.traceId);
+        expect(v.attributes['openinference.span.kind']).toBe('EVALUATOR');
+        expect(v.events.map((e) => e.name)).toContain('gen_ai.evaluation.result');
       }
       expect(verdictSpans.filter((v) => v.attributes['runspec.eval.rule'] === 'no-shell')).toHaveLength(4);
       expect(r.stdout + r.stderr + sink.rawBodies()).not.toContain('px-secret-key');
