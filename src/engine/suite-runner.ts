@@ -132,8 +132,8 @@ export function sampleOutcome(run: Run, verdict: Verdict): SampleOutcome {
  * aborts the remaining work and is rethrown once in-flight samples have ended.
  */
 export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
-  const runCase = opts.runCase ?? (await defaultRunCase());
-  const scoring = opts.scoring ?? (await defaultScoring());
+  const runOne: RunCaseFn = opts.runCase ?? runCase;
+  const scoring: SuiteScoring = opts.scoring ?? { scoreRun, aggregateCase };
   const toolMode = opts.toolMode ?? 'dedup';
   const threshold = opts.threshold ?? 1;
   const warn = opts.onWarning ?? (() => {});
@@ -192,7 +192,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
       }
       let run: Run;
       try {
-        run = await runCase({
+        run = await runOne({
           case: s.c,
           sample,
           provider: opts.provider,
@@ -240,12 +240,4 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     cancelled: !!opts.signal?.aborted,
     samplesRun: done,
   };
-}
-
-async function defaultRunCase(): Promise<RunCaseFn> {
-  return runCase;
-}
-
-async function defaultScoring(): Promise<SuiteScoring> {
-  return { scoreRun, aggregateCase };
 }
