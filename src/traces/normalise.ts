@@ -126,6 +126,24 @@ function subtree(attrs: Record<string, unknown>, prefix: string): unknown {
   return found ? root : undefined;
 }
 
+/** Dotted keys → nested objects (`a.0.b` → `{a: {0: {b}}}`); structured values are kept as they are. */
+function unflatten(attrs: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(attrs)) {
+    const segs = key.split('.');
+    let node = out;
+    for (let i = 0; i < segs.length - 1; i++) {
+      const next = node[segs[i]!];
+      if (!isRecord(next)) node[segs[i]!] = next === undefined ? {} : { '': next };
+      node = node[segs[i]!] as Record<string, unknown>;
+    }
+    const last = segs[segs.length - 1]!;
+    if (isRecord(node[last]) && !isRecord(value)) (node[last] as Record<string, unknown>)[''] = value;
+    else node[last] = value;
+  }
+  return out;
+}
+
 /** Entries of an indexed node (array, or object with numeric keys), in index order. */
 function indexed(node: unknown): unknown[] {
   if (Array.isArray(node)) return node;
@@ -393,7 +411,8 @@ function llmOutput(span: SpanRecord, logs: LogRecordEntry[], producers: Set<stri
     setReason(legacy.find((m) => m.finishReason)?.finishReason);
   }
   const events = [
-    ...span.events.filter((e) => e.name === K.EVENT_GEN_AI_CHOICE).map((e) => e.attributes),
+    // Span-event form: the body's fields are flattened into event attributes (`tool_calls.0.function.name`).
+    ...span.events.filter((e) => e.name === K.EVENT_GEN_AI_CHOICE).map((e) => unflatten(e.attributes)),
     ...logs.filter((l) => l.spanId === span.spanId && l.eventName === K.EVENT_GEN_AI_CHOICE).map((l) => l.body),
   ];
   if (events.length) {

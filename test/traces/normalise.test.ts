@@ -338,6 +338,17 @@ describe('contrib OpenAI instrumentation (gen_ai.choice log records)', () => {
   });
 });
 
+describe('gen_ai.choice as a span event', () => {
+  it('reads tool calls flattened into the event attributes', () => {
+    const r = normaliseTrace(one(request([
+      span({ trace: 18, id: 1, name: 'chat gpt-4o', start: 0, attrs: { 'gen_ai.operation.name': 'chat' }, events: [
+        { name: 'gen_ai.choice', attrs: { index: 0, finish_reason: 'tool_calls', 'tool_calls.0.id': 'ev1', 'tool_calls.0.type': 'function', 'tool_calls.0.function.name': 'glob', 'tool_calls.0.function.arguments': '{"pattern":"*.py"}' } },
+      ] }),
+    ])));
+    expect(calls(r)).toEqual([{ id: 'ev1', name: 'glob', args: { pattern: '*.py' } }]);
+  });
+});
+
 describe('deduplication and tolerance', () => {
   it('keeps genuinely repeated calls (distinct ids) as separate calls', () => {
     const out = (id: string) => JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id, name: 'file_read', arguments: { path: 'a' } }], finish_reason: 'tool_call' }]);
