@@ -22,7 +22,7 @@ export interface AssemblerOptions {
   orphanQuiet?: number;
   /** @default 10000 */
   maxOpenTraces?: number;
-  /** Spans held across all open traces. @default 1000000 */
+  /** Spans held across all open traces. @default 250000 */
   maxOpenSpans?: number;
   /** Spans kept per trace; more are dropped and counted. @default 10000 */
   maxSpansPerTrace?: number;
@@ -66,7 +66,7 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
   const quiet = options.quiet;
   const orphanQuiet = options.orphanQuiet ?? quiet * 10;
   const maxOpenTraces = options.maxOpenTraces ?? 10_000;
-  const maxOpenSpans = options.maxOpenSpans ?? 1_000_000;
+  const maxOpenSpans = options.maxOpenSpans ?? 250_000;
   const maxSpansPerTrace = options.maxSpansPerTrace ?? 10_000;
   const rememberCompleted = options.rememberCompleted ?? 10_000;
   // Map iteration order = least recently updated first (entries are re-inserted on update).
