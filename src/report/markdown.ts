@@ -3,6 +3,9 @@ import type { ResultsDocument } from '../scoring/index.js';
 import { caseViews, categoryCounts, formatInt, lastIteration, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 import { escapeCell, mdCode } from './_escape.js';
 
+/** Failing-sample lines listed before the rest is summarised as a count. */
+const MAX_FAILING_LINES = 200;
+
 function icon(v: CaseView): string {
   return v.errored ? '⚠️' : v.meetsThreshold ? '✅' : '❌';
 }
@@ -51,7 +54,10 @@ export function renderMarkdown(doc: ResultsDocument): string {
       .map((r) => `- ${mdCode(v.caseId)} sample ${r.sample}: ${r.status === 'errored' ? `errored: ${escapeCell(r.error?.message ?? r.detail)}` : `**${escapeCell(r.verdict?.category ?? 'fail')}**: ${escapeCell(r.verdict?.reason ?? r.detail)}`}`),
   );
   if (failing.length) {
-    out.push(`<details><summary>Failing samples (${failing.length})</summary>`, '', ...failing, '', '</details>', '');
+    // GitHub caps a step summary at 1 MiB; a long tail of failures says no more than its count.
+    const shown = failing.slice(0, MAX_FAILING_LINES);
+    if (failing.length > shown.length) shown.push(`- … and ${failing.length - shown.length} more`);
+    out.push(`<details><summary>Failing samples (${failing.length})</summary>`, '', ...shown, '', '</details>', '');
   }
   return `${out.join('\n')}`;
 }

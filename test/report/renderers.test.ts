@@ -125,3 +125,16 @@ function checkWellFormed(xml: string): string[] {
   if (roots !== 1) problems.push(`${roots} root elements`);
   return problems;
 }
+
+describe('renderMarkdown on a large suite', () => {
+  it('lists at most 200 failing samples and counts the rest', () => {
+    const big = structuredClone(doc);
+    const it0 = big.iterations[0]!;
+    const template = it0.cases['restart-nginx-targeted']!;
+    for (let i = 0; i < 150; i++) it0.cases[`case-${i}`] = structuredClone(template);
+    for (const entry of Object.values(it0.cases)) for (const run of entry.runs) run.pass = false;
+    const md = renderMarkdown(big);
+    expect(md.split('\n').filter((l) => / sample \d+: /.test(l))).toHaveLength(200);
+    expect(md).toMatch(/- … and \d+ more/);
+  });
+});
