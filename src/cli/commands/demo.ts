@@ -65,7 +65,10 @@ export async function demoAction(ctx: CliContext, flags: { output?: string; tele
   });
   ctx.stdout.write(ensureNewline(renderDocument(r.doc, output)));
   reportProblems(ctx, r);
-  if (r.badInput) return 2;
+  if (r.badInput) {
+    ctx.err('hint: a bundled fixture, toolset or engine prompt changed since the demo was recorded; run `npm run demo:record`');
+    return 2;
+  }
   if (r.interrupted || r.infraFailed.length > 0) return 3;
   const passing = r.results.filter((c) => c.meetsThreshold).length;
   ctx.err(`demo: ${passing} of ${r.results.length} cases pass (the failing ones are deliberate)`);
