@@ -68,7 +68,7 @@ export type { RunSuiteOptions, SuiteRunResult, SampleProgress, RunCaseFn, SuiteS
 export {
   scoreRun, aggregateCase, summarize, wilsonInterval, passAtK, passHatK, matchArg, matchArgs, tolerantEquals, scoreMatch,
   matchAction, replioMetrics, checkVerifier, detectJsonDump, buildResultsDocument, caseResultsFromDocument,
-  parseResultsDocument, resultsDocumentSchema, compareResults, RESULTS_SCHEMA,
+  parseResultsDocument, resultsDocumentSchema, resultsJsonSchema, compareResults, RESULTS_SCHEMA,
 } from './scoring/index.js';
 export type {
   ScoreOptions, SuiteSummary, GroupRollup, ArgMatch, ArgFailure, VerifierFailure, ResultsDocument, ResultsMeta, ResultsInput,

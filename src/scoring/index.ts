@@ -19,6 +19,8 @@ export {
   runEntryOf,
   aggregateOf,
   RESULTS_SCHEMA,
+  resultsJsonSchema,
+  safeUrl,
 } from './results.js';
 export type { ResultsDocument, ResultsMeta, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate } from './results.js';
 export { compareResults } from './compare.js';

@@ -505,3 +505,8 @@ export function parseResultsDocument(json: unknown, file: string): ResultsDocume
   }
   return parsed.data;
 }
+
+/** JSON Schema (draft 2020-12) of the results document, for editors and external readers. */
+export function resultsJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(resultsDocumentSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+}

@@ -4,6 +4,7 @@ import {
   caseResultsFromDocument,
   compareResults,
   parseResultsDocument,
+  resultsJsonSchema,
   summarize,
 } from '../../src/scoring/index.js';
 import { isRunspecError } from '../../src/errors.js';
@@ -151,5 +152,14 @@ describe('meta.base_url', () => {
     for (const url of ['http://127.0.0.1:8000/v1', 'http://localhost:11434', 'not a url']) {
       expect(buildResultsDocument({ meta: { started: 't', base_url: url }, iterations: [] }).meta.base_url).toBe(url);
     }
+  });
+});
+
+describe('resultsJsonSchema', () => {
+  it('describes the document: turnstone sections required, runspec-eval fields listed', () => {
+    const schema = resultsJsonSchema() as { required: string[]; properties: Record<string, { items?: { properties: Record<string, unknown>; required: string[] } }> };
+    expect(schema.required).toEqual(expect.arrayContaining(['meta', 'iterations']));
+    const iteration = schema.properties.iterations!.items!;
+    expect(iteration.required).toEqual(expect.arrayContaining(['iteration', 'timestamp', 'cases', 'aggregate']));
   });
 });
