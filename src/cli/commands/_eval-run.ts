@@ -285,6 +285,13 @@ export interface ExecuteResult {
 /** Run the suite once on one provider: results log, telemetry, final document. */
 export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise<ExecuteResult> {
   const { flags, project } = opts;
+  const out = opts.finalFile ?? flags.out;
+  if (out && /\.(xml|md|html?)$/i.test(out)) {
+    // --out is the results JSON that report, merge and --resume read; reports go to stdout.
+    throw new UsageError('USAGE', `--out ${out}: expected a .json results file (the report goes to stdout)`, {
+      hint: `write the report with \`--output ${/\.xml$/i.test(out) ? 'junit' : /\.md$/i.test(out) ? 'md' : 'html'} > ${out}\`, or later with \`runspec-eval report RESULTS.json --out ${out}\``,
+    });
+  }
   let runId = newRunId();
   let startedAt = new Date().toISOString();
   let prior = new Map<string, CaseResult>();
