@@ -7,6 +7,7 @@ export type {
 export { spansFromRequest, logsFromRequest, anyValueToPlain, attributesToPlain, normaliseId, parseInt64, MAX_ATTRIBUTE_CHARS } from './spans.js';
 export type { SpanRecord, LogRecordEntry, InputProblem } from './spans.js';
 export { readTraceStream, readTracePaths, listTraceFiles, gunzipLimited } from './readers.js';
+export { spansFromPhoenix } from './phoenix-spans.js';
 export type { TraceInputItem, ReaderOptions } from './readers.js';
 export { createTraceAssembler, shardOfTrace } from './assembler.js';
 export type { AssembledTrace, AssemblerOptions, AssemblerStats, TraceAssembler } from './assembler.js';

@@ -11,6 +11,7 @@ import { ATTR_EVENT_NAME } from '@opentelemetry/semantic-conventions/incubating'
 import { TraceError } from '../errors.js';
 import { decodeLogsRequest, decodeTraceRequest } from './otlp-proto.js';
 import { logsFromRequest, spansFromRequest } from './spans.js';
+import { spansFromPhoenix } from './phoenix-spans.js';
 import type { InputProblem, LogRecordEntry, SpanRecord } from './spans.js';
 
 /** One thing read from the input, in order. */
@@ -160,6 +161,8 @@ function itemsFromJson(value: unknown, place: string, hintLogs: boolean): TraceI
     }
     // Empty ExportTraceServiceRequest `{}` is valid and carries nothing.
     if (Object.keys(obj).length === 0) return [];
+    const phoenix = spansFromPhoenix(obj, place);
+    if (phoenix) return [{ kind: 'spans', spans: phoenix.spans }, ...phoenix.problems.map((problem) => ({ kind: 'problem' as const, problem }))];
   }
   return [{ kind: 'problem', problem: { place, reason: 'not an OTLP request (expected resourceSpans or resourceLogs)' } }];
 }

@@ -159,3 +159,33 @@ describe('readTracePaths', () => {
     await expect(gen.next()).rejects.toThrow(/nope\.jsonl: no such file or directory/);
   });
 });
+
+describe('spans saved from Phoenix REST', () => {
+  it('reads GET /v1/projects/{p}/spans JSON (flat dotted attributes, span_kind) into spans the normaliser understands', async () => {
+    const doc = {
+      data: [
+        { name: 'agent', context: { trace_id: traceId(40), span_id: spanId(1) }, parent_id: null, span_kind: 'AGENT', start_time: '2026-01-01T00:00:00.000Z', end_time: '2026-01-01T00:00:02.000Z', status_code: 'OK', attributes: { 'input.value': 'read it' }, events: [] },
+        { name: 'llm', context: { trace_id: traceId(40), span_id: spanId(2) }, parent_id: spanId(1), span_kind: 'LLM', start_time: '2026-01-01T00:00:00.100Z', end_time: '2026-01-01T00:00:01.000Z', status_code: 'OK', attributes: {
+          'llm.output_messages.0.message.role': 'assistant',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'p1',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'file_read',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"path":"a"}',
+        }, events: [] },
+      ],
+      next_cursor: null,
+    };
+    const items = await collect(readTraceStream(chunks(Buffer.from(JSON.stringify(doc))), { name: 'phoenix.json' }));
+    const spans = spansOf(items);
+    expect(spans.map((s) => [s.name, s.parentSpanId ?? null, s.attributes['openinference.span.kind']])).toEqual([['agent', null, 'AGENT'], ['llm', spanId(1), 'LLM']]);
+    const { normaliseTrace } = await import('../../src/traces/normalise.js');
+    const r = normaliseTrace({ traceId: traceId(40), spans, logs: [], evicted: false });
+    expect(r.ok && r.run.toolCalls.map((t) => [t.call.id, t.call.name, t.call.arguments])).toEqual([['p1', 'file_read', { path: 'a' }]]);
+  });
+
+  it('reads the snake_case otlpv1 flavour', async () => {
+    const doc = { data: [{ trace_id: traceId(41), span_id: spanId(1), name: 'execute_tool grep', start_time_unix_nano: '1767225600000000000', end_time_unix_nano: '1767225600100000000', attributes: [{ key: 'gen_ai.tool.name', value: { string_value: 'grep' } }] }] };
+    const [s] = spansOf(await collect(readTraceStream(chunks(Buffer.from(JSON.stringify(doc))), { name: 'otlpv1.json' })));
+    expect(s).toMatchObject({ traceId: traceId(41), name: 'execute_tool grep', attributes: { 'gen_ai.tool.name': 'grep' } });
+    expect(s!.endTimeMs! - s!.startTimeMs).toBeCloseTo(100, 6);
+  });
+});

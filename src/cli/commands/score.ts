@@ -270,7 +270,8 @@ export const scoreCommand: CommandModule = {
         `
 Input: whole ExportTraceServiceRequest / ExportLogsServiceRequest documents, one per line (the Collector
 file exporter's json format), or its proto format (4-byte big-endian length prefix); gzip is detected by
-its magic bytes; directories are read recursively. Log records with event.name gen_ai.choice join their
+its magic bytes; directories are read recursively. Span lists saved from Phoenix's REST API
+(GET /v1/projects/{p}/spans, or .../spans/otlpv1) are read too. Log records with event.name gen_ai.choice join their
 spans by trace and span id.
 Matching: runspec.eval.case_id on the trace, else a case's [match] rule (prompt regex / attributes);
 --rules apply to every trace. Without cases and rules, one line per trace shows what was extracted.
