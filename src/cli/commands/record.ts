@@ -22,7 +22,7 @@ import {
   type RunFlags,
 } from './_eval-run.js';
 
-type RecordFlags = Omit<RunFlags, 'out'> & { out: string; results?: string };
+type RecordFlags = Omit<RunFlags, 'out'> & { out: string; results?: string; merge?: boolean };
 
 /** `record`: the live tier. A real run through the recording wrapper, gated on --threshold. */
 export async function recordAction(ctx: CliContext, targets: string[], flags: RecordFlags): Promise<number> {
@@ -35,7 +35,10 @@ export async function recordAction(ctx: CliContext, targets: string[], flags: Re
   const toolsets = await loadToolsets(ctx, project, cases, flags.toolset);
   const name = providerName(flags, project);
   const script = cwdPath(ctx, flags.out);
-  const recorder = createRecordingProvider(buildProvider(ctx, project, name, flags), { file: script });
+  if (!flags.merge && (flags.fixture || flags.tag || flags.shard)) {
+    ctx.warn(`record: only the selected cases are recorded and ${flags.out} is replaced; pass --merge to keep the other cases' entries`);
+  }
+  const recorder = createRecordingProvider(buildProvider(ctx, project, name, flags), { file: script, merge: !!flags.merge });
   const runFlags: RunFlags = { ...flags, out: flags.results };
   const r = await executeRun(ctx, {
     cases,
@@ -71,6 +74,7 @@ export const recordCommand: CommandModule = {
     cmd
       .requiredOption('--out <script>', 'where to write the recording (JSON) for `replay --script`')
       .option('--results <file>', 'results JSON file (default .runspec/results/<run-id>.json)')
+      .option('--merge', 'keep the entries of cases not recorded now (to re-record a few cases)')
       .addHelpText('after', '\nExit codes: 0 every case meets --threshold (default 1.0), 1 some case does not, 2 bad input, 3 provider failure.\n')
       .action(action(getContext, setExit, (ctx, targets: string[], flags: RecordFlags, _c: Command) => recordAction(ctx, targets, flags)));
   },
