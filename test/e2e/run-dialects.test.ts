@@ -92,6 +92,24 @@ describe('run, end to end against a scripted OpenAI-compatible server', { timeou
     expect(cli.stdout + cli.stderr + allText(project.dir)).not.toContain(SECRET);
   });
 
+  it('lays the toolset out as --tool-mode says and scores the call the search way', async () => {
+    const search = await startFakeOpenAI({ toolCall: { name: 'run_runnable', arguments: { id: 'restart-service', host: 'web-01', args: { service: 'nginx' } } } });
+    try {
+      const cli = await runCli(
+        ['--path', project.dir, 'run', 'evals/fleet.toml', '--fixture', 'restart-nginx', '--tool-mode', 'search', '--base-url', search.url, '--model', 'fake-model', '--no-telemetry', '--out', 'out/search.json'],
+        { env: cliEnv(project.dir), cwd: project.dir },
+      );
+      expect(cli.exitCode).toBe(0);
+      const offered = search.chatRequests()[0]!.json.tools.map((t: any) => t.function.name);
+      expect(offered).toContain('run_runnable');
+      expect(offered).not.toContain('restart-service');
+      const run = casesOf(readJson(join(project.dir, 'out/search.json')))['restart-nginx'].runs[0];
+      expect(run.verdict).toMatchObject({ category: 'pass', tool_mode: 'search', observed: { tool: 'restart-service', host: 'web-01' } });
+    } finally {
+      await search.close();
+    }
+  });
+
   it('runs a replio fixture in a worktree: the tool really executes and its result goes back to the model', async () => {
     const cli = await runCli(
       ['--path', project.dir, 'run', 'evals/read-app.json', '--base-url', model.url, '--model', 'fake-model', '--output', 'json', '--out', 'out/replio.json', '--no-telemetry'],
