@@ -110,6 +110,21 @@ describe('run, end to end against a scripted OpenAI-compatible server', { timeou
     }
   });
 
+  it('with --validate-args grades an out-of-range argument as a bounce and exits 1', async () => {
+    project.write('evals/scale.toml', '[[eval]]\nid = "scale-api"\nprompt = "scale api"\nexpect_tool = "scale-deployment"\nexpect_args = { deployment = "api" }\n');
+    const scale = await startFakeOpenAI({ toolCall: { name: 'scale-deployment', arguments: { host: 'web-01', deployment: 'api', replicas: 99 } } });
+    try {
+      const cli = await runCli(
+        ['--path', project.dir, 'run', 'evals/scale.toml', '--validate-args', '--base-url', scale.url, '--model', 'fake-model', '--no-telemetry', '--out', 'out/scale.json'],
+        { env: cliEnv(project.dir), cwd: project.dir },
+      );
+      expect(cli.exitCode).toBe(1);
+      expect(casesOf(readJson(join(project.dir, 'out/scale.json')))['scale-api'].runs[0].verdict.category).toBe('out_of_range');
+    } finally {
+      await scale.close();
+    }
+  });
+
   it('runs a replio fixture in a worktree: the tool really executes and its result goes back to the model', async () => {
     const cli = await runCli(
       ['--path', project.dir, 'run', 'evals/read-app.json', '--base-url', model.url, '--model', 'fake-model', '--output', 'json', '--out', 'out/replio.json', '--no-telemetry'],
