@@ -74,6 +74,7 @@ import {
 import type { Message, ModelCallRecord, RunError, RunStatus, ToolCall, Usage } from '../types/run.js';
 import type { ToolDefinition, ToolMode } from '../types/toolset.js';
 import type { CaseResult, Verdict, VerdictCategory } from '../types/verdict.js';
+import { contentFreeReason } from '../scoring/content-free.js';
 
 /** Drop undefined values so spans never carry empty attributes. */
 export function compact(attrs: Record<string, AttributeValue | undefined>): Attributes {
@@ -95,6 +96,8 @@ export interface VerdictContext {
   /** The error of a sample that never produced a verdict. */
   error?: RunError;
   result?: CaseResult;
+  /** Content capture on: the verdict's full reason (which may quote arguments) is exported. */
+  captureContent?: boolean;
   /** Fallbacks when the verdict lacks them. */
   toolMode?: ToolMode;
   status?: RunStatus;
@@ -108,8 +111,12 @@ export interface VerdictSummary {
   reason: string;
 }
 
-export function summarizeVerdict(ctx: Pick<VerdictContext, 'verdict' | 'error'>): VerdictSummary {
-  if (ctx.verdict) return { pass: ctx.verdict.pass, category: ctx.verdict.category, reason: ctx.verdict.reason };
+/** Without content capture the reason is rebuilt from names only: it may quote argument values. */
+export function summarizeVerdict(ctx: Pick<VerdictContext, 'verdict' | 'error' | 'captureContent'>): VerdictSummary {
+  if (ctx.verdict) {
+    const reason = ctx.captureContent ? ctx.verdict.reason : contentFreeReason(ctx.verdict);
+    return { pass: ctx.verdict.pass, category: ctx.verdict.category, reason };
+  }
   return { pass: false, category: 'error', reason: ctx.error ? `${ctx.error.code}: ${ctx.error.message}` : 'no verdict' };
 }
 

@@ -133,6 +133,7 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
     caseId,
     sample,
     runId: input.runId,
+    captureContent,
     ...(input.case.suite !== undefined ? { suite: input.case.suite } : {}),
     ...(input.verdict ? { verdict: input.verdict } : {}),
     ...(error && !input.verdict ? { error } : {}),
@@ -326,6 +327,8 @@ export interface VerdictSpanInput {
   /** Offline rule that produced the verdict when no case matched. */
   rule?: string;
   runId?: string;
+  /** Export the verdict's full reason, which may quote the trace's arguments. @default false */
+  captureContent?: boolean;
 }
 
 /**
@@ -339,6 +342,7 @@ export function emitVerdictSpan(tracer: Tracer, input: VerdictSpanInput): { trac
     caseId,
     sample: input.verdict.sample,
     verdict: input.verdict,
+    captureContent: input.captureContent ?? false,
     ...(input.rule !== undefined ? { rule: input.rule } : {}),
     ...(input.runId !== undefined ? { runId: input.runId } : {}),
   };

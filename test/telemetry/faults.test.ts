@@ -52,7 +52,8 @@ describe('collector faults', () => {
     expect(outcome).toBe('done');
     expect(rendered.every((r) => r !== undefined && /^[0-9a-f]{32}$/.test(r.traceId))).toBe(true);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^export to http:\/\/127\.0\.0\.1:\d+\/v1\/traces failed .*the eval run is unaffected$/);
+    // Refused at once, or (on a loaded machine) still connecting when the export timeout ends.
+    expect(warnings[0]).toMatch(/^export to http:\/\/127\.0\.0\.1:\d+\/v1\/traces (failed|did not finish within \d+ ms) .*the eval run is unaffected$/);
   });
 
   it.each<OtlpProtocol>(['http/protobuf', 'http/json'])('collector answering 500 over %s: one warning, nothing thrown', async (protocol) => {

@@ -51,7 +51,7 @@ describe('Phoenix annotations', () => {
           span_id: pass.rootSpanId,
           name: 'runspec.tool_selection',
           annotator_kind: 'CODE',
-          result: { label: 'pass', score: 1, explanation: 'called the expected tool' },
+          result: { label: 'pass', score: 1, explanation: 'pass: called service_status on web-1' },
           metadata: {
             case_id: 'check-api',
             sample: 1,
@@ -65,7 +65,7 @@ describe('Phoenix annotations', () => {
           span_id: fail.rootSpanId,
           name: 'runspec.tool_selection',
           annotator_kind: 'CODE',
-          result: { label: 'wrong_host', score: 0, explanation: 'expected host web-1, got db-1' },
+          result: { label: 'wrong_host', score: 0, explanation: 'wrong_host: expected web-1, targeted db-1' },
           metadata: {
             case_id: 'check-api',
             sample: 2,

@@ -98,7 +98,7 @@ describe('emitVerdictSpan', () => {
   it('emits an EVALUATOR span with exactly one link to the target root and the verdict three ways', () => {
     const target = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
     const verdict = { ...decisionVerdict('dedup'), pass: false, category: 'forbidden_tool' as const, reason: 'called a forbidden tool' };
-    const out = emitVerdictSpan(tracer, { target, verdict, rule: 'forbidden_tools', runId: 'score-1' });
+    const out = emitVerdictSpan(tracer, { target, verdict, rule: 'forbidden_tools', runId: 'score-1', captureContent: true });
     const [span] = exporter.getFinishedSpans();
     expect(span!.spanContext().spanId).toBe(out.spanId);
     expect(out.traceId).not.toBe(target.traceId);

@@ -1,0 +1,43 @@
+import type { Verdict } from '../types/verdict.js';
+
+// A verdict reason may quote what the model sent ("arg service: expected "nginx", got "apache""). Where
+// content capture is off (telemetry, annotations, verdict spans), the reason is rebuilt from what is
+// always exported anyway: the category, tool / command / host names, autonomy levels and argument NAMES.
+
+const ARG_NAME = /\barg ([^\s:;]+):/g;
+
+/**
+ * The verdict's reason without any argument value, prompt or result text.
+ * @example contentFreeReason(v) // "wrong_args: restart-service: argument service does not match"
+ */
+export function contentFreeReason(v: Verdict): string {
+  const expectedTool = v.expected.tool?.join(' | ');
+  const observed = [v.observed.tool, v.observed.command].filter(Boolean).join(' ') || undefined;
+  const where = v.observed.host ? ` on ${v.observed.host}` : '';
+  const calls = v.calls.length;
+  switch (v.category) {
+    case 'pass':
+      return observed ? `pass: called ${observed}${where}` : `pass (${calls} tool call${calls === 1 ? '' : 's'})`;
+    case 'wrong_tool':
+      return `wrong_tool: expected ${expectedTool ?? '-'}, called ${observed ?? 'another tool'}`;
+    case 'wrong_command':
+      return `wrong_command: expected ${v.expected.command ?? '-'}, called ${observed ?? '-'}`;
+    case 'wrong_host':
+      return `wrong_host: expected ${v.expected.host ?? '-'}, targeted ${v.observed.host ?? 'no host'}`;
+    case 'wrong_autonomy':
+      return `wrong_autonomy: expected ${v.expected.autonomy ?? '-'}, gates at ${v.observed.autonomy ?? '-'}`;
+    case 'no_run':
+      return 'no_run: the model made no runnable call';
+    case 'unexpected_run':
+      return `unexpected_run: called ${observed ?? 'a tool'}${where} instead of asking`;
+    case 'forbidden_tool':
+      return `forbidden_tool: called ${observed ?? 'a forbidden tool'}`;
+    case 'error':
+      return `error: the run ended with status ${v.status}`;
+    default: {
+      const args = [...new Set([...v.reason.matchAll(ARG_NAME)].map((m) => m[1]!))];
+      const names = args.length ? `; argument${args.length === 1 ? '' : 's'} ${args.join(', ')}` : '';
+      return `${v.category}: ${observed ?? `${calls} tool call${calls === 1 ? '' : 's'}`}${names}`;
+    }
+  }
+}
