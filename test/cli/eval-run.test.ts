@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { exitCodeOf, parseShard, shardOf, toolsetSpecFor, type ExecuteResult } from '../../src/cli/commands/_eval-run.js';
-import { mergeDocuments } from '../../src/cli/commands/merge.js';
+import { mergeDocuments } from '../../src/cli/commands/_results-docs.js';
 import { readEnv } from '../../src/config/env.js';
 import { buildResultsDocument, caseResultsFromDocument } from '../../src/scoring/results.js';
 import type { Case, CaseResult } from '../../src/types/index.js';

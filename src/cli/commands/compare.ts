@@ -3,24 +3,8 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../../errors.js';
-import { compareResults, renderComparison } from '../../report/index.js';
-import {
-  addExecutionOptions,
-  addModelOptions,
-  addSelectionOptions,
-  buildProvider,
-  executeRun,
-  exitCodeOf,
-  loadProject,
-  loadToolsets,
-  reportProblems,
-  selectRunCases,
-  type ExecuteResult,
-  type LoadedProject,
-  normaliseForLog,
-  ensureNewline,
-  type RunFlags,
-} from './_eval-run.js';
+import { addExecutionOptions, addModelOptions, addSelectionOptions, ensureNewline, normaliseForLog, type RunFlags } from './_run-options.js';
+import type { ExecuteResult, LoadedProject } from './_eval-run.js';
 import { resultsPaths } from '../../report/results-file.js';
 
 /** Split `p1,p2` into provider names (at least two, no duplicates). */
@@ -45,6 +29,8 @@ function worstExit(codes: number[]): number {
  * model), write one results file per provider, and print the side-by-side comparison.
  */
 export async function compareProviders(ctx: CliContext, project: LoadedProject, providers: string[], targets: string[], flags: RunFlags): Promise<number> {
+  const { buildProvider, executeRun, exitCodeOf, loadToolsets, reportProblems, selectRunCases } = await import('./_eval-run.js');
+  const { compareResults, renderComparison } = await import('../../report/index.js');
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
   if (cases.length === 0) {
     ctx.err('compare: no cases selected');
@@ -99,6 +85,7 @@ export const compareCommand: CommandModule = {
     addExecutionOptions(cmd, { out: 'results JSON file stem: one <stem>.<provider>.json per provider' });
     cmd.action(
       action(getContext, setExit, async (ctx, providers: string, targets: string[], flags: RunFlags, _c: Command) => {
+        const { loadProject } = await import('./_eval-run.js');
         const project = loadProject(ctx);
         return compareProviders(ctx, project, parseProviderList(providers, 'compare'), targets, flags);
       }),

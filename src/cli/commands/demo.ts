@@ -5,11 +5,8 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { RunspecError } from '../../errors.js';
-import { loadCasesFromPaths } from '../../fixtures/index.js';
-import { loadToolset } from '../../toolset/index.js';
 import type { Toolset } from '../../types/index.js';
-import { createReplayProvider } from '../../providers/recording.js';
-import { ensureNewline, executeRun, loadProject, OUTPUT_FORMATS, renderDocument, reportProblems, type OutputFormat } from './_eval-run.js';
+import { ensureNewline, OUTPUT_FORMATS, type OutputFormat } from './_run-options.js';
 
 /** The package root (holds fixtures/), from dist/cli/commands or src/cli/commands alike. */
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -40,6 +37,10 @@ export async function demoAction(ctx: CliContext, flags: { output?: string; tele
   if (!(OUTPUT_FORMATS as readonly string[]).includes(output)) {
     throw new RunspecError('USAGE', `demo --output: expected one of ${OUTPUT_FORMATS.join(', ')} (got ${JSON.stringify(flags.output)})`);
   }
+  const { executeRun, loadProject, renderDocument, reportProblems } = await import('./_eval-run.js');
+  const { loadCasesFromPaths } = await import('../../fixtures/index.js');
+  const { loadToolset } = await import('../../toolset/index.js');
+  const { createReplayProvider } = await import('../../providers/recording.js');
   const loaded = loadProject(ctx);
   // The recording matches only the bundled setup: keep the project's telemetry settings, ignore the
   // rest of its runspec.toml (toolset, tool mode, system prompt) so the demo never reads as stale.

@@ -1,58 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
-import type { CliContext } from '../context.js';
 import { RunspecError } from '../../errors.js';
-import type { CaseResult } from '../../types/index.js';
-import { buildResultsDocument, caseResultsFromDocument, parseResultsDocument, type ResultsDocument } from '../../scoring/results.js';
 import { writeFileAtomic } from '../../report/results-file.js';
-import { cwdPath, ensureNewline, OUTPUT_FORMATS, renderDocument, type OutputFormat } from './_eval-run.js';
-
-/** Read and parse a saved results document (bad input names the file). */
-export function readResultsDocument(ctx: CliContext, file: string): ResultsDocument {
-  const path = cwdPath(ctx, file);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    throw new RunspecError('RESULTS', `${path}: cannot read the results file`, { hint: 'pass a results JSON written by `runspec-eval run --out`' });
-  }
-  return parseResultsDocument(text, path);
-}
-
-/**
- * Combine shard results into one document equal to an unsharded run's: cases in the original
- * selection order (meta.case_order), the aggregate recomputed, the shard marker dropped.
- */
-export function mergeDocuments(docs: Array<{ file: string; doc: ResultsDocument }>): ResultsDocument {
-  const seen = new Map<string, string>();
-  const all: CaseResult[] = [];
-  for (const { file, doc } of docs) {
-    for (const r of caseResultsFromDocument(doc)) {
-      const other = seen.get(r.caseId);
-      if (other !== undefined) {
-        throw new RunspecError('RESULTS', `${file}: case ${JSON.stringify(r.caseId)} is also in ${other}`, {
-          hint: 'merge the results of disjoint shards (--shard 0/N ... N-1/N) of one run',
-        });
-      }
-      seen.set(r.caseId, file);
-      all.push(r);
-    }
-  }
-  const first = docs[0]!.doc as ResultsDocument & { meta: Record<string, unknown> };
-  const order = Array.isArray(first.meta.case_order) ? (first.meta.case_order as string[]) : [];
-  const rank = new Map(order.map((id, i) => [id, i]));
-  // Stable sort: ids missing from the recorded order keep their file order after the known ones.
-  const sorted = all
-    .map((r, i) => ({ r, i }))
-    .sort((a, b) => (rank.get(a.r.caseId) ?? order.length + a.i) - (rank.get(b.r.caseId) ?? order.length + b.i))
-    .map(({ r }) => r);
-  const iteration = (first as unknown as { iterations: Array<{ timestamp?: string; prompt?: string }> }).iterations[0];
-  return buildResultsDocument({
-    meta: { ...first.meta, shard: null },
-    iterations: [{ iteration: 0, timestamp: iteration?.timestamp ?? new Date().toISOString(), prompt: iteration?.prompt ?? undefined, caseResults: sorted }],
-  });
-}
+import { cwdPath, ensureNewline, OUTPUT_FORMATS, type OutputFormat } from './_run-options.js';
 
 export const mergeCommand: CommandModule = {
   register(program, getContext, setExit) {
@@ -64,10 +14,13 @@ export const mergeCommand: CommandModule = {
       .option('--output <format>', `with --out, also print a report: ${OUTPUT_FORMATS.join(', ')}`)
       .addHelpText('after', '\nExit codes: 0 every case meets its threshold, 1 some case does not, 2 bad input, 3 a case whose every sample errored.\n')
       .action(
-        action(getContext, setExit, (ctx, files: string[], flags: { out?: string; output?: string }) => {
+        action(getContext, setExit, async (ctx, files: string[], flags: { out?: string; output?: string }) => {
           if (flags.output && !(OUTPUT_FORMATS as readonly string[]).includes(flags.output)) {
             throw new RunspecError('USAGE', `merge --output: expected one of ${OUTPUT_FORMATS.join(', ')} (got ${JSON.stringify(flags.output)})`);
           }
+          const { mergeDocuments, readResultsDocument } = await import('./_results-docs.js');
+          const { renderDocument } = await import('./_eval-run.js');
+          const { caseResultsFromDocument } = await import('../../scoring/results.js');
           const merged = mergeDocuments(files.map((file) => ({ file, doc: readResultsDocument(ctx, file) })));
           if (flags.out) {
             const out = cwdPath(ctx, flags.out);
@@ -77,7 +30,7 @@ export const mergeCommand: CommandModule = {
           } else {
             ctx.stdout.write(JSON.stringify(merged, null, 2) + '\n');
           }
-          const results: CaseResult[] = caseResultsFromDocument(merged);
+          const results = caseResultsFromDocument(merged);
           if (results.some((r) => r.samples.length > 0 && r.samples.every((s) => s.status === 'errored'))) return 3;
           return results.some((r) => !r.meetsThreshold) ? 1 : 0;
         }),

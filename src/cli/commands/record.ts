@@ -2,30 +2,14 @@ import type { Command } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import { createRecordingProvider } from '../../providers/recording.js';
-import {
-  addExecutionOptions,
-  addModelOptions,
-  addSelectionOptions,
-  buildProvider,
-  cwdPath,
-  ensureNewline,
-  executeRun,
-  exitCodeOf,
-  loadProject,
-  loadToolsets,
-  normaliseForLog,
-  providerName,
-  renderDocument,
-  reportProblems,
-  selectRunCases,
-  type RunFlags,
-} from './_eval-run.js';
+import { addExecutionOptions, addModelOptions, addSelectionOptions, cwdPath, ensureNewline, normaliseForLog, type RunFlags } from './_run-options.js';
 
 type RecordFlags = Omit<RunFlags, 'out'> & { out: string; results?: string; merge?: boolean };
 
 /** `record`: the live tier. A real run through the recording wrapper, gated on --threshold. */
 export async function recordAction(ctx: CliContext, targets: string[], flags: RecordFlags): Promise<number> {
+  const { buildProvider, executeRun, exitCodeOf, loadProject, loadToolsets, providerName, renderDocument, reportProblems, selectRunCases } = await import('./_eval-run.js');
+  const { createRecordingProvider } = await import('../../providers/recording.js');
   const project = loadProject(ctx);
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
   if (cases.length === 0) {

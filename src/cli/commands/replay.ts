@@ -2,24 +2,11 @@ import type { Command } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import {
-  addExecutionOptions,
-  addSelectionOptions,
-  buildProvider,
-  ensureNewline,
-  executeRun,
-  exitCodeOf,
-  loadProject,
-  loadToolsets,
-  normaliseForLog,
-  renderDocument,
-  reportProblems,
-  selectRunCases,
-  type RunFlags,
-} from './_eval-run.js';
+import { addExecutionOptions, addSelectionOptions, ensureNewline, normaliseForLog, type RunFlags } from './_run-options.js';
 
 /** `replay`: the keyless, deterministic tier. A stale recording (a tool or prompt changed) exits 2. */
 export async function replayAction(ctx: CliContext, targets: string[], flags: RunFlags): Promise<number> {
+  const { buildProvider, executeRun, exitCodeOf, loadProject, loadToolsets, renderDocument, reportProblems, selectRunCases } = await import('./_eval-run.js');
   const project = loadProject(ctx);
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
   if (cases.length === 0) {

@@ -2,8 +2,7 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import { UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../report/results-file.js';
-import { cwdPath, ensureNewline, OUTPUT_FORMATS, renderDocument, type OutputFormat } from './_eval-run.js';
-import { readResultsDocument } from './merge.js';
+import { cwdPath, ensureNewline, OUTPUT_FORMATS, type OutputFormat } from './_run-options.js';
 
 export const reportCommand: CommandModule = {
   register(program, getContext, setExit) {
@@ -14,10 +13,12 @@ export const reportCommand: CommandModule = {
       .option('--output <format>', `report format: ${OUTPUT_FORMATS.join(', ')}`, 'table')
       .option('--out <file>', 'write the report here instead of stdout')
       .action(
-        action(getContext, setExit, (ctx, file: string, flags: { output: string; out?: string }) => {
+        action(getContext, setExit, async (ctx, file: string, flags: { output: string; out?: string }) => {
           if (!(OUTPUT_FORMATS as readonly string[]).includes(flags.output)) {
             throw new UsageError('USAGE', `report --output: expected one of ${OUTPUT_FORMATS.join(', ')} (got ${JSON.stringify(flags.output)})`);
           }
+          const { readResultsDocument } = await import('./_results-docs.js');
+          const { renderDocument } = await import('./_eval-run.js');
           const text = ensureNewline(renderDocument(readResultsDocument(ctx, file), flags.output as OutputFormat));
           if (flags.out) {
             const out = cwdPath(ctx, flags.out);

@@ -1,28 +1,10 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { readResultsLog } from '../../report/results-file.js';
 import { UsageError } from '../../errors.js';
-import {
-  addExecutionOptions,
-  addModelOptions,
-  addSelectionOptions,
-  buildProvider,
-  cwdPath,
-  executeRun,
-  exitCodeOf,
-  loadProject,
-  loadToolsets,
-  providerName,
-  renderDocument,
-  reportProblems,
-  selectRunCases,
-  normaliseForLog,
-  ensureNewline,
-  suiteLabelOf,
-  type RunFlags,
-} from './_eval-run.js';
+import { addExecutionOptions, addModelOptions, addSelectionOptions, cwdPath, ensureNewline, normaliseForLog, suiteLabelOf, type RunFlags } from './_run-options.js';
 import { compareProviders, parseProviderList } from './compare.js';
 
 /** Options given explicitly on this command line (not defaults). */
@@ -48,6 +30,8 @@ export async function runAction(ctx: CliContext, targetsIn: string[], flagsIn: R
       suiteLabel = stored.suiteLabel ?? suiteLabelOf(targets);
     }
   }
+  // The engine, providers and telemetry load only when a command runs (start-up stays light).
+  const { buildProvider, executeRun, exitCodeOf, loadProject, loadToolsets, providerName, renderDocument, reportProblems, selectRunCases } = await import('./_eval-run.js');
   const project = loadProject(ctx);
   if (flags.compare) return compareProviders(ctx, project, parseProviderList(flags.compare, '--compare'), targets, flags);
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);

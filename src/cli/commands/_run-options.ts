@@ -1,0 +1,141 @@
+// Options of `run` and the commands built on it, plus small path/label helpers. Kept free of the heavy
+// modules (engine, providers, telemetry) so that registering the commands costs nothing at start-up.
+
+import { isAbsolute, resolve } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import type { ToolMode } from '../../types/index.js';
+import type { CliContext } from '../context.js';
+
+export const OUTPUT_FORMATS = ['table', 'json', 'junit', 'md', 'html'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+export const TOOL_MODES: readonly ToolMode[] = ['dedup', 'per_host', 'search'];
+
+/** Every flag of `run` (and the commands built on it), as commander parses them. */
+export interface RunFlags {
+  fixture?: string[];
+  tag?: string[];
+  suite?: string[];
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  temperature?: number;
+  maxTokens?: number;
+  timeoutMs?: number;
+  retries?: number;
+  toolset?: string;
+  toolMode?: ToolMode;
+  samples?: number;
+  threshold?: number;
+  validateArgs?: boolean;
+  concurrency?: number;
+  maxTurns?: number;
+  systemPrompt?: string;
+  output?: OutputFormat;
+  out?: string;
+  shard?: string;
+  resume?: string;
+  compare?: string;
+  telemetry?: boolean;
+  captureContent?: boolean;
+  annotations?: boolean;
+  endpoint?: string;
+  keepWorktrees?: boolean;
+  script?: string;
+}
+
+const positiveInt = (_name: string) => (v: string): number => {
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`expected a positive integer (got ${JSON.stringify(v)})`);
+  return Number(v);
+};
+const nonNegativeInt = (_name: string) => (v: string): number => {
+  if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`expected an integer ≥ 0 (got ${JSON.stringify(v)})`);
+  return Number(v);
+};
+const ratio = (v: string): number => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`expected a number from 0 to 1 (got ${JSON.stringify(v)})`);
+  return n;
+};
+const number = (v: string): number => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`expected a number (got ${JSON.stringify(v)})`);
+  return n;
+};
+const oneOf = <T extends string>(values: readonly T[]) => (v: string): T => {
+  if (!(values as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected one of ${values.join(', ')} (got ${JSON.stringify(v)})`);
+  return v as T;
+};
+const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
+
+/** Case selection flags. */
+export function addSelectionOptions(cmd: Command): Command {
+  return cmd
+    .option('--fixture <id>', 'run only this case id (repeatable)', collect)
+    .option('--tag <tag>', 'run only cases with this tag (repeatable)', collect)
+    .option('--shard <i/n>', 'run only shard i of n (0-based), partitioned by a stable hash of the case id');
+}
+
+/** Model and provider flags. */
+export function addModelOptions(cmd: Command, opts: { provider?: boolean } = {}): Command {
+  if (opts.provider !== false) cmd.option('--provider <name>', 'provider preset or [providers.NAME] profile (openai, anthropic, ollama, vllm, mock, replay)');
+  return cmd
+    .option('--model <name>', 'model name (default: the provider\'s, or the first of GET /models)')
+    .option('--base-url <url>', 'API base URL of the provider')
+    .option('--temperature <t>', 'sampling temperature', number)
+    .option('--max-tokens <n>', 'max completion tokens', positiveInt('--max-tokens'))
+    .option('--timeout-ms <ms>', 'per-request time limit in milliseconds', positiveInt('--timeout-ms'))
+    .option('--retries <n>', 'extra attempts on transient provider errors', nonNegativeInt('--retries'));
+}
+
+/** Flags of the suite run itself. */
+export function addExecutionOptions(cmd: Command, opts: { out?: string | false; script?: boolean } = {}): Command {
+  cmd
+    .option('--toolset <spec>', 'toolset for every case: a file, builtin:fleet, builtin:workspace or mcp:...')
+    .option('--tool-mode <mode>', 'tool layout: dedup, per_host or search', oneOf(TOOL_MODES))
+    .option('--samples <n>', 'samples per case (a case\'s own count wins)', positiveInt('--samples'))
+    .option('--threshold <t>', 'pass rate every case must reach (0..1)', ratio)
+    .option('--validate-args', 'check arguments against the toolset (bounce buckets)')
+    .option('--concurrency <n>', 'case samples in flight at once', positiveInt('--concurrency'))
+    .option('--max-turns <n>', 'model turns per case run', positiveInt('--max-turns'))
+    .option('--system-prompt <file>', 'system prompt text file')
+    .option('--output <format>', 'report format: table, json, junit, md or html', oneOf(OUTPUT_FORMATS));
+  if (opts.out !== false) cmd.option('--out <path>', opts.out ?? 'results JSON file (the JSON-lines log is written next to it as .jsonl)');
+  cmd
+    .option('--telemetry', 'emit one trace per case sample')
+    .option('--no-telemetry', 'emit no traces')
+    .option('--capture-content', 'attach prompts, messages and arguments to spans')
+    .option('--annotations', 'post verdicts as Phoenix span annotations')
+    .option('--endpoint <url>', 'OTLP/HTTP traces endpoint (default: OTEL_* variables, runspec.toml, else .runspec/traces/)')
+    .option('--keep-worktrees', 'keep trajectory worktrees for inspection');
+  if (opts.script !== false) cmd.option('--script <file>', 'script of the mock provider, or recording of the replay provider');
+  return cmd;
+}
+
+/** Resolve a path against the working directory. */
+export function cwdPath(ctx: CliContext, p: string): string {
+  return isAbsolute(p) ? p : resolve(ctx.cwd, p);
+}
+
+/** Flags whose values are paths: stored absolute in the results log so `--resume` works from anywhere. */
+const PATH_FLAGS = ['out', 'script', 'systemPrompt'] as const;
+
+/** Absolute paths for path-valued flags and file targets; the rest as given. */
+export function normaliseForLog(ctx: CliContext, targets: string[], flags: RunFlags): { targets: string[]; flags: RunFlags; suiteLabel: string } {
+  const f: RunFlags = { ...flags };
+  for (const k of PATH_FLAGS) if (f[k]) (f as Record<string, unknown>)[k] = cwdPath(ctx, f[k]!);
+  if (f.toolset && !/^(builtin|mcp):/.test(f.toolset)) f.toolset = cwdPath(ctx, f.toolset);
+  delete f.resume;
+  delete f.compare;
+  const t = targets.map((x) => (/[\\/]/.test(x) || /\.(toml|json)$/i.test(x) ? cwdPath(ctx, x) : x));
+  // The label is kept as typed, so a resumed run's document equals an uninterrupted one's.
+  return { targets: t, flags: f, suiteLabel: suiteLabelOf(targets) };
+}
+
+export function ensureNewline(s: string): string {
+  return s.endsWith('\n') ? s : s + '\n';
+}
+
+/** How the selected targets read in the results meta (`test_suite`). */
+export function suiteLabelOf(targets: string[]): string {
+  return targets.join(',') || '(all)';
+}
