@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { exitCodeOf, parseShard, shardOf, toolsetSpecFor, type ExecuteResult } from '../../src/cli/commands/_eval-run.js';
 import { mergeDocuments } from '../../src/cli/commands/_results-docs.js';
+import { withoutUserinfo } from '../../src/cli/commands/_run-options.js';
 import { readEnv } from '../../src/config/env.js';
 import { buildResultsDocument, caseResultsFromDocument } from '../../src/scoring/results.js';
 import type { Case, CaseResult } from '../../src/types/index.js';
@@ -116,5 +117,13 @@ describe('merge', () => {
         { file: 'y.json', doc: doc(['a'], ['a'], null) },
       ]),
     ).toThrow('y.json: case "a" is also in x.json');
+  });
+});
+
+describe('credentials in URLs', () => {
+  it('drops user:password from a base URL before it is stored', () => {
+    expect(withoutUserinfo('http://bob:sk-test-secret@127.0.0.1:8000/v1')).toBe('http://127.0.0.1:8000/v1');
+    expect(withoutUserinfo('http://127.0.0.1:8000/v1')).toBe('http://127.0.0.1:8000/v1');
+    expect(withoutUserinfo('not a url')).toBe('not a url');
   });
 });

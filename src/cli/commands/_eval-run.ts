@@ -23,7 +23,7 @@ import { renderMarkdown } from '../../report/markdown.js';
 import { renderHtml } from '../../report/html.js';
 import { resolveTelemetryConfig } from '../../config/telemetry.js';
 import type { CliContext } from '../context.js';
-import { TOOL_MODES, type OutputFormat, type RunFlags } from './_run-options.js';
+import { TOOL_MODES, withoutUserinfo, type OutputFormat, type RunFlags } from './_run-options.js';
 // Re-exported for callers that already load the heavy side.
 export { addExecutionOptions, addModelOptions, addSelectionOptions, cwdPath, ensureNewline, normaliseForLog, OUTPUT_FORMATS, suiteLabelOf } from './_run-options.js';
 export type { OutputFormat, RunFlags } from './_run-options.js';
@@ -302,7 +302,7 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
       tool: 'runspec-eval',
       version: VERSION,
       model: opts.provider.model ?? flags.model ?? null,
-      base_url: opts.provider.baseUrl ?? null,
+      base_url: withoutUserinfo(opts.provider.baseUrl) ?? null,
       test_suite: opts.suiteLabel,
       ...(flags.samples !== undefined ? { n_runs_default: flags.samples } : {}),
       tool_mode: toolMode,

@@ -124,6 +124,8 @@ export function normaliseForLog(ctx: CliContext, targets: string[], flags: RunFl
   const f: RunFlags = { ...flags };
   for (const k of PATH_FLAGS) if (f[k]) (f as Record<string, unknown>)[k] = cwdPath(ctx, f[k]!);
   if (f.toolset && !/^(builtin|mcp):/.test(f.toolset)) f.toolset = cwdPath(ctx, f.toolset);
+  if (f.baseUrl) f.baseUrl = withoutUserinfo(f.baseUrl);
+  if (f.endpoint) f.endpoint = withoutUserinfo(f.endpoint);
   delete f.resume;
   delete f.compare;
   const t = targets.map((x) => (/[\\/]/.test(x) || /\.(toml|json)$/i.test(x) ? cwdPath(ctx, x) : x));
@@ -138,4 +140,20 @@ export function ensureNewline(s: string): string {
 /** How the selected targets read in the results meta (`test_suite`). */
 export function suiteLabelOf(targets: string[]): string {
   return targets.join(',') || '(all)';
+}
+
+/** A URL without user:password, so a credential in `--base-url` never reaches a results file. */
+export function withoutUserinfo(url: string): string;
+export function withoutUserinfo(url: string | undefined): string | undefined;
+export function withoutUserinfo(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url;
+  }
 }
