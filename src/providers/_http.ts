@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { ProviderError } from '../errors.js';
-import type { RetryInfo } from './types.js';
+import type { HttpProviderOptions, RetryInfo } from './types.js';
+import { isRecord } from './_wire.js';
 
 // The HTTP plumbing shared by the OpenAI and Anthropic providers: one keep-alive pool per provider,
 // a concurrency limit, per-attempt timeouts, retries with backoff and Retry-After, and error mapping.
@@ -255,4 +256,41 @@ export function serverOf(baseUrl: string): { serverAddress?: string; serverPort?
 /** Join a base URL and a path without doubling or dropping slashes. */
 export function joinUrl(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}
+
+/** The HTTP client of a model provider, with the shared defaults (2 min timeout, 3 attempts, 8 in flight). */
+export function createProviderHttp(label: string, opts: HttpProviderOptions): HttpClient {
+  return createHttpClient({
+    label,
+    timeoutMs: opts.timeoutMs ?? 120_000,
+    retries: opts.retries ?? 3,
+    retryBaseMs: opts.retryBaseMs ?? 1000,
+    maxRetryDelayMs: opts.maxRetryDelayMs ?? 30_000,
+    maxConcurrent: opts.maxConcurrent ?? 8,
+    apiKey: opts.apiKey,
+    apiKeyEnv: opts.apiKeyEnv,
+    onRetry: opts.onRetry,
+  });
+}
+
+/**
+ * Model discovery when no model is named: `GET {url}` once, lazily, and take the first listed id. A failed
+ * look-up is not cached, so the next call tries again.
+ */
+export function createModelLookup(http: HttpClient, opts: { url: string; headers: Record<string, string>; label: string }): (signal?: AbortSignal) => Promise<string> {
+  let pending: Promise<string> | undefined;
+  return (signal) => {
+    pending ??= http
+      .send({ method: 'GET', url: opts.url, headers: opts.headers, signal })
+      .then(({ json }) => {
+        const first = isRecord(json) && Array.isArray(json.data) ? json.data.find((m) => isRecord(m) && typeof m.id === 'string') : undefined;
+        if (!first) throw new ProviderError('PROVIDER_RESPONSE', `${opts.label}: GET ${opts.url} lists no models`, { hint: 'name the model with --model' });
+        return (first as { id: string }).id;
+      })
+      .catch((err: unknown) => {
+        pending = undefined;
+        throw err;
+      });
+    return pending;
+  };
 }

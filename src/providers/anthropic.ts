@@ -1,7 +1,6 @@
-import { ProviderError } from '../errors.js';
 import { toAnthropicTools } from '../toolset/wire.js';
 import type { Message, ToolCall } from '../types/run.js';
-import { createHttpClient, joinUrl, serverOf } from './_http.js';
+import { createModelLookup, createProviderHttp, joinUrl, serverOf } from './_http.js';
 import { badShape, defined, isRecord, parseToolArguments, usageOf } from './_wire.js';
 import type { ChatRequest, ChatResponse, HttpProviderOptions, Provider } from './types.js';
 
@@ -21,17 +20,7 @@ export function createAnthropicProvider(opts: HttpProviderOptions = {}): Provide
   const apiRoot = /\/v1\/?$/.test(baseUrl) ? baseUrl : joinUrl(baseUrl, 'v1');
   const name = opts.name ?? 'anthropic';
   const label = `${name} provider`;
-  const http = createHttpClient({
-    label,
-    timeoutMs: opts.timeoutMs ?? 120_000,
-    retries: opts.retries ?? 3,
-    retryBaseMs: opts.retryBaseMs ?? 1000,
-    maxRetryDelayMs: opts.maxRetryDelayMs ?? 30_000,
-    maxConcurrent: opts.maxConcurrent ?? 8,
-    apiKey: opts.apiKey,
-    apiKeyEnv: opts.apiKeyEnv,
-    onRetry: opts.onRetry,
-  });
+  const http = createProviderHttp(label, opts);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json',
@@ -40,25 +29,7 @@ export function createAnthropicProvider(opts: HttpProviderOptions = {}): Provide
   if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
   const server = serverOf(baseUrl);
   let model = opts.model;
-  let discovery: Promise<string> | undefined;
-
-  function discoverModel(signal?: AbortSignal): Promise<string> {
-    discovery ??= http
-      .send({ method: 'GET', url: joinUrl(apiRoot, 'models'), headers, signal })
-      .then(({ json }) => {
-        const first = isRecord(json) && Array.isArray(json.data) ? json.data.find((m) => isRecord(m) && typeof m.id === 'string') : undefined;
-        if (!first) {
-          throw new ProviderError('PROVIDER_RESPONSE', `${label}: GET ${joinUrl(apiRoot, 'models')} lists no models`, { hint: 'name the model with --model' });
-        }
-        model = (first as { id: string }).id;
-        return model;
-      })
-      .catch((err: unknown) => {
-        discovery = undefined;
-        throw err;
-      });
-    return discovery;
-  }
+  const lookupModel = createModelLookup(http, { url: joinUrl(apiRoot, 'models'), headers, label });
 
   return {
     name,
@@ -68,7 +39,7 @@ export function createAnthropicProvider(opts: HttpProviderOptions = {}): Provide
       return model;
     },
     async chat(req: ChatRequest): Promise<ChatResponse> {
-      const requestModel = req.model ?? model ?? (await discoverModel(req.signal));
+      const requestModel = req.model ?? model ?? (model = await lookupModel(req.signal));
       const params = defined({
         temperature: req.temperature ?? opts.temperature ?? 0.7,
         max_tokens: req.maxTokens ?? opts.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,

@@ -1,7 +1,6 @@
-import { ProviderError } from '../errors.js';
 import { toOpenAITools } from '../toolset/wire.js';
 import type { Message, ToolCall } from '../types/run.js';
-import { createHttpClient, joinUrl, serverOf } from './_http.js';
+import { createModelLookup, createProviderHttp, joinUrl, serverOf } from './_http.js';
 import { argumentsText, badShape, defined, isRecord, parseToolArguments, usageOf } from './_wire.js';
 import type { ChatRequest, ChatResponse, HttpProviderOptions, Provider } from './types.js';
 
@@ -17,17 +16,7 @@ export function createOpenAIProvider(opts: HttpProviderOptions = {}): Provider {
   const baseUrl = opts.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
   const name = opts.name ?? 'openai';
   const label = `${name} provider`;
-  const http = createHttpClient({
-    label,
-    timeoutMs: opts.timeoutMs ?? 120_000,
-    retries: opts.retries ?? 3,
-    retryBaseMs: opts.retryBaseMs ?? 1000,
-    maxRetryDelayMs: opts.maxRetryDelayMs ?? 30_000,
-    maxConcurrent: opts.maxConcurrent ?? 8,
-    apiKey: opts.apiKey,
-    apiKeyEnv: opts.apiKeyEnv,
-    onRetry: opts.onRetry,
-  });
+  const http = createProviderHttp(label, opts);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
   const server = serverOf(baseUrl);
@@ -36,27 +25,7 @@ export function createOpenAIProvider(opts: HttpProviderOptions = {}): Provider {
   // (vLLM, Ollama, llama.cpp) get turnstone's 0.7 and max_tokens, which they all accept.
   const platform = server.serverAddress === 'api.openai.com';
   let model = opts.model;
-  let discovery: Promise<string> | undefined;
-
-  function discoverModel(signal?: AbortSignal): Promise<string> {
-    discovery ??= http
-      .send({ method: 'GET', url: joinUrl(baseUrl, 'models'), headers, signal })
-      .then(({ json }) => {
-        const first = isRecord(json) && Array.isArray(json.data) ? json.data.find((m) => isRecord(m) && typeof m.id === 'string') : undefined;
-        if (!first) {
-          throw new ProviderError('PROVIDER_RESPONSE', `${label}: GET ${joinUrl(baseUrl, 'models')} lists no models`, {
-            hint: 'name the model with --model',
-          });
-        }
-        model = (first as { id: string }).id;
-        return model;
-      })
-      .catch((err: unknown) => {
-        discovery = undefined;
-        throw err;
-      });
-    return discovery;
-  }
+  const lookupModel = createModelLookup(http, { url: joinUrl(baseUrl, 'models'), headers, label });
 
   return {
     name,
@@ -66,7 +35,7 @@ export function createOpenAIProvider(opts: HttpProviderOptions = {}): Provider {
       return model;
     },
     async chat(req: ChatRequest): Promise<ChatResponse> {
-      const requestModel = req.model ?? model ?? (await discoverModel(req.signal));
+      const requestModel = req.model ?? model ?? (model = await lookupModel(req.signal));
       const params = openAIParams(req, opts, platform);
       const body: Record<string, unknown> = {
         model: requestModel,
