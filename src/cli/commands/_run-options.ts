@@ -43,11 +43,11 @@ export interface RunFlags {
   script?: string;
 }
 
-const positiveInt = (_name: string) => (v: string): number => {
+const positiveInt = (v: string): number => {
   if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`expected a positive integer (got ${JSON.stringify(v)})`);
   return Number(v);
 };
-const nonNegativeInt = (_name: string) => (v: string): number => {
+const nonNegativeInt = (v: string): number => {
   if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`expected an integer ≥ 0 (got ${JSON.stringify(v)})`);
   return Number(v);
 };
@@ -82,9 +82,9 @@ export function addModelOptions(cmd: Command, opts: { provider?: boolean } = {})
     .option('--model <name>', 'model name (default: the provider\'s, or the first of GET /models)')
     .option('--base-url <url>', 'API base URL of the provider')
     .option('--temperature <t>', 'sampling temperature', number)
-    .option('--max-tokens <n>', 'max completion tokens', positiveInt('--max-tokens'))
-    .option('--timeout-ms <ms>', 'per-request time limit in milliseconds', positiveInt('--timeout-ms'))
-    .option('--retries <n>', 'extra attempts on transient provider errors', nonNegativeInt('--retries'));
+    .option('--max-tokens <n>', 'max completion tokens', positiveInt)
+    .option('--timeout-ms <ms>', 'per-request time limit in milliseconds', positiveInt)
+    .option('--retries <n>', 'extra attempts on transient provider errors', nonNegativeInt);
 }
 
 /** Flags of the suite run itself. */
@@ -92,11 +92,11 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
   cmd
     .option('--toolset <spec>', 'toolset for every case: a file, builtin:fleet, builtin:workspace or mcp:...')
     .option('--tool-mode <mode>', 'tool layout: dedup, per_host or search', oneOf(TOOL_MODES))
-    .option('--samples <n>', 'samples per case (a case\'s own count wins)', positiveInt('--samples'))
+    .option('--samples <n>', 'samples per case (a case\'s own count wins)', positiveInt)
     .option('--threshold <t>', 'pass rate every case must reach (0..1)', ratio)
     .option('--validate-args', 'check arguments against the toolset (bounce buckets)')
-    .option('--concurrency <n>', 'case samples in flight at once', positiveInt('--concurrency'))
-    .option('--max-turns <n>', 'model turns per case run', positiveInt('--max-turns'))
+    .option('--concurrency <n>', 'case samples in flight at once', positiveInt)
+    .option('--max-turns <n>', 'model turns per case run', positiveInt)
     .option('--system-prompt <file>', 'system prompt text file')
     .option('--output <format>', 'report format: table, json, junit, md or html', oneOf(OUTPUT_FORMATS));
   if (opts.out !== false) cmd.option('--out <path>', opts.out ?? 'results JSON file (the JSON-lines log is written next to it as .jsonl)');
