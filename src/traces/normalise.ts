@@ -41,7 +41,7 @@ import {
 import { DISCOVERY_TOOLS } from '../toolset/index.js';
 import type { Message, ModelCallRecord, Run, ToolCall, ToolCallRecord, Usage } from '../types/run.js';
 import type { ToolMode } from '../types/toolset.js';
-import * as K from './_producer-keys.js';
+import * as K from '../semconv/producers.js';
 import { canonicalJson, decodeJsonish, isRecord, parseArguments, toInt, toStr } from './_json.js';
 import type { AssembledTrace } from './assembler.js';
 import type { LogRecordEntry, SpanRecord } from './spans.js';
