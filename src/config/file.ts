@@ -33,6 +33,7 @@ export const ConfigFileSchema = z
         timeout_ms: z.number().int().positive().optional(),
         retries: z.number().int().min(0).optional(),
         concurrency: z.number().int().positive().optional(),
+        max_requests: z.number().int().positive().optional(),
         system_prompt: z.string().optional(),
       })
       .strict()

@@ -136,6 +136,7 @@ export function buildProvider(ctx: CliContext, project: LoadedProject, name: str
       timeoutMs: flags.timeoutMs,
       retries: flags.retries,
     },
+    extra: { maxConcurrent: firstSet(flags.maxRequests, project.env.int('RUNSPEC_MAX_REQUESTS'), project.config.llm?.max_requests, 8).value },
   });
 }
 

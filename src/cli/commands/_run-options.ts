@@ -22,6 +22,7 @@ export interface RunFlags {
   maxTokens?: number;
   timeoutMs?: number;
   retries?: number;
+  maxRequests?: number;
   toolset?: string;
   toolMode?: ToolMode;
   samples?: number;
@@ -84,7 +85,8 @@ export function addModelOptions(cmd: Command, opts: { provider?: boolean } = {})
     .option('--temperature <t>', 'sampling temperature', number)
     .option('--max-tokens <n>', 'max completion tokens', positiveInt)
     .option('--timeout-ms <ms>', 'per-request time limit in milliseconds', positiveInt)
-    .option('--retries <n>', 'extra attempts on transient provider errors', nonNegativeInt);
+    .option('--retries <n>', 'attempts per request on transient provider errors (default 3; 1 = no retry)', nonNegativeInt)
+    .option('--max-requests <n>', 'model requests in flight at once per provider (default 8)', positiveInt);
 }
 
 /** Flags of the suite run itself. */
