@@ -18,5 +18,6 @@ export const COMMAND_LOADERS: ReadonlyArray<{ name: string; load: () => Promise<
   { name: 'score', load: async () => (await import('./score.js')).scoreCommand },
   { name: 'serve', load: async () => (await import('./serve.js')).serveCommand },
   { name: 'optimize', load: async () => (await import('./optimize.js')).optimizeCommand },
+  { name: 'config', load: async () => (await import('./config.js')).configCommand },
   { name: 'schedule', load: async () => (await import('./schedule.js')).scheduleCommand },
 ];
