@@ -68,7 +68,7 @@ describe('exit codes', { timeout: 120_000 }, () => {
   it('exits 3 when the provider is down (every sample errored), and says so without the key', async () => {
     const down = await startFakeOpenAI({ respond: () => ({ status: 503, body: { error: { message: 'overloaded' } } }) });
     try {
-      const cli = await run(['run', 'evals/ops.toml', '--base-url', down.url, '--model', 'fake-model', '--retries', '0', '--out', 'out/down.json']);
+      const cli = await run(['run', 'evals/ops.toml', '--base-url', down.url, '--model', 'fake-model', '--retries', '1', '--out', 'out/down.json']);
       expect(cli.exitCode).toBe(3);
       expect(cli.stderr).toMatch(/status-check: every sample failed/);
       const c = casesOf(readJson(join(project.dir, 'out/down.json')))['status-check'];
