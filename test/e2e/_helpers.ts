@@ -59,3 +59,70 @@ export function stable(doc: unknown): unknown {
 export function casesOf(doc: any): Record<string, any> {
   return doc.iterations[doc.iterations.length - 1].cases;
 }
+
+// ---- fixtures shared by the end-to-end tests ----
+
+/** A runspec case that targets web-01 and one that must only check status (forbids the restart). */
+export const RUNSPEC_RESTART_AND_STATUS = `
+[[eval]]
+id          = "restart-nginx"
+prompt      = "restart nginx on web-01"
+expect_tool = "restart-service"
+expect_host = "web-01"
+expect_args = { service = "nginx" }
+
+[[eval]]
+id           = "status-check"
+prompt       = "is nginx running on web-02?"
+expect_tool  = "service-status"
+forbid_tools = ["restart-service"]
+`;
+
+/** A replio fixture whose verifier checks the file_read arguments. */
+export const REPLIO_READ_APP = {
+  id: 'read-app',
+  task: 'Read src/app.py and report how many lines it has.',
+  files: { 'src/app.py': 'import sys\n\ndef main():\n    return 0\n' },
+  expected: ['file_read'],
+  verifier: { must_include: ['file_read'], avoid: ['run_command'], max_calls: 2, args: { file_read: { path: 'src/app.py' } } },
+};
+
+/** A turnstone suite with one exact-match case run twice. */
+export const TURNSTONE_CREATE_HELLO = {
+  defaults: { n_runs: 2 },
+  cases: [
+    {
+      id: 'create-hello',
+      user_prompt: 'Create a file hello.txt that contains exactly: hello world',
+      expected_actions: [{ tool: 'write_file', args: { path: 'hello.txt' }, args_pattern: { content: '^hello world\\n?$' } }],
+      match_mode: 'exact',
+    },
+  ],
+};
+
+/** Scripted model answers (by first user prompt) that pass the replio and turnstone fixtures above. */
+export const TRAJECTORY_ANSWERS = {
+  'Read src/app.py and report how many lines it has.': [
+    { toolCalls: [{ id: 'call_r', name: 'file_read', arguments: { path: 'src/app.py' } }] },
+    { text: 'src/app.py has 4 lines.' },
+  ],
+  'Create a file hello.txt that contains exactly: hello world': [
+    { toolCalls: [{ name: 'write_file', arguments: { path: 'hello.txt', content: 'hello world\n' } }] },
+    { text: 'Created hello.txt.' },
+  ],
+};
+
+/** One `restart service svc<i> on web-01` case per id. */
+export function restartSuite(ids: readonly string[]): string {
+  return ids
+    .map(
+      (id, i) => `
+[[eval]]
+id          = "${id}"
+prompt      = "restart service svc${i} on web-01"
+expect_tool = "restart-service"
+expect_args = { service = "svc${i}" }
+`,
+    )
+    .join('');
+}

@@ -4,18 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
 import { CLI, runCli } from '../helpers/run-cli.js';
-import { casesOf, cliEnv, readJson, stable, tempProject } from './_helpers.js';
+import { casesOf, cliEnv, readJson, restartSuite, stable, tempProject } from './_helpers.js';
 
 const IDS = ['r1', 'r2', 'r3', 'r4', 'r5'];
-const SUITE = IDS.map(
-  (id, i) => `
-[[eval]]
-id          = "${id}"
-prompt      = "restart service svc${i} on web-01"
-expect_tool = "restart-service"
-expect_args = { service = "svc${i}" }
-`,
-).join('');
+const SUITE = restartSuite(IDS);
 
 function spawnCli(args: string[], cwd: string, env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });

@@ -3,44 +3,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
 import { runCli } from '../helpers/run-cli.js';
-import { allText, casesOf, cliEnv, readJson, SECRET, tempProject } from './_helpers.js';
+import { allText, casesOf, cliEnv, readJson, REPLIO_READ_APP, RUNSPEC_RESTART_AND_STATUS, SECRET, tempProject, TRAJECTORY_ANSWERS, TURNSTONE_CREATE_HELLO } from './_helpers.js';
 
 // End to end: the CLI as a process, against a scripted OpenAI-compatible server, on all three dialects.
 
-const RUNSPEC_SUITE = `
-[[eval]]
-id          = "restart-nginx"
-prompt      = "restart nginx on web-01"
-expect_tool = "restart-service"
-expect_host = "web-01"
-expect_args = { service = "nginx" }
-
-[[eval]]
-id           = "status-check"
-prompt       = "is nginx running on web-02?"
-expect_tool  = "service-status"
-forbid_tools = ["restart-service"]
-`;
-
-const REPLIO_FIXTURE = {
-  id: 'read-app',
-  task: 'Read src/app.py and report how many lines it has.',
-  files: { 'src/app.py': 'import sys\n\ndef main():\n    return 0\n' },
-  expected: ['file_read'],
-  verifier: { must_include: ['file_read'], avoid: ['run_command'], max_calls: 2, args: { file_read: { path: 'src/app.py' } } },
-};
-
-const TURNSTONE_SUITE = {
-  defaults: { n_runs: 2 },
-  cases: [
-    {
-      id: 'create-hello',
-      user_prompt: 'Create a file hello.txt that contains exactly: hello world',
-      expected_actions: [{ tool: 'write_file', args: { path: 'hello.txt' }, args_pattern: { content: '^hello world\\n?$' } }],
-      match_mode: 'exact',
-    },
-  ],
-};
+const RUNSPEC_SUITE = RUNSPEC_RESTART_AND_STATUS;
+const REPLIO_FIXTURE = REPLIO_READ_APP;
+const TURNSTONE_SUITE = TURNSTONE_CREATE_HELLO;
 
 describe('run, end to end against a scripted OpenAI-compatible server', { timeout: 120_000 }, () => {
   const project = tempProject();
@@ -53,14 +22,7 @@ describe('run, end to end against a scripted OpenAI-compatible server', { timeou
       script: {
         'restart nginx on web-01': [{ toolCalls: [{ name: 'restart-service', arguments: { host: 'web-01', service: 'nginx' } }] }],
         'is nginx running on web-02?': [{ toolCalls: [{ name: 'service-status', arguments: { host: 'web-02', service: 'nginx' } }] }],
-        'Read src/app.py and report how many lines it has.': [
-          { toolCalls: [{ id: 'call_r', name: 'file_read', arguments: { path: 'src/app.py' } }] },
-          { text: 'src/app.py has 4 lines.' },
-        ],
-        'Create a file hello.txt that contains exactly: hello world': [
-          { toolCalls: [{ name: 'write_file', arguments: { path: 'hello.txt', content: 'hello world\n' } }] },
-          { text: 'Created hello.txt.' },
-        ],
+        ...TRAJECTORY_ANSWERS,
       },
     });
   });

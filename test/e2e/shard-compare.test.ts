@@ -2,18 +2,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
 import { runCli } from '../helpers/run-cli.js';
-import { casesOf, cliEnv, readJson, stable, tempProject } from './_helpers.js';
+import { casesOf, cliEnv, readJson, restartSuite, stable, tempProject } from './_helpers.js';
 
 const IDS = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'];
-const SUITE = IDS.map(
-  (id, i) => `
-[[eval]]
-id          = "${id}"
-prompt      = "restart service svc${i} on web-01"
-expect_tool = "restart-service"
-expect_args = { service = "svc${i}" }
-`,
-).join('');
+const SUITE = restartSuite(IDS);
 
 // Mock answers by case id: odd cases pick the wrong service, so the merged result holds failures too.
 const SCRIPT = {
