@@ -30,10 +30,21 @@ export async function runAction(ctx: CliContext, targetsIn: string[], flagsIn: R
       suiteLabel = stored.suiteLabel ?? suiteLabelOf(targets);
     }
   }
+  if (flags.compare) {
+    const { loadProject } = await import('./_eval-run.js');
+    return compareProviders(ctx, loadProject(ctx), parseProviderList(flags.compare, '--compare'), targets, flags);
+  }
+  return runTargets(ctx, targets, flags, { suiteLabel });
+}
+
+/**
+ * Select the targets' cases, run them on the configured provider, print the report and return the exit
+ * code. `run` and `schedule run` share it.
+ */
+export async function runTargets(ctx: CliContext, targets: string[], flags: RunFlags, opts: { suiteLabel: string; agentName?: string }): Promise<number> {
   // The engine, providers and telemetry load only when a command runs (start-up stays light).
   const { buildProvider, executeRun, exitCodeOf, loadProject, loadToolsets, providerName, renderDocument, reportProblems, selectRunCases } = await import('./_eval-run.js');
   const project = loadProject(ctx);
-  if (flags.compare) return compareProviders(ctx, project, parseProviderList(flags.compare, '--compare'), targets, flags);
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
   // An empty shard is fine (few cases, many shards); an empty selection otherwise is a mistake.
   if (cases.length === 0 && !flags.shard) {
@@ -54,7 +65,8 @@ export async function runAction(ctx: CliContext, targetsIn: string[], flagsIn: R
     project,
     storedOptions: stored,
     resumeLog: flags.resume,
-    suiteLabel,
+    suiteLabel: opts.suiteLabel,
+    ...(opts.agentName ? { agentName: opts.agentName } : {}),
   });
   ctx.stdout.write(ensureNewline(renderDocument(r.doc, flags.output ?? 'table')));
   if (!r.interrupted) ctx.err(`results: ${r.finalFile}`);

@@ -7,26 +7,13 @@ import { join } from 'node:path';
 import { dueSchedules, loadSchedules, nextFire, saveSchedule, SCHEDULES_FILE, type ScheduleEntry } from '../../config/schedules.js';
 import { writeFileAtomic } from '../../report/results-file.js';
 import type { CliContext } from '../context.js';
-import {
-  buildProvider,
-  ensureNewline,
-  executeRun,
-  exitCodeOf,
-  loadProject,
-  loadToolsets,
-  normaliseForLog,
-  providerName,
-  renderDocument,
-  reportProblems,
-  selectRunCases,
-  type RunFlags,
-} from './_eval-run.js';
+import type { RunFlags } from './_run-options.js';
+import { runTargets } from './run.js';
 
 const STATE_FILE = join('.runspec', 'schedules-state.json');
 
 /** Run one schedule's sweep: a dry run of its suite, results under .runspec/results/. */
 async function runSchedule(ctx: CliContext, s: ScheduleEntry): Promise<number> {
-  const project = loadProject(ctx);
   const flags: RunFlags = {
     ...(s.eval_samples !== undefined ? { samples: s.eval_samples } : {}),
     ...(s.eval_validate ? { validateArgs: true } : {}),
@@ -34,28 +21,8 @@ async function runSchedule(ctx: CliContext, s: ScheduleEntry): Promise<number> {
     ...(s.eval_provider ? { provider: s.eval_provider } : {}),
     ...(s.eval_telemetry !== undefined ? { telemetry: s.eval_telemetry } : {}),
   };
-  const targets = [s.eval_fixture];
-  const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
-  const toolsets = await loadToolsets(ctx, project, cases, flags.toolset);
-  const name = providerName(flags, project);
-  const provider = buildProvider(ctx, project, name, flags);
-  const r = await executeRun(ctx, {
-    cases,
-    allIds,
-    provider,
-    providerLabel: name,
-    toolsets,
-    flags,
-    project,
-    storedOptions: normaliseForLog(ctx, targets, flags),
-    suiteLabel: s.eval_fixture,
-    agentName: `schedule:${s.id}`,
-  });
   ctx.out(`# schedule ${s.id} (${s.eval_fixture})`);
-  ctx.stdout.write(ensureNewline(renderDocument(r.doc, 'table')));
-  ctx.err(`results: ${r.finalFile}`);
-  reportProblems(ctx, r);
-  return exitCodeOf(r);
+  return runTargets(ctx, [s.eval_fixture], flags, { suiteLabel: s.eval_fixture, agentName: `schedule:${s.id}` });
 }
 
 function parseInstant(value: string | undefined, flag: string, fallback: Date): Date {
@@ -65,7 +32,7 @@ function parseInstant(value: string | undefined, flag: string, fallback: Date): 
   return d;
 }
 
-function describe(s: ScheduleEntry, now: Date): string {
+function describeSchedule(s: ScheduleEntry, now: Date): string {
   const opts = [`samples=${s.eval_samples ?? 1}`, `validate=${s.eval_validate ?? false}`, s.enabled === false ? 'disabled' : ''].filter(Boolean).join(' ');
   return `${s.id.padEnd(20)} ${s.eval_fixture.padEnd(20)} ${s.when.cron.padEnd(16)} next ${nextFire(s, now).toISOString()}  ${opts}`;
 }
@@ -85,7 +52,7 @@ export const scheduleCommand: CommandModule = {
           const all = loadSchedules(ctx.projectDir);
           if (o.output === 'json') ctx.out(JSON.stringify(all.map((s) => ({ ...s, next: nextFire(s, now).toISOString() })), null, 2));
           else if (all.length === 0) ctx.out(`no schedules (add one with: runspec-eval schedule add --id nightly --fixture <suite> --cron "0 6 * * 1-5")`);
-          else for (const s of all) ctx.out(describe(s, now));
+          else for (const s of all) ctx.out(describeSchedule(s, now));
           return 0;
         }),
       );
@@ -115,7 +82,7 @@ export const scheduleCommand: CommandModule = {
             when: { cron: o.cron, ...(o.timezone !== 'UTC' ? { timezone: o.timezone } : {}) },
           };
           saveSchedule(ctx.projectDir, entry);
-          ctx.out(describe(entry, new Date()));
+          ctx.out(describeSchedule(entry, new Date()));
           return 0;
         }),
       );
