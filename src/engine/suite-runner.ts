@@ -51,6 +51,8 @@ export interface SampleProgress {
   /** Samples to run in this suite run. */
   total: number;
   outcome: SampleOutcome;
+  /** The trajectory worktree kept for inspection (`keepWorktrees`). */
+  worktree?: string;
 }
 
 export interface RunSuiteOptions {
@@ -219,7 +221,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
       s.runs[sample] = { run, verdict };
       s.ended++;
       done++;
-      opts.onSample?.({ caseId: s.c.id, sample, done, total, outcome: sampleOutcome(run, verdict) });
+      opts.onSample?.({ caseId: s.c.id, sample, done, total, outcome: sampleOutcome(run, verdict), ...(run.worktree ? { worktree: run.worktree } : {}) });
       if (s.ended === s.samples && !s.cancelled) {
         reportChain = reportChain.then(() => finishCase(s));
         await reportChain;

@@ -277,7 +277,10 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
       telemetry: telemetry?.enabled ? telemetry : undefined,
       skip: new Set(prior.keys()),
       onCaseResult: (result) => log.append({ type: 'case', caseId: result.caseId, result }),
-      onSample: (p) => bar?.update(p.done, { case: p.caseId }),
+      onSample: (p) => {
+        bar?.update(p.done, { case: p.caseId });
+        if (p.worktree) ctx.err(`kept worktree of ${p.caseId} sample ${p.sample}: ${p.worktree}`);
+      },
       onWarning: (w) => ctx.warn(w),
     });
   } finally {
