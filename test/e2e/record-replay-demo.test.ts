@@ -56,6 +56,20 @@ describe('record and replay (live and replay CI tiers)', { timeout: 120_000 }, (
     expect(allText(project.dir)).not.toContain(SECRET);
   });
 
+  it('re-records one case: --merge keeps the other entries, without it they are dropped', async () => {
+    const cases = (file: string): string[] => [...new Set((readJson(join(project.dir, file)) as { entries: Array<{ case: string }> }).entries.map((e) => e.case))].sort();
+    const args = (out: string, extra: string[] = []) => ['--path', project.dir, 'record', 'evals/ops.toml', '--fixture', 'ambiguous', '--out', out, '--base-url', model.url, '--model', 'fake-model', '--no-telemetry', ...extra];
+    const base = await runCli(['--path', project.dir, 'record', 'evals/ops.toml', '--out', 'merge.json', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry'], { env: cliEnv(project.dir), cwd: project.dir });
+    expect(base.exitCode).toBe(0);
+    expect(cases('merge.json')).toEqual(['ambiguous', 'restart-nginx']);
+    const merged = await runCli(args('merge.json', ['--merge']), { env: cliEnv(project.dir), cwd: project.dir });
+    expect(merged.exitCode).toBe(0);
+    expect(cases('merge.json')).toEqual(['ambiguous', 'restart-nginx']);
+    const replaced = await runCli(args('merge.json'), { env: cliEnv(project.dir), cwd: project.dir });
+    expect(replaced.exitCode).toBe(0);
+    expect(cases('merge.json')).toEqual(['ambiguous']);
+  });
+
   it('exits 2 with a stale-recording message when the case changed since it was recorded', async () => {
     project.write('evals/changed.toml', SUITE.replace('restart nginx on web-01', 'restart nginx on web-02, please'));
     const rep = await runCli(['--path', project.dir, 'replay', 'evals/changed.toml', '--script', 'rec.json', '--no-telemetry'], { env: { HOME: project.dir }, cwd: project.dir });
