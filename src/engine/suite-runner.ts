@@ -90,10 +90,16 @@ export interface RunSuiteOptions {
   runCase?: RunCaseFn;
   /** Replace scoring (tests); the default is scoring/. */
   scoring?: SuiteScoring;
+  /**
+   * Return every case result in `results` (the default). A caller that takes them through
+   * `onCaseResult` passes false, so the run's memory does not grow with the number of cases.
+   * @default true
+   */
+  keepResults?: boolean;
 }
 
 export interface SuiteRunResult {
-  /** Finished cases in the order of `cases` (skipped ones excluded). */
+  /** Finished cases in the order of `cases` (skipped ones excluded); empty with `keepResults: false`. */
   results: CaseResult[];
   /** Cases that did not finish because the run was aborted. */
   unfinished: string[];
@@ -156,10 +162,15 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   // Samples of one case are queued together, so cases finish (and reach the log) one after another.
   const jobs = states.flatMap((s) => Array.from({ length: s.samples }, (_, sample) => ({ s, sample })));
   const total = jobs.length;
-  const finished = new Map<string, CaseResult>();
+  const keep = opts.keepResults !== false;
+  const finished = new Map<string, CaseResult | undefined>();
   let done = 0;
-  // Case reports go through one chain so the callback sees one case at a time.
+  // Case reports go through one chain so the callback sees one case at a time. A lane does not wait
+  // for it (that would leave a request slot empty while a case is logged or its traces rendered),
+  // unless the chain falls this far behind: then lanes wait, so pending reports stay bounded.
   let reportChain: Promise<void> = Promise.resolve();
+  let reportsPending = 0;
+  const maxReportsPending = Math.max(16, 2 * (opts.concurrency ?? 4));
   let failure: unknown;
   const internal = new AbortController();
   const onOuterAbort = (): void => internal.abort();
@@ -170,7 +181,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     const scored = s.runs as Array<{ run: Run; verdict: Verdict }>;
     const outcomes = scored.map(({ run, verdict }) => sampleOutcome(run, verdict));
     const result = scoring.aggregateCase(s.c, outcomes, { threshold });
-    finished.set(s.c.id, result);
+    finished.set(s.c.id, keep ? result : undefined);
     if (opts.telemetry) {
       for (const { run, verdict } of scored) {
         const outcome = sampleOutcome(run, verdict);
@@ -183,6 +194,8 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
       }
     }
     await opts.onCaseResult?.(result, s.c);
+    // The case is reported: its runs are no longer needed.
+    s.runs = [];
   };
 
   try {
@@ -223,8 +236,12 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
       done++;
       opts.onSample?.({ caseId: s.c.id, sample, done, total, outcome: sampleOutcome(run, verdict), ...(run.worktree ? { worktree: run.worktree } : {}) });
       if (s.ended === s.samples && !s.cancelled) {
-        reportChain = reportChain.then(() => finishCase(s));
-        await reportChain;
+        reportsPending++;
+        const report = reportChain.then(() => finishCase(s)).finally(() => reportsPending--);
+        reportChain = report;
+        // Its failure is rethrown by the final await of the chain; don't let it surface as unhandled meanwhile.
+        report.catch(() => {});
+        if (reportsPending > maxReportsPending) await report;
       }
     });
     await reportChain;
@@ -232,10 +249,12 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     opts.signal?.removeEventListener('abort', onOuterAbort);
   }
   if (failure !== undefined) throw failure;
-  const results = todo.flatMap((c) => {
-    const r = finished.get(c.id);
-    return r ? [r] : [];
-  });
+  const results = keep
+    ? todo.flatMap((c) => {
+        const r = finished.get(c.id);
+        return r ? [r] : [];
+      })
+    : [];
   return {
     results,
     unfinished: todo.filter((c) => !finished.has(c.id)).map((c) => c.id),

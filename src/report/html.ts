@@ -1,6 +1,7 @@
 // A single self-contained HTML report: inline CSS, no script, no external resource (a CSP meta tag
 // forbids any fetch), so it can be attached to a CI run and opened offline.
 import type { ResultsDocument, RunEntry } from '../scoring/index.js';
+import { runEntryCalls } from '../scoring/results.js';
 import { caseViews, categoryCounts, formatInt, lastIteration, meaningOf, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 import { escapeXml as esc } from './_escape.js';
 
@@ -29,7 +30,7 @@ function sampleHtml(r: RunEntry): string {
     return `<li>sample ${r.sample}: ${badge('errored')} ${esc(r.error ? `${r.error.code}: ${r.error.message}` : r.detail)}</li>`;
   }
   const calls = r.calls.length
-    ? `<pre>${esc(r.calls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join('\n'))}</pre>`
+    ? `<pre>${esc(runEntryCalls(r).map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join('\n'))}</pre>`
     : '<div class="meta">no tool calls</div>';
   const matched = r.match ? `<div>${esc(r.match.detail)}</div>` : '';
   return `<li>sample ${r.sample}: ${badge(r.verdict?.category ?? (r.pass ? 'pass' : 'fail'))} ${esc(r.verdict?.reason ?? r.detail)}${matched}${calls}</li>`;

@@ -1,6 +1,12 @@
 // The results document: a superset of turnstone's results file (meta, iterations[] with cases{runs[],
 // pass_rate, avg_score} and aggregate{...}), each run also carrying the runspec verdict and the replio
 // metrics, each case its interval, pass@k and threshold. Snake_case keys, like turnstone.
+//
+// A tool call's arguments are written once per sample, in turnstone's `tool_args`: `calls` keep id and
+// name, replio's `trace` is left out when it repeats the calls, and the verdict's observed arguments
+// point at the call they equal (`args_call`). Readers go through `outcomeOf`/`runEntryCalls`, which put
+// them back. (Before, a 50 MB argument made a 210 MB results file.)
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { isSecretName } from '../config/env.js';
 import { RunspecError } from '../errors.js';
@@ -13,9 +19,10 @@ import {
   type Observed,
   type ReplioMetrics,
   type SampleOutcome,
+  type ToolCall,
   type Verdict,
 } from '../types/index.js';
-import { sampleScore, summarize } from './summary.js';
+import { sampleScore, summarize, type SuiteSummary } from './summary.js';
 
 /** Marks a document written by this module (turnstone readers ignore it). */
 export const RESULTS_SCHEMA = 'runspec-eval.results/v1';
@@ -29,7 +36,8 @@ const matchMode = z.enum(['exact', 'ordered_subset', 'subset', 'contains_any']);
 const toolMode = z.enum(['dedup', 'per_host', 'search']);
 const args = z.record(z.string(), z.unknown());
 
-const toolCallSchema = z.looseObject({ id: z.string(), name: z.string(), arguments: args });
+/** `arguments` is absent when `tool_args` holds them (documents written since args are stored once). */
+const toolCallSchema = z.looseObject({ id: z.string(), name: z.string(), arguments: args.optional() });
 
 const matchSchema = z.looseObject({
   match_mode: matchMode,
@@ -42,7 +50,8 @@ const matchSchema = z.looseObject({
 });
 
 const replioSchema = z.looseObject({
-  trace: z.array(z.looseObject({ name: z.string(), arguments: args })),
+  /** Absent when it equals the run's calls (names and arguments). */
+  trace: z.array(z.looseObject({ name: z.string(), arguments: args })).optional(),
   names: z.array(z.string()),
   accuracy: num.nullable(),
   pass: z.boolean().nullable(),
@@ -70,6 +79,8 @@ const verdictSchema = z.looseObject({
     host: z.string().optional(),
     autonomy: autonomy.optional(),
     args: args.optional(),
+    /** Index into `calls` whose arguments are the observed args (then `args` is absent). */
+    args_call: int.optional(),
   }),
   tool_mode: toolMode.nullable(),
 });
@@ -210,13 +221,19 @@ function matchFromJson(m: z.infer<typeof matchSchema>): MatchScore {
   return { matchMode: m.match_mode, pass: m.pass, score: m.score, matched: m.matched, unmatched: m.unmatched, extraTools: m.extra_tools, detail: m.detail };
 }
 
-function replioToJson(m: ReplioMetrics): z.infer<typeof replioSchema> {
-  return { ...m, trace: m.trace.map((t) => ({ name: t.name, arguments: t.arguments })), names: [...m.names] };
+function sameArgs(a: unknown, b: unknown): boolean {
+  return a === b || isDeepStrictEqual(a, b);
 }
 
-function replioFromJson(m: z.infer<typeof replioSchema>): ReplioMetrics {
+function replioToJson(m: ReplioMetrics, calls: readonly ToolCall[]): z.infer<typeof replioSchema> {
+  const { trace, ...rest } = m;
+  const repeatsCalls = trace.length === calls.length && trace.every((t, i) => t.name === calls[i]!.name && sameArgs(t.arguments, calls[i]!.arguments ?? {}));
+  return { ...rest, ...(repeatsCalls ? {} : { trace: trace.map((t) => ({ name: t.name, arguments: t.arguments })) }), names: [...m.names] };
+}
+
+function replioFromJson(m: z.infer<typeof replioSchema>, calls: readonly ToolCall[]): ReplioMetrics {
   return {
-    trace: m.trace.map((t) => ({ name: t.name, arguments: t.arguments })),
+    trace: m.trace ? m.trace.map((t) => ({ name: t.name, arguments: t.arguments })) : calls.map((c) => ({ name: c.name, arguments: c.arguments ?? {} })),
     names: m.names,
     accuracy: m.accuracy,
     pass: m.pass,
@@ -277,14 +294,33 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
       reason: v.reason,
       dialect: v.dialect,
       expected: dropUndefined({ tool: v.expected.tool, command: v.expected.command, host: v.expected.host, autonomy: v.expected.autonomy, no_run: v.expected.noRun }),
-      observed: dropUndefined({ ...v.observed }),
+      observed: observedToJson(v.observed, v.calls),
       tool_mode: v.toolMode ?? null,
     },
-    replio: v.replio ? replioToJson(v.replio) : null,
+    replio: v.replio ? replioToJson(v.replio, v.calls) : null,
     match: m ? matchToJson(m) : null,
-    calls: v.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+    calls: v.calls.map((c) => ({ id: c.id, name: c.name })),
     error: null,
   };
+}
+
+function observedToJson(o: Observed, calls: readonly ToolCall[]): z.infer<typeof verdictSchema>['observed'] {
+  const { args: observedArgs, ...rest } = o;
+  const out: Record<string, unknown> = dropUndefined({ ...rest });
+  if (observedArgs !== undefined) {
+    const at = calls.findIndex((c) => sameArgs(c.arguments, observedArgs));
+    if (at >= 0) out.args_call = at;
+    else out.args = observedArgs;
+  }
+  return out;
+}
+
+/**
+ * The tool calls of a run entry with their arguments (from `tool_args`, where they are stored; older
+ * documents carry them on `calls` too).
+ */
+export function runEntryCalls(run: RunEntry): ToolCall[] {
+  return run.calls.map((c, i) => ({ id: c.id, name: c.name, arguments: c.arguments ?? run.tool_args[i]?.[c.name] ?? {} }));
 }
 
 /** One case as a turnstone case entry (plus interval, pass@k, threshold). */
@@ -316,14 +352,18 @@ function groupToJson(g: { cases: number; casesMeetingThreshold: number; avgPassR
 
 /** The aggregate of one iteration: turnstone's fields plus the suite summary. */
 export function aggregateOf(results: readonly CaseResult[]): Aggregate {
-  const s = summarize(results);
+  return aggregateFromSummary(summarize(results), Object.fromEntries(results.map((r) => [r.caseId, r.passRate])));
+}
+
+/** The aggregate from a summary already built (incrementally, by a run that keeps no case results). */
+export function aggregateFromSummary(s: SuiteSummary, perCasePassRates: Record<string, number>): Aggregate {
   return {
     total_cases: s.cases,
     total_runs: s.samples,
     overall_pass_rate: s.overallPassRate,
     overall_avg_score: s.avgScore ?? 0,
     json_dumps: s.jsonDumps,
-    per_case_pass_rates: Object.fromEntries(results.map((r) => [r.caseId, r.passRate])),
+    per_case_pass_rates: perCasePassRates,
     scored_runs: s.scoredSamples,
     passed_runs: s.passedSamples,
     errored_runs: s.erroredSamples,
@@ -407,6 +447,7 @@ export function buildResultsDocument(input: ResultsInput): ResultsDocument {
 }
 
 function outcomeOf(caseId: string, run: RunEntry): SampleOutcome {
+  const calls = runEntryCalls(run);
   if (run.status === 'errored' || !run.verdict) {
     return {
       status: 'errored',
@@ -428,6 +469,7 @@ function outcomeOf(caseId: string, run: RunEntry): SampleOutcome {
   if (v.observed.host !== undefined) observed.host = v.observed.host;
   if (v.observed.autonomy !== undefined) observed.autonomy = v.observed.autonomy;
   if (v.observed.args !== undefined) observed.args = v.observed.args;
+  else if (v.observed.args_call !== undefined) observed.args = calls[v.observed.args_call]?.arguments ?? {};
   const verdict: Verdict = {
     caseId,
     sample: run.sample,
@@ -439,10 +481,10 @@ function outcomeOf(caseId: string, run: RunEntry): SampleOutcome {
     observed,
     jsonDump: run.json_dump,
     status: run.run_status ?? 'ok',
-    calls: run.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+    calls,
   };
   if (v.tool_mode) verdict.toolMode = v.tool_mode;
-  if (run.replio) verdict.replio = replioFromJson(run.replio);
+  if (run.replio) verdict.replio = replioFromJson(run.replio, calls);
   if (run.match) verdict.match = matchFromJson(run.match);
   return { status: 'scored', sample: run.sample, verdict, elapsedMs: run.elapsed_ms, tokens: run.tokens };
 }
@@ -458,26 +500,29 @@ export function caseResultsFromDocument(doc: ResultsDocument, iteration?: number
       hint: doc.iterations.length ? `pick one of ${doc.iterations.map((i) => i.iteration).join(', ')}` : 'the run wrote no iteration; rerun it',
     });
   }
-  return Object.entries(it.cases).map(([caseId, entry]) => {
-    const samples = entry.runs.map((run) => outcomeOf(caseId, run));
-    const result: CaseResult = {
-      caseId,
-      dialect: entry.dialect as Dialect,
-      tags: [...entry.tags],
-      samples,
-      passRate: entry.pass_rate,
-      passRateLow: entry.pass_rate_low,
-      passRateHigh: entry.pass_rate_high,
-      passAtK: entry.pass_at_k,
-      passHatK: entry.pass_hat_k,
-      threshold: entry.threshold,
-      meetsThreshold: entry.meets_threshold,
-      errored: entry.errored,
-    };
-    if (entry.suite !== null) result.suite = entry.suite;
-    if (entry.runs.some((r) => r.match !== null)) result.avgScore = entry.avg_score;
-    return result;
-  });
+  return Object.entries(it.cases).map(([caseId, entry]) => caseResultOf(caseId, entry));
+}
+
+/** A case result from its case entry (the inverse of {@link caseEntryOf}). */
+export function caseResultOf(caseId: string, entry: CaseEntry): CaseResult {
+  const samples = entry.runs.map((run) => outcomeOf(caseId, run));
+  const result: CaseResult = {
+    caseId,
+    dialect: entry.dialect as Dialect,
+    tags: [...entry.tags],
+    samples,
+    passRate: entry.pass_rate,
+    passRateLow: entry.pass_rate_low,
+    passRateHigh: entry.pass_rate_high,
+    passAtK: entry.pass_at_k,
+    passHatK: entry.pass_hat_k,
+    threshold: entry.threshold,
+    meetsThreshold: entry.meets_threshold,
+    errored: entry.errored,
+  };
+  if (entry.suite !== null) result.suite = entry.suite;
+  if (entry.runs.some((r) => r.match !== null)) result.avgScore = entry.avg_score;
+  return result;
 }
 
 /**

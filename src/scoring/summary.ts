@@ -128,3 +128,136 @@ export function summarize(results: readonly CaseResult[], opts: { threshold?: nu
   if (opts.threshold !== undefined) summary.threshold = opts.threshold;
   return summary;
 }
+
+/** A suite summary built one case at a time, so a run need not hold every case result. */
+export interface SummaryAccumulator {
+  add(result: CaseResult): void;
+  /** The summary of the cases added so far: equal to `summarize` over them, in the order added. */
+  summary(): SuiteSummary;
+}
+
+interface GroupSums {
+  cases: number;
+  meeting: number;
+  withScored: number;
+  passRateSum: number;
+  scoredSamples: number;
+  passedSamples: number;
+}
+
+/**
+ * Fold case results into a {@link SuiteSummary} without keeping them: O(tags + suites) memory.
+ * `test/scoring/summary-accumulator.test.ts` checks it against `summarize` on generated suites, so the
+ * two cannot drift apart.
+ */
+export function createSummaryAccumulator(opts: { threshold?: number } = {}): SummaryAccumulator {
+  const byCategory = Object.fromEntries(VERDICT_CATEGORIES.map((c) => [c, 0])) as Record<VerdictCategory, number>;
+  let cases = 0;
+  let samples = 0;
+  let scored = 0;
+  let passed = 0;
+  let meeting = 0;
+  let withScored = 0;
+  let below = 0;
+  let errored = 0;
+  let passRateSum = 0;
+  let accuracySum = 0;
+  let accuracies = 0;
+  let scoreSum = 0;
+  let calls = 0;
+  let redundant = 0;
+  let errors = 0;
+  let tokens = 0;
+  let jsonDumps = 0;
+  const byTag = new Map<string, GroupSums>();
+  const bySuite = new Map<string, GroupSums>();
+  const addTo = (groups: Map<string, GroupSums>, key: string, r: CaseResult, meets: boolean, hasScored: boolean, scoredN: number, passedN: number): void => {
+    const g = groups.get(key) ?? { cases: 0, meeting: 0, withScored: 0, passRateSum: 0, scoredSamples: 0, passedSamples: 0 };
+    g.cases++;
+    if (meets) g.meeting++;
+    if (hasScored) {
+      g.withScored++;
+      g.passRateSum += r.passRate;
+    }
+    g.scoredSamples += scoredN;
+    g.passedSamples += passedN;
+    groups.set(key, g);
+  };
+  const rollups = (groups: Map<string, GroupSums>): Record<string, GroupRollup> =>
+    Object.fromEntries(
+      [...groups]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, g]) => [k, { cases: g.cases, casesMeetingThreshold: g.meeting, avgPassRate: g.withScored ? g.passRateSum / g.withScored : 0, scoredSamples: g.scoredSamples, passedSamples: g.passedSamples }]),
+    );
+  return {
+    add(r) {
+      cases++;
+      samples += r.samples.length;
+      let scoredN = 0;
+      let passedN = 0;
+      let anyErrored = false;
+      for (const s of r.samples) {
+        if (s.status !== 'scored') {
+          anyErrored = true;
+          continue;
+        }
+        scoredN++;
+        const v = s.verdict;
+        byCategory[v.category]++;
+        if (v.pass) passedN++;
+        if (v.replio?.accuracy != null) {
+          accuracySum += v.replio.accuracy;
+          accuracies++;
+        }
+        if (v.replio) {
+          calls += v.replio.calls;
+          redundant += v.replio.redundant;
+          errors += v.replio.errors;
+        }
+        scoreSum += sampleScore(v);
+        tokens += s.tokens;
+        if (v.jsonDump) jsonDumps++;
+      }
+      scored += scoredN;
+      passed += passedN;
+      if (anyErrored) errored++;
+      const meets = caseMeets(r, opts.threshold);
+      if (meets) meeting++;
+      const hasScored = scoredN > 0;
+      if (hasScored) {
+        withScored++;
+        passRateSum += r.passRate;
+        if (!meets) below++;
+      }
+      for (const tag of new Set(r.tags)) addTo(byTag, tag, r, meets, hasScored, scoredN, passedN);
+      if (r.suite) addTo(bySuite, r.suite, r, meets, hasScored, scoredN, passedN);
+    },
+    summary() {
+      const out: SuiteSummary = {
+        cases,
+        samples,
+        scoredSamples: scored,
+        passedSamples: passed,
+        erroredSamples: samples - scored,
+        casesMeetingThreshold: meeting,
+        casesBelowThreshold: below,
+        errored,
+        avgPassRate: withScored ? passRateSum / withScored : 0,
+        overallPassRate: scored ? passed / scored : 0,
+        avgAccuracy: accuracies ? accuracySum / accuracies : null,
+        avgScore: scored ? scoreSum / scored : null,
+        calls,
+        redundant,
+        errors,
+        tokens,
+        jsonDumps,
+        byCategory: { ...byCategory },
+        byTag: rollups(byTag),
+        bySuite: rollups(bySuite),
+        allMeetThreshold: meeting === cases,
+      };
+      if (opts.threshold !== undefined) out.threshold = opts.threshold;
+      return out;
+    },
+  };
+}

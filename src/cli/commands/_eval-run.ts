@@ -2,20 +2,21 @@
 // providers, the suite run with its results log, the final document, rendering and the exit code.
 
 import { randomBytes, createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { readEnv, type Env } from '../../config/env.js';
 import { loadConfigFile, type ConfigFile } from '../../config/file.js';
 import { firstSet } from '../../config/setting.js';
-import { EXIT_CODES, RunspecError, UsageError, type ErrorCode } from '../../errors.js';
+import { RunspecError, UsageError, type ErrorCode } from '../../errors.js';
 import type { Case, CaseResult, ToolMode, Toolset } from '../../types/index.js';
 import { discoverFixtures, loadCasesFromPaths, selectCases } from '../../fixtures/index.js';
 import { loadToolset } from '../../toolset/index.js';
 import { resolveProvider, type Provider } from '../../providers/index.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../../engine/suite-runner.js';
-import { openResultsLog, readResultsLog, resultsPaths, writeFileAtomic, type ResultsLogHeader } from '../../report/results-file.js';
-import { buildResultsDocument, type ResultsDocument } from '../../scoring/results.js';
+import { readResultsLog, resultsPaths, type ResultsLogHeader } from '../../report/results-file.js';
+import { openRunRecorder, type RunFacts } from '../../report/run-results.js';
+import { caseResultsFromDocument, type ResultsDocument } from '../../scoring/results.js';
 import { renderTable } from '../../report/table.js';
 import { renderJson } from '../../report/json.js';
 import { renderJUnit } from '../../report/junit.js';
@@ -169,14 +170,18 @@ export interface ExecuteOptions {
 }
 
 export interface ExecuteResult {
-  doc: ResultsDocument;
-  results: CaseResult[];
+  /** The results document, read back from the final file on first use (the run itself never holds it). */
+  readonly doc: ResultsDocument;
+  /** Its case results, decoded on first use. */
+  readonly results: CaseResult[];
+  /** Counts the exit code needs, gathered while the document was written. */
+  facts: RunFacts;
   run: SuiteRunResult;
   finalFile: string;
   logFile: string;
   interrupted: boolean;
-  /** Cases whose samples all errored. */
-  infraFailed: CaseResult[];
+  /** Cases whose samples all errored, with the first error. */
+  infraFailed: RunFacts['infraFailed'];
   /** The first errored sample whose code is bad input (stale recording...), if any. */
   badInput?: { code: ErrorCode; message: string };
 }
@@ -193,33 +198,34 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
   }
   let runId = newRunId();
   let startedAt = new Date().toISOString();
-  let prior = new Map<string, CaseResult>();
+  let prior = new Set<string>();
   let paths = resultsPaths({ projectDir: ctx.projectDir, runId, out: opts.finalFile ?? flags.out, cwd: ctx.cwd });
   let logFile = paths.logFile;
   if (opts.resumeLog) {
     const log = readResultsLog(resolve(ctx.cwd, opts.resumeLog));
     runId = log.header.runId;
     startedAt = log.header.startedAt;
-    prior = log.cases;
+    prior = new Set(log.cases.keys());
     logFile = resolve(ctx.cwd, opts.resumeLog);
     // The header's final file, unless --out was given again (stored --out values are absolute).
     paths = { finalFile: flags.out ? resolve(ctx.cwd, flags.out) : log.header.finalFile, logFile };
     const selected = new Set(opts.cases.map((c) => c.id));
-    const stray = [...prior.keys()].filter((id) => !selected.has(id));
+    const stray = [...prior].filter((id) => !selected.has(id));
     if (stray.length > 0) ctx.warn(`--resume: the log holds cases not selected now (${stray.join(', ')}); they are dropped`);
     for (const id of stray) prior.delete(id);
     ctx.err(`resuming ${runId}: ${prior.size} of ${opts.cases.length} cases already finished`);
   }
   const header: ResultsLogHeader = {
     type: 'run',
-    version: 1,
+    version: 2,
     runId,
     startedAt,
     finalFile: paths.finalFile,
     caseIds: opts.cases.map((c) => c.id),
     options: opts.storedOptions,
   };
-  const log = openResultsLog(logFile, header);
+  // Cases go to the log as they finish (batched fsync); the document is streamed from it at the end.
+  const recorder = await openRunRecorder(logFile, header, { resume: !!opts.resumeLog });
 
   const telemetryConfig = resolveTelemetryConfig({
     flags: { telemetry: opts.telemetry ?? flags.telemetry, captureContent: flags.captureContent, annotations: flags.annotations, endpoint: flags.endpoint },
@@ -275,8 +281,9 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
       runId,
       agentName: opts.agentName,
       telemetry: telemetry?.enabled ? telemetry : undefined,
-      skip: new Set(prior.keys()),
-      onCaseResult: (result) => log.append({ type: 'case', caseId: result.caseId, result }),
+      skip: prior,
+      keepResults: false,
+      onCaseResult: (result) => recorder.add(result),
       onSample: (p) => {
         bar?.update(p.done, { case: p.caseId });
         if (p.worktree) ctx.err(`kept worktree of ${p.caseId} sample ${p.sample}: ${p.worktree}`);
@@ -286,7 +293,7 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
   } finally {
     bar?.stop();
     process.off('SIGINT', onSigint);
-    log.close();
+    await recorder.close();
     try {
       await telemetry?.shutdown();
     } catch (err) {
@@ -294,42 +301,55 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
     }
     await opts.provider.close().catch(() => {});
   }
-  const byId = new Map<string, CaseResult>(prior);
-  for (const r of run.results) byId.set(r.caseId, r);
-  const results = opts.cases.flatMap((c) => (byId.has(c.id) ? [byId.get(c.id)!] : []));
-  const doc = buildResultsDocument({
-    meta: {
-      run_id: runId,
-      started: startedAt,
-      provider: opts.providerLabel,
-      finished: new Date().toISOString(),
-      tool: 'runspec-eval',
-      version: VERSION,
-      model: opts.provider.model ?? flags.model ?? null,
-      base_url: withoutUserinfo(opts.provider.baseUrl) ?? null,
-      test_suite: opts.suiteLabel,
-      ...(flags.samples !== undefined ? { n_runs_default: flags.samples } : {}),
-      tool_mode: toolMode,
-      validate_args: !!flags.validateArgs,
-      threshold,
-      shard: flags.shard ? parseShard(flags.shard) : null,
-      // Every selected case id before sharding, so `merge` restores the unsharded order.
-      case_order: opts.allIds,
-    },
-    iterations: [{ iteration: 0, timestamp: new Date().toISOString(), prompt: systemPrompt, caseResults: results }],
-  });
+  const meta = {
+    run_id: runId,
+    started: startedAt,
+    provider: opts.providerLabel,
+    finished: new Date().toISOString(),
+    tool: 'runspec-eval',
+    version: VERSION,
+    model: opts.provider.model ?? flags.model ?? null,
+    base_url: withoutUserinfo(opts.provider.baseUrl) ?? null,
+    test_suite: opts.suiteLabel,
+    ...(flags.samples !== undefined ? { n_runs_default: flags.samples } : {}),
+    tool_mode: toolMode,
+    validate_args: !!flags.validateArgs,
+    threshold,
+    shard: flags.shard ? parseShard(flags.shard) : null,
+    // Every selected case id before sharding, so `merge` restores the unsharded order.
+    case_order: opts.allIds,
+  };
   const interrupted = run.cancelled;
-  if (!interrupted) writeFileAtomic(paths.finalFile, JSON.stringify(doc, null, 2) + '\n');
-  const infraFailed = results.filter((r) => r.samples.length > 0 && r.samples.every((s) => s.status === 'errored'));
-  let badInput: ExecuteResult['badInput'];
-  for (const r of results) {
-    for (const s of r.samples) {
-      if (s.status === 'errored' && !badInput && (EXIT_CODES as Record<string, number>)[s.error.code] === 2) {
-        badInput = { code: s.error.code as ErrorCode, message: s.error.message };
-      }
-    }
+  // An interrupted run writes no results file; its partial document is rendered from a scratch copy.
+  const docFile = interrupted ? `${logFile}.partial-${process.pid}.json` : paths.finalFile;
+  const facts = recorder.writeDocument(docFile, {
+    meta,
+    iteration: { iteration: 0, timestamp: new Date().toISOString(), ...(systemPrompt !== undefined ? { prompt: systemPrompt } : {}) },
+    caseIds: opts.cases.map((c) => c.id),
+  });
+  let partial: ResultsDocument | undefined;
+  if (interrupted) {
+    partial = JSON.parse(readFileSync(docFile, 'utf8')) as ResultsDocument;
+    rmSync(docFile, { force: true });
   }
-  return { doc, results, run, finalFile: paths.finalFile, logFile, interrupted, infraFailed, badInput };
+  let doc = partial;
+  let results: CaseResult[] | undefined;
+  const loadDoc = (): ResultsDocument => (doc ??= JSON.parse(readFileSync(paths.finalFile, 'utf8')) as ResultsDocument);
+  return {
+    get doc() {
+      return loadDoc();
+    },
+    get results() {
+      return (results ??= caseResultsFromDocument(loadDoc()));
+    },
+    facts,
+    run,
+    finalFile: paths.finalFile,
+    logFile,
+    interrupted,
+    infraFailed: facts.infraFailed,
+    ...(facts.badInput ? { badInput: facts.badInput } : {}),
+  };
 }
 
 function envToolMode(env: Env): ToolMode | undefined {
@@ -365,22 +385,19 @@ export function renderDocument(doc: ResultsDocument, format: OutputFormat): stri
  * The exit code of one run: 2 a sample hit bad input (a stale recording...), 3 interrupted or a case
  * whose every sample errored (infrastructure), 1 a case below its threshold, 0 otherwise.
  */
-export function exitCodeOf(r: Pick<ExecuteResult, 'interrupted' | 'infraFailed' | 'badInput' | 'results'>): number {
+export function exitCodeOf(r: Pick<ExecuteResult, 'interrupted' | 'infraFailed' | 'badInput' | 'facts'>): number {
   if (r.badInput) return 2;
   if (r.interrupted || r.infraFailed.length > 0) return 3;
-  if (r.results.some((c) => !c.meetsThreshold)) return 1;
+  if (r.facts.belowThreshold > 0) return 1;
   return 0;
 }
 
 /** Print what went wrong besides verdicts (stale recording, provider down, interruption). */
 export function reportProblems(ctx: CliContext, r: ExecuteResult): void {
   if (r.badInput) ctx.err(`error: ${r.badInput.message}`);
-  for (const c of r.infraFailed) {
-    const first = c.samples.find((s) => s.status === 'errored');
-    if (first && first.status === 'errored') ctx.err(`error: ${c.caseId}: every sample failed: ${first.error.message}`);
-  }
+  for (const c of r.infraFailed) ctx.err(`error: ${c.caseId}: every sample failed: ${c.message}`);
   if (r.interrupted) {
-    ctx.err(`interrupted: ${r.results.length} of ${r.results.length + r.run.unfinished.length} cases finished; resume with --resume ${r.logFile}`);
+    ctx.err(`interrupted: ${r.facts.cases} of ${r.facts.cases + r.run.unfinished.length} cases finished; resume with --resume ${r.logFile}`);
   }
 }
 
