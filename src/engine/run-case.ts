@@ -1,6 +1,6 @@
 import { isRunspecError, UsageError } from '../errors.js';
 import type { ChatResponse, Provider } from '../providers/types.js';
-import { createLayout, type Layout } from '../toolset/layout.js';
+import { layoutFor, type Layout } from '../toolset/layout.js';
 import { WORKSPACE_TOOLSET } from '../toolset/workspace.js';
 import type { Case } from '../types/case.js';
 import type { Message, ModelCallRecord, Run, RunError, ToolCall, ToolCallRecord, Usage } from '../types/run.js';
@@ -71,7 +71,7 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
   if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new UsageError('USAGE', `runCase: case ${c.id}: max_turns must be a positive integer (got ${maxTurns})`);
   const toolset = opts.toolset ?? WORKSPACE_TOOLSET;
   const toolMode: ToolMode = mode === 'decision' ? (opts.toolMode ?? 'dedup') : 'dedup';
-  const layout = createLayout(toolMode, toolset);
+  const layout = layoutFor(toolMode, toolset);
   const tools = layout.tools();
   const place = c.source?.line ? `${c.source.file}:${c.source.line}` : (c.source?.file ?? c.id);
 

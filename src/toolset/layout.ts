@@ -148,6 +148,20 @@ function searchTools(toolset: Toolset): ToolDefinition[] {
  * even when a runnable group has the same name; otherwise it is a legacy group qualifier
  * (`console__which`) that narrows the match to that group. See {@link matchName}.
  */
+const layouts = new WeakMap<Toolset, Map<ToolMode, Layout>>();
+
+/**
+ * The layout of `toolset` in `mode`, built once per toolset and mode (a layout holds no state of a run),
+ * so a suite run does not rebuild tool schemas per case.
+ */
+export function layoutFor(mode: ToolMode, toolset: Toolset): Layout {
+  let byMode = layouts.get(toolset);
+  if (!byMode) layouts.set(toolset, (byMode = new Map()));
+  let layout = byMode.get(mode);
+  if (!layout) byMode.set(mode, (layout = createLayout(mode, toolset)));
+  return layout;
+}
+
 export function createLayout(mode: ToolMode, toolset: Toolset): Layout {
   const visible = (): Runnable[] => toolset.runnables.filter((r) => !r.hidden);
 
@@ -209,27 +223,34 @@ export function createLayout(mode: ToolMode, toolset: Toolset): Layout {
     };
   }
 
+  function buildTools(): ToolDefinition[] {
+    if (mode === 'search') return searchTools(toolset);
+    if (mode === 'dedup' || !hasHosts(toolset)) {
+      return visible().map((r) => ({
+        name: r.name,
+        description: runnableToolDescription(toolset, r, { selector: mode === 'dedup' }),
+        parameters: runnableToolParameters(toolset, r, { selector: mode === 'dedup' }),
+      }));
+    }
+    const out: ToolDefinition[] = [];
+    for (const r of visible()) {
+      const description = runnableToolDescription(toolset, r, { selector: false });
+      const parameters = runnableToolParameters(toolset, r, { selector: false });
+      for (const h of hostsOf(toolset, r)) {
+        out.push({ name: `${h}${QUALIFIER_SEPARATOR}${r.name}`, description: `[on ${h}] ${description}`, parameters });
+      }
+    }
+    return out;
+  }
+
+  // The tool list is the same for every case and sample: build it once (the wire encoding of the
+  // providers is cached on this array too).
+  let toolList: ToolDefinition[] | undefined;
   const layout: Layout = {
     mode,
     toolset,
     tools() {
-      if (mode === 'search') return searchTools(toolset);
-      if (mode === 'dedup' || !hasHosts(toolset)) {
-        return visible().map((r) => ({
-          name: r.name,
-          description: runnableToolDescription(toolset, r, { selector: mode === 'dedup' }),
-          parameters: runnableToolParameters(toolset, r, { selector: mode === 'dedup' }),
-        }));
-      }
-      const out: ToolDefinition[] = [];
-      for (const r of visible()) {
-        const description = runnableToolDescription(toolset, r, { selector: false });
-        const parameters = runnableToolParameters(toolset, r, { selector: false });
-        for (const h of hostsOf(toolset, r)) {
-          out.push({ name: `${h}${QUALIFIER_SEPARATOR}${r.name}`, description: `[on ${h}] ${description}`, parameters });
-        }
-      }
-      return out;
+      return (toolList ??= buildTools());
     },
     isDiscovery(name) {
       return mode === 'search' && (DISCOVERY_TOOLS as readonly string[]).includes(name);

@@ -2,7 +2,7 @@
 // providers, the suite run with its results log, the final document, rendering and the exit code.
 
 import { randomBytes, createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { readEnv, type Env } from '../../config/env.js';
@@ -24,7 +24,7 @@ import { renderMarkdown } from '../../report/markdown.js';
 import { renderHtml } from '../../report/html.js';
 import { resolveTelemetryConfig } from '../../config/telemetry.js';
 import type { CliContext } from '../context.js';
-import { TOOL_MODES, withoutUserinfo, type OutputFormat, type RunFlags } from './_run-options.js';
+import { ensureNewline, TOOL_MODES, withoutUserinfo, type OutputFormat, type RunFlags } from './_run-options.js';
 // Re-exported for callers that already load the heavy side.
 export { addExecutionOptions, addModelOptions, addSelectionOptions, cwdPath, ensureNewline, normaliseForLog, OUTPUT_FORMATS, suiteLabelOf } from './_run-options.js';
 export type { OutputFormat, RunFlags } from './_run-options.js';
@@ -367,6 +367,24 @@ function readText(file: string, what: string): string {
   } catch {
     throw new UsageError('USAGE', `${what}: cannot read ${file}`, { hint: 'pass a readable text file' });
   }
+}
+
+/**
+ * Print the report of a run. `json` is the results file itself, copied in chunks (a large run never
+ * holds its document); other formats read the document back and render it.
+ */
+export function writeRunReport(ctx: CliContext, r: ExecuteResult, format: OutputFormat): void {
+  if (format === 'json' && !r.interrupted) {
+    const fd = openSync(r.finalFile, 'r');
+    try {
+      const buf = Buffer.alloc(1 << 20);
+      for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) ctx.stdout.write(buf.toString('utf8', 0, n));
+    } finally {
+      closeSync(fd);
+    }
+    return;
+  }
+  ctx.stdout.write(ensureNewline(renderDocument(r.doc, format)));
 }
 
 /** Render a results document in the chosen format. */

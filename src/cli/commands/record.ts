@@ -2,13 +2,13 @@ import type { Command } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import { addExecutionOptions, addModelOptions, addSelectionOptions, cwdPath, ensureNewline, normaliseForLog, type RunFlags } from './_run-options.js';
+import { addExecutionOptions, addModelOptions, addSelectionOptions, cwdPath, normaliseForLog, type RunFlags } from './_run-options.js';
 
 type RecordFlags = Omit<RunFlags, 'out'> & { out: string; results?: string; merge?: boolean };
 
 /** `record`: the live tier. A real run through the recording wrapper, gated on --threshold. */
 export async function recordAction(ctx: CliContext, targets: string[], flags: RecordFlags): Promise<number> {
-  const { buildProvider, executeRun, exitCodeOf, loadProject, loadToolsets, providerName, renderDocument, reportProblems, selectRunCases } = await import('./_eval-run.js');
+  const { buildProvider, executeRun, exitCodeOf, loadProject, loadToolsets, providerName, reportProblems, selectRunCases, writeRunReport } = await import('./_eval-run.js');
   const { createRecordingProvider } = await import('../../providers/recording.js');
   const project = loadProject(ctx);
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
@@ -41,7 +41,7 @@ export async function recordAction(ctx: CliContext, targets: string[], flags: Re
     ctx.err(`recording: ${script}`);
     ctx.err(`results: ${r.finalFile}`);
   }
-  ctx.stdout.write(ensureNewline(renderDocument(r.doc, flags.output ?? 'table')));
+  writeRunReport(ctx, r, flags.output ?? 'table');
   reportProblems(ctx, r);
   return exitCodeOf(r);
 }

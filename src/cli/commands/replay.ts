@@ -2,11 +2,11 @@ import type { Command } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import { addExecutionOptions, addSelectionOptions, ensureNewline, normaliseForLog, type RunFlags } from './_run-options.js';
+import { addExecutionOptions, addSelectionOptions, normaliseForLog, type RunFlags } from './_run-options.js';
 
 /** `replay`: the keyless, deterministic tier. A stale recording (a tool or prompt changed) exits 2. */
 export async function replayAction(ctx: CliContext, targets: string[], flags: RunFlags): Promise<number> {
-  const { buildProvider, executeRun, exitCodeOf, loadProject, loadToolsets, renderDocument, reportProblems, selectRunCases } = await import('./_eval-run.js');
+  const { buildProvider, executeRun, exitCodeOf, loadProject, loadToolsets, reportProblems, selectRunCases, writeRunReport } = await import('./_eval-run.js');
   const project = loadProject(ctx);
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
   if (cases.length === 0) {
@@ -26,7 +26,7 @@ export async function replayAction(ctx: CliContext, targets: string[], flags: Ru
     storedOptions: normaliseForLog(ctx, targets, { ...flags, provider: 'replay' }),
     suiteLabel: targets.join(',') || '(all)',
   });
-  ctx.stdout.write(ensureNewline(renderDocument(r.doc, flags.output ?? 'table')));
+  writeRunReport(ctx, r, flags.output ?? 'table');
   if (!r.interrupted) ctx.err(`results: ${r.finalFile}`);
   reportProblems(ctx, r);
   return exitCodeOf(r);

@@ -4,7 +4,7 @@ import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { readResultsLog } from '../../report/results-file.js';
 import { UsageError } from '../../errors.js';
-import { addExecutionOptions, addModelOptions, addSelectionOptions, cwdPath, ensureNewline, normaliseForLog, suiteLabelOf, type RunFlags } from './_run-options.js';
+import { addExecutionOptions, addModelOptions, addSelectionOptions, cwdPath, normaliseForLog, suiteLabelOf, type RunFlags } from './_run-options.js';
 import { compareProviders, parseProviderList } from './compare.js';
 
 /** Options given explicitly on this command line (not defaults). */
@@ -43,7 +43,7 @@ export async function runAction(ctx: CliContext, targetsIn: string[], flagsIn: R
  */
 export async function runTargets(ctx: CliContext, targets: string[], flags: RunFlags, opts: { suiteLabel: string; agentName?: string }): Promise<number> {
   // The engine, providers and telemetry load only when a command runs (start-up stays light).
-  const { buildProvider, executeRun, exitCodeOf, loadProject, loadToolsets, providerName, renderDocument, reportProblems, selectRunCases } = await import('./_eval-run.js');
+  const { buildProvider, executeRun, exitCodeOf, loadProject, loadToolsets, providerName, reportProblems, selectRunCases, writeRunReport } = await import('./_eval-run.js');
   const project = loadProject(ctx);
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
   // An empty shard is fine (few cases, many shards); an empty selection otherwise is a mistake.
@@ -68,7 +68,7 @@ export async function runTargets(ctx: CliContext, targets: string[], flags: RunF
     suiteLabel: opts.suiteLabel,
     ...(opts.agentName ? { agentName: opts.agentName } : {}),
   });
-  ctx.stdout.write(ensureNewline(renderDocument(r.doc, flags.output ?? 'table')));
+  writeRunReport(ctx, r, flags.output ?? 'table');
   if (!r.interrupted) ctx.err(`results: ${r.finalFile}`);
   reportProblems(ctx, r);
   return exitCodeOf(r);
