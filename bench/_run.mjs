@@ -32,10 +32,10 @@ export async function startFakeModel(latencyMs = 0) {
 export function timed(args, opts = {}) {
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const child = spawn(process.execPath, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', opts.keepStdout ? 'pipe' : 'ignore', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
+    child.stdout?.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 600_000);
     child.on('error', reject);
@@ -43,7 +43,8 @@ export function timed(args, opts = {}) {
       clearTimeout(timer);
       const ms = performance.now() - t;
       const m = /BENCH_MAX_RSS (\d+)/.exec(stderr);
-      resolve({ ms, code, rss: m ? Number(m[1]) : undefined, stdout, stderr });
+      const cpu = /BENCH_CPU_US (\d+)/.exec(stderr);
+      resolve({ ms, code, rss: m ? Number(m[1]) : undefined, cpuMs: cpu ? Number(cpu[1]) / 1000 : undefined, stdout, stderr });
     });
   });
 }
@@ -88,16 +89,19 @@ export async function benchRun({ cases, concurrency = 8, latencyMs = 0, telemetr
       if (b.code !== 0) throw new Error(`bare loop failed: ${b.stderr.slice(-500)}`);
       out.bareMs = b.ms;
       out.bareRss = b.rss;
+      out.bareCpuMs = b.cpuMs;
     }
     const r = await timed(runArgs(['--no-telemetry']), { cwd: dir, env, timeoutMs });
     if (r.code !== 0 && r.code !== 1) throw new Error(`run failed (${r.code}): ${r.stderr.slice(-800)}`);
     out.runMs = r.ms;
     out.runRss = r.rss;
+    out.runCpuMs = r.cpuMs;
     if (telemetry) {
       const t = await timed(runArgs(['--telemetry', '--endpoint', `${model.origin}/v1/traces`]), { cwd: dir, env, timeoutMs });
       if (t.code !== 0 && t.code !== 1) throw new Error(`run --telemetry failed (${t.code}): ${t.stderr.slice(-800)}`);
       out.telemetryMs = t.ms;
       out.telemetryRss = t.rss;
+      out.telemetryCpuMs = t.cpuMs;
     }
     return out;
   } finally {

@@ -173,9 +173,9 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
           ...(run?.finalText !== undefined ? { [OI.OUTPUT_VALUE]: run.finalText, [OI.OUTPUT_MIME_TYPE]: MimeType.TEXT } : {}),
         }
       : {}),
-    ...verdictAttributes(ctx),
-    ...evaluationAttributes(summary, evaluationIdentifier(caseId, sample)),
   });
+  // Already compact: appended as they are rather than copied through compact() a second time.
+  Object.assign(rootAttrs, verdictAttributes(ctx), evaluationAttributes(summary, evaluationIdentifier(caseId, sample)));
   const root = tracer.startSpan(
     `${GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT} ${agent}`,
     { kind: SpanKind.INTERNAL, startTime: hr(startMs), attributes: rootAttrs, root: true },
