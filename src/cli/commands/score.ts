@@ -229,7 +229,7 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
     summary = await scoreTraceFiles(inputs, {
       ...setup.scorer,
       cwd: ctx.cwd,
-      stdin: process.stdin,
+      stdin: ctx.stdin,
       ...(shard ? { shard } : {}),
       ...(flags.maxTraces !== undefined ? { maxOpenTraces: flags.maxTraces } : {}),
       onOutcome: (o) => {
