@@ -19,7 +19,7 @@ export const mergeCommand: CommandModule = {
             throw new RunspecError('USAGE', `merge --output: expected one of ${OUTPUT_FORMATS.join(', ')} (got ${JSON.stringify(flags.output)})`);
           }
           const { mergeDocuments, readResultsDocument } = await import('./_results-docs.js');
-          const { renderDocument } = await import('./_eval-run.js');
+          const { renderDocument } = await import('../../report/render.js');
           const { caseResultsFromDocument } = await import('../../scoring/results.js');
           const merged = mergeDocuments(files.map((file) => ({ file, doc: readResultsDocument(ctx, file) })));
           if (flags.out) {

@@ -9,19 +9,9 @@ import { writeFileAtomic } from '../../report/results-file.js';
 import { buildResultsDocument } from '../../scoring/results.js';
 import { DEFAULT_AGENT_PROMPT, runOptimization, type IterationRecord, type OptimizerModel } from '../../optimize/index.js';
 import type { Provider } from '../../providers/index.js';
-import { VERSION } from '../version.js';
-import {
-  addModelOptions,
-  addSelectionOptions,
-  buildProvider,
-  cwdPath,
-  loadProject,
-  loadToolsets,
-  newRunId,
-  providerName,
-  selectRunCases,
-  type RunFlags,
-} from './_eval-run.js';
+import { VERSION } from '../../core/version.js';
+import { buildProvider, loadProject, loadToolsets, newRunId, providerName, selectRunCases } from '../../app/run-suite.js';
+import { addModelOptions, addSelectionOptions, cwdPath, type RunFlags } from './_run-options.js';
 
 interface OptimizeFlags extends RunFlags {
   prompt?: string;

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exitCodeOf, parseShard, shardOf, toolsetSpecFor, type ExecuteResult } from '../../src/cli/commands/_eval-run.js';
+import { exitCodeOf, parseShard, shardOf, toolsetSpecFor, type ExecuteResult } from '../../src/app/run-suite.js';
 import { mergeDocuments } from '../../src/cli/commands/_results-docs.js';
-import { withoutUserinfo } from '../../src/cli/commands/_run-options.js';
+import { withoutUserinfo } from '../../src/app/run-options.js';
 import { readEnv } from '../../src/config/env.js';
 import { buildResultsDocument, caseResultsFromDocument } from '../../src/scoring/results.js';
 import type { Case, CaseResult } from '../../src/types/index.js';
