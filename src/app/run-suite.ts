@@ -14,15 +14,16 @@ import { discoverFixtures, loadCasesFromPaths, selectCases } from '../fixtures/i
 import { loadToolset } from '../toolset/index.js';
 import { resolveProvider, type Provider } from '../providers/index.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../engine/suite-runner.js';
-import { openResultsLog, readResultsLog, resultsPaths, writeFileAtomic, type ResultsLogHeader } from '../report/results-file.js';
-import { buildResultsDocument, type ResultsDocument } from '../scoring/results.js';
+import { openResultsLog, readResultsLog, resultsPaths, type ResultsLogHeader } from '../report/results-file.js';
+import { writeResultsDocument } from '../report/results-docs.js';
+import { buildResultsDocument, type ResultsDocument } from '../report/results.js';
 import { resolveTelemetryConfig } from '../config/telemetry.js';
 import { TOOL_MODES } from '../core/vocabulary.js';
 import { VERSION } from '../core/version.js';
 import type { AppContext } from './context.js';
 import { normaliseForLog, suiteLabelOf, withoutUserinfo, type RunFlags } from './run-options.js';
 import { createRecordingProvider, type RecordingProvider } from '../providers/recording.js';
-import { compareResults, type Comparison } from '../scoring/compare.js';
+import { compareResults, type Comparison } from '../report/compare.js';
 
 /** Parse `i/n` (0 ≤ i < n). */
 export function parseShard(spec: string): { index: number; count: number } {
@@ -310,7 +311,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     iterations: [{ iteration: 0, timestamp: new Date().toISOString(), prompt: systemPrompt, caseResults: results }],
   });
   const interrupted = run.cancelled;
-  if (!interrupted) writeFileAtomic(paths.finalFile, JSON.stringify(doc, null, 2) + '\n');
+  if (!interrupted) writeResultsDocument(paths.finalFile, doc);
   const infraFailed = results.filter((r) => r.samples.length > 0 && r.samples.every((s) => s.status === 'errored'));
   let badInput: ExecuteResult['badInput'];
   for (const r of results) {

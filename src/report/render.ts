@@ -1,4 +1,4 @@
-import type { ResultsDocument } from '../scoring/results.js';
+import type { ResultsDocument } from './results.js';
 import { renderHtml } from './html.js';
 import { renderJson } from './json.js';
 import { renderJUnit } from './junit.js';
