@@ -12,7 +12,7 @@ import { open as openAsync, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { RunspecError } from '../errors.js';
 import type { CaseResult } from '../types/index.js';
-import { caseResultOf, type CaseEntry } from '../scoring/results.js';
+import { caseResultOf, type CaseEntry } from './results.js';
 
 /** First line of a results log: who ran what, so `--resume` can finish the same run. */
 export interface ResultsLogHeader {

@@ -6,7 +6,7 @@
 import { closeSync, openSync } from 'node:fs';
 import { EXIT_CODES, type ErrorCode } from '../errors.js';
 import type { CaseResult } from '../types/index.js';
-import { aggregateFromSummary, caseEntryOf, caseResultOf, RESULTS_SCHEMA, safeUrl, type CaseEntry, type ResultsMeta } from '../scoring/results.js';
+import { aggregateFromSummary, caseEntryOf, caseResultOf, RESULTS_SCHEMA, safeUrl, type CaseEntry, type ResultsMeta } from './results.js';
 import { createSummaryAccumulator } from '../scoring/summary.js';
 import {
   createAtomicFileWriter,

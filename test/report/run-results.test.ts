@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openRunRecorder } from '../../src/report/run-results.js';
 import type { ResultsLogHeader } from '../../src/report/results-file.js';
-import { buildResultsDocument, caseResultsFromDocument } from '../../src/scoring/results.js';
+import { buildResultsDocument, caseResultsFromDocument } from '../../src/report/results.js';
 import { aggregateCase, scoreRun } from '../../src/scoring/index.js';
 import type { CaseResult } from '../../src/types/index.js';
 import { makeCase, makeRun } from '../scoring/_build.js';
