@@ -1,6 +1,5 @@
 // OTLP/JSON agent traces for the scorer benchmarks, generated on the fly (never written to disk):
 // `node bench/_traces.mjs BYTES` writes about BYTES of JSON lines (50 traces per line) to stdout.
-import { Buffer } from 'node:buffer';
 
 const PER_LINE = 50;
 const hex = (n, width) => n.toString(16).padStart(width, '0');

@@ -12,8 +12,7 @@ import { firstSet } from '../config/setting.js';
 import { resolveTelemetryConfig } from '../config/telemetry.js';
 import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../fixtures/index.js';
 import { loadToolset } from '../toolset/index.js';
-import { buildSpanAnnotations, createTelemetry, emitVerdictSpan, postSpanAnnotations } from '../telemetry/index.js';
-import type { AnnotationTarget, Telemetry } from '../telemetry/index.js';
+import type { AnnotationTarget, emitVerdictSpan, postSpanAnnotations, Telemetry } from '../telemetry/index.js';
 import { loadRulesFile, scoreTraceFiles } from '../traces/index.js';
 import type { ScoreSummary, TraceOutcome, TraceRule, TraceScorerOptions, TraceVerdictLine } from '../traces/index.js';
 import type { Case } from '../types/case.js';
@@ -87,15 +86,17 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   if (flags.validateArgs) scorer.validateArgs = true;
   for (const w of env.warnings) ctx.warn(w);
   env.warnings.length = 0;
-  const sinks = createVerdictSinks(ctx, flags, env, config);
+  // The OpenTelemetry SDK loads only for --export / --annotate (it is most of a cold start otherwise).
+  const telemetryModule = flags.export || flags.annotate ? await import('../telemetry/index.js') : undefined;
+  const sinks = createVerdictSinks(ctx, flags, env, config, telemetryModule);
   return { scorer, env, config, cases, rules, sinks };
 }
 
-function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env, config: ConfigFile): VerdictSinks {
+function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env, config: ConfigFile, tm: typeof import('../telemetry/index.js') | undefined): VerdictSinks {
   let telemetry: Telemetry | undefined;
   let annotationsUrl: string | undefined;
   let apiKey: string | undefined;
-  if (flags.export || flags.annotate) {
+  if (tm && (flags.export || flags.annotate)) {
     const tflags: { telemetry: boolean; endpoint?: string } = { telemetry: true };
     if (flags.otlpEndpoint) tflags.endpoint = flags.otlpEndpoint;
     const cfg = resolveTelemetryConfig({ flags: tflags, env, file: config.telemetry, projectDir: ctx.projectDir });
@@ -103,7 +104,7 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
     env.warnings.length = 0;
     if (flags.export) {
       if (cfg.exporter.kind === 'file') ctx.warn(`--export: no OTLP endpoint configured; verdict spans go to ${cfg.exporter.dir}`);
-      telemetry = createTelemetry(cfg, { onWarning: (w) => ctx.warn(w) });
+      telemetry = tm.createTelemetry(cfg, { onWarning: (w) => ctx.warn(w) });
     }
     if (flags.annotate) {
       annotationsUrl = flags.phoenixUrl ?? cfg.annotationsUrl;
@@ -117,12 +118,12 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
   }
   let pending: AnnotationTarget[] = [];
   const flushAnnotations = async (): Promise<void> => {
-    if (!annotationsUrl || pending.length === 0) return;
+    if (!tm || !annotationsUrl || pending.length === 0) return;
     const batch = pending;
     pending = [];
-    const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: buildSpanAnnotations(batch) };
+    const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: tm.buildSpanAnnotations(batch) };
     if (apiKey) opts.apiKey = apiKey;
-    const r = await postSpanAnnotations(opts);
+    const r = await tm.postSpanAnnotations(opts);
     if (r.warning) ctx.warn(r.warning);
   };
   return {
@@ -130,12 +131,12 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
       if (outcome.kind !== 'scored') return;
       for (const v of outcome.verdicts) {
         const target = { traceId: outcome.info.traceId, spanId: outcome.info.rootSpanId };
-        if (telemetry?.tracer) {
+        if (tm && telemetry?.tracer) {
           try {
             const input: Parameters<typeof emitVerdictSpan>[1] = { target, verdict: v.verdict };
             if (v.caseId !== undefined) input.caseId = v.caseId;
             if (v.rule !== undefined) input.rule = v.rule;
-            emitVerdictSpan(telemetry.tracer, input);
+            tm.emitVerdictSpan(telemetry.tracer, input);
           } catch (err) {
             ctx.warn(`--export: verdict span not emitted (${(err as Error).message})`);
           }

@@ -24,7 +24,7 @@ export const COMMAND_LOADERS: readonly CommandLoader[] = [
   {
     name: 'schema',
     term: 'schema <dialect>',
-    summary: "Print the JSON Schema of a fixture dialect (runspec|replio|turnstone), generated from the loader's zod schema",
+    summary: 'Print the JSON Schema of a fixture dialect (runspec|replio|turnstone) or of the results file, generated from the zod schema that reads it',
     load: async () => (await import('./schema.js')).schemaCommand,
   },
   {

@@ -7,17 +7,11 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../../errors.js';
-import {
-  SCORE_OUTPUT_FORMATS,
-  renderJson,
-  renderJunit,
-  renderMarkdown,
-  renderSummaryTable,
-  renderTable,
-  verdictLineJson,
-} from '../../traces/index.js';
+// The formatters are light; the scorer (app/score-traces) loads when a command runs, so `score --help`
+// and `serve --help` start fast.
+import { SCORE_OUTPUT_FORMATS, renderJson, renderJunit, renderMarkdown, renderSummaryTable, renderTable, verdictLineJson } from '../../traces/format.js';
 import type { ScoreOutputFormat, TraceVerdictLine } from '../../traces/index.js';
-import { scoreExitCode, scoreTraces, type TraceScoringFlags } from '../../app/score-traces.js';
+import type { TraceScoringFlags } from '../../app/score-traces.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 
@@ -76,6 +70,7 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
     else ctx.out(text);
   };
   const { shard: _spec, ...scoring } = flags;
+  const { scoreExitCode, scoreTraces } = await import('../../app/score-traces.js');
   const summary = await scoreTraces(ctx, inputs, {
     ...scoring,
     stdin: ctx.stdin,

@@ -5,8 +5,8 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { RunspecError, UsageError } from '../../errors.js';
-import { createOtlpReceiver, createTracePipeline, renderSummaryTable, verdictLineJson } from '../../traces/index.js';
-import { loadTraceScoring, type TraceScoringFlags } from '../../app/score-traces.js';
+import { renderSummaryTable, verdictLineJson } from '../../traces/format.js';
+import type { TraceScoringFlags } from '../../app/score-traces.js';
 import { addTraceScoringOptions, intOption as int } from './score.js';
 
 interface ServeFlags extends TraceScoringFlags {
@@ -32,6 +32,8 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
     }
   }
   if (!LOOPBACK.has(flags.host) && !token) ctx.warn(`listening on ${flags.host} without --token-env: anyone who can reach it can post traces`);
+  // The receiver and the scorer load when the command runs (`serve --help` stays light).
+  const [{ loadTraceScoring }, { createOtlpReceiver, createTracePipeline }] = await Promise.all([import('../../app/score-traces.js'), import('../../traces/index.js')]);
   const setup = await loadTraceScoring(ctx, flags);
   let file: WriteStream | undefined;
   if (flags.out) file = createWriteStream(resolve(ctx.cwd, flags.out), { flags: 'a' });
