@@ -11,7 +11,7 @@ import { firstSet } from '../config/setting.js';
 import { RunspecError, UsageError, type ErrorCode } from '../errors.js';
 import type { Case, CaseResult, ToolMode, Toolset } from '../types/index.js';
 import { discoverFixtures, loadCasesFromPaths, selectCases } from '../fixtures/index.js';
-import { loadToolset } from '../toolset/index.js';
+import { loadToolset } from '../toolset/load.js';
 import { resolveProvider, type Provider } from '../providers/index.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../engine/suite-runner.js';
 import { readResultsLog, resultsPaths, type ResultsLogHeader } from '../report/results-file.js';

@@ -11,7 +11,7 @@ import type { ConfigFile } from '../config/file.js';
 import { firstSet } from '../config/setting.js';
 import { resolveTelemetryConfig } from '../config/telemetry.js';
 import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../fixtures/index.js';
-import { loadToolset } from '../toolset/index.js';
+import { loadToolset } from '../toolset/load.js';
 import type { AnnotationTarget, emitVerdictSpan, postSpanAnnotations, Telemetry } from '../telemetry/index.js';
 import { loadRulesFile, scoreTraceFiles } from '../traces/index.js';
 import type { ScoreSummary, TraceOutcome, TraceRule, TraceScorerOptions, TraceVerdictLine } from '../traces/index.js';
