@@ -71,7 +71,7 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
   if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new UsageError('USAGE', `runCase: case ${c.id}: max_turns must be a positive integer (got ${maxTurns})`);
   const toolset = opts.toolset ?? WORKSPACE_TOOLSET;
   const toolMode: ToolMode = mode === 'decision' ? (opts.toolMode ?? 'dedup') : 'dedup';
-  const layout = layoutFor(toolMode, toolset);
+  const layout = layoutFor(toolset, toolMode);
   const tools = layout.tools();
   const place = c.source?.line ? `${c.source.file}:${c.source.line}` : (c.source?.file ?? c.id);
 

@@ -113,8 +113,8 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
     const keep = intactLength(file);
     if (keep !== statSync(file).size) {
       // kill -9 mid-write leaves a partial line: keep everything up to the last newline.
-      const text = readFileSync(file).subarray(0, keep);
-      writeFileAtomic(file, text);
+      // The kept bytes end at a newline, so they decode whole.
+      writeFileAtomic(file, readFileSync(file).subarray(0, keep).toString('utf8'));
     }
   }
   if (!exists || statSync(file).size === 0) {
@@ -311,13 +311,12 @@ export function readLogLine(fd: number, span: LogSpan): string {
 }
 
 /** Write `text` to `file` atomically: a temp file in the same directory, fsync'd, then renamed over. */
-export function writeFileAtomic(file: string, text: string | Uint8Array): void {
+export function writeFileAtomic(file: string, text: string): void {
   mkdirSync(dirname(file), { recursive: true });
   const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
   const fd = openSync(tmp, 'w');
   try {
-    if (typeof text === 'string') writeSync(fd, text);
-    else writeSync(fd, text);
+    writeSync(fd, text);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);

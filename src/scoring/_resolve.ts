@@ -1,6 +1,6 @@
 // Map an observed tool call back onto the toolset: the engine's resolution when it recorded one,
 // the toolset's layout otherwise (offline traces), and a name-only best guess without a toolset.
-import { layoutFor } from '../toolset/layout.js';
+import { createLayout, type Layout } from '../toolset/layout.js';
 import type { ResolvedCall, ToolCall, ToolCallRecord, ToolMode, Toolset } from '../types/index.js';
 
 /** Discovery tools of the search layout: never terminal. */
@@ -95,6 +95,17 @@ export function resolveRecord(record: ToolCallRecord, ctx: ResolveContext): Reso
   return resolveCall(record.call, ctx);
 }
 
+// Layouts are pure functions of (mode, toolset); build each once per toolset.
+const layouts = new WeakMap<Toolset, Map<ToolMode, Layout>>();
+
+function layoutFor(toolset: Toolset, mode: ToolMode): Layout {
+  let byMode = layouts.get(toolset);
+  if (!byMode) layouts.set(toolset, (byMode = new Map()));
+  let layout = byMode.get(mode);
+  if (!layout) byMode.set(mode, (layout = createLayout(mode, toolset)));
+  return layout;
+}
+
 /** Resolve one observed call: through the toolset's layout when there is a toolset. */
 export function resolveCall(call: ToolCall, ctx: ResolveContext): ResolvedCall {
   if (!ctx.toolset) return resolveWithoutToolset(call, ctx);
@@ -104,5 +115,5 @@ export function resolveCall(call: ToolCall, ctx: ResolveContext): ResolvedCall {
   if (mode !== 'search' && (SEARCH_RUNNERS.has(call.name) || DISCOVERY_TOOLS.has(call.name)) && !ctx.toolset.runnables.some((r) => r.name === call.name)) {
     mode = 'search';
   }
-  return layoutFor(mode, ctx.toolset).resolve(call);
+  return layoutFor(ctx.toolset, mode).resolve(call);
 }

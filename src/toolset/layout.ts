@@ -148,20 +148,6 @@ function searchTools(toolset: Toolset): ToolDefinition[] {
  * even when a runnable group has the same name; otherwise it is a legacy group qualifier
  * (`console__which`) that narrows the match to that group. See {@link matchName}.
  */
-const layouts = new WeakMap<Toolset, Map<ToolMode, Layout>>();
-
-/**
- * The layout of `toolset` in `mode`, built once per toolset and mode (a layout holds no state of a run),
- * so a suite run does not rebuild tool schemas per case.
- */
-export function layoutFor(mode: ToolMode, toolset: Toolset): Layout {
-  let byMode = layouts.get(toolset);
-  if (!byMode) layouts.set(toolset, (byMode = new Map()));
-  let layout = byMode.get(mode);
-  if (!layout) byMode.set(mode, (layout = createLayout(mode, toolset)));
-  return layout;
-}
-
 export function createLayout(mode: ToolMode, toolset: Toolset): Layout {
   const visible = (): Runnable[] => toolset.runnables.filter((r) => !r.hidden);
 
@@ -312,5 +298,18 @@ export function createLayout(mode: ToolMode, toolset: Toolset): Layout {
       return { id, name, arguments: out };
     },
   };
+  return layout;
+}
+
+// Layouts are pure functions of (mode, toolset): each is built once per toolset and mode and kept as
+// long as the toolset is (a WeakMap, so a dropped toolset takes its layouts with it).
+const layouts = new WeakMap<Toolset, Map<ToolMode, Layout>>();
+
+/** The layout of `toolset` under `mode`, built on first use and shared by every later caller. */
+export function layoutFor(toolset: Toolset, mode: ToolMode): Layout {
+  let byMode = layouts.get(toolset);
+  if (!byMode) layouts.set(toolset, (byMode = new Map()));
+  let layout = byMode.get(mode);
+  if (!layout) byMode.set(mode, (layout = createLayout(mode, toolset)));
   return layout;
 }

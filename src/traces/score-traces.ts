@@ -5,7 +5,7 @@ import { SemanticConventions as OI } from '@arizeai/openinference-semantic-conve
 import { scoreRun } from '../scoring/index.js';
 import { ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_CATEGORY, ATTR_RUNSPEC_EVAL_PASS, ATTR_RUNSPEC_EVAL_REASON } from '../semconv/index.js';
 import type { Run } from '../types/run.js';
-import { createLayout } from '../toolset/layout.js';
+import { createLayout } from '../toolset/index.js';
 import type { Case } from '../types/case.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import type { Verdict, VerdictCategory } from '../types/verdict.js';
