@@ -23,6 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { benchRun, timed } from './_run.mjs';
 import { lines } from './_traces.mjs';
+import { telemetryCostPerTrace } from './_telemetry-cost.mjs';
 import { scoreRun } from '../dist/scoring/index.js';
 import { loadToolset } from '../dist/toolset/index.js';
 import { loadFixtureFile } from '../dist/fixtures/index.js';
@@ -60,7 +61,10 @@ async function runRows() {
   const telCases = QUICK ? 500 : 1000;
   const t = await benchRun({ cases: telCases, concurrency: 8, telemetry: true, bare: false });
   const share = (t.telemetryMs - t.runMs) / t.telemetryMs;
-  row({ id: 'telemetry-share', what: 'telemetry share (OTLP/proto)', data: `${telCases} cases`, oursMs: t.telemetryMs, floorMs: t.runMs, fraction: t.runMs / t.telemetryMs, share, peakRssBytes: t.telemetryRss, note: `share ${(share * 100).toFixed(1)} % (target ≤ 10 %)` });
+  const cpuShare = (t.telemetryCpuMs - t.runCpuMs) / t.telemetryCpuMs;
+  row({ id: 'telemetry-share', what: 'telemetry share (OTLP/proto)', data: `${telCases} cases`, oursMs: t.telemetryMs, floorMs: t.runMs, fraction: t.runMs / t.telemetryMs, share, cpuShare, peakRssBytes: t.telemetryRss, note: `share ${(share * 100).toFixed(1)} % of wall, ${(cpuShare * 100).toFixed(1)} % of CPU (target ≤ 10 %)` });
+  const cost = await telemetryCostPerTrace(QUICK ? 2000 : 5000);
+  row({ id: 'telemetry-per-trace', what: 'telemetry per trace (in proc.)', data: `${cost.spansPerTrace} spans`, oursMs: (cost.renderUs + cost.protobufUs) / 1000, ...cost, note: `render+SDK ${cost.renderUs.toFixed(0)} µs, protobuf ${cost.protobufUs.toFixed(0)} µs (JSON ${cost.jsonUs.toFixed(0)} µs)` });
 }
 
 /** Pipe the generated stream of `bytes` into `args` (a node process); time it to its exit. */
