@@ -82,6 +82,17 @@ cron = "0 6 * * *"
     expect(again.stderr).toContain('no schedule is due');
   });
 
+  it('reads "now" from the injected clock: list shows the next fire time, run --due runs what fired in the last hour', async () => {
+    const dir = project(SEED);
+    const list = await runCli(['--path', dir, 'schedule', 'list', '--output', 'json'], { now: () => new Date('2026-11-27T12:00:00Z') });
+    // Friday noon: the next weekday 06:00 is Monday.
+    expect(JSON.parse(list.stdout)[0].next).toBe('2026-11-30T06:00:00.000Z');
+    const due = await runCli(['--path', dir, 'schedule', 'due'], { now: () => new Date('2026-11-30T06:20:00Z') });
+    expect(due.stdout.trim()).toBe('nightly-evals');
+    const notDue = await runCli(['--path', dir, 'schedule', 'due'], { now: () => new Date('2026-11-30T08:20:00Z') });
+    expect(notDue.stdout.trim()).toBe('');
+  });
+
   it('refuses an unknown schedule id with exit 2', async () => {
     const r = await runCli(['--path', project(SEED), 'schedule', 'run', '--id', 'nope']);
     expect(r.exitCode).toBe(2);
