@@ -6,7 +6,7 @@ import { exitCodeFor, isRunspecError } from '../errors.js';
 import { redactSecrets } from '../config/env.js';
 import { createContext, type CliContext } from './context.js';
 import { COMMAND_LOADERS } from './commands/index.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../core/version.js';
 
 export interface MainOptions {
   argv: string[];
