@@ -32,7 +32,7 @@ export type { Catalog, CaseSelection, DiscoverOptions, LoadOptions, LoadTextOpti
 // --- toolset (issue 3) ---
 export {
   loadToolset, loadToolsetFile, parseToolsetText, loadMcpToolset, createLayout, DISCOVERY_TOOLS, searchRunnables, describeRunnable,
-  describeTool, effectiveAutonomy, validateCallArgs, coerceArgValue, argValuesEqual, validateFixtures, matchName, closestName,
+  describeTool, effectiveAutonomy, validateCallArgs, coerceArgValue, validateFixtures, matchName, closestName,
   toOpenAITools, toAnthropicTools, WORKSPACE_TOOLSET, FLEET_TOOLSET_FILE,
 } from './toolset/index.js';
 export type {

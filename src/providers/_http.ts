@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { ProviderError } from '../errors.js';
 import type { HttpProviderOptions, RetryInfo } from './types.js';
-import { isRecord } from './_wire.js';
+import { isRecord } from '../core/is-record.js';
 
 // The HTTP plumbing shared by the OpenAI and Anthropic providers: one keep-alive pool per provider,
 // a concurrency limit, per-attempt timeouts, retries with backoff and Retry-After, and error mapping.

@@ -40,10 +40,6 @@ export function usageOf(prompt: unknown, completion: unknown, total: unknown): U
   return usage;
 }
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** A malformed (but JSON) answer: one line with a short snippet of what came back. */
 export function badShape(label: string, what: string, json: unknown): ProviderError {
   let text = JSON.stringify(json) ?? String(json);

@@ -3,7 +3,8 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ConfigError, ProviderError } from '../errors.js';
 import type { ToolCall, Usage } from '../types/run.js';
-import { requestHash, sortKeys, toolsHash } from './_canonical.js';
+import { requestHash, toolsHash } from './_canonical.js';
+import { sortKeys } from '../core/canonical-json.js';
 import type { ChatKey, ChatRequest, ChatResponse, Provider } from './types.js';
 
 // Record/replay at the provider boundary. A recording is keyed by case id, sample and turn and keeps a

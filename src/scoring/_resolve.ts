@@ -2,6 +2,7 @@
 // the toolset's layout otherwise (offline traces), and a name-only best guess without a toolset.
 import { createLayout, type Layout } from '../toolset/layout.js';
 import type { ResolvedCall, ToolCall, ToolCallRecord, ToolMode, Toolset } from '../types/index.js';
+import { isRecord } from '../core/is-record.js';
 
 /** Discovery tools of the search layout: never terminal. */
 const DISCOVERY_TOOLS = new Set(['search_runnables', 'describe_runnable', 'describe_tool']);
@@ -18,10 +19,6 @@ export interface ResolveContext {
    * the case asserts a command.
    */
   commandIsVerb: boolean;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function asText(value: unknown): string | undefined {

@@ -1,6 +1,6 @@
 // replio eval metrics and the declarative verifier.
 import type { ArgExpectation, Case, ReplioMetrics, ReplioVerifier, Run, ToolCall, VerdictCategory } from '../types/index.js';
-import { canonicalJson } from './_canonical.js';
+import { canonicalJson } from '../core/canonical-json.js';
 import { describeArgFailures, matchArgs } from './arg-match.js';
 
 /** The tool calls of a run in order; a decision run that recorded only its terminal call yields that call. */

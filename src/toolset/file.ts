@@ -7,6 +7,7 @@ import type { ArgSpec, ArgType, Runnable, Subcommand, ToolCategory, Toolset } fr
 import { jsonSchemaToArgs } from './json-schema.js';
 import { QUALIFIER_SEPARATOR } from './lookup.js';
 import { coerceArgValue } from './validate-args.js';
+import { isRecord } from '../core/is-record.js';
 
 // Our toolset file (TOML or JSON, documented in examples/toolset.toml) and OpenAI `tools` arrays.
 // Every error names file:line (best effort: the line of the table or key) and the field path.
@@ -23,10 +24,6 @@ const TOP_KEYS = ['name', 'description', 'hosts', 'groups', 'runnable', 'runnabl
 const RUNNABLE_KEYS = ['name', 'description', 'group', 'category', 'autonomy', 'args', 'subcommands', 'require_command', 'own_host_arg', 'hidden', 'hosts'];
 const SUB_KEYS = ['name', 'description', 'autonomy', 'args', 'subcommands', 'require_command'];
 const ARG_KEYS = ['name', 'type', 'description', 'required', 'choices', 'min', 'max', 'default', 'schema', 'escalate'];
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
-}
 
 function show(v: unknown): string {
   if (v === undefined) return 'nothing';

@@ -12,6 +12,7 @@ import {
   QUALIFIER_SEPARATOR,
 } from './lookup.js';
 import { hostSelectorSchema, runnableToolDescription, runnableToolParameters } from './tool-schema.js';
+import { isRecord } from '../core/is-record.js';
 
 /** What a call is aimed at, in layout-neutral terms. */
 export interface CallTarget {
@@ -47,10 +48,6 @@ export interface Layout {
 
 export const DISCOVERY_TOOLS = ['search_runnables', 'describe_runnable', 'describe_tool'] as const;
 const RUN_TOOLS = new Set(['run_runnable', 'use_tool']);
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function hostValue(toolset: Toolset, v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;

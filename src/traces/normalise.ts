@@ -29,7 +29,9 @@ import { OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openi
 import { DISCOVERY_TOOLS } from '../toolset/index.js';
 import type { Message, ModelCallRecord, Run, ToolCall, ToolCallRecord, Usage } from '../types/run.js';
 import * as K from '../semconv/producers.js';
-import { canonicalJson, decodeJsonish, isRecord, parseArguments, toInt, toStr } from './_json.js';
+import { decodeJsonish, parseArguments, toInt, toStr } from './_json.js';
+import { canonicalJson } from '../core/canonical-json.js';
+import { isRecord } from '../core/is-record.js';
 import type { AssembledTrace } from './assembler.js';
 import type { LogRecordEntry, SpanRecord } from './spans.js';
 import { contentText, indexed, normaliseRole, toolCallsOf, type ExtractedCall, type LlmOutput, type ToolSpanFields } from './producers/_shared.js';
