@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { TOOL_MODES } from '../core/vocabulary.js';
 
 /** `runspec.toml`: [llm], [toolset], [telemetry], [sync], [fixtures], [providers.NAME]. */
 export const ProviderProfileSchema = z
@@ -25,7 +26,7 @@ export const ConfigFileSchema = z
         provider: z.string().optional(),
         model: z.string().optional(),
         base_url: z.string().optional(),
-        tool_mode: z.enum(['dedup', 'per_host', 'search']).optional(),
+        tool_mode: z.enum(TOOL_MODES).optional(),
         temperature: z.number().optional(),
         max_tokens: z.number().int().positive().optional(),
         reasoning_effort: z.enum(['low', 'medium', 'high']).optional(),

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../core/atomic-write.js';
 import { join } from 'node:path';
 import { CronExpressionParser } from 'cron-parser';
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
@@ -97,7 +98,5 @@ export function saveSchedule(projectDir: string, entry: ScheduleEntry): void {
   }
   const existing = loadSchedules(projectDir).filter((s) => s.id !== entry.id);
   const file = join(projectDir, SCHEDULES_FILE);
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, stringifyToml({ schedule: [...existing, parsed.data] }) + '\n');
-  renameSync(tmp, file);
+  writeFileAtomic(file, stringifyToml({ schedule: [...existing, parsed.data] }) + '\n');
 }

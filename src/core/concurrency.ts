@@ -47,22 +47,23 @@ export function createLimiter(max: number): Limiter {
 
 /**
  * Run `worker` over `items` in order with at most `concurrency` in flight; resolves when all have
- * ended. A worker that throws stops nothing else; the first error is rethrown at the end.
+ * ended. A worker that throws stops nothing else; the first error is rethrown at the end. Lanes pull
+ * the next item (rather than one waiter per item), so a long list costs no memory up front.
  */
 export async function runPool<T>(items: readonly T[], concurrency: number, worker: (item: T, index: number) => Promise<void>): Promise<void> {
-  const limiter = createLimiter(Math.min(Math.floor(concurrency) || 1, Math.max(1, items.length)));
+  const width = Math.max(1, Math.min(Math.floor(concurrency) || 1, items.length));
+  let next = 0;
   let firstError: { err: unknown } | undefined;
-  await Promise.all(
-    items.map(async (item, index) => {
-      await limiter.acquire();
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
       try {
-        await worker(item, index);
+        await worker(items[index]!, index);
       } catch (err) {
         firstError ??= { err };
-      } finally {
-        limiter.release();
       }
-    }),
-  );
+    }
+  };
+  await Promise.all(Array.from({ length: width }, lane));
   if (firstError) throw firstError.err;
 }

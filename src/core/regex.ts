@@ -27,7 +27,7 @@ export function compileRegex(pattern: string): RE2JS | Error {
 /** Why `pattern` does not compile under RE2, or undefined when it does. */
 export function regexError(pattern: string): string | undefined {
   const c = compileRegex(pattern);
-  return c instanceof Error ? c.message : undefined;
+  return c instanceof Error ? c.message.split('\n')[0] : undefined;
 }
 
 /** Search semantics (Python `re.search`): the pattern may match anywhere in the text. */

@@ -3,7 +3,7 @@
 import type { ArgExpectation } from '../types/index.js';
 import { canonicalJson, showValue } from '../core/canonical-json.js';
 import { tolerantEquals } from '../core/equality.js';
-import { regexSearch } from './_regex.js';
+import { regexSearch } from '../core/regex.js';
 
 export { tolerantEquals } from '../core/equality.js';
 

@@ -13,7 +13,7 @@
 import type { ExpectedAction, MatchMode, MatchScore, ToolCall } from '../types/index.js';
 import { showValue } from '../core/canonical-json.js';
 import { valueText, valuesEqual } from '../core/equality.js';
-import { regexSearch } from './_regex.js';
+import { regexSearch } from '../core/regex.js';
 import { argText, matchArg } from './arg-match.js';
 
 /** Calls past this many are ignored by the matchers (the engine caps a run far below it). */

@@ -8,6 +8,7 @@ import { jsonSchemaToArgs } from './json-schema.js';
 import { QUALIFIER_SEPARATOR } from './lookup.js';
 import { coerceArgValue } from './validate-args.js';
 import { isRecord } from '../core/is-record.js';
+import { AUTONOMY_LEVELS } from '../core/vocabulary.js';
 
 // Our toolset file (TOML or JSON, documented in examples/toolset.toml) and OpenAI `tools` arrays.
 // Every error names file:line (best effort: the line of the table or key) and the field path.
@@ -16,7 +17,7 @@ type Path = (string | number)[];
 
 const ARG_TYPES: readonly ArgType[] = ['string', 'int', 'float', 'bool', 'array', 'object'];
 const CATEGORIES: readonly ToolCategory[] = ['read', 'list', 'web', 'edit', 'bash', 'mcp'];
-const AUTONOMY: readonly Autonomy[] = ['autonomous', 'confirm', 'manual'];
+const AUTONOMY: readonly Autonomy[] = AUTONOMY_LEVELS;
 /** Type aliases accepted in `type = ...` for authors used to JSON Schema names. */
 const TYPE_ALIASES: Record<string, ArgType> = { integer: 'int', number: 'float', boolean: 'bool', str: 'string' };
 

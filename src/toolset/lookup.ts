@@ -1,5 +1,6 @@
 import type { Autonomy } from '../types/case.js';
 import type { ArgSpec, Runnable, Subcommand, ToolMode, Toolset } from '../types/toolset.js';
+import { AUTONOMY_LEVELS } from '../core/vocabulary.js';
 
 // Name lookup shared by the layouts, the validators and the ground tier, so that a fixture, a rendered
 // call and an observed call all resolve a name the same way.
@@ -7,7 +8,7 @@ import type { ArgSpec, Runnable, Subcommand, ToolMode, Toolset } from '../types/
 /** Separator of per_host (`host__name`) and legacy group-qualified (`group__name`) tool names. */
 export const QUALIFIER_SEPARATOR = '__';
 
-const AUTONOMY_RANK: Record<Autonomy, number> = { autonomous: 0, confirm: 1, manual: 2 };
+const AUTONOMY_RANK = Object.fromEntries(AUTONOMY_LEVELS.map((level, i) => [level, i])) as Record<Autonomy, number>;
 
 /** The more restrictive of two autonomy levels (autonomous < confirm < manual). */
 export function maxAutonomy(a: Autonomy, b: Autonomy): Autonomy {

@@ -41,6 +41,7 @@ import { readLegacyInput, readLegacyOutput, readTraceloopToolSpan } from './prod
 import { readVercelInput, readVercelOutput, readVercelToolSpan } from './producers/vercel.js';
 import { readChoiceEvents, readEventInput, readToolMessageLogs } from './producers/gen-ai-events.js';
 import { isRunspecTrace, readRunspecCase, wasExecuted } from './producers/runspec.js';
+import { withTotal } from '../core/tokens.js';
 
 /** What the normaliser learned about a trace besides the Run (for matching, annotations and output). */
 export interface TraceInfo {
@@ -231,8 +232,7 @@ function usageOf(a: Record<string, unknown>): Usage {
   if (p !== undefined) u.promptTokens = p;
   if (c !== undefined) u.completionTokens = c;
   if (t !== undefined) u.totalTokens = t;
-  else if (p !== undefined || c !== undefined) u.totalTokens = (p ?? 0) + (c ?? 0);
-  return u;
+  return withTotal(u);
 }
 
 function providerOf(a: Record<string, unknown>): string | undefined {

@@ -21,11 +21,12 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
-import { RE2JS } from 're2js';
+import { regexError } from '../core/regex.js';
 import { TraceError } from '../errors.js';
 import { detectJsonDump } from '../scoring/index.js';
 import { countRedundant } from '../scoring/index.js';
-import { createLayout, validateCallArgs } from '../toolset/index.js';
+import { validateCallArgs } from '../toolset/validate-args.js';
+import { resolveCall } from '../toolset/resolve.js';
 import type { CaseMatchRule } from '../types/case.js';
 import type { Run } from '../types/run.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
@@ -95,10 +96,9 @@ export function parseRulesText(text: string, file: string): TraceRule[] {
     }
     seen.add(r.name);
     if (r.match?.prompt !== undefined) {
-      try {
-        RE2JS.compile(r.match.prompt);
-      } catch (err) {
-        throw new TraceError('TRACE_INPUT', `${file}: rule[${i}].match.prompt: invalid pattern /${r.match.prompt}/ (${(err as Error).message})`, {
+      const problem = regexError(r.match.prompt);
+      if (problem !== undefined) {
+        throw new TraceError('TRACE_INPUT', `${file}: rule[${i}].match.prompt: invalid pattern /${r.match.prompt}/ (${problem})`, {
           hint: 'patterns use RE2 syntax (no backreferences or lookaround)',
         });
       }
@@ -151,9 +151,9 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
     if (hit.length) failures.push({ category: 'forbidden_tool', reason: `called forbidden tool ${hit.join(', ')}` });
   }
   if (rule.validateArgs && ctx.toolset) {
-    const layout = createLayout(ctx.toolMode ?? run.toolMode ?? 'dedup', ctx.toolset);
+    const toolMode = ctx.toolMode ?? run.toolMode ?? 'dedup';
     for (const c of calls) {
-      const resolved = layout.resolve(c);
+      const resolved = resolveCall(c, { toolset: ctx.toolset, toolMode, commandIsVerb: false });
       if (!resolved.known || resolved.discovery) continue;
       const problems = validateCallArgs(ctx.toolset, resolved);
       if (problems.length) {
@@ -204,5 +204,5 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
 
 function resolvedName(c: { id: string; name: string; arguments: Record<string, unknown> }, ctx: RuleContext): string {
   if (!ctx.toolset) return c.name;
-  return createLayout(ctx.toolMode ?? 'dedup', ctx.toolset).resolve(c).runnable || c.name;
+  return resolveCall(c, { toolset: ctx.toolset, toolMode: ctx.toolMode ?? 'dedup', commandIsVerb: false }).runnable || c.name;
 }
