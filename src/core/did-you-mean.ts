@@ -34,11 +34,44 @@ export function nameDistance(name: string, candidate: string): number {
   return d;
 }
 
+/** Length of the longest common substring (case-insensitive; both cut to 128 characters). */
+export function longestCommonSubstring(a: string, b: string): number {
+  const s = a.slice(0, 128).toLowerCase();
+  const t = b.slice(0, 128).toLowerCase();
+  let best = 0;
+  let prev = new Array<number>(t.length + 1).fill(0);
+  for (let i = 1; i <= s.length; i++) {
+    const cur = new Array<number>(t.length + 1).fill(0);
+    for (let j = 1; j <= t.length; j++) {
+      if (s[i - 1] === t[j - 1]) {
+        cur[j] = prev[j - 1]! + 1;
+        if (cur[j]! > best) best = cur[j]!;
+      }
+    }
+    prev = cur;
+  }
+  return best;
+}
+
 /**
- * The closest candidate to `name`, or undefined when none is plausibly a typo of it. A candidate is
- * plausible when its distance ({@link nameDistance}) is at most a third of the longer name (at least 2)
- * and it keeps at least one character, so `read_file` never suggests `send_email` and `ab` never
- * suggests `xy`. Ties go to the alphabetically first candidate; `name` itself is never suggested.
+ * Whether `candidate` is plausibly a typo or a rename of `name`: a distance ({@link nameDistance}) of at
+ * most 2 that keeps at least one character, or a distance up to 60% of the longer name when the two
+ * share a run of at least half the shorter name (3 characters at least). So `replicas` suggests
+ * `replica_count`, `sevice_status` suggests `service_status`, and `read_file` never suggests
+ * `send_email` (they share only `d_`) nor `ab` `xy`.
+ */
+export function isPlausibleName(name: string, candidate: string): boolean {
+  const d = nameDistance(name, candidate);
+  const longer = Math.max(name.length, candidate.length);
+  const shorter = Math.min(name.length, candidate.length);
+  if (d >= longer) return false;
+  if (d <= 2) return true;
+  return d <= Math.floor(0.6 * longer) && longestCommonSubstring(name, candidate) >= Math.max(3, Math.ceil(shorter / 2));
+}
+
+/**
+ * The closest plausible candidate to `name` ({@link isPlausibleName}), or undefined. Ties go to the
+ * alphabetically first candidate; `name` itself is never suggested.
  *
  * @example closestName('sevice_status', ['service_status', 'service_restart']) // 'service_status'
  * @example closestName('read_file', ['send_email']) // undefined
@@ -47,10 +80,8 @@ export function closestName(name: string, candidates: Iterable<string>): string 
   let best: string | undefined;
   let bestD = Infinity;
   for (const c of candidates) {
-    if (c === name) continue;
+    if (c === name || !isPlausibleName(name, c)) continue;
     const d = nameDistance(name, c);
-    const limit = Math.max(2, Math.floor(Math.max(name.length, c.length) / 3));
-    if (d > limit || d >= Math.max(name.length, c.length)) continue;
     if (d < bestD || (d === bestD && best !== undefined && c < best)) {
       best = c;
       bestD = d;

@@ -67,6 +67,7 @@ describe('closestName / didYouMean', () => {
     { name: 'restart-service', candidates: ['service-restart', 'deploy'], want: 'service-restart' },
     { name: 'expect_arg', candidates: ['expect_args', 'expect_tool'], want: 'expect_args' },
     { name: 'aa', candidates: ['a', 'b'], want: 'a' },
+    { name: 'replicas', candidates: ['replica_count', 'namespace'], want: 'replica_count' },
     // Regression: "did you mean send_email" for read_file.
     { name: 'read_file', candidates: ['send_email', 'list_dir'], want: undefined },
     { name: 'ab', candidates: ['xy'], want: undefined },
