@@ -46,7 +46,8 @@ describe('schedules', () => {
   });
 
   it.each([
-    { name: 'a bad cron expression', text: SEED.replace('0 6 * * 1-5', 'every day'), message: 'runspec_schedules.toml:1: schedule[0].when.cron: not a cron expression' },
+    // The line of the cron value itself (it used to be the line of the [[schedule]] header).
+    { name: 'a bad cron expression', text: SEED.replace('0 6 * * 1-5', 'every day'), message: `runspec_schedules.toml:${SEED.split('\n').findIndex((l) => l.includes('0 6 * * 1-5')) + 1}: schedule[0].when.cron: not a cron expression` },
     { name: 'a missing fixture', text: '[[schedule]]\nid = "a"\naction = "eval"\n[schedule.when]\ncron = "* * * * *"\n', message: 'runspec_schedules.toml:1: schedule[0].eval_fixture' },
     { name: 'a TOML syntax error', text: '[[schedule]\n', message: 'runspec_schedules.toml:1:' },
   ])('rejects $name with exit 2 and a one-line message', async ({ text, message }) => {
