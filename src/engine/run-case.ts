@@ -8,6 +8,7 @@ import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
 import { deniedReason, permissionsFor, type ToolPermissions } from './permissions.js';
 import { commandEnvFor, executeWorkspaceTool, isWorkspaceTool } from './workspace-tools.js';
 import { createWorktree, type Worktree } from './worktree.js';
+import { withTotal } from '../core/tokens.js';
 
 // The headless agent loop. Decision mode (runspec): lay the toolset out, let discovery tools resolve
 // for real, capture the first call to a runnable as the terminal action, never execute it. Trajectory
@@ -273,11 +274,6 @@ function intendedParams(opts: RunCaseOptions): Record<string, unknown> {
   if (opts.temperature !== undefined) p.temperature = opts.temperature;
   if (opts.maxTokens !== undefined) p.max_tokens = opts.maxTokens;
   return p;
-}
-
-function withTotal(u: Usage): Usage {
-  if (u.totalTokens !== undefined || (u.promptTokens === undefined && u.completionTokens === undefined)) return { ...u };
-  return { ...u, totalTokens: (u.promptTokens ?? 0) + (u.completionTokens ?? 0) };
 }
 
 function sumUsage(all: Usage[]): Usage {

@@ -7,10 +7,11 @@
 // whichever comes first. A crash (kill -9, power loss) loses at most the cases of that window; they are
 // not in the log, so `--resume` runs them again: nothing is lost, some work may be redone.
 
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { open as openAsync, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { RunspecError } from '../errors.js';
+import { writeFileAtomic } from '../core/atomic-write.js';
 import type { CaseResult } from '../types/index.js';
 import { caseResultOf, type CaseEntry } from './results.js';
 
@@ -308,81 +309,4 @@ export function readLogLine(fd: number, span: LogSpan): string {
     got += n;
   }
   return buf.toString('utf8', 0, got);
-}
-
-/** Write `text` to `file` atomically: a temp file in the same directory, fsync'd, then renamed over. */
-export function writeFileAtomic(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
-  const fd = openSync(tmp, 'w');
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } catch (err) {
-    closeSync(fd);
-    rmQuiet(tmp);
-    throw err;
-  }
-  closeSync(fd);
-  renameSync(tmp, file);
-}
-
-function rmQuiet(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // best effort: a leftover temp file is harmless
-  }
-}
-
-/** A file written piece by piece and renamed into place at the end (see {@link writeFileAtomic}). */
-export interface AtomicFileWriter {
-  write(text: string): void;
-  /** fsync, close and rename over the target. */
-  commit(): void;
-  /** Close and remove the temp file; the target is untouched. */
-  abort(): void;
-}
-
-/** Open an {@link AtomicFileWriter}: writes are buffered up to 1 MiB, then go to a temp file. */
-export function createAtomicFileWriter(file: string): AtomicFileWriter {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
-  const fd = openSync(tmp, 'w');
-  let pending: string[] = [];
-  let pendingLength = 0;
-  let done = false;
-  const drain = (): void => {
-    if (pending.length === 0) return;
-    writeSync(fd, pending.join(''));
-    pending = [];
-    pendingLength = 0;
-  };
-  return {
-    write(text) {
-      pending.push(text);
-      pendingLength += text.length;
-      if (pendingLength >= 1 << 20) drain();
-    },
-    commit() {
-      if (done) return;
-      done = true;
-      try {
-        drain();
-        fsyncSync(fd);
-      } catch (err) {
-        closeSync(fd);
-        rmQuiet(tmp);
-        throw err;
-      }
-      closeSync(fd);
-      renameSync(tmp, file);
-    },
-    abort() {
-      if (done) return;
-      done = true;
-      closeSync(fd);
-      rmQuiet(tmp);
-    },
-  };
 }

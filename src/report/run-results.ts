@@ -6,10 +6,11 @@
 import { closeSync, openSync } from 'node:fs';
 import { EXIT_CODES, type ErrorCode } from '../errors.js';
 import type { CaseResult } from '../types/index.js';
-import { aggregateFromSummary, caseEntryOf, caseResultOf, RESULTS_SCHEMA, safeUrl, type CaseEntry, type ResultsMeta } from './results.js';
+import { aggregateFromSummary, caseEntryOf, caseResultOf, RESULTS_SCHEMA, type CaseEntry, type ResultsMeta } from './results.js';
+import { redactUrl } from '../core/redact.js';
 import { createSummaryAccumulator } from '../scoring/summary.js';
+import { createAtomicFileWriter } from '../core/atomic-write.js';
 import {
-  createAtomicFileWriter,
   isCaseRecord,
   openResultsLog,
   readLogLine,
@@ -98,7 +99,7 @@ function streamDocument(
   o: { logFile: string; spans: ReadonlyMap<string, LogSpan>; meta: ResultsMeta; iteration: DocumentIteration; caseIds: readonly string[] },
 ): RunFacts {
   const meta = { ...o.meta };
-  if (typeof meta.base_url === 'string') meta.base_url = safeUrl(meta.base_url);
+  if (typeof meta.base_url === 'string') meta.base_url = redactUrl(meta.base_url);
   // The skeleton is laid out by JSON.stringify itself, so the streamed file is byte for byte what
   // JSON.stringify(doc, null, 2) of the whole document would give.
   const mark = `\u0000runspec-${process.pid}-${Date.now()}`;
