@@ -25,7 +25,14 @@ export async function startFakeModel(latencyMs = 0) {
     });
     child.on('exit', (code) => reject(new Error(`fake model exited ${code}`)));
   });
-  return { url: `http://127.0.0.1:${port}/v1`, origin: `http://127.0.0.1:${port}`, close: () => child.kill('SIGTERM') };
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    url: `${origin}/v1`,
+    origin,
+    /** Mean and max chat requests in flight since the last reset (a fresh server per measurement). */
+    stats: async () => (await fetch(`${origin}/stats`)).json(),
+    close: () => child.kill('SIGTERM'),
+  };
 }
 
 /** Run a process to its end; resolves with wall ms, exit code, peak RSS (when preloaded) and output. */
@@ -51,10 +58,10 @@ export function timed(args, opts = {}) {
 
 const HOSTS = ['web-01', 'web-02', 'web-03'];
 
-/** A runspec fixture file of `n` decision cases (one suite, one file). */
-export function fixtureText(n) {
+/** A runspec fixture file of decision cases [from, to) (one suite). */
+export function fixtureText(n, from = 0) {
   const parts = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < n; i++) {
     parts.push(`[[eval]]\nid = "case-${i}"\nprompt = "restart nginx on ${HOSTS[i % 3]} (ticket ${i})"\nexpect_tool = "restart-service"\nexpect_host = "${HOSTS[i % 3]}"\nexpect_args = { service = "nginx" }\ntags = ["bench"]\n`);
   }
   return parts.join('\n');
@@ -76,22 +83,33 @@ export async function benchRun({ cases, concurrency = 8, latencyMs = 0, telemetr
   const dir = mkdtempSync(join(tmpdir(), 'runspec-bench-run-'));
   const model = await startFakeModel(latencyMs);
   try {
-    const fixture = join(dir, 'bench.toml');
-    writeFileSync(fixture, fixtureText(cases));
+    // Files of at most 50,000 cases: a fixture file is capped at 16 MiB (bounded inputs).
+    const fixtures = [];
+    for (let from = 0; from < cases; from += 50_000) {
+      const file = join(dir, `bench-${fixtures.length}.toml`);
+      writeFileSync(file, fixtureText(Math.min(cases, from + 50_000), from));
+      fixtures.push(file);
+    }
     const bodies = join(dir, 'requests.json');
     writeFileSync(bodies, await requestBodies(cases, dir));
     const env = { OPENAI_API_KEY: 'sk-bench', RUNSPEC_TELEMETRY: undefined, OTEL_EXPORTER_OTLP_ENDPOINT: undefined, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined };
-    const runArgs = (extra) => ['--import', join(here, '_rss.mjs'), cli, 'run', fixture, '--base-url', model.url, '--model', 'bench-model', '--toolset', 'builtin:fleet',
+    const runArgs = (extra) => ['--import', join(here, '_rss.mjs'), cli, 'run', ...fixtures, '--base-url', model.url, '--model', 'bench-model', '--toolset', 'builtin:fleet',
       '--concurrency', String(concurrency), '--max-requests', String(concurrency), '--output', 'json', '--out', join(dir, 'results.json'), ...extra];
     const out = { cases, concurrency, latencyMs };
     if (bare) {
+      await model.stats();
       const b = await timed(['--import', join(here, '_rss.mjs'), join(here, '_bare-loop.mjs'), model.url, bodies, String(concurrency)], { cwd: dir, timeoutMs });
       if (b.code !== 0) throw new Error(`bare loop failed: ${b.stderr.slice(-500)}`);
       out.bareMs = b.ms;
       out.bareRss = b.rss;
       out.bareCpuMs = b.cpuMs;
+      out.bareMeanInFlight = (await model.stats()).meanInFlight;
     }
+    await model.stats();
     const r = await timed(runArgs(['--no-telemetry']), { cwd: dir, env, timeoutMs });
+    const inflight = await model.stats();
+    out.meanInFlight = inflight.meanInFlight;
+    out.maxInFlight = inflight.maxInFlight;
     if (r.code !== 0 && r.code !== 1) throw new Error(`run failed (${r.code}): ${r.stderr.slice(-800)}`);
     out.runMs = r.ms;
     out.runRss = r.rss;
