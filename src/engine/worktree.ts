@@ -1,14 +1,14 @@
-import { lstat, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { FixtureError } from '../errors.js';
+import { escapes, resolveInside } from './sandbox/paths.js';
 
 // A fresh temp directory per case run. The process working directory is never changed (runs are
 // concurrent): every tool resolves its paths here, and a path that escapes the root (`..`, an absolute
 // path, or a symlink pointing out) is refused.
 
-/** A path a tool may not touch; the tool turns it into an `Error: ...` result. */
-export class PathRefusedError extends Error {}
+export { PathRefusedError } from './sandbox/paths.js';
 
 export interface Worktree {
   /** Real path of the root (symlinks resolved). */
@@ -23,10 +23,6 @@ export interface Worktree {
   remove(): Promise<void>;
 }
 
-/** True when `rel` (relative, already normalised) climbs out of its base. */
-function escapes(rel: string): boolean {
-  return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
-}
 
 /**
  * Create a worktree with the case's files. A file path that is absolute or climbs out is bad input.
@@ -53,27 +49,8 @@ export async function createWorktree(files: Record<string, string>, opts: { pref
   }
   return {
     root,
-    async resolve(path: string): Promise<string> {
-      const p = path.trim();
-      if (p === '' || p === '.' || p === './') return root;
-      if (isAbsolute(p)) throw new PathRefusedError(`absolute paths are not allowed (${p}); use a path relative to the workspace root`);
-      const abs = resolve(root, p);
-      if (escapes(relative(root, abs))) throw new PathRefusedError(`path escapes the workspace: ${p}`);
-      // Resolve symlinks on the longest existing prefix: a link inside the tree may point out of it.
-      let probe = abs;
-      for (let i = 0; i < 256; i++) {
-        const exists = await lstat(probe).then(
-          () => true,
-          () => false,
-        );
-        if (exists) break;
-        const up = dirname(probe);
-        if (up === probe) break;
-        probe = up;
-      }
-      const real = await realpath(probe).catch(() => probe);
-      if (escapes(relative(root, real))) throw new PathRefusedError(`path escapes the workspace through a symlink: ${p}`);
-      return abs;
+    resolve(path: string): Promise<string> {
+      return resolveInside(root, path);
     },
     relative(abs: string): string {
       return relative(root, abs).split(sep).join('/') || '.';
