@@ -63,6 +63,8 @@ export const ConfigFileSchema = z
       .strict()
       .optional(),
     sync: z.object({ dir: z.string().optional() }).strict().optional(),
+    /** Trajectory mode: `sandbox = "none"` runs model-driven commands unconfined on the host (warned on every run). */
+    trajectory: z.object({ sandbox: z.enum(['bwrap', 'none']).optional() }).strict().optional(),
     fixtures: z.object({ plugins: z.array(z.string()).optional() }).strict().optional(),
     providers: z.record(z.string(), ProviderProfileSchema).optional(),
   })

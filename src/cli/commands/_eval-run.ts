@@ -14,6 +14,7 @@ import { discoverFixtures, loadCasesFromPaths, selectCases } from '../../fixture
 import { loadToolset } from '../../toolset/index.js';
 import { resolveProvider, type Provider } from '../../providers/index.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../../engine/suite-runner.js';
+import { chooseCommandSandbox } from '../../engine/sandbox/select.js';
 import { openResultsLog, readResultsLog, resultsPaths, writeFileAtomic, type ResultsLogHeader } from '../../report/results-file.js';
 import { buildResultsDocument, type ResultsDocument } from '../../scoring/results.js';
 import { renderTable } from '../../report/table.js';
@@ -240,6 +241,12 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
     ? readText(resolve(ctx.cwd, flags.systemPrompt), '--system-prompt')
     : project.config.llm?.system_prompt;
 
+  const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
+    { unsafeHostCommands: flags.unsafeHostCommands, configured: project.config.trajectory?.sandbox, bwrap: project.env.get('RUNSPEC_BWRAP'), searchPath: project.env.get('PATH') },
+    opts.cases.some((c) => c.mode === 'trajectory'),
+  );
+  if (sandboxWarning) ctx.warn(sandboxWarning);
+
   const ac = new AbortController();
   const onSigint = (): void => {
     if (!ac.signal.aborted) ctx.err('interrupted: finishing in-flight samples as cancelled (press Ctrl-C again to force)');
@@ -271,6 +278,7 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
       maxTurns: flags.maxTurns,
       systemPrompt,
       keepWorktrees: !!flags.keepWorktrees,
+      sandbox,
       signal: ac.signal,
       runId,
       agentName: opts.agentName,

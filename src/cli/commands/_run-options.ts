@@ -41,6 +41,7 @@ export interface RunFlags {
   annotations?: boolean;
   endpoint?: string;
   keepWorktrees?: boolean;
+  unsafeHostCommands?: boolean;
   script?: string;
 }
 
@@ -108,7 +109,8 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--capture-content', 'attach prompts, messages and arguments to spans')
     .option('--annotations', 'post verdicts as Phoenix span annotations')
     .option('--endpoint <url>', 'OTLP/HTTP traces endpoint (default: OTEL_* variables, runspec.toml, else .runspec/traces/)')
-    .option('--keep-worktrees', 'keep trajectory worktrees for inspection');
+    .option('--keep-worktrees', 'keep trajectory worktrees for inspection')
+    .option('--unsafe-host-commands', 'run model-driven commands (bash, run_command) on this machine without the bubblewrap sandbox (warned on every run)');
   if (opts.script !== false) cmd.option('--script <file>', 'script of the mock provider, or recording of the replay provider');
   return cmd;
 }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, lstatSync, readlinkSync } from 'node:fs';
-import { lchown, lstat, readdir } from 'node:fs/promises';
+import { lchown, lstat, readdir, readFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 
 // How a model-driven command (bash, run_command) runs. By default inside bubblewrap: a user namespace
@@ -154,7 +154,10 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
     args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/home', '--dir', SANDBOX_HOME, '--bind', req.root, req.root, '--chdir', req.root, '--clearenv');
     const env: Record<string, string> = { PATH: STANDARD_PATH, ...req.env, HOME: SANDBOX_HOME, PWD: req.root };
     for (const [k, v] of Object.entries(env)) if (isEnvName(k) && !v.includes('\0')) args.push('--setenv', k, v);
+    // fd 3 tells the host pid of the sandbox's init, so the run can wait until its namespace is gone.
     args.push(
+      '--json-status-fd',
+      '3',
       '--',
       '/usr/bin/prlimit',
       `--nproc=${limits.maxProcesses}`,
@@ -183,7 +186,7 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
     try {
       if (asRoot) await lchown(dir, HOST_DROP_UID, HOST_DROP_UID);
       const { file, args } = argv({ shell: 'sh', command: 'id -u && touch ./probe', root: dir, env: {} });
-      const r = await spawnCollect({ file, args, cwd: dir, env: {}, timeoutMs: PROBE_TIMEOUT_MS, maxOutputBytes: 4096 });
+      const r = await spawnCollect({ file, args, cwd: dir, env: {}, timeoutMs: PROBE_TIMEOUT_MS, maxOutputBytes: 4096, statusFd: true });
       const wrote = await lstat(join(dir, 'probe')).then(() => true, () => false);
       if (r.exitCode === 0 && r.output.trim() === String(SANDBOX_UID) && wrote) return { ok: true };
       const why = (r.spawnError ?? r.output.trim().split('\n')[0]) || `exit ${r.exitCode ?? r.signal}`;
@@ -208,7 +211,7 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
       if (asRoot) await chownTree(req.root, HOST_DROP_UID);
       const { file, args } = argv(req);
       // bwrap starts with an empty environment: its init is PID 1 in the sandbox and readable there.
-      return spawnCollect({ file, args, cwd: req.root, env: {}, timeoutMs: req.timeoutMs, maxOutputBytes: req.maxOutputBytes, signal: req.signal });
+      return spawnCollect({ file, args, cwd: req.root, env: {}, timeoutMs: req.timeoutMs, maxOutputBytes: req.maxOutputBytes, signal: req.signal, statusFd: true });
     },
   };
 }
@@ -250,6 +253,24 @@ interface SpawnOptions {
   timeoutMs: number;
   maxOutputBytes: number;
   signal?: AbortSignal;
+  /** bwrap --json-status-fd 3: wait for the sandbox's init (and so its PID namespace) to be gone. */
+  statusFd?: boolean;
+}
+
+const NAMESPACE_GONE_WAIT_MS = 5000;
+
+/**
+ * bwrap exits as soon as its init reports the command's status, while the kernel may still be killing
+ * the other processes of the namespace; wait (bounded) until the init itself has disappeared.
+ */
+async function waitGone(pid: number): Promise<void> {
+  const deadline = Date.now() + NAMESPACE_GONE_WAIT_MS;
+  while (Date.now() < deadline) {
+    const state = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+    // Gone, or a zombie (every process of its namespace has been reaped before init turns zombie).
+    if (state === undefined || / Z /.test(state.slice(state.lastIndexOf(')')))) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 /** Spawn in a new process group, collect output up to the cap, kill the whole group at the end. */
@@ -260,7 +281,9 @@ function spawnCollect(o: SpawnOptions): Promise<CommandResult> {
     let truncated = false;
     let timedOut = false;
     let settled = false;
-    const child = spawn(o.file, o.args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(o.file, o.args, { cwd: o.cwd, env: o.env, stdio: o.statusFd ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'], detached: true });
+    let status = '';
+    if (o.statusFd) (child.stdio[3] as NodeJS.ReadableStream).on('data', (b: Buffer) => void (status.length < 65_536 && (status += b.toString('utf8'))));
     const killGroup = (): void => {
       try {
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -278,8 +301,8 @@ function spawnCollect(o: SpawnOptions): Promise<CommandResult> {
       size += take.length;
       if (take.length < b.length) truncated = true;
     };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup();
@@ -294,7 +317,10 @@ function spawnCollect(o: SpawnOptions): Promise<CommandResult> {
       o.signal?.removeEventListener('abort', onAbort);
       // Whatever the command left in its group goes too (host mode has no PID namespace).
       killGroup();
-      resolvePromise({ output: Buffer.concat(chunks).toString('utf8'), truncated, timedOut, cancelled: !!o.signal?.aborted, ...r });
+      const result = { output: Buffer.concat(chunks).toString('utf8'), truncated, timedOut, cancelled: !!o.signal?.aborted, ...r };
+      const initPid = /"child-pid"\s*:\s*(\d+)/.exec(status)?.[1];
+      if (initPid) void waitGone(Number(initPid)).then(() => resolvePromise(result));
+      else resolvePromise(result);
     };
     child.on('error', (err) => finish({ exitCode: null, signal: null, spawnError: err.message }));
     // A background process still holding the pipes would keep 'close' from coming: end the group first.
