@@ -15,6 +15,7 @@ import { loadToolset } from '../../toolset/index.js';
 import { resolveProvider, type Provider } from '../../providers/index.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../../engine/suite-runner.js';
 import { chooseCommandSandbox } from '../../engine/sandbox/select.js';
+import { CASE_DIGESTS_KEY, caseDigests, checkResumeHeader, moveAsideOldLog, retryOnResume } from '../../report/resume-check.js';
 import { openResultsLog, readResultsLog, resultsPaths, writeFileAtomic, type ResultsLogHeader } from '../../report/results-file.js';
 import { buildResultsDocument, type ResultsDocument } from '../../scoring/results.js';
 import { renderTable } from '../../report/table.js';
@@ -197,6 +198,7 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
   let prior = new Map<string, CaseResult>();
   let paths = resultsPaths({ projectDir: ctx.projectDir, runId, out: opts.finalFile ?? flags.out, cwd: ctx.cwd });
   let logFile = paths.logFile;
+  const digests = caseDigests(opts.cases);
   if (opts.resumeLog) {
     const log = readResultsLog(resolve(ctx.cwd, opts.resumeLog));
     runId = log.header.runId;
@@ -205,11 +207,13 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
     logFile = resolve(ctx.cwd, opts.resumeLog);
     // The header's final file, unless --out was given again (stored --out values are absolute).
     paths = { finalFile: flags.out ? resolve(ctx.cwd, flags.out) : log.header.finalFile, logFile };
-    const selected = new Set(opts.cases.map((c) => c.id));
-    const stray = [...prior.keys()].filter((id) => !selected.has(id));
-    if (stray.length > 0) ctx.warn(`--resume: the log holds cases not selected now (${stray.join(', ')}); they are dropped`);
-    for (const id of stray) prior.delete(id);
-    ctx.err(`resuming ${runId}: ${prior.size} of ${opts.cases.length} cases already finished`);
+    checkResumeHeader({ file: opts.resumeLog, header: log.header, caseIds: opts.cases.map((c) => c.id), digests, options: opts.storedOptions });
+    const retried = [...prior.values()].filter(retryOnResume).map((r) => r.caseId);
+    for (const id of retried) prior.delete(id);
+    ctx.err(`resuming ${runId}: ${prior.size} of ${opts.cases.length} cases already finished${retried.length > 0 ? `; ${retried.length} with infrastructure errors run again` : ''}`);
+  } else {
+    const moved = moveAsideOldLog(logFile);
+    if (moved) ctx.err(`note: ${logFile} held another run's log; moved it to ${moved} (a new run never appends to another run's log)`);
   }
   const header: ResultsLogHeader = {
     type: 'run',
@@ -218,7 +222,7 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
     startedAt,
     finalFile: paths.finalFile,
     caseIds: opts.cases.map((c) => c.id),
-    options: opts.storedOptions,
+    options: { ...opts.storedOptions, [CASE_DIGESTS_KEY]: digests },
   };
   const log = openResultsLog(logFile, header);
 
