@@ -169,7 +169,7 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
     }
   } finally {
     if (worktree) {
-      if (opts.keepWorktrees) run.worktree = worktree.root;
+      if (opts.keepWorktrees) run.worktree = await worktree.keep().catch(() => worktree!.root);
       else await worktree.remove().catch(() => undefined);
     }
   }

@@ -1,8 +1,9 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { FixtureError } from '../errors.js';
 import { escapes, resolveInside } from './sandbox/paths.js';
+import { ownedPrefix } from './worktree-sweep.js';
 
 // A fresh temp directory per case run. The process working directory is never changed (runs are
 // concurrent): every tool resolves its paths here, and a path that escapes the root (`..`, an absolute
@@ -21,6 +22,8 @@ export interface Worktree {
   /** Workspace-relative form (forward slashes) of an absolute path inside the root. */
   relative(abs: string): string;
   remove(): Promise<void>;
+  /** Keep the worktree for inspection: renamed without the owner pid (never swept); returns its path. */
+  keep(): Promise<string>;
 }
 
 
@@ -36,7 +39,8 @@ export async function createWorktree(files: Record<string, string>, opts: { pref
       });
     }
   }
-  const root = await realpath(await mkdtemp(join(tmpdir(), opts.prefix ?? 'runspec-eval-')));
+  // The owning pid is in the name, so a later run can sweep what a kill -9 left behind.
+  const root = await realpath(await mkdtemp(join(tmpdir(), opts.prefix ?? ownedPrefix())));
   try {
     for (const [rel, content] of Object.entries(files)) {
       const abs = join(root, rel);
@@ -57,6 +61,12 @@ export async function createWorktree(files: Record<string, string>, opts: { pref
     },
     async remove() {
       await rm(root, { recursive: true, force: true, maxRetries: 2 });
+    },
+    async keep() {
+      const kept = join(dirname(root), basename(root).replace(/pid\d+-/, 'kept-'));
+      if (kept === root) return root;
+      await rename(root, kept);
+      return kept;
     },
   };
 }

@@ -15,6 +15,8 @@ import { loadToolset } from '../../toolset/index.js';
 import { resolveProvider, type Provider } from '../../providers/index.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../../engine/suite-runner.js';
 import { chooseCommandSandbox } from '../../engine/sandbox/select.js';
+import { sweepStaleWorktrees } from '../../engine/worktree-sweep.js';
+import { handleInterrupts } from './_interrupt.js';
 import { CASE_DIGESTS_KEY, caseDigests, checkResumeHeader, moveAsideOldLog, retryOnResume } from '../../report/resume-check.js';
 import { openResultsLog, readResultsLog, resultsPaths, writeFileAtomic, type ResultsLogHeader } from '../../report/results-file.js';
 import { buildResultsDocument, type ResultsDocument } from '../../scoring/results.js';
@@ -251,13 +253,11 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
   );
   if (sandboxWarning) ctx.warn(sandboxWarning);
 
+  const swept = await sweepStaleWorktrees();
+  if (swept.length > 0) ctx.err(`removed ${swept.length} worktree(s) left by runs that were killed`);
+
   const ac = new AbortController();
-  const onSigint = (): void => {
-    if (!ac.signal.aborted) ctx.err('interrupted: finishing in-flight samples as cancelled (press Ctrl-C again to force)');
-    else process.exit(130);
-    ac.abort();
-  };
-  process.on('SIGINT', onSigint);
+  const stopHandling = handleInterrupts(ctx, ac);
 
   const bar = ctx.stderr.isTTY
     ? new cliProgress.SingleBar(
@@ -297,7 +297,7 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
     });
   } finally {
     bar?.stop();
-    process.off('SIGINT', onSigint);
+    stopHandling();
     log.close();
     try {
       await telemetry?.shutdown();

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, lstatSync, readlinkSync } from 'node:fs';
 import { lchown, lstat, readdir, readFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
+import { ownedPrefix } from '../worktree-sweep.js';
 
 // How a model-driven command (bash, run_command) runs. By default inside bubblewrap: a user namespace
 // with an unprivileged uid, every capability dropped, a new session, no network, a fresh PID namespace
@@ -182,7 +183,7 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
     if (!findExecutable('/usr/bin/prlimit')) return { ok: false, message: `command tools are refused: /usr/bin/prlimit (util-linux) is missing, so the sandbox cannot limit processes and memory; install util-linux, or ${INSTALL_HINT.split(', or ')[1]}` };
     const { mkdtemp, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
-    const dir = await mkdtemp(join(tmpdir(), 'runspec-eval-probe-'));
+    const dir = await mkdtemp(join(tmpdir(), ownedPrefix('probe-')));
     try {
       if (asRoot) await lchown(dir, HOST_DROP_UID, HOST_DROP_UID);
       const { file, args } = argv({ shell: 'sh', command: 'id -u && touch ./probe', root: dir, env: {} });
@@ -259,6 +260,21 @@ interface SpawnOptions {
 
 const NAMESPACE_GONE_WAIT_MS = 5000;
 
+/** Process groups of commands running now, for a second Ctrl-C that must not leave any behind. */
+const running = new Set<number>();
+
+/** Kill every command still running (the CLI's second interrupt, just before it exits). */
+export function killRunningCommands(): void {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  running.clear();
+}
+
 /**
  * bwrap exits as soon as its init reports the command's status, while the kernel may still be killing
  * the other processes of the namespace; wait (bounded) until the init itself has disappeared.
@@ -282,6 +298,8 @@ function spawnCollect(o: SpawnOptions): Promise<CommandResult> {
     let timedOut = false;
     let settled = false;
     const child = spawn(o.file, o.args, { cwd: o.cwd, env: o.env, stdio: o.statusFd ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'], detached: true });
+    const pid = child.pid;
+    if (pid) running.add(pid);
     let status = '';
     if (o.statusFd) (child.stdio[3] as NodeJS.ReadableStream).on('data', (b: Buffer) => void (status.length < 65_536 && (status += b.toString('utf8'))));
     const killGroup = (): void => {
@@ -317,6 +335,7 @@ function spawnCollect(o: SpawnOptions): Promise<CommandResult> {
       o.signal?.removeEventListener('abort', onAbort);
       // Whatever the command left in its group goes too (host mode has no PID namespace).
       killGroup();
+      if (pid) running.delete(pid);
       const result = { output: Buffer.concat(chunks).toString('utf8'), truncated, timedOut, cancelled: !!o.signal?.aborted, ...r };
       const initPid = /"child-pid"\s*:\s*(\d+)/.exec(status)?.[1];
       if (initPid) void waitGone(Number(initPid)).then(() => resolvePromise(result));
