@@ -34,6 +34,8 @@ export const ConfigFileSchema = z
         retries: z.number().int().min(0).optional(),
         concurrency: z.number().int().positive().optional(),
         max_requests: z.number().int().positive().optional(),
+        /** Largest provider response body in bytes (default 32 MiB). */
+        max_response_bytes: z.number().int().positive().optional(),
         system_prompt: z.string().optional(),
       })
       .strict()

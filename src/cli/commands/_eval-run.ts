@@ -140,7 +140,13 @@ export function buildProvider(ctx: CliContext, project: LoadedProject, name: str
       timeoutMs: flags.timeoutMs,
       retries: flags.retries,
     },
-    extra: { maxConcurrent: firstSet(flags.maxRequests, project.env.int('RUNSPEC_MAX_REQUESTS'), project.config.llm?.max_requests, 8).value },
+    extra: {
+      maxConcurrent: firstSet(flags.maxRequests, project.env.int('RUNSPEC_MAX_REQUESTS'), project.config.llm?.max_requests, 8).value,
+      // Unset: the HTTP client's default (32 MiB).
+      maxResponseBytes: project.env.int('RUNSPEC_MAX_RESPONSE_BYTES') ?? project.config.llm?.max_response_bytes,
+      // One line per wait, so a slow run says why it is slow (stderr: the terminal and any CI log).
+      onRetry: (r) => ctx.err(`retrying: ${name}: ${r.reason}; attempt ${r.attempt + 1} in ${(r.delayMs / 1000).toFixed(1)} s`),
+    },
   });
 }
 

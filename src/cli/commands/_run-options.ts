@@ -85,8 +85,8 @@ export function addModelOptions(cmd: Command, opts: { provider?: boolean } = {})
     .option('--base-url <url>', 'API base URL of the provider')
     .option('--temperature <t>', 'sampling temperature', number)
     .option('--max-tokens <n>', 'max completion tokens', positiveInt)
-    .option('--timeout-ms <ms>', 'per-request time limit in milliseconds', positiveInt)
-    .option('--retries <n>', 'attempts per request on transient provider errors (default 3; 1 = no retry)', nonNegativeInt)
+    .option('--timeout-ms <ms>', 'per-attempt time limit in milliseconds (default 120000); a hung sample holds its slot at most timeout × attempts + (attempts − 1) × 30 s of waits: 7 min by default', positiveInt)
+    .option('--retries <n>', 'attempts per request on transient provider errors (default 3; 1 = no retry); each wait prints one "retrying:" line', nonNegativeInt)
     .option('--max-requests <n>', 'model requests in flight at once per provider (default 8)', positiveInt);
 }
 
