@@ -32,8 +32,8 @@ export const ConfigFileSchema = z
         context_window: z.number().int().positive().optional(),
         timeout_ms: z.number().int().positive().optional(),
         retries: z.number().int().min(0).optional(),
-        concurrency: z.number().int().positive().optional(),
-        max_requests: z.number().int().positive().optional(),
+        concurrency: z.number().int().positive().max(256).optional(),
+        max_requests: z.number().int().positive().max(1024).optional(),
         /** Largest provider response body in bytes (default 32 MiB). */
         max_response_bytes: z.number().int().positive().optional(),
         system_prompt: z.string().optional(),

@@ -17,6 +17,7 @@ import { runSuite, sampleCount, type SuiteRunResult } from '../../engine/suite-r
 import { chooseCommandSandbox } from '../../engine/sandbox/select.js';
 import { sweepStaleWorktrees } from '../../engine/worktree-sweep.js';
 import { handleInterrupts } from './_interrupt.js';
+import { ensureOutputDir } from '../../report/out-path.js';
 import { CASE_DIGESTS_KEY, caseDigests, checkResumeHeader, moveAsideOldLog, retryOnResume } from '../../report/resume-check.js';
 import { openResultsLog, readResultsLog, resultsPaths, writeFileAtomic, type ResultsLogHeader } from '../../report/results-file.js';
 import { buildResultsDocument, type ResultsDocument } from '../../scoring/results.js';
@@ -223,6 +224,8 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
     const moved = moveAsideOldLog(logFile);
     if (moved) ctx.err(`note: ${logFile} held another run's log; moved it to ${moved} (a new run never appends to another run's log)`);
   }
+  ensureOutputDir(paths.finalFile, flags.out ? '--out' : 'results file');
+  ensureOutputDir(logFile, opts.resumeLog ? '--resume' : 'results log');
   const header: ResultsLogHeader = {
     type: 'run',
     version: 1,

@@ -49,6 +49,15 @@ const positiveInt = (v: string): number => {
   if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`expected a positive integer (got ${JSON.stringify(v)})`);
   return Number(v);
 };
+/** Sane maxima of run sizes: a typo of a few zeros is an error, not a run that never ends. */
+export const MAX_SAMPLES_FLAG = 1000;
+export const MAX_TURNS_FLAG = 1000;
+export const MAX_CONCURRENCY_FLAG = 256;
+const boundedInt = (max: number) => (v: string): number => {
+  const n = positiveInt(v);
+  if (n > max) throw new InvalidArgumentError(`expected at most ${max} (got ${n})`);
+  return n;
+};
 const nonNegativeInt = (v: string): number => {
   if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`expected an integer ≥ 0 (got ${JSON.stringify(v)})`);
   return Number(v);
@@ -95,11 +104,11 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
   cmd
     .option('--toolset <spec>', 'toolset for every case: a file, builtin:fleet, builtin:workspace or mcp:...')
     .option('--tool-mode <mode>', 'tool layout: dedup, per_host or search', oneOf(TOOL_MODES))
-    .option('--samples <n>', 'samples per case (a case\'s own count wins)', positiveInt)
+    .option('--samples <n>', `samples per case (a case\'s own count wins; at most ${MAX_SAMPLES_FLAG})`, boundedInt(MAX_SAMPLES_FLAG))
     .option('--threshold <t>', 'pass rate every case must reach (0..1)', ratio)
     .option('--validate-args', 'check arguments against the toolset (bounce buckets)')
-    .option('--concurrency <n>', 'case samples in flight at once', positiveInt)
-    .option('--max-turns <n>', 'model turns per case run', positiveInt)
+    .option('--concurrency <n>', `case samples in flight at once (at most ${MAX_CONCURRENCY_FLAG})`, boundedInt(MAX_CONCURRENCY_FLAG))
+    .option('--max-turns <n>', `model turns per case run (at most ${MAX_TURNS_FLAG})`, boundedInt(MAX_TURNS_FLAG))
     .option('--system-prompt <file>', 'system prompt text file')
     .option('--output <format>', 'report format: table, json, junit, md or html', oneOf(OUTPUT_FORMATS));
   if (opts.out !== false) cmd.option('--out <path>', opts.out ?? 'results JSON file (the JSON-lines log is written next to it as .jsonl)');
