@@ -12,7 +12,7 @@ import { tempProject } from './_helpers.js';
 // leaves no command running, worktrees of a kill -9 are swept by the next run, a log is only continued
 // by its own run with the same cases and settings, and infrastructure errors are run again on resume.
 
-const MARKER = '31.4159';
+const MARKER = '27.1828';
 const project = tempProject('runspec-interrupt-');
 const tmp = join(project.dir, 'tmp');
 mkdirSync(tmp);
