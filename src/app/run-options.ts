@@ -1,6 +1,7 @@
 // The options of a suite run (what `run` and the commands built on it accept), and how they are stored
 // in the results log header so that `--resume` finds them again.
 
+import { redactUrl } from '../core/redact-url.js';
 import type { OutputFormat } from '../report/formats.js';
 import type { ToolMode } from '../types/index.js';
 import { cwdPath, type AppContext } from './context.js';
@@ -62,17 +63,17 @@ export function suiteLabelOf(targets: string[]): string {
   return targets.join(',') || '(all)';
 }
 
-/** A URL without user:password, so a credential in `--base-url` never reaches a results file. */
+/** A URL without user:password and credential query values, so neither reaches a results file. */
 export function withoutUserinfo(url: string): string;
 export function withoutUserinfo(url: string | undefined): string | undefined;
 export function withoutUserinfo(url: string | undefined): string | undefined {
   if (url === undefined) return undefined;
   try {
-    const u = new URL(url);
-    if (!u.username && !u.password) return url;
+    const u = new URL(redactUrl(url));
+    if (!u.username && !u.password) return u.toString() === new URL(url).toString() ? url : u.toString().replace(/%2A%2A%2A/g, '***');
     u.username = '';
     u.password = '';
-    return u.toString();
+    return u.toString().replace(/%2A%2A%2A/g, '***');
   } catch {
     return url;
   }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
+import { redactUrl } from '../core/redact-url.js';
 import { ProviderError } from '../errors.js';
 import type { HttpProviderOptions, RetryInfo } from './types.js';
 import { isRecord } from './_wire.js';
@@ -134,7 +135,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     await limiter.acquire(ex.signal).catch(() => {
       throw cancelled(opts.label);
     });
-    const where = `${ex.method} ${ex.url}`;
+    const where = `${ex.method} ${redactUrl(ex.url)}`;
     try {
       for (let attempt = 1; ; attempt++) {
         let reply: Awaited<ReturnType<typeof attemptOnce>>;
