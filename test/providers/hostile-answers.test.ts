@@ -4,6 +4,10 @@ import { createOpenAIProvider } from '../../src/providers/openai.js';
 import type { HttpProviderOptions } from '../../src/providers/types.js';
 import { redactEchoedSecrets } from '../../src/providers/_http.js';
 import { startFakeOpenAI, type FakeAnswer, type FakeModelServer } from '../helpers/fake-openai.js';
+import { runCli } from '../helpers/run-cli.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 // Answers that are not a chat completion are infrastructure errors (PROVIDER_RESPONSE), never the
 // model's "no call"; oversized bodies fail once without retry; redirects name where they point; a body
@@ -77,6 +81,20 @@ describe('bounded and honest HTTP', () => {
     const { res } = await ask((i) => (i < 2 ? { status: 503 } : { text: 'ok' }), { onRetry: (r) => lines.push(`${r.attempt} ${r.reason}`) });
     expect(res).toBeDefined();
     expect(lines).toEqual(['1 HTTP 503', '2 HTTP 503']);
+  });
+});
+
+describe('run says what its retries are doing', () => {
+  it('prints one "retrying:" line per wait', async () => {
+    server = await startFakeOpenAI({ respond: (_req, i) => (i === 0 ? { status: 503 } : { text: 'done' }) });
+    const dir = mkdtempSync(join(tmpdir(), 'runspec-retry-'));
+    try {
+      writeFileSync(join(dir, 'c.json'), JSON.stringify({ cases: [{ id: 'a', user_prompt: 'x', expected_actions: [{ tool: 'read_file' }], n_runs: 1 }] }));
+      const r = await runCli(['run', join(dir, 'c.json'), '--base-url', server.url, '--model', 'm', '--retries', '2', '--no-telemetry', '--out', join(dir, 'r.json')], { cwd: dir, env: { HOME: dir, OPENAI_API_KEY: 'sk-x' } });
+      expect(r.stderr.match(/^retrying: openai: HTTP 503; attempt 2 in \d+\.\d s$/gm)).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
