@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../src/errors.js';
+import { createAnthropicProvider } from '../../src/providers/anthropic.js';
 import { createOpenAIProvider } from '../../src/providers/openai.js';
+import { startFakeAnthropic } from '../helpers/fake-anthropic.js';
 import type { HttpProviderOptions } from '../../src/providers/types.js';
 import { redactEchoedSecrets } from '../../src/providers/_http.js';
 import { startFakeOpenAI, type FakeAnswer, type FakeModelServer } from '../helpers/fake-openai.js';
@@ -51,6 +53,24 @@ describe('malformed chat completions', () => {
   it('keeps arguments that are not valid JSON as the model wrote them (scored as a malformed call)', async () => {
     const { res } = await ask(completion({ role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{"a": ' } }] }) as FakeAnswer);
     expect((res as { toolCalls: unknown[] }).toolCalls).toEqual([{ id: 'c', name: 'f', arguments: { _raw: '{"a": ' } }]);
+  });
+});
+
+describe('malformed Anthropic messages', () => {
+  it.each([
+    { name: 'a block that is a number', content: [42], msg: 'content[0] is not a content block' },
+    { name: 'text that is not a string', content: [{ type: 'text', text: 42 }], msg: 'content[0].text is not a string' },
+    { name: 'tool_use input that is a string', content: [{ type: 'tool_use', id: 't', name: 'f', input: 'nope' }], msg: 'content[0] is a tool_use block' },
+  ])('$name is an infrastructure error', async ({ content, msg }) => {
+    server = await startFakeAnthropic({ respond: () => ({ status: 200, body: { id: 'm', type: 'message', role: 'assistant', content, stop_reason: 'end_turn' } }) });
+    const provider = createAnthropicProvider({ baseUrl: server.url, model: 'c', apiKey: 'k', retries: 1 });
+    try {
+      const err = await provider.chat({ messages: [{ role: 'user', content: 'hi' }], tools: [] }).then(() => undefined, (e: ProviderError) => e);
+      expect(err?.code).toBe('PROVIDER_RESPONSE');
+      expect(err?.message).toContain(msg);
+    } finally {
+      await provider.close();
+    }
   });
 });
 
