@@ -6,6 +6,8 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { runCase } from '../../src/engine/run-case.js';
+import { executeWorkspaceTool } from '../../src/engine/workspace-tools.js';
+import { createWorktree } from '../../src/engine/worktree.js';
 import { createCommandSandbox, type CommandSandbox, type SandboxReadiness } from '../../src/engine/sandbox/command.js';
 import { createMockProvider, type MockTurn } from '../../src/providers/mock.js';
 import type { Case } from '../../src/types/case.js';
@@ -240,6 +242,19 @@ describe('commands', () => {
   });
 });
 
+});
+
+describe('file tool time limit', () => {
+  it('abandons a file tool call that takes longer than its limit, with an error for the model', async () => {
+    const files = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`d${i % 20}/f${i}.txt`, 'needle\n']));
+    const wt = await createWorktree(files);
+    try {
+      const r = await executeWorkspaceTool('grep', { pattern: 'needle' }, { worktree: wt, fileToolTimeoutMs: 1 });
+      expect(r).toEqual({ result: 'Error: grep took longer than 1 ms and was abandoned', isError: true });
+    } finally {
+      await wt.remove();
+    }
+  });
 });
 
 describe('without bubblewrap', () => {
