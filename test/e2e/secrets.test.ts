@@ -66,7 +66,8 @@ beforeAll(async () => {
     'runspec.toml',
     `[providers.corp]\nkind = "openai"\nbase_url = "https://bob:${SECRETS.profilePassword}@llm.example.test/v1?api-key=${SECRETS.queryKey}"\napi_key_env = "OPENAI_API_KEY"\n`,
   );
-  const env = { HOME: project.dir, ...SECRETS, OTEL_EXPORTER_OTLP_ENDPOINT: `http://otel:${SECRETS.otlpPassword}@127.0.0.1:9/` };
+  // The fake model server answers the OTLP export 404 at once (a closed port would be retried for seconds).
+  const env = { HOME: project.dir, ...SECRETS, OTEL_EXPORTER_OTLP_ENDPOINT: `http://otel:${SECRETS.otlpPassword}@127.0.0.1:${new URL(model.url).port}/` };
   const baseUrl = `http://alice:${SECRETS.urlPassword}@127.0.0.1:${new URL(model.url).port}/v1`;
   const cmds: Array<[string, string[]]> = [
     ['run (password in base URL, capture content, OTLP endpoint with password)', ['run', 'evals/s.json', '--base-url', baseUrl, '--model', 'm', '--retries', '1', '--telemetry', '--capture-content', '--out', 'out/a.json']],
@@ -77,7 +78,9 @@ beforeAll(async () => {
     ['report', ['report', 'out/c.json', '--output', 'md']],
     ['score', ['score', '.runspec/traces', '--cases', 'evals/s.json', '--output', 'table']],
   ];
-  for (const [what, args] of cmds) outputs.push({ what, r: await runCli(args, { cwd: project.dir, env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: what.includes('OTLP') ? env.OTEL_EXPORTER_OTLP_ENDPOINT : undefined } }) });
+  for (const [what, args] of cmds) {
+    outputs.push({ what, r: await runCli(args, { cwd: project.dir, env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: what.includes('OTLP') ? env.OTEL_EXPORTER_OTLP_ENDPOINT : undefined } }) });
+  }
 }, 120_000);
 
 afterAll(async () => {
