@@ -40,12 +40,12 @@ const worktrees = (): string[] => readdirSync(tmp).filter((n) => n.startsWith('r
 
 /** Wait (bounded) until a command has started inside some worktree. */
 async function commandStarted(): Promise<string> {
-  for (let i = 0; i < 600; i++) {
+  for (let i = 0; i < 1600; i++) {
     const wt = worktrees().find((n) => existsSync(join(tmp, n, 'started')));
     if (wt) return wt;
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error('no command started within 15 s');
+  throw new Error('no command started within 40 s');
 }
 
 /** Marker processes, after waiting (bounded) for the kernel to finish killing a sandbox whose parent died. */
