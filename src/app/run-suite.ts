@@ -257,6 +257,9 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
 
   const toolMode = firstSet<ToolMode>(flags.toolMode, envToolMode(project.env), project.config.llm?.tool_mode, 'dedup').value;
   const concurrency = firstSet(flags.concurrency, project.env.int('RUNSPEC_CONCURRENCY'), project.config.llm?.concurrency, 4).value;
+  if (concurrency < 1 || concurrency > 256) {
+    throw new UsageError('USAGE', `RUNSPEC_CONCURRENCY: expected 1 to 256 (got ${concurrency})`, { hint: 'case samples in flight at once; the flag and [llm] concurrency have the same bounds' });
+  }
   const threshold = flags.threshold ?? 1;
   const systemPrompt = flags.systemPrompt
     ? readText(resolve(ctx.cwd, flags.systemPrompt), '--system-prompt')

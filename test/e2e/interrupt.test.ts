@@ -99,7 +99,7 @@ describe('interruption', { timeout: 120_000 }, () => {
     expect(r.stderr).toContain(`interrupted (${signal})`);
     expect(r.stderr).toMatch(new RegExp(`resume with --resume .*${signal}\\.jsonl`));
     expect(worktrees()).toEqual([]);
-    expect(markerProcesses()).toBe(0);
+    expect(await markerProcessesSettled()).toBe(0);
   });
 
   it('a second signal stops at once and leaves no command running', async () => {
@@ -112,7 +112,7 @@ describe('interruption', { timeout: 120_000 }, () => {
     const r = await done;
     expect([130, 143]).toContain(r.code);
     expect(r.stderr).toMatch(/interrupted again \((SIGINT|SIGTERM)\): stopped at once/);
-    expect(markerProcesses()).toBe(0);
+    expect(await markerProcessesSettled()).toBe(0);
     await nextRun('sweep0.json');
     expect(worktrees()).toEqual([]);
   });
