@@ -1,10 +1,10 @@
 // The options of a suite run (what `run` and the commands built on it accept), and how they are stored
 // in the results log header so that `--resume` finds them again.
 
-import { redactUrl } from '../core/redact-url.js';
 import type { OutputFormat } from '../report/formats.js';
 import type { ToolMode } from '../types/index.js';
 import { cwdPath, type AppContext } from './context.js';
+import { redactUrl } from '../core/redact.js';
 
 /** Every option of `run` (and the commands built on it), as the CLI parses its flags. */
 export interface RunFlags {
@@ -49,8 +49,8 @@ export function normaliseForLog(ctx: Pick<AppContext, 'cwd'>, targets: string[],
   const f: RunFlags = { ...flags };
   for (const k of PATH_FLAGS) if (f[k]) (f as Record<string, unknown>)[k] = cwdPath(ctx, f[k]!);
   if (f.toolset && !/^(builtin|mcp):/.test(f.toolset)) f.toolset = cwdPath(ctx, f.toolset);
-  if (f.baseUrl) f.baseUrl = withoutUserinfo(f.baseUrl);
-  if (f.endpoint) f.endpoint = withoutUserinfo(f.endpoint);
+  if (f.baseUrl) f.baseUrl = redactUrl(f.baseUrl);
+  if (f.endpoint) f.endpoint = redactUrl(f.endpoint);
   delete f.resume;
   delete f.compare;
   const t = targets.map((x) => (/[\\/]/.test(x) || /\.(toml|json)$/i.test(x) ? cwdPath(ctx, x) : x));
@@ -61,20 +61,4 @@ export function normaliseForLog(ctx: Pick<AppContext, 'cwd'>, targets: string[],
 /** How the selected targets read in the results meta (`test_suite`). */
 export function suiteLabelOf(targets: string[]): string {
   return targets.join(',') || '(all)';
-}
-
-/** A URL without user:password and credential query values, so neither reaches a results file. */
-export function withoutUserinfo(url: string): string;
-export function withoutUserinfo(url: string | undefined): string | undefined;
-export function withoutUserinfo(url: string | undefined): string | undefined {
-  if (url === undefined) return undefined;
-  try {
-    const u = new URL(redactUrl(url));
-    if (!u.username && !u.password) return u.toString() === new URL(url).toString() ? url : u.toString().replace(/%2A%2A%2A/g, '***');
-    u.username = '';
-    u.password = '';
-    return u.toString().replace(/%2A%2A%2A/g, '***');
-  } catch {
-    return url;
-  }
 }

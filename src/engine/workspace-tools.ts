@@ -1,6 +1,6 @@
 import { mkdir, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { RE2JS } from 're2js';
+import { compileRegex } from '../core/regex.js';
 import { compileGlob } from './_glob.js';
 import { createCommandSandbox, type CommandSandbox } from './sandbox/command.js';
 import { PathRefusedError, readRegularFile, withTimeLimit, writeRegularFile } from './sandbox/paths.js';
@@ -215,12 +215,8 @@ async function globTool(wt: Worktree, pattern: string, path?: string): Promise<s
 }
 
 async function grepTool(wt: Worktree, pattern: string, path?: string, glob?: string): Promise<string> {
-  let re: RE2JS;
-  try {
-    re = RE2JS.compile(pattern);
-  } catch (err) {
-    throw new ToolInputError(`invalid regular expression ${JSON.stringify(pattern)}: ${(err as Error).message}`);
-  }
+  const re = compileRegex(pattern);
+  if (re instanceof Error) throw new ToolInputError(`invalid regular expression ${JSON.stringify(pattern)}: ${re.message}`);
   const filter = glob ? compileGlob(glob) : undefined;
   const target = await wt.resolve(path ?? '');
   const st = await stat(target);
