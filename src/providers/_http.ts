@@ -191,7 +191,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
         }
         if (status >= 300 && status < 400) {
           const location = reply.headers.location;
-          const to = typeof location === 'string' ? redactEchoedSecrets(location) : '(no location header)';
+          const to = typeof location === 'string' ? redactUrl(location) : '(no location header)';
           throw new ProviderError('PROVIDER', `${opts.label}: ${where} answered ${status}: redirect to ${to}; redirects are not followed`, {
             hint: 'point --base-url (or base_url in runspec.toml) at the address the server redirects to',
             status,

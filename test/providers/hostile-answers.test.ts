@@ -85,7 +85,7 @@ describe('bounded and honest HTTP', () => {
 
   it('names where a redirect points (password redacted) and does not follow it', async () => {
     const { err, calls } = await ask({ status: 307, headers: { location: 'https://user:hunter2secret@api.example.test/v1/chat/completions?api-key=abcd1234' } });
-    expect(err!.message).toContain('answered 307: redirect to https://user:***@api.example.test/v1/chat/completions?api-key=***; redirects are not followed');
+    expect(err!.message).toContain('answered 307: redirect to https://***:***@api.example.test/v1/chat/completions?api-key=***; redirects are not followed');
     expect(err!.message).not.toContain('hunter2secret');
     expect(calls).toBe(1);
   });
