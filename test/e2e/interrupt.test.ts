@@ -60,7 +60,9 @@ async function markerProcessesSettled(): Promise<number> {
 
 function markerProcesses(): number {
   let n = 0;
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+  // No /proc (not Linux): nothing to find, and nothing was sandboxed either.
+  const pids = existsSync('/proc') ? readdirSync('/proc').filter((p) => /^\d+$/.test(p)) : [];
+  for (const pid of pids) {
     try {
       if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(MARKER)) n++;
     } catch {

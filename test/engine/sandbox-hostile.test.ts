@@ -80,7 +80,9 @@ const results = (run: Run): string[] => run.toolCalls.map((t) => t.result ?? '')
 /** Host processes whose command line carries the marker sleep. */
 function leftovers(): number {
   let n = 0;
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+  // No /proc (not Linux): nothing to find, and nothing was sandboxed either.
+  const pids = existsSync('/proc') ? readdirSync('/proc').filter((p) => /^\d+$/.test(p)) : [];
+  for (const pid of pids) {
     try {
       if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(String(MARKER))) n++;
     } catch {
