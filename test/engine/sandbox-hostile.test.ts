@@ -274,6 +274,14 @@ describe('without bubblewrap', () => {
     expect(read).toBe('A');
   });
 
+  it('refuses when bubblewrap is there but does not work (the probe fails)', async () => {
+    // `false` stands in for a bwrap that cannot create namespaces here.
+    const broken = createCommandSandbox({ bwrap: 'false', searchPath: process.env.PATH ?? '' });
+    const ready = await broken.ready();
+    expect(ready.ok).toBe(false);
+    expect(!ready.ok && ready.message).toMatch(/^command tools are refused: bubblewrap at \S+ does not work here \(exit 1\); enable unprivileged user namespaces .* or opt out with \[trajectory\] sandbox = "none"/);
+  });
+
   it('run prints the refusal once, and the opt-out warns on every run', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'runspec-hostile-cli-'));
     try {

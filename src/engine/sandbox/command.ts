@@ -82,9 +82,10 @@ const PROBE_TIMEOUT_MS = 15_000;
 const ETC_ENTRIES = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime', '/etc/nsswitch.conf', '/etc/bash.bashrc', '/etc/profile', '/etc/inputrc'];
 const ROOT_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
-export const INSTALL_HINT =
-  'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Alpine: apk add bubblewrap), ' +
-  'or opt out with [trajectory] sandbox = "none" in runspec.toml or --unsafe-host-commands (model commands then run unconfined on this machine)';
+const OPT_OUT =
+  'opt out with [trajectory] sandbox = "none" in runspec.toml or --unsafe-host-commands (model commands then run unconfined on this machine)';
+/** How to get a working sandbox, or opt out: the tail of every refusal line. */
+export const INSTALL_HINT = `install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Alpine: apk add bubblewrap), or ${OPT_OUT}`;
 
 /** Find an executable on a PATH-style list; a name with a slash is taken as is. */
 export function findExecutable(name: string, searchPath = STANDARD_PATH): string | undefined {
@@ -178,9 +179,9 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
     if (!bwrap) return { ok: false, message: `command tools are refused: bubblewrap (${opts.bwrap ?? 'bwrap'}) was not found; ${INSTALL_HINT}` };
     if (asRoot) {
       setpriv = findExecutable('setpriv', searchPath);
-      if (!setpriv) return { ok: false, message: `command tools are refused: running as root needs setpriv (util-linux) to drop to an unprivileged uid before bubblewrap; install util-linux, ${INSTALL_HINT.replace(/^install bubblewrap[^,]*\), /, '')}` };
+      if (!setpriv) return { ok: false, message: `command tools are refused: running as root needs setpriv (util-linux) to drop to an unprivileged uid before bubblewrap; install util-linux, or ${OPT_OUT}` };
     }
-    if (!findExecutable('/usr/bin/prlimit')) return { ok: false, message: `command tools are refused: /usr/bin/prlimit (util-linux) is missing, so the sandbox cannot limit processes and memory; install util-linux, or ${INSTALL_HINT.split(', or ')[1]}` };
+    if (!findExecutable('/usr/bin/prlimit')) return { ok: false, message: `command tools are refused: /usr/bin/prlimit (util-linux) is missing, so the sandbox cannot limit processes and memory; install util-linux, or ${OPT_OUT}` };
     const { mkdtemp, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const dir = await mkdtemp(join(tmpdir(), ownedPrefix('probe-')));
@@ -193,7 +194,7 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
       const why = (r.spawnError ?? r.output.trim().split('\n')[0]) || `exit ${r.exitCode ?? r.signal}`;
       return {
         ok: false,
-        message: `command tools are refused: bubblewrap at ${bwrap} does not work here (${why}); enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0), or ${INSTALL_HINT.split(', or ')[1]}`,
+        message: `command tools are refused: bubblewrap at ${bwrap} does not work here (${why}); enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0), or ${OPT_OUT}`,
       };
     } finally {
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
