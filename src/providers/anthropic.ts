@@ -1,6 +1,6 @@
 import { toAnthropicTools } from '../toolset/wire.js';
 import type { Message, ToolCall } from '../types/run.js';
-import { createModelLookup, createProviderHttp, joinUrl, serverOf } from './_http.js';
+import { createModelLookup, createProviderHttp, joinUrl, jsonWithTail, serverOf } from './_http.js';
 import { badShape, defined, parseToolArguments, usageOf } from './_wire.js';
 import { isRecord } from '../core/is-record.js';
 import type { ChatRequest, ChatResponse, HttpProviderOptions, Provider } from './types.js';
@@ -46,9 +46,10 @@ export function createAnthropicProvider(opts: HttpProviderOptions = {}): Provide
         max_tokens: req.maxTokens ?? opts.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
       });
       const { system, messages } = toAnthropicMessages(req.messages);
-      const body: Record<string, unknown> = { model: requestModel, ...params, messages };
-      if (system) body.system = system;
-      if (req.tools.length > 0) body.tools = toAnthropicTools(req.tools);
+      const head: Record<string, unknown> = { model: requestModel, ...params, messages };
+      if (system) head.system = system;
+      const tools = req.tools.length > 0 ? toAnthropicTools(req.tools) : undefined;
+      const body = jsonWithTail(head, tools ? { tools } : undefined, tools);
       const { json, latencyMs } = await http.send({ method: 'POST', url: joinUrl(apiRoot, 'messages'), headers, body, signal: req.signal });
       return {
         ...fromAnthropicResponse(label, json),
