@@ -359,6 +359,7 @@ function parseToolsArray(rd: Reader, list: unknown[], name: string, source: stri
       description: rd.optString(fn.description, [...fp, 'description']) ?? '',
       category: 'bash',
       args,
+      ...(schema !== undefined ? { inputSchema: schema as Record<string, unknown> } : {}),
       autonomy: 'confirm',
       ownHostArg: args.some((a) => a.name === 'host'),
     };

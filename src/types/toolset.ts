@@ -50,6 +50,11 @@ export interface Runnable {
   hidden?: boolean;
   /** Hosts this runnable is available on; absent = all hosts. */
   hosts?: string[];
+  /**
+   * The parameters' JSON Schema as written (OpenAI tools files, MCP `inputSchema`): the model sees it
+   * unchanged, `additionalProperties`, `pattern` and the rest included; `args` is read from it.
+   */
+  inputSchema?: Record<string, unknown>;
 }
 
 export interface Toolset {
