@@ -9,6 +9,8 @@ const RANK: Record<string, number> = {
   types: 0,
   errors: 0,
   semconv: 0,
+  // core/ is a leaf under every layer: it imports only types/ and errors.
+  core: 0.5,
   config: 1,
   fixtures: 2,
   toolset: 2,

@@ -1,4 +1,5 @@
 // The normalised fixture: all three dialects load into one Case (DESIGN.md "Case").
+import type { ToolMocks } from './toolset.js';
 
 export type Dialect = 'runspec' | 'replio' | 'turnstone';
 export type CaseMode = 'decision' | 'trajectory';
@@ -91,6 +92,8 @@ export interface CaseSettings {
 
 export interface Case {
   id: string;
+  /** Canned results for tools without an implementation (`tool_mocks`); win over the toolset's mocks. */
+  toolMocks?: ToolMocks;
   suite?: string;
   dialect: Dialect;
   description?: string;
