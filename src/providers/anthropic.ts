@@ -79,7 +79,7 @@ export function toAnthropicMessages(input: Message[]): { system?: string; messag
     } else if (m.role === 'user') {
       push('user', [{ type: 'text', text: m.content ?? '' }]);
     } else if (m.role === 'tool') {
-      push('user', [{ type: 'tool_result', tool_use_id: m.toolCallId ?? '', content: m.content ?? '' }]);
+      push('user', [{ type: 'tool_result', tool_use_id: m.toolCallId ?? '', content: m.content ?? '', ...(m.isError ? { is_error: true } : {}) }]);
     } else {
       const blocks: Block[] = [];
       if (m.content) blocks.push({ type: 'text', text: m.content });

@@ -3,9 +3,12 @@ import type { ArgExpectation, Case, ReplioMetrics, ReplioVerifier, Run, ToolCall
 import { canonicalJson } from './_canonical.js';
 import { describeArgFailures, matchArgs } from './arg-match.js';
 
-/** The tool calls of a run in order; a decision run that recorded only its terminal call yields that call. */
+/**
+ * The tool calls of a run in order, without calls dropped at the parallel cap; a decision run that
+ * recorded only its terminal call yields that call.
+ */
 export function callsOf(run: Run): ToolCall[] {
-  if (run.toolCalls.length > 0) return run.toolCalls.map((r) => r.call);
+  if (run.toolCalls.length > 0) return run.toolCalls.filter((r) => !r.dropped).map((r) => r.call);
   return run.terminal ? [run.terminal.call] : [];
 }
 
@@ -36,6 +39,7 @@ export function countErrors(run: Run): number {
   let errors = modelErrors.length;
   if (run.error && !modelErrors.some((m) => m.error!.message === run.error!.message)) errors++;
   for (const record of run.toolCalls) {
+    if (record.dropped) continue;
     if (record.isError === true || (record.result !== undefined && record.result.startsWith('Error'))) errors++;
   }
   return errors;

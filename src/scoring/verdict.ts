@@ -89,7 +89,7 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   const toolMode = opts.toolMode ?? run.toolMode ?? (opts.toolset ? 'dedup' : undefined);
   const ctx: ResolveContext = { toolMode, commandIsVerb: spec?.command !== undefined };
   if (opts.toolset) ctx.toolset = opts.toolset;
-  const records: ToolCallRecord[] = run.toolCalls.length > 0 ? run.toolCalls : run.terminal ? [run.terminal] : [];
+  const records: ToolCallRecord[] = run.toolCalls.length > 0 ? run.toolCalls.filter((r) => !r.dropped) : run.terminal ? [run.terminal] : [];
   const calls = records.map((r) => r.call);
   const resolvedAll = records.map((r) => resolveRecord(r, ctx));
   const terminalIndex = run.terminal ? records.indexOf(run.terminal) : -1;

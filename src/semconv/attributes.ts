@@ -284,6 +284,22 @@ export const ATTR_RUNSPEC_EVAL_STATUS = 'runspec.eval.status' as const;
  */
 export const ATTR_RUNSPEC_EVAL_EXECUTED = 'runspec.eval.executed' as const;
 
+/**
+ * On tool spans: the call was beyond the per-turn parallel cap (10) and was not run; it is not counted as a call or an error of the model.
+ *
+ * @example true
+ * @stability development
+ */
+export const ATTR_RUNSPEC_EVAL_DROPPED = 'runspec.eval.dropped' as const;
+
+/**
+ * On tool spans: the result came from the case's or toolset's `tool_mocks`, not from a real tool.
+ *
+ * @example true
+ * @stability development
+ */
+export const ATTR_RUNSPEC_EVAL_MOCKED = 'runspec.eval.mocked' as const;
+
 /** Value type of every registry attribute, keyed by attribute id. */
 export const RUNSPEC_EVAL_ATTRIBUTE_TYPES = {
   'runspec.eval.pass': 'boolean',
@@ -320,6 +336,8 @@ export const RUNSPEC_EVAL_ATTRIBUTE_TYPES = {
   'runspec.eval.json_dump': 'boolean',
   'runspec.eval.status': 'string',
   'runspec.eval.executed': 'boolean',
+  'runspec.eval.dropped': 'boolean',
+  'runspec.eval.mocked': 'boolean',
 } as const;
 
 /** Every registry attribute id. */

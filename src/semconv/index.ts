@@ -35,6 +35,8 @@ export {
   ATTR_RUNSPEC_EVAL_JSON_DUMP,
   ATTR_RUNSPEC_EVAL_STATUS,
   ATTR_RUNSPEC_EVAL_EXECUTED,
+  ATTR_RUNSPEC_EVAL_DROPPED,
+  ATTR_RUNSPEC_EVAL_MOCKED,
   RUNSPEC_EVAL_ATTRIBUTE_TYPES,
 } from './attributes.js';
 export type { RunspecEvalAttribute } from './attributes.js';

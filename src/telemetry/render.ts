@@ -41,7 +41,9 @@ import {
 } from '@opentelemetry/semantic-conventions/incubating';
 import {
   ATTR_LANGSMITH_SPAN_KIND,
+  ATTR_RUNSPEC_EVAL_DROPPED,
   ATTR_RUNSPEC_EVAL_EXECUTED,
+  ATTR_RUNSPEC_EVAL_MOCKED,
   GEN_AI_TOOL_TYPE_VALUE_FUNCTION,
   LANGSMITH_SPAN_KIND_VALUE_CHAIN,
   LANGSMITH_SPAN_KIND_VALUE_LLM,
@@ -209,9 +211,11 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
       },
       parent ? trace.setSpan(ROOT_CONTEXT, parent) : rootCtx,
     );
-    if (record.isError && record.executed) {
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      span.setAttribute(ATTR_ERROR_TYPE, 'tool_error');
+    // A failed call is an error whether the tool ran (tool_error) or not (unknown_tool,
+    // permission_denied, not_implemented, ...); decision-mode terminal calls carry no error.
+    if (record.isError && !record.dropped) {
+      span.setStatus({ code: SpanStatusCode.ERROR, ...(record.errorType && record.result ? { message: record.result } : {}) });
+      span.setAttribute(ATTR_ERROR_TYPE, record.errorType ?? 'tool_error');
     }
     span.end(hr(record.endTimeMs));
     toolSpanIds.push(span.spanContext().spanId);
@@ -302,11 +306,14 @@ function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | und
     [OI.TOOL_CALL_ID]: record.call.id,
     [OI.TOOL_ID]: record.call.id,
     [ATTR_RUNSPEC_EVAL_EXECUTED]: record.executed,
+    [ATTR_RUNSPEC_EVAL_DROPPED]: record.dropped ? true : undefined,
+    [ATTR_RUNSPEC_EVAL_MOCKED]: record.mocked ? true : undefined,
     [ATTR_LANGSMITH_SPAN_KIND]: LANGSMITH_SPAN_KIND_VALUE_TOOL,
   });
   if (!captureContent) return attrs;
   const args = json(record.call.arguments);
-  const hasResult = record.executed && record.result !== undefined;
+  // Not-run calls carry the message the model was sent (permission denied, unknown tool, ...).
+  const hasResult = record.result !== undefined;
   return {
     ...attrs,
     [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args,

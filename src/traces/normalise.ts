@@ -33,6 +33,7 @@ import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
 import {
   ATTR_RUNSPEC_EVAL_CASE_ID,
+  ATTR_RUNSPEC_EVAL_DROPPED,
   ATTR_RUNSPEC_EVAL_EXECUTED,
   ATTR_RUNSPEC_EVAL_SAMPLE,
   ATTR_RUNSPEC_EVAL_SUITE,
@@ -508,6 +509,8 @@ interface ExecutedCall {
   result?: string;
   isError: boolean;
   executed: boolean;
+  /** A trajectory call beyond the parallel cap, not run (runspec.eval.dropped). */
+  dropped?: boolean;
 }
 
 /** Looks like a JSON Schema rather than call arguments (OI converters put either in tool.parameters). */
@@ -563,6 +566,7 @@ function toolSpanCall(span: SpanRecord, producers: Set<string>): ExecutedCall | 
     executed: a[ATTR_RUNSPEC_EVAL_EXECUTED] !== false && a[ATTR_RUNSPEC_EVAL_EXECUTED] !== 'false',
   };
   if (id) exec.id = id;
+  if (a[ATTR_RUNSPEC_EVAL_DROPPED] === true) exec.dropped = true;
   if (result !== undefined) exec.result = contentText(result) ?? '';
   return exec;
 }
@@ -763,6 +767,7 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
       r.endTimeMs = e.span.endTimeMs ?? e.span.startTimeMs;
       if (e.result !== undefined) r.result = e.result;
       if (e.isError) r.isError = true;
+      if (e.dropped) r.dropped = true;
       match.spanId = e.span.spanId;
       continue;
     }
@@ -777,6 +782,7 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
     };
     if (e.result !== undefined) rec.result = e.result;
     if (e.isError) rec.isError = true;
+    if (e.dropped) rec.dropped = true;
     const p: Pending = { rec, sortTimeMs: e.span.startTimeMs, seq: seq++, spanId: e.span.spanId, matchedTool: true };
     if (e.id) byId.set(e.id, p);
     pending.push(p);
@@ -853,7 +859,9 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
     };
   }
 
-  const decision = executed.some((e) => !e.executed);
+  // Decision runs capture a call without running it; a trajectory call that failed before running
+  // (denied, unknown, no mock) or was dropped at the parallel cap is not a capture.
+  const decision = executed.some((e) => !e.executed && !e.isError && !e.dropped);
   const ra = root.attributes;
   const usage: Usage = {};
   const sum = (k: keyof Usage): number | undefined => {

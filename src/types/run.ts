@@ -23,6 +23,8 @@ export interface Message {
   toolCallId?: string;
   /** On tool messages: the tool name. */
   name?: string;
+  /** On tool messages: the call failed (Anthropic `tool_result.is_error`). */
+  isError?: boolean;
 }
 
 export type RunStatus = 'ok' | 'truncated' | 'error' | 'cancelled';
@@ -75,6 +77,18 @@ export interface ToolCallRecord {
   result?: string;
   /** The result is an error (denied, failed, or a result starting with "Error"). */
   isError?: boolean;
+  /**
+   * Why the call failed, for its span's `error.type`: `unknown_tool`, `permission_denied`,
+   * `not_implemented` (no implementation and no mock), `no_mock_match`, `tool_timeout`, `mcp_error`,
+   * `mcp_unavailable`, `cancelled`; absent for a tool that ran and answered with an error (`tool_error`).
+   */
+  errorType?: string;
+  /** Beyond the per-turn parallel cap: not run, and not counted as a call or an error of the model. */
+  dropped?: boolean;
+  /** The result came from `tool_mocks`. */
+  mocked?: boolean;
+  /** MCP `structuredContent` of the result, as the server sent it. */
+  structuredContent?: Record<string, unknown>;
   resolved?: ResolvedCall;
 }
 
