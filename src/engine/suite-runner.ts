@@ -5,6 +5,8 @@
 import type { Case, CaseResult, Run, RunError, SampleOutcome, ToolMode, Toolset, Verdict } from '../types/index.js';
 import { runPool } from './_pool.js';
 import { runCase } from './run-case.js';
+import { createMcpToolHost, type ToolHost } from './mcp-tools.js';
+import type { EnvSource } from '../config/env.js';
 import type { Provider } from '../providers/types.js';
 import { scoreRun } from '../scoring/verdict.js';
 import { aggregateCase } from '../scoring/samples.js';
@@ -20,6 +22,8 @@ export type RunCaseFn = (opts: {
   systemPrompt?: string;
   keepWorktrees?: boolean;
   signal?: AbortSignal;
+  /** Runs MCP toolsets' tools (trajectory mode); shared by every sample of the run. */
+  toolHost?: ToolHost;
 }) => Promise<Run>;
 
 /** Scoring the suite runner needs (scoring/ by default). */
@@ -75,6 +79,13 @@ export interface RunSuiteOptions {
   maxTurns?: number;
   systemPrompt?: string;
   keepWorktrees?: boolean;
+  /**
+   * Runs MCP toolsets' tools in trajectory mode. Absent: the runner starts one for the run when a
+   * case uses an `mcp:` toolset (needs `mcpServerEnv`) and stops its servers when the run ends.
+   */
+  toolHost?: ToolHost;
+  /** Working directory and environment of MCP servers the runner starts. */
+  mcpServers?: { projectDir: string; env: EnvSource };
   /** Aborting ends in-flight runs as `cancelled` and starts nothing new; finished cases are kept. */
   signal?: AbortSignal;
   runId: string;
@@ -166,6 +177,13 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   if (opts.signal?.aborted) internal.abort();
   opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
 
+  // MCP servers live for the run: started on first use, stopped when the run ends.
+  const ownHost =
+    !opts.toolHost && opts.mcpServers && states.some((s) => s.c.mode === 'trajectory' && s.toolset.source.startsWith('mcp:'))
+      ? createMcpToolHost(opts.mcpServers)
+      : undefined;
+  const toolHost = opts.toolHost ?? ownHost;
+
   const finishCase = async (s: CaseState): Promise<void> => {
     const scored = s.runs as Array<{ run: Run; verdict: Verdict }>;
     const outcomes = scored.map(({ run, verdict }) => sampleOutcome(run, verdict));
@@ -205,6 +223,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
           systemPrompt: opts.systemPrompt,
           keepWorktrees: opts.keepWorktrees,
           signal: internal.signal,
+          ...(toolHost ? { toolHost } : {}),
         });
       } catch (err) {
         failure ??= err;
@@ -230,6 +249,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     await reportChain;
   } finally {
     opts.signal?.removeEventListener('abort', onOuterAbort);
+    await ownHost?.close();
   }
   if (failure !== undefined) throw failure;
   const results = todo.flatMap((c) => {

@@ -271,6 +271,7 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
       maxTurns: flags.maxTurns,
       systemPrompt,
       keepWorktrees: !!flags.keepWorktrees,
+      mcpServers: { projectDir: ctx.projectDir, env: project.env.raw },
       signal: ac.signal,
       runId,
       agentName: opts.agentName,

@@ -111,6 +111,7 @@ async function optimizeAction(ctx: CliContext, targets: string[], flags: Optimiz
           toolsetFor: (c) => toolsets.get(c.id)!,
           samples: flags.nRuns,
           systemPrompt: prompt,
+          mcpServers: { projectDir: ctx.projectDir, env: project.env.raw },
           runId: `${runId}-i${iteration}`,
           onWarning: (w) => ctx.warn(w),
         });
