@@ -338,7 +338,7 @@ function parseOwnFormat(rd: Reader, data: unknown, fallbackName: string, source:
   if (top.mocks !== undefined) {
     const issues: ToolMockIssue[] = [];
     const mocks = parseToolMocks(top.mocks, issues);
-    if (issues[0]) rd.fail(['mocks', ...issues[0].path], issues[0].message, 'see docs/tool-mocks.md for the syntax');
+    if (issues[0]) rd.fail(['mocks', ...issues[0].path], issues[0].message, 'see docs/tools-in-trajectory-mode.md for the syntax');
     const unknown = Object.keys(mocks).find((t) => !seen.has(t));
     if (unknown !== undefined) rd.fail(['mocks', unknown], `no runnable named "${unknown}" in this toolset`);
     ts.mocks = mocks;
