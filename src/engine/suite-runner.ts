@@ -129,12 +129,18 @@ export function sampleCount(c: Case, cliSamples?: number): number {
 export function sampleOutcome(run: Run, verdict: Verdict): SampleOutcome {
   const elapsedMs = Math.max(0, run.endTimeMs - run.startTimeMs);
   if (run.status === 'error') {
-    return {
+    const outcome: SampleOutcome = {
       status: 'errored',
       sample: run.sample,
       error: run.error ?? { code: 'INTERNAL', message: 'the run ended in error without a reason' },
       elapsedMs,
     };
+    // A provider that failed mid-run: keep the calls, tokens and sequence that happened before it.
+    if (run.modelCalls.some((m) => !m.error) || run.toolCalls.length > 0) {
+      outcome.partial = verdict;
+      outcome.tokens = run.usage.totalTokens ?? 0;
+    }
+    return outcome;
   }
   return { status: 'scored', sample: run.sample, verdict, elapsedMs, tokens: run.usage.totalTokens ?? 0 };
 }

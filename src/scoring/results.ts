@@ -231,6 +231,8 @@ function replioFromJson(m: z.infer<typeof replioSchema>): ReplioMetrics {
 /** One sample as a turnstone run entry (plus the verdict). */
 export function runEntryOf(outcome: SampleOutcome): RunEntry {
   if (outcome.status === 'errored') {
+    // A partial run (the provider failed mid-run) keeps what happened: sequence, args, tokens, metrics.
+    const p = outcome.partial;
     return {
       sample: outcome.sample,
       status: 'errored',
@@ -240,17 +242,17 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
       unmatched: [],
       extra_tools: [],
       detail: `errored: ${outcome.error.code}: ${outcome.error.message}`,
-      tool_sequence: [],
-      tool_args: [],
+      tool_sequence: p ? p.calls.map((c) => c.name) : [],
+      tool_args: p ? p.calls.map((c) => ({ [c.name]: c.arguments })) : [],
       elapsed: outcome.elapsedMs / 1000,
       elapsed_ms: outcome.elapsedMs,
-      tokens: 0,
+      tokens: outcome.tokens ?? 0,
       json_dump: false,
-      run_status: null,
+      run_status: p ? 'error' : null,
       verdict: null,
-      replio: null,
+      replio: p?.replio ? replioToJson(p.replio) : null,
       match: null,
-      calls: [],
+      calls: p ? p.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) : [],
       error: { code: outcome.error.code, message: outcome.error.message },
     };
   }
@@ -406,14 +408,33 @@ export function buildResultsDocument(input: ResultsInput): ResultsDocument {
   };
 }
 
-function outcomeOf(caseId: string, run: RunEntry): SampleOutcome {
+function outcomeOf(caseId: string, dialect: Dialect, run: RunEntry): SampleOutcome {
   if (run.status === 'errored' || !run.verdict) {
-    return {
+    const outcome: SampleOutcome = {
       status: 'errored',
       sample: run.sample,
       error: run.error ? { code: run.error.code, message: run.error.message } : { code: 'INTERNAL', message: run.detail },
       elapsedMs: run.elapsed_ms,
     };
+    if (run.run_status === 'error') {
+      const partial: Verdict = {
+        caseId,
+        sample: run.sample,
+        dialect,
+        pass: false,
+        category: 'error',
+        reason: run.detail,
+        expected: {},
+        observed: {},
+        jsonDump: false,
+        status: 'error',
+        calls: run.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+      };
+      if (run.replio) partial.replio = replioFromJson(run.replio);
+      outcome.partial = partial;
+      outcome.tokens = run.tokens;
+    }
+    return outcome;
   }
   const v = run.verdict;
   const expected: Expected = {};
@@ -459,7 +480,7 @@ export function caseResultsFromDocument(doc: ResultsDocument, iteration?: number
     });
   }
   return Object.entries(it.cases).map(([caseId, entry]) => {
-    const samples = entry.runs.map((run) => outcomeOf(caseId, run));
+    const samples = entry.runs.map((run) => outcomeOf(caseId, entry.dialect as Dialect, run));
     const result: CaseResult = {
       caseId,
       dialect: entry.dialect as Dialect,

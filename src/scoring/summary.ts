@@ -97,8 +97,11 @@ export function summarize(results: readonly CaseResult[], opts: { threshold?: nu
   const byCategory = Object.fromEntries(VERDICT_CATEGORIES.map((c) => [c, 0])) as Record<VerdictCategory, number>;
   for (const s of scored) byCategory[s.verdict.category]++;
   const accuracies = scored.flatMap((s) => (s.verdict.replio?.accuracy != null ? [s.verdict.replio.accuracy] : []));
+  // Calls, errors and tokens of partial runs (a provider failed mid-run) happened: they count too.
+  const partials = outcomes.flatMap((s) => (s.status === 'errored' && s.partial ? [s] : []));
+  const metrics = [...scored.map((s) => s.verdict.replio), ...partials.map((s) => s.partial!.replio)];
   const total = (pick: (m: NonNullable<(typeof scored)[number]['verdict']['replio']>) => number): number =>
-    scored.reduce((sum, s) => sum + (s.verdict.replio ? pick(s.verdict.replio) : 0), 0);
+    metrics.reduce((sum, m) => sum + (m ? pick(m) : 0), 0);
   const meeting = results.filter((r) => caseMeets(r, opts.threshold)).length;
   const withScored = results.filter((r) => r.samples.some((s) => s.status === 'scored'));
   const summary: SuiteSummary = {
@@ -118,7 +121,7 @@ export function summarize(results: readonly CaseResult[], opts: { threshold?: nu
     redundant: total((m) => m.redundant),
     errors: total((m) => m.errors),
     // The sample's own token count covers runs scored without replio metrics too.
-    tokens: scored.reduce((sum, s) => sum + s.tokens, 0),
+    tokens: scored.reduce((sum, s) => sum + s.tokens, 0) + partials.reduce((sum, s) => sum + (s.tokens ?? 0), 0),
     jsonDumps: scored.filter((s) => s.verdict.jsonDump).length,
     byCategory,
     byTag: Object.fromEntries([...groupBy(results, (r) => r.tags)].map(([k, v]) => [k, rollup(v, opts.threshold)])),

@@ -92,7 +92,19 @@ export interface Verdict {
 /** One sample of a case: a scored run, or an infrastructure error (never a wrong answer). */
 export type SampleOutcome =
   | { status: 'scored'; sample: number; verdict: Verdict; elapsedMs: number; tokens: number }
-  | { status: 'errored'; sample: number; error: RunError; elapsedMs: number };
+  | {
+      status: 'errored';
+      sample: number;
+      error: RunError;
+      elapsedMs: number;
+      /**
+       * What happened before the failure (a provider that failed mid-run): the verdict scored over the
+       * partial run, its replio metrics with status `error`. Never counted as a pass or a fail.
+       */
+      partial?: Verdict;
+      /** Tokens spent before the failure. */
+      tokens?: number;
+    };
 
 export interface CaseResult {
   caseId: string;
