@@ -54,6 +54,8 @@ export interface RunCaseOptions {
   commandTimeoutMs?: number;
   /** Extra environment of run_command / bash (the base is minimal: PATH, HOME=worktree, LANG). */
   commandEnv?: Record<string, string>;
+  /** Context window in tokens. @default the provider's `contextWindow` */
+  contextWindow?: number;
   /** Runs the tools of MCP toolsets (trajectory mode); without it such calls are not_implemented errors. */
   toolHost?: ToolHost;
 }
@@ -155,12 +157,16 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
       else delete run.finalText;
       messages.push({ role: 'assistant', ...(res.text !== undefined ? { content: res.text } : {}), ...(res.toolCalls.length > 0 ? { toolCalls: res.toolCalls } : {}) });
       if (res.toolCalls.length === 0) break;
+      // turnstone --context-window: a conversation that filled the window cannot take another turn.
+      const window = opts.contextWindow ?? opts.provider.contextWindow;
+      const used = record.usage.totalTokens ?? 0;
+      if (mode === 'trajectory' && window !== undefined && used >= window) run.status = 'truncated';
 
       const ended =
         mode === 'decision'
           ? decisionTurn({ run, layout, calls: res.toolCalls, turn, index: record.index, messages })
           : await trajectoryTurn({ run, layout, calls: res.toolCalls, turn, index: record.index, messages, worktree: worktree!, perms, opts, mocks });
-      if (ended) break;
+      if (ended || run.status === 'truncated') break;
       if (opts.signal?.aborted) {
         cancel();
         break;

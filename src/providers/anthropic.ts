@@ -35,6 +35,7 @@ export function createAnthropicProvider(opts: HttpProviderOptions = {}): Provide
     name,
     system: opts.system ?? 'anthropic',
     baseUrl,
+    ...(opts.contextWindow !== undefined ? { contextWindow: opts.contextWindow } : {}),
     get model() {
       return model;
     },

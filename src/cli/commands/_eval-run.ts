@@ -133,6 +133,8 @@ export function buildProvider(ctx: CliContext, project: LoadedProject, name: str
       baseUrl: flags.baseUrl,
       temperature: flags.temperature,
       maxTokens: flags.maxTokens,
+      reasoningEffort: flags.reasoningEffort,
+      contextWindow: flags.contextWindow,
       timeoutMs: flags.timeoutMs,
       retries: flags.retries,
     },

@@ -20,6 +20,8 @@ export interface RunFlags {
   baseUrl?: string;
   temperature?: number;
   maxTokens?: number;
+  reasoningEffort?: 'low' | 'medium' | 'high';
+  contextWindow?: number;
   timeoutMs?: number;
   retries?: number;
   maxRequests?: number;
@@ -83,7 +85,9 @@ export function addModelOptions(cmd: Command, opts: { provider?: boolean } = {})
     .option('--model <name>', 'model name (default: the provider\'s, or the first of GET /models)')
     .option('--base-url <url>', 'API base URL of the provider')
     .option('--temperature <t>', 'sampling temperature', number)
-    .option('--max-tokens <n>', 'max completion tokens', positiveInt)
+    .option('--max-tokens <n>', 'max completion tokens (sent only when set)', positiveInt)
+    .option('--reasoning-effort <level>', 'low, medium or high, sent on every model request (only when set)', oneOf(['low', 'medium', 'high'] as const))
+    .option('--context-window <n>', "the model's context window in tokens: a trajectory whose request fills it stops as truncated", positiveInt)
     .option('--timeout-ms <ms>', 'per-request time limit in milliseconds', positiveInt)
     .option('--retries <n>', 'attempts per request on transient provider errors (default 3; 1 = no retry)', nonNegativeInt)
     .option('--max-requests <n>', 'model requests in flight at once per provider (default 8)', positiveInt);

@@ -28,7 +28,6 @@ interface OptimizeFlags extends RunFlags {
   nRuns?: number;
   maxIter: number;
   optimize: boolean;
-  reasoningEffort?: 'low' | 'medium' | 'high';
   verbose?: boolean;
 }
 
@@ -148,7 +147,6 @@ export const optimizeCommand: CommandModule = {
       .option('--n-runs <n>', 'runs per case (a case\'s own n_runs wins; else the suite default, else 3)', positiveInt)
       .option('--max-iter <n>', 'maximum optimisation iterations', positiveInt, 5)
       .option('--no-optimize', 'evaluate only (a single iteration)')
-      .option('--reasoning-effort <level>', 'low, medium or high (sent to the optimiser calls)')
       .option('--out <file>', 'results file, rewritten after every iteration', 'eval_results.json')
       .option('-v, --verbose', 'per-case pass rates after every iteration')
       .addHelpText(
