@@ -30,6 +30,11 @@ export const DEFAULT_DECISION_SYSTEM_PROMPT =
   'You are an operations agent. Act on the request by calling the tool that does it, with the right arguments and target host. ' +
   'If the request is ambiguous or destructive and the target is unclear, ask a clarifying question instead of acting.';
 
+/** One step of a run, for verbose per-turn logs. */
+export type TurnEvent =
+  | { kind: 'model'; caseId: string; sample: number; turn: number; record: ModelCallRecord }
+  | { kind: 'tool'; caseId: string; sample: number; turn: number; record: ToolCallRecord };
+
 export interface RunCaseOptions {
   case: Case;
   /** 0-based sample index. */
@@ -54,6 +59,8 @@ export interface RunCaseOptions {
   commandTimeoutMs?: number;
   /** Extra environment of run_command / bash (the base is minimal: PATH, HOME=worktree, LANG). */
   commandEnv?: Record<string, string>;
+  /** Per-turn progress (turnstone `-v`): each model call and each tool call as it ends. */
+  onTurn?: (event: TurnEvent) => void;
   /** Context window in tokens. @default the provider's `contextWindow` */
   contextWindow?: number;
   /** Runs the tools of MCP toolsets (trajectory mode); without it such calls are not_implemented errors. */
@@ -143,6 +150,7 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
           usage: {},
           error,
         });
+        opts.onTurn?.({ kind: 'model', caseId: c.id, sample: opts.sample, turn, record: run.modelCalls.at(-1)! });
         if (opts.signal?.aborted || error.code === 'CANCELLED') cancel();
         else {
           run.status = 'error';
@@ -152,6 +160,7 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
       }
       const record = modelCallRecord(run.modelCalls.length, turn, startTimeMs, opts.provider, sent, tools, res);
       run.modelCalls.push(record);
+      opts.onTurn?.({ kind: 'model', caseId: c.id, sample: opts.sample, turn, record });
       if (!run.model && res.requestModel) run.model = res.requestModel;
       if (res.text !== undefined) run.finalText = res.text;
       else delete run.finalText;
@@ -280,6 +289,7 @@ async function trajectoryTurn(
     }
     rec.endTimeMs = Date.now();
     t.run.toolCalls.push(rec);
+    t.opts.onTurn?.({ kind: 'tool', caseId: t.opts.case.id, sample: t.opts.sample, turn: t.turn, record: rec });
     t.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: rec.result ?? '', ...(rec.isError ? { isError: true } : {}) });
   }
   return false;

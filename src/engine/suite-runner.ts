@@ -4,7 +4,8 @@
 
 import type { Case, CaseResult, Run, RunError, SampleOutcome, ToolMode, Toolset, Verdict } from '../types/index.js';
 import { runPool } from './_pool.js';
-import { runCase } from './run-case.js';
+import { runCase, type TurnEvent } from './run-case.js';
+import { toolLog } from './tool-log.js';
 import { createMcpToolHost, type ToolHost } from './mcp-tools.js';
 import type { EnvSource } from '../config/env.js';
 import type { Provider } from '../providers/types.js';
@@ -24,6 +25,7 @@ export type RunCaseFn = (opts: {
   signal?: AbortSignal;
   /** Runs MCP toolsets' tools (trajectory mode); shared by every sample of the run. */
   toolHost?: ToolHost;
+  onTurn?: (event: TurnEvent) => void;
 }) => Promise<Run>;
 
 /** Scoring the suite runner needs (scoring/ by default). */
@@ -84,6 +86,8 @@ export interface RunSuiteOptions {
    * case uses an `mcp:` toolset (needs `mcpServerEnv`) and stops its servers when the run ends.
    */
   toolHost?: ToolHost;
+  /** Per-turn progress of every sample (`-v`). */
+  onTurn?: (event: TurnEvent) => void;
   /** Working directory and environment of MCP servers the runner starts. */
   mcpServers?: { projectDir: string; env: EnvSource };
   /** Aborting ends in-flight runs as `cancelled` and starts nothing new; finished cases are kept. */
@@ -139,10 +143,12 @@ export function sampleOutcome(run: Run, verdict: Verdict): SampleOutcome {
     if (run.modelCalls.some((m) => !m.error) || run.toolCalls.length > 0) {
       outcome.partial = verdict;
       outcome.tokens = run.usage.totalTokens ?? 0;
+      if (run.mode === 'trajectory') outcome.toolLog = toolLog(run);
     }
     return outcome;
   }
-  return { status: 'scored', sample: run.sample, verdict, elapsedMs, tokens: run.usage.totalTokens ?? 0 };
+  // turnstone's tool_call_log, per trajectory sample ({ tool, args, result ≤ 500 chars, turn }).
+  return { status: 'scored', sample: run.sample, verdict, elapsedMs, tokens: run.usage.totalTokens ?? 0, ...(run.mode === 'trajectory' ? { toolLog: toolLog(run) } : {}) };
 }
 
 /**
@@ -230,6 +236,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
           keepWorktrees: opts.keepWorktrees,
           signal: internal.signal,
           ...(toolHost ? { toolHost } : {}),
+          ...(opts.onTurn ? { onTurn: opts.onTurn } : {}),
         });
       } catch (err) {
         failure ??= err;

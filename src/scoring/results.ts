@@ -13,6 +13,7 @@ import {
   type Observed,
   type ReplioMetrics,
   type SampleOutcome,
+  type ToolLogEntry,
   type Verdict,
 } from '../types/index.js';
 import { sampleScore, summarize } from './summary.js';
@@ -98,6 +99,8 @@ const runEntrySchema = z.looseObject({
   match: matchSchema.nullable(),
   calls: z.array(toolCallSchema),
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  /** turnstone's tool_call_log: { tool, args, result (≤ 500 chars), turn } per call; absent in older files. */
+  tool_log: z.array(z.looseObject({ tool: z.string(), args, result: z.string().optional(), turn: int })).optional(),
 });
 
 const caseEntrySchema = z.looseObject({
@@ -254,6 +257,7 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
       match: null,
       calls: p ? p.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) : [],
       error: { code: outcome.error.code, message: outcome.error.message },
+      ...(outcome.toolLog ? { tool_log: outcome.toolLog.map((e) => ({ ...e })) } : {}),
     };
   }
   const v = outcome.verdict;
@@ -286,6 +290,7 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
     match: m ? matchToJson(m) : null,
     calls: v.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
     error: null,
+    ...(outcome.toolLog ? { tool_log: outcome.toolLog.map((e) => ({ ...e })) } : {}),
   };
 }
 
@@ -416,6 +421,7 @@ function outcomeOf(caseId: string, dialect: Dialect, run: RunEntry): SampleOutco
       error: run.error ? { code: run.error.code, message: run.error.message } : { code: 'INTERNAL', message: run.detail },
       elapsedMs: run.elapsed_ms,
     };
+    if (run.tool_log) outcome.toolLog = run.tool_log.map(toolLogEntry);
     if (run.run_status === 'error') {
       const partial: Verdict = {
         caseId,
@@ -465,7 +471,15 @@ function outcomeOf(caseId: string, dialect: Dialect, run: RunEntry): SampleOutco
   if (v.tool_mode) verdict.toolMode = v.tool_mode;
   if (run.replio) verdict.replio = replioFromJson(run.replio);
   if (run.match) verdict.match = matchFromJson(run.match);
-  return { status: 'scored', sample: run.sample, verdict, elapsedMs: run.elapsed_ms, tokens: run.tokens };
+  const outcome: SampleOutcome = { status: 'scored', sample: run.sample, verdict, elapsedMs: run.elapsed_ms, tokens: run.tokens };
+  if (run.tool_log) outcome.toolLog = run.tool_log.map(toolLogEntry);
+  return outcome;
+}
+
+function toolLogEntry(e: NonNullable<RunEntry['tool_log']>[number]): ToolLogEntry {
+  const out: ToolLogEntry = { tool: e.tool, args: e.args, turn: e.turn };
+  if (e.result !== undefined) out.result = e.result;
+  return out;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Autonomy, Dialect, MatchMode } from './case.js';
-import type { RunError, RunStatus, ToolCall } from './run.js';
+import type { RunError, RunStatus, ToolCall, ToolLogEntry } from './run.js';
 import type { ToolMode } from './toolset.js';
 
 /** Every verdict category; renderers map over this with Record<VerdictCategory, ...>. */
@@ -91,7 +91,7 @@ export interface Verdict {
 
 /** One sample of a case: a scored run, or an infrastructure error (never a wrong answer). */
 export type SampleOutcome =
-  | { status: 'scored'; sample: number; verdict: Verdict; elapsedMs: number; tokens: number }
+  | { status: 'scored'; sample: number; verdict: Verdict; elapsedMs: number; tokens: number; toolLog?: ToolLogEntry[] }
   | {
       status: 'errored';
       sample: number;
@@ -104,6 +104,7 @@ export type SampleOutcome =
       partial?: Verdict;
       /** Tokens spent before the failure. */
       tokens?: number;
+      toolLog?: ToolLogEntry[];
     };
 
 export interface CaseResult {

@@ -14,6 +14,8 @@ import { discoverFixtures, loadCasesFromPaths, selectCases } from '../../fixture
 import { loadToolset } from '../../toolset/index.js';
 import { resolveProvider, type Provider } from '../../providers/index.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../../engine/suite-runner.js';
+import type { TurnEvent } from '../../engine/run-case.js';
+import { formatTurnEvent } from '../../engine/turn-log.js';
 import { openResultsLog, readResultsLog, resultsPaths, writeFileAtomic, type ResultsLogHeader } from '../../report/results-file.js';
 import { buildResultsDocument, type ResultsDocument } from '../../scoring/results.js';
 import { renderTable } from '../../report/table.js';
@@ -274,6 +276,7 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
       systemPrompt,
       keepWorktrees: !!flags.keepWorktrees,
       mcpServers: { projectDir: ctx.projectDir, env: project.env.raw },
+      ...(flags.verbose ? { onTurn: (e: TurnEvent) => ctx.err(formatTurnEvent(e)) } : {}),
       signal: ac.signal,
       runId,
       agentName: opts.agentName,

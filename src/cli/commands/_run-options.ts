@@ -43,6 +43,7 @@ export interface RunFlags {
   annotations?: boolean;
   endpoint?: string;
   keepWorktrees?: boolean;
+  verbose?: boolean;
   script?: string;
 }
 
@@ -104,6 +105,7 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--concurrency <n>', 'case samples in flight at once', positiveInt)
     .option('--max-turns <n>', 'model turns per case run', positiveInt)
     .option('--system-prompt <file>', 'system prompt text file')
+    .option('-v, --verbose', 'per-turn log on stderr: each model call and each tool call with its arguments and result')
     .option('--output <format>', 'report format: table, json, junit, md or html', oneOf(OUTPUT_FORMATS));
   if (opts.out !== false) cmd.option('--out <path>', opts.out ?? 'results JSON file (the JSON-lines log is written next to it as .jsonl)');
   cmd
