@@ -71,20 +71,23 @@ async function optimizeAction(ctx: CliContext, targets: string[], flags: Optimiz
   const out = cwdPath(ctx, flags.out ?? 'eval_results.json');
   const runId = newRunId();
   const started = new Date().toISOString();
-  const meta = {
+  // turnstone's meta.n_runs_default: --n-runs, else the suite's defaults.n_runs, else 3.
+  const suiteDefault = cases.find((c) => c.settings.suiteSamples !== undefined)?.settings.suiteSamples;
+  const meta = () => ({
     run_id: runId,
     tool: 'runspec-eval',
     version: VERSION,
     started,
     provider: name,
+    // Read at every save: an auto-detected model is known once the first request has gone out.
     model: provider.model ?? flags.model ?? null,
     base_url: provider.baseUrl ?? null,
     test_suite: targets.join(',') || '(all)',
-    ...(flags.nRuns !== undefined ? { n_runs_default: flags.nRuns } : {}),
-  };
+    n_runs_default: flags.nRuns ?? suiteDefault ?? 3,
+  });
   const persist = (all: IterationRecord[]): void => {
     const doc = buildResultsDocument({
-      meta,
+      meta: meta(),
       iterations: all.map((it) => ({
         iteration: it.iteration,
         timestamp: it.timestamp,
