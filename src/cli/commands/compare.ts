@@ -6,6 +6,10 @@ import { UsageError } from '../../errors.js';
 import { addExecutionOptions, addModelOptions, addSelectionOptions, ensureNewline, normaliseForLog, type RunFlags } from './_run-options.js';
 import type { ExecuteResult, LoadedProject } from './_eval-run.js';
 import { resultsPaths } from '../../report/results-file.js';
+import type { ComparisonFormat } from '../../report/comparison.js';
+
+/** The formats compare can print (report/comparison.ts COMPARISON_FORMATS; kept here so `run` loads no renderer up front). */
+const COMPARISON_FORMATS: readonly ComparisonFormat[] = ['table', 'json', 'md'];
 
 /** Split `p1,p2` into provider names (at least two, no duplicates). */
 export function parseProviderList(spec: string, flag: string): string[] {
@@ -29,6 +33,12 @@ function worstExit(codes: number[]): number {
  * model), write one results file per provider, and print the side-by-side comparison.
  */
 export async function compareProviders(ctx: CliContext, project: LoadedProject, providers: string[], targets: string[], flags: RunFlags): Promise<number> {
+  // Checked before anything runs: a comparison is a table, JSON or Markdown, never a JUnit or HTML report.
+  if (flags.output !== undefined && !(COMPARISON_FORMATS as readonly string[]).includes(flags.output)) {
+    throw new UsageError('USAGE', `--output ${flags.output}: compare prints the side-by-side summary as ${COMPARISON_FORMATS.join(', ')}`, {
+      hint: `each provider's results file is written anyway: render it with \`runspec-eval report RESULTS.json --output ${flags.output}\``,
+    });
+  }
   const { buildProvider, executeRun, exitCodeOf, loadToolsets, reportProblems, selectRunCases } = await import('./_eval-run.js');
   const { compareResults, renderComparison } = await import('../../report/index.js');
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
@@ -63,7 +73,7 @@ export async function compareProviders(ctx: CliContext, project: LoadedProject, 
     reportProblems(ctx, r);
     if (r.interrupted) break;
   }
-  const format = flags.output === 'json' || flags.output === 'md' ? flags.output : 'table';
+  const format = (flags.output ?? 'table') as ComparisonFormat;
   const comparison = compareResults(runs.map(({ label, r }) => ({ label, doc: r.doc })));
   ctx.stdout.write(ensureNewline(renderComparison(comparison, format)));
   return worstExit(runs.map(({ r }) => exitCodeOf(r)));
