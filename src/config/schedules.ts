@@ -28,7 +28,13 @@ const ScheduleSchema = z
   })
   .strict();
 
-const SchedulesFileSchema = z.object({ schedule: z.array(ScheduleSchema).default([]) }).strict();
+// The file may be shared with other tools: their [[schedule]] entries (any action but "eval") and their
+// top-level keys are kept as they are and ignored.
+const SchedulesFileSchema = z.looseObject({ schedule: z.array(z.unknown()).default([]) });
+
+function isEvalEntry(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && ((v as Record<string, unknown>).action === 'eval' || !('action' in v));
+}
 
 export type ScheduleEntry = z.infer<typeof ScheduleSchema>;
 
@@ -38,10 +44,23 @@ function headerLines(text: string): number[] {
   return text.split('\n').flatMap((l, i) => (/^\s*\[\[\s*schedule\s*\]\]/.test(l) ? [i + 1] : []));
 }
 
-/** Read the project's schedules; a missing file is no schedules. Every cron expression is checked. */
+/**
+ * Read the project's eval schedules; a missing file is no schedules. Every cron expression is checked;
+ * entries of other tools (`action` other than "eval") are ignored.
+ */
 export function loadSchedules(projectDir: string): ScheduleEntry[] {
+  return readSchedulesFile(projectDir).evals;
+}
+
+interface SchedulesFile {
+  evals: ScheduleEntry[];
+  /** The whole file, other tools' entries and keys included, for rewriting. */
+  data: { schedule: unknown[] } & Record<string, unknown>;
+}
+
+function readSchedulesFile(projectDir: string): SchedulesFile {
   const file = join(projectDir, SCHEDULES_FILE);
-  if (!existsSync(file)) return [];
+  if (!existsSync(file)) return { evals: [], data: { schedule: [] } };
   const text = readFileSync(file, 'utf8');
   let data: unknown;
   try {
@@ -51,18 +70,24 @@ export function loadSchedules(projectDir: string): ScheduleEntry[] {
     throw err;
   }
   const lines = headerLines(text);
-  const parsed = SchedulesFileSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const index = typeof issue.path[1] === 'number' ? issue.path[1] : undefined;
-    const line = index !== undefined ? lines[index] : undefined;
-    const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
-    throw new ConfigError('CONFIG', `${file}${line ? `:${line}` : ''}: ${path}: ${issue.message}`, {
-      hint: 'a schedule needs id, action = "eval", eval_fixture and [schedule.when] cron = "m h dom mon dow"',
-    });
-  }
+  const file0 = SchedulesFileSchema.safeParse(data);
+  if (!file0.success) throw new ConfigError('CONFIG', `${file}: schedule: expected a list of [[schedule]] tables`, { hint: 'write each schedule as a [[schedule]] table' });
+  const evals: Array<{ entry: ScheduleEntry; index: number }> = [];
+  file0.data.schedule.forEach((raw, index) => {
+    if (!isEvalEntry(raw)) return;
+    const parsed = ScheduleSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const line = lines[index];
+      const path = ['schedule', index, ...issue.path].map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+      throw new ConfigError('CONFIG', `${file}${line ? `:${line}` : ''}: ${path}: ${issue.message}`, {
+        hint: 'a schedule needs id, action = "eval", eval_fixture and [schedule.when] cron = "m h dom mon dow"',
+      });
+    }
+    evals.push({ entry: parsed.data, index });
+  });
   const seen = new Set<string>();
-  parsed.data.schedule.forEach((s, i) => {
+  evals.forEach(({ entry: s, index: i }) => {
     if (seen.has(s.id)) throw new ConfigError('CONFIG', `${file}:${lines[i] ?? '?'}: schedule[${i}].id: duplicate id ${JSON.stringify(s.id)}`);
     seen.add(s.id);
     try {
@@ -73,7 +98,7 @@ export function loadSchedules(projectDir: string): ScheduleEntry[] {
       });
     }
   });
-  return parsed.data.schedule;
+  return { evals: evals.map((e) => e.entry), data: file0.data as SchedulesFile['data'] };
 }
 
 /** The next time the schedule fires strictly after `after`. */
@@ -95,9 +120,11 @@ export function saveSchedule(projectDir: string, entry: ScheduleEntry): void {
   } catch (err) {
     throw new ConfigError('CONFIG', `schedule ${entry.id}: --cron: not a cron expression (${JSON.stringify(entry.when.cron)}): ${(err as Error).message}`);
   }
-  const existing = loadSchedules(projectDir).filter((s) => s.id !== entry.id);
+  const { data } = readSchedulesFile(projectDir);
+  // Other tools' entries stay where they are; an eval entry with this id is replaced.
+  const kept = data.schedule.filter((s) => !(isEvalEntry(s) && (s as { id?: unknown }).id === entry.id));
   const file = join(projectDir, SCHEDULES_FILE);
   const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, stringifyToml({ schedule: [...existing, parsed.data] }) + '\n');
+  writeFileSync(tmp, stringifyToml({ ...data, schedule: [...kept, parsed.data] }) + '\n');
   renameSync(tmp, file);
 }
