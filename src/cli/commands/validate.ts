@@ -30,7 +30,15 @@ async function validate(ctx: CliContext, paths: string[], o: ValidateOptions): P
     paths.length > 0
       ? mergeSuites(loadCasesFromPaths(paths, { onWarning })).cases
       : (await discoverFixtures({ projectDir: ctx.projectDir, env: ctx.env, includeBundled: o.bundled, onWarning })).cases;
-  const cases = selectCases(all, { suites: o.suite });
+  let cases = selectCases(all, { suites: o.suite });
+  // `--toolset FILE` over the discovered catalog checks the cases that toolset is for: the decision cases
+  // ([toolset] applies to them). Trajectory cases run on the workspace tools unless their files are named.
+  let leftOut = 0;
+  if (o.toolset && paths.length === 0) {
+    const decision = cases.filter((c) => c.mode === 'decision');
+    leftOut = cases.length - decision.length;
+    cases = decision;
+  }
   if (cases.length === 0) {
     ctx.warn('no fixtures to validate');
     return 0;
@@ -50,7 +58,8 @@ async function validate(ctx: CliContext, paths: string[], o: ValidateOptions): P
   }
   for (const p of problems) ctx.out(formatProblem(p));
   const verdict = problems.length === 0 ? 'ok' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
-  ctx.out(`validate: ${summary.join(', ')}: ${verdict}`);
+  const note = leftOut > 0 ? ` (${leftOut} trajectory case${leftOut === 1 ? '' : 's'} left out: they run on builtin:workspace; name their files to check them against ${o.toolset})` : '';
+  ctx.out(`validate: ${summary.join(', ')}: ${verdict}${note}`);
   return problems.length === 0 ? 0 : 2;
 }
 
@@ -72,6 +81,8 @@ expected and verifier tools and arg names; turnstone expected_actions tools and 
 Each problem prints as  file:line: case <id>: <field>: <message>  with a "did you mean".
 Exit 0 when clean, 2 on any problem.
 
+With --toolset and no paths, the discovered decision (runspec) cases are checked against it; trajectory
+cases are left out (counted) unless their files are named.
 Toolset per case when --toolset is absent: $RUNSPEC_TOOLSET, else (for runspec cases) runspec.toml
 [toolset] file / mcp, else runspec cases against builtin:fleet and replio / turnstone cases against
 builtin:workspace (the tools the trajectory engine executes).
