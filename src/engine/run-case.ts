@@ -164,7 +164,12 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
       if (!run.model && res.requestModel) run.model = res.requestModel;
       if (res.text !== undefined) run.finalText = res.text;
       else delete run.finalText;
-      messages.push({ role: 'assistant', ...(res.text !== undefined ? { content: res.text } : {}), ...(res.toolCalls.length > 0 ? { toolCalls: res.toolCalls } : {}) });
+      messages.push({
+        role: 'assistant',
+        ...(res.reasoning ? { reasoning: res.reasoning } : {}),
+        ...(res.text !== undefined ? { content: res.text } : {}),
+        ...(res.toolCalls.length > 0 ? { toolCalls: res.toolCalls } : {}),
+      });
       if (res.toolCalls.length === 0) break;
       // turnstone --context-window: a conversation that filled the window cannot take another turn.
       const window = opts.contextWindow ?? opts.provider.contextWindow;

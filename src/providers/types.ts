@@ -28,6 +28,8 @@ export interface ChatRequest {
 export interface ChatResponse {
   text?: string;
   toolCalls: ToolCall[];
+  /** Reasoning blocks to send back with this turn (Anthropic thinking blocks), opaque. */
+  reasoning?: Array<Record<string, unknown>>;
   /** Provider value as sent (stop, tool_calls, end_turn, tool_use, ...). */
   finishReason?: string;
   usage: Usage;

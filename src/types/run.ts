@@ -25,6 +25,11 @@ export interface Message {
   name?: string;
   /** On tool messages: the call failed (Anthropic `tool_result.is_error`). */
   isError?: boolean;
+  /**
+   * On assistant messages: the provider's reasoning blocks (Anthropic `thinking` / `redacted_thinking`,
+   * signature included), sent back unchanged on the next turn as the API requires during tool use.
+   */
+  reasoning?: Array<Record<string, unknown>>;
 }
 
 export type RunStatus = 'ok' | 'truncated' | 'error' | 'cancelled';
