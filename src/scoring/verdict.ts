@@ -18,7 +18,9 @@
 // | 13 | missing_tool                  | verifier.must_include                          | a listed tool was never called                      |
 // | 14 | too_many_calls / too_few_calls| verifier.max_calls / min_calls                 | call count out of bounds                            |
 // | 15 | wrong_args                    | verifier.args                                  | no call to the tool passes the expected args        |
-// | 16 | pass                          |                                                | nothing failed                                      |
+// | 16 | redundant_call                | max_redundant (opt-in)                         | more repeated identical calls than allowed          |
+// | 17 | tool_error                    | allow_tool_errors = false (opt-in)             | any tool call failed                                |
+// | 18 | pass                          |                                                | nothing failed                                      |
 //
 // With expect_no_run, rows 3–10 do not apply: not calling is the whole expectation.
 // replio's `expected` is its accuracy metric; it decides the verdict only when there is no verifier
@@ -164,6 +166,17 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
       fail('wrong_sequence', `expected [${c.replio.expected.join(', ')}], got [${metrics.names.join(', ')}]`);
     }
     passReason = `tool sequence matches [${c.replio.expected.join(', ')}]`;
+  }
+  // Opt-in checks (off by default, so turnstone and replio cases keep their seed semantics).
+  const maxRedundant = c.settings.maxRedundant;
+  if (maxRedundant !== undefined && metrics.redundant > maxRedundant) {
+    fail('redundant_call', `${metrics.redundant} redundant call${metrics.redundant === 1 ? '' : 's'} (same tool, same arguments), at most ${maxRedundant} allowed`);
+  }
+  if (c.settings.allowToolErrors === false) {
+    const failed = records.filter((r) => r.isError === true || (r.result !== undefined && r.result.startsWith('Error')));
+    if (failed.length > 0) {
+      fail('tool_error', `${failed.length} tool call${failed.length === 1 ? '' : 's'} failed (${[...new Set(failed.map((r) => r.call.name))].join(', ')}); allow_tool_errors = false`);
+    }
   }
   const match = c.turnstone ? scoreMatch(c.turnstone.actions, calls, c.turnstone.matchMode) : undefined;
   if (match) {

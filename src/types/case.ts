@@ -88,6 +88,10 @@ export interface CaseSettings {
   toolPermission?: Record<string, PermissionAction>;
   /** Tool names denied in addition (replio `tools_deny`). */
   toolsDeny?: string[];
+  /** Opt-in: at most this many redundant calls (same tool, same arguments), else `redundant_call`. */
+  maxRedundant?: number;
+  /** Opt-in: `false` makes any failed tool call a `tool_error` verdict (default: errors are only counted). */
+  allowToolErrors?: boolean;
 }
 
 export interface Case {
