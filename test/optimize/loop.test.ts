@@ -82,6 +82,25 @@ describe('runOptimization', () => {
     expect(out.iterations).toHaveLength(1);
   });
 
+  it('treats a proposal that differs only in whitespace as unchanged', async () => {
+    const out = await runOptimization({ cases, initialPrompt: 'Read first.\nThen edit.', evaluate: async () => [result(false)], model: scripted(['Read first.  Then\n\nedit.\n']) });
+    expect(out.stopReason).toBe('unchanged');
+  });
+
+  it('sends a proposal over 130% of the prompt back once, then stops with over_length', async () => {
+    const model = scripted(['x'.repeat(1301), 'y'.repeat(1400)]);
+    const out = await runOptimization({ cases, initialPrompt: 'p'.repeat(1000), evaluate: async () => [result(false)], model });
+    expect(out.stopReason).toBe('over_length');
+    expect(model.calls).toHaveLength(2);
+    expect(model.calls[1]!.user).toContain('Your rewrite was 1301 characters; the limit is 1300 characters');
+  });
+
+  it('accepts the shortened retry', async () => {
+    const model = scripted(['x'.repeat(1301), 'q'.repeat(1200)]);
+    const out = await runOptimization({ cases, initialPrompt: 'p'.repeat(1000), maxIterations: 2, evaluate: async () => [result(false)], model });
+    expect(out.iterations.map((i) => i.prompt.length)).toEqual([1000, 1200]);
+  });
+
   it('runs the observer after the third iteration and resets to the best prompt', async () => {
     const scores: Record<string, number> = { p0: 0.2, p1: 0.9, p2: 0.1, p3: 0.3 };
     const model = scripted(['p1', 'p2', 'Rewritten optimiser rules.', 'p3']);
