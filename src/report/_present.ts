@@ -50,6 +50,10 @@ export function caseViews(doc: ResultsDocument): CaseView[] {
     const observed = sample?.verdict?.observed ?? {};
     let reason = sample?.verdict?.reason ?? (firstError?.error ? `${firstError.error.code}: ${firstError.error.message}` : 'no samples');
     if (!errored && entry.errored_runs > 0) reason += ` (${entry.errored_runs} sample${entry.errored_runs === 1 ? '' : 's'} errored)`;
+    // The row shows a failing sample's verdict; say why the case still meets its threshold beside it.
+    if (!errored && entry.meets_threshold && sample && !sample.pass) {
+      reason = `meets threshold ${entry.threshold.toFixed(2)} at ${percent(entry.pass_rate)}; a failing sample: ${reason}`;
+    }
     return {
       caseId,
       suite: entry.suite,
