@@ -1,4 +1,3 @@
-import type { EnvSource } from '../config/env.js';
 import { connectMcp, type McpConnection } from '../toolset/mcp.js';
 import type { Toolset } from '../types/toolset.js';
 
@@ -30,8 +29,8 @@ export interface ToolHost {
 export interface McpToolHostOptions {
   /** Working directory of stdio servers. */
   projectDir: string;
-  /** Environment; a stdio server gets only the SDK's safe default variables from it. */
-  env: EnvSource;
+  /** Environment (process.env-like); a stdio server gets only the SDK's safe default variables from it. */
+  env: Readonly<Record<string, string | undefined>>;
   /** Time limit of one tool call. @default 30000 */
   callTimeoutMs?: number;
   /** Time limit of connecting. @default 30000 */

@@ -7,7 +7,6 @@ import { runPool } from './_pool.js';
 import { runCase, type TurnEvent } from './run-case.js';
 import { toolLog } from './tool-log.js';
 import { createMcpToolHost, type ToolHost } from './mcp-tools.js';
-import type { EnvSource } from '../config/env.js';
 import type { Provider } from '../providers/types.js';
 import { scoreRun } from '../scoring/verdict.js';
 import { aggregateCase } from '../scoring/samples.js';
@@ -89,7 +88,7 @@ export interface RunSuiteOptions {
   /** Per-turn progress of every sample (`-v`). */
   onTurn?: (event: TurnEvent) => void;
   /** Working directory and environment of MCP servers the runner starts. */
-  mcpServers?: { projectDir: string; env: EnvSource };
+  mcpServers?: { projectDir: string; env: Readonly<Record<string, string | undefined>> };
   /** Aborting ends in-flight runs as `cancelled` and starts nothing new; finished cases are kept. */
   signal?: AbortSignal;
   runId: string;

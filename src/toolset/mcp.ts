@@ -87,8 +87,8 @@ export interface McpConnection {
   client: Client;
   isHttp: boolean;
   /** The server's last stderr line, '' when none (stdio only). */
-  stderrTail(): string;
-  close(): Promise<void>;
+  stderrTail: () => string;
+  close: () => Promise<void>;
 }
 
 /**
@@ -168,7 +168,8 @@ export async function loadMcpToolset(target: string, opts: { projectDir: string;
   try {
     const listing = (async () => {
       conn = await connectMcp(target, { ...opts, timeoutMs, what: 'cannot list MCP tools' });
-      stderr = conn.stderrTail;
+      const c = conn;
+      stderr = () => c.stderrTail();
       const tools: McpTool[] = [];
       let cursor: string | undefined;
       // Bounded pagination: a server that keeps returning cursors cannot loop us forever.
