@@ -30,6 +30,7 @@ beforeAll(async () => {
       cases: [
         { id: 'with-mocks', user_prompt: 'Weather in Paris?', expected_actions: [{ tool: 'get_weather', args: { city: 'Paris' } }], tool_mocks: { get_weather: [{ when: { city: 'Paris' }, result: 'Rain, 9 C' }] } },
         { id: 'without-mocks', user_prompt: 'Weather in Oslo?', expected_actions: [{ tool: 'get_weather' }] },
+        { id: 'eleven-at-once', user_prompt: 'Weather everywhere?', expected_actions: [{ tool: 'get_weather' }], tool_mocks: { get_weather: 'Fine' } },
       ],
     }),
   );
@@ -37,6 +38,7 @@ beforeAll(async () => {
     script: {
       'Weather in Paris?': [{ toolCalls: [{ id: 'w1', name: 'get_weather', arguments: { city: 'Paris' } }] }, { text: 'Rain.' }],
       'Weather in Oslo?': [{ toolCalls: [{ id: 'w2', name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'No idea.' }],
+      'Weather everywhere?': [{ toolCalls: Array.from({ length: 11 }, (_, i) => ({ id: `e${i}`, name: 'get_weather', arguments: { city: `c${i}` } })) }, { text: 'Fine.' }],
     },
   });
   sink = await startOtlpSink();
@@ -66,6 +68,13 @@ describe('tool_mocks end to end', () => {
     const unmocked = spans.find((s) => s.attributes['gen_ai.tool.call.id'] === 'w2')!;
     expect(unmocked.status.code).toBe(2);
     expect(unmocked.attributes['error.type']).toBe('not_implemented');
+
+    // The 11th call of one turn is dropped: shown in the trace, neither a call nor an error.
+    expect(cases['eleven-at-once'].runs[0].replio).toMatchObject({ calls: 10, errors: 0 });
+    const dropped = spans.find((s) => s.attributes['gen_ai.tool.call.id'] === 'e10')!;
+    expect(dropped.attributes['runspec.eval.dropped']).toBe(true);
+    expect(dropped.attributes['runspec.eval.executed']).toBe(false);
+    expect(dropped.status.code).not.toBe(2);
   });
 
   it("answers from a toolset file's [mocks]", async () => {
