@@ -14,6 +14,8 @@ export const ProviderProfileSchema = z
     script: z.string().optional(),
     temperature: z.number().optional(),
     max_tokens: z.number().int().positive().optional(),
+    reasoning_effort: z.enum(['low', 'medium', 'high']).optional(),
+    context_window: z.number().int().positive().optional(),
     timeout_ms: z.number().int().positive().optional(),
   })
   .strict();
