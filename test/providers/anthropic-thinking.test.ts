@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRecordingProvider, createReplayProvider } from '../../src/providers/recording.js';
 import { runCase } from '../../src/engine/run-case.js';
 import { anthropicParams, createAnthropicProvider, usesAdaptiveThinking } from '../../src/providers/anthropic.js';
 import type { Case } from '../../src/types/case.js';
@@ -53,6 +57,23 @@ describe('Anthropic thinking and tool errors', () => {
       expect(result.content).toMatch(/^Error: /);
     } finally {
       await provider.close();
+    }
+  });
+
+  it('records thinking blocks, so a replayed run sends the same next request (not stale)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'runspec-think-'));
+    const file = join(dir, 'rec.json');
+    const inner = createAnthropicProvider({ baseUrl: server.url, model: 'claude-opus-4-6', apiKey: 'k', reasoningEffort: 'low', retryBaseMs: 1 });
+    try {
+      const recorder = createRecordingProvider(inner, { file });
+      expect((await runCase({ case: c, sample: 0, provider: recorder })).status).toBe('ok');
+      await recorder.save();
+      const replayed = await runCase({ case: c, sample: 0, provider: createReplayProvider({ file }) });
+      expect(replayed.status, replayed.error?.message).toBe('ok');
+      expect(replayed.modelCalls).toHaveLength(2);
+    } finally {
+      await inner.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
