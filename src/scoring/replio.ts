@@ -3,12 +3,17 @@ import type { ArgExpectation, Case, ReplioMetrics, ReplioVerifier, Run, ToolCall
 import { canonicalJson } from './_canonical.js';
 import { describeArgFailures, matchArgs } from './arg-match.js';
 
+/** The records themselves (no copy) unless some call was dropped at the parallel cap. */
+export function withoutDropped<T extends { dropped?: boolean }>(records: T[]): T[] {
+  return records.some((r) => r.dropped === true) ? records.filter((r) => r.dropped !== true) : records;
+}
+
 /**
  * The tool calls of a run in order, without calls dropped at the parallel cap; a decision run that
  * recorded only its terminal call yields that call.
  */
 export function callsOf(run: Run): ToolCall[] {
-  if (run.toolCalls.length > 0) return run.toolCalls.filter((r) => !r.dropped).map((r) => r.call);
+  if (run.toolCalls.length > 0) return withoutDropped(run.toolCalls).map((r) => r.call);
   return run.terminal ? [run.terminal.call] : [];
 }
 

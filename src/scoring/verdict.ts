@@ -42,7 +42,7 @@ import type {
 import { describeArgFailures, matchArgs } from './arg-match.js';
 import { detectJsonDump } from './json-dump.js';
 import { scoreMatch } from './match-modes.js';
-import { checkVerifier, replioMetrics } from './replio.js';
+import { checkVerifier, replioMetrics, withoutDropped } from './replio.js';
 import { commandText, resolveRecord, type ResolveContext } from './_resolve.js';
 import { toolsetAutonomy, toolsetProblems, expectedToolMatches } from './_toolset.js';
 
@@ -91,7 +91,7 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   const toolMode = opts.toolMode ?? run.toolMode ?? (opts.toolset ? 'dedup' : undefined);
   const ctx: ResolveContext = { toolMode, commandIsVerb: spec?.command !== undefined };
   if (opts.toolset) ctx.toolset = opts.toolset;
-  const records: ToolCallRecord[] = run.toolCalls.length > 0 ? run.toolCalls.filter((r) => !r.dropped) : run.terminal ? [run.terminal] : [];
+  const records: ToolCallRecord[] = run.toolCalls.length > 0 ? withoutDropped(run.toolCalls) : run.terminal ? [run.terminal] : [];
   const calls = records.map((r) => r.call);
   const resolvedAll = records.map((r) => resolveRecord(r, ctx));
   const terminalIndex = run.terminal ? records.indexOf(run.terminal) : -1;
