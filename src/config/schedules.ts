@@ -1,7 +1,9 @@
-import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../core/atomic-write.js';
+import { parseStructuredText, validateStructured } from '../core/structured-file.js';
 import { join } from 'node:path';
 import { Cron } from 'croner';
-import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
+import { stringify as stringifyToml } from 'smol-toml';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 
@@ -28,21 +30,23 @@ const ScheduleSchema = z
   })
   .strict();
 
-// The file may be shared with other tools: their [[schedule]] entries (any action but "eval") and their
-// top-level keys are kept as they are and ignored.
-const SchedulesFileSchema = z.looseObject({ schedule: z.array(z.unknown()).default([]) });
-
+/** An eval entry: `action = "eval"`, or no action at all (then the schema says it is missing). */
 function isEvalEntry(v: unknown): boolean {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && ((v as Record<string, unknown>).action === 'eval' || !('action' in v));
 }
 
+// The file may be shared with other tools: their [[schedule]] entries (any action but "eval") and their
+// top-level keys are kept as they are and ignored; eval entries are checked in full.
+const EntrySchema = z.unknown().superRefine((v, ctx) => {
+  if (!isEvalEntry(v)) return;
+  const r = ScheduleSchema.safeParse(v);
+  if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+});
+const SchedulesFileSchema = z.looseObject({ schedule: z.array(EntrySchema).default([]) });
+
 export type ScheduleEntry = z.infer<typeof ScheduleSchema>;
 
 export const SCHEDULES_FILE = 'runspec_schedules.toml';
-
-function headerLines(text: string): number[] {
-  return text.split('\n').flatMap((l, i) => (/^\s*\[\[\s*schedule\s*\]\]/.test(l) ? [i + 1] : []));
-}
 
 /**
  * Read the project's eval schedules; a missing file is no schedules. Every cron expression is checked;
@@ -61,44 +65,30 @@ interface SchedulesFile {
 function readSchedulesFile(projectDir: string): SchedulesFile {
   const file = join(projectDir, SCHEDULES_FILE);
   if (!existsSync(file)) return { evals: [], data: { schedule: [] } };
-  const text = readFileSync(file, 'utf8');
-  let data: unknown;
-  try {
-    data = parseToml(text);
-  } catch (err) {
-    if (err instanceof TomlError) throw new ConfigError('CONFIG', `${file}:${err.line}:${err.column}: TOML syntax error: ${err.message.split('\n')[0]}`);
-    throw err;
-  }
-  const lines = headerLines(text);
-  const file0 = SchedulesFileSchema.safeParse(data);
-  if (!file0.success) throw new ConfigError('CONFIG', `${file}: schedule: expected a list of [[schedule]] tables`, { hint: 'write each schedule as a [[schedule]] table' });
-  const evals: Array<{ entry: ScheduleEntry; index: number }> = [];
-  file0.data.schedule.forEach((raw, index) => {
-    if (!isEvalEntry(raw)) return;
-    const parsed = ScheduleSchema.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const line = lines[index];
-      const path = ['schedule', index, ...issue.path].map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
-      throw new ConfigError('CONFIG', `${file}${line ? `:${line}` : ''}: ${path}: ${issue.message}`, {
-        hint: 'a schedule needs id, action = "eval", eval_fixture and [schedule.when] cron = "m h dom mon dow"',
-      });
-    }
-    evals.push({ entry: parsed.data, index });
-  });
+  const error = (message: string, opts: { hint?: string; cause?: unknown }): ConfigError => new ConfigError('CONFIG', message, opts);
+  const source = parseStructuredText(readFileSync(file, 'utf8'), { file, format: 'toml', error });
+  const parsed = {
+    data: validateStructured(SchedulesFileSchema, source, {
+      file,
+      error,
+      hint: 'a schedule needs id, action = "eval", eval_fixture and [schedule.when] cron = "m h dom mon dow"',
+    }),
+  };
+  const lines = parsed.data.schedule.map((_, i) => source.lines(['schedule', i, 'id']));
+  const evals = parsed.data.schedule.flatMap((raw, index) => (isEvalEntry(raw) ? [{ s: ScheduleSchema.parse(raw), i: index }] : []));
   const seen = new Set<string>();
-  evals.forEach(({ entry: s, index: i }) => {
+  evals.forEach(({ s, i }) => {
     if (seen.has(s.id)) throw new ConfigError('CONFIG', `${file}:${lines[i] ?? '?'}: schedule[${i}].id: duplicate id ${JSON.stringify(s.id)}`);
     seen.add(s.id);
     try {
       checkCron(s.when);
     } catch (err) {
-      throw new ConfigError('CONFIG', `${file}:${lines[i] ?? '?'}: schedule[${i}].when.cron: not a cron expression (${JSON.stringify(s.when.cron)}): ${(err as Error).message}`, {
+      throw new ConfigError('CONFIG', `${file}:${source.lines(['schedule', i, 'when', 'cron'])}: schedule[${i}].when.cron: not a cron expression (${JSON.stringify(s.when.cron)}): ${(err as Error).message}`, {
         hint: 'five fields: minute hour day-of-month month day-of-week, e.g. "0 6 * * 1-5"',
       });
     }
   });
-  return { evals: evals.map((e) => e.entry), data: file0.data as SchedulesFile['data'] };
+  return { evals: evals.map((e) => e.s), data: parsed.data as SchedulesFile['data'] };
 }
 
 /** A cron expression (five fields, or six with seconds first) in the schedule's time zone (default UTC). */
@@ -136,7 +126,5 @@ export function saveSchedule(projectDir: string, entry: ScheduleEntry): void {
   // Other tools' entries stay where they are; an eval entry with this id is replaced.
   const kept = data.schedule.filter((s) => !(isEvalEntry(s) && (s as { id?: unknown }).id === entry.id));
   const file = join(projectDir, SCHEDULES_FILE);
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, stringifyToml({ ...data, schedule: [...kept, parsed.data] }) + '\n');
-  renameSync(tmp, file);
+  writeFileAtomic(file, stringifyToml({ ...data, schedule: [...kept, parsed.data] }) + '\n');
 }

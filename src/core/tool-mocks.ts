@@ -1,4 +1,5 @@
 import type { MockResult, ToolMockRule, ToolMocks } from '../types/toolset.js';
+import { isRecord } from './is-record.js';
 
 // The `tool_mocks` syntax, shared by the three fixture dialects and toolset files: canned results for
 // tools that have no implementation in trajectory mode (OpenAI tools files, toolset files), so a
@@ -22,10 +23,6 @@ export interface ToolMockIssue {
 
 const RULE_KEYS = ['when', 'result', 'error', 'sequence'];
 const MATCHERS = ['$one_of', '$regex', '$absent', '$equals'];
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
-}
 
 function resultText(v: unknown): string {
   return typeof v === 'string' ? v : (JSON.stringify(v) ?? 'null');
