@@ -60,7 +60,7 @@ beforeAll(async () => {
   model = await startFakeOpenAI({ script });
   provider = createOpenAIProvider({ baseUrl: model.url, model: 'fake-model', retryBaseMs: 1 });
   mcp = await loadToolset(`mcp:${url}`, { projectDir: process.cwd(), env, timeoutMs: 20_000 });
-  host = createMcpToolHost({ projectDir: process.cwd(), env, callTimeoutMs: 300 });
+  host = createMcpToolHost({ projectDir: process.cwd(), env, callTimeoutMs: 30_000 });
 });
 afterAll(async () => {
   await host.close();
@@ -93,8 +93,14 @@ describe('MCP tools executed over streamable HTTP', () => {
   it('gives up on a call past its time limit with an error result (tool_timeout)', async () => {
     const prompt = 'call the slow tool';
     script[prompt] = [calls(['slow', {}]), { text: 'done' }];
-    const run = await runCase({ case: mk('mcp-slow', prompt), sample: 0, provider, toolset: mcp, toolHost: host });
-    expect(run.toolCalls[0]).toMatchObject({ executed: false, isError: true, errorType: 'tool_timeout', result: 'Error: slow did not answer within 300 ms' });
+    // A host of its own with a short limit; the tool answers only after 20 s.
+    const impatient = createMcpToolHost({ projectDir: process.cwd(), env, callTimeoutMs: 1000 });
+    try {
+      const run = await runCase({ case: mk('mcp-slow', prompt), sample: 0, provider, toolset: mcp, toolHost: impatient });
+      expect(run.toolCalls[0]).toMatchObject({ executed: false, isError: true, errorType: 'tool_timeout', result: 'Error: slow did not answer within 1000 ms' });
+    } finally {
+      await impatient.close();
+    }
   });
 
   it('derives categories from annotations and lets tool_permission allow one tool by name', async () => {
