@@ -132,13 +132,13 @@ beforeAll(async () => {
   const demo = await runCli(['--path', project.dir, 'demo'], { cwd: project.dir, env: { HOME: project.dir } });
   expect([0, 1]).toContain(demo.exitCode);
   cpSync(join(project.dir, '.runspec/traces'), join(project.dir, 'traces'), { recursive: true });
-});
+}, 120_000);
 afterAll(async () => {
   await model.close();
   project.cleanup();
 });
 
-describe('documented commands', () => {
+describe('documented commands', { timeout: 120_000 }, () => {
   it('finds the commands of the README and the examples, and skips only the listed ones', () => {
     expect(ALL.length).toBeGreaterThanOrEqual(10);
     expect(ALL.filter((c) => c.file === 'README.md').length).toBeGreaterThanOrEqual(5);

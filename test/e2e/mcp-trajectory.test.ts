@@ -42,7 +42,7 @@ afterAll(async () => {
   project.cleanup();
 });
 
-describe('trajectory mode with an MCP toolset (server-filesystem over stdio)', () => {
+describe('trajectory mode with an MCP toolset (server-filesystem over stdio)', { timeout: 120_000 }, () => {
   it('executes MCP tools, feeds results back, applies permissions by annotation and by tool name', async () => {
     const cli = await runCli(
       [
