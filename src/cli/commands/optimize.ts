@@ -4,6 +4,8 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../../errors.js';
+import type { TurnEvent } from '../../engine/run-case.js';
+import { formatTurnEvent } from '../../engine/turn-log.js';
 import { runSuite } from '../../engine/suite-runner.js';
 import { writeResultsDocument } from '../../report/results-docs.js';
 import { buildResultsDocument } from '../../report/results.js';
@@ -104,6 +106,8 @@ async function optimizeAction(ctx: CliContext, targets: string[], flags: Optimiz
           samples: flags.nRuns,
           systemPrompt: prompt,
           mcpServers: { projectDir: ctx.projectDir, env: project.env.raw },
+          // turnstone-eval -v: per-turn logging (API calls, tool args, results).
+          ...(flags.verbose ? { onTurn: (e: TurnEvent) => ctx.err(formatTurnEvent(e)) } : {}),
           runId: `${runId}-i${iteration}`,
           onWarning: (w) => ctx.warn(w),
         });
@@ -141,7 +145,7 @@ export const optimizeCommand: CommandModule = {
       .option('--max-iter <n>', 'maximum optimisation iterations', positiveInt, 5)
       .option('--no-optimize', 'evaluate only (a single iteration)')
       .option('--out <file>', 'results file, rewritten after every iteration', 'eval_results.json')
-      .option('-v, --verbose', 'per-case pass rates after every iteration')
+      .option('-v, --verbose', 'per-turn log (model calls, tool arguments and results) and per-case pass rates after every iteration')
       .addHelpText(
         'after',
         '\nEvery iteration runs each case n times with the current prompt, saves the results file, and stops when\n' +
