@@ -43,6 +43,7 @@ export interface RunFlags {
   keepWorktrees?: boolean;
   /** `-v`: a per-turn log (model and tool calls) on the status stream. */
   verbose?: boolean;
+  unsafeHostCommands?: boolean;
   script?: string;
 }
 

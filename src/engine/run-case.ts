@@ -9,6 +9,7 @@ import { deniedReason, permissionsFor, type ToolPermissions } from './permission
 import type { ToolHost } from './mcp-tools.js';
 import { answerMock, mockRulesFor, newMockCounters, type MockCounters } from './tool-mocks.js';
 import { commandEnvFor, executeWorkspaceTool, isWorkspaceTool } from './workspace-tools.js';
+import type { CommandSandbox } from './sandbox/command.js';
 import { createWorktree, type Worktree } from './worktree.js';
 import { withTotal } from '../core/tokens.js';
 
@@ -58,7 +59,7 @@ export interface RunCaseOptions {
   maxTokens?: number;
   /** Default time limit of run_command / bash. @default 30000 */
   commandTimeoutMs?: number;
-  /** Extra environment of run_command / bash (the base is minimal: PATH, HOME=worktree, LANG). */
+  /** Extra environment of run_command / bash (the base is minimal: PATH, HOME, LANG). */
   commandEnv?: Record<string, string>;
   /** Per-turn progress (turnstone `-v`): each model call and each tool call as it ends. */
   onTurn?: (event: TurnEvent) => void;
@@ -66,6 +67,8 @@ export interface RunCaseOptions {
   contextWindow?: number;
   /** Runs the tools of MCP toolsets (trajectory mode); without it such calls are not_implemented errors. */
   toolHost?: ToolHost;
+  /** Where run_command / bash run. @default bubblewrap, refused with a clear error when it does not work */
+  sandbox?: CommandSandbox;
 }
 
 /**
@@ -192,7 +195,7 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
     }
   } finally {
     if (worktree) {
-      if (opts.keepWorktrees) run.worktree = worktree.root;
+      if (opts.keepWorktrees) run.worktree = await worktree.keep().catch(() => worktree!.root);
       else await worktree.remove().catch(() => undefined);
     }
   }
@@ -285,6 +288,7 @@ async function trajectoryTurn(
           worktree: t.worktree,
           commandTimeoutMs: t.opts.commandTimeoutMs,
           commandEnv: commandEnvFor(t.worktree.root, t.opts.commandEnv),
+          ...(t.opts.sandbox ? { sandbox: t.opts.sandbox } : {}),
           signal: t.opts.signal,
         });
         rec.result = out.result;

@@ -8,6 +8,7 @@ import { runCase, type TurnEvent } from './run-case.js';
 import { toolLog } from './tool-log.js';
 import { createMcpToolHost, type ToolHost } from './mcp-tools.js';
 import type { Provider } from '../providers/types.js';
+import type { CommandSandbox } from './sandbox/command.js';
 import { scoreRun } from '../scoring/verdict.js';
 import { aggregateCase } from '../scoring/samples.js';
 
@@ -25,6 +26,7 @@ export type RunCaseFn = (opts: {
   /** Runs MCP toolsets' tools (trajectory mode); shared by every sample of the run. */
   toolHost?: ToolHost;
   onTurn?: (event: TurnEvent) => void;
+  sandbox?: CommandSandbox;
 }) => Promise<Run>;
 
 /** Scoring the suite runner needs (scoring/ by default). */
@@ -82,13 +84,15 @@ export interface RunSuiteOptions {
   keepWorktrees?: boolean;
   /**
    * Runs MCP toolsets' tools in trajectory mode. Absent: the runner starts one for the run when a
-   * case uses an `mcp:` toolset (needs `mcpServerEnv`) and stops its servers when the run ends.
+   * case uses an `mcp:` toolset (needs `mcpServers`) and stops its servers when the run ends.
    */
   toolHost?: ToolHost;
   /** Per-turn progress of every sample (`-v`). */
   onTurn?: (event: TurnEvent) => void;
   /** Working directory and environment of MCP servers the runner starts. */
   mcpServers?: { projectDir: string; env: Readonly<Record<string, string | undefined>> };
+  /** Where model-driven commands run (trajectory mode). @default the engine's bubblewrap sandbox */
+  sandbox?: CommandSandbox;
   /** Aborting ends in-flight runs as `cancelled` and starts nothing new; finished cases are kept. */
   signal?: AbortSignal;
   runId: string;
@@ -236,6 +240,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
           signal: internal.signal,
           ...(toolHost ? { toolHost } : {}),
           ...(opts.onTurn ? { onTurn: opts.onTurn } : {}),
+          ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
         });
       } catch (err) {
         failure ??= err;

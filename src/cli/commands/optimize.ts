@@ -1,3 +1,4 @@
+import { chooseCommandSandbox } from '../../engine/sandbox/select.js';
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import type { CommandModule } from '../command.js';
@@ -91,6 +92,11 @@ async function optimizeAction(ctx: CliContext, targets: string[], flags: Optimiz
     });
     writeResultsDocument(out, doc);
   };
+  const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
+    { configured: project.config.trajectory?.sandbox, bwrap: project.env.get('RUNSPEC_BWRAP'), searchPath: project.env.get('PATH') },
+    cases.some((c) => c.mode === 'trajectory'),
+  );
+  if (sandboxWarning) ctx.warn(sandboxWarning);
   try {
     const result = await runOptimization({
       cases,
@@ -108,6 +114,7 @@ async function optimizeAction(ctx: CliContext, targets: string[], flags: Optimiz
           mcpServers: { projectDir: ctx.projectDir, env: project.env.raw },
           // turnstone-eval -v: per-turn logging (API calls, tool args, results).
           ...(flags.verbose ? { onTurn: (e: TurnEvent) => ctx.err(formatTurnEvent(e)) } : {}),
+          sandbox,
           runId: `${runId}-i${iteration}`,
           onWarning: (w) => ctx.warn(w),
         });
