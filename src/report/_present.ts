@@ -121,6 +121,8 @@ export const VERDICT_MEANINGS: Record<VerdictCategory, string> = {
   json_dump: 'The model wrote a tool call as JSON text instead of calling the tool.',
   tool_error: 'A tool call failed.',
   error: 'The run itself failed or was cancelled.',
+  unscorable: 'A check the case needs could not be judged: the data it needs (arguments, an attribute) is not on the trace. Not a failure; left out of pass rates.',
+  incomplete: 'The trace never became whole (parents of some spans never arrived); judged on what arrived.',
 };
 
 /** The meaning of a category, or of `errored` (no scored sample). */

@@ -7,6 +7,7 @@ import { RunspecError } from '../errors.js';
 import {
   VERDICT_CATEGORIES,
   type CaseResult,
+  type CheckResult,
   type Dialect,
   type Expected,
   type MatchScore,
@@ -72,6 +73,9 @@ const verdictSchema = z.looseObject({
     args: args.optional(),
   }),
   tool_mode: toolMode.nullable(),
+  checks: z.array(z.looseObject({ check: z.string(), judged: z.boolean() })).optional(),
+  trace_id: z.string().optional(),
+  root_span_id: z.string().optional(),
 });
 
 const runEntrySchema = z.looseObject({
@@ -279,6 +283,8 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
       expected: dropUndefined({ tool: v.expected.tool, command: v.expected.command, host: v.expected.host, autonomy: v.expected.autonomy, no_run: v.expected.noRun }),
       observed: dropUndefined({ ...v.observed }),
       tool_mode: v.toolMode ?? null,
+      ...(v.checks ? { checks: v.checks.map((c) => ({ ...c })) } : {}),
+      ...(v.trace ? { trace_id: v.trace.traceId, root_span_id: v.trace.rootSpanId } : {}),
     },
     replio: v.replio ? replioToJson(v.replio) : null,
     match: m ? matchToJson(m) : null,
@@ -442,6 +448,8 @@ function outcomeOf(caseId: string, run: RunEntry): SampleOutcome {
     calls: run.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
   };
   if (v.tool_mode) verdict.toolMode = v.tool_mode;
+  if (v.checks) verdict.checks = v.checks as unknown as CheckResult[];
+  if (v.trace_id && v.root_span_id) verdict.trace = { traceId: v.trace_id, rootSpanId: v.root_span_id };
   if (run.replio) verdict.replio = replioFromJson(run.replio);
   if (run.match) verdict.match = matchFromJson(run.match);
   return { status: 'scored', sample: run.sample, verdict, elapsedMs: run.elapsed_ms, tokens: run.tokens };

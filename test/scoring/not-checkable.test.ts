@@ -1,0 +1,86 @@
+// Checks judged only on data the run carries: a trace recorded without content has call names but no
+// arguments, and used to get false wrong_args / wrong_sequence (or a false pass) instead of "not checkable".
+import { describe, expect, it } from 'vitest';
+import { argumentHash, expectationsHash, hashArguments, scoreRun, type ScoreOptions } from '../../src/scoring/index.js';
+import { FLEET_TOOLSET_FILE } from '../../src/toolset/load.js';
+import { loadToolsetFile } from '../../src/toolset/file.js';
+import type { ArgExpectation, Case, Run } from '../../src/types/index.js';
+import { makeCase, makeRun, type CallSpec } from './_build.js';
+
+const fleet = loadToolsetFile(FLEET_TOOLSET_FILE);
+const eq = (value: unknown): ArgExpectation => ({ kind: 'equals', value });
+const decide = (calls: CallSpec[]): Run => makeRun({ calls, terminal: true });
+const restart = makeCase({ runspec: { tool: ['restart-service'], host: 'web-01', args: { service: eq('nginx') } } });
+
+describe('not checkable', () => {
+  it('lists judged and not-judged checks with what was missing', () => {
+    const v = scoreRun(restart, decide([{ name: 'restart-service', absent: true }]), { toolset: fleet });
+    expect(v.category).toBe('unscorable');
+    expect(v.pass).toBe(false);
+    expect(v.checks).toEqual([
+      { check: 'tool', judged: true, pass: true, expected: ['restart-service'], observed: 'restart-service' },
+      { check: 'host', judged: false, expected: 'web-01', missing: expect.stringMatching(/arguments not captured/) },
+      { check: 'args.service', judged: false, expected: '"nginx"', missing: expect.stringMatching(/arguments not captured/) },
+    ]);
+  });
+
+  it('passes a tool-only case on a call without arguments (nothing needed is missing)', () => {
+    const v = scoreRun(makeCase({ runspec: { tool: ['restart-service'] } }), decide([{ name: 'restart-service', absent: true }]), { toolset: fleet });
+    expect(v.category).toBe('pass');
+  });
+
+  it('judges the recorded resolution of our own traces: host and command stay checkable', () => {
+    const run = decide([{ name: 'restart-service', absent: true }]);
+    run.terminal!.resolved = { runnable: 'restart-service', known: true, discovery: false, host: 'web-02', args: {}, layout: 'dedup', calledName: 'restart-service' };
+    const v = scoreRun(restart, run, { toolset: fleet });
+    expect(v.category).toBe('wrong_host');
+  });
+
+  it('reuses the recorded argument verdict only while the expectations are unchanged', () => {
+    const mk = (): Run => {
+      const run = decide([{ name: 'restart-service', absent: true }]);
+      run.terminal!.resolved = { runnable: 'restart-service', known: true, discovery: false, host: 'web-01', args: {}, layout: 'dedup', calledName: 'restart-service' };
+      return run;
+    };
+    const same: ScoreOptions = { toolset: fleet, recordedArgs: { expectationsHash: expectationsHash(restart.runspec!.args!), pass: true } };
+    expect(scoreRun(restart, mk(), same).category).toBe('pass');
+    const failed: ScoreOptions = { toolset: fleet, recordedArgs: { expectationsHash: expectationsHash(restart.runspec!.args!), pass: false } };
+    expect(scoreRun(restart, mk(), failed).category).toBe('wrong_args');
+    const changed = makeCase({ runspec: { tool: ['restart-service'], host: 'web-01', args: { service: eq('apache2') } } });
+    expect(scoreRun(changed, mk(), same).category).toBe('unscorable');
+  });
+
+  it('re-checks equality and $one_of from keyed hashes, and says a regex is not checkable', () => {
+    const key = 'k3y';
+    const hashes = hashArguments(key, { host: ' WEB-01 ', service: 'Nginx', replicas: '3' });
+    const call: CallSpec = { name: 'restart-service', absent: true, argumentHashes: hashes };
+    expect(scoreRun(restart, decide([call]), { toolset: fleet, hashKey: key }).category).toBe('unscorable'); // host: resolved from args
+    const noHost = makeCase({ runspec: { tool: ['restart-service'], args: { service: eq('nginx'), replicas: eq(3) } } });
+    expect(scoreRun(noHost, decide([call]), { toolset: fleet, hashKey: key }).category).toBe('pass');
+    const wrong = makeCase({ runspec: { tool: ['restart-service'], args: { service: { kind: 'one_of', values: ['apache2', 'caddy'] } } } });
+    const w = scoreRun(wrong, decide([call]), { toolset: fleet, hashKey: key });
+    expect(w.category).toBe('wrong_args');
+    expect(w.reason).toContain('hashed value does not match');
+    const regex = makeCase({ runspec: { tool: ['restart-service'], args: { service: { kind: 'regex', pattern: 'ngi' } } } });
+    const r = scoreRun(regex, decide([call]), { toolset: fleet, hashKey: key });
+    expect(r.category).toBe('unscorable');
+    expect(r.reason).toMatch(/regex expectation needs the value/);
+    const noKey = scoreRun(noHost, decide([call]), { toolset: fleet });
+    expect(noKey.category).toBe('unscorable');
+    expect(noKey.reason).toContain('RUNSPEC_HASH_KEY');
+    expect(argumentHash(key, '3')).toBe(argumentHash(key, 3));
+  });
+
+  it('a turnstone action with arguments is unscorable against calls without them, wrong_sequence when the name differs', () => {
+    const c = makeCase({ dialect: 'turnstone', mode: 'trajectory', turnstone: { actions: [{ tool: 'read_file', args: { path: eq('a.py') } }], matchMode: 'ordered_subset' } });
+    expect(scoreRun(c, makeRun({ calls: [{ name: 'read_file', absent: true }] })).category).toBe('unscorable');
+    expect(scoreRun(c, makeRun({ calls: [{ name: 'grep', absent: true }] })).category).toBe('wrong_sequence');
+  });
+
+  it('replio verifier.args is unscorable against calls without arguments', () => {
+    const c = makeCase({ dialect: 'replio', mode: 'trajectory', replio: { verifier: { mustInclude: ['file_read'], args: { file_read: { path: eq('a') } } } } });
+    const v = scoreRun(c, makeRun({ calls: [{ name: 'file_read', absent: true }] }));
+    expect(v.category).toBe('unscorable');
+    expect(v.checks?.find((k) => !k.judged)?.check).toBe('verifier.args.file_read');
+  });
+});
