@@ -46,7 +46,6 @@ import {
   LANGSMITH_SPAN_KIND_VALUE_CHAIN,
   LANGSMITH_SPAN_KIND_VALUE_LLM,
   LANGSMITH_SPAN_KIND_VALUE_TOOL,
-  RUNSPEC_EVALUATION_NAME,
 } from '../semconv/index.js';
 import type { Case } from '../types/case.js';
 import type { ModelCallRecord, Run, RunError, ToolCallRecord } from '../types/run.js';
@@ -140,6 +139,7 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
     ...(input.result ? { result: input.result } : {}),
     ...(run?.toolMode ? { toolMode: run.toolMode } : {}),
     ...(run ? { status: run.status, usage: run.usage } : {}),
+    ...(input.case.runspec?.args ? { expectedArgs: input.case.runspec.args } : {}),
   };
   const summary = summarizeVerdict(ctx);
   const metadata = {
@@ -349,7 +349,7 @@ export function emitVerdictSpan(tracer: Tracer, input: VerdictSpanInput): { trac
   const summary = summarizeVerdict(ctx);
   const now = Date.now();
   const span = tracer.startSpan(
-    `evaluate ${RUNSPEC_EVALUATION_NAME}`,
+    `evaluate ${summary.name}`,
     {
       kind: SpanKind.INTERNAL,
       startTime: hr(now),

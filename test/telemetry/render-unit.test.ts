@@ -65,15 +65,25 @@ describe('renderRunTrace status', () => {
       'runspec.eval.suite': 'ops',
       'runspec.eval.sample': 2,
       'runspec.eval.run_id': 'r',
-      'runspec.eval.pass': false,
       'runspec.eval.category': 'error',
       'runspec.eval.reason': 'PROVIDER_AUTH: HTTP 401',
       'runspec.eval.status': 'error',
       'evaluations.0.evaluation.label': 'error',
-      'evaluations.0.evaluation.score': 0,
     });
     expect(Object.keys(rest).filter((k) => k.startsWith('runspec.eval.'))).toEqual([]);
-    expect(root.events.map((e) => e.name)).toEqual(['gen_ai.evaluation.result']);
+    // An outage is not an evaluation: no pass attribute, no score anywhere, error.type on the event.
+    expect(rest['evaluations.0.evaluation.score']).toBeUndefined();
+    expect(root.events.map((e) => [e.name, e.attributes])).toEqual([
+      [
+        'gen_ai.evaluation.result',
+        {
+          'gen_ai.evaluation.name': 'runspec.tool_selection',
+          'gen_ai.evaluation.score.label': 'error',
+          'gen_ai.evaluation.explanation': 'PROVIDER_AUTH: HTTP 401',
+          'error.type': 'PROVIDER_AUTH',
+        },
+      ],
+    ]);
   });
 
   it('renders an errored sample that has a partial Run: its spans plus the error on the root', () => {
@@ -124,7 +134,7 @@ describe('emitVerdictSpan', () => {
         'runspec.eval.observed_autonomy': 'autonomous',
         'runspec.eval.json_dump': false,
         'runspec.eval.calls': 1,
-        'evaluations.0.evaluation.name': 'runspec.tool_selection',
+        'evaluations.0.evaluation.name': 'runspec.rule.forbidden_tools',
         'evaluations.0.evaluation.score': 0,
         'evaluations.0.evaluation.label': 'forbidden_tool',
         'evaluations.0.evaluation.explanation': 'called a forbidden tool',
@@ -136,7 +146,7 @@ describe('emitVerdictSpan', () => {
       [
         'gen_ai.evaluation.result',
         {
-          'gen_ai.evaluation.name': 'runspec.tool_selection',
+          'gen_ai.evaluation.name': 'runspec.rule.forbidden_tools',
           'gen_ai.evaluation.score.value': 0,
           'gen_ai.evaluation.score.label': 'forbidden_tool',
           'gen_ai.evaluation.explanation': 'called a forbidden tool',

@@ -60,9 +60,9 @@ function byId(spans: FlatSpan[], id: string): FlatSpan {
 
 const conversation = (caseId: string, sample: number): string => `${RUN_ID}/${caseId}/${sample}`;
 
-function evaluationAttrs(pass: boolean, label: string, explanation: string, identifier: string): Record<string, unknown> {
+function evaluationAttrs(pass: boolean, label: string, explanation: string, identifier: string, name = 'runspec.tool_selection'): Record<string, unknown> {
   return {
-    'evaluations.0.evaluation.name': 'runspec.tool_selection',
+    'evaluations.0.evaluation.name': name,
     'evaluations.0.evaluation.score': pass ? 1 : 0,
     'evaluations.0.evaluation.label': label,
     'evaluations.0.evaluation.explanation': explanation,
@@ -425,7 +425,7 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('spans exported over
         'runspec.eval.score': 0.5,
         'runspec.eval.match_mode': 'ordered_subset',
         'runspec.eval.tokens': 287,
-        ...evaluationAttrs(false, 'tool_error', 'a tool call failed', 'fix-typo#0'),
+        ...evaluationAttrs(false, 'tool_error', 'a tool call failed', 'fix-typo#0', 'runspec.trajectory'),
       }),
     ).toEqual({});
 
