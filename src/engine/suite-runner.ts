@@ -28,6 +28,10 @@ export interface SuiteScoring {
   aggregateCase(c: Case, outcomes: SampleOutcome[], opts: { threshold: number }): CaseResult;
 }
 
+function isTraceIds(v: unknown): v is { traceId: string; rootSpanId: string } {
+  return typeof v === 'object' && v !== null && typeof (v as { traceId?: unknown }).traceId === 'string' && typeof (v as { rootSpanId?: unknown }).rootSpanId === 'string';
+}
+
 /** What the runner hands telemetry once a case is final: one call per sample. */
 export interface CaseTelemetrySink {
   emitCase(input: {
@@ -40,7 +44,7 @@ export interface CaseTelemetrySink {
     runId: string;
     agentName?: string;
     toolset?: Toolset;
-  }): unknown;
+  }): unknown; // the rendered trace's { traceId, rootSpanId } when there is one
 }
 
 export interface SampleProgress {
@@ -176,7 +180,9 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
         const outcome = sampleOutcome(run, verdict);
         const judged = outcome.status === 'scored' ? { verdict } : { error: outcome.error };
         try {
-          await opts.telemetry.emitCase({ case: s.c, run, ...judged, result, runId: opts.runId, agentName: opts.agentName, toolset: s.toolset });
+          const rendered = await opts.telemetry.emitCase({ case: s.c, run, ...judged, result, runId: opts.runId, agentName: opts.agentName, toolset: s.toolset });
+          // The verdict links to its trace (results file, log, reports); the outcome shares this object.
+          if (outcome.status === 'scored' && isTraceIds(rendered)) verdict.trace = { traceId: rendered.traceId, rootSpanId: rendered.rootSpanId };
         } catch (err) {
           warn(`telemetry: ${s.c.id}#${run.sample}: ${err instanceof Error ? err.message : String(err)}`);
         }

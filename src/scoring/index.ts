@@ -29,3 +29,5 @@ export type { ResultsDocument, ResultsMeta, ResultsInput, ResultsIteration, Case
 export { compareResults } from './compare.js';
 export type { Comparison, ComparisonRow, ComparisonCell } from './compare.js';
 export { contentFreeReason } from './content-free.js';
+export { traceLink, langsmithRunId } from './trace-link.js';
+export type { TraceLinkInput } from './trace-link.js';

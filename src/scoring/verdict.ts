@@ -68,6 +68,11 @@ export interface ScoreOptions {
    * expectations are unchanged.
    */
   recordedArgs?: { expectationsHash: string; pass: boolean };
+  /**
+   * The terminal call's autonomy as recorded on the trace: autonomy can depend on arguments (a `force`
+   * flag), so a call without them is judged on the recorded level, or not at all.
+   */
+  recordedAutonomy?: Autonomy;
 }
 
 interface Failure {
@@ -122,7 +127,8 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
     observed.tool = callLabel(terminal);
     if (terminal.command !== undefined) observed.command = commandText(terminal.command) ?? terminal.command;
     if (terminal.host !== undefined) observed.host = terminal.host;
-    autonomy = opts.toolset ? toolsetAutonomy(opts.toolset, terminal) : undefined;
+    const argsAbsent = (run.terminal ?? records[resolvedAll.indexOf(terminal)])?.call.argumentsAbsent === true;
+    autonomy = argsAbsent ? opts.recordedAutonomy : opts.toolset ? toolsetAutonomy(opts.toolset, terminal) : undefined;
     if (autonomy !== undefined) observed.autonomy = autonomy;
     observed.args = terminal.args;
   }
@@ -138,8 +144,9 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   const fail = (category: VerdictCategory, reason: string, rank = PRECEDENCE.indexOf(category)): void => {
     failures.push({ category, reason, rank });
   };
-  const judged = (check: string, pass: boolean, expectedValue?: unknown, observedValue?: unknown): void => {
+  const judged = (check: string, pass: boolean, expectedValue?: unknown, observedValue?: unknown, via?: CheckResult['via']): void => {
     const r: CheckResult = { check, judged: true, pass };
+    if (via) r.via = via;
     if (expectedValue !== undefined) r.expected = expectedValue;
     if (observedValue !== undefined) r.observed = observedValue;
     checks.push(r);
@@ -268,7 +275,7 @@ export function unscorableReason(unchecked: readonly CheckResult[]): string {
 
 interface CheckSink {
   fail: (category: VerdictCategory, reason: string) => void;
-  judged: (check: string, pass: boolean, expected?: unknown, observed?: unknown) => void;
+  judged: (check: string, pass: boolean, expected?: unknown, observed?: unknown, via?: CheckResult['via']) => void;
   notCheckable: (check: string, missing: string, expected?: unknown) => void;
 }
 
@@ -318,14 +325,14 @@ function checkTerminal(
     const recorded = opts.recordedArgs;
     if (call && argsMissingReason(call, opts.hashKey) && recorded && recorded.expectationsHash === expectationsHash(spec.args)) {
       // The expectations are the ones the trace was judged against: its recorded argument verdict stands.
-      judged('args', recorded.pass, 'recorded argument check (expectations unchanged)', recorded.pass ? 'pass' : 'fail');
+      judged('args', recorded.pass, 'recorded argument check (expectations unchanged)', recorded.pass ? 'pass' : 'fail', 'recorded');
       if (!recorded.pass) fail('wrong_args', 'arguments did not match when the trace was recorded (expectations unchanged since)');
     } else {
       // The resolved call's args drop the host selector and subcommand; judge those, unless only hashes exist.
       const source = call?.argumentsAbsent ? target : { arguments: terminal.args };
       const argChecks = checkArgs(spec.args, source, opts.hashKey !== undefined ? { hashKey: opts.hashKey } : {});
       for (const k of argChecks) {
-        if (k.judged) judged(k.check, k.pass === true, k.expected, k.observed);
+        if (k.judged) judged(k.check, k.pass === true, k.expected, k.observed, k.via);
         else notCheckable(k.check, k.missing ?? 'not captured', k.expected);
       }
       const failures = argFailuresOf(spec.args, source, argChecks);
@@ -333,7 +340,7 @@ function checkTerminal(
     }
   }
   if (spec.autonomy !== undefined) {
-    if (argsGone) notCheckable('autonomy', noArgs, spec.autonomy);
+    if (call?.argumentsAbsent && autonomy === undefined) notCheckable('autonomy', 'arguments not captured (content capture off), and the trace does not record the autonomy level', spec.autonomy);
     else {
       judged('autonomy', autonomy === spec.autonomy, spec.autonomy, autonomy);
       if (autonomy !== spec.autonomy) {

@@ -12,6 +12,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { SemanticConventions as OI, OpenInferenceSpanKind } from '@arizeai/openinference-semantic-conventions';
+import { hashArguments } from '../scoring/arg-hash.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_AGENT_NAME,
@@ -41,6 +42,7 @@ import {
 } from '@opentelemetry/semantic-conventions/incubating';
 import {
   ATTR_LANGSMITH_SPAN_KIND,
+  ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES,
   ATTR_RUNSPEC_EVAL_EXECUTED,
   GEN_AI_TOOL_TYPE_VALUE_FUNCTION,
   LANGSMITH_SPAN_KIND_VALUE_CHAIN,
@@ -80,6 +82,8 @@ export interface RenderInput {
   runId: string;
   /** Attach prompts, messages, arguments and results. */
   captureContent: boolean;
+  /** Hashed capture: without content, each tool span carries its arguments' keyed hashes. */
+  hashKey?: string;
   /** `gen_ai.agent.name`. @default "runspec-eval" */
   agentName?: string;
   toolset?: Toolset;
@@ -205,7 +209,7 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
       {
         kind: SpanKind.INTERNAL,
         startTime: hr(record.startTimeMs),
-        attributes: toolAttributes(record, run!, input.toolset, captureContent),
+        attributes: toolAttributes(record, run!, input.toolset, captureContent, input.hashKey),
       },
       parent ? trace.setSpan(ROOT_CONTEXT, parent) : rootCtx,
     );
@@ -287,7 +291,7 @@ function toolDescription(record: ToolCallRecord, run: Run, toolset: Toolset | un
   return runnable?.description;
 }
 
-function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | undefined, captureContent: boolean): Attributes {
+function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | undefined, captureContent: boolean, hashKey?: string): Attributes {
   const description = toolDescription(record, run, toolset);
   const attrs: Attributes = compact({
     [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
@@ -304,6 +308,10 @@ function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | und
     [ATTR_RUNSPEC_EVAL_EXECUTED]: record.executed,
     [ATTR_LANGSMITH_SPAN_KIND]: LANGSMITH_SPAN_KIND_VALUE_TOOL,
   });
+  if (!captureContent && hashKey !== undefined) {
+    // No value leaves the process: only HMACs of the values in the form the scorer compares.
+    return { ...attrs, [ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES]: json(hashArguments(hashKey, record.call.arguments)) };
+  }
   if (!captureContent) return attrs;
   const args = json(record.call.arguments);
   const hasResult = record.executed && record.result !== undefined;

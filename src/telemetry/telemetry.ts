@@ -151,7 +151,11 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     emitCase(input) {
       if (closed) return undefined;
       try {
-        const rendered = renderRunTrace(tracer, { ...input, captureContent: config.captureContent });
+        const rendered = renderRunTrace(tracer, {
+          ...input,
+          captureContent: config.captureContent,
+          ...(config.captureHashed && config.hashKey !== undefined ? { hashKey: config.hashKey } : {}),
+        });
         if (config.annotations) {
           pending.push({
             spanId: rendered.rootSpanId,

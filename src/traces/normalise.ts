@@ -618,8 +618,10 @@ function providerOf(a: Record<string, unknown>): string | undefined {
   return toStr(a[ATTR_GEN_AI_PROVIDER_NAME]) ?? toStr(a[ATTR_GEN_AI_SYSTEM]) ?? toStr(a[OI.LLM_PROVIDER]) ?? toStr(a[OI.LLM_SYSTEM]) ?? toStr(a[K.VERCEL_MODEL_PROVIDER]);
 }
 
+// Ties keep arrival order (the sort is stable): exporters send spans as they end, which orders calls made
+// within the same millisecond; a span-id tie-break ordered them at random.
 function byStart(x: SpanRecord, y: SpanRecord): number {
-  return x.startTimeMs - y.startTimeMs || (x.spanId < y.spanId ? -1 : x.spanId > y.spanId ? 1 : 0);
+  return x.startTimeMs - y.startTimeMs;
 }
 
 // ---------------------------------------------------------------- assembly

@@ -1,14 +1,31 @@
 // Trace → verdict lines. Stateless per trace: the same trace gives the same lines wherever it is scored,
 // which is what makes `--shard i/n` and load-balanced `serve` replicas add up to the unsharded result.
-import { ATTR_GEN_AI_OUTPUT_MESSAGES, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS } from '@opentelemetry/semantic-conventions/incubating';
+import {
+  ATTR_GEN_AI_COMPLETION,
+  ATTR_GEN_AI_INPUT_MESSAGES,
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
+  ATTR_GEN_AI_PROMPT,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_TOOL_CALL_ID,
+} from '@opentelemetry/semantic-conventions/incubating';
 import { SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
-import { scoreRun } from '../scoring/index.js';
-import { ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_CATEGORY, ATTR_RUNSPEC_EVAL_PASS, ATTR_RUNSPEC_EVAL_REASON } from '../semconv/index.js';
+import { isUnjudgedCategory, scoreRun } from '../scoring/index.js';
+import type { ScoreOptions } from '../scoring/index.js';
+import {
+  ATTR_RUNSPEC_EVAL_ARGS_PASS,
+  ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES,
+  ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH,
+  ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY,
+  ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND,
+  ATTR_RUNSPEC_EVAL_OBSERVED_HOST,
+  ATTR_RUNSPEC_EVAL_OBSERVED_TOOL,
+} from '../semconv/index.js';
+import * as K from '../semconv/producers.js';
 import type { Run } from '../types/run.js';
 import { createLayout } from '../toolset/index.js';
-import type { Case } from '../types/case.js';
-import type { ToolMode, Toolset } from '../types/toolset.js';
-import type { Verdict, VerdictCategory } from '../types/verdict.js';
+import type { Autonomy, Case } from '../types/case.js';
+import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
+import type { CheckResult, Verdict, VerdictCategory } from '../types/verdict.js';
 import { VERDICT_CATEGORIES } from '../types/verdict.js';
 import type { AssembledTrace, AssemblerStats } from './assembler.js';
 import { casesForTrace, matchRuleHolds } from './match.js';
@@ -40,8 +57,15 @@ export interface TraceVerdictLine {
   sample: number;
   /** null when no case or rule applied (the line then only shows what was extracted). */
   category: VerdictCategory | null;
+  /** null also for `unscorable` and `incomplete`: neither passed nor failed. */
   pass: boolean | null;
   reason: string;
+  /** Every check of the verdict, judged or not (what was expected and observed, or what was missing). */
+  checks?: CheckResult[];
+  /** Link to the trace (`[telemetry] trace_url`), when a template is configured. */
+  traceUrl?: string;
+  /** A later judgement of the same trace replaces this one (late spans re-opened it); only the last counts. */
+  supersedes?: boolean;
   mode: 'decision' | 'trajectory';
   producers: string[];
   calls: ObservedCallLine[];
@@ -65,6 +89,8 @@ export interface TraceScorerOptions {
   toolMode?: ToolMode;
   /** Check calls against the toolset's preflight validator when scoring cases. @default false */
   validateArgs?: boolean;
+  /** RUNSPEC_HASH_KEY: re-check hashed arguments. */
+  hashKey?: string;
 }
 
 export interface TraceScorer {
@@ -87,6 +113,8 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         return out;
       }
       const { run, info } = n;
+      run.trace = { traceId: info.traceId, rootSpanId: info.rootSpanId };
+      const recorded = markAbsentData(run, trace, info);
       const calls: ObservedCallLine[] = run.toolCalls.map((r) => {
         const c: ObservedCallLine = { name: r.call.name, arguments: r.call.arguments, executed: r.executed };
         if (r.call.id) c.id = r.call.id;
@@ -117,8 +145,14 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         const mode = run.toolMode ?? options.toolMode;
         if (mode) opts.toolMode = mode;
         if (options.validateArgs) opts.validateArgs = true;
-        const verdict = recordedVerdict(c, run, info) ?? scoreRun(c, { ...run, caseId: c.id }, opts);
-        const line = { ...base(), case: c.id, category: verdict.category, pass: verdict.pass, reason: verdict.reason };
+        const scoreOpts: ScoreOptions = { ...opts };
+        if (options.hashKey) scoreOpts.hashKey = options.hashKey;
+        // The recorded argument check belongs to the case the trace was run as; the autonomy level to the call.
+        if (recorded.args && info.caseId === c.id) scoreOpts.recordedArgs = recorded.args;
+        if (recorded.autonomy) scoreOpts.recordedAutonomy = recorded.autonomy;
+        const verdict = scoreRun(c, { ...run, caseId: c.id }, scoreOpts);
+        const line: TraceVerdictLine = { ...base(), case: c.id, category: verdict.category, pass: passOf(verdict), reason: verdict.reason };
+        if (verdict.checks) line.checks = verdict.checks;
         if (c.suite !== undefined) line.suite = c.suite;
         lines.push(line);
         verdicts.push({ verdict, caseId: c.id });
@@ -130,7 +164,9 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         const mode = run.toolMode ?? options.toolMode;
         if (mode) ctx.toolMode = mode;
         const verdict = applyRule(rule, run, ctx);
-        lines.push({ ...base(), rule: rule.name, category: verdict.category, pass: verdict.pass, reason: verdict.reason });
+        const line: TraceVerdictLine = { ...base(), rule: rule.name, category: verdict.category, pass: passOf(verdict), reason: verdict.reason };
+        if (verdict.checks) line.checks = verdict.checks;
+        lines.push(line);
         verdicts.push({ verdict, rule: rule.name });
       }
       if (lines.length === 0) {
@@ -144,38 +180,100 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
   };
 }
 
-/**
- * Our own traces carry tool arguments only with content capture. Re-scoring such a trace would see every
- * call without arguments (and, in dedup / search layouts, without its host and subcommand), and would
- * report wrong_args / wrong_host where the live run passed. So when a trace of ours was recorded without
- * content and is graded by the very case it names, its recorded verdict stands, and the reason says why.
- */
-function recordedVerdict(c: Case, run: Run, info: TraceInfo): Verdict | undefined {
-  const a = info.rootAttributes;
-  if (!info.producers.includes('runspec') || a[ATTR_RUNSPEC_EVAL_CASE_ID] !== c.id) return undefined;
-  const category = a[ATTR_RUNSPEC_EVAL_CATEGORY];
-  if (typeof category !== 'string' || !(VERDICT_CATEGORIES as readonly string[]).includes(category)) return undefined;
-  if (run.toolCalls.length === 0 || argumentsCaptured(info)) return undefined;
-  const recorded = typeof a[ATTR_RUNSPEC_EVAL_REASON] === 'string' ? `: ${String(a[ATTR_RUNSPEC_EVAL_REASON])}` : '';
-  return {
-    caseId: c.id,
-    sample: run.sample,
-    dialect: c.dialect,
-    pass: a[ATTR_RUNSPEC_EVAL_PASS] === true,
-    category: category as VerdictCategory,
-    reason: `recorded verdict (trace recorded without capture_content, so its arguments cannot be re-checked)${recorded}`,
-    expected: {},
-    observed: {},
-    jsonDump: false,
-    status: run.status,
-    calls: run.toolCalls.map((r) => r.call),
-  };
+function passOf(v: Verdict): boolean | null {
+  return isUnjudgedCategory(v.category) ? null : v.pass;
 }
 
-function argumentsCaptured(info: TraceInfo): boolean {
-  return info.spanAttributes.some(
-    (s) => s[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] !== undefined || s[ATTR_GEN_AI_OUTPUT_MESSAGES] !== undefined || (s[OI.OPENINFERENCE_SPAN_KIND] === 'TOOL' && s[OI.INPUT_VALUE] !== undefined),
-  );
+// Content capture is a per-process switch, so it is judged per trace: a trace that carries no message,
+// argument or input/output content anywhere was recorded without it, and its calls' empty arguments
+// mean "not captured", not "called without arguments".
+const CONTENT_KEYS = new Set<string>([
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_INPUT_MESSAGES,
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
+  OI.INPUT_VALUE,
+  OI.OUTPUT_VALUE,
+  K.VERCEL_TOOL_CALL_ARGS,
+  K.VERCEL_TOOL_CALL_INPUT,
+  K.VERCEL_PROMPT,
+  K.VERCEL_PROMPT_MESSAGES,
+  K.VERCEL_RESPONSE_TOOL_CALLS,
+  K.VERCEL_RESULT_TOOL_CALLS,
+  K.VERCEL_RESPONSE_TEXT,
+  K.TRACELOOP_ENTITY_INPUT,
+  K.TRACELOOP_ENTITY_OUTPUT,
+]);
+const CONTENT_PREFIXES = [`${OI.LLM_INPUT_MESSAGES}.`, `${OI.LLM_OUTPUT_MESSAGES}.`, `${ATTR_GEN_AI_PROMPT}.`, `${ATTR_GEN_AI_COMPLETION}.`];
+
+function carriesContent(attrs: Record<string, unknown>): boolean {
+  for (const k in attrs) {
+    if (CONTENT_KEYS.has(k) || k === ATTR_GEN_AI_PROMPT || k === ATTR_GEN_AI_COMPLETION) return true;
+    if (CONTENT_PREFIXES.some((p) => k.startsWith(p))) return true;
+  }
+  return false;
+}
+
+/** Whether the trace was recorded with content capture (any span, span event or log record carries content). */
+export function traceCarriesContent(trace: AssembledTrace): boolean {
+  for (const span of trace.spans) {
+    if (carriesContent(span.attributes)) return true;
+    for (const e of span.events) if (carriesContent(e.attributes)) return true;
+  }
+  return trace.logs.some((l) => l.body !== undefined && l.body !== null && l.body !== '');
+}
+
+/**
+ * Mark what the trace does not carry: calls without arguments in a content-free trace get
+ * `argumentsAbsent` (plus their argument hashes under hashed capture), and in our own traces the terminal
+ * call gets the resolution the live run recorded on the root span (tool, subcommand, host), so those stay
+ * checkable against the case as it is now. Returns the recorded argument check, when the trace has one.
+ */
+interface Recorded {
+  args?: { expectationsHash: string; pass: boolean };
+  autonomy?: Autonomy;
+}
+
+const AUTONOMY_LEVELS = new Set<string>(['autonomous', 'confirm', 'manual']);
+
+function markAbsentData(run: Run, trace: AssembledTrace, info: TraceInfo): Recorded {
+  if (traceCarriesContent(trace)) return {};
+  const hashesByCallId = new Map<string, Record<string, string>>();
+  for (const span of trace.spans) {
+    const raw = span.attributes[ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES];
+    const id = span.attributes[ATTR_GEN_AI_TOOL_CALL_ID];
+    if (typeof raw !== 'string' || typeof id !== 'string') continue;
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+        hashesByCallId.set(id, Object.fromEntries(Object.entries(parsed as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string')));
+      }
+    } catch {
+      // A garbled hash attribute leaves the call's arguments not checkable.
+    }
+  }
+  const records = run.terminal && !run.toolCalls.includes(run.terminal) ? [...run.toolCalls, run.terminal] : run.toolCalls;
+  for (const r of records) {
+    if (Object.keys(r.call.arguments).length > 0) continue;
+    r.call.argumentsAbsent = true;
+    const hashes = r.call.id ? hashesByCallId.get(r.call.id) : undefined;
+    if (hashes) r.call.argumentHashes = hashes;
+  }
+  const a = info.rootAttributes;
+  if (!info.producers.includes('runspec')) return {};
+  const recorded: Recorded = {};
+  const level = a[ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY];
+  if (typeof level === 'string' && AUTONOMY_LEVELS.has(level)) recorded.autonomy = level as Autonomy;
+  const tool = a[ATTR_RUNSPEC_EVAL_OBSERVED_TOOL];
+  if (run.terminal && typeof tool === 'string' && tool !== '' && run.terminal.call.argumentsAbsent) {
+    const resolved: ResolvedCall = { runnable: tool, known: true, discovery: false, args: {}, layout: run.toolMode ?? 'dedup', calledName: run.terminal.call.name };
+    if (typeof a[ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND] === 'string') resolved.command = a[ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND];
+    if (typeof a[ATTR_RUNSPEC_EVAL_OBSERVED_HOST] === 'string') resolved.host = a[ATTR_RUNSPEC_EVAL_OBSERVED_HOST];
+    run.terminal.resolved = resolved;
+  }
+  const hash = a[ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH];
+  const pass = a[ATTR_RUNSPEC_EVAL_ARGS_PASS];
+  if (typeof hash === 'string' && typeof pass === 'boolean') recorded.args = { expectationsHash: hash, pass };
+  return recorded;
 }
 
 /** Counts for the summary table. */
@@ -185,6 +283,8 @@ export interface ScoreSummary {
   verdicts: number;
   passed: number;
   failed: number;
+  /** Verdicts that could not judge a needed check (`unscorable`) or a trace that never became whole (`incomplete`). */
+  unscorable: number;
   /** Traces no case or rule applied to. */
   unmatched: number;
   byCategory: Record<VerdictCategory, number>;
@@ -218,6 +318,7 @@ export function createSummaryCollector(): SummaryCollector {
     verdicts: 0,
     passed: 0,
     failed: 0,
+    unscorable: 0,
     unmatched: 0,
     byCategory,
     uninterpretable: 0,
@@ -246,7 +347,8 @@ export function createSummaryCollector(): SummaryCollector {
         }
         s.verdicts++;
         s.byCategory[l.category]++;
-        if (l.pass) s.passed++;
+        if (l.pass === null) s.unscorable++;
+        else if (l.pass) s.passed++;
         else s.failed++;
       }
     },

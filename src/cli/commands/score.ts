@@ -29,6 +29,7 @@ import {
   verdictLineJson,
 } from '../../traces/index.js';
 import type { ScoreOutputFormat, ScoreSummary, TraceOutcome, TraceRule, TraceScorerOptions, TraceVerdictLine } from '../../traces/index.js';
+import { traceLink } from '../../scoring/index.js';
 import type { Case } from '../../types/case.js';
 import type { ToolMode, Toolset } from '../../types/toolset.js';
 import { toolsetSpecFor } from './_eval-run.js';
@@ -72,6 +73,8 @@ export interface TraceScoringSetup {
   cases: Case[];
   rules: TraceRule[];
   sinks: VerdictSinks;
+  /** Adds `traceUrl` to a verdict line when `[telemetry] trace_url` is set. */
+  decorate(line: TraceVerdictLine): TraceVerdictLine;
 }
 
 /** Annotations and verdict spans, best effort: failures warn and never change verdicts or exit codes. */
@@ -114,10 +117,18 @@ export async function loadTraceScoring(ctx: CliContext, flags: TraceScoringFlags
   if (ruleToolset) scorer.toolset = ruleToolset;
   if (toolMode) scorer.toolMode = toolMode;
   if (flags.validateArgs) scorer.validateArgs = true;
+  const hashKey = env.get('RUNSPEC_HASH_KEY');
+  if (hashKey !== undefined) scorer.hashKey = hashKey;
   for (const w of env.warnings) ctx.warn(w);
   env.warnings.length = 0;
   const sinks = createVerdictSinks(ctx, flags, env, config);
-  return { scorer, env, config, cases, rules, sinks };
+  const template = config.telemetry?.trace_url;
+  const project = config.telemetry?.project ?? env.get('PHOENIX_PROJECT_NAME');
+  const decorate = (line: TraceVerdictLine): TraceVerdictLine => {
+    const url = traceLink(template, { traceId: line.traceId, spanId: line.rootSpanId, ...(project !== undefined ? { project } : {}) });
+    return url ? { ...line, traceUrl: url } : line;
+  };
+  return { scorer, env, config, cases, rules, sinks, decorate };
 }
 
 function createVerdictSinks(ctx: CliContext, flags: TraceScoringFlags, env: Env, config: ConfigFile): VerdictSinks {
@@ -202,14 +213,16 @@ export function parseTraceShard(spec: string | undefined): { index: number; coun
 }
 
 interface ScoreFlags extends TraceScoringFlags {
+  failOnUnscorable?: boolean;
   output: ScoreOutputFormat;
   out?: string;
   shard?: string;
   maxTraces?: number;
 }
 
-function exitCodeOf(s: ScoreSummary): number {
+function exitCodeOf(s: ScoreSummary, failOnUnscorable: boolean): number {
   if (s.badFiles.length) return 2;
+  if (failOnUnscorable && s.unscorable > 0) return 1;
   return s.failed > 0 ? 1 : 0;
 }
 
@@ -235,7 +248,8 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
       onOutcome: (o) => {
         setup.sinks.add(o);
         if (o.kind !== 'scored') return;
-        for (const l of o.lines) {
+        for (const raw of o.lines) {
+          const l = setup.decorate(raw);
           if (streaming) write(verdictLineJson(l));
           else lines.push(l);
         }
@@ -251,7 +265,7 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
   else write(renderMarkdown(lines, summary));
   for (const f of summary.badFiles) ctx.err(`error: ${f}: nothing readable (expected OTLP JSON, JSON lines or length-prefixed protobuf)`);
   if (file) await new Promise<void>((r) => file!.end(() => r()));
-  return exitCodeOf(summary);
+  return exitCodeOf(summary, flags.failOnUnscorable === true);
 }
 
 export const scoreCommand: CommandModule = {
@@ -265,6 +279,7 @@ export const scoreCommand: CommandModule = {
       .option('--out <file>', 'write the output to a file instead of stdout')
       .option('--shard <i/n>', 'score only traces whose trace-id hash (FNV-1a 32-bit mod n, 1-based) is i')
       .option('--max-traces <n>', 'open traces held in memory before the oldest is scored early (counted as evicted)', intOption('--max-traces', 1))
+      .option('--fail-on-unscorable', 'exit 1 when any verdict is unscorable (a needed check could not be judged) or incomplete')
       .addHelpText(
         'after',
         `
@@ -276,8 +291,11 @@ spans by trace and span id.
 Matching: runspec.eval.case_id on the trace, else a case's [match] rule (prompt regex / attributes);
 --rules apply to every trace. Without cases and rules, one line per trace shows what was extracted.
 Arguments exist only on traces recorded with content capture (run --capture-content,
-OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT); without them, argument checks see no arguments.
-Exit: 0 all verdicts pass, 1 some fail, 2 bad input (missing or unreadable file), 3 infrastructure.
+OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT) or hashed capture (capture_content = "hashed",
+re-checked with the same RUNSPEC_HASH_KEY). A check whose data is not on the trace is not checkable: the
+verdict is then "unscorable" (naming what was missing), never a false failure or a false pass.
+Exit: 0 no verdict fails, 1 some fail (or, with --fail-on-unscorable, some are unscorable), 2 bad input
+(missing or unreadable file), 3 infrastructure.
 
 Examples:
   runspec-eval score traces/ --rules rules.toml --output table

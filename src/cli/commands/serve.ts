@@ -44,7 +44,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
     assembler: { quiet: flags.quietMs, maxOpenTraces: flags.maxTraces },
     onOutcome: (o) => {
       setup.sinks.add(o);
-      if (o.kind === 'scored') for (const l of o.lines) write(verdictLineJson(l));
+      if (o.kind === 'scored') for (const l of o.lines) write(verdictLineJson(setup.decorate(l)));
       else if (ctx.debug) ctx.err(`trace ${o.traceId}: not interpretable (${o.reason})`);
     },
   });
