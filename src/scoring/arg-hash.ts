@@ -55,6 +55,14 @@ export function hashArguments(key: string, args: Record<string, unknown>): Recor
 }
 
 /**
+ * A fingerprint of the key itself (HMAC of a fixed text, 16 hex), recorded beside the hashes so a re-score
+ * with another key says so instead of reporting every argument as different.
+ */
+export function keyFingerprint(key: string): string {
+  return createHmac('sha256', key).update('runspec-eval argument hash key check').digest('hex').slice(0, 16);
+}
+
+/**
  * A short fingerprint of a case's argument expectations (SHA-256 of their canonical JSON, 16 hex), recorded on
  * our traces so a re-score can prove the expectations are unchanged and reuse the recorded argument verdict.
  */

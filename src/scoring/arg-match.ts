@@ -2,7 +2,7 @@
 // turnstone expected_actions[].args). The expected keys are always a subset of the observed ones.
 import type { ArgExpectation, CheckResult, ToolCall } from '../types/index.js';
 import { canonicalJson, showValue } from './_canonical.js';
-import { argumentHash } from './arg-hash.js';
+import { argumentHash, keyFingerprint } from './arg-hash.js';
 import { regexSearch } from './_regex.js';
 
 /** The result of one matcher: `reason` says what was expected and what was seen when it fails. */
@@ -135,9 +135,13 @@ export function describeArgFailures(failures: readonly ArgFailure[]): string {
 }
 
 /** Why an argument of a call cannot be judged, or undefined when it can. */
-export function argsMissingReason(call: Pick<ToolCall, 'argumentsAbsent' | 'argumentHashes'>, hashKey?: string): string | undefined {
+export function argsMissingReason(call: Pick<ToolCall, 'argumentsAbsent' | 'argumentHashes' | 'argumentHashKey'>, hashKey?: string): string | undefined {
   if (!call.argumentsAbsent) return undefined;
-  if (call.argumentHashes) return hashKey ? undefined : 'arguments were captured hashed; set RUNSPEC_HASH_KEY to the key they were hashed with';
+  if (call.argumentHashes) {
+    if (!hashKey) return 'arguments were captured hashed; set RUNSPEC_HASH_KEY to the key they were hashed with';
+    if (call.argumentHashKey !== undefined && call.argumentHashKey !== keyFingerprint(hashKey)) return 'arguments were hashed with another key than RUNSPEC_HASH_KEY';
+    return undefined;
+  }
   return 'arguments not captured (content capture off)';
 }
 
@@ -150,7 +154,7 @@ export function argsMissingReason(call: Pick<ToolCall, 'argumentsAbsent' | 'argu
  */
 export function checkArgs(
   expected: Record<string, ArgExpectation>,
-  call: Pick<ToolCall, 'arguments' | 'argumentsAbsent' | 'argumentHashes'>,
+  call: Pick<ToolCall, 'arguments' | 'argumentsAbsent' | 'argumentHashes' | 'argumentHashKey'>,
   opts: { hashKey?: string; skip?: readonly string[] } = {},
 ): CheckResult[] {
   const out: CheckResult[] = [];

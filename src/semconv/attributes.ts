@@ -301,9 +301,9 @@ export const ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH = 'runspec.eval.expected_args_
 export const ATTR_RUNSPEC_EVAL_ARGS_PASS = 'runspec.eval.args_pass' as const;
 
 /**
- * On tool spans under `capture_content = "hashed"`: JSON object of argument name to HMAC-SHA-256 (key `RUNSPEC_HASH_KEY`) of the value's tolerant-canonical form.
+ * On tool spans under `capture_content = "hashed"`: JSON `{"key": <key fingerprint>, "args": {<argument name>: <HMAC-SHA-256 (key RUNSPEC_HASH_KEY) of the value's tolerant-canonical form>}}`.
  *
- * @example "{\"service\":\"5b1c...\"}"
+ * @example "{\"key\":\"9c1d...\",\"args\":{\"service\":\"5b1c...\"}}"
  * @stability development
  */
 export const ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES = 'runspec.eval.argument_hashes' as const;

@@ -12,7 +12,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { SemanticConventions as OI, OpenInferenceSpanKind } from '@arizeai/openinference-semantic-conventions';
-import { hashArguments } from '../scoring/arg-hash.js';
+import { hashArguments, keyFingerprint } from '../scoring/arg-hash.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_AGENT_NAME,
@@ -310,7 +310,7 @@ function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | und
   });
   if (!captureContent && hashKey !== undefined) {
     // No value leaves the process: only HMACs of the values in the form the scorer compares.
-    return { ...attrs, [ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES]: json(hashArguments(hashKey, record.call.arguments)) };
+    return { ...attrs, [ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES]: json({ key: keyFingerprint(hashKey), args: hashArguments(hashKey, record.call.arguments) }) };
   }
   if (!captureContent) return attrs;
   const args = json(record.call.arguments);

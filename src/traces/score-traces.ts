@@ -180,6 +180,10 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
   };
 }
 
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 function passOf(v: Verdict): boolean | null {
   return isUnjudgedCategory(v.category) ? null : v.pass;
 }
@@ -207,6 +211,7 @@ const CONTENT_PREFIXES = [`${OI.LLM_INPUT_MESSAGES}.`, `${OI.LLM_OUTPUT_MESSAGES
 
 function carriesContent(attrs: Record<string, unknown>): boolean {
   for (const k in attrs) {
+    if (attrs[k] === K.OPENINFERENCE_REDACTED_VALUE) continue;
     if (CONTENT_KEYS.has(k) || k === ATTR_GEN_AI_PROMPT || k === ATTR_GEN_AI_COMPLETION) return true;
     if (CONTENT_PREFIXES.some((p) => k.startsWith(p))) return true;
   }
@@ -237,15 +242,20 @@ const AUTONOMY_LEVELS = new Set<string>(['autonomous', 'confirm', 'manual']);
 
 function markAbsentData(run: Run, trace: AssembledTrace, info: TraceInfo): Recorded {
   if (traceCarriesContent(trace)) return {};
-  const hashesByCallId = new Map<string, Record<string, string>>();
+  const hashesByCallId = new Map<string, { key?: string; args: Record<string, string> }>();
   for (const span of trace.spans) {
     const raw = span.attributes[ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES];
     const id = span.attributes[ATTR_GEN_AI_TOOL_CALL_ID];
     if (typeof raw !== 'string' || typeof id !== 'string') continue;
     try {
       const parsed: unknown = JSON.parse(raw);
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-        hashesByCallId.set(id, Object.fromEntries(Object.entries(parsed as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string')));
+      const args: unknown = isObject(parsed) ? parsed.args : undefined;
+      if (isObject(parsed) && isObject(args)) {
+        const entry: { key?: string; args: Record<string, string> } = {
+          args: Object.fromEntries(Object.entries(args).filter((e): e is [string, string] => typeof e[1] === 'string')),
+        };
+        if (typeof parsed.key === 'string') entry.key = parsed.key;
+        hashesByCallId.set(id, entry);
       }
     } catch {
       // A garbled hash attribute leaves the call's arguments not checkable.
@@ -253,10 +263,15 @@ function markAbsentData(run: Run, trace: AssembledTrace, info: TraceInfo): Recor
   }
   const records = run.terminal && !run.toolCalls.includes(run.terminal) ? [...run.toolCalls, run.terminal] : run.toolCalls;
   for (const r of records) {
+    // A hidden OpenInference input parses as { _raw: "__REDACTED__" }: nothing was captured.
+    if (r.call.arguments._raw === K.OPENINFERENCE_REDACTED_VALUE && Object.keys(r.call.arguments).length === 1) r.call.arguments = {};
     if (Object.keys(r.call.arguments).length > 0) continue;
     r.call.argumentsAbsent = true;
     const hashes = r.call.id ? hashesByCallId.get(r.call.id) : undefined;
-    if (hashes) r.call.argumentHashes = hashes;
+    if (hashes) {
+      r.call.argumentHashes = hashes.args;
+      if (hashes.key !== undefined) r.call.argumentHashKey = hashes.key;
+    }
   }
   const a = info.rootAttributes;
   if (!info.producers.includes('runspec')) return {};

@@ -20,6 +20,8 @@ export interface ToolCall {
   argumentsAbsent?: boolean;
   /** Hashed capture: per argument, the keyed hash of its tolerant-canonical value (hex). */
   argumentHashes?: Record<string, string>;
+  /** Fingerprint of the key the hashes were made with ({@link keyFingerprint} in scoring/arg-hash). */
+  argumentHashKey?: string;
 }
 
 export interface Message {
