@@ -64,8 +64,10 @@ export interface TraceVerdictLine {
   checks?: CheckResult[];
   /** Link to the trace (`[telemetry] trace_url`), when a template is configured. */
   traceUrl?: string;
-  /** A later judgement of the same trace replaces this one (late spans re-opened it); only the last counts. */
+  /** This judgement replaces an earlier one of the same trace (late spans re-opened it); only the last counts. */
   supersedes?: boolean;
+  /** The trace never became whole (a root that did not end, parents that never arrived). */
+  incomplete?: boolean;
   mode: 'decision' | 'trajectory';
   producers: string[];
   calls: ObservedCallLine[];
@@ -75,8 +77,16 @@ export interface TraceVerdictLine {
 
 /** A scored trace: its lines and the verdicts behind them (for annotations and verdict spans). */
 export type TraceOutcome =
-  | { kind: 'scored'; traceId: string; info: TraceInfo; lines: TraceVerdictLine[]; verdicts: Array<{ verdict: Verdict; caseId?: string; rule?: string }> }
-  | { kind: 'uninterpretable'; traceId: string; rootSpanId?: string; reason: string };
+  | {
+      kind: 'scored';
+      traceId: string;
+      info: TraceInfo;
+      lines: TraceVerdictLine[];
+      verdicts: Array<{ verdict: Verdict; caseId?: string; rule?: string }>;
+      /** Replaces the previous outcome of this trace (same ids: annotations upsert). */
+      supersedes?: boolean;
+    }
+  | { kind: 'uninterpretable'; traceId: string; rootSpanId?: string; reason: string; supersedes?: boolean };
 
 export interface TraceScorerOptions {
   cases?: readonly Case[];
@@ -110,6 +120,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
       if (!n.ok) {
         const out: TraceOutcome = { kind: 'uninterpretable', traceId: n.traceId, reason: n.reason };
         if (n.rootSpanId) out.rootSpanId = n.rootSpanId;
+        if (trace.reopened) out.supersedes = true;
         return out;
       }
       const { run, info } = n;
@@ -134,6 +145,8 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
           calls,
         };
         if (trace.evicted) line.evicted = true;
+        if (trace.reopened) line.supersedes = true;
+        if (trace.complete === false) line.incomplete = true;
         return line;
       };
       const lines: TraceVerdictLine[] = [];
@@ -169,13 +182,29 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         lines.push(line);
         verdicts.push({ verdict, rule: rule.name });
       }
+      if (trace.complete === false) {
+        // Judged on what arrived: a definite failure stands, anything else cannot be called a pass.
+        for (let i = 0; i < verdicts.length; i++) {
+          const v = verdicts[i]!.verdict;
+          if (v.category !== 'pass' && v.category !== 'unscorable') continue;
+          v.reason = `incomplete trace (a root did not end or a parent span never arrived); judged on what arrived: ${v.reason}`;
+          v.category = 'incomplete';
+          v.pass = false;
+          const line = lines[i]!;
+          line.category = 'incomplete';
+          line.pass = null;
+          line.reason = v.reason;
+        }
+      }
       if (lines.length === 0) {
         lines.push({
           ...base(),
           reason: cases.length || rules.length ? 'no case or rule matched this trace' : `extracted ${calls.length} tool calls (no cases or rules given)`,
         });
       }
-      return { kind: 'scored', traceId: info.traceId, info, lines, verdicts };
+      const outcome: TraceOutcome = { kind: 'scored', traceId: info.traceId, info, lines, verdicts };
+      if (trace.reopened) outcome.supersedes = true;
+      return outcome;
     },
   };
 }
@@ -312,6 +341,8 @@ export interface ScoreSummary {
   evictedTraces: number;
   droppedSpans: number;
   lateRecords: number;
+  /** Traces judged again after late spans (their earlier verdicts no longer count). */
+  reopenedTraces: number;
   /** Inputs from which nothing could be read (not OTLP at all); `score` exits 2 when any. */
   badFiles: string[];
 }
@@ -325,6 +356,8 @@ export interface SummaryCollector {
 }
 
 const MAX_EXAMPLES = 20;
+/** Outcomes remembered for superseding (the assembler forgets judged traces sooner). */
+const MAX_REMEMBERED = 20_000;
 
 export function createSummaryCollector(): SummaryCollector {
   const byCategory = Object.fromEntries(VERDICT_CATEGORIES.map((c) => [c, 0])) as Record<VerdictCategory, number>;
@@ -344,27 +377,45 @@ export function createSummaryCollector(): SummaryCollector {
     evictedTraces: 0,
     droppedSpans: 0,
     lateRecords: 0,
+    reopenedTraces: 0,
     badFiles: [],
+  };
+  // What each recent trace contributed, so a superseding outcome can take the earlier one back.
+  type Contribution = { kind: 'scored'; lines: Array<Pick<TraceVerdictLine, 'category' | 'pass'>> } | { kind: 'uninterpretable'; reason: string };
+  const contributed = new Map<string, Contribution>();
+  const compact = (o: TraceOutcome): Contribution =>
+    o.kind === 'scored' ? { kind: 'scored', lines: o.lines.map((l) => ({ category: l.category, pass: l.pass })) } : { kind: 'uninterpretable', reason: o.reason };
+  const apply = (o: Contribution, sign: 1 | -1): void => {
+    s.traces += sign;
+    if (o.kind === 'uninterpretable') {
+      s.uninterpretable += sign;
+      s.uninterpretableReasons[o.reason] = (s.uninterpretableReasons[o.reason] ?? 0) + sign;
+      if (s.uninterpretableReasons[o.reason] === 0) delete s.uninterpretableReasons[o.reason];
+      return;
+    }
+    for (const l of o.lines) {
+      if (l.category === null) {
+        s.unmatched += sign;
+        continue;
+      }
+      s.verdicts += sign;
+      s.byCategory[l.category] += sign;
+      if (l.pass === null) s.unscorable += sign;
+      else if (l.pass) s.passed += sign;
+      else s.failed += sign;
+    }
   };
   return {
     addOutcome(o) {
-      s.traces++;
-      if (o.kind === 'uninterpretable') {
-        s.uninterpretable++;
-        s.uninterpretableReasons[o.reason] = (s.uninterpretableReasons[o.reason] ?? 0) + 1;
-        if (s.uninterpretableExamples.length < MAX_EXAMPLES) s.uninterpretableExamples.push({ traceId: o.traceId, reason: o.reason });
-        return;
-      }
-      for (const l of o.lines) {
-        if (l.category === null) {
-          s.unmatched++;
-          continue;
-        }
-        s.verdicts++;
-        s.byCategory[l.category]++;
-        if (l.pass === null) s.unscorable++;
-        else if (l.pass) s.passed++;
-        else s.failed++;
+      const before = o.supersedes ? contributed.get(o.traceId) : undefined;
+      if (before) apply(before, -1);
+      const mine = compact(o);
+      apply(mine, 1);
+      contributed.delete(o.traceId);
+      contributed.set(o.traceId, mine);
+      if (contributed.size > MAX_REMEMBERED) contributed.delete(contributed.keys().next().value as string);
+      if (o.kind === 'uninterpretable' && !before && s.uninterpretableExamples.length < MAX_EXAMPLES) {
+        s.uninterpretableExamples.push({ traceId: o.traceId, reason: o.reason });
       }
     },
     addProblem(p) {
@@ -378,6 +429,7 @@ export function createSummaryCollector(): SummaryCollector {
       s.evictedTraces = a.evictedTraces;
       s.droppedSpans = a.droppedSpans;
       s.lateRecords = a.lateRecords;
+      s.reopenedTraces = a.reopenedTraces;
     },
     summary: () => structuredClone(s),
   };

@@ -35,6 +35,11 @@ function traceOf(c: Case, args: Record<string, unknown>, capture: 'content' | 'h
   const run: Run = makeRun({ calls: [{ name: c.runspec!.tool![0]!, arguments: args }], terminal: true });
   run.caseId = c.id;
   run.toolMode = 'dedup';
+  // Real times: a span ending at 0 reads as never ended (the trace would be incomplete).
+  const t0 = 1_767_225_600_000;
+  run.startTimeMs = t0;
+  run.endTimeMs = t0 + 10;
+  for (const r of run.toolCalls) Object.assign(r, { startTimeMs: t0 + 1, endTimeMs: t0 + 2 });
   const verdict = scoreRun(c, run, { toolset: fleet });
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });

@@ -247,6 +247,11 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
       ...(flags.maxTraces !== undefined ? { maxOpenTraces: flags.maxTraces } : {}),
       onOutcome: (o) => {
         setup.sinks.add(o);
+        // A superseding judgement (late spans re-opened the trace) replaces the earlier lines in reports;
+        // the JSON-lines stream shows both, the later one marked `supersedes`.
+        if (o.supersedes && !streaming) {
+          for (let i = lines.length - 1; i >= 0; i--) if (lines[i]!.traceId === o.traceId) lines.splice(i, 1);
+        }
         if (o.kind !== 'scored') return;
         for (const raw of o.lines) {
           const l = setup.decorate(raw);
