@@ -76,6 +76,7 @@ const verdictSchema = z.looseObject({
   checks: z.array(z.looseObject({ check: z.string(), judged: z.boolean() })).optional(),
   trace_id: z.string().optional(),
   root_span_id: z.string().optional(),
+  trace_url: z.string().optional(),
 });
 
 const runEntrySchema = z.looseObject({
@@ -285,6 +286,7 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
       tool_mode: v.toolMode ?? null,
       ...(v.checks ? { checks: v.checks.map((c) => ({ ...c })) } : {}),
       ...(v.trace ? { trace_id: v.trace.traceId, root_span_id: v.trace.rootSpanId } : {}),
+      ...(v.trace?.url ? { trace_url: v.trace.url } : {}),
     },
     replio: v.replio ? replioToJson(v.replio) : null,
     match: m ? matchToJson(m) : null,
@@ -449,7 +451,10 @@ function outcomeOf(caseId: string, run: RunEntry): SampleOutcome {
   };
   if (v.tool_mode) verdict.toolMode = v.tool_mode;
   if (v.checks) verdict.checks = v.checks as unknown as CheckResult[];
-  if (v.trace_id && v.root_span_id) verdict.trace = { traceId: v.trace_id, rootSpanId: v.root_span_id };
+  if (v.trace_id && v.root_span_id) {
+    verdict.trace = { traceId: v.trace_id, rootSpanId: v.root_span_id };
+    if (v.trace_url) verdict.trace.url = v.trace_url;
+  }
   if (run.replio) verdict.replio = replioFromJson(run.replio);
   if (run.match) verdict.match = matchFromJson(run.match);
   return { status: 'scored', sample: run.sample, verdict, elapsedMs: run.elapsed_ms, tokens: run.tokens };

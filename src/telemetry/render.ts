@@ -100,6 +100,8 @@ export interface RenderInput {
 export interface RenderedTrace {
   traceId: string;
   rootSpanId: string;
+  /** `[telemetry] trace_url` filled in for this trace (set by the telemetry session). */
+  url?: string;
   llmSpanIds: string[];
   toolSpanIds: string[];
 }

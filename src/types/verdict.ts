@@ -97,6 +97,8 @@ export interface CheckResult {
 export interface TraceRef {
   traceId: string;
   rootSpanId: string;
+  /** The `[telemetry] trace_url` template filled in, when one is configured. */
+  url?: string;
 }
 
 export interface Verdict {

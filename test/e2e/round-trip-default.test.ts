@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/run-cli.js';
+import { renderHtml, renderJUnit, renderMarkdown } from '../../src/report/index.js';
+import { parseResultsDocument } from '../../src/scoring/index.js';
 
 interface Line {
   case?: string;
@@ -17,6 +19,7 @@ interface Line {
   calls: unknown[];
   traceId: string;
   rootSpanId: string;
+  traceUrl?: string;
   checks?: Array<{ check: string; judged: boolean; pass?: boolean; via?: string; missing?: string }>;
 }
 const parse = (stdout: string): Line[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
@@ -24,6 +27,7 @@ const parse = (stdout: string): Line[] => stdout.trim().split('\n').filter(Boole
 describe('round trip on the embedded default (no content capture)', () => {
   it('judges what the content-free demo traces carry: never a false failure or pass, case changes seen, unscorable named', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'runspec-rt-default-'));
+    writeFileSync(join(dir, 'runspec.toml'), '[telemetry]\nproject = "ops"\ntrace_url = "http://phoenix.test/projects/{project}/traces/{trace_id}?span={span_id}"\n');
     const demo = await runCli(['--path', dir, 'demo', '--output', 'json']);
     expect(demo.exitCode, demo.stderr).toBe(0);
     const resultsDir = join(dir, '.runspec', 'results');
@@ -33,9 +37,30 @@ describe('round trip on the embedded default (no content capture)', () => {
       for (const run of entry.runs) live.set(`${caseId}#${run.sample}`, { category: run.verdict.category, ...(run.verdict.trace_id ? { traceId: run.verdict.trace_id } : {}) });
     }
     const traces = join(dir, '.runspec', 'traces');
+
+    // Every verdict links to its trace: the id is a trace in the exported files whose root names the case.
+    const rootsByTrace = new Map<string, string>();
+    for (const f of readdirSync(traces)) {
+      for (const line of readFileSync(join(traces, f), 'utf8').split('\n').filter(Boolean)) {
+        for (const rs of JSON.parse(line).resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) for (const sp of ss.spans ?? []) {
+          const caseAttr = (sp.attributes ?? []).find((a: { key: string }) => a.key === 'runspec.eval.case_id');
+          if (!sp.parentSpanId && caseAttr) rootsByTrace.set(`${sp.traceId}/${sp.spanId}`, caseAttr.value.stringValue);
+        }
+      }
+    }
+    const parsed = parseResultsDocument(JSON.stringify(doc), 'results.json');
+    const failing = doc.iterations[0].cases['status-not-restart'].runs[0].verdict;
+    expect(rootsByTrace.get(`${failing.trace_id}/${failing.root_span_id}`)).toBe('status-not-restart');
+    const link = `http://phoenix.test/projects/ops/traces/${failing.trace_id}?span=${failing.root_span_id}`;
+    expect(failing.trace_url).toBe(link);
+    expect(renderHtml(parsed)).toContain(`<a class="trace" href="${link.replace(/&/g, '&amp;')}">${failing.trace_id}</a>`);
+    expect(renderMarkdown(parsed)).toContain(`(${link})`);
+    expect(renderJUnit(parsed)).toContain(`<property name="trace_id" value="${failing.trace_id}"/>`);
     const scored = await runCli(['--path', dir, 'score', traces, '--output', 'jsonl', '--rules', join(REPO_ROOT, 'examples', 'rules.toml'), '--toolset', 'builtin:fleet']);
     const lines = parse(scored.stdout);
     const caseLines = lines.filter((l) => l.case !== undefined);
+    // score's verdict lines carry the same link.
+    for (const l of caseLines) expect(l.traceUrl).toBe(`http://phoenix.test/projects/ops/traces/${l.traceId}?span=${l.rootSpanId}`);
     expect(caseLines.length).toBe(live.size);
     let unscorable = 0;
     for (const l of caseLines) {
