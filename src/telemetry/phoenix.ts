@@ -71,8 +71,11 @@ export interface PostAnnotationsOptions {
   annotations: SpanAnnotation[];
   /** Sent as `Authorization: Bearer <apiKey>` when set. */
   apiKey?: string;
-  /** PEM CA file for https. */
+  /** PEM CA file for https (the export's, so both trust the same servers). */
   caFile?: string;
+  /** Client certificate and key (PEM) for mutual TLS, as the export uses them. */
+  clientCertFile?: string;
+  clientKeyFile?: string;
   /** Deadline for the whole post, retries included. @default 10000 */
   timeoutMs?: number;
   /** Attempts per chunk. @default 3 */
@@ -101,11 +104,15 @@ export async function postSpanAnnotations(opts: PostAnnotationsOptions): Promise
   let dispatcher: Agent;
   try {
     dispatcher = new UndiciAgent({
-      connect: opts.caFile ? { ca: readFileSync(opts.caFile) } : {},
+      connect: {
+        ...(opts.caFile ? { ca: readFileSync(opts.caFile) } : {}),
+        ...(opts.clientCertFile ? { cert: readFileSync(opts.clientCertFile) } : {}),
+        ...(opts.clientKeyFile ? { key: readFileSync(opts.clientKeyFile) } : {}),
+      },
       keepAliveTimeout: 1000,
     });
   } catch (err) {
-    return { posted: 0, warning: `phoenix annotations: cannot read CA file: ${(err as Error).message}` };
+    return { posted: 0, warning: `phoenix annotations: cannot read a TLS file (CA, client certificate or key): ${(err as Error).message}` };
   }
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;

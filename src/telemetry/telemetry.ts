@@ -139,7 +139,7 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
       baseUrl: config.annotationsUrl,
       annotations: buildSpanAnnotations(targets),
       ...(config.apiKey !== undefined ? { apiKey: config.apiKey } : {}),
-      ...(config.exporter.kind === 'otlp' && config.exporter.caFile !== undefined ? { caFile: config.exporter.caFile } : {}),
+      ...annotationTls(config),
       timeoutMs: remaining,
     }).catch((err: Error) => ({ posted: 0, warning: `phoenix annotations: ${err.message}` }));
     if (result.warning !== undefined) warn('annotations', result.warning);
@@ -280,4 +280,15 @@ class WarningExporter implements SpanExporter {
   forceFlush(): Promise<void> {
     return this.inner.forceFlush?.() ?? Promise.resolve();
   }
+}
+
+/** The export's TLS files, for the annotation POST (one trust setting for both). */
+export function annotationTls(config: TelemetryConfig): { caFile?: string; clientCertFile?: string; clientKeyFile?: string } {
+  const e = config.exporter;
+  if (e.kind !== 'otlp') return {};
+  return {
+    ...(e.caFile !== undefined ? { caFile: e.caFile } : {}),
+    ...(e.clientCertFile !== undefined ? { clientCertFile: e.clientCertFile } : {}),
+    ...(e.clientKeyFile !== undefined ? { clientKeyFile: e.clientKeyFile } : {}),
+  };
 }

@@ -15,7 +15,7 @@ import { firstSet } from '../../config/setting.js';
 import { resolveTelemetryConfig } from '../../config/telemetry.js';
 import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../../fixtures/index.js';
 import { loadToolset } from '../../toolset/index.js';
-import { buildSpanAnnotations, createTelemetry, emitVerdictSpan, postSpanAnnotations } from '../../telemetry/index.js';
+import { annotationTls, buildSpanAnnotations, createTelemetry, emitVerdictSpan, postSpanAnnotations } from '../../telemetry/index.js';
 import type { AnnotationTarget, Telemetry } from '../../telemetry/index.js';
 import {
   SCORE_OUTPUT_FORMATS,
@@ -135,6 +135,7 @@ function createVerdictSinks(ctx: CliContext, flags: TraceScoringFlags, env: Env,
   let telemetry: Telemetry | undefined;
   let annotationsUrl: string | undefined;
   let apiKey: string | undefined;
+  let tls: ReturnType<typeof annotationTls> = {};
   if (flags.export || flags.annotate) {
     const tflags: { telemetry: boolean; endpoint?: string } = { telemetry: true };
     if (flags.otlpEndpoint) tflags.endpoint = flags.otlpEndpoint;
@@ -148,6 +149,7 @@ function createVerdictSinks(ctx: CliContext, flags: TraceScoringFlags, env: Env,
     if (flags.annotate) {
       annotationsUrl = flags.phoenixUrl ?? cfg.annotationsUrl;
       apiKey = cfg.apiKey;
+      tls = annotationTls(cfg);
       if (!annotationsUrl) {
         throw new UsageError('USAGE', '--annotate: no Phoenix URL (expected --phoenix-url or a telemetry endpoint)', {
           hint: 'pass --phoenix-url http://127.0.0.1:6006, or set OTEL_EXPORTER_OTLP_ENDPOINT to your Phoenix',
@@ -160,7 +162,7 @@ function createVerdictSinks(ctx: CliContext, flags: TraceScoringFlags, env: Env,
     if (!annotationsUrl || pending.length === 0) return;
     const batch = pending;
     pending = [];
-    const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: buildSpanAnnotations(batch) };
+    const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: buildSpanAnnotations(batch), ...tls };
     if (apiKey) opts.apiKey = apiKey;
     const r = await postSpanAnnotations(opts);
     if (r.warning) ctx.warn(r.warning);
@@ -218,6 +220,7 @@ interface ScoreFlags extends TraceScoringFlags {
   out?: string;
   shard?: string;
   maxTraces?: number;
+  maxOpenBytes?: number;
 }
 
 function exitCodeOf(s: ScoreSummary, failOnUnscorable: boolean): number {
@@ -245,6 +248,7 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
       stdin: process.stdin,
       ...(shard ? { shard } : {}),
       ...(flags.maxTraces !== undefined ? { maxOpenTraces: flags.maxTraces } : {}),
+      ...(flags.maxOpenBytes !== undefined ? { maxOpenBytes: flags.maxOpenBytes } : {}),
       onOutcome: (o) => {
         setup.sinks.add(o);
         // A superseding judgement (late spans re-opened the trace) replaces the earlier lines in reports;
@@ -284,6 +288,7 @@ export const scoreCommand: CommandModule = {
       .option('--out <file>', 'write the output to a file instead of stdout')
       .option('--shard <i/n>', 'score only traces whose trace-id hash (FNV-1a 32-bit mod n, 1-based) is i')
       .option('--max-traces <n>', 'open traces held in memory before the oldest is scored early (counted as evicted)', intOption('--max-traces', 1))
+      .option('--max-open-bytes <n>', 'estimated bytes of open traces held before the oldest is scored early (default 64 MiB)', intOption('--max-open-bytes', 1024))
       .option('--fail-on-unscorable', 'exit 1 when any verdict is unscorable (a needed check could not be judged) or incomplete')
       .addHelpText(
         'after',
@@ -293,6 +298,11 @@ file exporter's json format), or its proto format (4-byte big-endian length pref
 its magic bytes; directories are read recursively. Span lists saved from Phoenix's REST API
 (GET /v1/projects/{p}/spans, or .../spans/otlpv1) are read too. Log records with event.name gen_ai.choice join their
 spans by trace and span id.
+Completion: a trace is judged as soon as it is whole (every root span ended, every parent present), the
+rest at the end of input (as "incomplete" when still not whole), so verdicts never depend on read speed and
+--shard adds up to the unsharded run. Spans that arrive later for a judged trace (within 10,000 records)
+re-open it: a superseding verdict line (supersedes: true) follows, and only the last one counts. Memory is
+bounded by the estimated bytes of open traces (--max-open-bytes).
 Matching: runspec.eval.case_id on the trace, else a case's [match] rule (prompt regex / attributes);
 --rules apply to every trace. Without cases and rules, one line per trace shows what was extracted.
 Arguments exist only on traces recorded with content capture (run --capture-content,
