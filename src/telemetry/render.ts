@@ -69,6 +69,7 @@ import {
   summarizeVerdict,
   verdictAttributes,
   type VerdictContext,
+  type VerdictSummary,
 } from './attributes.js';
 
 /** What one case sample's trace is rendered from. */
@@ -168,7 +169,8 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
     [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: run?.usage.completionTokens,
     [OI.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.AGENT,
     [OI.AGENT_NAME]: agent,
-    [OI.SESSION_ID]: conversationId,
+    // One Phoenix session per run, so a run's samples group together; the conversation stays per sample.
+    [OI.SESSION_ID]: input.runId,
     [OI.METADATA]: json(metadata),
     [OI.TAG_TAGS]: input.case.tags.length > 0 ? input.case.tags : undefined,
     [ATTR_LANGSMITH_SPAN_KIND]: LANGSMITH_SPAN_KIND_VALUE_CHAIN,
@@ -176,9 +178,11 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
       ? {
           [OI.INPUT_VALUE]: input.case.prompt,
           [OI.INPUT_MIME_TYPE]: MimeType.TEXT,
-          ...(run?.finalText !== undefined ? { [OI.OUTPUT_VALUE]: run.finalText, [OI.OUTPUT_MIME_TYPE]: MimeType.TEXT } : {}),
+          ...(run?.finalText !== undefined && run.mode !== 'decision' ? { [OI.OUTPUT_VALUE]: run.finalText, [OI.OUTPUT_MIME_TYPE]: MimeType.TEXT } : {}),
         }
       : {}),
+    // Decision mode: the root's output is the decision and its verdict, so Phoenix's trace list reads well.
+    ...(run?.mode === 'decision' ? { [OI.OUTPUT_VALUE]: json(decisionOutput(run, input.verdict, summary, captureContent)), [OI.OUTPUT_MIME_TYPE]: MimeType.JSON } : {}),
     ...verdictAttributes(ctx),
     ...evaluationAttributes(summary, evaluationIdentifier(caseId, sample)),
   });
@@ -195,17 +199,16 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
   for (const call of run?.modelCalls ?? []) {
     const span = tracer.startSpan(
       `${GEN_AI_OPERATION_NAME_VALUE_CHAT} ${call.requestModel ?? call.responseModel ?? run?.model ?? 'unknown'}`,
-      { kind: SpanKind.CLIENT, startTime: hr(call.startTimeMs), attributes: llmAttributes(call, conversationId, captureContent) },
+      { kind: SpanKind.CLIENT, startTime: hr(call.startTimeMs), attributes: llmAttributes(call, conversationId, input.runId, captureContent) },
       rootCtx,
     );
     if (call.error) setError(span, call.error);
     llmSpans.set(call.index, span);
     llmSpanIds.push(span.spanContext().spanId);
   }
-  // Tool spans are children of the model call that requested them (a reader must not rely on it:
-  // semconv also allows siblings); calls without a known model call hang off the root.
+  // Tool spans sit under the agent span, beside the chat span that requested them, and are tied to it by
+  // gen_ai.tool.call.id, as the GenAI agent conventions lay out an agent turn.
   for (const record of run?.toolCalls ?? []) {
-    const parent = llmSpans.get(record.modelCallIndex);
     const span = tracer.startSpan(
       `${GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL} ${record.call.name}`,
       {
@@ -213,7 +216,7 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
         startTime: hr(record.startTimeMs),
         attributes: toolAttributes(record, run!, input.toolset, captureContent, input.hashKey),
       },
-      parent ? trace.setSpan(ROOT_CONTEXT, parent) : rootCtx,
+      rootCtx,
     );
     if (record.isError && record.executed) {
       span.setStatus({ code: SpanStatusCode.ERROR });
@@ -230,12 +233,28 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
   return { traceId: root.spanContext().traceId, rootSpanId: root.spanContext().spanId, llmSpanIds, toolSpanIds };
 }
 
+/** `{ decision: {tool, command, host, autonomy, executed, args?}, verdict: {category, pass?, reason} }`. */
+function decisionOutput(run: Run, verdict: Verdict | undefined, summary: VerdictSummary, captureContent: boolean): Record<string, unknown> {
+  const terminal = run.terminal;
+  const decision: Record<string, unknown> = terminal
+    ? {
+        tool: verdict?.observed.tool ?? terminal.call.name,
+        ...(verdict?.observed.command !== undefined ? { command: verdict.observed.command } : {}),
+        ...(verdict?.observed.host !== undefined ? { host: verdict.observed.host } : {}),
+        ...(verdict?.observed.autonomy !== undefined ? { autonomy: verdict.observed.autonomy } : {}),
+        executed: terminal.executed,
+        ...(captureContent ? { args: terminal.call.arguments } : {}),
+      }
+    : { tool: null };
+  return { decision, verdict: { category: summary.category, ...(summary.judged ? { pass: summary.pass } : {}), reason: summary.reason } };
+}
+
 function setError(span: Span, error: RunError): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
   span.setAttribute(ATTR_ERROR_TYPE, error.code || '_OTHER');
 }
 
-function llmAttributes(call: ModelCallRecord, conversationId: string, captureContent: boolean): Attributes {
+function llmAttributes(call: ModelCallRecord, conversationId: string, sessionId: string, captureContent: boolean): Attributes {
   const oi = openInferenceProvider(call.provider);
   const u = call.usage;
   const total = u.totalTokens ?? (u.promptTokens !== undefined || u.completionTokens !== undefined ? (u.promptTokens ?? 0) + (u.completionTokens ?? 0) : undefined);
@@ -262,7 +281,7 @@ function llmAttributes(call: ModelCallRecord, conversationId: string, captureCon
     [OI.LLM_TOKEN_COUNT_COMPLETION]: u.completionTokens,
     [OI.LLM_TOKEN_COUNT_TOTAL]: total,
     [OI.LLM_FINISH_REASON]: finish,
-    [OI.SESSION_ID]: conversationId,
+    [OI.SESSION_ID]: sessionId,
     [ATTR_LANGSMITH_SPAN_KIND]: LANGSMITH_SPAN_KIND_VALUE_LLM,
   });
   if (!captureContent) return attrs;
