@@ -13,6 +13,7 @@ import { isUnjudgedCategory, scoreRun } from '../scoring/index.js';
 import type { ScoreOptions } from '../scoring/index.js';
 import {
   ATTR_RUNSPEC_EVAL_ARGS_PASS,
+  ATTR_RUNSPEC_EVAL_CASE_ID,
   ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES,
   ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH,
   ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY,
@@ -239,8 +240,12 @@ const CONTENT_KEYS = new Set<string>([
 const CONTENT_PREFIXES = [`${OI.LLM_INPUT_MESSAGES}.`, `${OI.LLM_OUTPUT_MESSAGES}.`, `${ATTR_GEN_AI_PROMPT}.`, `${ATTR_GEN_AI_COMPLETION}.`];
 
 function carriesContent(attrs: Record<string, unknown>): boolean {
+  // Our own root spans always carry the decision and verdict as output.value (content-free); it says
+  // nothing about content capture.
+  const ours = attrs[ATTR_RUNSPEC_EVAL_CASE_ID] !== undefined;
   for (const k in attrs) {
     if (attrs[k] === K.OPENINFERENCE_REDACTED_VALUE) continue;
+    if (ours && k === OI.OUTPUT_VALUE) continue;
     if (CONTENT_KEYS.has(k) || k === ATTR_GEN_AI_PROMPT || k === ATTR_GEN_AI_COMPLETION) return true;
     if (CONTENT_PREFIXES.some((p) => k.startsWith(p))) return true;
   }
