@@ -177,7 +177,8 @@ export function verdictAttributes(ctx: VerdictContext): Attributes {
   const v = ctx.verdict;
   const s = summarizeVerdict(ctx);
   const r = ctx.result;
-  const tokens = v?.replio?.tokens ?? totalTokens(ctx.usage);
+  // Absent, not 0, when nothing reported usage (replio's metric counts unknown as 0).
+  const tokens = v?.replio?.tokens ? v.replio.tokens : totalTokens(ctx.usage);
   return compact({
     [ATTR_RUNSPEC_EVAL_CASE_ID]: ctx.caseId,
     [ATTR_RUNSPEC_EVAL_SUITE]: ctx.suite,

@@ -105,6 +105,16 @@ describe('renderRunTrace status', () => {
 });
 
 describe('emitVerdictSpan', () => {
+  // Regression: a trace without usage exported runspec.eval.tokens = 0 (replio counts unknown as 0).
+  it('leaves tokens out when the scored trace reported no usage', () => {
+    const base = decisionVerdict('dedup');
+    const verdict = { ...base, replio: { trace: [], names: [], accuracy: null, pass: null, calls: 1, redundant: 0, errors: 0, tokens: 0, status: 'ok' as const } };
+    emitVerdictSpan(tracer, { target: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' }, verdict, rule: 'r' });
+    const [span] = exporter.getFinishedSpans();
+    expect(span!.attributes).not.toHaveProperty('runspec.eval.tokens');
+    expect(span!.attributes['runspec.eval.calls']).toBe(1);
+  });
+
   it('emits an EVALUATOR span with exactly one link to the target root and the verdict three ways', () => {
     const target = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
     const verdict = { ...decisionVerdict('dedup'), pass: false, category: 'forbidden_tool' as const, reason: 'called a forbidden tool' };
