@@ -79,8 +79,19 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     warn('setup', `disabled: ${(err as Error).message}`);
     return DISABLED;
   }
-  const guarded = new WarningExporter(exporter, (e) =>
-    warn('export', `export to ${destination} failed (${e}); spans dropped, the eval run is unaffected`),
+  // Root span ids waiting for an annotation, and those whose export succeeded: Phoenix gets annotations
+  // only for spans it has (or will have), never for spans that were dropped.
+  const awaiting = new Set<string>();
+  const exported = new Set<string>();
+  const guarded = new WarningExporter(
+    exporter,
+    (e) => warn('export', `export to ${destination} failed (${e}); spans dropped, the eval run is unaffected`),
+    (spans) => {
+      for (const s of spans) {
+        const id = s.spanContext().spanId;
+        if (awaiting.has(id)) exported.add(id);
+      }
+    },
   );
   const timeoutMs = config.timeoutMs;
   const provider = new BasicTracerProvider({
@@ -128,8 +139,15 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
   const flushUntil = async (deadline: number): Promise<void> => {
     await within(provider.forceFlush(), deadline - Date.now(), `export to ${destination}`);
     if (pending.length === 0 || !config.annotations || config.annotationsUrl === undefined) return;
-    const targets = pending;
+    const targets = pending.filter((t) => exported.has(t.spanId));
+    const dropped = pending.length - targets.length;
+    for (const t of pending) {
+      awaiting.delete(t.spanId);
+      exported.delete(t.spanId);
+    }
     pending = [];
+    if (dropped > 0) warn('annotations-unexported', `phoenix annotations: ${dropped} verdict annotation(s) not sent: their spans were not exported`);
+    if (targets.length === 0) return;
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
       warn('annotations', `phoenix annotations: no time left within ${timeoutMs} ms; ${targets.length} verdict annotation(s) not sent`);
@@ -160,6 +178,7 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
         const url = traceLink(config.traceUrl, { traceId: rendered.traceId, spanId: rendered.rootSpanId, ...(config.project !== undefined ? { project: config.project } : {}) });
         if (url) rendered.url = url;
         if (config.annotations) {
+          awaiting.add(rendered.rootSpanId);
           pending.push({
             spanId: rendered.rootSpanId,
             caseId: input.case.id,
@@ -259,12 +278,14 @@ class WarningExporter implements SpanExporter {
   constructor(
     private readonly inner: SpanExporter,
     private readonly onFailure: (error: string) => void,
+    private readonly onSuccess: (spans: ReadableSpan[]) => void = () => {},
   ) {}
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
     try {
       this.inner.export(spans, (result) => {
         if (result.code !== ExportResultCode.SUCCESS) this.onFailure(result.error?.message ?? 'unknown error');
+        else this.onSuccess(spans);
         resultCallback(result);
       });
     } catch (err) {
