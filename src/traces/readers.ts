@@ -12,6 +12,7 @@ import { TraceError } from '../errors.js';
 import { decodeLogsRequest, decodeTraceRequest } from './otlp-proto.js';
 import { logsFromRequest, spansFromRequest } from './spans.js';
 import { spansFromPhoenix } from './phoenix-spans.js';
+import { decompress as zstdDecompress } from 'fzstd';
 import type { InputProblem, LogRecordEntry, SpanRecord } from './spans.js';
 
 /** One thing read from the input, in order. */
@@ -335,17 +336,14 @@ function isZstd(b: Uint8Array): boolean {
 
 /**
  * The file exporter with `compression: zstd` writes each message zstd-compressed inside its length-prefixed
- * frame (json or proto inside). Node ≥ 22.15 can inflate it; older Node reports a problem.
+ * frame (json or proto inside). Node ≥ 22.15 inflates it natively; older Node through fzstd (pure JS).
  */
 function unwrapFrame(frame: Uint8Array, place: string, hintLogs: boolean): TraceInputItem[] {
   let body = frame;
   if (isZstd(frame)) {
-    const zstd = (zlib as unknown as { zstdDecompressSync?: (b: Uint8Array) => Buffer }).zstdDecompressSync;
-    if (!zstd) {
-      return [{ kind: 'problem', problem: { place, reason: 'zstd-compressed frame (file exporter compression: zstd) needs Node >= 22.15; decompress the file first' } }];
-    }
+    const native = (zlib as unknown as { zstdDecompressSync?: (b: Uint8Array) => Uint8Array }).zstdDecompressSync;
     try {
-      body = zstd(frame);
+      body = native ? native(frame) : zstdDecompress(frame);
     } catch (err) {
       return [{ kind: 'problem', problem: { place, reason: `corrupt zstd frame (${(err as Error).message})` } }];
     }
