@@ -1,7 +1,9 @@
-import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../core/atomic-write.js';
+import { parseStructuredText, validateStructured } from '../core/structured-file.js';
 import { join } from 'node:path';
-import { CronExpressionParser } from 'cron-parser';
-import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
+import { Cron } from 'croner';
+import { stringify as stringifyToml } from 'smol-toml';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 
@@ -34,41 +36,28 @@ export type ScheduleEntry = z.infer<typeof ScheduleSchema>;
 
 export const SCHEDULES_FILE = 'runspec_schedules.toml';
 
-function headerLines(text: string): number[] {
-  return text.split('\n').flatMap((l, i) => (/^\s*\[\[\s*schedule\s*\]\]/.test(l) ? [i + 1] : []));
-}
-
 /** Read the project's schedules; a missing file is no schedules. Every cron expression is checked. */
 export function loadSchedules(projectDir: string): ScheduleEntry[] {
   const file = join(projectDir, SCHEDULES_FILE);
   if (!existsSync(file)) return [];
-  const text = readFileSync(file, 'utf8');
-  let data: unknown;
-  try {
-    data = parseToml(text);
-  } catch (err) {
-    if (err instanceof TomlError) throw new ConfigError('CONFIG', `${file}:${err.line}:${err.column}: TOML syntax error: ${err.message.split('\n')[0]}`);
-    throw err;
-  }
-  const lines = headerLines(text);
-  const parsed = SchedulesFileSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const index = typeof issue.path[1] === 'number' ? issue.path[1] : undefined;
-    const line = index !== undefined ? lines[index] : undefined;
-    const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
-    throw new ConfigError('CONFIG', `${file}${line ? `:${line}` : ''}: ${path}: ${issue.message}`, {
+  const error = (message: string, opts: { hint?: string; cause?: unknown }): ConfigError => new ConfigError('CONFIG', message, opts);
+  const source = parseStructuredText(readFileSync(file, 'utf8'), { file, format: 'toml', error });
+  const parsed = {
+    data: validateStructured(SchedulesFileSchema, source, {
+      file,
+      error,
       hint: 'a schedule needs id, action = "eval", eval_fixture and [schedule.when] cron = "m h dom mon dow"',
-    });
-  }
+    }),
+  };
+  const lines = parsed.data.schedule.map((_, i) => source.lines(['schedule', i, 'id']));
   const seen = new Set<string>();
   parsed.data.schedule.forEach((s, i) => {
     if (seen.has(s.id)) throw new ConfigError('CONFIG', `${file}:${lines[i] ?? '?'}: schedule[${i}].id: duplicate id ${JSON.stringify(s.id)}`);
     seen.add(s.id);
     try {
-      CronExpressionParser.parse(s.when.cron, { tz: s.when.timezone ?? 'UTC' });
+      checkCron(s.when);
     } catch (err) {
-      throw new ConfigError('CONFIG', `${file}:${lines[i] ?? '?'}: schedule[${i}].when.cron: not a cron expression (${JSON.stringify(s.when.cron)}): ${(err as Error).message}`, {
+      throw new ConfigError('CONFIG', `${file}:${source.lines(['schedule', i, 'when', 'cron'])}: schedule[${i}].when.cron: not a cron expression (${JSON.stringify(s.when.cron)}): ${(err as Error).message}`, {
         hint: 'five fields: minute hour day-of-month month day-of-week, e.g. "0 6 * * 1-5"',
       });
     }
@@ -76,9 +65,21 @@ export function loadSchedules(projectDir: string): ScheduleEntry[] {
   return parsed.data.schedule;
 }
 
+/** A cron expression (five fields, or six with seconds first) in the schedule's time zone (default UTC). */
+function cronOf(when: ScheduleEntry['when']): Cron {
+  return new Cron(when.cron, { timezone: when.timezone ?? 'UTC', mode: '5-or-6-parts' });
+}
+
+/** Throws when the expression does not parse or can never fire (`0 0 31 2 *`). */
+function checkCron(when: ScheduleEntry['when']): void {
+  if (cronOf(when).nextRun(new Date(0)) === null) throw new Error('it never fires');
+}
+
 /** The next time the schedule fires strictly after `after`. */
 export function nextFire(s: ScheduleEntry, after: Date): Date {
-  return CronExpressionParser.parse(s.when.cron, { currentDate: after, tz: s.when.timezone ?? 'UTC' }).next().toDate();
+  const next = cronOf(s.when).nextRun(after);
+  if (!next) throw new ConfigError('CONFIG', `schedule ${s.id}: cron ${JSON.stringify(s.when.cron)} never fires after ${after.toISOString()}`);
+  return next;
 }
 
 /** Schedules that fired in (since, at]: the ones a sweep started at `at` should run. */
@@ -91,13 +92,11 @@ export function saveSchedule(projectDir: string, entry: ScheduleEntry): void {
   const parsed = ScheduleSchema.safeParse(entry);
   if (!parsed.success) throw new ConfigError('CONFIG', `schedule ${entry.id}: ${parsed.error.issues[0]!.message}`);
   try {
-    CronExpressionParser.parse(entry.when.cron, { tz: entry.when.timezone ?? 'UTC' });
+    checkCron(entry.when);
   } catch (err) {
     throw new ConfigError('CONFIG', `schedule ${entry.id}: --cron: not a cron expression (${JSON.stringify(entry.when.cron)}): ${(err as Error).message}`);
   }
   const existing = loadSchedules(projectDir).filter((s) => s.id !== entry.id);
   const file = join(projectDir, SCHEDULES_FILE);
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, stringifyToml({ schedule: [...existing, parsed.data] }) + '\n');
-  renameSync(tmp, file);
+  writeFileAtomic(file, stringifyToml({ schedule: [...existing, parsed.data] }) + '\n');
 }

@@ -3,7 +3,7 @@
 // carries the final verdict and pass rate) and reports the case through a callback.
 
 import type { Case, CaseResult, Run, RunError, SampleOutcome, ToolMode, Toolset, Verdict } from '../types/index.js';
-import { runPool } from './_pool.js';
+import { runPool } from '../core/concurrency.js';
 import { runCase } from './run-case.js';
 import type { Provider } from '../providers/types.js';
 import { scoreRun } from '../scoring/verdict.js';
@@ -91,7 +91,7 @@ export interface RunSuiteOptions {
   /** Called once per finished case, in finishing order; awaited before the next case is reported. */
   onCaseResult?(result: CaseResult, c: Case): void | Promise<void>;
   onSample?(progress: SampleProgress): void;
-  onWarning?(message: string): void;
+  onWarning?: (message: string) => void;
   /** Replace the engine's agent loop (a custom agent); the default is the engine's `runCase`. */
   runCase?: RunCaseFn;
   /** Replace scoring (tests); the default is scoring/. */

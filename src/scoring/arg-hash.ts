@@ -9,7 +9,7 @@
 // strings ("007", "7") hash alike, while tolerantEquals compares strings as strings.
 import { createHash, createHmac } from 'node:crypto';
 import type { ArgExpectation } from '../types/index.js';
-import { canonicalJson } from './_canonical.js';
+import { canonicalJson } from '../core/canonical-json.js';
 
 const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 

@@ -13,21 +13,6 @@ export { checkArgs } from './arg-match.js';
 export { unscorableReason } from './verdict.js';
 export { summarize, sampleScore } from './summary.js';
 export type { SuiteSummary, GroupRollup } from './summary.js';
-export {
-  buildResultsDocument,
-  caseResultsFromDocument,
-  parseResultsDocument,
-  resultsDocumentSchema,
-  caseEntryOf,
-  runEntryOf,
-  aggregateOf,
-  RESULTS_SCHEMA,
-  resultsJsonSchema,
-  safeUrl,
-} from './results.js';
-export type { ResultsDocument, ResultsMeta, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate } from './results.js';
-export { compareResults } from './compare.js';
-export type { Comparison, ComparisonRow, ComparisonCell } from './compare.js';
 export { contentFreeReason } from './content-free.js';
 export { traceLink, langsmithRunId } from './trace-link.js';
 export type { TraceLinkInput } from './trace-link.js';

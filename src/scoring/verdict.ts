@@ -49,7 +49,7 @@ import { expectationsHash } from './arg-hash.js';
 import { detectJsonDump } from './json-dump.js';
 import { scoreMatch } from './match-modes.js';
 import { checkVerifierDetailed, replioMetrics } from './replio.js';
-import { commandText, resolveRecord, type ResolveContext } from './_resolve.js';
+import { commandText, resolveRecord, type ResolveContext } from '../toolset/resolve.js';
 import { toolsetAutonomy, toolsetProblems, expectedToolMatches } from './_toolset.js';
 
 /** Options of {@link scoreRun}. */

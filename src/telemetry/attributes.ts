@@ -83,6 +83,7 @@ import type { CaseResult, Verdict, VerdictCategory } from '../types/verdict.js';
 import { contentFreeReason } from '../scoring/content-free.js';
 import { expectationsHash } from '../scoring/arg-hash.js';
 import { isUnjudgedCategory } from '../scoring/samples.js';
+import { totalTokens } from '../core/tokens.js';
 
 /** Drop undefined values so spans never carry empty attributes. */
 export function compact(attrs: Record<string, AttributeValue | undefined>): Attributes {
@@ -216,13 +217,6 @@ export function verdictAttributes(ctx: VerdictContext): Attributes {
     [ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH]: ctx.expectedArgs ? expectationsHash(ctx.expectedArgs) : undefined,
     [ATTR_RUNSPEC_EVAL_ARGS_PASS]: ctx.expectedArgs ? argsPass(v) : undefined,
   });
-}
-
-function totalTokens(u: Usage | undefined): number | undefined {
-  if (!u) return undefined;
-  if (u.totalTokens !== undefined) return u.totalTokens;
-  if (u.promptTokens === undefined && u.completionTokens === undefined) return undefined;
-  return (u.promptTokens ?? 0) + (u.completionTokens ?? 0);
 }
 
 /** The stable annotation/evaluation identifier of a (case, sample): re-runs upsert rather than duplicate. */

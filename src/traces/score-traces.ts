@@ -23,7 +23,7 @@ import {
 } from '../semconv/index.js';
 import * as K from '../semconv/producers.js';
 import type { Run } from '../types/run.js';
-import { createLayout } from '../toolset/index.js';
+import { layoutFor } from '../toolset/layout.js';
 import type { Autonomy, Case } from '../types/case.js';
 import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
 import type { CheckResult, Verdict, VerdictCategory } from '../types/verdict.js';
@@ -113,7 +113,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
   const cases = options.cases ?? [];
   const rules = options.rules ?? [];
   const isDiscovery = options.toolset
-    ? ((layout) => (name: string) => layout.isDiscovery(name))(createLayout(options.toolMode ?? 'dedup', options.toolset))
+    ? ((layout) => (name: string) => layout.isDiscovery(name))(layoutFor(options.toolset, options.toolMode ?? 'dedup'))
     : undefined;
   return {
     score(trace) {

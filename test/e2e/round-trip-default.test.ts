@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/run-cli.js';
 import { renderHtml, renderJUnit, renderMarkdown } from '../../src/report/index.js';
-import { parseResultsDocument } from '../../src/scoring/index.js';
+import { parseResultsDocument } from '../../src/report/results.js';
 
 interface Line {
   case?: string;
