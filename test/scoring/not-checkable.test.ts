@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { argumentHash, expectationsHash, hashArguments, scoreRun, type ScoreOptions } from '../../src/scoring/index.js';
 import { FLEET_TOOLSET_FILE } from '../../src/toolset/load.js';
 import { loadToolsetFile } from '../../src/toolset/file.js';
-import type { ArgExpectation, Case, Run } from '../../src/types/index.js';
+import type { ArgExpectation, Run } from '../../src/types/index.js';
 import { makeCase, makeRun, type CallSpec } from './_build.js';
 
 const fleet = loadToolsetFile(FLEET_TOOLSET_FILE);
