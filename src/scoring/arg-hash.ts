@@ -8,7 +8,7 @@
 // element-wise; objects with sorted keys. One divergence from tolerantEquals, accepted: two numeric
 // strings ("007", "7") hash alike, while tolerantEquals compares strings as strings.
 import { createHash, createHmac } from 'node:crypto';
-import type { ArgExpectation } from '../types/index.js';
+import type { ArgExpectation } from '../types/case.js';
 import { canonicalJson } from '../core/canonical-json.js';
 
 const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;

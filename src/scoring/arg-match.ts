@@ -1,6 +1,8 @@
 // Argument matchers shared by the three dialects (runspec expect_args, replio verifier.args,
 // turnstone expected_actions[].args). The expected keys are always a subset of the observed ones.
-import type { ArgExpectation, CheckResult, ToolCall } from '../types/index.js';
+import type { ArgExpectation } from '../types/case.js';
+import type { ToolCall } from '../types/run.js';
+import type { CheckResult } from '../types/verdict.js';
 import { canonicalJson, showValue } from '../core/canonical-json.js';
 import { tolerantEquals } from '../core/equality.js';
 import { regexSearch } from '../core/regex.js';

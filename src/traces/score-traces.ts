@@ -9,8 +9,9 @@ import {
   ATTR_GEN_AI_TOOL_CALL_ID,
 } from '@opentelemetry/semantic-conventions/incubating';
 import { SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
-import { isUnjudgedCategory, scoreRun } from '../scoring/index.js';
-import type { ScoreOptions } from '../scoring/index.js';
+import { isUnjudgedCategory } from '../scoring/samples.js';
+import { scoreRun } from '../scoring/verdict.js';
+import type { ScoreOptions } from '../scoring/verdict.js';
 import {
   ATTR_RUNSPEC_EVAL_ARGS_PASS,
   ATTR_RUNSPEC_EVAL_CASE_ID,
