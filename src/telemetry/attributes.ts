@@ -1,12 +1,12 @@
 // Attribute builders shared by the trace renderer and the verdict carrier span. Every span carries both
 // conventions (reference/telemetry-conventions.md section 7.2): gen_ai.* (semantic-conventions v1.41.0,
-// `@opentelemetry/semantic-conventions/incubating`) for LangSmith and generic backends, OpenInference
+// vendored in src/semconv/gen-ai.ts from the incubating entry point) for LangSmith and generic backends, OpenInference
 // (`@arizeai/openinference-semantic-conventions`) for Phoenix, plus `langsmith.span.kind` and our
 // `runspec.eval.*` registry. Structured values are JSON strings and OpenInference lists are flattened (7.1).
 import type { Attributes, AttributeValue, Span, TimeInput } from '@opentelemetry/api';
 import { SemanticConventions as OI, LLMProvider, LLMSystem, MimeType } from '@arizeai/openinference-semantic-conventions';
+import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import {
-  ATTR_ERROR_TYPE,
   ATTR_GEN_AI_EVALUATION_EXPLANATION,
   ATTR_GEN_AI_EVALUATION_NAME,
   ATTR_GEN_AI_EVALUATION_SCORE_LABEL,
@@ -35,7 +35,7 @@ import {
   GEN_AI_PROVIDER_NAME_VALUE_OPENAI,
   GEN_AI_PROVIDER_NAME_VALUE_PERPLEXITY,
   GEN_AI_PROVIDER_NAME_VALUE_X_AI,
-} from '@opentelemetry/semantic-conventions/incubating';
+} from '../semconv/gen-ai.js';
 import {
   ATTR_RUNSPEC_EVAL_ACCURACY,
   ATTR_RUNSPEC_EVAL_CALLS,

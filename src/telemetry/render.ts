@@ -13,8 +13,8 @@ import {
 } from '@opentelemetry/api';
 import { SemanticConventions as OI, OpenInferenceSpanKind } from '@arizeai/openinference-semantic-conventions';
 import { hashArguments, keyFingerprint } from '../scoring/arg-hash.js';
+import { ATTR_ERROR_TYPE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from '@opentelemetry/semantic-conventions';
 import {
-  ATTR_ERROR_TYPE,
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_INPUT_MESSAGES,
@@ -34,12 +34,10 @@ import {
   ATTR_GEN_AI_TOOL_TYPE,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
-  ATTR_SERVER_ADDRESS,
-  ATTR_SERVER_PORT,
   GEN_AI_OPERATION_NAME_VALUE_CHAT,
   GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
-} from '@opentelemetry/semantic-conventions/incubating';
+} from '../semconv/gen-ai.js';
 import {
   ATTR_LANGSMITH_SPAN_KIND,
   ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES,

@@ -23,7 +23,7 @@ import {
   GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
   GEN_AI_OPERATION_NAME_VALUE_GENERATE_CONTENT,
   GEN_AI_OPERATION_NAME_VALUE_TEXT_COMPLETION,
-} from '@opentelemetry/semantic-conventions/incubating';
+} from '../semconv/gen-ai.js';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
 import { DISCOVERY_TOOLS } from '../toolset/index.js';

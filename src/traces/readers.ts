@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import * as zlib from 'node:zlib';
 import { createGunzip } from 'node:zlib';
 import { Readable } from 'node:stream';
-import { ATTR_EVENT_NAME } from '@opentelemetry/semantic-conventions/incubating';
+import { ATTR_EVENT_NAME } from '../semconv/gen-ai.js';
 import { TraceError } from '../errors.js';
 import { decodeLogsRequest, decodeTraceRequest } from './otlp-proto.js';
 import { logsFromRequest, spansFromRequest } from './spans.js';

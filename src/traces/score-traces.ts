@@ -7,7 +7,7 @@ import {
   ATTR_GEN_AI_PROMPT,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
   ATTR_GEN_AI_TOOL_CALL_ID,
-} from '@opentelemetry/semantic-conventions/incubating';
+} from '../semconv/gen-ai.js';
 import { SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
 import { isUnjudgedCategory } from '../scoring/samples.js';
 import { scoreRun } from '../scoring/verdict.js';
