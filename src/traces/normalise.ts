@@ -450,7 +450,7 @@ function joinCalls(input: {
         rec: {
           turn: index,
           modelCallIndex: index,
-          call: { id: c.id ?? '', name: c.name, arguments: c.arguments },
+          call: { id: c.id ?? '', name: c.name, arguments: c.arguments, ...(c.reconstructed ? { reconstructed: true } : {}) },
           startTimeMs: s.endTimeMs ?? s.startTimeMs,
           endTimeMs: s.endTimeMs ?? s.startTimeMs,
           executed: true,
@@ -557,6 +557,8 @@ function joinCalls(input: {
     if (p && p.rec.result === undefined) p.rec.result = m.result;
   }
 
+  // A call the model only requested (no tool span, no result in a later history) is not known to have run.
+  for (const p of pending) if (!p.matchedTool && p.rec.result === undefined) p.rec.executed = false;
   pending.sort((x, y) => x.sortTimeMs - y.sortTimeMs || x.seq - y.seq);
   const toolCalls = pending.map((p) => p.rec);
   pending.forEach((p, i) => {

@@ -44,6 +44,8 @@ export interface ObservedCallLine {
   arguments: Record<string, unknown>;
   executed: boolean;
   isError?: boolean;
+  /** Split back out of a call the producer garbled (merged parallel calls). */
+  reconstructed?: boolean;
 }
 
 /** One JSON line of `score` / `serve` output. */
@@ -132,8 +134,12 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         const c: ObservedCallLine = { name: r.call.name, arguments: r.call.arguments, executed: r.executed };
         if (r.call.id) c.id = r.call.id;
         if (r.isError) c.isError = true;
+        if (r.call.reconstructed) c.reconstructed = true;
         return c;
       });
+      const rebuilt = calls.filter((c) => c.reconstructed).length;
+      // The verdict says when it judged calls split back out of one garbled call.
+      const note = rebuilt ? ` (${rebuilt} tool calls reconstructed from one merged call: the producer concatenated parallel calls)` : '';
       const base = (): TraceVerdictLine => {
         const line: TraceVerdictLine = {
           traceId: info.traceId,
@@ -166,6 +172,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         if (recorded.args && info.caseId === c.id) scoreOpts.recordedArgs = recorded.args;
         if (recorded.autonomy) scoreOpts.recordedAutonomy = recorded.autonomy;
         const verdict = scoreRun(c, { ...run, caseId: c.id }, scoreOpts);
+        verdict.reason += note;
         const line: TraceVerdictLine = { ...base(), case: c.id, category: verdict.category, pass: passOf(verdict), reason: verdict.reason };
         if (verdict.checks) line.checks = verdict.checks;
         if (c.suite !== undefined) line.suite = c.suite;
@@ -179,6 +186,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         const mode = run.toolMode ?? options.toolMode;
         if (mode) ctx.toolMode = mode;
         const verdict = applyRule(rule, run, ctx);
+        verdict.reason += note;
         const line: TraceVerdictLine = { ...base(), rule: rule.name, category: verdict.category, pass: passOf(verdict), reason: verdict.reason };
         if (verdict.checks) line.checks = verdict.checks;
         lines.push(line);

@@ -22,6 +22,8 @@ export interface ToolCall {
   argumentHashes?: Record<string, string>;
   /** Fingerprint of the key the hashes were made with ({@link keyFingerprint} in scoring/arg-hash). */
   argumentHashKey?: string;
+  /** Split back out of one call the producer garbled (merged streamed parallel calls). */
+  reconstructed?: boolean;
 }
 
 export interface Message {
