@@ -157,7 +157,9 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
     dialect: input.case.dialect,
   };
 
-  const provider = run?.provider ?? run?.modelCalls[0]?.provider;
+  // gen_ai.provider.name is the provider that answered (a replay names the recorded one), not the display
+  // name of the provider object (`replay`).
+  const provider = run?.modelCalls[0]?.provider ?? run?.provider;
   const rootAttrs: Attributes = compact({
     [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
     [ATTR_GEN_AI_PROVIDER_NAME]: provider,

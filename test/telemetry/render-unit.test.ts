@@ -165,3 +165,16 @@ describe('emitVerdictSpan', () => {
     ]);
   });
 });
+
+describe('replayed runs', () => {
+  // Regression: a replayed run's root span said gen_ai.provider.name = "replay".
+  it('names the recorded provider on the root span, not replay', () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const run = { ...decisionRun('dedup'), provider: 'replay' };
+    renderRunTrace(provider.getTracer('t'), { case: DECISION_CASE, run, verdict: decisionVerdict('dedup'), runId: 'r', captureContent: false });
+    const root = exporter.getFinishedSpans().find((s) => s.parentSpanContext === undefined)!;
+    expect(root.attributes['gen_ai.provider.name']).toBe(run.modelCalls[0]!.provider);
+    expect(root.attributes['gen_ai.provider.name']).not.toBe('replay');
+  });
+});
