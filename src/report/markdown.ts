@@ -37,6 +37,7 @@ export function renderMarkdown(doc: ResultsDocument): string {
     if (agg.avg_accuracy !== null) bits.push(`accuracy ${percent(agg.avg_accuracy, 1)}`);
     bits.push(`${agg.scored_runs} samples`);
     if (agg.errored_runs > 0) bits.push(`⚠️ ${agg.errored_runs} errored`);
+    if (agg.unscorable_runs) bits.push(`${agg.unscorable_runs} unscorable`);
     bits.push(`${formatInt(agg.tokens)} tokens`);
     out.push(bits.join(' · '), '');
   }

@@ -145,6 +145,8 @@ const aggregateSchema = z.looseObject({
   scored_runs: int,
   passed_runs: int,
   errored_runs: int,
+  /** Samples with an unscorable or incomplete verdict (not in pass rates); absent in older files. */
+  unscorable_runs: int.optional(),
   errored_cases: int,
   cases_meeting_threshold: int,
   cases_below_threshold: int,
@@ -338,6 +340,7 @@ export function aggregateOf(results: readonly CaseResult[]): Aggregate {
     scored_runs: s.scoredSamples,
     passed_runs: s.passedSamples,
     errored_runs: s.erroredSamples,
+    unscorable_runs: s.unscorableSamples,
     errored_cases: s.errored,
     cases_meeting_threshold: s.casesMeetingThreshold,
     cases_below_threshold: s.casesBelowThreshold,

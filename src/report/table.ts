@@ -79,7 +79,7 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
     if (agg.errored_cases > 0) parts.push(paint(ANSI.yellow, `${agg.errored_cases} errored`));
     lines.push(parts.join(' · '));
     lines.push(
-      `samples ${agg.scored_runs} scored, ${agg.errored_runs} errored · calls ${formatInt(agg.calls)} · redundant ${formatInt(agg.redundant)} · errors ${formatInt(agg.errors)} · tokens ${formatInt(agg.tokens)}${agg.json_dumps ? ` · json dumps ${agg.json_dumps}` : ''}`,
+      `samples ${agg.scored_runs} scored, ${agg.errored_runs} errored${agg.unscorable_runs ? `, ${agg.unscorable_runs} unscorable` : ''} · calls ${formatInt(agg.calls)} · redundant ${formatInt(agg.redundant)} · errors ${formatInt(agg.errors)} · tokens ${formatInt(agg.tokens)}${agg.json_dumps ? ` · json dumps ${agg.json_dumps}` : ''}`,
     );
     const categories = categoryCounts(agg.by_category);
     if (categories.length) lines.push(`by verdict: ${categories.map(([c, n]) => `${c} ${n}`).join(' · ')}`);

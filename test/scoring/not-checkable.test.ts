@@ -1,7 +1,7 @@
 // Checks judged only on data the run carries: a trace recorded without content has call names but no
 // arguments, and used to get false wrong_args / wrong_sequence (or a false pass) instead of "not checkable".
 import { describe, expect, it } from 'vitest';
-import { argumentHash, expectationsHash, hashArguments, scoreRun, type ScoreOptions } from '../../src/scoring/index.js';
+import { aggregateCase, argumentHash, expectationsHash, hashArguments, scoreRun, summarize, type ScoreOptions } from '../../src/scoring/index.js';
 import { FLEET_TOOLSET_FILE } from '../../src/toolset/load.js';
 import { loadToolsetFile } from '../../src/toolset/file.js';
 import type { ArgExpectation, Run } from '../../src/types/index.js';
@@ -82,5 +82,24 @@ describe('not checkable', () => {
     const v = scoreRun(c, makeRun({ calls: [{ name: 'file_read', absent: true }] }));
     expect(v.category).toBe('unscorable');
     expect(v.checks?.find((k) => !k.judged)?.check).toBe('verifier.args.file_read');
+  });
+});
+
+describe('unscorable samples in aggregates', () => {
+  it('are left out of the pass rate, interval and pass@k, and counted on their own', () => {
+    const c = makeCase({ runspec: { tool: ['restart-service'], args: { service: eq('nginx') } } });
+    const scored = (absent: boolean, service = 'nginx') => ({
+      status: 'scored' as const,
+      sample: 0,
+      verdict: scoreRun(c, decide([absent ? { name: 'restart-service', absent: true } : { name: 'restart-service', arguments: { host: 'web-01', service } }]), { toolset: fleet }),
+      elapsedMs: 1,
+      tokens: 0,
+    });
+    const outcomes = [scored(false), scored(true), scored(false, 'apache2')].map((o, i) => ({ ...o, sample: i }));
+    expect(outcomes.map((o) => o.verdict.category)).toEqual(['pass', 'unscorable', 'wrong_args']);
+    const r = aggregateCase(c, outcomes, { threshold: 0.5 });
+    expect([r.passRate, r.unscorable, r.passAtK]).toEqual([0.5, 1, 1]);
+    const s = summarize([r]);
+    expect([s.scoredSamples, s.passedSamples, s.unscorableSamples, s.erroredSamples, s.byCategory.unscorable]).toEqual([2, 1, 1, 0, 1]);
   });
 });
