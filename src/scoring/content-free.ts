@@ -34,6 +34,11 @@ export function contentFreeReason(v: Verdict): string {
       return `forbidden_tool: called ${observed ?? 'a forbidden tool'}`;
     case 'error':
       return `error: the run ended with status ${v.status}`;
+    case 'unscorable':
+      // Names checks and what data was missing, never a value.
+      return `unscorable: ${v.reason}`;
+    case 'incomplete':
+      return 'incomplete: the trace never became whole (a root did not end or a parent span never arrived)';
     default: {
       const args = [...new Set([...v.reason.matchAll(ARG_NAME)].map((m) => m[1]!))];
       const names = args.length ? `; argument${args.length === 1 ? '' : 's'} ${args.join(', ')}` : '';
