@@ -158,6 +158,8 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   };
 
   if (run.status === 'error' || run.status === 'cancelled') {
+    // The error code travels as data (telemetry exports it as error.type) rather than inside the reason.
+    judged('run_status', false, 'ok', run.error?.code || run.status);
     fail('error', run.error ? `run ${run.status === 'error' ? 'failed' : 'cancelled'}: ${run.error.code}: ${run.error.message}` : `run ${run.status}`);
   }
 

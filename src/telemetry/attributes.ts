@@ -147,7 +147,7 @@ export function summarizeVerdict(ctx: Pick<VerdictContext, 'verdict' | 'error' |
     const v = ctx.verdict;
     const reason = ctx.captureContent ? v.reason : contentFreeReason(v);
     const s: VerdictSummary = { pass: v.pass, category: v.category, reason, judged: v.category !== 'error' && !isUnjudgedCategory(v.category), name };
-    if (v.category === 'error') s.errorType = errorTypeOf(v.reason);
+    if (v.category === 'error') s.errorType = errorTypeOf(v);
     return s;
   }
   return {
@@ -160,10 +160,10 @@ export function summarizeVerdict(ctx: Pick<VerdictContext, 'verdict' | 'error' |
   };
 }
 
-/** `run failed: PROVIDER_HTTP: ...` → `PROVIDER_HTTP`. */
-function errorTypeOf(reason: string): string {
-  const m = /^run (?:failed|cancelled): ([A-Za-z0-9_.-]+):/.exec(reason);
-  return m?.[1] ?? (reason.startsWith('run cancelled') ? 'cancelled' : '_OTHER');
+/** The error code recorded in the verdict's `run_status` check (`_OTHER` when there is none). */
+function errorTypeOf(v: Verdict): string {
+  const observed = v.checks?.find((k) => k.check === 'run_status')?.observed;
+  return typeof observed === 'string' && observed !== '' ? observed : '_OTHER';
 }
 
 /** Whether the argument checks of a verdict all held (true), one failed (false), or were not all judged. */

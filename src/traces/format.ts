@@ -30,7 +30,7 @@ function cut(s: string, n: number): string {
 /** The summary as aligned text: counts by category, uninterpretable traces with reasons, evictions. */
 export function renderSummaryTable(s: ScoreSummary): string {
   const out: string[] = [];
-  out.push(`traces: ${s.traces}  verdicts: ${s.verdicts}  passed: ${s.passed}  failed: ${s.failed}  unscorable: ${s.unscorable}  unmatched: ${s.unmatched}  uninterpretable: ${s.uninterpretable}`);
+  out.push(`traces: ${s.traces}  verdicts: ${s.verdicts}  passed: ${s.passed}  failed: ${s.failed}  unscorable: ${s.unscorable}  errored: ${s.errored}  unmatched: ${s.unmatched}  uninterpretable: ${s.uninterpretable}`);
   const cats = VERDICT_CATEGORIES.filter((c) => s.byCategory[c] > 0);
   if (cats.length) {
     out.push('');
@@ -114,7 +114,7 @@ function mdCell(s: string): string {
 /** Markdown: a verdict table and the summary counts. */
 export function renderMarkdown(lines: TraceVerdictLine[], s: ScoreSummary): string {
   const out: string[] = ['# Offline trace scoring', ''];
-  out.push(`**${s.traces}** traces · **${s.verdicts}** verdicts · **${s.passed}** passed · **${s.failed}** failed · ${s.unscorable} unscorable · ${s.unmatched} unmatched · ${s.uninterpretable} uninterpretable`, '');
+  out.push(`**${s.traces}** traces · **${s.verdicts}** verdicts · **${s.passed}** passed · **${s.failed}** failed · ${s.unscorable} unscorable · ${s.errored} errored · ${s.unmatched} unmatched · ${s.uninterpretable} uninterpretable`, '');
   out.push('| trace | case / rule | category | result | calls | reason |', '| --- | --- | --- | --- | --- | --- |');
   for (const l of lines) {
     const id = `\`${l.traceId.slice(0, 16)}\``;

@@ -223,8 +223,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** null for verdicts that are not evaluations: unscorable, incomplete, and infrastructure errors. */
 function passOf(v: Verdict): boolean | null {
-  return isUnjudgedCategory(v.category) ? null : v.pass;
+  return isUnjudgedCategory(v.category) || v.category === 'error' ? null : v.pass;
 }
 
 // Content capture is a per-process switch, so it is judged per trace: a trace that carries no message,
@@ -343,6 +344,8 @@ export interface ScoreSummary {
   failed: number;
   /** Verdicts that could not judge a needed check (`unscorable`) or a trace that never became whole (`incomplete`). */
   unscorable: number;
+  /** Traces of runs that failed for infrastructure reasons (category `error`): not evaluations, never failures. */
+  errored: number;
   /** Traces no case or rule applied to. */
   unmatched: number;
   byCategory: Record<VerdictCategory, number>;
@@ -381,6 +384,7 @@ export function createSummaryCollector(): SummaryCollector {
     passed: 0,
     failed: 0,
     unscorable: 0,
+    errored: 0,
     unmatched: 0,
     byCategory,
     uninterpretable: 0,
@@ -414,7 +418,8 @@ export function createSummaryCollector(): SummaryCollector {
       }
       s.verdicts += sign;
       s.byCategory[l.category] += sign;
-      if (l.pass === null) s.unscorable += sign;
+      if (l.category === 'error') s.errored += sign;
+      else if (l.pass === null) s.unscorable += sign;
       else if (l.pass) s.passed += sign;
       else s.failed += sign;
     }

@@ -99,3 +99,21 @@ describe('content-free production traces', () => {
     });
   });
 });
+
+describe('infrastructure errors on production traces', () => {
+  it('are not evaluations: category error, pass null, counted as errored and never as failed', async () => {
+    const { createSummaryCollector } = await import('../../src/traces/score-traces.js');
+    const scorer = createTraceScorer({ cases: CASES });
+    const out = scorer.score(one(request([
+      span({ trace: 80, id: 1, name: 'invoke_agent weather', start: 0, end: 50, error: true, attrs: { 'gen_ai.operation.name': 'invoke_agent', 'error.type': 'PROVIDER_HTTP' } }),
+      span({ trace: 80, id: 2, parent: 1, name: 'execute_tool get_weather', start: 6, end: 7, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather' } }),
+    ])));
+    if (out.kind !== 'scored') throw new Error('not scored');
+    const line = out.lines.find((l) => l.case === 'weather-paris')!;
+    expect([line.category, line.pass]).toEqual(['error', null]);
+    expect(line.checks?.find((k) => k.check === 'run_status')).toMatchObject({ judged: true, pass: false, observed: 'PROVIDER_HTTP' });
+    const summary = createSummaryCollector();
+    summary.addOutcome(out);
+    expect(summary.summary()).toMatchObject({ failed: 0, errored: out.lines.length, passed: 0 });
+  });
+});
