@@ -79,6 +79,13 @@ describe('readTraceStream', () => {
     expect(problemsOf(items)).toEqual([{ place: 'zstd.json#3', reason: expect.stringMatching(/corrupt zstd frame/) }]);
   });
 
+  it('stops inflating a zstd bomb at the record limit', async () => {
+    // 8 MiB of zeros in 270 bytes (zstd -19).
+    const bomb = Buffer.from('KLUv/QRoTAAACAABAPz/ORACAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAADABAAD9/2YQ==', 'base64');
+    const items = await collect(readTraceStream(chunks(frame(bomb)), { name: 'bomb.binpb', maxRecordBytes: 1024 * 1024 }));
+    expect(problemsOf(items)).toEqual([{ place: 'bomb.binpb#0', reason: 'zstd frame abandoned: decompressed size over 1048576 bytes' }]);
+  });
+
   it('detects gzip by magic bytes (JSON lines and protobuf inside)', async () => {
     const json = gzipSync(`${JSON.stringify(req1)}\n`);
     const proto = gzipSync(frame(encodeTraceRequest(req2)));
