@@ -141,6 +141,23 @@ describe('assembler', () => {
     expect(a.flush().map((t) => [t.traceId, t.complete])).toEqual([[traceId(6), false]]);
   });
 
+  it('bounds memory by the estimated bytes of open traces: judged ones are let go first, then the oldest open one is evicted', () => {
+    const big = (t: number, id: string, parent?: string): SpanRecord => ({ ...s(t, id, parent), attributes: { blob: 'x'.repeat(4000) } });
+    const a = createTraceAssembler({ rule: 'structural', quiet: 0, maxOpenBytes: 10_000 });
+    expect(a.addSpans([big(7, 'r')], 1).map((t) => t.traceId)).toEqual([traceId(7)]);
+    expect(a.stats().openBytes).toBeGreaterThan(4000);
+    expect(a.addSpans([big(8, 'c', 'r')], 2)).toEqual([]);
+    // Past the cap: trace 7 (judged, retained for late spans) is let go; nothing open is evicted yet.
+    expect(a.addSpans([big(9, 'c', 'r')], 3)).toEqual([]);
+    expect(a.stats()).toMatchObject({ openTraces: 2, evictedTraces: 0 });
+    const evicted = a.addSpans([big(10, 'c', 'r')], 4);
+    expect(evicted.map((t) => [t.traceId, t.evicted, t.complete])).toEqual([[traceId(8), true, false]]);
+    expect(a.stats().openBytes).toBeLessThanOrEqual(10_000);
+    // A span for the let-go trace 7 now counts as late.
+    a.addSpans([s(7, 'late', 'r')], 5);
+    expect(a.stats().lateRecords).toBe(1);
+  });
+
   it('bounds spans per trace and open spans overall', () => {
     const a = createTraceAssembler({ quiet: 10, maxSpansPerTrace: 2, maxOpenSpans: 3 });
     a.addSpans([s(3, 'a'), s(3, 'b'), s(3, 'c')], 0);
