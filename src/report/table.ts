@@ -69,6 +69,13 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
   lines.push(paint(ANSI.dim, formatRow(header)));
   views.forEach((v, i) => lines.push(formatRow(rows[i]!, v)));
   lines.push('');
+  // Where to look: the trace of each failing case's representative sample (its link with trace_url).
+  const failing = views.filter((v) => !v.meetsThreshold && v.traceId !== undefined);
+  if (failing.length) {
+    lines.push('traces of failing cases:');
+    for (const v of failing) lines.push(`  ${v.caseId}  ${v.traceUrl ?? v.traceId}`);
+    lines.push('');
+  }
   const agg = lastIteration(doc)?.aggregate;
   if (agg) {
     const verdictLine = agg.all_meet_threshold

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/run-cli.js';
-import { renderHtml, renderJUnit, renderMarkdown } from '../../src/report/index.js';
+import { renderHtml, renderJUnit, renderMarkdown, renderTable } from '../../src/report/index.js';
 import { parseResultsDocument } from '../../src/report/results.js';
 
 interface Line {
@@ -56,6 +56,7 @@ describe('round trip on the embedded default (no content capture)', () => {
     expect(renderHtml(parsed)).toContain(`<a class="trace" href="${link.replace(/&/g, '&amp;')}">${failing.trace_id}</a>`);
     expect(renderMarkdown(parsed)).toContain(`(${link})`);
     expect(renderJUnit(parsed)).toContain(`<property name="trace_id" value="${failing.trace_id}"/>`);
+    expect(renderTable(parsed)).toContain(`  status-not-restart  ${link}`);
     const scored = await runCli(['--path', dir, 'score', traces, '--output', 'jsonl', '--rules', join(REPO_ROOT, 'examples', 'rules.toml'), '--toolset', 'builtin:fleet']);
     const lines = parse(scored.stdout);
     const caseLines = lines.filter((l) => l.case !== undefined);
