@@ -42,7 +42,7 @@ export interface AssemblerOptions {
    * much quiet, as incomplete. @default quiet * 10
    */
   orphanQuiet?: number;
-  /** How long (clock units) a judged trace can be re-opened by late spans. @default orphanQuiet (quiet) / 10000 (structural) */
+  /** How long (clock units) a judged trace can be re-opened by late spans. @default orphanQuiet (quiet) / 1000 (structural) */
   reopenWindow?: number;
   /** @default 10000 */
   maxOpenTraces?: number;
@@ -125,7 +125,7 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
   const rule = options.rule ?? 'quiet';
   const quiet = options.quiet;
   const orphanQuiet = options.orphanQuiet ?? quiet * 10;
-  const reopenWindow = options.reopenWindow ?? (rule === 'structural' ? 10_000 : orphanQuiet);
+  const reopenWindow = options.reopenWindow ?? (rule === 'structural' ? 1000 : orphanQuiet);
   const maxOpenTraces = options.maxOpenTraces ?? 10_000;
   const maxOpenSpans = options.maxOpenSpans ?? 250_000;
   const maxSpansPerTrace = options.maxSpansPerTrace ?? 10_000;

@@ -81,7 +81,7 @@ export interface ScoreFilesOptions extends TraceScorerOptions, ReaderOptions {
    * A trace is judged as soon as it is structurally complete (every root ended, every parent present), the
    * rest at the end of input. Spans that arrive for a judged trace within this many further records (lines,
    * documents, frames) re-open it for a superseding verdict; later ones are counted as late.
-   * @default 10000
+   * @default 1000
    */
   reopenRecords?: number;
   maxOpenTraces?: number;
@@ -96,7 +96,7 @@ export interface ScoreFilesOptions extends TraceScorerOptions, ReaderOptions {
  * @throws TraceError (TRACE_INPUT) for a path that does not exist or cannot be read.
  */
 export async function scoreTraceFiles(paths: string[], options: ScoreFilesOptions): Promise<ScoreSummary> {
-  const assembler: AssemblerOptions = { rule: 'structural', quiet: 0, reopenWindow: options.reopenRecords ?? 10_000 };
+  const assembler: AssemblerOptions = { rule: 'structural', quiet: 0, reopenWindow: options.reopenRecords ?? 1000 };
   if (options.maxOpenTraces !== undefined) assembler.maxOpenTraces = options.maxOpenTraces;
   if (options.maxOpenSpans !== undefined) assembler.maxOpenSpans = options.maxOpenSpans;
   if (options.maxOpenBytes !== undefined) assembler.maxOpenBytes = options.maxOpenBytes;

@@ -117,7 +117,7 @@ its magic bytes; directories are read recursively. Span lists saved from Phoenix
 spans by trace and span id.
 Completion: a trace is judged as soon as it is whole (every root span ended, every parent present), the
 rest at the end of input (as "incomplete" when still not whole), so verdicts never depend on read speed and
---shard adds up to the unsharded run. Spans that arrive later for a judged trace (within 10,000 records)
+--shard adds up to the unsharded run. Spans that arrive later for a judged trace (within 1,000 records)
 re-open it: a superseding verdict line (supersedes: true) follows, and only the last one counts. Memory is
 bounded by the estimated bytes of open traces (--max-open-bytes).
 Matching: runspec.eval.case_id on the trace, else a case's [match] rule (prompt regex / attributes);
