@@ -83,7 +83,7 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   const byCase = new Map<Case, Toolset>();
   for (const c of cases) byCase.set(c, await load(toolsetSpecFor(c, toolsetSpec, env, config)));
   const ruleToolset = toolsetSpec ? await load(toolsetSpec) : undefined;
-  if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; those checks are skipped');
+  if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; without it those rules are unscorable (the check cannot be judged)');
   const toolMode = firstSet<ToolMode | undefined>(flags.toolMode, undefined, config.llm?.tool_mode, undefined).value;
   const scorer: TraceScorerOptions = { cases, rules, toolsetFor: (c) => byCase.get(c) };
   if (ruleToolset) scorer.toolset = ruleToolset;
