@@ -275,12 +275,15 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
     },
     takeComplete(now) {
       expire(now);
+      // Structural: a trace becomes whole only when a span arrives, and is handed out right then.
+      if (rule === 'structural') return [];
       const out: AssembledTrace[] = [];
-      for (const t of [...open.values()]) {
+      // Least recently updated first: once one has not been quiet long enough, none after it has. (Deleting
+      // the entry being visited is safe during Map iteration.)
+      for (const t of open.values()) {
         const idle = now - t.lastUpdate;
-        if (rule === 'structural') {
-          if (isWhole(t)) out.push(hand(t, false, now));
-        } else if ((isWhole(t) && idle >= quiet) || idle >= orphanQuiet) out.push(hand(t, false, now));
+        if (idle < quiet) break;
+        if (isWhole(t) || idle >= orphanQuiet) out.push(hand(t, false, now));
       }
       return out;
     },
