@@ -103,3 +103,16 @@ describe('unscorable samples in aggregates', () => {
     expect([s.scoredSamples, s.passedSamples, s.unscorableSamples, s.erroredSamples, s.byCategory.unscorable]).toEqual([2, 1, 1, 0, 1]);
   });
 });
+
+describe('run --fail-on-unscorable', () => {
+  it('turns an unscorable sample into exit 1 only when asked', async () => {
+    const { exitCodeOf } = await import('../../src/app/run-suite.js');
+    const c = makeCase({ runspec: { tool: ['restart-service'], args: { service: eq('nginx') } } });
+    const ok = { status: 'scored' as const, sample: 0, verdict: scoreRun(c, decide([{ name: 'restart-service', arguments: { host: 'web-01', service: 'nginx' } }]), { toolset: fleet }), elapsedMs: 1, tokens: 0 };
+    const blind = { status: 'scored' as const, sample: 1, verdict: scoreRun(c, decide([{ name: 'restart-service', absent: true }]), { toolset: fleet }), elapsedMs: 1, tokens: 0 };
+    const result = aggregateCase(c, [ok, blind], { threshold: 1 });
+    const r = { interrupted: false, infraFailed: [], badInput: undefined, results: [result] };
+    expect(exitCodeOf(r)).toBe(0);
+    expect(exitCodeOf(r, { failOnUnscorable: true })).toBe(1);
+  });
+});

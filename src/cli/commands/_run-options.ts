@@ -65,6 +65,7 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--samples <n>', 'samples per case (a case\'s own count wins)', positiveInt)
     .option('--threshold <t>', 'pass rate every case must reach (0..1)', ratio)
     .option('--validate-args', 'check arguments against the toolset (bounce buckets)')
+    .option('--fail-on-unscorable', 'exit 1 when any sample is unscorable (a check the case needs could not be judged)')
     .option('--concurrency <n>', 'case samples in flight at once', positiveInt)
     .option('--max-turns <n>', 'model turns per case run', positiveInt)
     .option('--system-prompt <file>', 'system prompt text file')
