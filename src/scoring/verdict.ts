@@ -281,6 +281,17 @@ interface CheckSink {
   notCheckable: (check: string, missing: string, expected?: unknown) => void;
 }
 
+/** Arguments the provider adapter could not parse (`{ _raw: text }`). */
+function isMalformedCall(args: Record<string, unknown> | undefined): args is { _raw: unknown } {
+  const keys = args ? Object.keys(args) : [];
+  return keys.length === 1 && keys[0] === '_raw';
+}
+
+function snippet(v: unknown): string {
+  const text = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+}
+
 function checkTerminal(
   spec: NonNullable<Case['runspec']>,
   terminal: ResolvedCall,
@@ -322,7 +333,11 @@ function checkTerminal(
       if (!ok) fail('wrong_host', `expected host ${spec.host}, got ${terminal.host ?? 'no host'}`);
     }
   }
-  if (spec.args) {
+  if (spec.args && isMalformedCall(terminal.args)) {
+    // Not "arg X: missing": the model did send arguments, just not as JSON.
+    judged('args', false, 'valid JSON arguments', 'malformed');
+    fail('wrong_args', `malformed call: the arguments are not valid JSON (${snippet(terminal.args._raw)})`);
+  } else if (spec.args) {
     const target = call ?? { arguments: terminal.args };
     const recorded = opts.recordedArgs;
     if (call && argsMissingReason(call, opts.hashKey) && recorded && recorded.expectationsHash === expectationsHash(spec.args)) {
