@@ -373,6 +373,8 @@ export interface SummaryCollector {
 }
 
 const MAX_EXAMPLES = 20;
+const MAX_REASONS = 100;
+const OTHER_REASONS = 'other reasons (more than 100 distinct)';
 /** Outcomes remembered for superseding (the assembler forgets judged traces sooner). */
 const MAX_REMEMBERED = 20_000;
 
@@ -407,8 +409,11 @@ export function createSummaryCollector(): SummaryCollector {
     s.traces += sign;
     if (o.kind === 'uninterpretable') {
       s.uninterpretable += sign;
-      s.uninterpretableReasons[o.reason] = (s.uninterpretableReasons[o.reason] ?? 0) + sign;
-      if (s.uninterpretableReasons[o.reason] === 0) delete s.uninterpretableReasons[o.reason];
+      // Reasons can name span ids: past MAX_REASONS distinct ones, the rest share one bucket (bounded memory).
+      const known = Object.hasOwn(s.uninterpretableReasons, o.reason) || Object.keys(s.uninterpretableReasons).length < MAX_REASONS;
+      const key = known ? o.reason : OTHER_REASONS;
+      s.uninterpretableReasons[key] = (s.uninterpretableReasons[key] ?? 0) + sign;
+      if (s.uninterpretableReasons[key] === 0) delete s.uninterpretableReasons[key];
       return;
     }
     for (const l of o.lines) {
