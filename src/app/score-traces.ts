@@ -14,7 +14,7 @@ import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '
 import { loadToolset } from '../toolset/index.js';
 import { buildSpanAnnotations, createTelemetry, emitVerdictSpan, postSpanAnnotations } from '../telemetry/index.js';
 import { annotationTls } from '../telemetry/telemetry.js';
-import { traceLink } from '../scoring/trace-link.js';
+import { traceLink } from '../core/trace-link.js';
 import type { AnnotationTarget, Telemetry } from '../telemetry/index.js';
 import { loadRulesFile, scoreTraceFiles } from '../traces/index.js';
 import type { ScoreSummary, TraceOutcome, TraceRule, TraceScorerOptions, TraceVerdictLine } from '../traces/index.js';

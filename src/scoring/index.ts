@@ -14,5 +14,3 @@ export { unscorableReason } from './verdict.js';
 export { summarize, sampleScore } from './summary.js';
 export type { SuiteSummary, GroupRollup } from './summary.js';
 export { contentFreeReason } from './content-free.js';
-export { traceLink, langsmithRunId } from './trace-link.js';
-export type { TraceLinkInput } from './trace-link.js';

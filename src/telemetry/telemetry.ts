@@ -2,7 +2,7 @@
 // the OTLP exporter (http/protobuf by default, which Phoenix requires, or http/json) or the embedded
 // JSON-lines file sink. Telemetry failures warn once and are dropped: they never change a verdict, an exit
 // code or the results file, and shutdown returns within the export timeout even if the collector hangs.
-import { traceLink } from '../scoring/trace-link.js';
+import { traceLink } from '../core/trace-link.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tracer } from '@opentelemetry/api';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { langsmithRunId, traceLink } from '../../src/scoring/trace-link.js';
+import { langsmithRunId, traceLink } from '../../src/core/trace-link.js';
 
 describe('trace_url templates', () => {
   it('fills every placeholder, URL-encoded, and leaves a template without a span to no link', () => {

@@ -1,5 +1,5 @@
-// `[telemetry] trace_url`: a verdict's trace id and root span id made into a link. Lives beside scoring
-// because both `traces/` (score output) and `report/` (run reports) render it.
+// `[telemetry] trace_url`: a verdict's trace id and root span id made into a link. One owner in core
+// because both `app/` (score output) and `telemetry/` (the live run's verdicts) fill it in.
 
 /** What a link template can name. */
 export interface TraceLinkInput {
