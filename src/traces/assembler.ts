@@ -91,8 +91,8 @@ interface OpenTrace {
   spans: Map<string, SpanRecord>;
   logs: LogRecordEntry[];
   lastUpdate: number;
-  /** Parentless spans not yet ended. */
-  openRoots: number;
+  /** Root spans (no parent, or a remote one) not yet ended. */
+  openRoots: Set<string>;
   roots: number;
   /** Spans whose parent has not arrived, by the missing parent id. */
   waiting: Map<string, number>;
@@ -104,6 +104,8 @@ interface OpenTrace {
 }
 
 const SPAN_OVERHEAD_BYTES = 200;
+/** OTLP SpanKind SERVER (2) and CONSUMER (5): entry points of a service, typically with a remote parent. */
+const REMOTE_ENTRY_KINDS = new Set([2, 5]);
 
 /** A cheap estimate of a span's retained size: ids, name, attribute keys and string values. */
 function spanBytes(span: SpanRecord): number {
@@ -147,7 +149,7 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
     completed.add(traceId);
     if (completed.size > rememberCompleted) completed.delete(completed.values().next().value as string);
   };
-  const isWhole = (t: OpenTrace): boolean => t.roots > 0 && t.openRoots === 0 && t.unresolved === 0;
+  const isWhole = (t: OpenTrace): boolean => t.roots > 0 && t.openRoots.size === 0 && t.unresolved === 0;
   const release = (t: OpenTrace): void => {
     retained.delete(t.traceId);
     bytes -= t.bytes;
@@ -185,7 +187,7 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
         reopenedTraces++;
         t = again;
       } else if (completed.has(traceId)) return undefined;
-      else t = { traceId, spans: new Map(), logs: [], lastUpdate: now, openRoots: 0, roots: 0, waiting: new Map(), unresolved: 0, bytes: 0, reopened: false, judgedAt: 0 };
+      else t = { traceId, spans: new Map(), logs: [], lastUpdate: now, openRoots: new Set(), roots: 0, waiting: new Map(), unresolved: 0, bytes: 0, reopened: false, judgedAt: 0 };
     }
     t.lastUpdate = now;
     open.set(traceId, t);
@@ -195,7 +197,7 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
     const prior = t.spans.get(span.spanId);
     if (prior) {
       // The same span again (a retry, or an update that ended it): replace, keep the structure counts.
-      if (prior.parentSpanId === undefined && prior.endTimeMs === undefined && span.endTimeMs !== undefined) t.openRoots--;
+      if (span.endTimeMs !== undefined) t.openRoots.delete(span.spanId);
       t.spans.set(span.spanId, span);
       return;
     }
@@ -208,9 +210,11 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
     const size = spanBytes(span);
     t.bytes += size;
     bytes += size;
-    if (span.parentSpanId === undefined) {
+    if (span.parentSpanId === undefined || (REMOTE_ENTRY_KINDS.has(span.kind) && !t.spans.has(span.parentSpanId))) {
+      // A SERVER / CONSUMER span whose parent is not here was called from another service, whose spans
+      // may never be collected: it is this trace's local root, not a span waiting for its parent.
       t.roots++;
-      if (span.endTimeMs === undefined) t.openRoots++;
+      if (span.endTimeMs === undefined) t.openRoots.add(span.spanId);
     } else if (!t.spans.has(span.parentSpanId)) {
       t.waiting.set(span.parentSpanId, (t.waiting.get(span.parentSpanId) ?? 0) + 1);
       t.unresolved++;

@@ -136,6 +136,10 @@ describe('assembler', () => {
     expect(a.addSpans([s(5, 'b', 'r')], 2)).toEqual([]);
     const out = a.addSpans([s(5, 'r')], 3);
     expect(out.map((t) => [t.spans.length, t.complete])).toEqual([[3, true]]);
+    // A SERVER span whose caller (another service) is not collected is this trace's local root.
+    const server = { ...s(11, 'srv', 'remote'), kind: 2 };
+    expect(a.addSpans([s(11, 'c', 'srv')], 4)).toEqual([]);
+    expect(a.addSpans([server], 4).map((t) => [t.traceId, t.complete])).toEqual([[traceId(11), true]]);
     // A root that has not ended keeps it open; the end of input hands it out as incomplete.
     expect(a.addSpans([s(6, 'r', undefined, false)], 4)).toEqual([]);
     expect(a.flush().map((t) => [t.traceId, t.complete])).toEqual([[traceId(6), false]]);
