@@ -118,7 +118,8 @@ file exporter's json format), or its proto format (4-byte big-endian length pref
 its magic bytes; directories are read recursively. Span lists saved from Phoenix's REST API
 (GET /v1/projects/{p}/spans, or .../spans/otlpv1) are read too. Log records with event.name gen_ai.choice join their
 spans by trace and span id.
-Completion: a trace is judged as soon as it is whole (every root span ended, every parent present), the
+Completion: a trace is judged as soon as it is whole (every root span ended, every parent present; a
+SERVER/CONSUMER span called from an uncollected service counts as a root), the
 rest at the end of input (as "incomplete" when still not whole), so verdicts never depend on read speed and
 --shard adds up to the unsharded run. Spans that arrive later for a judged trace (within 1,000 records)
 re-open it: a superseding verdict line (supersedes: true) follows, and only the last one counts. Memory is
