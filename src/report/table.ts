@@ -1,6 +1,6 @@
 // The terminal table: verdict, tool, command, autonomy, host, pass rate and reason per case, then the summary.
 import type { ResultsDocument } from '../scoring/index.js';
-import { caseViews, categoryCounts, formatInt, lastIteration, percent, thresholdText, titleOf, type CaseView } from './_present.js';
+import { caseViews, categoryCounts, formatInt, gateText, hasPassK, lastIteration, passKText, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 
 /** Options of {@link renderTable}. */
 export interface TableOptions {
@@ -69,6 +69,15 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
   lines.push(paint(ANSI.dim, formatRow(header)));
   views.forEach((v, i) => lines.push(formatRow(rows[i]!, v)));
   lines.push('');
+  if (hasPassK(views)) {
+    const idWidth = Math.min(MAX_COLUMN, Math.max(...views.map((v) => v.caseId.length)));
+    lines.push(paint(ANSI.dim, 'pass@k / pass^k (unbiased; errored samples left out of n)'));
+    for (const v of views) {
+      const bits = [passKText(v.entry), gateText(v.entry) && `gate ${gateText(v.entry)}`].filter(Boolean).join(' · ');
+      lines.push(`  ${cut(v.caseId, idWidth).padEnd(idWidth)}  ${bits || '-'}`);
+    }
+    lines.push('');
+  }
   const agg = lastIteration(doc)?.aggregate;
   if (agg) {
     const verdictLine = agg.all_meet_threshold

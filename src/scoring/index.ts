@@ -7,7 +7,7 @@ export { replioMetrics, checkVerifier, countRedundant } from './replio.js';
 export type { VerifierFailure } from './replio.js';
 export { scoreRun, PRECEDENCE } from './verdict.js';
 export type { ScoreOptions } from './verdict.js';
-export { wilsonInterval, passAtK, passHatK, aggregateCase, meetsThreshold, Z_95 } from './samples.js';
+export { wilsonInterval, passAtK, passHatK, passKValues, evaluateGate, aggregateCase, meetsThreshold, Z_95, type AggregateOptions } from './samples.js';
 export { summarize, sampleScore } from './summary.js';
 export type { SuiteSummary, GroupRollup } from './summary.js';
 export {

@@ -76,6 +76,20 @@ export interface CaseMatchRule {
 
 export type PermissionAction = 'allow' | 'deny' | 'ask';
 
+export type GateMetric = 'pass@k' | 'pass^k' | 'pass_rate';
+export type GateOperator = '>=' | '>' | '<=' | '<' | '==';
+
+/** A per-case gate such as `pass@3 >= 0.9`: when set, it decides whether the case meets its bar. */
+export interface CaseGate {
+  metric: GateMetric;
+  /** k of pass@k / pass^k. */
+  k?: number;
+  op: GateOperator;
+  value: number;
+  /** Canonical text, e.g. "pass@3 >= 0.9". */
+  text: string;
+}
+
 export interface CaseSettings {
   /** Case-level sample count (runspec `samples`, turnstone `n_runs`). */
   samples?: number;
@@ -83,6 +97,8 @@ export interface CaseSettings {
   suiteSamples?: number;
   maxTurns?: number;
   threshold?: number;
+  /** The case's gate (`gate = "pass@3 >= 0.9"`); replaces the threshold check when set. */
+  gate?: CaseGate;
   /** Category → action, merged over the engine defaults (replio `tool_permission`). */
   toolPermission?: Record<string, PermissionAction>;
   /** Tool names denied in addition (replio `tools_deny`). */

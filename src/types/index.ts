@@ -3,8 +3,11 @@ export type {
   ArgExpectation,
   Autonomy,
   Case,
+  CaseGate,
   CaseMatchRule,
   CaseMode,
+  GateMetric,
+  GateOperator,
   CaseSettings,
   Dialect,
   ExpectedAction,
@@ -43,6 +46,8 @@ export type {
 export { VERDICT_CATEGORIES } from './verdict.js';
 export type {
   CaseResult,
+  GateResult,
+  PassKValue,
   Expected,
   MatchScore,
   Observed,

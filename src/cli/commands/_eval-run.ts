@@ -11,6 +11,7 @@ import { firstSet } from '../../config/setting.js';
 import { EXIT_CODES, RunspecError, UsageError, type ErrorCode } from '../../errors.js';
 import type { Case, CaseResult, ToolMode, Toolset } from '../../types/index.js';
 import { discoverFixtures, loadCasesFromPaths, selectCases } from '../../fixtures/index.js';
+import { parseGate } from '../../fixtures/gate.js';
 import { loadToolset } from '../../toolset/index.js';
 import { resolveProvider, type Provider } from '../../providers/index.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../../engine/suite-runner.js';
@@ -266,6 +267,8 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
       toolMode,
       samples: flags.samples,
       threshold,
+      ...(flags.passK ? { passK: flags.passK } : {}),
+      ...(flags.gate ? { gate: parseGate(flags.gate) } : {}),
       validateArgs: !!flags.validateArgs,
       concurrency,
       maxTurns: flags.maxTurns,

@@ -5,6 +5,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ToolMode } from '../../types/index.js';
 import type { CliContext } from '../context.js';
+import { GATE_SYNTAX, parseGate } from '../../fixtures/gate.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'junit', 'md', 'html'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -27,6 +28,8 @@ export interface RunFlags {
   toolMode?: ToolMode;
   samples?: number;
   threshold?: number;
+  passK?: number[];
+  gate?: string;
   validateArgs?: boolean;
   concurrency?: number;
   maxTurns?: number;
@@ -66,6 +69,15 @@ const oneOf = <T extends string>(values: readonly T[]) => (v: string): T => {
   if (!(values as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected one of ${values.join(', ')} (got ${JSON.stringify(v)})`);
   return v as T;
 };
+const kList = (v: string): number[] => {
+  const parts = v.split(',').map((x) => x.trim());
+  if (parts.some((x) => !/^\d+$/.test(x) || Number(x) < 1)) throw new InvalidArgumentError(`expected a comma-separated list of positive integers such as 1,3,5 (got ${JSON.stringify(v)})`);
+  return [...new Set(parts.map(Number))].sort((a, b) => a - b);
+};
+const gateText = (v: string): string => {
+  if (!parseGate(v)) throw new InvalidArgumentError(`${GATE_SYNTAX} (got ${JSON.stringify(v)})`);
+  return v;
+};
 const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
 
 /** Case selection flags. */
@@ -96,6 +108,8 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--tool-mode <mode>', 'tool layout: dedup, per_host or search', oneOf(TOOL_MODES))
     .option('--samples <n>', 'samples per case (a case\'s own count wins)', positiveInt)
     .option('--threshold <t>', 'pass rate every case must reach (0..1)', ratio)
+    .option('--pass-k <list>', 'report pass@k and pass^k for these k (comma-separated, e.g. 1,3,5)', kList)
+    .option('--gate <expr>', 'gate for cases without their own, replacing --threshold (e.g. "pass@3 >= 0.9")', gateText)
     .option('--validate-args', 'check arguments against the toolset (bounce buckets)')
     .option('--concurrency <n>', 'case samples in flight at once', positiveInt)
     .option('--max-turns <n>', 'model turns per case run', positiveInt)
