@@ -132,3 +132,138 @@ export function matchArgs(
 export function describeArgFailures(failures: readonly ArgFailure[]): string {
   return failures.map((f) => `arg ${f.arg}: ${f.reason}`).join('; ');
 }
+
+// ---- equality modes: tolerant (above) and BFCL's checker ----
+
+/** How expected values compare with observed ones. */
+export type EqualityMode = 'tolerant' | 'bfcl';
+
+/** The declared JSON Schema of one parameter, as far as the BFCL rules consult it. */
+export interface ParamSchema {
+  type?: unknown;
+  items?: unknown;
+}
+
+function isPlainRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * BFCL's string normalisation: drop spaces and `,./-_*^`, lowercase, single quotes as double quotes,
+ * so "April 1, 2024" equals "april 1 2024".
+ *
+ * @example bfclStandardize('New York, NY') // 'newyorkny'
+ */
+export function bfclStandardize(text: string): string {
+  return text.replace(/[ ,./\-_*^]/g, '').toLowerCase().replace(/'/g, '"');
+}
+
+/** Python-style `==` on JSON values: numbers by value, arrays in order, objects by keys. */
+function sameJson(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+function stdIfString(v: unknown): unknown {
+  return typeof v === 'string' ? bfclStandardize(v) : v;
+}
+
+function jsonTypeOf(schema: ParamSchema | undefined, acceptable: readonly unknown[]): string | undefined {
+  const t = schema?.type;
+  if (typeof t === 'string') return t;
+  // No declared type: take the type of the first acceptable value, as BFCL's variable rule does.
+  const sample = acceptable.find((v) => v !== '');
+  if (sample === undefined) return undefined;
+  if (typeof sample === 'string') return 'string';
+  if (typeof sample === 'boolean') return 'boolean';
+  if (typeof sample === 'number') return Number.isInteger(sample) ? 'integer' : 'number';
+  if (Array.isArray(sample)) return 'array';
+  if (isPlainRecord(sample)) return 'object';
+  return undefined;
+}
+
+function hasType(value: unknown, type: string): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'number':
+      // BFCL accepts an int where a float is expected.
+      return typeof value === 'number';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isPlainRecord(value);
+    default:
+      return true;
+  }
+}
+
+/** BFCL's dict rule: every given key is expected and its value acceptable; a left-out key must be optional. */
+function bfclDictMatches(actual: Record<string, unknown>, answer: unknown): boolean {
+  if (!isPlainRecord(answer)) return false;
+  for (const [key, value] of Object.entries(actual)) {
+    const allowed = answer[key];
+    if (!Array.isArray(allowed)) return false;
+    if (!allowed.some((a) => sameJson(stdIfString(a), stdIfString(value)))) return false;
+  }
+  for (const [key, allowed] of Object.entries(answer)) {
+    if (!Object.hasOwn(actual, key) && !(Array.isArray(allowed) && allowed.includes(''))) return false;
+  }
+  return true;
+}
+
+/**
+ * One argument under BFCL's checker rules (bfcl_eval ast_checker, read 2026): the value must have the
+ * declared type (an int is accepted for a float; a value of the acceptable answers' own type is taken
+ * as a variable and compared as is); strings compare after {@link bfclStandardize}; lists compare in
+ * order with string items standardised; dicts key by key against each acceptable dict (a key's
+ * acceptable values are a list, `""` marks it optional); a list of dicts item by item.
+ *
+ * @example bfclArgMatch(['New York, NY'], 'new york ny', { type: 'string' }) // { ok: true }
+ * @example bfclArgMatch([5.0], 5, { type: 'number' }) // { ok: true }
+ */
+export function bfclArgMatch(acceptable: readonly unknown[], actual: unknown, schema?: ParamSchema): ArgMatch {
+  const want = `one of ${showValue(acceptable.filter((v) => v !== ''))}`;
+  const type = jsonTypeOf(schema, acceptable);
+  const bad = (why: string): ArgMatch => ({ ok: false, reason: `${why} (BFCL rules)` });
+  if (type !== undefined && !hasType(actual, type)) {
+    const sample = acceptable.find((v) => v !== '');
+    const variable = sample !== undefined && typeof sample === typeof actual && Array.isArray(sample) === Array.isArray(actual);
+    if (!variable) return bad(`expected type ${type}, got ${showValue(actual)}`);
+    return acceptable.some((a) => sameJson(a, actual)) ? { ok: true } : bad(`expected ${want}, got ${showValue(actual)}`);
+  }
+  const items = isPlainRecord(schema?.items) ? schema.items : undefined;
+  if (type === 'array' && Array.isArray(actual) && typeof items?.type === 'string' && items.type !== 'object') {
+    const itemType = items.type;
+    if (!actual.every((x) => hasType(x, itemType))) return bad(`expected a list of ${itemType}, got ${showValue(actual)}`);
+  }
+  let ok: boolean;
+  if (type === 'object' && isPlainRecord(actual)) {
+    ok = acceptable.some((a) => a !== '' && bfclDictMatches(actual, a));
+  } else if (type === 'array' && Array.isArray(actual) && items?.type === 'object') {
+    ok = acceptable.some((a) => Array.isArray(a) && a.length === actual.length && actual.every((x, i) => isPlainRecord(x) && bfclDictMatches(x, a[i])));
+  } else if (typeof actual === 'string') {
+    const s = bfclStandardize(actual);
+    // BFCL compares against every string answer, "" included: passing "" for an optional string is accepted.
+    ok = acceptable.some((a) => typeof a === 'string' && bfclStandardize(a) === s);
+  } else if (Array.isArray(actual)) {
+    const std = actual.map(stdIfString);
+    ok = acceptable.some((a) => Array.isArray(a) && sameJson(a.map(stdIfString), std));
+  } else {
+    ok = acceptable.some((a) => a !== '' && sameJson(a, actual));
+  }
+  return ok ? { ok: true } : bad(`expected ${want}, got ${showValue(actual)}`);
+}
+
+/**
+ * One argument against a list of acceptable values under an equality mode: `tolerant` (any value
+ * {@link tolerantEquals} one of them) or `bfcl` ({@link bfclArgMatch}).
+ */
+export function acceptableArgMatch(mode: EqualityMode, acceptable: readonly unknown[], actual: unknown, schema?: ParamSchema): ArgMatch {
+  if (mode === 'bfcl') return bfclArgMatch(acceptable, actual, schema);
+  const values = acceptable.filter((v) => v !== '');
+  return values.some((v) => tolerantEquals(v, actual)) ? { ok: true } : { ok: false, reason: `expected one of ${showValue(values)}, got ${showValue(actual)}` };
+}

@@ -11,6 +11,7 @@
 // | 6  | wrong_command                 | expect_command                                 | subcommand path differs (space-joined, trimmed, ci) |
 // | 7  | wrong_host                    | expect_host                                    | host/group differs (trimmed, case-insensitive)      |
 // | 8  | wrong_args                    | expect_args                                    | an expected arg is missing or does not match        |
+// |    | wrong_tool / wrong_args / too_many_calls / too_few_calls | expect_calls        | the first tool-calling response's calls differ (expect-calls.ts) |
 // | 9  | wrong_autonomy                | expect_autonomy                                | the call would gate at another level                |
 // | 10 | missing_required … bad_command| validateArgs and a toolset                     | the preflight validator would bounce the call       |
 // | 11 | json_dump                     | replio / turnstone expectations                | a later check fails and the final text is a dump    |
@@ -38,6 +39,7 @@ import type {
   VerdictCategory,
 } from '../types/index.js';
 import { describeArgFailures, matchArgs } from './arg-match.js';
+import { checkExpectedCalls } from './expect-calls.js';
 import { detectJsonDump } from './json-dump.js';
 import { scoreMatch } from './match-modes.js';
 import { checkVerifier, replioMetrics } from './replio.js';
@@ -138,7 +140,7 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
       if (forbidden.length) fail('forbidden_tool', `called forbidden tool ${forbidden.join(', ')}`);
       else if (spec.forbidTools?.length) passReason = 'called no forbidden tool';
       const asserts =
-        !!spec.tool?.length || spec.command !== undefined || spec.host !== undefined || spec.autonomy !== undefined || !!spec.args;
+        !!spec.tool?.length || spec.command !== undefined || spec.host !== undefined || spec.autonomy !== undefined || !!spec.args || !!spec.calls;
       if (!terminal) {
         if (asserts) {
           const want = spec.tool?.length ? `a call to ${spec.tool.join(' or ')}` : 'a runnable call';
@@ -147,6 +149,14 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
         }
       } else {
         checkTerminal(spec, terminal, autonomy, opts, fail);
+        if (spec.calls) {
+          // Every runnable call of the response that held the terminal call (parallel calls), in order.
+          const at = terminalIndex >= 0 ? terminalIndex : resolvedAll.indexOf(terminal);
+          const index = records[at]?.modelCallIndex;
+          const raw = records.filter((r, i) => (at < 0 ? i === 0 : r.modelCallIndex === index) && !resolvedAll[i]?.discovery).map((r) => r.call);
+          const problem = checkExpectedCalls({ expected: spec.calls, raw: raw.length ? raw : [run.terminal?.call ?? records[0]!.call], mode: spec.equality ?? 'tolerant', ...(c.tools ? { tools: c.tools } : {}), ...(opts.toolset ? { toolset: opts.toolset } : {}) });
+          if (problem) fail(problem.category, problem.reason);
+        }
         const did = `called ${callLabel(terminal)}${observed.command ? ` ${observed.command}` : ''}${observed.host ? ` on ${observed.host}` : ''}${autonomy ? ` (${autonomy})` : ''}`;
         passReason = asserts ? `${did} as expected` : spec.forbidTools?.length ? `${did}, no forbidden tool` : did;
       }

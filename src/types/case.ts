@@ -26,6 +26,25 @@ export interface SourceLocation {
   source: FixtureSource;
 }
 
+/** How expected argument values compare with observed ones: `tolerant` (the default) or BFCL's checker rules. */
+export type EqualityMode = 'tolerant' | 'bfcl';
+
+/**
+ * One call of `expect_calls`: the tool and, per argument, the list of acceptable values (BFCL's
+ * possible-answer form); an empty string in the list means the argument may be left out.
+ */
+export interface ExpectedCall {
+  tool: string;
+  args: Record<string, unknown[]>;
+}
+
+/** A tool a case carries itself (OpenAI function shape: name, description, JSON Schema parameters). */
+export interface CaseTool {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+}
+
 export interface RunspecExpectation {
   /** Acceptable runnable names (expect_tool may be a string or a list). */
   tool?: string[];
@@ -36,6 +55,13 @@ export interface RunspecExpectation {
   autonomy?: Autonomy;
   noRun?: boolean;
   forbidTools?: string[];
+  /**
+   * The exact set of calls of the first terminal response, in any order (BFCL parallel), each with
+   * exactly these arguments: no other argument, none missing unless optional.
+   */
+  calls?: ExpectedCall[];
+  /** How `calls` compares argument values. @default 'tolerant' */
+  equality?: EqualityMode;
 }
 
 export interface ReplioVerifier {
@@ -122,6 +148,8 @@ export interface Case {
   turnstone?: TurnstoneExpectation;
   match?: CaseMatchRule;
   settings: CaseSettings;
+  /** Tools the case offers itself (a suite written by `import bfcl`); used when no --toolset is given. */
+  tools?: CaseTool[];
 }
 
 /** A `[[suite]]` of runspec_evals.toml, or a suite implied by a fixture file. */

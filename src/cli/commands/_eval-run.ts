@@ -13,6 +13,7 @@ import type { Case, CaseResult, ToolMode, Toolset } from '../../types/index.js';
 import { discoverFixtures, loadCasesFromPaths, selectCases } from '../../fixtures/index.js';
 import { parseGate } from '../../fixtures/gate.js';
 import { loadToolset } from '../../toolset/index.js';
+import { parseToolsetText } from '../../toolset/file.js';
 import { resolveProvider, type Provider } from '../../providers/index.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../../engine/suite-runner.js';
 import { openResultsLog, readResultsLog, resultsPaths, writeFileAtomic, type ResultsLogHeader } from '../../report/results-file.js';
@@ -106,10 +107,14 @@ export async function loadToolsets(ctx: CliContext, project: LoadedProject, case
   const bySpec = new Map<string, Toolset>();
   const byCase = new Map<string, Toolset>();
   for (const c of cases) {
-    const spec = toolsetSpecFor(c, flag, project.env, project.config);
+    // A case that carries its own tools (`import bfcl`) uses them unless --toolset or RUNSPEC_TOOLSET says otherwise.
+    const own = c.tools && flag === undefined && project.env.get('RUNSPEC_TOOLSET') === undefined;
+    const spec = own ? `case-tools:${JSON.stringify(c.tools)}` : toolsetSpecFor(c, flag, project.env, project.config);
     let ts = bySpec.get(spec);
     if (!ts) {
-      ts = await loadToolset(spec, { projectDir: ctx.projectDir, env: project.env.raw });
+      ts = own
+        ? parseToolsetText(JSON.stringify(c.tools), `${c.source.file}: case ${c.id}: tools`, 'json')
+        : await loadToolset(spec, { projectDir: ctx.projectDir, env: project.env.raw });
       bySpec.set(spec, ts);
     }
     byCase.set(c.id, ts);
