@@ -56,8 +56,24 @@ export interface TelemetryConfig {
   apiKeyEnv: string;
   /** The key read from `apiKeyEnv` (secret: never print). */
   apiKey?: string;
+  /** LangSmith native feedback, when `[telemetry.langsmith] feedback = true` or the flag asks for it. */
+  langsmith?: LangSmithFeedbackConfig;
   /** Where each setting came from, for `--print-config`. */
   sources: Record<'enabled' | 'captureContent' | 'annotations' | 'endpoint' | 'protocol' | 'timeoutMs', Source>;
+}
+
+/** The default LangSmith API base, as LangSmith's SDKs use it when LANGSMITH_ENDPOINT is unset. */
+export const LANGSMITH_DEFAULT_ENDPOINT = 'https://api.smith.langchain.com';
+
+export interface LangSmithFeedbackConfig {
+  /** API base: LANGSMITH_ENDPOINT > runspec.toml > https://api.smith.langchain.com. */
+  endpoint: string;
+  /** From LANGSMITH_API_KEY (or `api_key_env`); secret: never print. */
+  apiKey?: string;
+  /** @default 60000 */
+  maxWaitMs: number;
+  /** First retry backoff. @default 1000 */
+  backoffMs?: number;
 }
 
 export interface TelemetryFlags {
@@ -69,6 +85,10 @@ export interface TelemetryFlags {
   annotations?: boolean;
   /** `--endpoint` (run) / `--otlp-endpoint` (score): a traces URL (a bare origin gets `/v1/traces`). */
   endpoint?: string;
+  /** `--langsmith-feedback` / `--no-langsmith-feedback`. */
+  langsmithFeedback?: boolean;
+  /** Feedback on traces exported elsewhere (`score --annotate`): no OTLP endpoint needed. */
+  feedbackOnly?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -185,7 +205,13 @@ export function resolveTelemetryConfig(input: {
   ) {
     exporter.headers.authorization = `Bearer ${apiKey}`;
   }
+  let langsmith = resolveLangSmith(flags, env, file.langsmith, place);
+  if (langsmith && enabled.value && exporter.kind === 'file' && !flags.feedbackOnly) {
+    warn('telemetry: LangSmith feedback needs the traces exported to LangSmith (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=…/otel/v1/traces); skipped');
+    langsmith = undefined;
+  }
   return {
+    ...(langsmith !== undefined ? { langsmith } : {}),
     enabled: enabled.value,
     captureContent: captureContent.value,
     annotations: annotations.value && annotationsUrl !== undefined,
@@ -205,6 +231,32 @@ export function resolveTelemetryConfig(input: {
       protocol: protocol.source,
       timeoutMs: timeoutMs.source,
     },
+  };
+}
+
+function resolveLangSmith(
+  flags: TelemetryFlags,
+  env: Env,
+  file: NonNullable<ConfigFile['telemetry']>['langsmith'],
+  place: (key: string) => string,
+): LangSmithFeedbackConfig | undefined {
+  const on = firstSet(flags.langsmithFeedback, undefined, file?.feedback, false).value;
+  if (!on) return undefined;
+  const keyEnv = file?.api_key_env ?? 'LANGSMITH_API_KEY';
+  if (!ENV_NAME_RE.test(keyEnv)) {
+    throw new ConfigError('CONFIG', `${place('langsmith.api_key_env')}: expected the NAME of an environment variable (got ${JSON.stringify(keyEnv)})`, {
+      hint: 'write api_key_env = "LANGSMITH_API_KEY" and export the key in that variable; keys never go in files',
+    });
+  }
+  // As LangSmith's SDKs read them: LANGSMITH_* first, then the older LANGCHAIN_* names.
+  const endpointValue = env.get('LANGSMITH_ENDPOINT') ?? env.get('LANGCHAIN_ENDPOINT') ?? file?.endpoint ?? LANGSMITH_DEFAULT_ENDPOINT;
+  const endpoint = stripSlash(checkUrl(endpointValue, env.get('LANGSMITH_ENDPOINT') !== undefined ? 'LANGSMITH_ENDPOINT' : place('langsmith.endpoint')));
+  const apiKey = env.get(keyEnv) ?? (file?.api_key_env === undefined ? env.get('LANGCHAIN_API_KEY') : undefined);
+  return {
+    endpoint,
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    maxWaitMs: file?.max_wait_ms ?? 60_000,
+    ...(file?.backoff_ms !== undefined ? { backoffMs: file.backoff_ms } : {}),
   };
 }
 

@@ -25,7 +25,7 @@ export interface Telemetry {
   emitCase(input: Omit<RenderInput, 'captureContent'>): RenderedTrace | undefined;
   /** The tracer, for verdict spans (emitVerdictSpan) and other callers. */
   readonly tracer: Tracer | undefined;
-  /** Export what is buffered, then post pending Phoenix annotations. Never rejects. */
+  /** Export what is buffered, then post pending Phoenix annotations and LangSmith feedback. Never rejects. */
   flush(): Promise<void>;
   /** flush() then close the exporter; returns within the export timeout. Never rejects. */
   shutdown(): Promise<void>;
@@ -126,9 +126,29 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
 
   const flushUntil = async (deadline: number): Promise<void> => {
     await within(provider.forceFlush(), deadline - Date.now(), `export to ${destination}`);
-    if (pending.length === 0 || !config.annotations || config.annotationsUrl === undefined) return;
+    if (pending.length === 0) return;
     const targets = pending;
     pending = [];
+    // LangSmith feedback waits for ingest on its own clock (max_wait_ms), beside the Phoenix post.
+    const feedback = config.langsmith ? postFeedback(config.langsmith, targets) : Promise.resolve();
+    await postAnnotations(targets, deadline);
+    await feedback;
+  };
+
+  const postFeedback = async (ls: NonNullable<TelemetryConfig['langsmith']>, targets: AnnotationTarget[]): Promise<void> => {
+    const { buildLangSmithFeedback, postLangSmithFeedback } = await import('./langsmith.js');
+    const result = await postLangSmithFeedback({
+      endpoint: ls.endpoint,
+      feedback: buildLangSmithFeedback(targets),
+      maxWaitMs: ls.maxWaitMs,
+      ...(ls.apiKey !== undefined ? { apiKey: ls.apiKey } : {}),
+      ...(ls.backoffMs !== undefined ? { backoffMs: ls.backoffMs } : {}),
+    }).catch((err: Error) => ({ posted: 0, warning: `langsmith feedback: ${err.message}` }));
+    if (result.warning !== undefined) warn('feedback', result.warning);
+  };
+
+  const postAnnotations = async (targets: AnnotationTarget[], deadline: number): Promise<void> => {
+    if (!config.annotations || config.annotationsUrl === undefined) return;
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
       warn('annotations', `phoenix annotations: no time left within ${timeoutMs} ms; ${targets.length} verdict annotation(s) not sent`);
@@ -152,7 +172,7 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
       if (closed) return undefined;
       try {
         const rendered = renderRunTrace(tracer, { ...input, captureContent: config.captureContent });
-        if (config.annotations) {
+        if (config.annotations || config.langsmith) {
           pending.push({
             spanId: rendered.rootSpanId,
             caseId: input.case.id,

@@ -228,7 +228,7 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
   const log = openResultsLog(logFile, header);
 
   const telemetryConfig = resolveTelemetryConfig({
-    flags: { telemetry: opts.telemetry ?? flags.telemetry, captureContent: flags.captureContent, annotations: flags.annotations, endpoint: flags.endpoint },
+    flags: { telemetry: opts.telemetry ?? flags.telemetry, captureContent: flags.captureContent, annotations: flags.annotations, endpoint: flags.endpoint, langsmithFeedback: flags.langsmithFeedback },
     env: project.env,
     file: project.config.telemetry,
     projectDir: ctx.projectDir,

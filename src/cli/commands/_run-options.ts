@@ -42,6 +42,7 @@ export interface RunFlags {
   telemetry?: boolean;
   captureContent?: boolean;
   annotations?: boolean;
+  langsmithFeedback?: boolean;
   endpoint?: string;
   keepWorktrees?: boolean;
   script?: string;
@@ -121,6 +122,7 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--no-telemetry', 'emit no traces')
     .option('--capture-content', 'attach prompts, messages and arguments to spans')
     .option('--annotations', 'post verdicts as Phoenix span annotations')
+    .option('--langsmith-feedback', 'post verdicts as LangSmith feedback on each trace\'s run (LANGSMITH_ENDPOINT, LANGSMITH_API_KEY)')
     .option('--endpoint <url>', 'OTLP/HTTP traces endpoint (default: OTEL_* variables, runspec.toml, else .runspec/traces/)')
     .option('--keep-worktrees', 'keep trajectory worktrees for inspection');
   if (opts.script !== false) cmd.option('--script <file>', 'script of the mock provider, or recording of the replay provider');

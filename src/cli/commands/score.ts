@@ -12,7 +12,7 @@ import type { Env } from '../../config/env.js';
 import { loadConfigFile } from '../../config/file.js';
 import type { ConfigFile } from '../../config/file.js';
 import { firstSet } from '../../config/setting.js';
-import { resolveTelemetryConfig } from '../../config/telemetry.js';
+import { resolveTelemetryConfig, type TelemetryConfig } from '../../config/telemetry.js';
 import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../../fixtures/index.js';
 import { loadToolset } from '../../toolset/index.js';
 import { buildSpanAnnotations, createTelemetry, emitVerdictSpan, postSpanAnnotations } from '../../telemetry/index.js';
@@ -43,6 +43,7 @@ export interface TraceScoringFlags {
   rules?: string;
   annotate?: boolean;
   phoenixUrl?: string;
+  langsmithFeedback?: boolean;
   export?: boolean;
   otlpEndpoint?: string;
 }
@@ -60,6 +61,7 @@ export function addTraceScoringOptions(cmd: Command): Command {
     .option('--rules <file>', 'case-less rules (TOML) applied to every trace; see examples/rules.toml')
     .option('--annotate', 'post each verdict to Phoenix as a span annotation on the trace\'s root span')
     .option('--phoenix-url <url>', 'Phoenix base URL for --annotate (default: derived from the telemetry endpoint)')
+    .option('--langsmith-feedback', 'with --annotate, post each verdict as LangSmith feedback on the root span\'s run (LANGSMITH_ENDPOINT, LANGSMITH_API_KEY)')
     .option('--export', 'send one verdict span per scored trace (linked to its root) to the OTLP endpoint')
     .option('--otlp-endpoint <url>', 'OTLP traces endpoint for --export (default: OTEL_EXPORTER_OTLP_* / runspec.toml)');
 }
@@ -124,9 +126,11 @@ function createVerdictSinks(ctx: CliContext, flags: TraceScoringFlags, env: Env,
   let telemetry: Telemetry | undefined;
   let annotationsUrl: string | undefined;
   let apiKey: string | undefined;
+  let langsmith: TelemetryConfig['langsmith'];
   if (flags.export || flags.annotate) {
-    const tflags: { telemetry: boolean; endpoint?: string } = { telemetry: true };
+    const tflags: { telemetry: boolean; endpoint?: string; langsmithFeedback?: boolean; feedbackOnly: boolean } = { telemetry: true, feedbackOnly: true };
     if (flags.otlpEndpoint) tflags.endpoint = flags.otlpEndpoint;
+    if (flags.langsmithFeedback !== undefined) tflags.langsmithFeedback = flags.langsmithFeedback;
     const cfg = resolveTelemetryConfig({ flags: tflags, env, file: config.telemetry, projectDir: ctx.projectDir });
     for (const w of env.warnings) ctx.warn(w);
     env.warnings.length = 0;
@@ -135,9 +139,11 @@ function createVerdictSinks(ctx: CliContext, flags: TraceScoringFlags, env: Env,
       telemetry = createTelemetry(cfg, { onWarning: (w) => ctx.warn(w) });
     }
     if (flags.annotate) {
-      annotationsUrl = flags.phoenixUrl ?? cfg.annotationsUrl;
+      langsmith = cfg.langsmith;
+      // With LangSmith feedback on, Phoenix is posted to only when asked for by URL or [telemetry] eval_annotations.
+      annotationsUrl = flags.phoenixUrl ?? (langsmith && !config.telemetry?.eval_annotations ? undefined : cfg.annotationsUrl);
       apiKey = cfg.apiKey;
-      if (!annotationsUrl) {
+      if (!annotationsUrl && !langsmith) {
         throw new UsageError('USAGE', '--annotate: no Phoenix URL (expected --phoenix-url or a telemetry endpoint)', {
           hint: 'pass --phoenix-url http://127.0.0.1:6006, or set OTEL_EXPORTER_OTLP_ENDPOINT to your Phoenix',
         });
@@ -146,9 +152,21 @@ function createVerdictSinks(ctx: CliContext, flags: TraceScoringFlags, env: Env,
   }
   let pending: AnnotationTarget[] = [];
   const flushAnnotations = async (): Promise<void> => {
-    if (!annotationsUrl || pending.length === 0) return;
+    if (pending.length === 0) return;
     const batch = pending;
     pending = [];
+    if (langsmith) {
+      const { buildLangSmithFeedback, postLangSmithFeedback } = await import('../../telemetry/langsmith.js');
+      const r = await postLangSmithFeedback({
+        endpoint: langsmith.endpoint,
+        feedback: buildLangSmithFeedback(batch),
+        maxWaitMs: langsmith.maxWaitMs,
+        ...(langsmith.apiKey !== undefined ? { apiKey: langsmith.apiKey } : {}),
+        ...(langsmith.backoffMs !== undefined ? { backoffMs: langsmith.backoffMs } : {}),
+      });
+      if (r.warning) ctx.warn(r.warning);
+    }
+    if (!annotationsUrl) return;
     const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: buildSpanAnnotations(batch) };
     if (apiKey) opts.apiKey = apiKey;
     const r = await postSpanAnnotations(opts);
@@ -169,7 +187,7 @@ function createVerdictSinks(ctx: CliContext, flags: TraceScoringFlags, env: Env,
             ctx.warn(`--export: verdict span not emitted (${(err as Error).message})`);
           }
         }
-        if (annotationsUrl) pending.push({ spanId: target.spanId, caseId: v.caseId ?? v.rule ?? v.verdict.caseId, sample: v.verdict.sample, verdict: v.verdict });
+        if (annotationsUrl || langsmith) pending.push({ spanId: target.spanId, caseId: v.caseId ?? v.rule ?? v.verdict.caseId, sample: v.verdict.sample, verdict: v.verdict });
       }
     },
     flushAnnotations,
