@@ -49,7 +49,7 @@ export const ConfigFileSchema = z
       .object({
         enabled: z.boolean().optional(),
         endpoint: z.string().optional(),
-        protocol: z.enum(['http/protobuf', 'http/json']).optional(),
+        protocol: z.enum(['http/protobuf', 'http/json', 'grpc']).optional(),
         capture_content: z.boolean().optional(),
         eval_annotations: z.boolean().optional(),
         annotations_url: z.string().optional(),

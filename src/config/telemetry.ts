@@ -11,7 +11,7 @@ import type { Env } from './env.js';
 import type { ConfigFile } from './file.js';
 import { firstSet, type Source } from './setting.js';
 
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
+export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
 export type OtlpCompression = 'gzip' | 'none';
 
 /** Where spans go: an OTLP/HTTP endpoint, or the embedded OTLP JSON lines file sink. */
@@ -119,13 +119,15 @@ export function resolveTelemetryConfig(input: {
   const captureContent = firstSet(flags.captureContent, captureFromEnv(env, warn), file.capture_content, false);
   const annotations = firstSet(flags.annotations, undefined, file.eval_annotations, false);
 
-  // Endpoint: ours (flag, file) is a traces URL; a bare origin gets /v1/traces for convenience.
-  const flagUrl = flags.endpoint === undefined ? undefined : oursTracesUrl(flags.endpoint, 'endpoint flag');
-  const fileUrl = file.endpoint === undefined ? undefined : oursTracesUrl(file.endpoint, place('endpoint'));
-  const envUrl = envTracesUrl(env, warn);
-  const endpoint = firstSet<string | undefined>(flagUrl, envUrl, fileUrl, undefined);
-
   const protocol = firstSet<OtlpProtocol>(undefined, envProtocol(env, warn), file.protocol, 'http/protobuf');
+  const grpc = protocol.value === 'grpc';
+
+  // Endpoint: ours (flag, file) is a traces URL; a bare origin gets /v1/traces for convenience. Over gRPC
+  // every endpoint is used as given (the spec appends no path for grpc).
+  const flagUrl = flags.endpoint === undefined ? undefined : oursTracesUrl(flags.endpoint, 'endpoint flag', grpc);
+  const fileUrl = file.endpoint === undefined ? undefined : oursTracesUrl(file.endpoint, place('endpoint'), grpc);
+  const envUrl = envTracesUrl(env, warn, grpc);
+  const endpoint = firstSet<string | undefined>(flagUrl, envUrl, fileUrl, undefined);
 
   const envTimeout = envTimeoutMs(env, warn);
   const timeoutMs = firstSet(undefined, envTimeout, file.timeout_ms, DEFAULT_TIMEOUT_MS);
@@ -288,23 +290,25 @@ function checkUrl(value: string, where: string): string {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
     throw new ConfigError('CONFIG', `${where}: expected an http(s) URL (got ${JSON.stringify(value)})`, {
-      hint: 'gRPC is not supported; use the OTLP/HTTP port (4318, or 6006 for Phoenix)',
+      hint: 'write http(s)://host:port; for OTLP/gRPC set OTEL_EXPORTER_OTLP_PROTOCOL=grpc (port 4317)',
     });
   }
   return value;
 }
 
-function oursTracesUrl(value: string, where: string): string {
+function oursTracesUrl(value: string, where: string, grpc = false): string {
   const u = new URL(checkUrl(value, where));
+  if (grpc) return value;
   if (u.pathname === '/' || u.pathname === '') u.pathname = '/v1/traces';
   return u.toString();
 }
 
-function envTracesUrl(env: Env, warn: (m: string) => void): string | undefined {
+function envTracesUrl(env: Env, warn: (m: string) => void, grpc = false): string | undefined {
   const specific = httpUrlFromEnv(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', warn);
   if (specific !== undefined) return specific;
   const base = httpUrlFromEnv(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', warn);
   if (base === undefined) return undefined;
+  if (grpc) return base;
   return base.endsWith('/') ? `${base}v1/traces` : `${base}/v1/traces`;
 }
 
@@ -323,12 +327,8 @@ function envProtocol(env: Env, warn: (m: string) => void): OtlpProtocol | undefi
   for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
     const v = env.get(name);
     if (v === undefined) continue;
-    if (v === 'http/protobuf' || v === 'http/json') return v;
-    warn(
-      v === 'grpc'
-        ? `${name}: grpc is not supported; using http/protobuf (point the endpoint at the OTLP/HTTP port)`
-        : `${name}: expected http/protobuf or http/json (got ${JSON.stringify(v)}); using http/protobuf`,
-    );
+    if (v === 'http/protobuf' || v === 'http/json' || v === 'grpc') return v;
+    warn(`${name}: expected http/protobuf, http/json or grpc (got ${JSON.stringify(v)}); using http/protobuf`);
     return undefined;
   }
   return undefined;

@@ -227,9 +227,14 @@ function createExporter(config: TelemetryConfig, opts: TelemetryOptions): { expo
     httpAgentOptions: { keepAlive: false, ...tls },
   };
   const load =
-    e.protocol === 'http/json'
-      ? async () => new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(options)
-      : async () => new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(options);
+    e.protocol === 'grpc'
+      ? async () => {
+          const { loadGrpcTraceExporter } = await import('./grpc-exporter.js');
+          return loadGrpcTraceExporter({ url: e.url, headers: e.headers, timeoutMillis: config.timeoutMs, compression: e.compression, tls });
+        }
+      : e.protocol === 'http/json'
+        ? async () => new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(options)
+        : async () => new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(options);
   return { exporter: new LazyExporter(load), destination: e.url };
 }
 
