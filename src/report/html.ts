@@ -1,6 +1,6 @@
 // A single self-contained HTML report: inline CSS, no script, no external resource (a CSP meta tag
 // forbids any fetch), so it can be attached to a CI run and opened offline.
-import type { ResultsDocument, RunEntry } from '../scoring/index.js';
+import type { ResultsDocument, RunEntry } from './results.js';
 import { caseViews, categoryCounts, formatInt, gateText, lastIteration, meaningOf, passKText, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 import { escapeXml as esc } from './_escape.js';
 

@@ -10,19 +10,4 @@ export type { ScoreOptions } from './verdict.js';
 export { wilsonInterval, passAtK, passHatK, passKValues, evaluateGate, aggregateCase, meetsThreshold, Z_95, type AggregateOptions } from './samples.js';
 export { summarize, sampleScore } from './summary.js';
 export type { SuiteSummary, GroupRollup } from './summary.js';
-export {
-  buildResultsDocument,
-  caseResultsFromDocument,
-  parseResultsDocument,
-  resultsDocumentSchema,
-  caseEntryOf,
-  runEntryOf,
-  aggregateOf,
-  RESULTS_SCHEMA,
-  resultsJsonSchema,
-  safeUrl,
-} from './results.js';
-export type { ResultsDocument, ResultsMeta, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate } from './results.js';
-export { compareResults } from './compare.js';
-export type { Comparison, ComparisonRow, ComparisonCell } from './compare.js';
 export { contentFreeReason } from './content-free.js';

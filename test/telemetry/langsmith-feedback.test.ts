@@ -7,6 +7,7 @@ import { buildLangSmithFeedback, langsmithRunId, postLangSmithFeedback } from '.
 import { startFakeLangSmith, type FakeLangSmith } from '../helpers/fake-langsmith.js';
 
 const KEY = 'lsv2-test-secret-key';
+const sorted = (xs: string[]): string[] => [...xs].sort((a, b) => a.localeCompare(b));
 
 function sink(): { write(s: string): boolean; text: () => string } {
   let buf = '';
@@ -77,7 +78,7 @@ describe('LangSmith feedback', () => {
     const roots = ls.spans.filter((s) => !s.parentSpanId);
     expect(roots).toHaveLength(2);
     const accepted = ls.accepted();
-    expect(accepted.map((f) => f.run_id).sort()).toEqual(roots.map((s) => `00000000-0000-0000-${s.spanId.slice(0, 4)}-${s.spanId.slice(4)}`).sort());
+    expect(sorted(accepted.map((f) => String(f.run_id)))).toEqual(sorted(roots.map((s) => `00000000-0000-0000-${s.spanId.slice(0, 4)}-${s.spanId.slice(4)}`)));
     // The simulated ingest lag: each run's first two posts were 404s, then accepted.
     expect(ls.feedback.filter((f) => f.status === 404)).toHaveLength(4);
     expect(ls.feedback.every((f) => f.headers['x-api-key'] === KEY && f.path === '/feedback')).toBe(true);
@@ -105,7 +106,7 @@ describe('LangSmith feedback', () => {
     const r = await cli(['--path', project, 'score', file, '--cases', join(dir, 'evals.toml'), '--annotate', '--langsmith-feedback'], dir, { LANGSMITH_ENDPOINT: ls.url, LANGSMITH_API_KEY: KEY });
     expect(r.out).not.toContain('warning');
     const roots = ls.spans.filter((s) => !s.parentSpanId);
-    expect(ls.accepted().map((f) => f.run_id).sort()).toEqual(roots.map((s) => `00000000-0000-0000-${s.spanId.slice(0, 4)}-${s.spanId.slice(4)}`).sort());
+    expect(sorted(ls.accepted().map((f) => String(f.run_id)))).toEqual(sorted(roots.map((s) => `00000000-0000-0000-${s.spanId.slice(0, 4)}-${s.spanId.slice(4)}`)));
     expect(ls.feedback.every((f) => f.path === '/api/v1/feedback')).toBe(true);
     expect(r.out).not.toContain(KEY);
   });
