@@ -103,19 +103,29 @@ export async function loadToolsets(ctx: Pick<AppContext, 'projectDir'>, project:
   const bySpec = new Map<string, Toolset>();
   const byCase = new Map<string, Toolset>();
   for (const c of cases) {
-    // A case that carries its own tools (`import bfcl`) uses them unless --toolset or RUNSPEC_TOOLSET says otherwise.
-    const own = c.tools && flag === undefined && project.env.get('RUNSPEC_TOOLSET') === undefined;
-    const spec = own ? `case-tools:${JSON.stringify(c.tools)}` : toolsetSpecFor(c, flag, project.env, project.config);
+    const own = ownToolsetOf(c, flag, project.env);
+    if (own) {
+      byCase.set(c.id, own);
+      continue;
+    }
+    const spec = toolsetSpecFor(c, flag, project.env, project.config);
     let ts = bySpec.get(spec);
     if (!ts) {
-      ts = own
-        ? parseToolsetText(JSON.stringify(c.tools), `${c.source.file}: case ${c.id}: tools`, 'json')
-        : await loadToolset(spec, { projectDir: ctx.projectDir, env: project.env.raw });
+      ts = await loadToolset(spec, { projectDir: ctx.projectDir, env: project.env.raw });
       bySpec.set(spec, ts);
     }
     byCase.set(c.id, ts);
   }
   return byCase;
+}
+
+/**
+ * The toolset of a case that carries its own tools (a suite written by `import bfcl`), unless
+ * --toolset or RUNSPEC_TOOLSET names one for every case; undefined otherwise.
+ */
+export function ownToolsetOf(c: Case, flag: string | undefined, env: Env): Toolset | undefined {
+  if (!c.tools || flag !== undefined || env.get('RUNSPEC_TOOLSET') !== undefined) return undefined;
+  return parseToolsetText(JSON.stringify(c.tools), `${c.source.file}: case ${c.id}: tools`, 'json');
 }
 
 /** The provider name: flag > RUNSPEC_PROVIDER > [llm] provider > openai. */

@@ -19,7 +19,7 @@ import type { ScoreSummary, TraceOutcome, TraceRule, TraceScorerOptions, TraceVe
 import type { Case } from '../types/case.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import type { AppContext } from './context.js';
-import { toolsetSpecFor } from './run-suite.js';
+import { ownToolsetOf, toolsetSpecFor } from './run-suite.js';
 
 /** Options shared by `score` and `serve` (their flags). */
 export interface TraceScoringFlags {
@@ -79,7 +79,7 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   };
   // Each case gets the toolset `run` would give it, so a live run and its traces score the same.
   const byCase = new Map<Case, Toolset>();
-  for (const c of cases) byCase.set(c, await load(toolsetSpecFor(c, toolsetSpec, env, config)));
+  for (const c of cases) byCase.set(c, ownToolsetOf(c, toolsetSpec, env) ?? (await load(toolsetSpecFor(c, toolsetSpec, env, config))));
   const ruleToolset = toolsetSpec ? await load(toolsetSpec) : undefined;
   if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; those checks are skipped');
   const toolMode = firstSet<ToolMode | undefined>(flags.toolMode, undefined, config.llm?.tool_mode, undefined).value;
