@@ -238,7 +238,17 @@ export function bfclArgMatch(acceptable: readonly unknown[], actual: unknown, sc
   const items = isPlainRecord(schema?.items) ? schema.items : undefined;
   if (type === 'array' && Array.isArray(actual) && typeof items?.type === 'string' && items.type !== 'object') {
     const itemType = items.type;
-    if (!actual.every((x) => hasType(x, itemType))) return bad(`expected a list of ${itemType}, got ${showValue(actual)}`);
+    // BFCL checks items one level deep, and its variable rule applies per item: an item may also have the
+    // type of the first acceptable list's first item (so a list of names passes where numbers are declared
+    // when the answer lists names).
+    const itemsFit = (answer: unknown): boolean => {
+      const sample = Array.isArray(answer) ? answer.find((v) => v !== '') : undefined;
+      return actual.every((x) => hasType(x, itemType) || (sample !== undefined && typeof x === typeof sample && Array.isArray(x) === Array.isArray(sample)));
+    };
+    // As in BFCL, an acceptable value that is not a list (the optional marker "") does not constrain the items.
+    if (!acceptable.some((a) => !Array.isArray(a) || itemsFit(a))) {
+      return bad(`expected a list of ${itemType}, got ${showValue(actual)}`);
+    }
   }
   let ok: boolean;
   if (type === 'object' && isPlainRecord(actual)) {
