@@ -7,6 +7,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
 import { startFakePhoenix, type FakePhoenix } from '../helpers/fake-phoenix.js';
 import { startFakeLangSmith, type FakeLangSmith } from '../helpers/fake-langsmith.js';
+import { createGrpcReceiver } from '../../src/traces/grpc-receiver.js';
+import { createTracePipeline } from '../../src/traces/pipeline.js';
 
 const root = mkdtempSync(join(tmpdir(), 'runspec-doctor-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -112,6 +114,23 @@ describe('runspec-eval doctor', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/answered HTTP 401/);
     expect(r.stdout).toMatch(/fix: LangSmith wants header x-api-key/);
+  });
+
+  it('OTLP/gRPC: the canary goes over gRPC to a generic receiver (no read-back), exit 0', async () => {
+    const spans: string[] = [];
+    const pipeline = createTracePipeline({ assembler: { quiet: 10 }, onOutcome: (o) => spans.push(o.traceId) });
+    const receiver = await createGrpcReceiver({ pipeline, port: 0, tickMs: 10 });
+    await receiver.listen();
+    try {
+      const r = await runCli(['doctor', '--timeout-ms', '500'], { cwd: project(''), env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}` } });
+      expect(r.stdout).toMatch(/✓ canary trace: trace ([0-9a-f]{32}) accepted over OTLP\/gRPC/);
+      expect(r.exitCode).toBe(0);
+      const traceId = /trace ([0-9a-f]{32}) accepted/.exec(r.stdout)![1]!;
+      pipeline.flush();
+      expect(spans).toContain(traceId);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('no endpoint configured: says where traces go, exit 1', async () => {
