@@ -264,6 +264,9 @@ async function phoenixChecks(input: BackendCheckInput & { url: string }): Promis
     const data = (JSON.parse(res.body) as { data?: Array<{ context?: { span_id?: string } }> }).data ?? [];
     return data.some((s) => s.context?.span_id?.toLowerCase() === spanId) ? true : undefined;
   };
+  if (cfg.project === undefined) {
+    checks.push({ name: 'project', ok: true, detail: 'no Phoenix project set: spans go to the project "default"', fix: 'set [telemetry] project = "<name>" or PHOENIX_PROJECT_NAME (sent as resource openinference.project.name)' });
+  }
   const found = await poll(spansIn(project));
   if (found) {
     checks.push({ name: 'trace read-back', ok: true, detail: `span ${spanId} is in Phoenix project "${project}"` });

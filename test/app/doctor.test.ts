@@ -44,6 +44,19 @@ describe('runspec-eval doctor', () => {
     expect(phoenix.annotations[0]!.body.data[0]).toMatchObject({ name: 'runspec.doctor', span_id: phoenix.spans()[0]!.spanId });
   });
 
+  it('Phoenix without a project: a note; a Phoenix that files the canary under "default": the project-header fix', async () => {
+    phoenix = await startFakePhoenix();
+    const plain = await runCli(['doctor', '--timeout-ms', '1000'], { cwd: project(`[telemetry]\nendpoint = "${phoenix.url}/v1/traces"\neval_annotations = true\n`) });
+    expect(plain.stdout).toMatch(/✓ project: no Phoenix project set: spans go to the project "default"\n\s+note: set \[telemetry\] project/);
+    expect(plain.exitCode).toBe(0);
+    await phoenix.close();
+    phoenix = await startFakePhoenix({ projectFromHeaderOnly: true });
+    const r = await runCli(['doctor', '--timeout-ms', '300'], { cwd: project(`[telemetry]\nendpoint = "${phoenix.url}/v1/traces"\nproject = "agents"\n`) });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/✗ trace read-back: span [0-9a-f]{16} landed in project "default", not "agents"/);
+    expect(r.stdout).toMatch(/fix: the project did not reach Phoenix: .*x-project-name=agents/);
+  });
+
   it('Phoenix with OTLP/JSON: 415, and the fix is protobuf', async () => {
     phoenix = await startFakePhoenix();
     const dir = project(`[telemetry]\nendpoint = "${phoenix.url}/v1/traces"\nprotocol = "http/json"\neval_annotations = true\n`);

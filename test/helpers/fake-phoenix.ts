@@ -42,6 +42,8 @@ export interface FakePhoenixOptions {
   hangAnnotations?: boolean;
   /** Status for /v1/traces. @default 200 */
   traceStatus?: number;
+  /** File every span under "default" unless the x-project-name header names a project (a Phoenix that ignores the resource attribute). */
+  projectFromHeaderOnly?: boolean;
 }
 
 export async function startFakePhoenix(opts: FakePhoenixOptions = {}): Promise<FakePhoenix> {
@@ -108,7 +110,8 @@ export async function startFakePhoenix(opts: FakePhoenixOptions = {}): Promise<F
       .flatMap((r) => {
         const header = r.headers['x-project-name'];
         const spans = flattenTraceRequest(decodeTraceRequest(new Uint8Array(r.headers['content-encoding'] === 'gzip' ? gunzipSync(r.body) : r.body)));
-        return spans.filter((sp) => (typeof header === 'string' ? header : String(sp.resource['openinference.project.name'] ?? 'default')) === project);
+        const fromResource = (sp: FlatSpan): string => (opts.projectFromHeaderOnly ? 'default' : String(sp.resource['openinference.project.name'] ?? 'default'));
+        return spans.filter((sp) => (typeof header === 'string' ? header : fromResource(sp)) === project);
       });
   const server = opts.tls ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, handler) : createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
