@@ -17,7 +17,6 @@ export {
   aggregateOf,
   RESULTS_SCHEMA,
   resultsJsonSchema,
-  safeUrl,
 } from './results.js';
 export type { ResultsDocument, ResultsMeta, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate } from './results.js';
 export { compareResults } from './compare.js';

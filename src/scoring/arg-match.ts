@@ -1,56 +1,17 @@
 // Argument matchers shared by the three dialects (runspec expect_args, replio verifier.args,
 // turnstone expected_actions[].args). The expected keys are always a subset of the observed ones.
-import type { ArgExpectation } from '../types/index.js';
-import { canonicalJson, showValue } from './_canonical.js';
-import { regexSearch } from './_regex.js';
+import type { ArgExpectation, CallsEquality } from '../types/index.js';
+import { canonicalJson, showValue } from '../core/canonical-json.js';
+import { tolerantEquals, valuesEqual } from '../core/equality.js';
+import { isRecord } from '../core/is-record.js';
+import { regexSearch } from '../core/regex.js';
+
+export { tolerantEquals } from '../core/equality.js';
 
 /** The result of one matcher: `reason` says what was expected and what was seen when it fails. */
 export interface ArgMatch {
   ok: boolean;
   reason?: string;
-}
-
-const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-
-function numberFromString(text: string): number | undefined {
-  const trimmed = text.trim();
-  return NUMERIC.test(trimmed) ? Number(trimmed) : undefined;
-}
-
-function sameNumber(a: number, b: number): boolean {
-  return a === b || (Number.isNaN(a) && Number.isNaN(b));
-}
-
-/**
- * Tolerant equality, symmetric by construction: `"3"` equals `3`, strings compare trimmed and
- * case-insensitively, `"true"` equals `true`, arrays element-wise, objects key-wise (same keys).
- * Two strings never compare numerically, so long numeric ids do not collide through float rounding.
- *
- * @example tolerantEquals('3', 3) // true
- * @example tolerantEquals(' Prod ', 'prod') // true
- */
-export function tolerantEquals(a: unknown, b: unknown): boolean {
-  if (a === undefined || a === null) return b === undefined || b === null;
-  if (b === undefined || b === null) return false;
-  if (typeof a === 'bigint') return tolerantEquals(Number(a), b);
-  if (typeof b === 'bigint') return tolerantEquals(a, Number(b));
-  if (typeof a === 'number' && typeof b === 'number') return sameNumber(a, b);
-  if (typeof a === 'string' && typeof b === 'string') return a.trim().toLowerCase() === b.trim().toLowerCase();
-  if (typeof a === 'number' && typeof b === 'string') return numberFromString(b) !== undefined && sameNumber(a, numberFromString(b)!);
-  if (typeof a === 'string' && typeof b === 'number') return tolerantEquals(b, a);
-  if (typeof a === 'boolean' && typeof b === 'boolean') return a === b;
-  if (typeof a === 'boolean' && typeof b === 'string') return b.trim().toLowerCase() === String(a);
-  if (typeof a === 'string' && typeof b === 'boolean') return tolerantEquals(b, a);
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => tolerantEquals(x, b[i]));
-  if (Array.isArray(a) || Array.isArray(b)) return false;
-  if (typeof a === 'object' && typeof b === 'object') {
-    const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-    if (ka.length !== kb.length) return false;
-    const bo = b as Record<string, unknown>;
-    return ka.every((k) => k in bo && tolerantEquals((a as Record<string, unknown>)[k], bo[k]));
-  }
-  return false;
 }
 
 /** The text a regex is searched in: strings as they are, everything else as canonical JSON. */
@@ -133,10 +94,7 @@ export function describeArgFailures(failures: readonly ArgFailure[]): string {
   return failures.map((f) => `arg ${f.arg}: ${f.reason}`).join('; ');
 }
 
-// ---- equality modes: tolerant (above) and BFCL's checker ----
-
-/** How expected values compare with observed ones. */
-export type EqualityMode = 'tolerant' | 'bfcl';
+// ---- expected values as lists of acceptable ones (expect_calls): tolerant or BFCL's checker ----
 
 /** The declared JSON Schema of one parameter, as far as the BFCL rules consult it. */
 export interface ParamSchema {
@@ -144,27 +102,14 @@ export interface ParamSchema {
   items?: unknown;
 }
 
-function isPlainRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/**
- * BFCL's string normalisation: drop spaces and `,./-_*^`, lowercase, single quotes as double quotes,
- * so "April 1, 2024" equals "april 1 2024".
- *
- * @example bfclStandardize('New York, NY') // 'newyorkny'
- */
-export function bfclStandardize(text: string): string {
-  return text.replace(/[ ,./\-_*^]/g, '').toLowerCase().replace(/'/g, '"');
-}
-
-/** Python-style `==` on JSON values: numbers by value, arrays in order, objects by keys. */
+/** JSON value equality, key order aside (Python's `==` on parsed JSON: 5 equals 5.0). */
 function sameJson(a: unknown, b: unknown): boolean {
-  return canonicalJson(a) === canonicalJson(b);
+  return valuesEqual(a, b, 'strict');
 }
 
-function stdIfString(v: unknown): unknown {
-  return typeof v === 'string' ? bfclStandardize(v) : v;
+/** BFCL compares a non-string value with each answer as is and a string after standardising both. */
+function bfclScalarEquals(answer: unknown, value: unknown): boolean {
+  return typeof value === 'string' ? typeof answer === 'string' && valuesEqual(answer, value, 'bfcl') : sameJson(answer, value);
 }
 
 function jsonTypeOf(schema: ParamSchema | undefined, acceptable: readonly unknown[]): string | undefined {
@@ -177,7 +122,7 @@ function jsonTypeOf(schema: ParamSchema | undefined, acceptable: readonly unknow
   if (typeof sample === 'boolean') return 'boolean';
   if (typeof sample === 'number') return Number.isInteger(sample) ? 'integer' : 'number';
   if (Array.isArray(sample)) return 'array';
-  if (isPlainRecord(sample)) return 'object';
+  if (isRecord(sample)) return 'object';
   return undefined;
 }
 
@@ -195,7 +140,7 @@ function hasType(value: unknown, type: string): boolean {
     case 'array':
       return Array.isArray(value);
     case 'object':
-      return isPlainRecord(value);
+      return isRecord(value);
     default:
       return true;
   }
@@ -203,11 +148,11 @@ function hasType(value: unknown, type: string): boolean {
 
 /** BFCL's dict rule: every given key is expected and its value acceptable; a left-out key must be optional. */
 function bfclDictMatches(actual: Record<string, unknown>, answer: unknown): boolean {
-  if (!isPlainRecord(answer)) return false;
+  if (!isRecord(answer)) return false;
   for (const [key, value] of Object.entries(actual)) {
     const allowed = answer[key];
     if (!Array.isArray(allowed)) return false;
-    if (!allowed.some((a) => sameJson(stdIfString(a), stdIfString(value)))) return false;
+    if (!allowed.some((a) => bfclScalarEquals(a, value))) return false;
   }
   for (const [key, allowed] of Object.entries(answer)) {
     if (!Object.hasOwn(actual, key) && !(Array.isArray(allowed) && allowed.includes(''))) return false;
@@ -218,8 +163,8 @@ function bfclDictMatches(actual: Record<string, unknown>, answer: unknown): bool
 /**
  * One argument under BFCL's checker rules (bfcl_eval ast_checker, read 2026): the value must have the
  * declared type (an int is accepted for a float; a value of the acceptable answers' own type is taken
- * as a variable and compared as is); strings compare after {@link bfclStandardize}; lists compare in
- * order with string items standardised; dicts key by key against each acceptable dict (a key's
+ * as a variable and compared as is); strings and lists compare under the `bfcl` equality mode
+ * (core/equality.ts: strings standardised, lists in order with string items standardised); dicts key by key against each acceptable dict (a key's
  * acceptable values are a list, `""` marks it optional); a list of dicts item by item.
  *
  * @example bfclArgMatch(['New York, NY'], 'new york ny', { type: 'string' }) // { ok: true }
@@ -235,7 +180,7 @@ export function bfclArgMatch(acceptable: readonly unknown[], actual: unknown, sc
     if (!variable) return bad(`expected type ${type}, got ${showValue(actual)}`);
     return acceptable.some((a) => sameJson(a, actual)) ? { ok: true } : bad(`expected ${want}, got ${showValue(actual)}`);
   }
-  const items = isPlainRecord(schema?.items) ? schema.items : undefined;
+  const items = isRecord(schema?.items) ? schema.items : undefined;
   if (type === 'array' && Array.isArray(actual) && typeof items?.type === 'string' && items.type !== 'object') {
     const itemType = items.type;
     // BFCL checks items one level deep, and its variable rule applies per item: an item may also have the
@@ -251,17 +196,15 @@ export function bfclArgMatch(acceptable: readonly unknown[], actual: unknown, sc
     }
   }
   let ok: boolean;
-  if (type === 'object' && isPlainRecord(actual)) {
+  if (type === 'object' && isRecord(actual)) {
     ok = acceptable.some((a) => a !== '' && bfclDictMatches(actual, a));
   } else if (type === 'array' && Array.isArray(actual) && items?.type === 'object') {
-    ok = acceptable.some((a) => Array.isArray(a) && a.length === actual.length && actual.every((x, i) => isPlainRecord(x) && bfclDictMatches(x, a[i])));
+    ok = acceptable.some((a) => Array.isArray(a) && a.length === actual.length && actual.every((x, i) => isRecord(x) && bfclDictMatches(x, a[i])));
   } else if (typeof actual === 'string') {
-    const s = bfclStandardize(actual);
     // BFCL compares against every string answer, "" included: passing "" for an optional string is accepted.
-    ok = acceptable.some((a) => typeof a === 'string' && bfclStandardize(a) === s);
+    ok = acceptable.some((a) => typeof a === 'string' && valuesEqual(a, actual, 'bfcl'));
   } else if (Array.isArray(actual)) {
-    const std = actual.map(stdIfString);
-    ok = acceptable.some((a) => Array.isArray(a) && sameJson(a.map(stdIfString), std));
+    ok = acceptable.some((a) => Array.isArray(a) && valuesEqual(a, actual, 'bfcl'));
   } else {
     ok = acceptable.some((a) => a !== '' && sameJson(a, actual));
   }
@@ -272,7 +215,7 @@ export function bfclArgMatch(acceptable: readonly unknown[], actual: unknown, sc
  * One argument against a list of acceptable values under an equality mode: `tolerant` (any value
  * {@link tolerantEquals} one of them) or `bfcl` ({@link bfclArgMatch}).
  */
-export function acceptableArgMatch(mode: EqualityMode, acceptable: readonly unknown[], actual: unknown, schema?: ParamSchema): ArgMatch {
+export function acceptableArgMatch(mode: CallsEquality, acceptable: readonly unknown[], actual: unknown, schema?: ParamSchema): ArgMatch {
   if (mode === 'bfcl') return bfclArgMatch(acceptable, actual, schema);
   const values = acceptable.filter((v) => v !== '');
   return values.some((v) => tolerantEquals(v, actual)) ? { ok: true } : { ok: false, reason: `expected one of ${showValue(values)}, got ${showValue(actual)}` };

@@ -6,10 +6,10 @@
 // | wrong number of calls                        | too_many_calls / too_few_calls (no_run when none) |
 // | function name not found                      | wrong_tool      |
 // | missing required / unexpected / missing non-optional / type / value | wrong_args |
-import type { CaseTool, EqualityMode, ExpectedCall, ToolCall, Toolset, VerdictCategory } from '../types/index.js';
+import type { CaseTool, CallsEquality, ExpectedCall, ToolCall, Toolset, VerdictCategory } from '../types/index.js';
 import { argsToJsonSchema } from '../toolset/json-schema.js';
 import { acceptableArgMatch, type ParamSchema } from './arg-match.js';
-import { showValue } from './_canonical.js';
+import { showValue } from '../core/canonical-json.js';
 
 export interface CallsFailure {
   category: VerdictCategory;
@@ -39,7 +39,7 @@ function schemaOf(name: string, tools: readonly CaseTool[] | undefined, toolset:
 }
 
 /** Why one observed call does not satisfy one expected call; undefined when it does. */
-function callProblem(expected: ExpectedCall, call: ToolCall, mode: EqualityMode, schema: ToolSchema | undefined): CallsFailure | undefined {
+function callProblem(expected: ExpectedCall, call: ToolCall, mode: CallsEquality, schema: ToolSchema | undefined): CallsFailure | undefined {
   if (call.name !== expected.tool) return { category: 'wrong_tool', reason: `expected ${expected.tool}, got ${call.name}` };
   const args = call.arguments;
   for (const name of schema?.required ?? []) {
@@ -70,7 +70,7 @@ export function checkExpectedCalls(opts: {
   expected: readonly ExpectedCall[];
   /** The runnable (non-discovery) calls of the first terminal response, in order. */
   raw: readonly ToolCall[];
-  mode: EqualityMode;
+  mode: CallsEquality;
   tools?: readonly CaseTool[];
   toolset?: Toolset;
 }): CallsFailure | undefined {

@@ -43,7 +43,7 @@ import { checkExpectedCalls } from './expect-calls.js';
 import { detectJsonDump } from './json-dump.js';
 import { scoreMatch } from './match-modes.js';
 import { checkVerifier, replioMetrics } from './replio.js';
-import { commandText, resolveRecord, type ResolveContext } from './_resolve.js';
+import { commandText, resolveRecord, type ResolveContext } from '../toolset/resolve.js';
 import { toolsetAutonomy, toolsetProblems, expectedToolMatches } from './_toolset.js';
 
 /** Options of {@link scoreRun}. */

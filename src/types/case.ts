@@ -26,8 +26,8 @@ export interface SourceLocation {
   source: FixtureSource;
 }
 
-/** How expected argument values compare with observed ones: `tolerant` (the default) or BFCL's checker rules. */
-export type EqualityMode = 'tolerant' | 'bfcl';
+/** How expect_calls compares values: a mode of the one equality (core/equality.ts), `tolerant` or `bfcl`. */
+export type CallsEquality = 'tolerant' | 'bfcl';
 
 /**
  * One call of `expect_calls`: the tool and, per argument, the list of acceptable values (BFCL's
@@ -61,7 +61,7 @@ export interface RunspecExpectation {
    */
   calls?: ExpectedCall[];
   /** How `calls` compares argument values. @default 'tolerant' */
-  equality?: EqualityMode;
+  equality?: CallsEquality;
 }
 
 export interface ReplioVerifier {

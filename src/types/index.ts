@@ -11,7 +11,7 @@ export type {
   CaseSettings,
   CaseTool,
   Dialect,
-  EqualityMode,
+  CallsEquality,
   ExpectedCall,
   ExpectedAction,
   FixtureSource,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import { UsageError } from '../../errors.js';
-import { writeFileAtomic } from '../../report/results-file.js';
+import { writeFileAtomic } from '../../core/atomic-write.js';
 import { cwdPath } from './_run-options.js';
 
 function readInput(file: string, what: string): string {
