@@ -143,7 +143,11 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
         !!spec.tool?.length || spec.command !== undefined || spec.host !== undefined || spec.autonomy !== undefined || !!spec.args || !!spec.calls;
       if (!terminal) {
         if (asserts) {
-          const want = spec.tool?.length ? `a call to ${spec.tool.join(' or ')}` : 'a runnable call';
+          const want = spec.tool?.length
+            ? `a call to ${spec.tool.join(' or ')}`
+            : spec.calls
+              ? `${spec.calls.length === 1 ? 'a call' : `${spec.calls.length} calls`} to ${[...new Set(spec.calls.map((x) => x.tool))].join(', ')}`
+              : 'a runnable call';
           const said = firstLine(run.finalText);
           fail('no_run', `expected ${want}, but the model made no runnable call${said ? ` (it said: "${said}")` : ''}`);
         }
