@@ -113,6 +113,7 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   }
   const expected: Expected = {};
   if (spec?.tool?.length) expected.tool = [...spec.tool];
+  else if (spec?.calls) expected.tool = [...new Set(spec.calls.map((x) => x.tool))];
   if (spec?.command !== undefined) expected.command = spec.command;
   if (spec?.host !== undefined) expected.host = spec.host;
   if (spec?.autonomy !== undefined) expected.autonomy = spec.autonomy;
