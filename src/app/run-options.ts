@@ -42,6 +42,7 @@ export interface RunFlags {
   langsmithFeedback?: boolean;
   endpoint?: string;
   keepWorktrees?: boolean;
+  unsafeHostCommands?: boolean;
   script?: string;
 }
 
