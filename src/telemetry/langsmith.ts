@@ -7,6 +7,7 @@
 // `maxWaitMs` (60 s by default). Best effort, like Phoenix annotations: never throws, returns a warning.
 import { readFileSync } from 'node:fs';
 import type { Agent } from 'undici';
+import { runPool } from '../core/concurrency.js';
 import { RUNSPEC_EVALUATION_NAME } from '../semconv/index.js';
 import type { AnnotationTarget } from './phoenix.js';
 import { summarizeVerdict } from './attributes.js';
@@ -74,6 +75,8 @@ export interface PostFeedbackOptions {
   caFile?: string;
   /** Per-request limit. @default 10000 */
   requestTimeoutMs?: number;
+  /** Posts in flight at once. @default 8 */
+  concurrency?: number;
   /** Injected for tests: the clock and the wait between rounds. */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -120,7 +123,10 @@ export async function postLangSmithFeedback(opts: PostFeedbackOptions): Promise<
   try {
     for (let round = 0; pending.length > 0 && round < 10_000; round++) {
       const retry: LangSmithFeedback[] = [];
-      for (const item of pending) {
+      let denied: number | undefined;
+      // A few posts in flight at once: a run of thousands of samples should not post one by one.
+      await runPool(pending, opts.concurrency ?? 8, async (item) => {
+        if (denied !== undefined) return;
         try {
           const res = await request(url, {
             method: 'POST',
@@ -134,17 +140,18 @@ export async function postLangSmithFeedback(opts: PostFeedbackOptions): Promise<
           await res.body.text().catch(() => '');
           if (res.statusCode >= 200 && res.statusCode < 300) {
             posted++;
-            continue;
+            return;
           }
           lastProblem = res.statusCode === 404 ? 'HTTP 404: run not ingested yet' : `HTTP ${res.statusCode}`;
           if (RETRYABLE.has(res.statusCode)) retry.push(item);
-          else if (res.statusCode === 401 || res.statusCode === 403) {
-            return { posted, warning: `langsmith feedback: POST ${url} answered ${res.statusCode} (check LANGSMITH_API_KEY); ${opts.feedback.length - posted} feedback item(s) not sent` };
-          }
+          else if (res.statusCode === 401 || res.statusCode === 403) denied = res.statusCode;
         } catch (err) {
           lastProblem = (err as Error).name === 'TimeoutError' ? `no answer within ${requestTimeoutMs} ms` : (err as Error).message;
           retry.push(item);
         }
+      });
+      if (denied !== undefined) {
+        return { posted, warning: `langsmith feedback: POST ${url} answered ${denied} (check LANGSMITH_API_KEY); ${opts.feedback.length - posted} feedback item(s) not sent` };
       }
       pending = retry;
       if (pending.length === 0) break;
