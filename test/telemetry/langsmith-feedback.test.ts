@@ -111,6 +111,17 @@ describe('LangSmith feedback', () => {
     expect(r.out).not.toContain(KEY);
   });
 
+  it('config shows the feedback settings with the key as set, never its value', async () => {
+    const project = join(dir, 'p3');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(project);
+    writeFileSync(join(project, 'runspec.toml'), '[telemetry.langsmith]\nfeedback = true\nmax_wait_ms = 5000\n');
+    const r = await cli(['--path', project, 'config'], dir, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9/otel', LANGSMITH_API_KEY: KEY });
+    expect(r.out).toMatch(/telemetry\.langsmith\.api_key\s+LANGSMITH_API_KEY \(set\)/);
+    expect(r.out).toMatch(/telemetry\.langsmith\.max_wait_ms\s+5000\s+\(file\)/);
+    expect(r.out).not.toContain(KEY);
+  });
+
   it('gives up after max wait with one warning, and stops at once on a bad key', async () => {
     ls = await startFakeLangSmith({ apiKey: KEY });
     const feedback = buildLangSmithFeedback([{ spanId: '1a2b3c4d5e6f7a8b', caseId: 'c', sample: 0, error: { code: 'PROVIDER', message: 'down' } }]);
