@@ -59,6 +59,22 @@ for cat in ['simple_python','multiple','parallel','parallel_multiple','live_simp
             if val is not None:
                 v = copy.deepcopy(c); v[0][1][opt[0]] = val; variants.append(('optional-wrong', v))
         v = copy.deepcopy(c); v[0][0] = v[0][0] + '_x'; variants.append(('wrong-name', v))
+        # dict-valued arguments: the canonical dict takes the first acceptable value of each key
+        dicts = [k for k, vals in gt[0][fname0].items() if any(isinstance(x, dict) for x in vals)]
+        if dicts:
+            k = dicts[0]
+            answer_dict = next(x for x in gt[0][fname0][k] if isinstance(x, dict))
+            d = {}
+            for kk, vv in answer_dict.items():
+                nz = [x for x in vv if x != ''] if isinstance(vv, list) else []
+                if nz: d[kk] = nz[0]
+            v = copy.deepcopy(c); v[0][1][k] = d; variants.append(('dict-canonical', v))
+            strs_d = [kk for kk, vv in d.items() if isinstance(vv, str) and vv]
+            if strs_d:
+                v = copy.deepcopy(c); dd = dict(d); dd[strs_d[0]] = dd[strs_d[0]].upper(); v[0][1][k] = dd; variants.append(('dict-str-case', v))
+            v = copy.deepcopy(c); dd = dict(d); dd['zz_extra'] = 1; v[0][1][k] = dd; variants.append(('dict-extra-key', v))
+            if d:
+                v = copy.deepcopy(c); dd = dict(d); dd.pop(next(iter(dd))); v[0][1][k] = dd; variants.append(('dict-drop-key', v))
         for vname, calls in variants:
             model_output = [{n: a} for n, a in calls]
             try:
