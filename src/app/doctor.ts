@@ -13,7 +13,8 @@ import { loadConfigFile } from '../config/file.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
 import { ATTR_RUNSPEC_EVAL_CASE_ID } from '../semconv/index.js';
 import { postSpanAnnotations } from '../telemetry/phoenix.js';
-import { langsmithRunId, postLangSmithFeedback } from '../telemetry/langsmith.js';
+import { langsmithRunId } from '../core/trace-link.js';
+import { postLangSmithFeedback } from '../telemetry/langsmith.js';
 import { encodeTraceRequest } from '../traces/otlp-proto.js';
 import type { OtlpTraceRequest } from '../traces/otlp-types.js';
 import type { AppContext } from './context.js';
@@ -322,7 +323,7 @@ async function phoenixChecks(input: BackendCheckInput & { url: string }): Promis
 async function langsmithChecks(input: BackendCheckInput & { pollMs: number }): Promise<void> {
   const { cfg, spanId, http, poll, checks } = input;
   const ls = cfg.langsmith;
-  const runId = langsmithRunId(spanId)!;
+  const runId = langsmithRunId(spanId);
   const headerKey = cfg.exporter.kind === 'otlp' ? Object.entries(cfg.exporter.headers).find(([k]) => k.toLowerCase() === 'x-api-key')?.[1] : undefined;
   const apiKey = ls?.apiKey ?? headerKey;
   if (!ls || apiKey === undefined) {

@@ -28,6 +28,8 @@ export interface RunFlags {
   /** `--gate "pass@3 >= 0.9"`. */
   gate?: string;
   validateArgs?: boolean;
+  /** Exit 1 when any sample's verdict is unscorable or incomplete (a needed check could not be judged). */
+  failOnUnscorable?: boolean;
   concurrency?: number;
   maxTurns?: number;
   systemPrompt?: string;

@@ -10,7 +10,7 @@ function seconds(view: CaseView): number {
 
 /** pass@k / pass^k and the gate as <properties> of the testcase (GitLab and Jenkins show them). */
 function properties(view: CaseView): string[] {
-  const props: Array<[string, string]> = [];
+  const props: Array<[string, string]> = [['trace_id', view.traceId], ['trace_url', view.traceUrl]].filter((p): p is [string, string] => p[1] !== undefined);
   for (const p of view.entry.pass_k ?? []) {
     props.push([`pass@${p.k}`, p.pass_at === null ? 'n/a' : String(p.pass_at)]);
     props.push([`pass^${p.k}`, p.pass_hat === null ? 'n/a' : String(p.pass_hat)]);

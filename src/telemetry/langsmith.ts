@@ -1,29 +1,17 @@
 // LangSmith native feedback: POST ${endpoint}/feedback (as LangSmith's SDKs do; header x-api-key) with
-// one item per verdict on the run LangSmith derived from the root span. LangSmith derives each OTel
-// span's run id by placing the 8 span-id bytes right-aligned in 16 zero bytes (langsmith-sdk
-// `langsmith_run_id_from_otel_span_id`, 2026; reference section 5/7.7):
-//   span 1a2b3c4d5e6f7a8b → run 00000000-0000-0000-1a2b-3c4d5e6f7a8b.
+// one item per verdict on the run LangSmith derived from the root span (core/trace-link.ts
+// `langsmithRunId`: the 8 span-id bytes right-aligned in 16 zero bytes,
+//   span 1a2b3c4d5e6f7a8b → run 00000000-0000-0000-1a2b-3c4d5e6f7a8b).
 // Feedback for a run not yet ingested gets 404: such items are retried with backoff for at most
 // `maxWaitMs` (60 s by default). Best effort, like Phoenix annotations: never throws, returns a warning.
 import { readFileSync } from 'node:fs';
 import type { Agent } from 'undici';
 import { runPool } from '../core/concurrency.js';
+import { langsmithRunId } from '../core/trace-link.js';
 import { RUNSPEC_EVALUATION_NAME } from '../semconv/index.js';
 import type { AnnotationTarget } from './phoenix.js';
 import { summarizeVerdict } from './attributes.js';
 
-
-/**
- * The LangSmith run id of an OTel span: the 8 span-id bytes right-aligned in 16 zero bytes, as a UUID.
- * Undefined when `spanIdHex` is not 16 hex digits.
- *
- * @example langsmithRunId('1a2b3c4d5e6f7a8b') // '00000000-0000-0000-1a2b-3c4d5e6f7a8b'
- */
-export function langsmithRunId(spanIdHex: string): string | undefined {
-  const hex = spanIdHex.toLowerCase();
-  if (!/^[0-9a-f]{16}$/.test(hex)) return undefined;
-  return `00000000-0000-0000-${hex.slice(0, 4)}-${hex.slice(4)}`;
-}
 
 /** One LangSmith FeedbackCreate body. */
 export interface LangSmithFeedback {
@@ -41,8 +29,9 @@ export interface LangSmithFeedback {
 /** Feedback items for the targets (one per sample root span); targets without a valid span id are skipped. */
 export function buildLangSmithFeedback(targets: readonly AnnotationTarget[]): LangSmithFeedback[] {
   return targets.flatMap((t) => {
+    // The derivation needs the 8-byte span id as 16 hex digits (core/trace-link.ts owns the rule).
+    if (!/^[0-9a-f]{16}$/i.test(t.spanId)) return [];
     const runId = langsmithRunId(t.spanId);
-    if (runId === undefined) return [];
     const s = summarizeVerdict(t);
     return [
       {

@@ -49,6 +49,7 @@ export type {
 export { VERDICT_CATEGORIES } from './verdict.js';
 export type {
   CaseResult,
+  CheckResult,
   GateResult,
   PassKValue,
   Expected,
@@ -56,6 +57,7 @@ export type {
   Observed,
   ReplioMetrics,
   SampleOutcome,
+  TraceRef,
   Verdict,
   VerdictCategory,
 } from './verdict.js';

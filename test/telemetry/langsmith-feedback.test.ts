@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { buildLangSmithFeedback, langsmithRunId, postLangSmithFeedback } from '../../src/telemetry/langsmith.js';
+import { buildLangSmithFeedback, postLangSmithFeedback } from '../../src/telemetry/langsmith.js';
+import { langsmithRunId } from '../../src/core/trace-link.js';
 import { startFakeLangSmith, type FakeLangSmith } from '../helpers/fake-langsmith.js';
 
 const KEY = 'lsv2-test-secret-key';
@@ -55,9 +56,11 @@ describe('LangSmith run ids', () => {
     expect(langsmithRunId(span)).toBe(run);
   });
 
-  it('rejects what is not an 8-byte span id', () => {
-    expect(langsmithRunId('1a2b')).toBeUndefined();
-    expect(langsmithRunId('zz2b3c4d5e6f7a8b')).toBeUndefined();
+  it('sends no feedback for what is not an 8-byte span id', () => {
+    const bad = (spanId: string) => buildLangSmithFeedback([{ spanId, caseId: 'c', sample: 0, error: { code: 'PROVIDER', message: 'down' } }]);
+    expect(bad('1a2b')).toEqual([]);
+    expect(bad('zz2b3c4d5e6f7a8b')).toEqual([]);
+    expect(bad('1A2B3C4D5E6F7A8B')[0]!.run_id).toBe('00000000-0000-0000-1a2b-3c4d5e6f7a8b');
   });
 });
 

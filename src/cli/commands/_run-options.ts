@@ -86,6 +86,7 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--pass-k <list>', 'report pass@k and pass^k for these k (comma-separated, e.g. 1,3,5)', kList)
     .option('--gate <expr>', 'gate for cases without their own, replacing --threshold (e.g. "pass@3 >= 0.9")', gateText)
     .option('--validate-args', 'check arguments against the toolset (bounce buckets)')
+    .option('--fail-on-unscorable', 'exit 1 when any sample is unscorable (a check the case needs could not be judged)')
     .option('--concurrency <n>', `case samples in flight at once (at most ${MAX_CONCURRENCY_FLAG})`, boundedInt(MAX_CONCURRENCY_FLAG))
     .option('--max-turns <n>', `model turns per case run (at most ${MAX_TURNS_FLAG})`, boundedInt(MAX_TURNS_FLAG))
     .option('--system-prompt <file>', 'system prompt text file')
