@@ -27,6 +27,10 @@ export interface RunFlags {
   toolMode?: ToolMode;
   samples?: number;
   threshold?: number;
+  /** `--pass-k 1,3,5`. */
+  passK?: number[];
+  /** `--gate "pass@3 >= 0.9"`. */
+  gate?: string;
   validateArgs?: boolean;
   /** Exit 1 when any sample's verdict is unscorable or incomplete (a needed check could not be judged). */
   failOnUnscorable?: boolean;
@@ -41,6 +45,7 @@ export interface RunFlags {
   telemetry?: boolean;
   captureContent?: boolean;
   annotations?: boolean;
+  langsmithFeedback?: boolean;
   endpoint?: string;
   keepWorktrees?: boolean;
   /** `-v`: a per-turn log (model and tool calls) on the status stream. */

@@ -11,7 +11,9 @@ import { firstSet } from '../config/setting.js';
 import { EXIT_CODES, RunspecError, UsageError, type ErrorCode } from '../errors.js';
 import type { Case, CaseResult, ToolMode, Toolset } from '../types/index.js';
 import { discoverFixtures, loadCasesFromPaths, selectCases } from '../fixtures/index.js';
+import { parseGate } from '../fixtures/gate.js';
 import { loadToolset } from '../toolset/index.js';
+import { parseToolsetText } from '../toolset/file.js';
 import { resolveProvider, type Provider } from '../providers/index.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../engine/suite-runner.js';
 import type { TurnEvent } from '../engine/run-case.js';
@@ -94,6 +96,11 @@ export async function loadToolsets(ctx: Pick<AppContext, 'projectDir'>, project:
   const bySpec = new Map<string, Toolset>();
   const byCase = new Map<string, Toolset>();
   for (const c of cases) {
+    const own = ownToolsetOf(c, flag, project.env);
+    if (own) {
+      byCase.set(c.id, own);
+      continue;
+    }
     const spec = toolsetSpecFor(c, flag, project.env, project.config);
     let ts = bySpec.get(spec);
     if (!ts) {
@@ -103,6 +110,15 @@ export async function loadToolsets(ctx: Pick<AppContext, 'projectDir'>, project:
     byCase.set(c.id, ts);
   }
   return byCase;
+}
+
+/**
+ * The toolset of a case that carries its own tools (a suite written by `import bfcl`), unless
+ * --toolset or RUNSPEC_TOOLSET names one for every case; undefined otherwise.
+ */
+export function ownToolsetOf(c: Case, flag: string | undefined, env: Env): Toolset | undefined {
+  if (!c.tools || flag !== undefined || env.get('RUNSPEC_TOOLSET') !== undefined) return undefined;
+  return parseToolsetText(JSON.stringify(c.tools), `${c.source.file}: case ${c.id}: tools`, 'json');
 }
 
 /** The provider name: flag > RUNSPEC_PROVIDER > [llm] provider > openai. */
@@ -235,7 +251,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   const log = openResultsLog(logFile, header);
 
   const telemetryConfig = resolveTelemetryConfig({
-    flags: { telemetry: opts.telemetry ?? flags.telemetry, captureContent: flags.captureContent, annotations: flags.annotations, endpoint: flags.endpoint },
+    flags: { telemetry: opts.telemetry ?? flags.telemetry, captureContent: flags.captureContent, annotations: flags.annotations, endpoint: flags.endpoint, langsmithFeedback: flags.langsmithFeedback },
     env: project.env,
     file: project.config.telemetry,
     projectDir: ctx.projectDir,
@@ -277,6 +293,8 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
       toolMode,
       samples: flags.samples,
       threshold,
+      ...(flags.passK ? { passK: flags.passK } : {}),
+      ...(flags.gate ? { gate: parseGate(flags.gate) } : {}),
       validateArgs: !!flags.validateArgs,
       concurrency,
       maxTurns: flags.maxTurns,

@@ -9,7 +9,7 @@ import type { Env } from '../config/env.js';
 import { loadConfigFile } from '../config/file.js';
 import type { ConfigFile } from '../config/file.js';
 import { firstSet } from '../config/setting.js';
-import { resolveTelemetryConfig } from '../config/telemetry.js';
+import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
 import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../fixtures/index.js';
 import { loadToolset } from '../toolset/index.js';
 import { buildSpanAnnotations, createTelemetry, emitVerdictSpan, postSpanAnnotations } from '../telemetry/index.js';
@@ -21,7 +21,7 @@ import type { ScoreSummary, TraceOutcome, TraceRule, TraceScorerOptions, TraceVe
 import type { Case } from '../types/case.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import type { AppContext } from './context.js';
-import { toolsetSpecFor } from './run-suite.js';
+import { ownToolsetOf, toolsetSpecFor } from './run-suite.js';
 
 /** Options shared by `score` and `serve` (their flags). */
 export interface TraceScoringFlags {
@@ -33,6 +33,8 @@ export interface TraceScoringFlags {
   rules?: string;
   annotate?: boolean;
   phoenixUrl?: string;
+  /** With `annotate`: post verdicts as LangSmith feedback too (or `[telemetry.langsmith] feedback`). */
+  langsmithFeedback?: boolean;
   export?: boolean;
   otlpEndpoint?: string;
 }
@@ -81,7 +83,7 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   };
   // Each case gets the toolset `run` would give it, so a live run and its traces score the same.
   const byCase = new Map<Case, Toolset>();
-  for (const c of cases) byCase.set(c, await load(toolsetSpecFor(c, toolsetSpec, env, config)));
+  for (const c of cases) byCase.set(c, ownToolsetOf(c, toolsetSpec, env) ?? (await load(toolsetSpecFor(c, toolsetSpec, env, config))));
   const ruleToolset = toolsetSpec ? await load(toolsetSpec) : undefined;
   if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; without it those rules are unscorable (the check cannot be judged)');
   const toolMode = firstSet<ToolMode | undefined>(flags.toolMode, undefined, config.llm?.tool_mode, undefined).value;
@@ -107,10 +109,12 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
   let telemetry: Telemetry | undefined;
   let annotationsUrl: string | undefined;
   let apiKey: string | undefined;
+  let langsmith: TelemetryConfig['langsmith'];
   let tls: ReturnType<typeof annotationTls> = {};
   if (flags.export || flags.annotate) {
-    const tflags: { telemetry: boolean; endpoint?: string } = { telemetry: true };
+    const tflags: { telemetry: boolean; endpoint?: string; langsmithFeedback?: boolean; feedbackOnly: boolean } = { telemetry: true, feedbackOnly: true };
     if (flags.otlpEndpoint) tflags.endpoint = flags.otlpEndpoint;
+    if (flags.langsmithFeedback !== undefined) tflags.langsmithFeedback = flags.langsmithFeedback;
     const cfg = resolveTelemetryConfig({ flags: tflags, env, file: config.telemetry, projectDir: ctx.projectDir });
     for (const w of env.warnings) ctx.warn(w);
     env.warnings.length = 0;
@@ -119,11 +123,13 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
       telemetry = createTelemetry(cfg, { onWarning: (w) => ctx.warn(w) });
     }
     if (flags.annotate) {
-      annotationsUrl = flags.phoenixUrl ?? cfg.annotationsUrl;
+      langsmith = cfg.langsmith;
+      // With LangSmith feedback on, Phoenix is posted to only when asked for by URL or [telemetry] eval_annotations.
+      annotationsUrl = flags.phoenixUrl ?? (langsmith && !config.telemetry?.eval_annotations ? undefined : cfg.annotationsUrl);
       apiKey = cfg.apiKey;
       // The annotation POST trusts what the export trusts (CA file, client certificate and key).
       tls = annotationTls(cfg);
-      if (!annotationsUrl) {
+      if (!annotationsUrl && !langsmith) {
         throw new UsageError('USAGE', '--annotate: no Phoenix URL (expected --phoenix-url or a telemetry endpoint)', {
           hint: 'pass --phoenix-url http://127.0.0.1:6006, or set OTEL_EXPORTER_OTLP_ENDPOINT to your Phoenix',
         });
@@ -132,9 +138,21 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
   }
   let pending: AnnotationTarget[] = [];
   const flushAnnotations = async (): Promise<void> => {
-    if (!annotationsUrl || pending.length === 0) return;
+    if (pending.length === 0) return;
     const batch = pending;
     pending = [];
+    if (langsmith) {
+      const { buildLangSmithFeedback, postLangSmithFeedback } = await import('../telemetry/langsmith.js');
+      const r = await postLangSmithFeedback({
+        endpoint: langsmith.endpoint,
+        feedback: buildLangSmithFeedback(batch),
+        maxWaitMs: langsmith.maxWaitMs,
+        ...(langsmith.apiKey !== undefined ? { apiKey: langsmith.apiKey } : {}),
+        ...(langsmith.backoffMs !== undefined ? { backoffMs: langsmith.backoffMs } : {}),
+      });
+      if (r.warning) ctx.warn(r.warning);
+    }
+    if (!annotationsUrl) return;
     const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: buildSpanAnnotations(batch), ...tls };
     if (apiKey) opts.apiKey = apiKey;
     const r = await postSpanAnnotations(opts);
@@ -155,7 +173,7 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
             ctx.warn(`--export: verdict span not emitted (${(err as Error).message})`);
           }
         }
-        if (annotationsUrl) pending.push({ spanId: target.spanId, caseId: v.caseId ?? v.rule ?? v.verdict.caseId, sample: v.verdict.sample, verdict: v.verdict });
+        if (annotationsUrl || langsmith) pending.push({ spanId: target.spanId, caseId: v.caseId ?? v.rule ?? v.verdict.caseId, sample: v.verdict.sample, verdict: v.verdict });
       }
     },
     flushAnnotations,

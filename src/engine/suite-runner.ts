@@ -2,7 +2,7 @@
 // aggregates a case once all its samples end, then renders telemetry for that case (so every trace
 // carries the final verdict and pass rate) and reports the case through a callback.
 
-import type { Case, CaseResult, Run, RunError, SampleOutcome, ToolMode, Toolset, Verdict } from '../types/index.js';
+import type { Case, CaseGate, CaseResult, Run, RunError, SampleOutcome, ToolMode, Toolset, Verdict } from '../types/index.js';
 import { runPool } from '../core/concurrency.js';
 import { runCase, type TurnEvent } from './run-case.js';
 import { toolLog } from './tool-log.js';
@@ -10,7 +10,7 @@ import { createMcpToolHost, type ToolHost } from './mcp-tools.js';
 import type { Provider } from '../providers/types.js';
 import type { CommandSandbox } from './sandbox/command.js';
 import { scoreRun } from '../scoring/verdict.js';
-import { aggregateCase } from '../scoring/samples.js';
+import { aggregateCase, type AggregateOptions } from '../scoring/samples.js';
 
 /** The per-sample agent loop the suite runner drives (the engine's `runCase` by default). */
 export type RunCaseFn = (opts: {
@@ -32,7 +32,7 @@ export type RunCaseFn = (opts: {
 /** Scoring the suite runner needs (scoring/ by default). */
 export interface SuiteScoring {
   scoreRun(c: Case, run: Run, opts: { toolset: Toolset; toolMode: ToolMode; validateArgs: boolean }): Verdict;
-  aggregateCase(c: Case, outcomes: SampleOutcome[], opts: { threshold: number }): CaseResult;
+  aggregateCase(c: Case, outcomes: SampleOutcome[], opts: AggregateOptions): CaseResult;
 }
 
 function isTraceIds(v: unknown): v is { traceId: string; rootSpanId: string; url?: string } {
@@ -81,6 +81,10 @@ export interface RunSuiteOptions {
   samples?: number;
   /** CLI `--threshold`. @default 1 */
   threshold?: number;
+  /** CLI `--pass-k`: the k values of pass@k / pass^k each case reports. @default [] */
+  passK?: readonly number[];
+  /** CLI `--gate`: the gate of cases without their own. */
+  gate?: CaseGate;
   validateArgs?: boolean;
   /** Case samples in flight at once. @default 4 */
   concurrency?: number;
@@ -208,7 +212,10 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   const finishCase = async (s: CaseState): Promise<void> => {
     const scored = s.runs as Array<{ run: Run; verdict: Verdict }>;
     const outcomes = scored.map(({ run, verdict }) => sampleOutcome(run, verdict));
-    const result = scoring.aggregateCase(s.c, outcomes, { threshold });
+    const aggregate: AggregateOptions = { threshold };
+    if (opts.passK) aggregate.passK = opts.passK;
+    if (opts.gate) aggregate.gate = opts.gate;
+    const result = scoring.aggregateCase(s.c, outcomes, aggregate);
     finished.set(s.c.id, result);
     if (opts.telemetry) {
       for (const { run, verdict } of scored) {

@@ -82,6 +82,29 @@ export function caseViews(doc: ResultsDocument): CaseView[] {
   });
 }
 
+/** A pass@k / pass^k value with three decimals, or "n/a" where k exceeds the scored samples. */
+export function kValue(v: number | null): string {
+  return v === null ? 'n/a' : v.toFixed(3);
+}
+
+/** Whether any case reports pass@k values or a gate (the renderers add their columns only then). */
+export function hasPassK(views: readonly CaseView[]): boolean {
+  return views.some((v) => (v.entry.pass_k?.length ?? 0) > 0 || !!v.entry.gate);
+}
+
+/** "pass@1 0.400 · pass@3 0.900 · pass^3 0.000" for one case ("" when none was asked for). */
+export function passKText(entry: CaseEntry): string {
+  const ks = entry.pass_k ?? [];
+  return [...ks.map((p) => `pass@${p.k} ${kValue(p.pass_at)}`), ...ks.map((p) => `pass^${p.k} ${kValue(p.pass_hat)}`)].join(' · ');
+}
+
+/** "pass@3 >= 0.9: 0.900 met" for a case with a gate, else "". */
+export function gateText(entry: CaseEntry): string {
+  const g = entry.gate;
+  if (!g) return '';
+  return `${g.text}: ${kValue(g.value)} ${g.met ? 'met' : 'not met'}`;
+}
+
 /** The threshold line: one value when all cases share it, else a range. */
 export function thresholdText(views: readonly CaseView[]): string {
   const values = [...new Set(views.map((v) => v.entry.threshold))].sort((a, b) => a - b);

@@ -1,7 +1,7 @@
 // A single self-contained HTML report: inline CSS, no script, no external resource (a CSP meta tag
 // forbids any fetch), so it can be attached to a CI run and opened offline.
 import type { ResultsDocument, RunEntry } from './results.js';
-import { caseViews, categoryCounts, formatInt, lastIteration, meaningOf, percent, thresholdText, titleOf, type CaseView } from './_present.js';
+import { caseViews, categoryCounts, formatInt, gateText, lastIteration, meaningOf, passKText, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 import { escapeXml as esc } from './_escape.js';
 
 const STYLE = `
@@ -38,6 +38,11 @@ function sampleHtml(r: RunEntry): string {
   return `<li>sample ${r.sample}: ${badge(r.verdict?.category ?? (r.pass ? 'pass' : 'fail'))} ${esc(r.verdict?.reason ?? r.detail)}${matched}${trace}${calls}</li>`;
 }
 
+function passKHtml(v: CaseView): string {
+  const bits = [passKText(v.entry), gateText(v.entry) && `gate ${gateText(v.entry)}`].filter(Boolean);
+  return bits.length ? `<div class="meta passk">${esc(bits.join(' · '))}</div>` : '';
+}
+
 function rowHtml(v: CaseView): string {
   const cls = v.errored ? 'errored' : v.meetsThreshold ? 'ok' : 'fail';
   const interval = `${percent(v.entry.pass_rate_low)}–${percent(v.entry.pass_rate_high)}`;
@@ -46,7 +51,7 @@ function rowHtml(v: CaseView): string {
     `<td><code>${esc(v.caseId)}</code>${v.entry.tags.length ? `<div class="meta">${esc(v.entry.tags.join(', '))}</div>` : ''}</td>`,
     `<td>${badge(v.verdict)}</td>`,
     `<td><code>${esc(v.tool)}</code></td><td>${esc(v.command)}</td><td>${esc(v.autonomy)}</td><td>${esc(v.host)}</td>`,
-    `<td class="rate" title="95% interval ${esc(interval)}">${esc(v.passRate)}</td>`,
+    `<td class="rate" title="95% interval ${esc(interval)}">${esc(v.passRate)}${passKHtml(v)}</td>`,
     `<td>${esc(v.reason)}<details><summary>${v.entry.runs.length} sample${v.entry.runs.length === 1 ? '' : 's'}</summary><ul>${v.entry.runs.map(sampleHtml).join('')}</ul></details></td>`,
     '</tr>',
   ].join('');

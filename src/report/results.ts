@@ -122,6 +122,10 @@ const caseEntrySchema = z.looseObject({
   k: int,
   pass_at_k: num,
   pass_hat_k: num,
+  /** pass@k / pass^k for each requested k (`--pass-k`, a gate's k); null where k > the scored samples. */
+  pass_k: z.array(z.looseObject({ k: int, pass_at: num.nullable(), pass_hat: num.nullable() })).optional(),
+  /** The gate that decided meets_threshold, when one was set. */
+  gate: z.looseObject({ text: z.string(), value: num.nullable(), met: z.boolean() }).nullable().optional(),
   threshold: num,
   meets_threshold: z.boolean(),
   errored: z.boolean(),
@@ -323,6 +327,8 @@ export function caseEntryOf(r: CaseResult): CaseEntry {
     k: scoredRuns.length,
     pass_at_k: r.passAtK,
     pass_hat_k: r.passHatK,
+    pass_k: r.passK.map((p) => ({ k: p.k, pass_at: p.passAt, pass_hat: p.passHat })),
+    gate: r.gate ? { text: r.gate.text, value: r.gate.value, met: r.gate.met } : null,
     threshold: r.threshold,
     meets_threshold: r.meetsThreshold,
     errored: r.errored,
@@ -501,10 +507,12 @@ export function caseResultsFromDocument(doc: ResultsDocument, iteration?: number
       passRateHigh: entry.pass_rate_high,
       passAtK: entry.pass_at_k,
       passHatK: entry.pass_hat_k,
+      passK: (entry.pass_k ?? []).map((p) => ({ k: p.k, passAt: p.pass_at, passHat: p.pass_hat })),
       threshold: entry.threshold,
       meetsThreshold: entry.meets_threshold,
       errored: entry.errored,
     };
+    if (entry.gate) result.gate = { text: entry.gate.text, value: entry.gate.value, met: entry.gate.met };
     if (entry.suite !== null) result.suite = entry.suite;
     if (entry.runs.some((r) => r.match !== null)) result.avgScore = entry.avg_score;
     return result;

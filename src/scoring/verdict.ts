@@ -11,6 +11,7 @@
 // | 6  | wrong_command                 | expect_command                                 | subcommand path differs (space-joined, trimmed, ci) |
 // | 7  | wrong_host                    | expect_host                                    | host/group differs (trimmed, case-insensitive)      |
 // | 8  | wrong_args                    | expect_args                                    | an expected arg is missing or does not match        |
+// |    | wrong_tool / wrong_args / too_many_calls / too_few_calls | expect_calls        | the first tool-calling response's calls differ (expect-calls.ts) |
 // | 9  | wrong_autonomy                | expect_autonomy                                | the call would gate at another level                |
 // | 10 | missing_required … bad_command| validateArgs and a toolset                     | the preflight validator would bounce the call       |
 // | 11 | json_dump                     | replio / turnstone expectations                | a later check fails and the final text is a dump    |
@@ -48,6 +49,7 @@ import type {
 } from '../types/index.js';
 import { argFailuresOf, argsMissingReason, checkArgs, describeArgFailures } from './arg-match.js';
 import { expectationsHash } from './arg-hash.js';
+import { checkExpectedCalls } from './expect-calls.js';
 import { detectJsonDump } from './json-dump.js';
 import { scoreMatch } from './match-modes.js';
 import { checkVerifierDetailed, replioMetrics, withoutDropped } from './replio.js';
@@ -136,6 +138,7 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   }
   const expected: Expected = {};
   if (spec?.tool?.length) expected.tool = [...spec.tool];
+  else if (spec?.calls) expected.tool = [...new Set(spec.calls.map((x) => x.tool))];
   if (spec?.command !== undefined) expected.command = spec.command;
   if (spec?.host !== undefined) expected.host = spec.host;
   if (spec?.autonomy !== undefined) expected.autonomy = spec.autonomy;
@@ -185,16 +188,36 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
       if (forbidden.length) fail('forbidden_tool', `called forbidden tool ${forbidden.join(', ')}`);
       else if (spec.forbidTools?.length) passReason = 'called no forbidden tool';
       const asserts =
-        !!spec.tool?.length || spec.command !== undefined || spec.host !== undefined || spec.autonomy !== undefined || !!spec.args;
+        !!spec.tool?.length || spec.command !== undefined || spec.host !== undefined || spec.autonomy !== undefined || !!spec.args || !!spec.calls;
       if (!terminal) {
         if (asserts) {
           judged('run', false, spec.tool?.length ? spec.tool : 'a runnable call', 'no runnable call');
-          const want = spec.tool?.length ? `a call to ${spec.tool.join(' or ')}` : 'a runnable call';
+          const want = spec.tool?.length
+            ? `a call to ${spec.tool.join(' or ')}`
+            : spec.calls
+              ? `${spec.calls.length === 1 ? 'a call' : `${spec.calls.length} calls`} to ${[...new Set(spec.calls.map((x) => x.tool))].join(', ')}`
+              : 'a runnable call';
           const said = firstLine(run.finalText);
           fail('no_run', `expected ${want}, but the model made no runnable call${said ? ` (it said: "${said}")` : ''}`);
         }
       } else {
         checkTerminal(spec, terminal, terminalRecord, autonomy, opts, { fail, judged, notCheckable });
+        if (spec.calls) {
+          // Every runnable call of the response that held the terminal call (parallel calls), in order.
+          const at = terminalIndex >= 0 ? terminalIndex : resolvedAll.indexOf(terminal);
+          const index = records[at]?.modelCallIndex;
+          const found = records.filter((r, i) => (at < 0 ? i === 0 : r.modelCallIndex === index) && !resolvedAll[i]?.discovery).map((r) => r.call);
+          const raw = found.length ? found : [run.terminal?.call ?? records[0]!.call];
+          const wanted = spec.calls.map((x) => x.tool);
+          // A trace recorded without content cannot show the arguments: not checkable, never a failure.
+          if (raw.some((x) => x.argumentsAbsent)) {
+            notCheckable('calls', argsMissingReason(raw.find((x) => x.argumentsAbsent)!, opts.hashKey) ?? 'arguments not captured (content capture off)', wanted);
+          } else {
+            const problem = checkExpectedCalls({ expected: spec.calls, raw, mode: spec.equality ?? 'tolerant', ...(c.tools ? { tools: c.tools } : {}), ...(opts.toolset ? { toolset: opts.toolset } : {}) });
+            judged('calls', problem === undefined, wanted, raw.map((x) => x.name));
+            if (problem) fail(problem.category, problem.reason);
+          }
+        }
         const did = `called ${callLabel(terminal)}${observed.command ? ` ${observed.command}` : ''}${observed.host ? ` on ${observed.host}` : ''}${autonomy ? ` (${autonomy})` : ''}`;
         passReason = asserts ? `${did} as expected` : spec.forbidTools?.length ? `${did}, no forbidden tool` : did;
       }

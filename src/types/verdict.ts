@@ -141,6 +141,23 @@ export type SampleOutcome =
       toolLog?: ToolLogEntry[];
     };
 
+/** Unbiased estimates over the n scored samples (errored and unscorable samples are left out of n). */
+export interface PassKValue {
+  k: number;
+  /** 1 − C(n−c, k)/C(n, k); null when k > n. */
+  passAt: number | null;
+  /** C(c, k)/C(n, k); null when k > n. */
+  passHat: number | null;
+}
+
+export interface GateResult {
+  /** Canonical text, e.g. "pass@3 >= 0.9". */
+  text: string;
+  /** The metric's value; null when it cannot be computed (k > n, or nothing scored). */
+  value: number | null;
+  met: boolean;
+}
+
 export interface CaseResult {
   caseId: string;
   suite?: string;
@@ -155,6 +172,10 @@ export interface CaseResult {
   /** Unbiased pass@k and pass^k for k = number of scored samples. */
   passAtK: number;
   passHatK: number;
+  /** pass@k and pass^k for each requested k (`--pass-k`, plus the gate's k); null where k > n. */
+  passK: PassKValue[];
+  /** The gate that decided `meetsThreshold`, when the case (or `--gate`) set one. */
+  gate?: GateResult;
   avgScore?: number;
   threshold: number;
   meetsThreshold: boolean;

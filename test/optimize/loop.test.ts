@@ -27,6 +27,7 @@ function result(pass: boolean, score = pass ? 1 : 0.5): CaseResult {
     passRateHigh: 1,
     passAtK: pass ? 1 : 0,
     passHatK: pass ? 1 : 0,
+    passK: [],
     avgScore: score,
     threshold: 1,
     meetsThreshold: pass,

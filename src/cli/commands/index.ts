@@ -19,5 +19,7 @@ export const COMMAND_LOADERS: ReadonlyArray<{ name: string; load: () => Promise<
   { name: 'serve', load: async () => (await import('./serve.js')).serveCommand },
   { name: 'optimize', load: async () => (await import('./optimize.js')).optimizeCommand },
   { name: 'config', load: async () => (await import('./config.js')).configCommand },
+  { name: 'doctor', load: async () => (await import('./doctor.js')).doctorCommand },
+  { name: 'import', load: async () => (await import('./import.js')).importCommand },
   { name: 'schedule', load: async () => (await import('./schedule.js')).scheduleCommand },
 ];

@@ -34,6 +34,7 @@ export function addTraceScoringOptions(cmd: Command): Command {
     .option('--rules <file>', 'case-less rules (TOML) applied to every trace; see examples/rules.toml')
     .option('--annotate', 'post each verdict to Phoenix as a span annotation on the trace\'s root span')
     .option('--phoenix-url <url>', 'Phoenix base URL for --annotate (default: derived from the telemetry endpoint)')
+    .option('--langsmith-feedback', 'with --annotate, post each verdict as LangSmith feedback on the root span\'s run (LANGSMITH_ENDPOINT, LANGSMITH_API_KEY)')
     .option('--export', 'send one verdict span per scored trace (linked to its root) to the OTLP endpoint')
     .option('--otlp-endpoint <url>', 'OTLP traces endpoint for --export (default: OTEL_EXPORTER_OTLP_* / runspec.toml)');
 }
