@@ -8,6 +8,7 @@ import { runCase } from './run-case.js';
 import type { Provider } from '../providers/types.js';
 import { scoreRun } from '../scoring/verdict.js';
 import { aggregateCase } from '../scoring/samples.js';
+import { sampleTraceOf } from '../scoring/sample-trace.js';
 
 /** The per-sample agent loop the suite runner drives (the engine's `runCase` by default). */
 export type RunCaseFn = (opts: {
@@ -123,9 +124,10 @@ export function sampleOutcome(run: Run, verdict: Verdict): SampleOutcome {
       sample: run.sample,
       error: run.error ?? { code: 'INTERNAL', message: 'the run ended in error without a reason' },
       elapsedMs,
+      trace: sampleTraceOf(run),
     };
   }
-  return { status: 'scored', sample: run.sample, verdict, elapsedMs, tokens: run.usage.totalTokens ?? 0 };
+  return { status: 'scored', sample: run.sample, verdict, elapsedMs, tokens: run.usage.totalTokens ?? 0, trace: sampleTraceOf(run) };
 }
 
 /**

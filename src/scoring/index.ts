@@ -9,6 +9,7 @@ export { scoreRun, PRECEDENCE } from './verdict.js';
 export type { ScoreOptions } from './verdict.js';
 export { wilsonInterval, passAtK, passHatK, aggregateCase, meetsThreshold, Z_95 } from './samples.js';
 export { summarize, sampleScore } from './summary.js';
+export { sampleTraceOf } from './sample-trace.js';
 export type { SuiteSummary, GroupRollup } from './summary.js';
 export {
   buildResultsDocument,
@@ -22,7 +23,7 @@ export {
   resultsJsonSchema,
   safeUrl,
 } from './results.js';
-export type { ResultsDocument, ResultsMeta, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate } from './results.js';
+export type { ResultsDocument, ResultsMeta, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate, SampleTraceJson, SampleTraceStepJson } from './results.js';
 export { compareResults } from './compare.js';
 export type { Comparison, ComparisonRow, ComparisonCell } from './compare.js';
 export { contentFreeReason } from './content-free.js';

@@ -40,7 +40,7 @@ export type {
   ToolLogEntry,
   Usage,
 } from './run.js';
-export { VERDICT_CATEGORIES } from './verdict.js';
+export { VERDICT_CATEGORIES, TRACE_TEXT_CHARS, TRACE_MAX_STEPS } from './verdict.js';
 export type {
   CaseResult,
   Expected,
@@ -48,6 +48,8 @@ export type {
   Observed,
   ReplioMetrics,
   SampleOutcome,
+  SampleTrace,
+  SampleTraceStep,
   Verdict,
   VerdictCategory,
 } from './verdict.js';
