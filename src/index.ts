@@ -67,13 +67,15 @@ export type { RunSuiteOptions, SuiteRunResult, SampleProgress, RunCaseFn, SuiteS
 // --- scoring (issue 7) ---
 export {
   scoreRun, aggregateCase, summarize, wilsonInterval, passAtK, passHatK, matchArg, matchArgs, tolerantEquals, scoreMatch,
-  matchAction, replioMetrics, checkVerifier, detectJsonDump, buildResultsDocument, caseResultsFromDocument,
-  parseResultsDocument, resultsDocumentSchema, resultsJsonSchema, compareResults, RESULTS_SCHEMA,
+  matchAction, replioMetrics, checkVerifier, detectJsonDump,
 } from './scoring/index.js';
+export type { ScoreOptions, SuiteSummary, GroupRollup, ArgMatch, ArgFailure, VerifierFailure } from './scoring/index.js';
+export {
+  buildResultsDocument, caseResultsFromDocument, parseResultsDocument, resultsDocumentSchema, resultsJsonSchema, compareResults, RESULTS_SCHEMA,
+} from './report/index.js';
 export type {
-  ScoreOptions, SuiteSummary, GroupRollup, ArgMatch, ArgFailure, VerifierFailure, ResultsDocument, ResultsMeta, ResultsInput,
-  ResultsIteration, CaseEntry, RunEntry, Aggregate, Comparison, ComparisonRow, ComparisonCell,
-} from './scoring/index.js';
+  ResultsDocument, ResultsMeta, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate, Comparison, ComparisonRow, ComparisonCell,
+} from './report/index.js';
 
 // --- report (issue 7) ---
 export { renderTable, renderJson, renderJUnit, renderMarkdown, renderHtml, renderComparison } from './report/index.js';

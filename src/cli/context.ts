@@ -9,6 +9,8 @@ export interface CliContext {
   env: EnvSource;
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** What `-` reads (`score -`). */
+  stdin: AsyncIterable<Uint8Array>;
   debug: boolean;
   /** Print one line to stdout. */
   out(line: string): void;
@@ -25,6 +27,7 @@ export function createContext(opts: {
   debug: boolean;
   stdout: CliContext['stdout'];
   stderr: CliContext['stderr'];
+  stdin?: CliContext['stdin'];
 }): CliContext {
   const stdout = opts.stdout;
   const stderr = opts.stderr;
@@ -34,6 +37,7 @@ export function createContext(opts: {
     env: opts.env,
     stdout,
     stderr,
+    stdin: opts.stdin ?? process.stdin,
     debug: opts.debug,
     out: (line) => void stdout.write(line + '\n'),
     err: (line) => void stderr.write(line + '\n'),

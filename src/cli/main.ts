@@ -6,7 +6,7 @@ import { exitCodeFor, isRunspecError } from '../errors.js';
 import { redactSecrets } from '../config/env.js';
 import { createContext, type CliContext } from './context.js';
 import { COMMAND_LOADERS } from './commands/index.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../core/version.js';
 
 export interface MainOptions {
   argv: string[];
@@ -14,6 +14,7 @@ export interface MainOptions {
   env?: Record<string, string | undefined>;
   stdout?: CliContext['stdout'];
   stderr?: CliContext['stderr'];
+  stdin?: CliContext['stdin'];
 }
 
 /** Parse argv, run one command, and return its exit code. Never calls process.exit itself. */
@@ -21,6 +22,7 @@ export async function main(opts: MainOptions): Promise<number> {
   const env = opts.env ?? process.env;
   const stdout = opts.stdout ?? process.stdout;
   const stderr = opts.stderr ?? process.stderr;
+  const stdin = opts.stdin ?? process.stdin;
   let exitCode = 0;
   let ctx: CliContext | undefined;
   const program = new Command('runspec-eval');
@@ -38,7 +40,7 @@ export async function main(opts: MainOptions): Promise<number> {
   const getContext = (): CliContext => {
     if (!ctx) {
       const g = program.opts<{ path: string; debug?: boolean }>();
-      ctx = createContext({ cwd: opts.cwd ?? process.cwd(), path: g.path, env, debug: !!g.debug, stdout, stderr });
+      ctx = createContext({ cwd: opts.cwd ?? process.cwd(), path: g.path, env, debug: !!g.debug, stdout, stderr, stdin });
     }
     return ctx;
   };

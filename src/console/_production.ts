@@ -2,7 +2,8 @@
 // as it grows; trace files are scored with the offline scorer. Each scored trace becomes one row.
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { buildResultsDocument, wilsonInterval, type ResultsDocument } from '../scoring/index.js';
+import { buildResultsDocument, type ResultsDocument } from '../report/results.js';
+import { wilsonInterval } from '../scoring/index.js';
 import type { TraceVerdictLine } from '../traces/index.js';
 import type { CaseResult, SampleTrace, SampleTraceStep, Verdict, VerdictCategory } from '../types/index.js';
 import { VERDICT_CATEGORIES } from '../types/index.js';

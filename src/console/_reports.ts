@@ -2,7 +2,7 @@
 // from the page), rendered with the report view.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseResultsDocument, type ResultsDocument } from '../scoring/index.js';
+import { parseResultsDocument, type ResultsDocument } from '../report/results.js';
 import { HttpProblem } from './_http.js';
 
 export interface ReportSummaryJson {

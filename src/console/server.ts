@@ -13,6 +13,7 @@ import { CONSOLE_HTML, CONSOLE_SCRIPT, CONSOLE_STYLE } from './_page.js';
 import { confinedPath, productionDocument, readVerdictFile } from './_production.js';
 import { listReports, readReport } from './_reports.js';
 import { createRunManager, type EvalRunner } from './_runs.js';
+import { appRunner } from './_app-run.js';
 import { deleteSuite, listSuites, saveSuite, suiteText, validateText } from './_suites.js';
 
 export type { EvalRunner, ConsoleRunFlags } from './_runs.js';
@@ -26,7 +27,7 @@ export interface ConsoleOptions {
   host?: string;
   /** @default 0 (any free port) */
   port?: number;
-  /** The library run behind the Run tab; without it the tab says runs are unavailable. */
+  /** The library run behind the Run tab. @default the app layer's suite run (what `run` does) */
   runner?: EvalRunner;
   /** `[telemetry] trace_url`: link template of a sample's trace (`{trace_id}`, `{span_id}`). */
   traceUrl?: string;
@@ -70,7 +71,8 @@ function param(url: URL, name: string): string {
 export async function startConsole(opts: ConsoleOptions): Promise<ConsoleServer> {
   const token = randomBytes(24).toString('base64url');
   const bindHost = opts.host ?? '127.0.0.1';
-  const runs = createRunManager({ projectDir: opts.projectDir, runner: opts.runner });
+  const runner = opts.runner ?? appRunner({ projectDir: opts.projectDir, env: opts.env, ...(opts.onWarning ? { onLine: opts.onWarning } : {}) });
+  const runs = createRunManager({ projectDir: opts.projectDir, runner });
   const suitesOpts = { projectDir: opts.projectDir, env: opts.env, ...(opts.onWarning ? { onWarning: opts.onWarning } : {}) };
   let allowedHosts = new Set<string>();
   const redact = (text: string): string => redactSecrets(text, opts.env);
@@ -115,7 +117,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleServer>
     if (path === '/api/info' && method === 'GET') {
       return json(res, 200, {
         version: opts.version ?? null,
-        canRun: !!opts.runner,
+        canRun: true,
         providers: opts.providers ?? [],
         defaults: opts.defaults ?? {},
         traceLinks: !!opts.traceUrl,

@@ -1,5 +1,5 @@
 // The side-by-side summary of `compare` / `run --compare`.
-import type { Comparison, ComparisonCell } from '../scoring/index.js';
+import type { Comparison, ComparisonCell } from './compare.js';
 import { percent } from './_present.js';
 import { escapeCell, mdCode } from './_escape.js';
 

@@ -2,7 +2,7 @@
 // style and script inline. The Content-Security-Policy allows exactly that script (by its hash) and no
 // fetch of any kind, so the file can be attached to a CI run and opened offline.
 import { createHash } from 'node:crypto';
-import type { ResultsDocument } from '../scoring/index.js';
+import type { ResultsDocument } from './results.js';
 import { escapeXml as esc } from './_escape.js';
 import { titleOf } from './_present.js';
 import { REPORT_CSS, REPORT_SCRIPT } from './_view-assets.js';

@@ -8,12 +8,21 @@ export { renderHtml, renderCompareHtml } from './html.js';
 export { renderReportView, renderCompareView } from './view.js';
 export type { ReportViewOptions } from './view.js';
 export { renderComparison } from './comparison.js';
-// The results document API lives in scoring/ (pure); re-exported for the commands that render it.
+// The results codec: schema, reading, writing, JSON Schema export.
 export {
   buildResultsDocument,
   caseResultsFromDocument,
   parseResultsDocument,
-  compareResults,
-  summarize,
-} from '../scoring/index.js';
-export type { ResultsDocument, ResultsMeta, Comparison, SuiteSummary } from '../scoring/index.js';
+  resultsDocumentSchema,
+  caseEntryOf,
+  runEntryOf,
+  aggregateOf,
+  RESULTS_SCHEMA,
+  resultsJsonSchema,
+  safeUrl,
+} from './results.js';
+export type { ResultsDocument, ResultsMeta, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate, SampleTraceJson, SampleTraceStepJson } from './results.js';
+export { compareResults } from './compare.js';
+export type { Comparison, ComparisonRow, ComparisonCell } from './compare.js';
+export { summarize } from '../scoring/summary.js';
+export type { SuiteSummary } from '../scoring/summary.js';

@@ -1,6 +1,6 @@
-import type { ResultsDocument } from '../scoring/index.js';
+import { resultsDocumentText, type ResultsDocument } from './results.js';
 
 /** The results document as pretty JSON (what `--output json` prints and the results file holds). */
 export function renderJson(doc: ResultsDocument): string {
-  return `${JSON.stringify(doc, null, 2)}\n`;
+  return resultsDocumentText(doc);
 }

@@ -1,6 +1,6 @@
 // JUnit XML for CI systems: one <testsuite> per suite, one <testcase> per case; a case below its
 // threshold is a <failure> whose message is the reason; a case with no scored sample is an <error>.
-import type { ResultsDocument } from '../scoring/index.js';
+import type { ResultsDocument } from './results.js';
 import { caseViews, type CaseView } from './_present.js';
 import { escapeAttr, escapeXml } from './_escape.js';
 

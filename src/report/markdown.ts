@@ -1,5 +1,5 @@
 // Markdown for CI step summaries (GitHub's $GITHUB_STEP_SUMMARY, GitLab MR notes).
-import type { ResultsDocument } from '../scoring/index.js';
+import type { ResultsDocument } from './results.js';
 import { caseViews, categoryCounts, formatInt, lastIteration, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 import { escapeCell, mdCode } from './_escape.js';
 

@@ -1,5 +1,5 @@
 // The terminal table: verdict, tool, command, autonomy, host, pass rate and reason per case, then the summary.
-import type { ResultsDocument } from '../scoring/index.js';
+import type { ResultsDocument } from './results.js';
 import { caseViews, categoryCounts, formatInt, lastIteration, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 
 /** Options of {@link renderTable}. */

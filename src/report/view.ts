@@ -1,8 +1,9 @@
 // The report view: one renderer for the self-contained HTML file and the `ui` console. It writes markup
 // only (every value escaped); the small script in _view-assets.ts adds filters, expanding rows and the
 // theme switch on top, and the page is readable without it.
-import type { CaseEntry, ResultsDocument, RunEntry, SampleTraceJson, SampleTraceStepJson } from '../scoring/index.js';
-import { compareResults, wilsonInterval } from '../scoring/index.js';
+import { wilsonInterval } from '../scoring/samples.js';
+import { compareResults } from './compare.js';
+import type { CaseEntry, ResultsDocument, RunEntry, SampleTraceJson, SampleTraceStepJson } from './results.js';
 import { barChart, type BarItem } from './_charts.js';
 import { escapeXml as esc } from './_escape.js';
 import { caseViews, categoryCounts, formatInt, lastIteration, meaningOf, percent, thresholdText, titleOf, type CaseView } from './_present.js';

@@ -11,19 +11,4 @@ export { wilsonInterval, passAtK, passHatK, aggregateCase, meetsThreshold, Z_95 
 export { summarize, sampleScore } from './summary.js';
 export { sampleTraceOf } from './sample-trace.js';
 export type { SuiteSummary, GroupRollup } from './summary.js';
-export {
-  buildResultsDocument,
-  caseResultsFromDocument,
-  parseResultsDocument,
-  resultsDocumentSchema,
-  caseEntryOf,
-  runEntryOf,
-  aggregateOf,
-  RESULTS_SCHEMA,
-  resultsJsonSchema,
-  safeUrl,
-} from './results.js';
-export type { ResultsDocument, ResultsMeta, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate, SampleTraceJson, SampleTraceStepJson } from './results.js';
-export { compareResults } from './compare.js';
-export type { Comparison, ComparisonRow, ComparisonCell } from './compare.js';
 export { contentFreeReason } from './content-free.js';

@@ -1,5 +1,5 @@
 // The deterministic document the report tests render, and the blanking of volatile fields.
-import { buildResultsDocument, type ResultsDocument } from '../../src/scoring/index.js';
+import { buildResultsDocument, type ResultsDocument } from '../../src/report/index.js';
 import { sampleCaseResults } from '../scoring/_results.js';
 
 export function sampleDocument(when: Date = new Date()): ResultsDocument {

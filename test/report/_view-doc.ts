@@ -1,6 +1,7 @@
 // A results document with per-sample traces (turns, model and tool calls, a failing bash call with exit
 // 127), several samples per case and hostile text, for the report-view tests.
-import { aggregateCase, buildResultsDocument, sampleTraceOf, scoreRun, type ResultsDocument } from '../../src/scoring/index.js';
+import { aggregateCase, sampleTraceOf, scoreRun } from '../../src/scoring/index.js';
+import { buildResultsDocument, type ResultsDocument } from '../../src/report/results.js';
 import type { Case, Run, SampleOutcome } from '../../src/types/index.js';
 import { makeCase } from '../scoring/_build.js';
 import { HOSTILE_CASE_ID, INJECTION_CORPUS } from './_injection.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderComparison } from '../../src/report/index.js';
-import { buildResultsDocument, compareResults } from '../../src/scoring/index.js';
+import { buildResultsDocument, compareResults } from '../../src/report/index.js';
 import { sampleCaseResults } from '../scoring/_results.js';
 
 function comparison() {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderHtml, renderJson, renderJUnit, renderMarkdown, renderTable } from '../../src/report/index.js';
-import { parseResultsDocument } from '../../src/scoring/index.js';
+import { parseResultsDocument } from '../../src/report/index.js';
 import { blankVolatile, sampleDocument } from './_doc.js';
 
 const doc = blankVolatile(sampleDocument());

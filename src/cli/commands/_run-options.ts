@@ -1,48 +1,15 @@
 // Options of `run` and the commands built on it, plus small path/label helpers. Kept free of the heavy
 // modules (engine, providers, telemetry) so that registering the commands costs nothing at start-up.
 
-import { isAbsolute, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ToolMode } from '../../types/index.js';
-import type { CliContext } from '../context.js';
+import { OUTPUT_FORMATS } from '../../report/formats.js';
+import { TOOL_MODES } from '../../core/vocabulary.js';
 
-export const OUTPUT_FORMATS = ['table', 'json', 'junit', 'md', 'html'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-export const TOOL_MODES: readonly ToolMode[] = ['dedup', 'per_host', 'search'];
-
-/** Every flag of `run` (and the commands built on it), as commander parses them. */
-export interface RunFlags {
-  fixture?: string[];
-  tag?: string[];
-  suite?: string[];
-  provider?: string;
-  model?: string;
-  baseUrl?: string;
-  temperature?: number;
-  maxTokens?: number;
-  timeoutMs?: number;
-  retries?: number;
-  maxRequests?: number;
-  toolset?: string;
-  toolMode?: ToolMode;
-  samples?: number;
-  threshold?: number;
-  validateArgs?: boolean;
-  concurrency?: number;
-  maxTurns?: number;
-  systemPrompt?: string;
-  output?: OutputFormat;
-  out?: string;
-  shard?: string;
-  resume?: string;
-  compare?: string;
-  telemetry?: boolean;
-  captureContent?: boolean;
-  annotations?: boolean;
-  endpoint?: string;
-  keepWorktrees?: boolean;
-  script?: string;
-}
+export { OUTPUT_FORMATS } from '../../report/formats.js';
+export type { OutputFormat } from '../../report/formats.js';
+export type { RunFlags } from '../../app/run-options.js';
+export { normaliseForLog, suiteLabelOf, withoutUserinfo } from '../../app/run-options.js';
+export { cwdPath } from '../../app/context.js';
 
 const positiveInt = (v: string): number => {
   if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`expected a positive integer (got ${JSON.stringify(v)})`);
@@ -113,49 +80,6 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
   return cmd;
 }
 
-/** Resolve a path against the working directory. */
-export function cwdPath(ctx: CliContext, p: string): string {
-  return isAbsolute(p) ? p : resolve(ctx.cwd, p);
-}
-
-/** Flags whose values are paths: stored absolute in the results log so `--resume` works from anywhere. */
-const PATH_FLAGS = ['out', 'script', 'systemPrompt'] as const;
-
-/** Absolute paths for path-valued flags and file targets; the rest as given. */
-export function normaliseForLog(ctx: CliContext, targets: string[], flags: RunFlags): { targets: string[]; flags: RunFlags; suiteLabel: string } {
-  const f: RunFlags = { ...flags };
-  for (const k of PATH_FLAGS) if (f[k]) (f as Record<string, unknown>)[k] = cwdPath(ctx, f[k]!);
-  if (f.toolset && !/^(builtin|mcp):/.test(f.toolset)) f.toolset = cwdPath(ctx, f.toolset);
-  if (f.baseUrl) f.baseUrl = withoutUserinfo(f.baseUrl);
-  if (f.endpoint) f.endpoint = withoutUserinfo(f.endpoint);
-  delete f.resume;
-  delete f.compare;
-  const t = targets.map((x) => (/[\\/]/.test(x) || /\.(toml|json)$/i.test(x) ? cwdPath(ctx, x) : x));
-  // The label is kept as typed, so a resumed run's document equals an uninterrupted one's.
-  return { targets: t, flags: f, suiteLabel: suiteLabelOf(targets) };
-}
-
 export function ensureNewline(s: string): string {
   return s.endsWith('\n') ? s : s + '\n';
-}
-
-/** How the selected targets read in the results meta (`test_suite`). */
-export function suiteLabelOf(targets: string[]): string {
-  return targets.join(',') || '(all)';
-}
-
-/** A URL without user:password, so a credential in `--base-url` never reaches a results file. */
-export function withoutUserinfo(url: string): string;
-export function withoutUserinfo(url: string | undefined): string | undefined;
-export function withoutUserinfo(url: string | undefined): string | undefined {
-  if (url === undefined) return undefined;
-  try {
-    const u = new URL(url);
-    if (!u.username && !u.password) return url;
-    u.username = '';
-    u.password = '';
-    return u.toString();
-  } catch {
-    return url;
-  }
 }

@@ -37,7 +37,9 @@ export async function demoAction(ctx: CliContext, flags: { output?: string; tele
   if (!(OUTPUT_FORMATS as readonly string[]).includes(output)) {
     throw new RunspecError('USAGE', `demo --output: expected one of ${OUTPUT_FORMATS.join(', ')} (got ${JSON.stringify(flags.output)})`);
   }
-  const { executeRun, loadProject, renderDocument, reportProblems } = await import('./_eval-run.js');
+  const { executeRun, loadProject } = await import('../../app/run-suite.js');
+  const { renderDocument } = await import('../../report/render.js');
+  const { progressBar, reportProblems, withInterrupt } = await import('./_run-io.js');
   const { loadCasesFromPaths } = await import('../../fixtures/index.js');
   const { loadToolset } = await import('../../toolset/index.js');
   const { createReplayProvider } = await import('../../providers/recording.js');
@@ -50,7 +52,8 @@ export async function demoAction(ctx: CliContext, flags: { output?: string; tele
   for (const spec of ['builtin:fleet', 'builtin:workspace']) bySpec.set(spec, await loadToolset(spec, { projectDir: PACKAGE_ROOT, env: loaded.env.raw }));
   const toolsets = new Map(cases.map((c) => [c.id, bySpec.get(c.dialect === 'runspec' ? 'builtin:fleet' : 'builtin:workspace')!]));
   const provider = createReplayProvider({ file: DEMO_RECORDING });
-  const r = await executeRun(ctx, {
+  const progress = progressBar(ctx);
+  const r = await withInterrupt(ctx, (signal) => executeRun(ctx, {
     cases,
     allIds: cases.map((c) => c.id),
     provider,
@@ -63,7 +66,9 @@ export async function demoAction(ctx: CliContext, flags: { output?: string; tele
     suiteLabel: 'bundled (demo)',
     agentName: 'runspec-eval-demo',
     telemetry: flags.telemetry ?? true,
-  });
+    signal,
+    ...(progress ? { progress } : {}),
+  }));
   ctx.stdout.write(ensureNewline(renderDocument(r.doc, output)));
   reportProblems(ctx, r);
   if (r.badInput) {

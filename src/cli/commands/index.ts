@@ -20,4 +20,5 @@ export const COMMAND_LOADERS: ReadonlyArray<{ name: string; load: () => Promise<
   { name: 'optimize', load: async () => (await import('./optimize.js')).optimizeCommand },
   { name: 'config', load: async () => (await import('./config.js')).configCommand },
   { name: 'schedule', load: async () => (await import('./schedule.js')).scheduleCommand },
+  { name: 'ui', load: async () => (await import('./ui.js')).uiCommand },
 ];

@@ -1,7 +1,6 @@
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import { RunspecError } from '../../errors.js';
-import { writeFileAtomic } from '../../report/results-file.js';
 import { cwdPath, ensureNewline, OUTPUT_FORMATS, type OutputFormat } from './_run-options.js';
 
 export const mergeCommand: CommandModule = {
@@ -18,17 +17,17 @@ export const mergeCommand: CommandModule = {
           if (flags.output && !(OUTPUT_FORMATS as readonly string[]).includes(flags.output)) {
             throw new RunspecError('USAGE', `merge --output: expected one of ${OUTPUT_FORMATS.join(', ')} (got ${JSON.stringify(flags.output)})`);
           }
-          const { mergeDocuments, readResultsDocument } = await import('./_results-docs.js');
-          const { renderDocument } = await import('./_eval-run.js');
-          const { caseResultsFromDocument } = await import('../../scoring/results.js');
-          const merged = mergeDocuments(files.map((file) => ({ file, doc: readResultsDocument(ctx, file) })));
+          const { mergeDocuments, readResultsDocument, writeResultsDocument } = await import('../../report/results-docs.js');
+          const { renderDocument } = await import('../../report/render.js');
+          const { caseResultsFromDocument, resultsDocumentText } = await import('../../report/results.js');
+          const merged = mergeDocuments(files.map((file) => ({ file, doc: readResultsDocument(cwdPath(ctx, file)) })));
           if (flags.out) {
             const out = cwdPath(ctx, flags.out);
-            writeFileAtomic(out, JSON.stringify(merged, null, 2) + '\n');
+            writeResultsDocument(out, merged);
             ctx.err(`results: ${out}`);
             if (flags.output) ctx.stdout.write(ensureNewline(renderDocument(merged, flags.output as OutputFormat)));
           } else {
-            ctx.stdout.write(JSON.stringify(merged, null, 2) + '\n');
+            ctx.stdout.write(resultsDocumentText(merged));
           }
           const results = caseResultsFromDocument(merged);
           if (results.some((r) => r.samples.length > 0 && r.samples.every((s) => s.status === 'errored'))) return 3;

@@ -5,23 +5,13 @@ import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../../errors.js';
 import { runSuite } from '../../engine/suite-runner.js';
-import { writeFileAtomic } from '../../report/results-file.js';
-import { buildResultsDocument } from '../../scoring/results.js';
+import { writeResultsDocument } from '../../report/results-docs.js';
+import { buildResultsDocument } from '../../report/results.js';
 import { DEFAULT_AGENT_PROMPT, runOptimization, type IterationRecord, type OptimizerModel } from '../../optimize/index.js';
 import type { Provider } from '../../providers/index.js';
-import { VERSION } from '../version.js';
-import {
-  addModelOptions,
-  addSelectionOptions,
-  buildProvider,
-  cwdPath,
-  loadProject,
-  loadToolsets,
-  newRunId,
-  providerName,
-  selectRunCases,
-  type RunFlags,
-} from './_eval-run.js';
+import { VERSION } from '../../core/version.js';
+import { buildProvider, loadProject, loadToolsets, newRunId, providerName, selectRunCases } from '../../app/run-suite.js';
+import { addModelOptions, addSelectionOptions, cwdPath, type RunFlags } from './_run-options.js';
 
 interface OptimizeFlags extends RunFlags {
   prompt?: string;
@@ -95,7 +85,7 @@ async function optimizeAction(ctx: CliContext, targets: string[], flags: Optimiz
         caseResults: it.caseResults,
       })),
     });
-    writeFileAtomic(out, JSON.stringify(doc, null, 2) + '\n');
+    writeResultsDocument(out, doc);
   };
   try {
     const result = await runOptimization({

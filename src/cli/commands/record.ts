@@ -2,48 +2,21 @@ import type { Command } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import { addExecutionOptions, addModelOptions, addSelectionOptions, cwdPath, ensureNewline, normaliseForLog, type RunFlags } from './_run-options.js';
+import { addExecutionOptions, addModelOptions, addSelectionOptions, type RunFlags } from './_run-options.js';
 
 type RecordFlags = Omit<RunFlags, 'out'> & { out: string; results?: string; merge?: boolean };
 
 /** `record`: the live tier. A real run through the recording wrapper, gated on --threshold. */
 export async function recordAction(ctx: CliContext, targets: string[], flags: RecordFlags): Promise<number> {
-  const { buildProvider, executeRun, exitCodeOf, loadProject, loadToolsets, providerName, renderDocument, reportProblems, selectRunCases } = await import('./_eval-run.js');
-  const { createRecordingProvider } = await import('../../providers/recording.js');
-  const project = loadProject(ctx);
-  const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
-  if (cases.length === 0) {
-    ctx.err('record: no cases selected');
-    return 2;
-  }
-  const toolsets = await loadToolsets(ctx, project, cases, flags.toolset);
-  const name = providerName(flags, project);
-  const script = cwdPath(ctx, flags.out);
-  if (!flags.merge && (flags.fixture || flags.tag || flags.shard)) {
-    ctx.warn(`record: only the selected cases are recorded and ${flags.out} is replaced; pass --merge to keep the other cases' entries`);
-  }
-  const recorder = createRecordingProvider(buildProvider(ctx, project, name, flags), { file: script, merge: !!flags.merge });
-  const runFlags: RunFlags = { ...flags, out: flags.results };
-  const r = await executeRun(ctx, {
-    cases,
-    allIds,
-    provider: recorder,
-    providerLabel: name,
-    toolsets,
-    flags: runFlags,
-    project,
-    storedOptions: normaliseForLog(ctx, targets, runFlags),
-    suiteLabel: targets.join(',') || '(all)',
-  });
-  // The recording is written even below the threshold: its diff is what a reviewer looks at.
-  if (!r.interrupted) {
-    await recorder.save();
-    ctx.err(`recording: ${script}`);
-    ctx.err(`results: ${r.finalFile}`);
-  }
-  ctx.stdout.write(ensureNewline(renderDocument(r.doc, flags.output ?? 'table')));
-  reportProblems(ctx, r);
-  return exitCodeOf(r);
+  const { runEvalSuite } = await import('../../app/run-suite.js');
+  const { printOutcome, progressBar, withInterrupt } = await import('./_run-io.js');
+  const { out: script, results, merge, ...rest } = flags;
+  const runFlags: RunFlags = { ...rest, ...(results ? { out: results } : {}) };
+  const progress = progressBar(ctx);
+  const outcome = await withInterrupt(ctx, (signal) =>
+    runEvalSuite(ctx, { targets, flags: runFlags, record: { file: script, merge: !!merge }, signal, ...(progress ? { progress } : {}) }),
+  );
+  return printOutcome(ctx, 'record', outcome, flags.output);
 }
 
 export const recordCommand: CommandModule = {

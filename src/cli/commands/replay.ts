@@ -2,34 +2,17 @@ import type { Command } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import { addExecutionOptions, addSelectionOptions, ensureNewline, normaliseForLog, type RunFlags } from './_run-options.js';
+import { addExecutionOptions, addSelectionOptions, type RunFlags } from './_run-options.js';
 
 /** `replay`: the keyless, deterministic tier. A stale recording (a tool or prompt changed) exits 2. */
 export async function replayAction(ctx: CliContext, targets: string[], flags: RunFlags): Promise<number> {
-  const { buildProvider, executeRun, exitCodeOf, loadProject, loadToolsets, renderDocument, reportProblems, selectRunCases } = await import('./_eval-run.js');
-  const project = loadProject(ctx);
-  const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
-  if (cases.length === 0) {
-    ctx.err('replay: no cases selected');
-    return 2;
-  }
-  const toolsets = await loadToolsets(ctx, project, cases, flags.toolset);
-  const provider = buildProvider(ctx, project, 'replay', flags);
-  const r = await executeRun(ctx, {
-    cases,
-    allIds,
-    provider,
-    providerLabel: 'replay',
-    toolsets,
-    flags,
-    project,
-    storedOptions: normaliseForLog(ctx, targets, { ...flags, provider: 'replay' }),
-    suiteLabel: targets.join(',') || '(all)',
-  });
-  ctx.stdout.write(ensureNewline(renderDocument(r.doc, flags.output ?? 'table')));
-  if (!r.interrupted) ctx.err(`results: ${r.finalFile}`);
-  reportProblems(ctx, r);
-  return exitCodeOf(r);
+  const { runEvalSuite } = await import('../../app/run-suite.js');
+  const { printOutcome, progressBar, withInterrupt } = await import('./_run-io.js');
+  const progress = progressBar(ctx);
+  const outcome = await withInterrupt(ctx, (signal) =>
+    runEvalSuite(ctx, { targets, flags: { ...flags, provider: 'replay' }, signal, ...(progress ? { progress } : {}) }),
+  );
+  return printOutcome(ctx, 'replay', outcome, flags.output);
 }
 
 export const replayCommand: CommandModule = {

@@ -17,9 +17,9 @@ export const reportCommand: CommandModule = {
           if (!(OUTPUT_FORMATS as readonly string[]).includes(flags.output)) {
             throw new UsageError('USAGE', `report --output: expected one of ${OUTPUT_FORMATS.join(', ')} (got ${JSON.stringify(flags.output)})`);
           }
-          const { readResultsDocument } = await import('./_results-docs.js');
-          const { renderDocument } = await import('./_eval-run.js');
-          const text = ensureNewline(renderDocument(readResultsDocument(ctx, file), flags.output as OutputFormat));
+          const { readResultsDocument } = await import('../../report/results-docs.js');
+          const { renderDocument } = await import('../../report/render.js');
+          const text = ensureNewline(renderDocument(readResultsDocument(cwdPath(ctx, file)), flags.output as OutputFormat));
           if (flags.out) {
             const out = cwdPath(ctx, flags.out);
             writeFileAtomic(out, text);

@@ -2,10 +2,8 @@ import type { Command } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import { readResultsLog } from '../../report/results-file.js';
-import { UsageError } from '../../errors.js';
-import { addExecutionOptions, addModelOptions, addSelectionOptions, cwdPath, ensureNewline, normaliseForLog, suiteLabelOf, type RunFlags } from './_run-options.js';
-import { compareProviders, parseProviderList } from './compare.js';
+import { addExecutionOptions, addModelOptions, addSelectionOptions, suiteLabelOf, type RunFlags } from './_run-options.js';
+import { parseProviderList } from './compare.js';
 
 /** Options given explicitly on this command line (not defaults). */
 function explicitFlags(cmd: Command, flags: RunFlags): RunFlags {
@@ -15,63 +13,34 @@ function explicitFlags(cmd: Command, flags: RunFlags): RunFlags {
 }
 
 /** `run`: the suite on one provider (or several with --compare). */
-export async function runAction(ctx: CliContext, targetsIn: string[], flagsIn: RunFlags, cmd: Command): Promise<number> {
-  let targets = targetsIn;
-  let flags = flagsIn;
-  let suiteLabel = suiteLabelOf(targets);
-  if (flags.resume) {
-    if (flags.compare) throw new UsageError('USAGE', '--resume: cannot be combined with --compare', { hint: 'resume each provider\'s log on its own' });
-    // The log header keeps the original targets and flags; flags given now win (e.g. a new --concurrency).
-    const log = readResultsLog(cwdPath(ctx, flags.resume));
-    const stored = log.header.options as { targets?: string[]; flags?: RunFlags; suiteLabel?: string };
-    flags = { ...(stored.flags ?? {}), ...explicitFlags(cmd, flags), resume: flags.resume };
-    if (targets.length === 0) {
-      targets = stored.targets ?? [];
-      suiteLabel = stored.suiteLabel ?? suiteLabelOf(targets);
-    }
-  }
-  if (flags.compare) {
-    const { loadProject } = await import('./_eval-run.js');
-    return compareProviders(ctx, loadProject(ctx), parseProviderList(flags.compare, '--compare'), targets, flags);
-  }
-  return runTargets(ctx, targets, flags, { suiteLabel });
+export async function runAction(ctx: CliContext, targets: string[], flagsIn: RunFlags, cmd: Command): Promise<number> {
+  // On --resume the log header supplies the rest; only what was typed now overrides it.
+  const flags = flagsIn.resume ? { ...explicitFlags(cmd, flagsIn), resume: flagsIn.resume } : flagsIn;
+  const compare = flags.compare ? parseProviderList(flags.compare, '--compare') : undefined;
+  return runTargets(ctx, targets, flags, { suiteLabel: suiteLabelOf(targets), ...(compare ? { compare } : {}) });
 }
 
 /**
- * Select the targets' cases, run them on the configured provider, print the report and return the exit
- * code. `run` and `schedule run` share it.
+ * Run the targets' cases through `runEvalSuite`, print the report and return the exit code. `run` and
+ * `schedule run` share it.
  */
-export async function runTargets(ctx: CliContext, targets: string[], flags: RunFlags, opts: { suiteLabel: string; agentName?: string }): Promise<number> {
+export async function runTargets(ctx: CliContext, targets: string[], flags: RunFlags, opts: { suiteLabel: string; agentName?: string; compare?: string[] }): Promise<number> {
   // The engine, providers and telemetry load only when a command runs (start-up stays light).
-  const { buildProvider, executeRun, exitCodeOf, loadProject, loadToolsets, providerName, renderDocument, reportProblems, selectRunCases } = await import('./_eval-run.js');
-  const project = loadProject(ctx);
-  const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
-  // An empty shard is fine (few cases, many shards); an empty selection otherwise is a mistake.
-  if (cases.length === 0 && !flags.shard) {
-    ctx.err('run: no cases selected');
-    return 2;
-  }
-  const toolsets = await loadToolsets(ctx, project, cases, flags.toolset);
-  const name = providerName(flags, project);
-  const provider = buildProvider(ctx, project, name, flags);
-  const stored = normaliseForLog(ctx, targets, flags);
-  const r = await executeRun(ctx, {
-    cases,
-    allIds,
-    provider,
-    providerLabel: name,
-    toolsets,
-    flags,
-    project,
-    storedOptions: stored,
-    resumeLog: flags.resume,
-    suiteLabel: opts.suiteLabel,
-    ...(opts.agentName ? { agentName: opts.agentName } : {}),
-  });
-  ctx.stdout.write(ensureNewline(renderDocument(r.doc, flags.output ?? 'table')));
-  if (!r.interrupted) ctx.err(`results: ${r.finalFile}`);
-  reportProblems(ctx, r);
-  return exitCodeOf(r);
+  const { runEvalSuite } = await import('../../app/run-suite.js');
+  const { printOutcome, progressBar, withInterrupt } = await import('./_run-io.js');
+  const progress = progressBar(ctx);
+  const outcome = await withInterrupt(ctx, (signal) =>
+    runEvalSuite(ctx, {
+      targets,
+      flags,
+      ...(flags.resume && targets.length === 0 ? {} : { suiteLabel: opts.suiteLabel }),
+      ...(opts.agentName ? { agentName: opts.agentName } : {}),
+      ...(opts.compare ? { compare: opts.compare } : {}),
+      signal,
+      ...(progress ? { progress } : {}),
+    }),
+  );
+  return printOutcome(ctx, opts.compare ? 'compare' : 'run', outcome, flags.output);
 }
 
 export const runCommand: CommandModule = {

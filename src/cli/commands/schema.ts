@@ -5,13 +5,14 @@ import { jsonSchemaFor } from '../../fixtures/index.js';
 import type { Dialect } from '../../types/case.js';
 
 const DIALECTS: Dialect[] = ['runspec', 'replio', 'turnstone'];
+const KINDS = [...DIALECTS, 'results'];
 
 export const schemaCommand: CommandModule = {
   register(program, getContext, setExit) {
     program
       .command('schema')
-      .description('Print the JSON Schema of a fixture dialect (runspec|replio|turnstone), generated from the loader\'s zod schema')
-      .argument('<dialect>', 'runspec (TOML [[eval]] / [[suite]]), replio (JSON fixture) or turnstone (JSON suite)')
+      .description('Print the JSON Schema of a fixture dialect (runspec|replio|turnstone) or of the results file, generated from the zod schema that reads it')
+      .argument('<dialect>', 'runspec (TOML [[eval]] / [[suite]]), replio (JSON fixture), turnstone (JSON suite) or results (run --out)')
       .addHelpText(
         'after',
         `
@@ -19,9 +20,14 @@ Point your editor at the output, e.g. for VS Code's json.schemas or taplo:
   runspec-eval schema replio > replio.schema.json`,
       )
       .action(
-        action(getContext, setExit, (ctx, dialect: string) => {
+        action(getContext, setExit, async (ctx, dialect: string) => {
+          if (dialect === 'results') {
+            const { resultsJsonSchema } = await import('../../report/results.js');
+            ctx.out(JSON.stringify(resultsJsonSchema(), null, 2));
+            return 0;
+          }
           if (!(DIALECTS as string[]).includes(dialect))
-            throw new UsageError('USAGE', `schema: unknown dialect "${dialect}"; expected one of ${DIALECTS.join(', ')}`, {
+            throw new UsageError('USAGE', `schema: unknown dialect "${dialect}"; expected one of ${KINDS.join(', ')}`, {
               hint: 'runspec-eval schema runspec',
             });
           ctx.out(JSON.stringify(jsonSchemaFor(dialect as Dialect), null, 2));

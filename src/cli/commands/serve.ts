@@ -6,8 +6,8 @@ import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { RunspecError, UsageError } from '../../errors.js';
 import { createOtlpReceiver, createTracePipeline, renderSummaryTable, verdictLineJson } from '../../traces/index.js';
-import { addTraceScoringOptions, intOption as int, loadTraceScoring } from './score.js';
-import type { TraceScoringFlags } from './score.js';
+import { loadTraceScoring, type TraceScoringFlags } from '../../app/score-traces.js';
+import { addTraceScoringOptions, intOption as int } from './score.js';
 
 interface ServeFlags extends TraceScoringFlags {
   host: string;

@@ -7,7 +7,7 @@ import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '
 import { loadToolset, validateFixtures, type FixtureProblem } from '../../toolset/index.js';
 import type { Case } from '../../types/case.js';
 // One rule for which toolset a case runs against, shared with run/record/replay.
-import { toolsetSpecFor } from './_eval-run.js';
+import { toolsetSpecFor } from '../../app/run-suite.js';
 
 interface ValidateOptions {
   toolset?: string;

@@ -1,33 +1,29 @@
-// Shared machinery of `run`, `compare`, `record`, `replay` and `demo`: options, case selection, toolsets,
-// providers, the suite run with its results log, the final document, rendering and the exit code.
+// Running a suite end to end, for every front end: case selection, toolsets, providers, the suite run
+// with its results log (and --resume), telemetry, interruption, and the final document. `run`, `compare`,
+// `record`, `replay`, `schedule run` and `demo` are options of `runEvalSuite`; nothing here prints or exits.
 
 import { randomBytes, createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import cliProgress from 'cli-progress';
-import { readEnv, type Env } from '../../config/env.js';
-import { loadConfigFile, type ConfigFile } from '../../config/file.js';
-import { firstSet } from '../../config/setting.js';
-import { EXIT_CODES, RunspecError, UsageError, type ErrorCode } from '../../errors.js';
-import type { Case, CaseResult, ToolMode, Toolset } from '../../types/index.js';
-import { discoverFixtures, loadCasesFromPaths, selectCases } from '../../fixtures/index.js';
-import { loadToolset } from '../../toolset/index.js';
-import { resolveProvider, type Provider } from '../../providers/index.js';
-import { runSuite, sampleCount, type SuiteRunResult } from '../../engine/suite-runner.js';
-import { openResultsLog, readResultsLog, resultsPaths, writeFileAtomic, type ResultsLogHeader } from '../../report/results-file.js';
-import { buildResultsDocument, type ResultsDocument } from '../../scoring/results.js';
-import { renderTable } from '../../report/table.js';
-import { renderJson } from '../../report/json.js';
-import { renderJUnit } from '../../report/junit.js';
-import { renderMarkdown } from '../../report/markdown.js';
-import { renderHtml } from '../../report/html.js';
-import { resolveTelemetryConfig } from '../../config/telemetry.js';
-import type { CliContext } from '../context.js';
-import { TOOL_MODES, withoutUserinfo, type OutputFormat, type RunFlags } from './_run-options.js';
-// Re-exported for callers that already load the heavy side.
-export { addExecutionOptions, addModelOptions, addSelectionOptions, cwdPath, ensureNewline, normaliseForLog, OUTPUT_FORMATS, suiteLabelOf } from './_run-options.js';
-export type { OutputFormat, RunFlags } from './_run-options.js';
-import { VERSION } from '../version.js';
+import { readEnv, type Env } from '../config/env.js';
+import { loadConfigFile, type ConfigFile } from '../config/file.js';
+import { firstSet } from '../config/setting.js';
+import { EXIT_CODES, RunspecError, UsageError, type ErrorCode } from '../errors.js';
+import type { Case, CaseResult, ToolMode, Toolset } from '../types/index.js';
+import { discoverFixtures, loadCasesFromPaths, selectCases } from '../fixtures/index.js';
+import { loadToolset } from '../toolset/index.js';
+import { resolveProvider, type Provider } from '../providers/index.js';
+import { runSuite, sampleCount, type SuiteRunResult } from '../engine/suite-runner.js';
+import { openResultsLog, readResultsLog, resultsPaths, type ResultsLogHeader } from '../report/results-file.js';
+import { writeResultsDocument } from '../report/results-docs.js';
+import { buildResultsDocument, type ResultsDocument } from '../report/results.js';
+import { resolveTelemetryConfig } from '../config/telemetry.js';
+import { TOOL_MODES } from '../core/vocabulary.js';
+import { VERSION } from '../core/version.js';
+import type { AppContext } from './context.js';
+import { normaliseForLog, suiteLabelOf, withoutUserinfo, type RunFlags } from './run-options.js';
+import { createRecordingProvider, type RecordingProvider } from '../providers/recording.js';
+import { compareResults, type Comparison } from '../report/compare.js';
 
 /** Parse `i/n` (0 ≤ i < n). */
 export function parseShard(spec: string): { index: number; count: number } {
@@ -50,7 +46,7 @@ export interface LoadedProject {
   config: ConfigFile;
 }
 
-export function loadProject(ctx: CliContext): LoadedProject {
+export function loadProject(ctx: AppContext): LoadedProject {
   const env = readEnv(ctx.env);
   const config = loadConfigFile(ctx.projectDir);
   for (const w of env.warnings) ctx.warn(w);
@@ -60,7 +56,7 @@ export function loadProject(ctx: CliContext): LoadedProject {
 
 /** Resolve positional targets (suite names or fixture files) and selection flags to the cases to run. */
 export async function selectRunCases(
-  ctx: CliContext,
+  ctx: AppContext,
   project: LoadedProject,
   targets: string[],
   flags: Pick<RunFlags, 'fixture' | 'tag' | 'shard'>,
@@ -101,7 +97,7 @@ export function toolsetSpecFor(c: Case, flag: string | undefined, env: Env, conf
 }
 
 /** Load each distinct toolset once. A toolset that does not load is bad input (exit 2). */
-export async function loadToolsets(ctx: CliContext, project: LoadedProject, cases: Case[], flag: string | undefined): Promise<Map<string, Toolset>> {
+export async function loadToolsets(ctx: Pick<AppContext, 'projectDir'>, project: LoadedProject, cases: Case[], flag: string | undefined): Promise<Map<string, Toolset>> {
   const bySpec = new Map<string, Toolset>();
   const byCase = new Map<string, Toolset>();
   for (const c of cases) {
@@ -122,7 +118,7 @@ export function providerName(flags: RunFlags, project: LoadedProject): string {
 }
 
 /** Build the provider of a run: a preset, a [providers.NAME] profile, or mock/replay with `--script`. */
-export function buildProvider(ctx: CliContext, project: LoadedProject, name: string, flags: RunFlags): Provider {
+export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir'>, project: LoadedProject, name: string, flags: RunFlags): Provider {
   const spec = (name === 'mock' || name === 'replay') && flags.script ? `${name}:${resolve(ctx.cwd, flags.script)}` : name;
   return resolveProvider(spec, {
     config: project.config,
@@ -166,6 +162,17 @@ export interface ExecuteOptions {
   agentName?: string;
   /** Telemetry: undefined = configured (flag > env > file > default). */
   telemetry?: boolean;
+  /** Aborting it finishes in-flight samples as cancelled; the run is then `interrupted`. */
+  signal?: AbortSignal;
+  /** Sample progress (the CLI draws a bar). */
+  progress?: RunProgress;
+}
+
+/** Progress of one provider's run, sample by sample. */
+export interface RunProgress {
+  start(totalSamples: number, providerLabel: string): void;
+  update(doneSamples: number, caseId: string): void;
+  stop(): void;
 }
 
 export interface ExecuteResult {
@@ -182,7 +189,7 @@ export interface ExecuteResult {
 }
 
 /** Run the suite once on one provider: results log, telemetry, final document. */
-export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise<ExecuteResult> {
+export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise<ExecuteResult> {
   const { flags, project } = opts;
   const out = opts.finalFile ?? flags.out;
   if (out && /\.(xml|md|html?)$/i.test(out)) {
@@ -230,7 +237,7 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
   for (const w of project.env.warnings.splice(0)) ctx.warn(w);
   // The OpenTelemetry SDK costs a noticeable share of start-up time: load it only when it is used.
   const telemetry = telemetryConfig.enabled
-    ? (await import('../../telemetry/index.js')).createTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
+    ? (await import('../telemetry/index.js')).createTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
     : undefined;
 
   const toolMode = firstSet<ToolMode>(flags.toolMode, envToolMode(project.env), project.config.llm?.tool_mode, 'dedup').value;
@@ -240,25 +247,11 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
     ? readText(resolve(ctx.cwd, flags.systemPrompt), '--system-prompt')
     : project.config.llm?.system_prompt;
 
-  const ac = new AbortController();
-  const onSigint = (): void => {
-    if (!ac.signal.aborted) ctx.err('interrupted: finishing in-flight samples as cancelled (press Ctrl-C again to force)');
-    else process.exit(130);
-    ac.abort();
-  };
-  process.on('SIGINT', onSigint);
-
-  const bar = ctx.stderr.isTTY
-    ? new cliProgress.SingleBar(
-        { stream: ctx.stderr, format: `${opts.providerLabel} [{bar}] {value}/{total} samples | {case}`, hideCursor: true, clearOnComplete: true },
-        cliProgress.Presets.shades_classic,
-      )
-    : undefined;
   let run: SuiteRunResult;
   try {
     const todo = opts.cases.filter((c) => !prior.has(c.id));
     const totalSamples = todo.reduce((n, c) => n + sampleCount(c, flags.samples), 0);
-    bar?.start(totalSamples, 0, { case: '' });
+    opts.progress?.start(totalSamples, opts.providerLabel);
     run = await runSuite({
       cases: opts.cases,
       provider: opts.provider,
@@ -271,21 +264,20 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
       maxTurns: flags.maxTurns,
       systemPrompt,
       keepWorktrees: !!flags.keepWorktrees,
-      signal: ac.signal,
+      ...(opts.signal ? { signal: opts.signal } : {}),
       runId,
       agentName: opts.agentName,
       telemetry: telemetry?.enabled ? telemetry : undefined,
       skip: new Set(prior.keys()),
       onCaseResult: (result) => log.append({ type: 'case', caseId: result.caseId, result }),
       onSample: (p) => {
-        bar?.update(p.done, { case: p.caseId });
+        opts.progress?.update(p.done, p.caseId);
         if (p.worktree) ctx.err(`kept worktree of ${p.caseId} sample ${p.sample}: ${p.worktree}`);
       },
       onWarning: (w) => ctx.warn(w),
     });
   } finally {
-    bar?.stop();
-    process.off('SIGINT', onSigint);
+    opts.progress?.stop();
     log.close();
     try {
       await telemetry?.shutdown();
@@ -319,7 +311,7 @@ export async function executeRun(ctx: CliContext, opts: ExecuteOptions): Promise
     iterations: [{ iteration: 0, timestamp: new Date().toISOString(), prompt: systemPrompt, caseResults: results }],
   });
   const interrupted = run.cancelled;
-  if (!interrupted) writeFileAtomic(paths.finalFile, JSON.stringify(doc, null, 2) + '\n');
+  if (!interrupted) writeResultsDocument(paths.finalFile, doc);
   const infraFailed = results.filter((r) => r.samples.length > 0 && r.samples.every((s) => s.status === 'errored'));
   let badInput: ExecuteResult['badInput'];
   for (const r of results) {
@@ -349,18 +341,6 @@ function readText(file: string, what: string): string {
   }
 }
 
-/** Render a results document in the chosen format. */
-export function renderDocument(doc: ResultsDocument, format: OutputFormat): string {
-  const renderers: Record<OutputFormat, (d: ResultsDocument) => string> = {
-    table: renderTable,
-    json: renderJson,
-    junit: renderJUnit,
-    md: renderMarkdown,
-    html: renderHtml,
-  };
-  return renderers[format](doc);
-}
-
 /**
  * The exit code of one run: 2 a sample hit bad input (a stale recording...), 3 interrupted or a case
  * whose every sample errored (infrastructure), 1 a case below its threshold, 0 otherwise.
@@ -372,15 +352,148 @@ export function exitCodeOf(r: Pick<ExecuteResult, 'interrupted' | 'infraFailed' 
   return 0;
 }
 
-/** Print what went wrong besides verdicts (stale recording, provider down, interruption). */
-export function reportProblems(ctx: CliContext, r: ExecuteResult): void {
-  if (r.badInput) ctx.err(`error: ${r.badInput.message}`);
+/** What went wrong besides verdicts (stale recording, provider down, interruption), one line each. */
+export function problemsOf(r: ExecuteResult): string[] {
+  const lines: string[] = [];
+  if (r.badInput) lines.push(`error: ${r.badInput.message}`);
   for (const c of r.infraFailed) {
     const first = c.samples.find((s) => s.status === 'errored');
-    if (first && first.status === 'errored') ctx.err(`error: ${c.caseId}: every sample failed: ${first.error.message}`);
+    if (first && first.status === 'errored') lines.push(`error: ${c.caseId}: every sample failed: ${first.error.message}`);
   }
   if (r.interrupted) {
-    ctx.err(`interrupted: ${r.results.length} of ${r.results.length + r.run.unfinished.length} cases finished; resume with --resume ${r.logFile}`);
+    lines.push(`interrupted: ${r.results.length} of ${r.results.length + r.run.unfinished.length} cases finished; resume with --resume ${r.logFile}`);
   }
+  return lines;
 }
 
+/** Worst exit code first: bad input, then infrastructure, then failures. */
+export function worstExit(codes: number[]): number {
+  for (const c of [2, 3, 1]) if (codes.includes(c)) return c;
+  return 0;
+}
+
+/** Options of `runEvalSuite`: `run` by default; `compare`, `record`, `replay` and `schedule run` are options of it. */
+export interface RunEvalOptions {
+  /** Suite names or fixture files (empty: every discovered case). */
+  targets: string[];
+  /**
+   * The run's options. With `resume` set, that log's header supplies the targets and the flags left
+   * unset here (so pass only the flags given now).
+   */
+  flags: RunFlags;
+  /** The meta's `test_suite` (default: the targets as typed). */
+  suiteLabel?: string;
+  /** Agent name on the traces (`schedule:<id>` for a scheduled sweep). */
+  agentName?: string;
+  /**
+   * Run the suite once per provider, one after another so they do not compete for a local model, and
+   * compare them (`compare`, `run --compare`). With `flags.out`, one `<stem>.<provider>.json` each.
+   */
+  compare?: string[];
+  /** Wrap the provider in a recorder that writes a replay recording to `file` (`record`). */
+  record?: { file: string; merge: boolean };
+  /** Aborting it finishes in-flight samples as cancelled; the outcome's run is then `interrupted`. */
+  signal?: AbortSignal;
+  progress?: RunProgress;
+}
+
+export interface RunEvalOutcome {
+  /** One per provider (several with `compare`); empty when no case was selected. */
+  runs: Array<{ label: string; result: ExecuteResult }>;
+  /** The side-by-side comparison, with `compare`. */
+  comparison?: Comparison;
+  /** The recording written, with `record` (not written when interrupted). */
+  recording?: string;
+  /** No case was selected (an empty shard is not this). */
+  noCases: boolean;
+  /** 0 every case meets its threshold, 1 some does not, 2 bad input, 3 infrastructure or interrupted. */
+  exitCode: number;
+}
+
+/**
+ * Run a suite end to end: select cases, load toolsets, build the provider(s), run with a results log,
+ * telemetry and interruption, write the results document. Never prints; status lines go to `ctx.err`.
+ *
+ * @example
+ * const outcome = await runEvalSuite({ projectDir, cwd: projectDir, env: process.env, err: console.error, warn: console.warn },
+ *   { targets: ['ops'], flags: { provider: 'replay', script: 'rec.json' } });
+ */
+export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Promise<RunEvalOutcome> {
+  let { targets, flags } = options;
+  let suiteLabel = options.suiteLabel ?? suiteLabelOf(targets);
+  if (flags.resume) {
+    if (options.compare) throw new UsageError('USAGE', '--resume: cannot be combined with --compare', { hint: 'resume each provider\'s log on its own' });
+    // The log header keeps the original targets and flags; flags given now win (e.g. a new --concurrency).
+    const log = readResultsLog(resolve(ctx.cwd, flags.resume));
+    const stored = log.header.options as { targets?: string[]; flags?: RunFlags; suiteLabel?: string };
+    flags = { ...(stored.flags ?? {}), ...flags, resume: flags.resume };
+    if (targets.length === 0) {
+      targets = stored.targets ?? [];
+      suiteLabel = stored.suiteLabel ?? suiteLabelOf(targets);
+    }
+  }
+  const project = loadProject(ctx);
+  const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
+  // An empty shard is fine (few cases, many shards); an empty selection otherwise is a mistake.
+  if (cases.length === 0 && !flags.shard) return { runs: [], noCases: true, exitCode: 2 };
+  const toolsets = await loadToolsets(ctx, project, cases, flags.toolset);
+  const common = { cases, allIds, toolsets, project, suiteLabel, signal: options.signal, progress: options.progress };
+
+  if (options.compare) {
+    // Build every provider before running any, so a typo in the second name fails before the first run.
+    const built = options.compare.map((name) => ({ name, provider: buildProvider(ctx, project, name, flags) }));
+    const runs: RunEvalOutcome['runs'] = [];
+    for (const { name, provider } of built) {
+      let finalFile: string | undefined;
+      if (flags.out) {
+        const base = resultsPaths({ projectDir: ctx.projectDir, runId: 'x', out: flags.out, cwd: ctx.cwd }).finalFile;
+        finalFile = base.endsWith('.json') ? `${base.slice(0, -5)}.${safeLabel(name)}.json` : `${base}.${safeLabel(name)}.json`;
+      }
+      const perProvider: RunFlags = { ...flags, provider: name };
+      const result = await executeRun(ctx, {
+        ...common,
+        provider,
+        providerLabel: name,
+        flags: perProvider,
+        storedOptions: normaliseForLog(ctx, targets, perProvider),
+        ...(finalFile ? { finalFile } : {}),
+        ...(options.agentName ? { agentName: options.agentName } : {}),
+      });
+      runs.push({ label: name, result });
+      if (result.interrupted) break;
+    }
+    const comparison = compareResults(runs.map(({ label, result }) => ({ label, doc: result.doc })));
+    return { runs, comparison, noCases: false, exitCode: worstExit(runs.map(({ result }) => exitCodeOf(result))) };
+  }
+
+  const name = providerName(flags, project);
+  let provider = buildProvider(ctx, project, name, flags);
+  let recorder: RecordingProvider | undefined;
+  if (options.record) {
+    if (!options.record.merge && (flags.fixture || flags.tag || flags.shard)) {
+      ctx.warn(`record: only the selected cases are recorded and ${options.record.file} is replaced; pass --merge to keep the other cases' entries`);
+    }
+    recorder = createRecordingProvider(provider, { file: resolve(ctx.cwd, options.record.file), merge: options.record.merge });
+    provider = recorder;
+  }
+  const result = await executeRun(ctx, {
+    ...common,
+    provider,
+    providerLabel: name,
+    flags,
+    storedOptions: normaliseForLog(ctx, targets, flags),
+    ...(flags.resume ? { resumeLog: flags.resume } : {}),
+    ...(options.agentName ? { agentName: options.agentName } : {}),
+  });
+  const outcome: RunEvalOutcome = { runs: [{ label: name, result }], noCases: false, exitCode: exitCodeOf(result) };
+  // The recording is written even below the threshold: its diff is what a reviewer looks at.
+  if (recorder && !result.interrupted) {
+    await recorder.save();
+    outcome.recording = resolve(ctx.cwd, options.record!.file);
+  }
+  return outcome;
+}
+
+function safeLabel(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_');
+}

@@ -17,7 +17,7 @@ import {
   type SampleTraceStep,
   type Verdict,
 } from '../types/index.js';
-import { sampleScore, summarize } from './summary.js';
+import { sampleScore, summarize } from '../scoring/summary.js';
 
 /** Marks a document written by this module (turnstone readers ignore it). */
 export const RESULTS_SCHEMA = 'runspec-eval.results/v1';
@@ -215,6 +215,8 @@ const metaSchema = z.looseObject({
   tool_mode: z.string().optional(),
   validate_args: z.boolean().optional(),
   shard: z.looseObject({ index: int, count: int }).nullable().optional(),
+  /** Every selected case id before sharding, in selection order: `merge` restores this order. */
+  case_order: z.array(z.string()).optional(),
 });
 
 const iterationSchema = z.looseObject({
@@ -619,6 +621,11 @@ export function parseResultsDocument(json: unknown, file: string): ResultsDocume
     });
   }
   return parsed.data;
+}
+
+/** The results document as its file holds it: two-space JSON and a final newline. */
+export function resultsDocumentText(doc: ResultsDocument): string {
+  return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
 /** JSON Schema (draft 2020-12) of the results document, for editors and external readers. */

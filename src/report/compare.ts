@@ -1,7 +1,7 @@
 // Side-by-side comparison of runs of the same suite (one per provider/model/label).
 import type { ResultsDocument } from './results.js';
 import { caseResultsFromDocument } from './results.js';
-import { summarize, type SuiteSummary } from './summary.js';
+import { summarize, type SuiteSummary } from '../scoring/summary.js';
 
 /** One case in one run of a comparison. */
 export interface ComparisonCell {

@@ -1,15 +1,19 @@
-// Saved results documents: read one, merge shards. Loaded only by the merge and report actions.
+// Saved results documents: read one, merge shards.
 
 import { readFileSync } from 'node:fs';
-import type { CliContext } from '../context.js';
-import { RunspecError } from '../../errors.js';
-import type { CaseResult } from '../../types/index.js';
-import { buildResultsDocument, caseResultsFromDocument, parseResultsDocument, type ResultsDocument } from '../../scoring/results.js';
-import { cwdPath } from './_run-options.js';
+import { RunspecError } from '../errors.js';
+import type { CaseResult } from '../types/index.js';
+import { buildResultsDocument, caseResultsFromDocument, parseResultsDocument, resultsDocumentText, type ResultsDocument } from './results.js';
+import { writeFileAtomic } from './results-file.js';
 
-/** Read and parse a saved results document (bad input names the file). */
-export function readResultsDocument(ctx: CliContext, file: string): ResultsDocument {
-  const path = cwdPath(ctx, file);
+/** Write a results document atomically: a reader (report, merge, a CI step) never sees half a file. */
+export function writeResultsDocument(path: string, doc: ResultsDocument): void {
+  writeFileAtomic(path, resultsDocumentText(doc));
+}
+
+
+/** Read and parse a saved results document at `path` (bad input names the file). */
+export function readResultsDocument(path: string): ResultsDocument {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -38,15 +42,15 @@ export function mergeDocuments(docs: Array<{ file: string; doc: ResultsDocument 
       all.push(r);
     }
   }
-  const first = docs[0]!.doc as ResultsDocument & { meta: Record<string, unknown> };
-  const order = Array.isArray(first.meta.case_order) ? (first.meta.case_order as string[]) : [];
+  const first = docs[0]!.doc;
+  const order = first.meta.case_order ?? [];
   const rank = new Map(order.map((id, i) => [id, i]));
   // Stable sort: ids missing from the recorded order keep their file order after the known ones.
   const sorted = all
     .map((r, i) => ({ r, i }))
     .sort((a, b) => (rank.get(a.r.caseId) ?? order.length + a.i) - (rank.get(b.r.caseId) ?? order.length + b.i))
     .map(({ r }) => r);
-  const iteration = (first as unknown as { iterations: Array<{ timestamp?: string; prompt?: string }> }).iterations[0];
+  const iteration = first.iterations[0];
   return buildResultsDocument({
     meta: { ...first.meta, shard: null },
     iterations: [{ iteration: 0, timestamp: iteration?.timestamp ?? new Date().toISOString(), prompt: iteration?.prompt ?? undefined, caseResults: sorted }],

@@ -6,9 +6,9 @@ import {
   parseResultsDocument,
   resultsJsonSchema,
   summarize,
-} from '../../src/scoring/index.js';
+} from '../../src/report/index.js';
 import { isRunspecError } from '../../src/errors.js';
-import { sampleCaseResults } from './_results.js';
+import { sampleCaseResults } from '../scoring/_results.js';
 
 const meta = { started: '2026-01-01T00:00:00Z', model: 'gpt-test', base_url: 'http://127.0.0.1:1/v1', test_suite: 'fleet', n_runs_default: 3 };
 
@@ -161,5 +161,14 @@ describe('resultsJsonSchema', () => {
     expect(schema.required).toEqual(expect.arrayContaining(['meta', 'iterations']));
     const iteration = schema.properties.iterations!.items!;
     expect(iteration.required).toEqual(expect.arrayContaining(['iteration', 'timestamp', 'cases', 'aggregate']));
+  });
+
+  it('lists meta.case_order, the selection order merge restores', () => {
+    const schema = resultsJsonSchema() as { properties: { meta: { properties: Record<string, { type?: string }> } } };
+    expect(schema.properties.meta.properties.case_order?.type).toBe('array');
+  });
+
+  it('rejects a case_order that is not a list of ids, naming the field', () => {
+    expect(() => parseResultsDocument({ meta: { started: 't', case_order: 'a,b' }, iterations: [] }, 'r.json')).toThrow(/^r\.json: meta\.case_order: /);
   });
 });

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exitCodeOf, parseShard, shardOf, toolsetSpecFor, type ExecuteResult } from '../../src/cli/commands/_eval-run.js';
-import { mergeDocuments } from '../../src/cli/commands/_results-docs.js';
-import { withoutUserinfo } from '../../src/cli/commands/_run-options.js';
+import { exitCodeOf, parseShard, shardOf, toolsetSpecFor, type ExecuteResult } from '../../src/app/run-suite.js';
+import { mergeDocuments } from '../../src/report/results-docs.js';
+import { withoutUserinfo } from '../../src/app/run-options.js';
 import { readEnv } from '../../src/config/env.js';
-import { buildResultsDocument, caseResultsFromDocument } from '../../src/scoring/results.js';
+import { buildResultsDocument, caseResultsFromDocument } from '../../src/report/results.js';
 import type { Case, CaseResult } from '../../src/types/index.js';
 
 function result(caseId: string, over: Partial<CaseResult> = {}): CaseResult {
@@ -93,7 +93,7 @@ describe('exit code', () => {
 describe('merge', () => {
   const doc = (ids: string[], order: string[], shard: { index: number; count: number } | null) =>
     buildResultsDocument({
-      meta: { started: 't', shard, case_order: order } as never,
+      meta: { started: 't', shard, case_order: order },
       iterations: [{ iteration: 0, timestamp: 't', caseResults: ids.map((id) => result(id, { passRate: id === 'b' ? 0 : 1, meetsThreshold: id !== 'b' })) }],
     });
 

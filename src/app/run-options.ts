@@ -1,0 +1,78 @@
+// The options of a suite run (what `run` and the commands built on it accept), and how they are stored
+// in the results log header so that `--resume` finds them again.
+
+import type { OutputFormat } from '../report/formats.js';
+import type { ToolMode } from '../types/index.js';
+import { cwdPath, type AppContext } from './context.js';
+
+/** Every option of `run` (and the commands built on it), as the CLI parses its flags. */
+export interface RunFlags {
+  fixture?: string[];
+  tag?: string[];
+  suite?: string[];
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  temperature?: number;
+  maxTokens?: number;
+  timeoutMs?: number;
+  retries?: number;
+  maxRequests?: number;
+  toolset?: string;
+  toolMode?: ToolMode;
+  samples?: number;
+  threshold?: number;
+  validateArgs?: boolean;
+  concurrency?: number;
+  maxTurns?: number;
+  systemPrompt?: string;
+  output?: OutputFormat;
+  out?: string;
+  shard?: string;
+  resume?: string;
+  compare?: string;
+  telemetry?: boolean;
+  captureContent?: boolean;
+  annotations?: boolean;
+  endpoint?: string;
+  keepWorktrees?: boolean;
+  script?: string;
+}
+
+/** Flags whose values are paths: stored absolute in the results log so `--resume` works from anywhere. */
+const PATH_FLAGS = ['out', 'script', 'systemPrompt'] as const;
+
+/** Absolute paths for path-valued flags and file targets; the rest as given. */
+export function normaliseForLog(ctx: Pick<AppContext, 'cwd'>, targets: string[], flags: RunFlags): { targets: string[]; flags: RunFlags; suiteLabel: string } {
+  const f: RunFlags = { ...flags };
+  for (const k of PATH_FLAGS) if (f[k]) (f as Record<string, unknown>)[k] = cwdPath(ctx, f[k]!);
+  if (f.toolset && !/^(builtin|mcp):/.test(f.toolset)) f.toolset = cwdPath(ctx, f.toolset);
+  if (f.baseUrl) f.baseUrl = withoutUserinfo(f.baseUrl);
+  if (f.endpoint) f.endpoint = withoutUserinfo(f.endpoint);
+  delete f.resume;
+  delete f.compare;
+  const t = targets.map((x) => (/[\\/]/.test(x) || /\.(toml|json)$/i.test(x) ? cwdPath(ctx, x) : x));
+  // The label is kept as typed, so a resumed run's document equals an uninterrupted one's.
+  return { targets: t, flags: f, suiteLabel: suiteLabelOf(targets) };
+}
+
+/** How the selected targets read in the results meta (`test_suite`). */
+export function suiteLabelOf(targets: string[]): string {
+  return targets.join(',') || '(all)';
+}
+
+/** A URL without user:password, so a credential in `--base-url` never reaches a results file. */
+export function withoutUserinfo(url: string): string;
+export function withoutUserinfo(url: string | undefined): string | undefined;
+export function withoutUserinfo(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,194 @@
+// Scoring traces end to end, for every front end: load the cases, rules and toolsets that grade the
+// traces, score files or a stream, and send verdicts on as annotations or verdict spans. Nothing here
+// prints or exits.
+
+import { resolve } from 'node:path';
+import { UsageError } from '../errors.js';
+import { readEnv } from '../config/env.js';
+import type { Env } from '../config/env.js';
+import { loadConfigFile } from '../config/file.js';
+import type { ConfigFile } from '../config/file.js';
+import { firstSet } from '../config/setting.js';
+import { resolveTelemetryConfig } from '../config/telemetry.js';
+import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../fixtures/index.js';
+import { loadToolset } from '../toolset/index.js';
+import { buildSpanAnnotations, createTelemetry, emitVerdictSpan, postSpanAnnotations } from '../telemetry/index.js';
+import type { AnnotationTarget, Telemetry } from '../telemetry/index.js';
+import { loadRulesFile, scoreTraceFiles } from '../traces/index.js';
+import type { ScoreSummary, TraceOutcome, TraceRule, TraceScorerOptions, TraceVerdictLine } from '../traces/index.js';
+import type { Case } from '../types/case.js';
+import type { ToolMode, Toolset } from '../types/toolset.js';
+import type { AppContext } from './context.js';
+import { toolsetSpecFor } from './run-suite.js';
+
+/** Options shared by `score` and `serve` (their flags). */
+export interface TraceScoringFlags {
+  cases?: string[];
+  suite?: string[];
+  toolset?: string;
+  toolMode?: ToolMode;
+  validateArgs?: boolean;
+  rules?: string;
+  annotate?: boolean;
+  phoenixUrl?: string;
+  export?: boolean;
+  otlpEndpoint?: string;
+}
+
+/** Everything a scoring command needs, loaded once. */
+export interface TraceScoringSetup {
+  scorer: TraceScorerOptions;
+  env: Env;
+  config: ConfigFile;
+  cases: Case[];
+  rules: TraceRule[];
+  sinks: VerdictSinks;
+}
+
+/** Annotations and verdict spans, best effort: failures warn and never change verdicts or exit codes. */
+export interface VerdictSinks {
+  add(outcome: TraceOutcome): void;
+  /** Post pending annotations (serve calls this periodically). */
+  flushAnnotations(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags): Promise<TraceScoringSetup> {
+  const env = readEnv(ctx.env);
+  const config = loadConfigFile(ctx.projectDir);
+  const onWarning = (w: string): void => ctx.warn(w);
+  let cases: Case[];
+  if (flags.cases?.length) {
+    cases = mergeSuites(loadCasesFromPaths(flags.cases.map((p) => resolve(ctx.cwd, p)), { onWarning })).cases;
+  } else {
+    cases = (await discoverFixtures({ projectDir: ctx.projectDir, env: env.raw, onWarning })).cases;
+  }
+  if (flags.suite?.length) cases = selectCases(cases, { suites: flags.suite });
+  const rules = flags.rules ? loadRulesFile(resolve(ctx.cwd, flags.rules)) : [];
+  const toolsetSpec = flags.toolset && !/^(builtin|mcp):/.test(flags.toolset) ? resolve(ctx.cwd, flags.toolset) : flags.toolset;
+  const cache = new Map<string, Toolset>();
+  const load = async (spec: string): Promise<Toolset> => {
+    let ts = cache.get(spec);
+    if (!ts) {
+      ts = await loadToolset(spec, { projectDir: ctx.projectDir, env: env.raw });
+      cache.set(spec, ts);
+    }
+    return ts;
+  };
+  // Each case gets the toolset `run` would give it, so a live run and its traces score the same.
+  const byCase = new Map<Case, Toolset>();
+  for (const c of cases) byCase.set(c, await load(toolsetSpecFor(c, toolsetSpec, env, config)));
+  const ruleToolset = toolsetSpec ? await load(toolsetSpec) : undefined;
+  if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; those checks are skipped');
+  const toolMode = firstSet<ToolMode | undefined>(flags.toolMode, undefined, config.llm?.tool_mode, undefined).value;
+  const scorer: TraceScorerOptions = { cases, rules, toolsetFor: (c) => byCase.get(c) };
+  if (ruleToolset) scorer.toolset = ruleToolset;
+  if (toolMode) scorer.toolMode = toolMode;
+  if (flags.validateArgs) scorer.validateArgs = true;
+  for (const w of env.warnings) ctx.warn(w);
+  env.warnings.length = 0;
+  const sinks = createVerdictSinks(ctx, flags, env, config);
+  return { scorer, env, config, cases, rules, sinks };
+}
+
+function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env, config: ConfigFile): VerdictSinks {
+  let telemetry: Telemetry | undefined;
+  let annotationsUrl: string | undefined;
+  let apiKey: string | undefined;
+  if (flags.export || flags.annotate) {
+    const tflags: { telemetry: boolean; endpoint?: string } = { telemetry: true };
+    if (flags.otlpEndpoint) tflags.endpoint = flags.otlpEndpoint;
+    const cfg = resolveTelemetryConfig({ flags: tflags, env, file: config.telemetry, projectDir: ctx.projectDir });
+    for (const w of env.warnings) ctx.warn(w);
+    env.warnings.length = 0;
+    if (flags.export) {
+      if (cfg.exporter.kind === 'file') ctx.warn(`--export: no OTLP endpoint configured; verdict spans go to ${cfg.exporter.dir}`);
+      telemetry = createTelemetry(cfg, { onWarning: (w) => ctx.warn(w) });
+    }
+    if (flags.annotate) {
+      annotationsUrl = flags.phoenixUrl ?? cfg.annotationsUrl;
+      apiKey = cfg.apiKey;
+      if (!annotationsUrl) {
+        throw new UsageError('USAGE', '--annotate: no Phoenix URL (expected --phoenix-url or a telemetry endpoint)', {
+          hint: 'pass --phoenix-url http://127.0.0.1:6006, or set OTEL_EXPORTER_OTLP_ENDPOINT to your Phoenix',
+        });
+      }
+    }
+  }
+  let pending: AnnotationTarget[] = [];
+  const flushAnnotations = async (): Promise<void> => {
+    if (!annotationsUrl || pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: buildSpanAnnotations(batch) };
+    if (apiKey) opts.apiKey = apiKey;
+    const r = await postSpanAnnotations(opts);
+    if (r.warning) ctx.warn(r.warning);
+  };
+  return {
+    add(outcome) {
+      if (outcome.kind !== 'scored') return;
+      for (const v of outcome.verdicts) {
+        const target = { traceId: outcome.info.traceId, spanId: outcome.info.rootSpanId };
+        if (telemetry?.tracer) {
+          try {
+            const input: Parameters<typeof emitVerdictSpan>[1] = { target, verdict: v.verdict };
+            if (v.caseId !== undefined) input.caseId = v.caseId;
+            if (v.rule !== undefined) input.rule = v.rule;
+            emitVerdictSpan(telemetry.tracer, input);
+          } catch (err) {
+            ctx.warn(`--export: verdict span not emitted (${(err as Error).message})`);
+          }
+        }
+        if (annotationsUrl) pending.push({ spanId: target.spanId, caseId: v.caseId ?? v.rule ?? v.verdict.caseId, sample: v.verdict.sample, verdict: v.verdict });
+      }
+    },
+    flushAnnotations,
+    async close() {
+      await flushAnnotations();
+      await telemetry?.shutdown();
+    },
+  };
+}
+
+
+/** Options of `scoreTraces`: what grades the traces, plus how the inputs are read. */
+export interface ScoreTracesOptions extends TraceScoringFlags {
+  /** Score only the traces of this shard. */
+  shard?: { index: number; count: number };
+  /** Open traces held in memory before the oldest is scored early. */
+  maxTraces?: number;
+  /** What `-` reads. */
+  stdin?: AsyncIterable<Uint8Array>;
+  /** Each verdict line as its trace is scored. */
+  onLine?: (line: TraceVerdictLine) => void;
+}
+
+/**
+ * Score OTLP trace files (or `-`) end to end: cases and rules as `run` would pick them, annotations and
+ * verdict spans best effort. Returns the summary; verdict lines go to `onLine` as they are scored.
+ */
+export async function scoreTraces(ctx: AppContext, inputs: string[], options: ScoreTracesOptions): Promise<ScoreSummary> {
+  const setup = await loadTraceScoring(ctx, options);
+  try {
+    return await scoreTraceFiles(inputs, {
+      ...setup.scorer,
+      cwd: ctx.cwd,
+      ...(options.stdin ? { stdin: options.stdin } : {}),
+      ...(options.shard ? { shard: options.shard } : {}),
+      ...(options.maxTraces !== undefined ? { maxOpenTraces: options.maxTraces } : {}),
+      onOutcome: (o) => {
+        setup.sinks.add(o);
+        if (o.kind === 'scored') for (const l of o.lines) options.onLine?.(l);
+      },
+    });
+  } finally {
+    await setup.sinks.close();
+  }
+}
+
+/** The exit code of a scoring: 2 an input had nothing readable, 1 some verdict fails, 0 otherwise. */
+export function scoreExitCode(s: ScoreSummary): number {
+  if (s.badFiles.length) return 2;
+  return s.failed > 0 ? 1 : 0;
+}

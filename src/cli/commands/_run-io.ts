@@ -1,0 +1,85 @@
+// What only a terminal front end adds to a suite run: Ctrl-C handling, the progress bar, and printing
+// the outcome. The run itself is `runEvalSuite` in app/.
+
+import cliProgress from 'cli-progress';
+import { problemsOf, type ExecuteResult, type RunEvalOutcome, type RunProgress } from '../../app/run-suite.js';
+import { renderComparison } from '../../report/comparison.js';
+import { renderDocument } from '../../report/render.js';
+import type { OutputFormat } from '../../report/formats.js';
+import type { CliContext } from '../context.js';
+import { ensureNewline } from './_run-options.js';
+
+/**
+ * Run `fn` with a signal that the first Ctrl-C aborts (in-flight samples finish as cancelled); a second
+ * Ctrl-C exits 130 at once.
+ */
+export async function withInterrupt<T>(ctx: CliContext, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ac = new AbortController();
+  const onSigint = (): void => {
+    if (!ac.signal.aborted) ctx.err('interrupted: finishing in-flight samples as cancelled (press Ctrl-C again to force)');
+    else process.exit(130);
+    ac.abort();
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    return await fn(ac.signal);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+/** A progress bar on stderr when it is a terminal; otherwise none. */
+export function progressBar(ctx: CliContext): RunProgress | undefined {
+  if (!ctx.stderr.isTTY) return undefined;
+  let bar: cliProgress.SingleBar | undefined;
+  return {
+    start(total, label) {
+      bar = new cliProgress.SingleBar(
+        { stream: ctx.stderr, format: `${label} [{bar}] {value}/{total} samples | {case}`, hideCursor: true, clearOnComplete: true },
+        cliProgress.Presets.shades_classic,
+      );
+      bar.start(total, 0, { case: '' });
+    },
+    update(done, caseId) {
+      bar?.update(done, { case: caseId });
+    },
+    stop() {
+      bar?.stop();
+      bar = undefined;
+    },
+  };
+}
+
+/** Print what went wrong besides verdicts (stale recording, provider down, interruption). */
+export function reportProblems(ctx: CliContext, r: ExecuteResult): void {
+  for (const line of problemsOf(r)) ctx.err(line);
+}
+
+/**
+ * Print a suite run's outcome: the report on stdout (the comparison with `compare`), where results and
+ * the recording went, and problems on stderr. Returns the exit code.
+ */
+export function printOutcome(ctx: CliContext, command: string, outcome: RunEvalOutcome, format: OutputFormat | undefined): number {
+  if (outcome.noCases) {
+    ctx.err(`${command}: no cases selected`);
+    return 2;
+  }
+  if (outcome.comparison) {
+    for (const { label, result } of outcome.runs) {
+      if (!result.interrupted) ctx.err(`results (${label}): ${result.finalFile}`);
+      reportProblems(ctx, result);
+    }
+    const f = format === 'json' || format === 'md' ? format : 'table';
+    ctx.stdout.write(ensureNewline(renderComparison(outcome.comparison, f)));
+    return outcome.exitCode;
+  }
+  const run = outcome.runs[0];
+  if (!run) return outcome.exitCode;
+  const r = run.result;
+  if (outcome.recording) ctx.err(`recording: ${outcome.recording}`);
+  if (outcome.recording && !r.interrupted) ctx.err(`results: ${r.finalFile}`);
+  ctx.stdout.write(ensureNewline(renderDocument(r.doc, format ?? 'table')));
+  if (!outcome.recording && !r.interrupted) ctx.err(`results: ${r.finalFile}`);
+  reportProblems(ctx, r);
+  return outcome.exitCode;
+}

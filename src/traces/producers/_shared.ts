@@ -1,0 +1,148 @@
+// What every producer reader shares: flattened attribute access and the shape of an extracted call.
+// The readers (one file per producer convention) sit next to this file; the joiner that turns their
+// findings into one Run, counting each call once, is ../normalise.ts.
+
+import type { Message, ToolCall } from '../../types/run.js';
+import { decodeJsonish, isRecord, parseArguments, toStr } from '../_json.js';
+
+/** A tool call as a producer recorded it (the id is optional: many producers omit it). */
+export interface ExtractedCall {
+  id?: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** What an LLM span says the model answered, in one producer's convention. */
+export interface LlmOutput {
+  calls: ExtractedCall[];
+  text?: string;
+  finishReason?: string;
+}
+
+/** What a tool span says about the call it executed, in one producer's convention (all optional). */
+export interface ToolSpanFields {
+  name?: string;
+  id?: string;
+  rawArgs?: unknown;
+  result?: unknown;
+}
+
+/** A producer's tool-span reading: whether its keys are there, and what they say. */
+export interface ToolSpanReading {
+  recognised: boolean;
+  fields: ToolSpanFields;
+}
+
+export function call(id: unknown, name: unknown, args: unknown): ExtractedCall | undefined {
+  const n = toStr(name);
+  if (!n) return undefined;
+  const c: ExtractedCall = { name: n, arguments: parseArguments(args) };
+  const i = toStr(id);
+  if (i) c.id = i;
+  return c;
+}
+
+export function toolCallsOf(calls: ExtractedCall[]): ToolCall[] {
+  return calls.map((c) => ({ id: c.id ?? '', name: c.name, arguments: c.arguments }));
+}
+
+/** Calls of messages as extracted calls (an empty id means none). */
+export function messageCalls(messages: Message[]): ExtractedCall[] {
+  return messages.flatMap((m) => (m.toolCalls ?? []).map((c) => ({ ...c, id: c.id || undefined }) as ExtractedCall));
+}
+
+/** The subtree under `prefix`: a structured value at `prefix`, or the dotted keys below it, unflattened. */
+export function subtree(attrs: Record<string, unknown>, prefix: string): unknown {
+  const direct = attrs[prefix];
+  if (direct !== undefined && typeof direct === 'object') return direct;
+  if (typeof direct === 'string' && (direct.startsWith('[') || direct.startsWith('{'))) {
+    const parsed = decodeJsonish(direct);
+    if (typeof parsed === 'object' && parsed !== null) return parsed;
+  }
+  const root: Record<string, unknown> = {};
+  let found = false;
+  const p = prefix + '.';
+  for (const [key, value] of Object.entries(attrs)) {
+    if (!key.startsWith(p)) continue;
+    found = true;
+    const segs = key.slice(p.length).split('.');
+    let node = root;
+    for (let i = 0; i < segs.length - 1; i++) {
+      const s = segs[i]!;
+      let next = node[s];
+      if (!isRecord(next)) {
+        next = next === undefined ? {} : { '': next };
+        node[s] = next;
+      }
+      node = next as Record<string, unknown>;
+    }
+    const last = segs[segs.length - 1]!;
+    if (isRecord(node[last])) (node[last] as Record<string, unknown>)[''] = value;
+    else node[last] = value;
+  }
+  return found ? root : undefined;
+}
+
+/** Dotted keys → nested objects (`a.0.b` → `{a: {0: {b}}}`); structured values are kept as they are. */
+export function unflatten(attrs: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(attrs)) {
+    const segs = key.split('.');
+    let node = out;
+    for (let i = 0; i < segs.length - 1; i++) {
+      const next = node[segs[i]!];
+      if (!isRecord(next)) node[segs[i]!] = next === undefined ? {} : { '': next };
+      node = node[segs[i]!] as Record<string, unknown>;
+    }
+    const last = segs[segs.length - 1]!;
+    if (isRecord(node[last]) && !isRecord(value)) (node[last] as Record<string, unknown>)[''] = value;
+    else node[last] = value;
+  }
+  return out;
+}
+
+/** Entries of an indexed node (array, or object with numeric keys), in index order. */
+export function indexed(node: unknown): unknown[] {
+  if (Array.isArray(node)) return node;
+  if (!isRecord(node)) return [];
+  return Object.keys(node)
+    .filter((k) => /^\d+$/.test(k))
+    .sort((a, b) => Number(a) - Number(b))
+    .map((k) => node[k]);
+}
+
+/** Walk a dotted path through nested objects (and objects whose keys still contain dots). */
+export function getPath(node: unknown, dotted: string): unknown {
+  if (!isRecord(node)) return undefined;
+  if (dotted in node) {
+    const v = node[dotted];
+    return isRecord(v) && '' in v ? v[''] : v;
+  }
+  const segs = dotted.split('.');
+  for (let i = 1; i < segs.length; i++) {
+    const head = segs.slice(0, i).join('.');
+    if (head in node) {
+      const found = getPath(node[head], segs.slice(i).join('.'));
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+export function normaliseRole(v: unknown): Message['role'] {
+  const r = typeof v === 'string' ? v.toLowerCase() : '';
+  if (r === 'system' || r === 'developer') return 'system';
+  if (r === 'assistant' || r === 'ai' || r === 'model') return 'assistant';
+  if (r === 'tool' || r === 'function' || r === 'ipython') return 'tool';
+  return 'user';
+}
+
+export function contentText(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) {
+    const texts = v.flatMap((p) => (isRecord(p) && typeof (p.text ?? p.content) === 'string' && (p.type === undefined || p.type === 'text') ? [String(p.text ?? p.content)] : []));
+    return texts.length ? texts.join('\n') : undefined;
+  }
+  if (v === undefined || v === null) return undefined;
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}

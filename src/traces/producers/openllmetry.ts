@@ -1,0 +1,61 @@
+// OpenLLMetry (traceloop/openllmetry-js): the legacy indexed gen_ai.prompt.{i}.* / gen_ai.completion.{i}.*
+// attributes, and traceloop.span.kind = tool spans with traceloop.entity.* input and output.
+import { ATTR_GEN_AI_COMPLETION, ATTR_GEN_AI_PROMPT } from '@opentelemetry/semantic-conventions/incubating';
+import type { Message, ToolCall } from '../../types/run.js';
+import * as K from '../../semconv/producers.js';
+import { toStr } from '../_json.js';
+import type { SpanRecord } from '../spans.js';
+import { call, contentText, getPath, indexed, messageCalls, normaliseRole, subtree, type LlmOutput, type ToolSpanReading } from './_shared.js';
+
+/** OpenLLMetry indexed `gen_ai.prompt.{i}.*` / `gen_ai.completion.{i}.*` (traceloop/openllmetry-js). */
+function legacyMessages(attrs: Record<string, unknown>, prefix: string): Array<Message & { finishReason?: string }> {
+  return indexed(subtree(attrs, prefix)).map((m) => {
+    const msg: Message & { finishReason?: string } = { role: normaliseRole(getPath(m, K.LEGACY_ROLE) ?? (prefix === ATTR_GEN_AI_COMPLETION ? 'assistant' : 'user')) };
+    const calls: ToolCall[] = [];
+    for (const tc of indexed(getPath(m, K.LEGACY_TOOL_CALLS))) {
+      const c = call(getPath(tc, 'id'), getPath(tc, 'name'), getPath(tc, 'arguments'));
+      if (c) calls.push({ id: c.id ?? '', name: c.name, arguments: c.arguments });
+    }
+    if (calls.length === 0) {
+      const fc = getPath(m, K.LEGACY_FUNCTION_CALL);
+      const c = call(undefined, getPath(fc, 'name'), getPath(fc, 'arguments'));
+      if (c) calls.push({ id: '', name: c.name, arguments: c.arguments });
+    }
+    const content = getPath(m, K.LEGACY_CONTENT);
+    if (content !== undefined) msg.content = contentText(content) ?? '';
+    if (calls.length) msg.toolCalls = calls;
+    const tcid = toStr(getPath(m, K.LEGACY_TOOL_CALL_ID));
+    if (tcid) msg.toolCallId = tcid;
+    const fr = toStr(getPath(m, K.LEGACY_FINISH_REASON));
+    if (fr) msg.finishReason = fr;
+    return msg;
+  });
+}
+
+/** The model's answer from `gen_ai.completion.{i}.*`; undefined when the span has none. */
+export function readLegacyOutput(span: SpanRecord): LlmOutput | undefined {
+  const legacy = legacyMessages(span.attributes, ATTR_GEN_AI_COMPLETION);
+  if (!legacy.length) return undefined;
+  const out: LlmOutput = { calls: messageCalls(legacy) };
+  const text = legacy.find((m) => m.content !== undefined)?.content;
+  if (text !== undefined) out.text = text;
+  const fr = legacy.find((m) => m.finishReason)?.finishReason;
+  if (fr !== undefined) out.finishReason = fr;
+  return out;
+}
+
+/** The request history from `gen_ai.prompt.{i}.*`; undefined when the span has none. */
+export function readLegacyInput(span: SpanRecord): Message[] | undefined {
+  const legacy = legacyMessages(span.attributes, ATTR_GEN_AI_PROMPT);
+  return legacy.length ? legacy.map(({ finishReason: _f, ...m }) => m) : undefined;
+}
+
+/** A `traceloop.span.kind = tool` span: the entity name (else the span name less `.tool`), input, output. */
+export function readTraceloopToolSpan(span: SpanRecord): ToolSpanReading {
+  const a = span.attributes;
+  if (a[K.TRACELOOP_SPAN_KIND] !== 'tool') return { recognised: false, fields: {} };
+  return {
+    recognised: true,
+    fields: { name: toStr(a[K.TRACELOOP_ENTITY_NAME]) ?? span.name.replace(/\.tool$/, ''), rawArgs: a[K.TRACELOOP_ENTITY_INPUT], result: a[K.TRACELOOP_ENTITY_OUTPUT] },
+  };
+}
