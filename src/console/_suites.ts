@@ -84,7 +84,7 @@ function errorJson(err: unknown): ValidationJson['errors'][number] {
   if (!isRunspecError(err)) return { line: null, field: null, message: err instanceof Error ? err.message : String(err) };
   const m = LOCATED.exec(err.message);
   const out: ValidationJson['errors'][number] = m
-    ? { line: Number(m[2]), field: m[3] ?? null, message: err.message.slice(m[1]!.length + 1) }
+    ? { line: Number(m[2]), field: m[3] ?? null, message: m[3] ? `${m[3]}: ${m[4]}` : m[4]! }
     : { line: null, field: null, message: err.message };
   if (err.hint) out.hint = err.hint;
   return out;
