@@ -22,7 +22,7 @@ export const CONSOLE_HTML = `<!doctype html>
 <button type="button" role="tab" id="tab-btn-reports" aria-controls="tab-reports" aria-selected="false">Reports</button>
 <button type="button" role="tab" id="tab-btn-production" aria-controls="tab-production" aria-selected="false">Production</button>
 </nav>
-<button type="button" class="theme-toggle" id="theme" aria-label="switch light/dark">◐</button>
+<button type="button" class="theme-toggle" id="theme" aria-label="switch light/dark">Light/dark</button>
 </header>
 <p id="status" class="status" role="status" aria-live="polite"></p>
 <main>

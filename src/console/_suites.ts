@@ -50,11 +50,17 @@ async function discover(opts: SuitesOptions): Promise<Suite[]> {
   return catalog.suites;
 }
 
+/** The file of a suite, or "N files" when its cases come from several (replio: one file per case). */
+function fileLabel(projectDir: string, s: Suite): string {
+  const files = new Set(s.cases.map((c) => c.source.file));
+  return files.size > 1 ? `${files.size} files` : shownPath(projectDir, s.source.file);
+}
+
 export async function listSuites(opts: SuitesOptions): Promise<SuiteSummaryJson[]> {
   return (await discover(opts)).map((s) => ({
     name: s.name,
     source: s.source.source,
-    file: shownPath(opts.projectDir, s.source.file),
+    file: fileLabel(opts.projectDir, s),
     cases: s.cases.length,
     editable: isEditable(opts.projectDir, s),
   }));
@@ -64,7 +70,7 @@ export async function listSuites(opts: SuitesOptions): Promise<SuiteSummaryJson[
 export async function suiteText(opts: SuitesOptions, name: string): Promise<SuiteSummaryJson & { text: string }> {
   const suite = (await discover(opts)).find((s) => s.name === name);
   if (!suite) throw new HttpProblem(404, `no suite named ${JSON.stringify(name)}`);
-  const summary = { name, source: suite.source.source, file: shownPath(opts.projectDir, suite.source.file), cases: suite.cases.length, editable: isEditable(opts.projectDir, suite) };
+  const summary = { name, source: suite.source.source, file: fileLabel(opts.projectDir, suite), cases: suite.cases.length, editable: isEditable(opts.projectDir, suite) };
   const file = suite.source.file;
   let text: string;
   if (file.endsWith('.toml') && file.split(/[\\/]/).pop() === SUITES_FILE) {

@@ -65,6 +65,8 @@ describe('Evals console (ui) in headless Chromium', () => {
   let page: Page;
   let release: () => void = () => {};
   const held = new Promise<void>((r) => (release = r));
+  let unhang: () => void = () => {};
+  const hanging = new Promise<void>((r) => (unhang = r));
   const responses: string[] = [];
 
   beforeAll(async () => {
@@ -77,6 +79,8 @@ describe('Evals console (ui) in headless Chromium', () => {
           await held;
           return { toolCalls: [{ name: 'restart-service', arguments: { host: 'web-02', service: 'nginx' } }] };
         }
+        // The "other" suite's model never answers until the test ends: that run is cancelled.
+        await hanging;
         return { text: 'Which host?' };
       },
     });
@@ -115,6 +119,7 @@ describe('Evals console (ui) in headless Chromium', () => {
 
   afterAll(async () => {
     release();
+    unhang();
     await browser?.close();
     await ui?.close();
     await model?.close();
@@ -146,6 +151,23 @@ describe('Evals console (ui) in headless Chromium', () => {
     await expect.poll(() => page.locator('#status').textContent()).toBe('saved mine to runspec_evals.toml');
     const onDisk = readFileSync(join(project, 'runspec_evals.toml'), 'utf8');
     expect(onDisk).toBe(SUITES.replace('expect_host = "web-01"', 'expect_host = "web-01"\nexpect_autonomy = "confirm"'));
+  });
+
+  it('creates a new suite, saves it at the end of the file, and deletes it again', async () => {
+    const saved = readFileSync(join(project, 'runspec_evals.toml'), 'utf8');
+    await page.locator('#new-suite-name').fill('scratch');
+    await page.locator('#new-suite-form button').click();
+    await expect.poll(() => page.locator('#editor-title').textContent()).toBe('scratch');
+    await page.locator('#editor-text').fill('[[eval]]\nid = "scratch-1"\nprompt = "restart nginx on web-01"\nexpect_tool = "restart-service"\n');
+    await expect.poll(() => page.locator('#editor-errors li.ok').textContent()).toBe('valid: 1 case');
+    await page.locator('#save').click();
+    await expect.poll(() => page.locator('#status').textContent()).toBe('saved scratch to runspec_evals.toml');
+    expect(readFileSync(join(project, 'runspec_evals.toml'), 'utf8')).toBe(`${saved}\n[[suite]]\nname = "scratch"\n\n[[suite.eval]]\nid = "scratch-1"\nprompt = "restart nginx on web-01"\nexpect_tool = "restart-service"\n`);
+    await page.locator('#suites-table tr[data-suite="scratch"]').waitFor();
+    await page.locator('#delete').click();
+    await expect.poll(() => page.locator('#status').textContent()).toBe('deleted scratch');
+    expect(readFileSync(join(project, 'runspec_evals.toml'), 'utf8')).toBe(saved);
+    await expect.poll(() => page.locator('#suites-table tr[data-suite="scratch"]').count()).toBe(0);
   });
 
   it('shows bundled suites read-only', async () => {
@@ -184,6 +206,18 @@ describe('Evals console (ui) in headless Chromium', () => {
     expect(await page.locator('#report-view tr.case[data-case="status-web"] .badge').first().textContent()).toBe('wrong_tool');
     const first = await page.locator('#reports-table tbody tr').first().getAttribute('data-report');
     expect(first).toBe(files.find((f) => f.endsWith('.json')));
+  });
+
+  it('cancels a run: it ends as cancelled and writes no results document', async () => {
+    await page.locator('#tab-btn-run').click();
+    await page.locator('#run-suite').selectOption('other');
+    await page.locator('#run-start').click();
+    await expect.poll(() => page.locator('#run-state').textContent(), { timeout: 20_000 }).toContain('running: 0/1 samples');
+    await page.locator('#run-cancel').click();
+    await expect.poll(() => page.locator('#run-state').getAttribute('data-state'), { timeout: 20_000 }).toBe('cancelled');
+    expect(await page.locator('#run-open').isHidden()).toBe(true);
+    expect(readdirSync(results).filter((f) => f.startsWith('ui-') && f.endsWith('.json'))).toHaveLength(1);
+    await page.locator('#tab-btn-reports').click();
   });
 
   it('opens a saved report in the same report view as the HTML file (cards, filters, waterfall, hostile text)', async () => {
