@@ -352,12 +352,12 @@ export function renderCompareView(a: { label?: string; doc: ResultsDocument }, b
   const sb = statsOf(b.doc);
   const pts = (v: number): string => `${Math.round(v * 100)} pts`;
   const summary =
-    `<table class="cmp-summary"><thead><tr><th></th><th>${esc(la)}</th><th>${esc(lb)}</th><th>Δ</th></tr></thead><tbody>` +
+    `<div class="table-wrap"><table class="cmp-summary"><thead><tr><th></th><th>${esc(la)}</th><th>${esc(lb)}</th><th>Δ</th></tr></thead><tbody>` +
     `<tr><th>pass rate</th><td>${esc(percent(sa.rate, 1))} <small>${esc(`${percent(sa.low)}–${percent(sa.high)}`)}</small></td><td>${esc(percent(sb.rate, 1))} <small>${esc(`${percent(sb.low)}–${percent(sb.high)}`)}</small></td><td>${delta(sa.rate, sb.rate, pts, 'up')}</td></tr>` +
     `<tr><th>cases meeting threshold</th><td>${sa.meeting}/${sa.cases}</td><td>${sb.meeting}/${sb.cases}</td><td>${delta(sa.meeting, sb.meeting, String, 'up')}</td></tr>` +
     `<tr><th>tokens</th><td>${formatInt(sa.tokens)}</td><td>${formatInt(sb.tokens)}</td><td>${delta(sa.tokens, sb.tokens, formatInt, 'down')}</td></tr>` +
     `<tr><th>median latency</th><td>${esc(ms(quantile(sa.latencies, 0.5)))}</td><td>${esc(ms(quantile(sb.latencies, 0.5)))}</td><td>${delta(quantile(sa.latencies, 0.5), quantile(sb.latencies, 0.5), ms, 'down')}</td></tr>` +
-    `</tbody></table>`;
+    `</tbody></table></div>`;
   const cell = (x: (typeof c.rows)[number]['cells'][number]): string =>
     x ? `${badge(x.category)} ${esc(percent(x.passRate))} <small>${esc(`${percent(x.passRateLow)}–${percent(x.passRateHigh)} · k=${x.k}`)}</small>` : '<span class="muted">absent</span>';
   const rows = c.rows.map((r) => {
