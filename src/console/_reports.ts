@@ -58,5 +58,5 @@ export function listReports(projectDir: string): ReportSummaryJson[] {
       sortKey: Number.isFinite(started) ? started : statSync(join(dir, name)).mtimeMs,
     });
   }
-  return out.sort((a, b) => b.sortKey - a.sortKey || (a.id < b.id ? 1 : -1)).map(({ sortKey: _, ...r }) => r);
+  return out.sort((a, b) => b.sortKey - a.sortKey || (a.id < b.id ? 1 : -1)).map((r) => ({ id: r.id, model: r.model, provider: r.provider, suite: r.suite, passRate: r.passRate, cases: r.cases, date: r.date }));
 }

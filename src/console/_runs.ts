@@ -38,7 +38,7 @@ export type EvalRunner = (input: {
   targets: string[];
   flags: ConsoleRunFlags;
   signal: AbortSignal;
-  onProgress(doneSamples: number, totalSamples: number): void;
+  onProgress: (doneSamples: number, totalSamples: number) => void;
 }) => Promise<{ interrupted: boolean; exitCode: number; problems: string[] }>;
 
 export interface RunStateJson {
@@ -177,7 +177,7 @@ export function createRunManager(opts: { projectDir: string; runner: EvalRunner 
           targets: [req.suite],
           flags,
           signal: controller.signal,
-          onProgress(done, total) {
+          onProgress: (done, total) => {
             record.json.samplesDone = done;
             record.json.samplesTotal = total;
           },
