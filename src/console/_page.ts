@@ -178,9 +178,10 @@ function openReport(id){return api('GET','/api/reports/'+encodeURIComponent(id))
 $('compare').addEventListener('click',function(){if(picked.length!==2)return;api('GET','/api/compare?a='+encodeURIComponent(picked[0])+'&b='+encodeURIComponent(picked[1])).then(function(j){showView($('report-view'),j.html);}).catch(fail);});
 $('reports-refresh').addEventListener('click',loadReports);
 // ---- production ----
-var followTimer=null;
+var followTimer=null,prodSeq=0;
 function score(){var paths=$('prod-paths').value.split(/[,\n]/).map(function(s){return s.trim();}).filter(Boolean);if(!paths.length)return;
-  api('POST','/api/production',{paths:paths}).then(function(j){var v=$('production-view');var open=[].map.call(v.querySelectorAll('button.expand[aria-expanded=true]'),function(b){return b.getAttribute('aria-controls');});
+  var seq=++prodSeq;
+  api('POST','/api/production',{paths:paths}).then(function(j){if(seq!==prodSeq)return;var v=$('production-view');var open=[].map.call(v.querySelectorAll('button.expand[aria-expanded=true]'),function(b){return b.getAttribute('aria-controls');});
     v.innerHTML=j.html;window.runspecReport.init(v);open.forEach(function(id){var b=v.querySelector('button.expand[aria-controls="'+CSS.escape(id)+'"]');if(b)b.click();});
     $('prod-state').textContent=j.traces+' verdict'+(j.traces===1?'':'s')+(j.unmatched?' · '+j.unmatched+' trace(s) matched no case or rule':'')+(j.problems.length?' · '+j.problems.join('; '):'');
     clearTimeout(followTimer);if($('prod-follow').checked)followTimer=setTimeout(score,2000);}).catch(fail);}

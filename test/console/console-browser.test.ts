@@ -1,7 +1,7 @@
 // The Evals console in headless Chromium: suites, the inline editor with validation as you type, Save into
 // runspec_evals.toml, a run against a scripted local model with progress and cancel, saved reports, the
 // report view (the same checks as the HTML file), compare, production verdicts, and the security rules.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -184,6 +184,8 @@ describe('Evals console (ui) in headless Chromium', () => {
     expect(await page.locator('#run-provider').inputValue()).toBe('local');
     await page.locator('#run-samples').fill('1');
     await page.locator('#run-validate').check();
+    // Telemetry on, no endpoint: OTLP JSON lines under .runspec/traces, scored again in the Production tab.
+    await page.locator('#run-telemetry').check();
     await page.locator('#run-start').click();
     // The first case is done, the second waits on the model: progress shows one case and its pass rate.
     await expect.poll(() => page.locator('#run-state').textContent(), { timeout: 20_000 }).toContain('1 case done · pass rate so far 100%');
@@ -248,6 +250,20 @@ describe('Evals console (ui) in headless Chromium', () => {
     expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-case')))).toEqual(['restart-web · 0af7651916cd', 'rule:no-shell · 1bf7651916cd']);
     await rows.first().locator('button.expand').click();
     expect(await page.locator('#production-view a.trace-link').first().getAttribute('href')).toBe('http://localhost:6006/projects/default/traces/0af7651916cd43dd8448eb211c80319c');
+    // Follow: a verdict appended by `serve --out` shows up without another click.
+    await page.locator('#prod-follow').check();
+    appendFileSync(join(project, 'verdicts.jsonl'), JSON.stringify({ traceId: '2cf7651916cd43dd8448eb211c80319e', rootSpanId: 'd7ad6b7169203333', case: 'status-web', sample: 0, category: 'pass', pass: true, reason: 'called service-status', mode: 'decision', producers: ['runspec'], calls: [] }) + '\n');
+    await expect.poll(() => page.locator('#prod-state').textContent(), { timeout: 15_000 }).toBe('3 verdicts');
+    await page.locator('#prod-follow').uncheck();
+    // The traces the console's own run wrote, scored offline: one row per trace, the same verdicts.
+    await page.locator('#prod-paths').fill('.runspec/traces');
+    await page.locator('#prod-form button[type=submit]').click();
+    const scored = async (): Promise<string[][]> => (await rows.evaluateAll((els) => els.map((e) => [e.getAttribute('data-case')!.split(' · ')[0]!, e.getAttribute('data-verdict')!]))).sort();
+    await expect.poll(scored).toEqual([
+      ['restart-web', 'pass'],
+      ['status-web', 'wrong_tool'],
+    ]);
+    expect(await page.locator('#prod-state').textContent()).toBe('2 verdicts');
     await page.locator('#prod-paths').fill('../../etc/passwd');
     await page.locator('#prod-form button[type=submit]').click();
     await expect.poll(() => page.locator('#status').textContent()).toMatch(/outside the project|not found/);
