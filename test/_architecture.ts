@@ -108,6 +108,15 @@ export function importsOf(file: SourceFile): ImportEdge[] {
     }));
 }
 
+/** Dynamic `import()` calls whose specifier is computed (not a string literal), as `file: expression`. */
+export function computedImports(file: SourceFile): string[] {
+  const parsed = parseSync(file.path, file.text, { lang: 'ts', sourceType: 'module' });
+  return parsed.module.dynamicImports
+    .map((dyn) => file.text.slice(dyn.moduleRequest.start, dyn.moduleRequest.end).trim())
+    .filter((arg) => !/^(['"`])([^'"`$]*)\1$/.test(arg))
+    .map((arg) => `${file.path}: ${arg}`);
+}
+
 /** One line per import that breaks STYLE.md's direction: `engine/x.ts imports cli/ ('../cli/y.js')`. */
 export function violations(files: readonly SourceFile[]): string[] {
   const out: string[] = [];

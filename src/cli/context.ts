@@ -11,6 +11,8 @@ export interface CliContext {
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   /** What `-` reads (`score -`). */
   stdin: AsyncIterable<Uint8Array>;
+  /** The current time (injected by tests; the system clock otherwise). */
+  now(): Date;
   debug: boolean;
   /** Print one line to stdout. */
   out(line: string): void;
@@ -28,6 +30,7 @@ export function createContext(opts: {
   stdout: CliContext['stdout'];
   stderr: CliContext['stderr'];
   stdin?: CliContext['stdin'];
+  now?: () => Date;
 }): CliContext {
   const stdout = opts.stdout;
   const stderr = opts.stderr;
@@ -38,6 +41,7 @@ export function createContext(opts: {
     stdout,
     stderr,
     stdin: opts.stdin ?? process.stdin,
+    now: opts.now ?? (() => new Date()),
     debug: opts.debug,
     out: (line) => void stdout.write(line + '\n'),
     err: (line) => void stderr.write(line + '\n'),

@@ -15,6 +15,8 @@ export interface MainOptions {
   stdout?: CliContext['stdout'];
   stderr?: CliContext['stderr'];
   stdin?: CliContext['stdin'];
+  /** The clock commands read for "now" (default: the system clock). */
+  now?: () => Date;
 }
 
 /** Parse argv, run one command, and return its exit code. Never calls process.exit itself. */
@@ -40,7 +42,7 @@ export async function main(opts: MainOptions): Promise<number> {
   const getContext = (): CliContext => {
     if (!ctx) {
       const g = program.opts<{ path: string; debug?: boolean }>();
-      ctx = createContext({ cwd: opts.cwd ?? process.cwd(), path: g.path, env, debug: !!g.debug, stdout, stderr, stdin });
+      ctx = createContext({ cwd: opts.cwd ?? process.cwd(), path: g.path, env, debug: !!g.debug, stdout, stderr, stdin, ...(opts.now ? { now: opts.now } : {}) });
     }
     return ctx;
   };

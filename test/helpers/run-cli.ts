@@ -19,6 +19,8 @@ export interface RunCliOptions {
   env?: Record<string, string | undefined>;
   input?: string | Buffer;
   timeoutMs?: number;
+  /** In-process only: the CLI's clock (`ctx.now()`), instead of sleeping until a time comes. */
+  now?: () => Date;
   /**
    * Run the built CLI (dist/cli/main.js) as a real process instead of calling `main()` in this one. Only for
    * what only a process shows: exit on a signal, a closed pipe, the entry point itself.
@@ -51,7 +53,10 @@ class Capture extends Writable {
  * (`signal` is null; `exitCode` null and `signal` 'SIGKILL' if `timeoutMs` passes first).
  */
 export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<CliResult> {
-  if (opts.spawn) return runCliProcess(args, opts);
+  if (opts.spawn) {
+    if (opts.now) throw new Error('runCli: an injected clock needs the in-process CLI (drop spawn: true)');
+    return runCliProcess(args, opts);
+  }
   const { main } = await import('../../src/cli/main.js');
   const stdout = new Capture();
   const stderr = new Capture();
@@ -61,7 +66,7 @@ export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<
     timer = setTimeout(() => resolve('timeout'), opts.timeoutMs ?? 60_000);
   });
   try {
-    const code = await Promise.race([main({ argv: args, cwd: opts.cwd ?? REPO_ROOT, env: cliEnv(opts), stdout, stderr, stdin }), timedOut]);
+    const code = await Promise.race([main({ argv: args, cwd: opts.cwd ?? REPO_ROOT, env: cliEnv(opts), stdout, stderr, stdin, ...(opts.now ? { now: opts.now } : {}) }), timedOut]);
     if (code === 'timeout') return { exitCode: null, signal: 'SIGKILL', stdout: stdout.text, stderr: stderr.text };
     return { exitCode: code, signal: null, stdout: stdout.text, stderr: stderr.text };
   } finally {

@@ -1,4 +1,4 @@
-// `runspec-eval score` and `serve` as processes (build first: npm run build).
+// `runspec-eval score` through main() in-process, and `serve` as a process (build first: npm run build).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
