@@ -275,6 +275,8 @@ describe('Evals console (ui) in headless Chromium', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: join(shots, 'phone-dark.png'), fullPage: true });
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    // Wide tables scroll inside their own box; the page itself does not scroll sideways.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
