@@ -379,7 +379,7 @@ export function renderCompareView(a: { label?: string; doc: ResultsDocument }, b
   return (
     `<section class="rv" data-view="compare" aria-label="comparison">` +
     `<header class="rv-head"><h1>${esc(`${la} vs ${lb}`)}</h1><button type="button" class="theme-toggle" aria-label="switch light/dark">Light/dark</button></header>` +
-    `<p class="meta">${esc(`${titleOf(a.doc)} ⟷ ${titleOf(b.doc)}`)}</p>` +
+    `<p class="meta">${esc(`A: ${titleOf(a.doc)} · B: ${titleOf(b.doc)}`)}</p>` +
     summary +
     `<p class="meta">${flagged} case${flagged === 1 ? '' : 's'} with non-overlapping 95% intervals (marked ≠): a difference the samples can tell apart.</p>` +
     `<div class="charts">${chart}</div>` +
