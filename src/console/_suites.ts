@@ -106,8 +106,9 @@ export function validateText(name: string, text: string): ValidationJson {
 }
 
 function checkName(name: string): void {
-  if (!/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$/.test(name)) {
-    throw new HttpProblem(400, 'suite name: expected letters, digits, space, dot, dash or underscore (at most 100)');
+  // eslint-disable-next-line no-control-regex
+  if (name.trim() === '' || name.length > 200 || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw new HttpProblem(400, 'suite name: expected 1 to 200 characters, no control characters');
   }
 }
 

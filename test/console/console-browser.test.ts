@@ -40,6 +40,14 @@ name = "other"
 id     = "other-1"
 prompt = "delete everything"
 expect_no_run = true
+
+[[suite]]
+name = 'x</script><img src=x onerror="window.__pwned=1">'
+
+[[suite.eval]]
+id     = "hostile-1"
+prompt = '</textarea><img src=x onerror="window.__pwned=1">'
+expect_no_run = true
 `;
 
 /** GET/POST to the console with raw headers (Host and Origin as a browser of another site would send). */
@@ -131,6 +139,12 @@ describe('Evals console (ui) in headless Chromium', () => {
     expect((await row('mine')).slice(0, 4)).toEqual(['mine', 'local', 'runspec_evals.toml', '2']);
     expect((await row('other')).slice(0, 4)).toEqual(['other', 'local', 'runspec_evals.toml', '1']);
     expect((await row('fleet'))[1]).toBe('bundled');
+    // A hostile suite name and prompt stay text in the list and in the editor.
+    const hostile = page.locator('#suites-table tbody tr').filter({ hasText: '</script>' });
+    expect(await hostile.locator('code').textContent()).toBe('x</script><img src=x onerror="window.__pwned=1">');
+    await hostile.locator('button').click();
+    await expect.poll(() => page.locator('#editor-text').inputValue()).toContain(`prompt = '</textarea><img src=x`);
+    expect(await page.locator('img').count()).toBe(0);
     expect(page.url()).not.toContain('token');
   });
 
