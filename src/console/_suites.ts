@@ -106,7 +106,6 @@ export function validateText(name: string, text: string): ValidationJson {
 }
 
 function checkName(name: string): void {
-  // eslint-disable-next-line no-control-regex
   if (name.trim() === '' || name.length > 200 || /[\u0000-\u001f\u007f]/.test(name)) {
     throw new HttpProblem(400, 'suite name: expected 1 to 200 characters, no control characters');
   }
