@@ -189,7 +189,7 @@ $('prod-form').addEventListener('submit',function(e){e.preventDefault();status('
 $('prod-follow').addEventListener('change',function(){clearTimeout(followTimer);if(this.checked)score();});
 // ---- start ----
 api('GET','/api/info').then(function(j){info=j;var dl=$('providers');(j.providers||[]).forEach(function(p){dl.appendChild(el('option',{value:p}));});
-  if(j.defaults&&j.defaults.provider)$('run-provider').value=j.defaults.provider;if(j.defaults&&j.defaults.model)$('run-model').value=j.defaults.model;
+  if(j.defaults&&j.defaults.provider)$('run-provider').value=j.defaults.provider;if(j.defaults&&j.defaults.model)$('run-model').value=j.defaults.model;if(j.defaults&&typeof j.defaults.telemetry==='boolean')$('run-telemetry').checked=j.defaults.telemetry;
   if(!j.canRun){$('run-start').disabled=true;status('runs are not available in this console');}}).catch(fail);
 loadSuites();
 })();`;

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { redactSecrets, type EnvSource } from '../config/env.js';
 import { renderCompareView, renderReportView } from '../report/view.js';
 import { scoreTraceFiles, type TraceVerdictLine } from '../traces/index.js';
@@ -34,7 +35,7 @@ export interface ConsoleOptions {
   /** Providers the Run tab offers (presets and profiles); names only. */
   providers?: string[];
   /** Defaults shown in the Run tab. */
-  defaults?: { provider?: string; model?: string; toolMode?: string };
+  defaults?: { provider?: string; model?: string; toolMode?: string; telemetry?: boolean };
   version?: string;
   onWarning?: (msg: string) => void;
 }
@@ -53,8 +54,11 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 function hostNames(bound: string, port: number): Set<string> {
   const names = new Set<string>();
   const add = (h: string): void => void names.add(`${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${port}`.toLowerCase());
-  if (LOOPBACK.has(bound) || bound === '0.0.0.0' || bound === '::') for (const h of ['127.0.0.1', 'localhost', '[::1]']) add(h);
-  if (!LOOPBACK.has(bound) && bound !== '0.0.0.0' && bound !== '::') add(bound);
+  const wildcard = bound === '0.0.0.0' || bound === '::';
+  if (LOOPBACK.has(bound) || wildcard) for (const h of ['127.0.0.1', 'localhost', '[::1]']) add(h);
+  // Bound to every interface (`--host 0.0.0.0`): the machine's own addresses, and no other name.
+  if (wildcard) for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) add(a.address);
+  if (!LOOPBACK.has(bound) && !wildcard) add(bound);
   return names;
 }
 

@@ -7,6 +7,7 @@ import type { CliContext } from '../context.js';
 import { readEnv } from '../../config/env.js';
 import { loadConfigFile } from '../../config/file.js';
 import { PROVIDER_PRESETS } from '../../config/providers.js';
+import { resolveTelemetryConfig } from '../../config/telemetry.js';
 import { VERSION } from '../../core/version.js';
 import { intOption } from './score.js';
 
@@ -47,7 +48,11 @@ async function ui(ctx: CliContext, flags: UiFlags): Promise<number> {
   // [telemetry] trace_url (Phoenix / LangSmith link template) is read when the config has it.
   const telemetry = config.telemetry as Record<string, unknown> | undefined;
   const traceUrl = typeof telemetry?.trace_url === 'string' ? telemetry.trace_url : undefined;
-  const defaults: { provider?: string; model?: string } = {};
+  // The Run tab's Emit telemetry box starts as a plain `run` would: flag-less, from env and runspec.toml.
+  const defaults: { provider?: string; model?: string; telemetry: boolean } = {
+    telemetry: resolveTelemetryConfig({ flags: {}, env, file: config.telemetry, projectDir: ctx.projectDir }).enabled,
+  };
+  env.warnings.length = 0;
   const provider = env.get('RUNSPEC_PROVIDER') ?? config.llm?.provider;
   const model = env.get('RUNSPEC_MODEL') ?? config.llm?.model;
   if (provider) defaults.provider = provider;
