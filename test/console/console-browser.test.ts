@@ -272,7 +272,7 @@ describe('Evals console (ui) in headless Chromium', () => {
     // The traces the console's own run wrote, scored offline: one row per trace, the same verdicts.
     await page.locator('#prod-paths').fill('.runspec/traces');
     await page.locator('#prod-form button[type=submit]').click();
-    const scored = async (): Promise<string[][]> => (await rows.evaluateAll((els) => els.map((e) => [e.getAttribute('data-case')!.split(' · ')[0]!, e.getAttribute('data-verdict')!]))).sort();
+    const scored = async (): Promise<string[][]> => (await rows.evaluateAll((els) => els.map((e) => [e.getAttribute('data-case')!.split(' · ')[0]!, e.getAttribute('data-verdict')!]))).sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
     await expect.poll(scored).toEqual([
       ['restart-web', 'pass'],
       ['status-web', 'wrong_tool'],
