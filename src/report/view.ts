@@ -47,24 +47,33 @@ function json(v: unknown): string {
   }
 }
 
-/** A trace id the file knows for a sample (issue 13 writes `trace_id` / `span_id`); read defensively. */
-function traceRef(run: RunEntry): { traceId?: string; spanId?: string } {
+/**
+ * Where a sample's trace lives, read defensively: the verdict's `trace_id` / `root_span_id` / `trace_url`
+ * (issue 13 writes them), or `trace_id` / `span_id` on the run entry (production rows).
+ */
+function traceRef(run: RunEntry): { traceId?: string; spanId?: string; url?: string } {
   const r = run as Record<string, unknown>;
   const v = (run.verdict ?? {}) as Record<string, unknown>;
   const pick = (...vals: unknown[]): string | undefined => vals.find((x): x is string => typeof x === 'string' && /^[0-9a-fA-F-]{8,64}$/.test(x));
-  const out: { traceId?: string; spanId?: string } = {};
-  const traceId = pick(r.trace_id, v.trace_id);
-  const spanId = pick(r.span_id, v.span_id);
+  const out: { traceId?: string; spanId?: string; url?: string } = {};
+  const traceId = pick(v.trace_id, r.trace_id);
+  const spanId = pick(v.root_span_id, v.span_id, r.span_id, r.root_span_id);
   if (traceId) out.traceId = traceId;
   if (spanId) out.spanId = spanId;
+  if (typeof v.trace_url === 'string') out.url = v.trace_url;
   return out;
 }
 
-/** The trace link of a sample, or '' (no template, no trace id, or not an http(s) URL). */
-export function traceLink(template: string | undefined, ref: { traceId?: string; spanId?: string }): string {
+/**
+ * The trace link of a sample: the URL the results file holds (filled in when the run was recorded), else
+ * the template filled in; '' when there is neither, a placeholder stays unfilled, or it is not http(s).
+ */
+export function traceLink(template: string | undefined, ref: { traceId?: string; spanId?: string; url?: string }): string {
+  const isHttp = (u: string): boolean => /^https?:\/\//i.test(u);
+  if (ref.url && isHttp(ref.url)) return ref.url;
   if (!template || !ref.traceId) return '';
-  const url = template.replace(/\{trace_id\}/g, encodeURIComponent(ref.traceId)).replace(/\{span_id\}/g, encodeURIComponent(ref.spanId ?? ''));
-  return /^https?:\/\//i.test(url) ? url : '';
+  const url = template.replace(/\{trace_id\}/g, encodeURIComponent(ref.traceId)).replace(/\{(?:root_)?span_id\}/g, encodeURIComponent(ref.spanId ?? ''));
+  return isHttp(url) && !/\{[a-z_]+\}/.test(url) ? url : '';
 }
 
 interface Stats {
