@@ -21,6 +21,8 @@ describe('HTML report in headless Chromium (file://)', () => {
   // A trace id as telemetry records it on a sample (read from the file when present).
   const withTrace = structuredClone(doc);
   Object.assign(Object.values(withTrace.iterations[0]!.cases)[0]!.runs[0]!, { trace_id: '0af7651916cd43dd8448eb211c80319c', span_id: 'b7ad6b7169203331' });
+  // A verdict that already carries its link (written when the run was recorded) keeps it.
+  Object.assign(Object.values(withTrace.iterations[0]!.cases)[1]!.runs[0]!.verdict!, { trace_id: '1bf7651916cd43dd8448eb211c80319d', trace_url: 'https://smith.langchain.com/o/x/projects/p/r/1bf7651916cd43dd8448eb211c80319d' });
   const file = join(dir, 'report.html');
   writeFileSync(file, renderHtml(withTrace, { traceUrl: 'http://localhost:6006/projects/default/traces/{trace_id}?span={span_id}' }));
 
@@ -53,7 +55,10 @@ describe('HTML report in headless Chromium (file://)', () => {
     const link = page.locator('tr.detail[data-for="run-the-build"] details.sample[data-sample="0"] a.trace-link');
     expect(await link.getAttribute('href')).toBe('http://localhost:6006/projects/default/traces/0af7651916cd43dd8448eb211c80319c?span=b7ad6b7169203331');
     expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
-    expect(await page.locator('a.trace-link').count()).toBe(1);
+    expect(await page.locator('tr.detail[data-for="restart-nginx"] details.sample[data-sample="0"] a.trace-link').getAttribute('href')).toBe(
+      'https://smith.langchain.com/o/x/projects/p/r/1bf7651916cd43dd8448eb211c80319d',
+    );
+    expect(await page.locator('a.trace-link').count()).toBe(2);
   });
 
   it('switches to dark mode and stays readable on a phone', async () => {
