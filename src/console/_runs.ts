@@ -2,7 +2,8 @@
 // and log under .runspec/results, telemetry as configured). Progress is read back from the run's own
 // results log, so "cases done, pass rate so far" are what the file says.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { logFileFor, readResultsLog } from '../report/results-file.js';
 import { basename, join } from 'node:path';
 import type { CaseResult, ToolMode } from '../types/index.js';
 import { HttpProblem } from './_http.js';
@@ -104,28 +105,29 @@ function parseRequest(body: Record<string, unknown>): ConsoleRunRequest {
   return req;
 }
 
-/** Cases finished so far and their sample pass rate, from the run's results log. */
+/**
+ * Cases finished so far and their sample pass rate, from the run's results log (read with the reader
+ * `--resume` uses, so a change of log format changes both).
+ */
 function progressFromLog(logFile: string): { cases: number; passed: number; scored: number } {
   if (!existsSync(logFile)) return { cases: 0, passed: 0, scored: 0 };
-  let cases = 0;
+  let results: CaseResult[];
+  try {
+    results = [...readResultsLog(logFile).cases.values()];
+  } catch {
+    // A log caught between its header and the first record reads as nothing yet.
+    return { cases: 0, passed: 0, scored: 0 };
+  }
   let passed = 0;
   let scored = 0;
-  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
-    if (!line.startsWith('{"type":"case"')) continue;
-    let rec: { result?: CaseResult };
-    try {
-      rec = JSON.parse(line) as { result?: CaseResult };
-    } catch {
-      continue;
-    }
-    cases++;
-    for (const s of rec.result?.samples ?? []) {
+  for (const r of results) {
+    for (const s of r.samples) {
       if (s.status !== 'scored') continue;
       scored++;
       if (s.verdict.pass) passed++;
     }
   }
-  return { cases, passed, scored };
+  return { cases: results.length, passed, scored };
 }
 
 export interface RunManager {
@@ -140,7 +142,7 @@ export function createRunManager(opts: { projectDir: string; runner: EvalRunner 
   const runs = new Map<string, RunRecord>();
   let active: Promise<void> | undefined;
   const refresh = (r: RunRecord): RunStateJson => {
-    const p = progressFromLog(r.out.replace(/\.json$/, '.jsonl'));
+    const p = progressFromLog(logFileFor(r.out));
     r.json.casesDone = p.cases;
     r.json.passRate = p.scored ? p.passed / p.scored : null;
     return { ...r.json };
