@@ -7,8 +7,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { redactSecrets, type EnvSource } from '../config/env.js';
 import { renderCompareView, renderReportView } from '../report/view.js';
-import { scoreTraceFiles, type TraceVerdictLine } from '../traces/index.js';
-import { discoverFixtures } from '../fixtures/index.js';
+import { scoreTraces } from '../app/score-traces.js';
+import type { TraceVerdictLine } from '../traces/index.js';
 import { guard, HttpProblem, readJson, securityHeaders, sendJson, sendText } from './_http.js';
 import { CONSOLE_HTML, CONSOLE_SCRIPT, CONSOLE_STYLE } from './_page.js';
 import { confinedPath, productionDocument, readVerdictFile } from './_production.js';
@@ -98,15 +98,10 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleServer>
     }
     const problems: string[] = [];
     if (traceFiles.length) {
-      const { cases } = await discoverFixtures({ projectDir: opts.projectDir, env: opts.env, onWarning: (w) => problems.push(w) });
-      await scoreTraceFiles(traceFiles, {
-        cwd: opts.projectDir,
-        cases,
-        onOutcome: (o) => {
-          if (o.kind === 'scored') lines.push(...o.lines);
-          else problems.push(`trace ${o.traceId}: ${o.reason}`);
-        },
-      });
+      // The app layer's scoring, as `score` does it: the cases, rules and toolsets `run` would pick.
+      const ctx = { projectDir: opts.projectDir, cwd: opts.projectDir, env: opts.env, err: () => {}, warn: (w: string) => void problems.push(w) };
+      const summary = await scoreTraces(ctx, traceFiles, { onLine: (l) => void lines.push(l) });
+      for (const f of summary.badFiles) problems.push(`${f}: nothing readable`);
     }
     const { doc, unmatched } = productionDocument(lines, paths.join(', '));
     return { html: renderReportView(doc, { ...(opts.traceUrl ? { traceUrl: opts.traceUrl } : {}), idPrefix: 'prod' }), traces: lines.length, unmatched, problems: problems.slice(0, 20) };
