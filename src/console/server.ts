@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { redactSecrets, type EnvSource } from '../config/env.js';
+import { isRunspecError } from '../errors.js';
 import { renderCompareView, renderReportView } from '../report/view.js';
 import { scoreTraces } from '../app/score-traces.js';
 import type { TraceVerdictLine } from '../traces/index.js';
@@ -182,6 +183,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleServer>
         return;
       }
       if (err instanceof HttpProblem) return json(res, err.status, { error: err.message });
+      // Bad input on disk (a suites file that does not load, a bad runspec.toml): the CLI's one-line message.
+      if (isRunspecError(err)) return json(res, 422, { error: err.hint ? `${err.message} (hint: ${err.hint})` : err.message });
       const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
       return json(res, 500, { error: message });
     }
