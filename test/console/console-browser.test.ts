@@ -146,6 +146,13 @@ describe('Evals console (ui) in headless Chromium', () => {
     await expect.poll(() => page.locator('#editor-text').inputValue()).toContain(`prompt = '</textarea><img src=x`);
     expect(await page.locator('img').count()).toBe(0);
     expect(page.url()).not.toContain('token');
+    // Keyboard: arrow keys move between the tabs.
+    await page.locator('#tab-btn-suites').focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await page.locator('#tab-run').isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('tab-btn-run');
+    await page.keyboard.press('ArrowLeft');
+    expect(await page.locator('#tab-suites').isVisible()).toBe(true);
   });
 
   it('validates as you type with the line and field, then saves keeping comments and the other suite', async () => {
