@@ -15,7 +15,8 @@ export type {
 } from './types/index.js';
 
 // --- config ---
-export { readEnv, redactSecrets } from './config/env.js';
+export { readEnv } from './config/env.js';
+export { redactSecrets } from './core/redact.js';
 export type { Env, EnvSource } from './config/env.js';
 export { firstSet } from './config/setting.js';
 export type { Setting, Source } from './config/setting.js';
@@ -32,7 +33,7 @@ export type { Catalog, CaseSelection, DiscoverOptions, LoadOptions, LoadTextOpti
 // --- toolset (issue 3) ---
 export {
   loadToolset, loadToolsetFile, parseToolsetText, loadMcpToolset, createLayout, DISCOVERY_TOOLS, searchRunnables, describeRunnable,
-  describeTool, effectiveAutonomy, validateCallArgs, coerceArgValue, argValuesEqual, validateFixtures, matchName, closestName,
+  describeTool, effectiveAutonomy, validateCallArgs, coerceArgValue, validateFixtures, matchName, closestName,
   toOpenAITools, toAnthropicTools, WORKSPACE_TOOLSET, FLEET_TOOLSET_FILE,
 } from './toolset/index.js';
 export type {
@@ -80,7 +81,8 @@ export type {
 // --- report (issue 7) ---
 export { renderTable, renderJson, renderJUnit, renderMarkdown, renderHtml, renderComparison } from './report/index.js';
 export type { TableOptions } from './report/index.js';
-export { openResultsLog, readResultsLog, resultsPaths, logFileFor, writeFileAtomic } from './report/results-file.js';
+export { openResultsLog, readResultsLog, resultsPaths, logFileFor } from './report/results-file.js';
+export { writeFileAtomic } from './core/atomic-write.js';
 export type { ResultsLog, ResultsLogCase, ResultsLogHeader, ResultsLogRecord, ResultsLogWriter, ResultsPaths } from './report/results-file.js';
 
 // --- telemetry (issue 4) ---

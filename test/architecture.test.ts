@@ -25,7 +25,6 @@ function sources(): SourceFile[] {
 const KNOWN_VIOLATIONS = new Set<string>([
   'fixtures -> config', // EnvSource type, loadConfigFile
   'toolset -> config', // EnvSource type
-  'report -> config', // isSecretName (redaction belongs in core/; issue 11 moves it)
   'providers -> config', // provider spec resolution
   'providers -> toolset',
   'telemetry -> config', // TelemetryConfig type

@@ -4,6 +4,7 @@
 import type { OutputFormat } from '../report/formats.js';
 import type { ToolMode } from '../types/index.js';
 import { cwdPath, type AppContext } from './context.js';
+import { redactUrl } from '../core/redact.js';
 
 /** Every option of `run` (and the commands built on it), as the CLI parses its flags. */
 export interface RunFlags {
@@ -47,8 +48,8 @@ export function normaliseForLog(ctx: Pick<AppContext, 'cwd'>, targets: string[],
   const f: RunFlags = { ...flags };
   for (const k of PATH_FLAGS) if (f[k]) (f as Record<string, unknown>)[k] = cwdPath(ctx, f[k]!);
   if (f.toolset && !/^(builtin|mcp):/.test(f.toolset)) f.toolset = cwdPath(ctx, f.toolset);
-  if (f.baseUrl) f.baseUrl = withoutUserinfo(f.baseUrl);
-  if (f.endpoint) f.endpoint = withoutUserinfo(f.endpoint);
+  if (f.baseUrl) f.baseUrl = redactUrl(f.baseUrl);
+  if (f.endpoint) f.endpoint = redactUrl(f.endpoint);
   delete f.resume;
   delete f.compare;
   const t = targets.map((x) => (/[\\/]/.test(x) || /\.(toml|json)$/i.test(x) ? cwdPath(ctx, x) : x));
@@ -59,20 +60,4 @@ export function normaliseForLog(ctx: Pick<AppContext, 'cwd'>, targets: string[],
 /** How the selected targets read in the results meta (`test_suite`). */
 export function suiteLabelOf(targets: string[]): string {
   return targets.join(',') || '(all)';
-}
-
-/** A URL without user:password, so a credential in `--base-url` never reaches a results file. */
-export function withoutUserinfo(url: string): string;
-export function withoutUserinfo(url: string | undefined): string | undefined;
-export function withoutUserinfo(url: string | undefined): string | undefined {
-  if (url === undefined) return undefined;
-  try {
-    const u = new URL(url);
-    if (!u.username && !u.password) return url;
-    u.username = '';
-    u.password = '';
-    return u.toString();
-  } catch {
-    return url;
-  }
 }

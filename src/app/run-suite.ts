@@ -2,7 +2,7 @@
 // with its results log (and --resume), telemetry, interruption, and the final document. `run`, `compare`,
 // `record`, `replay`, `schedule run` and `demo` are options of `runEvalSuite`; nothing here prints or exits.
 
-import { randomBytes, createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readEnv, type Env } from '../config/env.js';
@@ -19,27 +19,13 @@ import { writeResultsDocument } from '../report/results-docs.js';
 import { buildResultsDocument, type ResultsDocument } from '../report/results.js';
 import { resolveTelemetryConfig } from '../config/telemetry.js';
 import { TOOL_MODES } from '../core/vocabulary.js';
+import { inShard, parseShard } from '../core/shard.js';
 import { VERSION } from '../core/version.js';
 import type { AppContext } from './context.js';
-import { normaliseForLog, suiteLabelOf, withoutUserinfo, type RunFlags } from './run-options.js';
+import { normaliseForLog, suiteLabelOf, type RunFlags } from './run-options.js';
+import { redactUrl } from '../core/redact.js';
 import { createRecordingProvider, type RecordingProvider } from '../providers/recording.js';
 import { compareResults, type Comparison } from '../report/compare.js';
-
-/** Parse `i/n` (0 ≤ i < n). */
-export function parseShard(spec: string): { index: number; count: number } {
-  const m = /^(\d+)\/(\d+)$/.exec(spec.trim());
-  const index = m ? Number(m[1]) : NaN;
-  const count = m ? Number(m[2]) : NaN;
-  if (!m || count < 1 || index >= count) {
-    throw new UsageError('USAGE', `--shard: expected i/n with 0 ≤ i < n (got ${JSON.stringify(spec)})`, { hint: 'run --shard 0/2 and --shard 1/2, then merge the results' });
-  }
-  return { index, count };
-}
-
-/** The shard of a case id: a stable hash (first 4 bytes of SHA-256), the same on every machine. */
-export function shardOf(caseId: string, count: number): number {
-  return createHash('sha256').update(caseId).digest().readUInt32BE(0) % count;
-}
 
 export interface LoadedProject {
   env: Env;
@@ -75,8 +61,8 @@ export async function selectRunCases(
   cases = selectCases(cases, { ids: flags.fixture, tags: flags.tag });
   const allIds = cases.map((c) => c.id);
   if (flags.shard) {
-    const { index, count } = parseShard(flags.shard);
-    cases = cases.filter((c) => shardOf(c.id, count) === index);
+    const shard = parseShard(flags.shard);
+    cases = cases.filter((c) => inShard(c.id, shard));
   }
   return { cases, allIds };
 }
@@ -298,13 +284,13 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
       tool: 'runspec-eval',
       version: VERSION,
       model: opts.provider.model ?? flags.model ?? null,
-      base_url: withoutUserinfo(opts.provider.baseUrl) ?? null,
+      base_url: redactUrl(opts.provider.baseUrl) ?? null,
       test_suite: opts.suiteLabel,
       ...(flags.samples !== undefined ? { n_runs_default: flags.samples } : {}),
       tool_mode: toolMode,
       validate_args: !!flags.validateArgs,
       threshold,
-      shard: flags.shard ? parseShard(flags.shard) : null,
+      shard: flags.shard ? { ...parseShard(flags.shard) } : null,
       // Every selected case id before sharding, so `merge` restores the unsharded order.
       case_order: opts.allIds,
     },

@@ -3,7 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { exitCodeFor, isRunspecError } from '../errors.js';
-import { redactSecrets } from '../config/env.js';
+import { redactSecrets } from '../core/redact.js';
 import { createContext, type CliContext } from './context.js';
 import { COMMAND_LOADERS } from './commands/index.js';
 import { VERSION } from '../core/version.js';

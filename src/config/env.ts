@@ -55,17 +55,4 @@ export function readEnv(source: EnvSource): Env {
   };
 }
 
-/** Names of environment variables whose values are secrets and must never be printed. */
-export function isSecretName(name: string): boolean {
-  return /(KEY|TOKEN|SECRET|PASSWORD|AUTHORIZATION|HEADERS)/i.test(name);
-}
-
-/** Replace every known secret value from the environment in `text` by `***`. */
-export function redactSecrets(text: string, env: EnvSource): string {
-  let out = text;
-  for (const [name, value] of Object.entries(env)) {
-    if (!value || value.length < 4 || !isSecretName(name)) continue;
-    out = out.split(value).join('***');
-  }
-  return out;
-}
+export { isSecretName, redactSecrets } from '../core/redact.js';

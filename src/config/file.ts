@@ -1,8 +1,9 @@
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { TOOL_MODES } from '../core/vocabulary.js';
+import { loadStructuredFile } from '../core/structured-file.js';
 
 /** `runspec.toml`: [llm], [toolset], [telemetry], [sync], [fixtures], [providers.NAME]. */
 export const ProviderProfileSchema = z
@@ -25,7 +26,7 @@ export const ConfigFileSchema = z
         provider: z.string().optional(),
         model: z.string().optional(),
         base_url: z.string().optional(),
-        tool_mode: z.enum(['dedup', 'per_host', 'search']).optional(),
+        tool_mode: z.enum(TOOL_MODES).optional(),
         temperature: z.number().optional(),
         max_tokens: z.number().int().positive().optional(),
         reasoning_effort: z.enum(['low', 'medium', 'high']).optional(),
@@ -75,23 +76,9 @@ export type ProviderProfile = z.infer<typeof ProviderProfileSchema>;
 export function loadConfigFile(projectDir: string, fileName = 'runspec.toml'): ConfigFile {
   const file = join(projectDir, fileName);
   if (!existsSync(file)) return {};
-  const text = readFileSync(file, 'utf8');
-  let data: unknown;
-  try {
-    data = parseToml(text);
-  } catch (err) {
-    if (err instanceof TomlError) {
-      throw new ConfigError('CONFIG', `${file}:${err.line}:${err.column}: TOML syntax error: ${err.message.split('\n')[0]}`);
-    }
-    throw err;
-  }
-  const parsed = ConfigFileSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const path = issue.path.join('.');
-    throw new ConfigError('CONFIG', `${file}: ${path || '(root)'}: ${issue.message}`, {
-      hint: 'see examples/runspec.toml for every key',
-    });
-  }
-  return parsed.data;
+  return loadStructuredFile(file, ConfigFileSchema, {
+    format: 'toml',
+    error: (message, opts) => new ConfigError('CONFIG', message, opts),
+    hint: 'see examples/runspec.toml for every key',
+  });
 }

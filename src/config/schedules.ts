@@ -1,7 +1,9 @@
-import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../core/atomic-write.js';
+import { parseStructuredText, validateStructured } from '../core/structured-file.js';
 import { join } from 'node:path';
 import { Cron } from 'croner';
-import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
+import { stringify as stringifyToml } from 'smol-toml';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 
@@ -34,33 +36,20 @@ export type ScheduleEntry = z.infer<typeof ScheduleSchema>;
 
 export const SCHEDULES_FILE = 'runspec_schedules.toml';
 
-function headerLines(text: string): number[] {
-  return text.split('\n').flatMap((l, i) => (/^\s*\[\[\s*schedule\s*\]\]/.test(l) ? [i + 1] : []));
-}
-
 /** Read the project's schedules; a missing file is no schedules. Every cron expression is checked. */
 export function loadSchedules(projectDir: string): ScheduleEntry[] {
   const file = join(projectDir, SCHEDULES_FILE);
   if (!existsSync(file)) return [];
-  const text = readFileSync(file, 'utf8');
-  let data: unknown;
-  try {
-    data = parseToml(text);
-  } catch (err) {
-    if (err instanceof TomlError) throw new ConfigError('CONFIG', `${file}:${err.line}:${err.column}: TOML syntax error: ${err.message.split('\n')[0]}`);
-    throw err;
-  }
-  const lines = headerLines(text);
-  const parsed = SchedulesFileSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const index = typeof issue.path[1] === 'number' ? issue.path[1] : undefined;
-    const line = index !== undefined ? lines[index] : undefined;
-    const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
-    throw new ConfigError('CONFIG', `${file}${line ? `:${line}` : ''}: ${path}: ${issue.message}`, {
+  const error = (message: string, opts: { hint?: string; cause?: unknown }): ConfigError => new ConfigError('CONFIG', message, opts);
+  const source = parseStructuredText(readFileSync(file, 'utf8'), { file, format: 'toml', error });
+  const parsed = {
+    data: validateStructured(SchedulesFileSchema, source, {
+      file,
+      error,
       hint: 'a schedule needs id, action = "eval", eval_fixture and [schedule.when] cron = "m h dom mon dow"',
-    });
-  }
+    }),
+  };
+  const lines = parsed.data.schedule.map((_, i) => source.lines(['schedule', i, 'id']));
   const seen = new Set<string>();
   parsed.data.schedule.forEach((s, i) => {
     if (seen.has(s.id)) throw new ConfigError('CONFIG', `${file}:${lines[i] ?? '?'}: schedule[${i}].id: duplicate id ${JSON.stringify(s.id)}`);
@@ -68,7 +57,7 @@ export function loadSchedules(projectDir: string): ScheduleEntry[] {
     try {
       checkCron(s.when);
     } catch (err) {
-      throw new ConfigError('CONFIG', `${file}:${lines[i] ?? '?'}: schedule[${i}].when.cron: not a cron expression (${JSON.stringify(s.when.cron)}): ${(err as Error).message}`, {
+      throw new ConfigError('CONFIG', `${file}:${source.lines(['schedule', i, 'when', 'cron'])}: schedule[${i}].when.cron: not a cron expression (${JSON.stringify(s.when.cron)}): ${(err as Error).message}`, {
         hint: 'five fields: minute hour day-of-month month day-of-week, e.g. "0 6 * * 1-5"',
       });
     }
@@ -109,7 +98,5 @@ export function saveSchedule(projectDir: string, entry: ScheduleEntry): void {
   }
   const existing = loadSchedules(projectDir).filter((s) => s.id !== entry.id);
   const file = join(projectDir, SCHEDULES_FILE);
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, stringifyToml({ schedule: [...existing, parsed.data] }) + '\n');
-  renameSync(tmp, file);
+  writeFileAtomic(file, stringifyToml({ schedule: [...existing, parsed.data] }) + '\n');
 }

@@ -1,6 +1,6 @@
 import { isRunspecError, UsageError } from '../errors.js';
 import type { ChatResponse, Provider } from '../providers/types.js';
-import { createLayout, type Layout } from '../toolset/layout.js';
+import { layoutFor, type Layout } from '../toolset/layout.js';
 import { WORKSPACE_TOOLSET } from '../toolset/workspace.js';
 import type { Case } from '../types/case.js';
 import type { Message, ModelCallRecord, Run, RunError, ToolCall, ToolCallRecord, Usage } from '../types/run.js';
@@ -8,6 +8,7 @@ import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
 import { deniedReason, permissionsFor, type ToolPermissions } from './permissions.js';
 import { commandEnvFor, executeWorkspaceTool, isWorkspaceTool } from './workspace-tools.js';
 import { createWorktree, type Worktree } from './worktree.js';
+import { withTotal } from '../core/tokens.js';
 
 // The headless agent loop. Decision mode (runspec): lay the toolset out, let discovery tools resolve
 // for real, capture the first call to a runnable as the terminal action, never execute it. Trajectory
@@ -71,7 +72,7 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
   if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new UsageError('USAGE', `runCase: case ${c.id}: max_turns must be a positive integer (got ${maxTurns})`);
   const toolset = opts.toolset ?? WORKSPACE_TOOLSET;
   const toolMode: ToolMode = mode === 'decision' ? (opts.toolMode ?? 'dedup') : 'dedup';
-  const layout = createLayout(toolMode, toolset);
+  const layout = layoutFor(toolset, toolMode);
   const tools = layout.tools();
   const place = c.source?.line ? `${c.source.file}:${c.source.line}` : (c.source?.file ?? c.id);
 
@@ -273,11 +274,6 @@ function intendedParams(opts: RunCaseOptions): Record<string, unknown> {
   if (opts.temperature !== undefined) p.temperature = opts.temperature;
   if (opts.maxTokens !== undefined) p.max_tokens = opts.maxTokens;
   return p;
-}
-
-function withTotal(u: Usage): Usage {
-  if (u.totalTokens !== undefined || (u.promptTokens === undefined && u.completionTokens === undefined)) return { ...u };
-  return { ...u, totalTokens: (u.promptTokens ?? 0) + (u.completionTokens ?? 0) };
 }
 
 function sumUsage(all: Usage[]): Usage {

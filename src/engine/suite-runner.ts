@@ -3,7 +3,7 @@
 // carries the final verdict and pass rate) and reports the case through a callback.
 
 import type { Case, CaseResult, Run, RunError, SampleOutcome, ToolMode, Toolset, Verdict } from '../types/index.js';
-import { runPool } from './_pool.js';
+import { runPool } from '../core/concurrency.js';
 import { runCase } from './run-case.js';
 import type { Provider } from '../providers/types.js';
 import { scoreRun } from '../scoring/verdict.js';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { RE2JS } from 're2js';
+import { compileRegex } from '../core/regex.js';
 import { compileGlob } from './_glob.js';
 import { PathRefusedError, type Worktree } from './worktree.js';
 
@@ -211,12 +211,8 @@ async function globTool(wt: Worktree, pattern: string, path?: string): Promise<s
 }
 
 async function grepTool(wt: Worktree, pattern: string, path?: string, glob?: string): Promise<string> {
-  let re: RE2JS;
-  try {
-    re = RE2JS.compile(pattern);
-  } catch (err) {
-    throw new ToolInputError(`invalid regular expression ${JSON.stringify(pattern)}: ${(err as Error).message}`);
-  }
+  const re = compileRegex(pattern);
+  if (re instanceof Error) throw new ToolInputError(`invalid regular expression ${JSON.stringify(pattern)}: ${re.message}`);
   const filter = glob ? compileGlob(glob) : undefined;
   const target = await wt.resolve(path ?? '');
   const st = await stat(target);

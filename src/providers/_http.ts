@@ -2,7 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { ProviderError } from '../errors.js';
 import type { HttpProviderOptions, RetryInfo } from './types.js';
-import { isRecord } from './_wire.js';
+import { isRecord } from '../core/is-record.js';
+import { isRetryableStatus, retryAfterMs, retryDelayMs } from '../core/retry.js';
+import { createLimiter } from '../core/concurrency.js';
 
 // The HTTP plumbing shared by the OpenAI and Anthropic providers: one keep-alive pool per provider,
 // a concurrency limit, per-attempt timeouts, retries with backoff and Retry-After, and error mapping.
@@ -42,7 +44,6 @@ export interface HttpClient {
   close(): Promise<void>;
 }
 
-const RETRYABLE_STATUS = new Set([408, 409, 429]);
 const SNIPPET_CHARS = 200;
 
 export function createHttpClient(opts: HttpClientOptions): HttpClient {
@@ -63,9 +64,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   };
 
   async function waitBeforeRetry(attempt: number, reason: string, retryAfterMs: number | undefined, signal?: AbortSignal): Promise<void> {
-    const exp = opts.retryBaseMs * 2 ** (attempt - 1);
-    const backoff = exp / 2 + Math.random() * (exp / 2);
-    const delayMs = Math.round(Math.min(opts.maxRetryDelayMs, retryAfterMs ?? backoff));
+    const delayMs = retryDelayMs(attempt, { baseMs: opts.retryBaseMs, maxMs: opts.maxRetryDelayMs }, retryAfterMs);
     opts.onRetry?.({ attempt, delayMs, reason });
     try {
       await sleep(delayMs, undefined, signal ? { signal } : undefined);
@@ -145,7 +144,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
             { hint: keyHint, status },
           );
         }
-        const retryable = RETRYABLE_STATUS.has(status) || status >= 500;
+        const retryable = isRetryableStatus(status);
         if (retryable && attempt < attempts) {
           await waitBeforeRetry(attempt, `HTTP ${status}`, retryAfterMs(reply.headers), ex.signal);
           continue;
@@ -192,55 +191,8 @@ function isTimeout(err: unknown): boolean {
   );
 }
 
-/** Retry-After as milliseconds: `retry-after-ms` (OpenAI), then `retry-after` seconds or HTTP date. */
-export function retryAfterMs(headers: Record<string, string | string[] | undefined>, nowMs = Date.now()): number | undefined {
-  const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-  const ms = first(headers['retry-after-ms']);
-  if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.max(0, Number(ms));
-  const ra = first(headers['retry-after'])?.trim();
-  if (!ra) return undefined;
-  if (/^\d+(\.\d+)?$/.test(ra)) return Math.max(0, Number(ra) * 1000);
-  const at = Date.parse(ra);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
-}
+export { retryAfterMs } from '../core/retry.js';
 
-interface Limiter {
-  acquire(signal?: AbortSignal): Promise<void>;
-  release(): void;
-}
-
-function createLimiter(max: number): Limiter {
-  let active = 0;
-  const waiting: Array<{ grant: () => void }> = [];
-  return {
-    acquire(signal) {
-      if (active < max) {
-        active++;
-        return Promise.resolve();
-      }
-      return new Promise<void>((resolve, reject) => {
-        const entry = {
-          grant: () => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-          },
-        };
-        const onAbort = () => {
-          const i = waiting.indexOf(entry);
-          if (i >= 0) waiting.splice(i, 1);
-          reject(new Error('aborted'));
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        waiting.push(entry);
-      });
-    },
-    release() {
-      const next = waiting.shift();
-      if (next) next.grant();
-      else active--;
-    },
-  };
-}
 
 /** host and port of a base URL, for server.address / server.port. */
 export function serverOf(baseUrl: string): { serverAddress?: string; serverPort?: number } {

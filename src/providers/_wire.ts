@@ -1,5 +1,6 @@
 import { ProviderError } from '../errors.js';
 import type { ToolCall, Usage } from '../types/run.js';
+import { withTotal } from '../core/tokens.js';
 
 // Small helpers shared by the wire adapters.
 
@@ -32,16 +33,12 @@ export function usageOf(prompt: unknown, completion: unknown, total: unknown): U
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
   const p = num(prompt);
   const c = num(completion);
-  const t = num(total) ?? (p !== undefined || c !== undefined ? (p ?? 0) + (c ?? 0) : undefined);
+  const t = num(total);
   const usage: Usage = {};
   if (p !== undefined) usage.promptTokens = p;
   if (c !== undefined) usage.completionTokens = c;
   if (t !== undefined) usage.totalTokens = t;
-  return usage;
-}
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  return withTotal(usage);
 }
 
 /** A malformed (but JSON) answer: one line with a short snippet of what came back. */

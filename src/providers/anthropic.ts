@@ -1,7 +1,8 @@
 import { toAnthropicTools } from '../toolset/wire.js';
 import type { Message, ToolCall } from '../types/run.js';
 import { createModelLookup, createProviderHttp, joinUrl, serverOf } from './_http.js';
-import { badShape, defined, isRecord, parseToolArguments, usageOf } from './_wire.js';
+import { badShape, defined, parseToolArguments, usageOf } from './_wire.js';
+import { isRecord } from '../core/is-record.js';
 import type { ChatRequest, ChatResponse, HttpProviderOptions, Provider } from './types.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';

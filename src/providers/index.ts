@@ -7,4 +7,5 @@ export type { MockScript, MockTurn } from './mock.js';
 export { createRecordingProvider, createReplayProvider, loadRecording, RECORDING_FORMAT } from './recording.js';
 export type { RecordedResponse, RecordingEntry, RecordingFile, RecordingProvider } from './recording.js';
 export { createProviderFromSpec, resolveProvider } from './resolve.js';
-export { canonicalJson, requestHash } from './_canonical.js';
+export { requestHash } from './_canonical.js';
+export { canonicalJson } from '../core/canonical-json.js';

@@ -1,7 +1,8 @@
 import { toOpenAITools } from '../toolset/wire.js';
 import type { Message, ToolCall } from '../types/run.js';
 import { createModelLookup, createProviderHttp, joinUrl, serverOf } from './_http.js';
-import { argumentsText, badShape, defined, isRecord, parseToolArguments, usageOf } from './_wire.js';
+import { argumentsText, badShape, defined, parseToolArguments, usageOf } from './_wire.js';
+import { isRecord } from '../core/is-record.js';
 import type { ChatRequest, ChatResponse, HttpProviderOptions, Provider } from './types.js';
 
 /** Default base URL: a local vLLM server (turnstone's default). */

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { ConfigError, ProviderError } from '../errors.js';
 import type { ToolCall, Usage } from '../types/run.js';
-import { requestHash, sortKeys, toolsHash } from './_canonical.js';
+import { requestHash, toolsHash } from './_canonical.js';
+import { sortKeys } from '../core/canonical-json.js';
+import { writeFileAtomic } from '../core/atomic-write.js';
 import type { ChatKey, ChatRequest, ChatResponse, Provider } from './types.js';
 
 // Record/replay at the provider boundary. A recording is keyed by case id, sample and turn and keeps a
@@ -139,10 +139,7 @@ export function createRecordingProvider(inner: Provider, opts: { file: string; m
         ...(inner.model ? { model: inner.model } : {}),
         entries: [...all.values()].sort(compareEntries).map(orderEntry),
       };
-      await mkdir(dirname(opts.file), { recursive: true });
-      const tmp = `${opts.file}.${process.pid}.tmp`;
-      await writeFile(tmp, `${JSON.stringify(file, null, 2)}\n`, 'utf8');
-      await rename(tmp, opts.file);
+      writeFileAtomic(opts.file, `${JSON.stringify(file, null, 2)}\n`);
     },
   };
 }

@@ -19,7 +19,6 @@ export {
   aggregateOf,
   RESULTS_SCHEMA,
   resultsJsonSchema,
-  safeUrl,
 } from './results.js';
 export type { ResultsDocument, ResultsMeta, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate, SampleTraceJson, SampleTraceStepJson } from './results.js';
 export { compareResults } from './compare.js';

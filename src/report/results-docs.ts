@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { RunspecError } from '../errors.js';
 import type { CaseResult } from '../types/index.js';
 import { buildResultsDocument, caseResultsFromDocument, parseResultsDocument, resultsDocumentText, type ResultsDocument } from './results.js';
-import { writeFileAtomic } from './results-file.js';
+import { writeFileAtomic } from '../core/atomic-write.js';
 
 /** Write a results document atomically: a reader (report, merge, a CI step) never sees half a file. */
 export function writeResultsDocument(path: string, doc: ResultsDocument): void {
@@ -35,7 +35,7 @@ export function mergeDocuments(docs: Array<{ file: string; doc: ResultsDocument 
       const other = seen.get(r.caseId);
       if (other !== undefined) {
         throw new RunspecError('RESULTS', `${file}: case ${JSON.stringify(r.caseId)} is also in ${other}`, {
-          hint: 'merge the results of disjoint shards (--shard 0/N ... N-1/N) of one run',
+          hint: 'merge the results of disjoint shards (--shard 1/N … N/N) of one run',
         });
       }
       seen.set(r.caseId, file);

@@ -1,9 +1,10 @@
 // Results on disk: a JSON-lines log appended (and fsync'd) as each case finishes, so a crashed run can be
 // resumed, and the final document written atomically (temp file + rename), so a reader never sees half.
 
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync, unlinkSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { RunspecError } from '../errors.js';
+import { writeFileAtomic } from '../core/atomic-write.js';
 import type { CaseResult } from '../types/index.js';
 
 /** First line of a results log: who ran what, so `--resume` can finish the same run. */
@@ -161,27 +162,3 @@ export function readResultsLog(file: string): ResultsLog {
   return { header, cases, truncatedTail: tornDropped };
 }
 
-/** Write `text` to `file` atomically: a temp file in the same directory, fsync'd, then renamed over. */
-export function writeFileAtomic(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
-  const fd = openSync(tmp, 'w');
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } catch (err) {
-    closeSync(fd);
-    rmQuiet(tmp);
-    throw err;
-  }
-  closeSync(fd);
-  renameSync(tmp, file);
-}
-
-function rmQuiet(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // best effort: a leftover temp file is harmless
-  }
-}

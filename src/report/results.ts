@@ -2,7 +2,7 @@
 // pass_rate, avg_score} and aggregate{...}), each run also carrying the runspec verdict and the replio
 // metrics, each case its interval, pass@k and threshold. Snake_case keys, like turnstone.
 import { z } from 'zod';
-import { isSecretName } from '../config/env.js';
+import { redactUrl } from '../core/redact.js';
 import { RunspecError } from '../errors.js';
 import {
   VERDICT_CATEGORIES,
@@ -18,17 +18,18 @@ import {
   type Verdict,
 } from '../types/index.js';
 import { sampleScore, summarize } from '../scoring/summary.js';
+import { AUTONOMY_LEVELS, TOOL_MODES } from '../core/vocabulary.js';
 
 /** Marks a document written by this module (turnstone readers ignore it). */
 export const RESULTS_SCHEMA = 'runspec-eval.results/v1';
 
 const num = z.number();
 const int = z.number().int();
-const autonomy = z.enum(['autonomous', 'confirm', 'manual']);
+const autonomy = z.enum(AUTONOMY_LEVELS);
 const runStatus = z.enum(['ok', 'truncated', 'error', 'cancelled']);
 const dialect = z.enum(['runspec', 'replio', 'turnstone']);
 const matchMode = z.enum(['exact', 'ordered_subset', 'subset', 'contains_any']);
-const toolMode = z.enum(['dedup', 'per_host', 'search']);
+const toolMode = z.enum(TOOL_MODES);
 const args = z.record(z.string(), z.unknown());
 
 const toolCallSchema = z.looseObject({ id: z.string(), name: z.string(), arguments: args });
@@ -459,29 +460,6 @@ export function aggregateOf(results: readonly CaseResult[]): Aggregate {
   };
 }
 
-/**
- * A URL fit for a results file: credentials in the user-info part and secret-looking query parameters
- * (`?api-key=`, `?token=`) are replaced by `***`, since results are shared and reports published.
- */
-export function safeUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return url;
-  }
-  let changed = false;
-  if (parsed.username && parsed.username !== '***') [parsed.username, changed] = ['***', true];
-  if (parsed.password && parsed.password !== '***') [parsed.password, changed] = ['***', true];
-  for (const key of [...parsed.searchParams.keys()]) {
-    if ((isSecretName(key.replace(/-/g, '_')) || /^(sig|signature|code)$/i.test(key)) && parsed.searchParams.get(key) !== '***') {
-      parsed.searchParams.set(key, '***');
-      changed = true;
-    }
-  }
-  // Untouched URLs keep their exact spelling (URL.toString would add a trailing slash).
-  return changed ? parsed.toString().replace(/%2A%2A%2A/g, '***') : url;
-}
 
 /** Input of {@link buildResultsDocument}: one entry per iteration (a plain run has one, iteration 0). */
 export interface ResultsInput {
@@ -503,7 +481,7 @@ export interface ResultsInput {
  */
 export function buildResultsDocument(input: ResultsInput): ResultsDocument {
   const meta = { ...input.meta };
-  if (typeof meta.base_url === 'string') meta.base_url = safeUrl(meta.base_url);
+  if (typeof meta.base_url === 'string') meta.base_url = redactUrl(meta.base_url);
   return {
     schema: RESULTS_SCHEMA,
     meta,

@@ -1,56 +1,16 @@
 // Argument matchers shared by the three dialects (runspec expect_args, replio verifier.args,
 // turnstone expected_actions[].args). The expected keys are always a subset of the observed ones.
 import type { ArgExpectation } from '../types/index.js';
-import { canonicalJson, showValue } from './_canonical.js';
-import { regexSearch } from './_regex.js';
+import { canonicalJson, showValue } from '../core/canonical-json.js';
+import { tolerantEquals } from '../core/equality.js';
+import { regexSearch } from '../core/regex.js';
+
+export { tolerantEquals } from '../core/equality.js';
 
 /** The result of one matcher: `reason` says what was expected and what was seen when it fails. */
 export interface ArgMatch {
   ok: boolean;
   reason?: string;
-}
-
-const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-
-function numberFromString(text: string): number | undefined {
-  const trimmed = text.trim();
-  return NUMERIC.test(trimmed) ? Number(trimmed) : undefined;
-}
-
-function sameNumber(a: number, b: number): boolean {
-  return a === b || (Number.isNaN(a) && Number.isNaN(b));
-}
-
-/**
- * Tolerant equality, symmetric by construction: `"3"` equals `3`, strings compare trimmed and
- * case-insensitively, `"true"` equals `true`, arrays element-wise, objects key-wise (same keys).
- * Two strings never compare numerically, so long numeric ids do not collide through float rounding.
- *
- * @example tolerantEquals('3', 3) // true
- * @example tolerantEquals(' Prod ', 'prod') // true
- */
-export function tolerantEquals(a: unknown, b: unknown): boolean {
-  if (a === undefined || a === null) return b === undefined || b === null;
-  if (b === undefined || b === null) return false;
-  if (typeof a === 'bigint') return tolerantEquals(Number(a), b);
-  if (typeof b === 'bigint') return tolerantEquals(a, Number(b));
-  if (typeof a === 'number' && typeof b === 'number') return sameNumber(a, b);
-  if (typeof a === 'string' && typeof b === 'string') return a.trim().toLowerCase() === b.trim().toLowerCase();
-  if (typeof a === 'number' && typeof b === 'string') return numberFromString(b) !== undefined && sameNumber(a, numberFromString(b)!);
-  if (typeof a === 'string' && typeof b === 'number') return tolerantEquals(b, a);
-  if (typeof a === 'boolean' && typeof b === 'boolean') return a === b;
-  if (typeof a === 'boolean' && typeof b === 'string') return b.trim().toLowerCase() === String(a);
-  if (typeof a === 'string' && typeof b === 'boolean') return tolerantEquals(b, a);
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => tolerantEquals(x, b[i]));
-  if (Array.isArray(a) || Array.isArray(b)) return false;
-  if (typeof a === 'object' && typeof b === 'object') {
-    const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-    if (ka.length !== kb.length) return false;
-    const bo = b as Record<string, unknown>;
-    return ka.every((k) => k in bo && tolerantEquals((a as Record<string, unknown>)[k], bo[k]));
-  }
-  return false;
 }
 
 /** The text a regex is searched in: strings as they are, everything else as canonical JSON. */

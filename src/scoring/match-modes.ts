@@ -11,17 +11,14 @@
 // so that extra calls lower the score (and fail it), and `contains_any` scores 1 when anything matched.
 // An empty expectation passes every mode except `exact` with calls present.
 import type { ExpectedAction, MatchMode, MatchScore, ToolCall } from '../types/index.js';
-import { canonicalJson, showValue } from './_canonical.js';
-import { regexSearch } from './_regex.js';
+import { showValue } from '../core/canonical-json.js';
+import { valueText, valuesEqual } from '../core/equality.js';
+import { regexSearch } from '../core/regex.js';
 import { argText, matchArg } from './arg-match.js';
 
 /** Calls past this many are ignored by the matchers (the engine caps a run far below it). */
 const MAX_CALLS = 10_000;
 
-/** turnstone's "same string value": strings as they are, anything else as canonical JSON. */
-function stringValue(value: unknown): string {
-  return typeof value === 'string' ? value : canonicalJson(value);
-}
 
 function isRawOnly(args: Record<string, unknown>): boolean {
   const keys = Object.keys(args);
@@ -43,9 +40,9 @@ export function matchAction(action: ExpectedAction, call: ToolCall): { ok: boole
   for (const [key, expected] of Object.entries(args)) {
     const present = Object.hasOwn(actual, key) && actual[key] !== undefined;
     if (expected.kind === 'equals') {
-      if (!present) return { ok: false, reason: `arg ${key}: missing (expected ${showValue(stringValue(expected.value))})` };
-      if (stringValue(actual[key]) !== stringValue(expected.value)) {
-        return { ok: false, reason: `arg ${key}: expected ${showValue(stringValue(expected.value))}, got ${showValue(stringValue(actual[key]))}` };
+      if (!present) return { ok: false, reason: `arg ${key}: missing (expected ${showValue(valueText(expected.value))})` };
+      if (!valuesEqual(actual[key], expected.value, 'text')) {
+        return { ok: false, reason: `arg ${key}: expected ${showValue(valueText(expected.value))}, got ${showValue(valueText(actual[key]))}` };
       }
       continue;
     }
@@ -121,7 +118,7 @@ function orderedMatching(edges: boolean[][], callCount: number): number[] {
 
 function describeAction(action: ExpectedAction): string {
   const parts = [
-    ...Object.entries(action.args ?? {}).map(([k, v]) => `${k}=${v.kind === 'equals' ? stringValue(v.value) : v.kind}`),
+    ...Object.entries(action.args ?? {}).map(([k, v]) => `${k}=${v.kind === 'equals' ? valueText(v.value) : v.kind}`),
     ...Object.entries(action.argsPattern ?? {}).map(([k, p]) => `${k}~/${p}/`),
   ];
   return parts.length ? `${action.tool}(${parts.join(', ')})` : action.tool;

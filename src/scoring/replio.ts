@@ -1,7 +1,8 @@
 // replio eval metrics and the declarative verifier.
 import type { ArgExpectation, Case, ReplioMetrics, ReplioVerifier, Run, ToolCall, VerdictCategory } from '../types/index.js';
-import { canonicalJson } from './_canonical.js';
+import { canonicalJson } from '../core/canonical-json.js';
 import { describeArgFailures, matchArgs } from './arg-match.js';
+import { totalTokens } from '../core/tokens.js';
 
 /** The tool calls of a run in order; a decision run that recorded only its terminal call yields that call. */
 export function callsOf(run: Run): ToolCall[] {
@@ -23,11 +24,9 @@ export function countRedundant(calls: readonly ToolCall[]): number {
 
 /** total_tokens from provider usage, falling back to prompt + completion, then to the model calls' usage. */
 export function tokensOf(run: Run): number {
-  const fromUsage = (u: Run['usage']): number | undefined =>
-    u.totalTokens ?? (u.promptTokens !== undefined || u.completionTokens !== undefined ? (u.promptTokens ?? 0) + (u.completionTokens ?? 0) : undefined);
-  const own = fromUsage(run.usage);
+  const own = totalTokens(run.usage);
   if (own !== undefined) return own;
-  return run.modelCalls.reduce((sum, m) => sum + (fromUsage(m.usage) ?? 0), 0);
+  return run.modelCalls.reduce((sum, m) => sum + (totalTokens(m.usage) ?? 0), 0);
 }
 
 /** Engine errors (failed model calls, or the run's own error) plus tool results starting with "Error". */

@@ -41,7 +41,7 @@ import { describeArgFailures, matchArgs } from './arg-match.js';
 import { detectJsonDump } from './json-dump.js';
 import { scoreMatch } from './match-modes.js';
 import { checkVerifier, replioMetrics } from './replio.js';
-import { commandText, resolveRecord, type ResolveContext } from './_resolve.js';
+import { commandText, resolveRecord, type ResolveContext } from '../toolset/resolve.js';
 import { toolsetAutonomy, toolsetProblems, expectedToolMatches } from './_toolset.js';
 
 /** Options of {@link scoreRun}. */

@@ -75,6 +75,7 @@ import type { Message, ModelCallRecord, RunError, RunStatus, ToolCall, Usage } f
 import type { ToolDefinition, ToolMode } from '../types/toolset.js';
 import type { CaseResult, Verdict, VerdictCategory } from '../types/verdict.js';
 import { contentFreeReason } from '../scoring/content-free.js';
+import { totalTokens } from '../core/tokens.js';
 
 /** Drop undefined values so spans never carry empty attributes. */
 export function compact(attrs: Record<string, AttributeValue | undefined>): Attributes {
@@ -161,13 +162,6 @@ export function verdictAttributes(ctx: VerdictContext): Attributes {
     [ATTR_RUNSPEC_EVAL_THRESHOLD]: r?.threshold,
     [ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD]: r?.meetsThreshold,
   });
-}
-
-function totalTokens(u: Usage | undefined): number | undefined {
-  if (!u) return undefined;
-  if (u.totalTokens !== undefined) return u.totalTokens;
-  if (u.promptTokens === undefined && u.completionTokens === undefined) return undefined;
-  return (u.promptTokens ?? 0) + (u.completionTokens ?? 0);
 }
 
 /** The stable annotation/evaluation identifier of a (case, sample): re-runs upsert rather than duplicate. */

@@ -8,6 +8,8 @@ import { RUNSPEC_EVALUATION_NAME } from '../semconv/index.js';
 import type { RunError } from '../types/run.js';
 import type { Verdict } from '../types/verdict.js';
 import { evaluationIdentifier, summarizeVerdict } from './attributes.js';
+import { redactUrl } from '../core/redact.js';
+import { isRetryableStatus, retryDelayMs } from '../core/retry.js';
 
 /** One item of Phoenix's AnnotateSpansRequestBody.data. */
 export interface SpanAnnotation {
@@ -78,7 +80,6 @@ export interface PostAnnotationsResult {
   warning?: string;
 }
 
-const RETRYABLE = new Set([408, 429, 500, 502, 503, 504, 507]);
 
 /** POST the annotations in chunks with retries and backoff; never throws. */
 export async function postSpanAnnotations(opts: PostAnnotationsOptions): Promise<PostAnnotationsResult> {
@@ -126,12 +127,12 @@ export async function postSpanAnnotations(opts: PostAnnotationsOptions): Promise
             break;
           }
           lastProblem = `HTTP ${res.statusCode}`;
-          if (!RETRYABLE.has(res.statusCode)) break;
+          if (!isRetryableStatus(res.statusCode)) break;
         } catch (err) {
           lastProblem = (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (err as Error).message;
         }
         if (attempt < attempts) {
-          const backoffMs = Math.min(200 * 2 ** (attempt - 1), Math.max(0, deadline - Date.now()));
+          const backoffMs = retryDelayMs(attempt, { baseMs: 200, maxMs: Math.max(0, deadline - Date.now()) });
           await new Promise((r) => setTimeout(r, backoffMs));
         }
       }
@@ -146,16 +147,5 @@ export async function postSpanAnnotations(opts: PostAnnotationsOptions): Promise
     return { posted };
   } finally {
     await dispatcher.destroy().catch(() => undefined);
-  }
-}
-
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    return u.toString();
-  } catch {
-    return url;
   }
 }

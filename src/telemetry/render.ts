@@ -69,6 +69,7 @@ import {
   verdictAttributes,
   type VerdictContext,
 } from './attributes.js';
+import { totalTokens } from '../core/tokens.js';
 
 /** What one case sample's trace is rendered from. */
 export interface RenderInput {
@@ -232,7 +233,7 @@ function setError(span: Span, error: RunError): void {
 function llmAttributes(call: ModelCallRecord, conversationId: string, captureContent: boolean): Attributes {
   const oi = openInferenceProvider(call.provider);
   const u = call.usage;
-  const total = u.totalTokens ?? (u.promptTokens !== undefined || u.completionTokens !== undefined ? (u.promptTokens ?? 0) + (u.completionTokens ?? 0) : undefined);
+  const total = totalTokens(u);
   const finish = call.response?.finishReason;
   const attrs: Attributes = compact({
     [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_CHAT,

@@ -1,14 +1,15 @@
 import type { Autonomy } from '../types/case.js';
 import type { ArgSpec, ResolvedCall, Toolset } from '../types/toolset.js';
 import { argSetFor, commandPath, maxAutonomy, walkCommand } from './lookup.js';
-import { argValuesEqual, coerceArgValue, runnableOf } from './validate-args.js';
+import { coerceArgValue, runnableOf } from './validate-args.js';
+import { tolerantEquals } from '../core/equality.js';
 
 /** Whether a call's value for `spec` triggers the arg's autonomy escalation. */
 function escalates(spec: ArgSpec, value: unknown): boolean {
   if (!spec.escalate || value === undefined || value === null) return false;
   const coerced = coerceArgValue(spec, value);
   const v = coerced.ok ? coerced.value : value;
-  if (spec.escalate.when !== undefined) return argValuesEqual(spec.escalate.when, v);
+  if (spec.escalate.when !== undefined) return tolerantEquals(spec.escalate.when, v);
   return v !== false && v !== null;
 }
 

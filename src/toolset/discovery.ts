@@ -1,7 +1,8 @@
 import type { Autonomy } from '../types/case.js';
 import type { Runnable, Subcommand, Toolset } from '../types/toolset.js';
 import { argsToJsonSchema } from './json-schema.js';
-import { allArgs, didYouMean, hostsOf, matchName } from './lookup.js';
+import { allArgs, hostsOf, matchName } from './lookup.js';
+import { didYouMean } from '../core/did-you-mean.js';
 import { runnableToolDescription, runnableToolParameters } from './tool-schema.js';
 
 // The read-only discovery tools of the search layout answer from the toolset itself, so a search-mode

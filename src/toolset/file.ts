@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
-import { parse as parseToml, TomlError } from 'smol-toml';
 import { ToolsetError } from '../errors.js';
 import type { Autonomy } from '../types/case.js';
 import type { ArgSpec, ArgType, Runnable, Subcommand, ToolCategory, Toolset } from '../types/toolset.js';
 import { jsonSchemaToArgs } from './json-schema.js';
 import { QUALIFIER_SEPARATOR } from './lookup.js';
 import { coerceArgValue } from './validate-args.js';
+import { isRecord } from '../core/is-record.js';
+import { AUTONOMY_LEVELS } from '../core/vocabulary.js';
+import { parseStructuredText } from '../core/structured-file.js';
+import { dotPath, type LineFinder } from '../core/lines.js';
 
 // Our toolset file (TOML or JSON, documented in examples/toolset.toml) and OpenAI `tools` arrays.
 // Every error names file:line (best effort: the line of the table or key) and the field path.
@@ -15,7 +18,7 @@ type Path = (string | number)[];
 
 const ARG_TYPES: readonly ArgType[] = ['string', 'int', 'float', 'bool', 'array', 'object'];
 const CATEGORIES: readonly ToolCategory[] = ['read', 'list', 'web', 'edit', 'bash', 'mcp'];
-const AUTONOMY: readonly Autonomy[] = ['autonomous', 'confirm', 'manual'];
+const AUTONOMY: readonly Autonomy[] = AUTONOMY_LEVELS;
 /** Type aliases accepted in `type = ...` for authors used to JSON Schema names. */
 const TYPE_ALIASES: Record<string, ArgType> = { integer: 'int', number: 'float', boolean: 'bool', str: 'string' };
 
@@ -24,114 +27,21 @@ const RUNNABLE_KEYS = ['name', 'description', 'group', 'category', 'autonomy', '
 const SUB_KEYS = ['name', 'description', 'autonomy', 'args', 'subcommands', 'require_command'];
 const ARG_KEYS = ['name', 'type', 'description', 'required', 'choices', 'min', 'max', 'default', 'schema', 'escalate'];
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
-}
-
 function show(v: unknown): string {
   if (v === undefined) return 'nothing';
   const s = JSON.stringify(v) ?? String(v);
   return s.length > 50 ? s.slice(0, 47) + '...' : s;
 }
 
-function dotPath(path: Path): string {
-  let out = '';
-  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : `.${seg}`;
-  return out || '(root)';
-}
-
-/** Finds the line of a field path in the source text (best effort; 1-based). */
-class Locator {
-  private readonly lines: string[];
-  constructor(
-    text: string,
-    private readonly format: 'toml' | 'json',
-    private readonly data: unknown,
-  ) {
-    this.lines = text.split(/\r?\n/);
-  }
-
-  line(path: Path): number | undefined {
-    return this.format === 'toml' ? this.tomlLine(path) : this.jsonLine(path);
-  }
-
-  private findFrom(start: number, re: RegExp, stop?: RegExp): number | undefined {
-    for (let i = start; i < this.lines.length; i++) {
-      if (i > start && stop && stop.test(this.lines[i]!)) return undefined;
-      if (re.test(this.lines[i]!)) return i;
-    }
-    return undefined;
-  }
-
-  private tomlLine(path: Path): number | undefined {
-    const esc = (k: string): string => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    let at = 0;
-    let found = false;
-    let tail: string[] = [];
-    const keys: string[] = [];
-    for (const seg of path) {
-      if (typeof seg === 'number') {
-        const header = new RegExp(`^\\s*\\[\\[\\s*${esc(keys.join('.'))}\\s*\\]\\]`);
-        let n = -1;
-        let line: number | undefined;
-        for (let j = at; j < this.lines.length && n < seg; j++) {
-          if (header.test(this.lines[j]!)) {
-            n++;
-            line = j;
-          }
-        }
-        // Not an array of tables (an inline list): the string keys before it still locate the line.
-        if (line === undefined || n < seg) break;
-        at = line;
-        found = true;
-        tail = [];
-      } else {
-        keys.push(seg);
-        tail.push(seg);
-      }
-    }
-    const stop = /^\s*\[\[/;
-    for (const key of [...tail].reverse()) {
-      const hit =
-        this.findFrom(at, new RegExp(`^\\s*(?:[\\w."-]+\\.)?"?${esc(key)}"?\\s*=`), stop) ??
-        this.findFrom(at, new RegExp(`[{,]\\s*"?${esc(key)}"?\\s*=`), stop);
-      if (hit !== undefined) return hit + 1;
-    }
-    return found ? at + 1 : undefined;
-  }
-
-  private jsonLine(path: Path): number | undefined {
-    // Walk the parsed data to find the nearest object that has a name, then the key below it.
-    let node: unknown = this.data;
-    let anchorName: string | undefined;
-    for (const seg of path) {
-      if (isRecord(node) || Array.isArray(node)) node = (node as Record<string | number, unknown>)[seg];
-      else break;
-      if (isRecord(node) && typeof node.name === 'string') anchorName = node.name;
-    }
-    let at = 0;
-    if (anchorName !== undefined) {
-      const hit = this.findFrom(0, new RegExp(`"name"\\s*:\\s*${JSON.stringify(anchorName).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
-      if (hit !== undefined) at = hit;
-    }
-    const last = path[path.length - 1];
-    if (typeof last === 'string') {
-      const hit = this.findFrom(at, new RegExp(`"${last.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\s*:`));
-      if (hit !== undefined) return hit + 1;
-    }
-    return anchorName !== undefined ? at + 1 : undefined;
-  }
-}
-
 class Reader {
   constructor(
     private readonly file: string,
-    private readonly locator: Locator,
+    private readonly lines: LineFinder,
   ) {}
 
   fail(path: Path, message: string, hint?: string): never {
-    const line = this.locator.line(path);
-    throw new ToolsetError('TOOLSET', `${this.file}${line !== undefined ? `:${line}` : ''}: ${dotPath(path)}: ${message}`, {
+    const line = this.lines(path);
+    throw new ToolsetError('TOOLSET', `${this.file}:${line}: ${dotPath(path)}: ${message}`, {
       hint: hint ?? 'see examples/toolset.toml for the toolset file format',
     });
   }
@@ -369,24 +279,13 @@ function parseToolsArray(rd: Reader, list: unknown[], name: string, source: stri
 /** Parse toolset text (our format or an OpenAI tools array); `file` names it in errors. */
 export function parseToolsetText(text: string, file: string, format?: 'toml' | 'json'): Toolset {
   const fmt = format ?? (extname(file).toLowerCase() === '.toml' ? 'toml' : extname(file).toLowerCase() === '.json' ? 'json' : /^\s*[[{]\s*["{\]]/.test(text) ? 'json' : 'toml');
-  let data: unknown;
-  try {
-    data = fmt === 'toml' ? parseToml(text) : JSON.parse(text);
-  } catch (err) {
-    if (err instanceof TomlError) {
-      throw new ToolsetError('TOOLSET', `${file}:${err.line}:${err.column}: TOML syntax error: ${err.message.split('\n')[0]}`, {
-        hint: 'see examples/toolset.toml for the toolset file format',
-      });
-    }
-    const msg = err instanceof Error ? err.message : String(err);
-    const pos = /position (\d+)/.exec(msg);
-    const lineCol = /line (\d+)/.exec(msg);
-    const line = lineCol ? Number(lineCol[1]) : pos ? text.slice(0, Number(pos[1])).split('\n').length : undefined;
-    throw new ToolsetError('TOOLSET', `${file}${line !== undefined ? `:${line}` : ''}: JSON syntax error: ${msg.split('\n')[0]}`, {
-      hint: 'a toolset JSON file is our format ({"runnables": [...]}) or an OpenAI tools array',
-    });
-  }
-  const rd = new Reader(file, new Locator(text, fmt, data));
+  const { data, lines } = parseStructuredText(text, {
+    file,
+    format: fmt,
+    error: (message, opts) => new ToolsetError('TOOLSET', message, opts),
+    syntaxHint: fmt === 'toml' ? 'see examples/toolset.toml for the toolset file format' : 'a toolset JSON file is our format ({"runnables": [...]}) or an OpenAI tools array',
+  });
+  const rd = new Reader(file, lines);
   const name = basename(file).replace(/\.(toml|json)$/i, '');
   if (Array.isArray(data)) return parseToolsArray(rd, data, name, file, []);
   if (isRecord(data) && Array.isArray(data.tools) && data.runnable === undefined && data.runnables === undefined) {

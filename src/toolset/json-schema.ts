@@ -1,4 +1,5 @@
 import type { ArgSpec, ArgType } from '../types/toolset.js';
+import { isRecord } from '../core/is-record.js';
 
 // ArgSpec <-> JSON Schema (draft-07 subset), used to render tools for the model and to read OpenAI
 // `tools` files and MCP `inputSchema`s.
@@ -42,10 +43,6 @@ export function argsToJsonSchema(args: readonly ArgSpec[], opts: { requiredOk?: 
     if (a.required && opts.requiredOk !== false) required.push(a.name);
   }
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function typeOf(schema: Record<string, unknown>): ArgType {

@@ -12,6 +12,7 @@ import {
   QUALIFIER_SEPARATOR,
 } from './lookup.js';
 import { hostSelectorSchema, runnableToolDescription, runnableToolParameters } from './tool-schema.js';
+import { isRecord } from '../core/is-record.js';
 
 /** What a call is aimed at, in layout-neutral terms. */
 export interface CallTarget {
@@ -46,11 +47,8 @@ export interface Layout {
 }
 
 export const DISCOVERY_TOOLS = ['search_runnables', 'describe_runnable', 'describe_tool'] as const;
-const RUN_TOOLS = new Set(['run_runnable', 'use_tool']);
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+/** Search-layout runners: the runnable to run is named inside the call. */
+export const RUN_TOOLS: ReadonlySet<string> = new Set(['run_runnable', 'use_tool']);
 
 function hostValue(toolset: Toolset, v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
@@ -291,5 +289,18 @@ export function createLayout(mode: ToolMode, toolset: Toolset): Layout {
       return { id, name, arguments: out };
     },
   };
+  return layout;
+}
+
+// Layouts are pure functions of (mode, toolset): each is built once per toolset and mode and kept as
+// long as the toolset is (a WeakMap, so a dropped toolset takes its layouts with it).
+const layouts = new WeakMap<Toolset, Map<ToolMode, Layout>>();
+
+/** The layout of `toolset` under `mode`, built on first use and shared by every later caller. */
+export function layoutFor(toolset: Toolset, mode: ToolMode): Layout {
+  let byMode = layouts.get(toolset);
+  if (!byMode) layouts.set(toolset, (byMode = new Map()));
+  let layout = byMode.get(mode);
+  if (!layout) byMode.set(mode, (layout = createLayout(mode, toolset)));
   return layout;
 }

@@ -1,5 +1,6 @@
 import type { Autonomy } from '../types/case.js';
 import type { ArgSpec, Runnable, Subcommand, ToolMode, Toolset } from '../types/toolset.js';
+import { AUTONOMY_LEVELS } from '../core/vocabulary.js';
 
 // Name lookup shared by the layouts, the validators and the ground tier, so that a fixture, a rendered
 // call and an observed call all resolve a name the same way.
@@ -7,7 +8,7 @@ import type { ArgSpec, Runnable, Subcommand, ToolMode, Toolset } from '../types/
 /** Separator of per_host (`host__name`) and legacy group-qualified (`group__name`) tool names. */
 export const QUALIFIER_SEPARATOR = '__';
 
-const AUTONOMY_RANK: Record<Autonomy, number> = { autonomous: 0, confirm: 1, manual: 2 };
+const AUTONOMY_RANK = Object.fromEntries(AUTONOMY_LEVELS.map((level, i) => [level, i])) as Record<Autonomy, number>;
 
 /** The more restrictive of two autonomy levels (autonomous < confirm < manual). */
 export function maxAutonomy(a: Autonomy, b: Autonomy): Autonomy {
@@ -209,50 +210,4 @@ export function commandParamName(runnable: Runnable): string | undefined {
 /** Hosts a runnable is available on (all hosts when it does not say). */
 export function hostsOf(toolset: Toolset, runnable: Runnable): string[] {
   return runnable.hosts ?? toolset.hosts;
-}
-
-/** Levenshtein distance, bounded work: strings are cut to 128 characters. */
-export function editDistance(a: string, b: string): number {
-  const s = a.slice(0, 128);
-  const t = b.slice(0, 128);
-  if (s === t) return 0;
-  let prev = Array.from({ length: t.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= s.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= t.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (s[i - 1] === t[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[t.length]!;
-}
-
-function sortedTokens(s: string): string {
-  return s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).sort().join('-');
-}
-
-/**
- * The closest candidate to `name` for a "did you mean": case-insensitive edit distance, where reordered
- * words (`service-restart` vs `restart-service`) count as one edit. Nothing when every candidate is
- * further than 60% of the longer name (or 2 edits for short names).
- */
-export function closestName(name: string, candidates: Iterable<string>): string | undefined {
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const c of candidates) {
-    if (c === name) continue;
-    const d = Math.min(editDistance(name.toLowerCase(), c.toLowerCase()), editDistance(sortedTokens(name), sortedTokens(c)) + 1);
-    const limit = Math.max(2, Math.floor(0.6 * Math.max(name.length, c.length)));
-    if (d <= limit && (d < bestD || (d === bestD && best !== undefined && c < best))) {
-      best = c;
-      bestD = d;
-    }
-  }
-  return best;
-}
-
-/** `; did you mean "x"?` or an empty string. */
-export function didYouMean(name: string, candidates: Iterable<string>): string {
-  const c = closestName(name, candidates);
-  return c === undefined ? '' : `; did you mean "${c}"?`;
 }

@@ -1,5 +1,8 @@
 import type { ArgSpec, ResolvedCall, Runnable, Toolset } from '../types/toolset.js';
-import { argSetFor, commandPath, didYouMean, leafCommandPaths, walkCommand } from './lookup.js';
+import { tolerantEquals } from '../core/equality.js';
+import { argSetFor, commandPath, leafCommandPaths, walkCommand } from './lookup.js';
+import { didYouMean } from '../core/did-you-mean.js';
+import { isRecord as isPlainObject } from '../core/is-record.js';
 
 /** One preflight bounce, bucketed as the seed's verdict categories. */
 export interface ArgProblem {
@@ -13,10 +16,6 @@ export type CoerceResult = { ok: true; value: unknown } | { ok: false; reason: s
 function show(value: unknown): string {
   const s = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   return s.length > 60 ? s.slice(0, 57) + '...' : s;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function parseJson(text: string): unknown {
@@ -77,22 +76,6 @@ export function coerceArgValue(spec: ArgSpec, value: unknown): CoerceResult {
       return isPlainObject(parsed) ? { ok: true, value: parsed } : fail('an object');
     }
   }
-}
-
-/**
- * Tolerant equality of two arg values: numbers compare numerically (`"3"` equals `3`), strings trimmed
- * and case-insensitively, booleans against `"true"`/`"false"`, everything else by JSON text.
- */
-export function argValuesEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a === 'number' || typeof b === 'number') {
-    const x = typeof a === 'string' ? Number(a.trim()) : a;
-    const y = typeof b === 'string' ? Number(b.trim()) : b;
-    if (typeof x === 'number' && typeof y === 'number' && !Number.isNaN(x)) return x === y;
-  }
-  if (typeof a === 'boolean' || typeof b === 'boolean') return String(a).trim().toLowerCase() === String(b).trim().toLowerCase();
-  if (typeof a === 'string' && typeof b === 'string') return a.trim().toLowerCase() === b.trim().toLowerCase();
-  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** The runnable a resolved call names (narrowed by its legacy group qualifier), if it exists. */
@@ -166,7 +149,7 @@ export function validateCallArgs(toolset: Toolset, call: ResolvedCall): ArgProbl
       continue;
     }
     const v = coerced.value;
-    if (spec.choices && spec.choices.length > 0 && !spec.choices.some((c) => argValuesEqual(c, v))) {
+    if (spec.choices && spec.choices.length > 0 && !spec.choices.some((c) => tolerantEquals(c, v))) {
       problems.push({
         bucket: 'bad_choice',
         arg: name,

@@ -1,6 +1,7 @@
 import type { ArgExpectation, Case } from '../types/case.js';
 import type { ArgSpec, Runnable, Toolset } from '../types/toolset.js';
-import { allArgs, allCommandPaths, argSetFor, canonicalHost, commandPath, didYouMean, hasHosts, matchName, walkCommand } from './lookup.js';
+import { allArgs, allCommandPaths, argSetFor, canonicalHost, commandPath, hasHosts, matchName, walkCommand } from './lookup.js';
+import { didYouMean } from '../core/did-you-mean.js';
 
 /** One fixture expectation that names something the toolset does not have. */
 export interface FixtureProblem {

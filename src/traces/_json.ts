@@ -1,5 +1,5 @@
-// Small JSON helpers for trace content: tolerant parsing of (double-)encoded values and a canonical
-// form for comparing arguments.
+// Small JSON helpers for trace content: tolerant parsing of (double-)encoded values.
+import { isRecord } from '../core/is-record.js';
 
 /** Parse a JSON string; undefined when it does not parse. */
 export function tryParseJson(text: string): unknown {
@@ -29,25 +29,11 @@ export function decodeJsonish(v: unknown): unknown {
 export function parseArguments(v: unknown): Record<string, unknown> {
   if (v === undefined || v === null || v === '') return {};
   const d = decodeJsonish(v);
-  if (typeof d === 'object' && d !== null && !Array.isArray(d)) return d as Record<string, unknown>;
+  if (isRecord(d)) return d;
   return { _raw: typeof v === 'string' ? v : JSON.stringify(v) };
 }
 
-/** Key-sorted JSON, so `{a,b}` and `{b,a}` compare equal. */
-export function canonicalJson(v: unknown): string {
-  const norm = (x: unknown, depth: number): unknown => {
-    if (depth > 64 || x === null || typeof x !== 'object') return x;
-    if (Array.isArray(x)) return x.map((y) => norm(y, depth + 1));
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(x as Record<string, unknown>).sort()) out[k] = norm((x as Record<string, unknown>)[k], depth + 1);
-    return out;
-  };
-  return JSON.stringify(norm(v, 0)) ?? 'null';
-}
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Integer from a number or a numeric string. */
 export function toInt(v: unknown): number | undefined {

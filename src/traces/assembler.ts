@@ -2,6 +2,7 @@
 // has ended and nothing arrived for it during a quiet window. The clock is abstract: `serve` passes
 // milliseconds, `score` passes a count of records read, so one implementation serves both.
 import type { LogRecordEntry, SpanRecord } from './spans.js';
+import { shardOf } from '../core/shard.js';
 
 /** A trace handed to scoring. */
 export interface AssembledTrace {
@@ -156,16 +157,7 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
   };
 }
 
-/**
- * Stable shard of a trace id: FNV-1a (32-bit) over the lowercase hex id, modulo `count`, 1-based
- * (`--shard 1/3` … `3/3`), so the same trace always lands on the same shard on every machine.
- */
+/** The 1-based shard of a trace id under `--shard i/n` (core/shard.ts), case-insensitive as hex ids are. */
 export function shardOfTrace(traceId: string, count: number): number {
-  let h = 0x811c9dc5;
-  const s = traceId.toLowerCase();
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return (h % count) + 1;
+  return shardOf(traceId.toLowerCase(), count);
 }

@@ -1,23 +1,11 @@
 // Which cases grade a trace: the one named by `runspec.eval.case_id`, else every case whose `match` rule
 // holds (a regex searched in the first user message, and/or attribute equality on the root or any span).
-import { RE2JS } from 're2js';
+import { regexSearch } from '../core/regex.js';
 import type { Case, CaseMatchRule } from '../types/case.js';
 import type { TraceInfo } from './normalise.js';
 
-const compiled = new Map<string, RE2JS | null>();
-
 function search(pattern: string, text: string): boolean {
-  let re = compiled.get(pattern);
-  if (re === undefined) {
-    try {
-      re = RE2JS.compile(pattern);
-    } catch {
-      re = null;
-    }
-    if (compiled.size > 1024) compiled.clear();
-    compiled.set(pattern, re);
-  }
-  return re !== null && re.matcher(text).find();
+  return regexSearch(pattern, text).ok;
 }
 
 function attrEquals(v: unknown, want: string): boolean {

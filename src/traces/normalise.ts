@@ -29,7 +29,9 @@ import { OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openi
 import { DISCOVERY_TOOLS } from '../toolset/index.js';
 import type { Message, ModelCallRecord, Run, ToolCall, ToolCallRecord, Usage } from '../types/run.js';
 import * as K from '../semconv/producers.js';
-import { canonicalJson, decodeJsonish, isRecord, parseArguments, toInt, toStr } from './_json.js';
+import { decodeJsonish, parseArguments, toInt, toStr } from './_json.js';
+import { canonicalJson } from '../core/canonical-json.js';
+import { isRecord } from '../core/is-record.js';
 import type { AssembledTrace } from './assembler.js';
 import type { LogRecordEntry, SpanRecord } from './spans.js';
 import { contentText, indexed, normaliseRole, toolCallsOf, type ExtractedCall, type LlmOutput, type ToolSpanFields } from './producers/_shared.js';
@@ -39,6 +41,7 @@ import { readLegacyInput, readLegacyOutput, readTraceloopToolSpan } from './prod
 import { readVercelInput, readVercelOutput, readVercelToolSpan } from './producers/vercel.js';
 import { readChoiceEvents, readEventInput, readToolMessageLogs } from './producers/gen-ai-events.js';
 import { isRunspecTrace, readRunspecCase, wasExecuted } from './producers/runspec.js';
+import { withTotal } from '../core/tokens.js';
 
 /** What the normaliser learned about a trace besides the Run (for matching, annotations and output). */
 export interface TraceInfo {
@@ -229,8 +232,7 @@ function usageOf(a: Record<string, unknown>): Usage {
   if (p !== undefined) u.promptTokens = p;
   if (c !== undefined) u.completionTokens = c;
   if (t !== undefined) u.totalTokens = t;
-  else if (p !== undefined || c !== undefined) u.totalTokens = (p ?? 0) + (c ?? 0);
-  return u;
+  return withTotal(u);
 }
 
 function providerOf(a: Record<string, unknown>): string | undefined {

@@ -8,10 +8,7 @@
 import { SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
 import { spansFromRequest, normaliseId } from './spans.js';
 import type { InputProblem, SpanRecord } from './spans.js';
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isRecord } from '../core/is-record.js';
 
 function camel(key: string): string {
   return key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());

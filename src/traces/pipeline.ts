@@ -7,12 +7,9 @@ import type { ReaderOptions } from './readers.js';
 import { createSummaryCollector, createTraceScorer } from './score-traces.js';
 import type { ScoreSummary, TraceOutcome, TraceScorerOptions } from './score-traces.js';
 import type { InputProblem, LogRecordEntry, SpanRecord } from './spans.js';
+import type { Shard } from '../core/shard.js';
 
-/** `--shard I/N`: 1-based index of N. */
-export interface Shard {
-  index: number;
-  count: number;
-}
+export type { Shard } from '../core/shard.js';
 
 export interface TracePipelineOptions extends TraceScorerOptions {
   assembler: AssemblerOptions;

@@ -19,13 +19,14 @@
 // Every check in a rule runs; the first failure in the order above is the category, the others are
 // named in the reason. Patterns run with re2js (linear time) because they see trace content.
 import { readFileSync } from 'node:fs';
-import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
-import { RE2JS } from 're2js';
+import { regexError } from '../core/regex.js';
+import { parseStructuredText, validateStructured } from '../core/structured-file.js';
 import { TraceError } from '../errors.js';
 import { detectJsonDump } from '../scoring/index.js';
 import { countRedundant } from '../scoring/index.js';
-import { createLayout, validateCallArgs } from '../toolset/index.js';
+import { validateCallArgs } from '../toolset/validate-args.js';
+import { resolveCall } from '../toolset/resolve.js';
 import type { CaseMatchRule } from '../types/case.js';
 import type { Run } from '../types/run.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
@@ -65,40 +66,25 @@ const RuleSchema = z.strictObject({
 
 const RulesFileSchema = z.strictObject({ rule: z.array(RuleSchema).default([]) });
 
-function zodPlace(issue: z.core.$ZodIssue): string {
-  return issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
-}
-
 /**
  * Parse a rules TOML text. `file` names it in error messages.
  * @throws TraceError (TRACE_INPUT) with the place, what was expected and what was found.
  */
 export function parseRulesText(text: string, file: string): TraceRule[] {
-  let data: unknown;
-  try {
-    data = parseToml(text);
-  } catch (err) {
-    const e = err as { line?: number; message: string };
-    throw new TraceError('TRACE_INPUT', `${file}${e.line ? `:${e.line}` : ''}: invalid TOML (${e.message.split('\n')[0]})`, {
-      hint: 'see examples/rules.toml for the format',
-    });
-  }
-  const parsed = RulesFileSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new TraceError('TRACE_INPUT', `${file}: ${zodPlace(issue)}: ${issue.message}`, { hint: 'see examples/rules.toml for the format' });
-  }
+  const error = (message: string, opts: { hint?: string; cause?: unknown }): TraceError => new TraceError('TRACE_INPUT', message, opts);
+  const hint = 'see examples/rules.toml for the format';
+  const source = parseStructuredText(text, { file, format: 'toml', error, syntaxHint: hint });
+  const parsed = { data: validateStructured(RulesFileSchema, source, { file, error, hint }) };
   const seen = new Set<string>();
   return parsed.data.rule.map((r, i) => {
     if (seen.has(r.name)) {
-      throw new TraceError('TRACE_INPUT', `${file}: rule[${i}].name: duplicate rule name "${r.name}"`, { hint: 'give every rule a unique name' });
+      throw new TraceError('TRACE_INPUT', `${file}:${source.lines(['rule', i, 'name'])}: rule[${i}].name: duplicate rule name "${r.name}"`, { hint: 'give every rule a unique name' });
     }
     seen.add(r.name);
     if (r.match?.prompt !== undefined) {
-      try {
-        RE2JS.compile(r.match.prompt);
-      } catch (err) {
-        throw new TraceError('TRACE_INPUT', `${file}: rule[${i}].match.prompt: invalid pattern /${r.match.prompt}/ (${(err as Error).message})`, {
+      const problem = regexError(r.match.prompt);
+      if (problem !== undefined) {
+        throw new TraceError('TRACE_INPUT', `${file}:${source.lines(['rule', i, 'match', 'prompt'])}: rule[${i}].match.prompt: invalid pattern /${r.match.prompt}/ (${problem})`, {
           hint: 'patterns use RE2 syntax (no backreferences or lookaround)',
         });
       }
@@ -151,9 +137,9 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
     if (hit.length) failures.push({ category: 'forbidden_tool', reason: `called forbidden tool ${hit.join(', ')}` });
   }
   if (rule.validateArgs && ctx.toolset) {
-    const layout = createLayout(ctx.toolMode ?? run.toolMode ?? 'dedup', ctx.toolset);
+    const toolMode = ctx.toolMode ?? run.toolMode ?? 'dedup';
     for (const c of calls) {
-      const resolved = layout.resolve(c);
+      const resolved = resolveCall(c, { toolset: ctx.toolset, toolMode, commandIsVerb: false });
       if (!resolved.known || resolved.discovery) continue;
       const problems = validateCallArgs(ctx.toolset, resolved);
       if (problems.length) {
@@ -204,5 +190,5 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
 
 function resolvedName(c: { id: string; name: string; arguments: Record<string, unknown> }, ctx: RuleContext): string {
   if (!ctx.toolset) return c.name;
-  return createLayout(ctx.toolMode ?? 'dedup', ctx.toolset).resolve(c).runnable || c.name;
+  return resolveCall(c, { toolset: ctx.toolset, toolMode: ctx.toolMode ?? 'dedup', commandIsVerb: false }).runnable || c.name;
 }

@@ -5,7 +5,7 @@ import { SemanticConventions as OI } from '@arizeai/openinference-semantic-conve
 import { scoreRun } from '../scoring/index.js';
 import { ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_CATEGORY, ATTR_RUNSPEC_EVAL_PASS, ATTR_RUNSPEC_EVAL_REASON } from '../semconv/index.js';
 import type { Run } from '../types/run.js';
-import { createLayout } from '../toolset/index.js';
+import { layoutFor } from '../toolset/layout.js';
 import type { Case } from '../types/case.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import type { Verdict, VerdictCategory } from '../types/verdict.js';
@@ -76,7 +76,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
   const cases = options.cases ?? [];
   const rules = options.rules ?? [];
   const isDiscovery = options.toolset
-    ? ((layout) => (name: string) => layout.isDiscovery(name))(createLayout(options.toolMode ?? 'dedup', options.toolset))
+    ? ((layout) => (name: string) => layout.isDiscovery(name))(layoutFor(options.toolset, options.toolMode ?? 'dedup'))
     : undefined;
   return {
     score(trace) {

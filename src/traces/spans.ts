@@ -3,6 +3,7 @@
 // int64 as string or number, kind as int or SPAN_KIND_* string, ids in any hex case or base64,
 // `instrumentationLibrarySpans`, kvlistValue/arrayValue values. Bad items are reported, never thrown.
 import type { OtlpAnyValue, OtlpKeyValue, OtlpLogsRequest, OtlpTraceRequest } from './otlp-types.js';
+import { isRecord as isObject } from '../core/is-record.js';
 
 /** A span with its attributes as plain values (kvlist → object, array → array, int64 → number). */
 export interface SpanRecord {
@@ -54,10 +55,6 @@ const STATUS_NAMES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE
 
 /** Largest string attribute value kept; longer values are cut so one enormous attribute cannot exhaust memory. */
 export const MAX_ATTRIBUTE_CHARS = 1_000_000;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Parse an OTLP int64 (decimal string or number) to a JS number; undefined when it is not an integer. */
 export function parseInt64(v: unknown): number | undefined {

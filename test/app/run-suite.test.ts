@@ -1,8 +1,6 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exitCodeOf, parseShard, shardOf, toolsetSpecFor, type ExecuteResult } from '../../src/app/run-suite.js';
+import { exitCodeOf, toolsetSpecFor, type ExecuteResult } from '../../src/app/run-suite.js';
 import { mergeDocuments } from '../../src/report/results-docs.js';
-import { withoutUserinfo } from '../../src/app/run-options.js';
 import { readEnv } from '../../src/config/env.js';
 import { buildResultsDocument, caseResultsFromDocument } from '../../src/report/results.js';
 import type { Case, CaseResult } from '../../src/types/index.js';
@@ -34,33 +32,6 @@ const mkCase = (dialect: Case['dialect'], mode: Case['mode']): Case => ({
   prompt: 'p',
   files: {},
   settings: {},
-});
-
-describe('shards', () => {
-  it('puts every case id in exactly one shard, the same one every time', () => {
-    fc.assert(
-      fc.property(fc.string(), fc.integer({ min: 1, max: 16 }), (id, n) => {
-        const s = shardOf(id, n);
-        expect(s).toBeGreaterThanOrEqual(0);
-        expect(s).toBeLessThan(n);
-        expect(shardOf(id, n)).toBe(s);
-      }),
-      { numRuns: 200 },
-    );
-  });
-
-  it.each([
-    { name: 'index equal to the count', spec: '2/2' },
-    { name: 'zero shards', spec: '0/0' },
-    { name: 'no slash', spec: '1' },
-    { name: 'a negative index', spec: '-1/2' },
-  ])('rejects $name', ({ spec }) => {
-    expect(() => parseShard(spec)).toThrow(/--shard: expected i\/n/);
-  });
-
-  it('parses i/n', () => {
-    expect(parseShard('1/3')).toEqual({ index: 1, count: 3 });
-  });
 });
 
 describe('toolset per case', () => {
@@ -117,13 +88,5 @@ describe('merge', () => {
         { file: 'y.json', doc: doc(['a'], ['a'], null) },
       ]),
     ).toThrow('y.json: case "a" is also in x.json');
-  });
-});
-
-describe('credentials in URLs', () => {
-  it('drops user:password from a base URL before it is stored', () => {
-    expect(withoutUserinfo('http://bob:sk-test-secret@127.0.0.1:8000/v1')).toBe('http://127.0.0.1:8000/v1');
-    expect(withoutUserinfo('http://127.0.0.1:8000/v1')).toBe('http://127.0.0.1:8000/v1');
-    expect(withoutUserinfo('not a url')).toBe('not a url');
   });
 });

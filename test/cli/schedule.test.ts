@@ -46,7 +46,8 @@ describe('schedules', () => {
   });
 
   it.each([
-    { name: 'a bad cron expression', text: SEED.replace('0 6 * * 1-5', 'every day'), message: 'runspec_schedules.toml:1: schedule[0].when.cron: not a cron expression' },
+    // The line of the cron value itself (it used to be the line of the [[schedule]] header).
+    { name: 'a bad cron expression', text: SEED.replace('0 6 * * 1-5', 'every day'), message: `runspec_schedules.toml:${SEED.split('\n').findIndex((l) => l.includes('0 6 * * 1-5')) + 1}: schedule[0].when.cron: not a cron expression` },
     { name: 'a cron that never fires', text: SEED.replace('0 6 * * 1-5', '0 0 31 2 *'), message: 'schedule[0].when.cron: not a cron expression ("0 0 31 2 *"): it never fires' },
     { name: 'an unknown time zone', text: SEED.replace('cron = "0 6 * * 1-5"', 'cron = "0 6 * * 1-5"\ntimezone = "Mars/Olympus"'), message: 'schedule[0].when.cron: not a cron expression' },
     { name: 'a missing fixture', text: '[[schedule]]\nid = "a"\naction = "eval"\n[schedule.when]\ncron = "* * * * *"\n', message: 'runspec_schedules.toml:1: schedule[0].eval_fixture' },

@@ -27,8 +27,8 @@ describe('--shard and merge', { timeout: 120_000 }, () => {
   it('merges shard results into exactly the unsharded result', async () => {
     const [all, s0, s1] = await Promise.all([
       run(['run', ...base, '--out', 'all.json']),
-      run(['run', ...base, '--shard', '0/2', '--out', 's0.json']),
-      run(['run', ...base, '--shard', '1/2', '--out', 's1.json']),
+      run(['run', ...base, '--shard', '1/2', '--out', 's0.json']),
+      run(['run', ...base, '--shard', '2/2', '--out', 's1.json']),
     ]);
     expect([all.exitCode, s0.exitCode, s1.exitCode]).toEqual([1, expect.any(Number), expect.any(Number)]);
     const ids0 = Object.keys(casesOf(readJson(join(project.dir, 's0.json'))));

@@ -2,7 +2,8 @@ import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { logFileFor, openResultsLog, readResultsLog, resultsPaths, writeFileAtomic, type ResultsLogHeader } from '../../src/report/results-file.js';
+import { logFileFor, openResultsLog, readResultsLog, resultsPaths, type ResultsLogHeader } from '../../src/report/results-file.js';
+import { writeFileAtomic } from '../../src/core/atomic-write.js';
 import type { CaseResult } from '../../src/types/index.js';
 
 const dirs: string[] = [];

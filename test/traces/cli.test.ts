@@ -139,7 +139,7 @@ describe('runspec-eval score', () => {
   it('exits 2 on an invalid --shard', async () => {
     const r = await runCli(['score', 'traces', '--cases', 'empty', '--shard', '4/3'], { cwd: dir });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/--shard: expected I\/N/);
+    expect(r.stderr).toMatch(/--shard: expected i\/n with 1 ≤ i ≤ n/);
   });
 });
 

@@ -4,11 +4,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { OUTPUT_FORMATS } from '../../report/formats.js';
 import { TOOL_MODES } from '../../core/vocabulary.js';
+import { SHARD_HELP } from '../../core/shard.js';
 
 export { OUTPUT_FORMATS } from '../../report/formats.js';
 export type { OutputFormat } from '../../report/formats.js';
 export type { RunFlags } from '../../app/run-options.js';
-export { normaliseForLog, suiteLabelOf, withoutUserinfo } from '../../app/run-options.js';
+export { normaliseForLog, suiteLabelOf } from '../../app/run-options.js';
 export { cwdPath } from '../../app/context.js';
 
 const positiveInt = (v: string): number => {
@@ -40,7 +41,7 @@ export function addSelectionOptions(cmd: Command): Command {
   return cmd
     .option('--fixture <id>', 'run only this case id (repeatable)', collect)
     .option('--tag <tag>', 'run only cases with this tag (repeatable)', collect)
-    .option('--shard <i/n>', 'run only shard i of n (0-based), partitioned by a stable hash of the case id');
+    .option('--shard <i/n>', SHARD_HELP);
 }
 
 /** Model and provider flags. */

@@ -1,7 +1,7 @@
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import { UsageError } from '../../errors.js';
-import { writeFileAtomic } from '../../report/results-file.js';
+import { writeFileAtomic } from '../../core/atomic-write.js';
 import { cwdPath, ensureNewline, OUTPUT_FORMATS, type OutputFormat } from './_run-options.js';
 
 export const reportCommand: CommandModule = {

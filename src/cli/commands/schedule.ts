@@ -5,7 +5,7 @@ import { UsageError } from '../../errors.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dueSchedules, loadSchedules, nextFire, saveSchedule, SCHEDULES_FILE, type ScheduleEntry } from '../../config/schedules.js';
-import { writeFileAtomic } from '../../report/results-file.js';
+import { writeFileAtomic } from '../../core/atomic-write.js';
 import type { CliContext } from '../context.js';
 import type { RunFlags } from './_run-options.js';
 import { runTargets } from './run.js';

@@ -18,6 +18,8 @@ import {
 } from '../../traces/index.js';
 import type { ScoreOutputFormat, TraceVerdictLine } from '../../traces/index.js';
 import { scoreExitCode, scoreTraces, type TraceScoringFlags } from '../../app/score-traces.js';
+import { TOOL_MODES } from '../../core/vocabulary.js';
+import { parseShard, SHARD_HELP } from '../../core/shard.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 
@@ -27,7 +29,7 @@ export function addTraceScoringOptions(cmd: Command): Command {
     .option('--cases <paths...>', 'fixture files or directories whose cases grade the traces (default: the project\'s fixtures)')
     .option('--suite <names>', 'only cases of these suites (comma-separated or repeated)', collect)
     .option('--toolset <spec>', 'toolset: a file, builtin:fleet, builtin:workspace or mcp:... (default: as `run` picks it)')
-    .addOption(new Option('--tool-mode <mode>', 'layout the traced model saw, when the trace does not say').choices(['dedup', 'per_host', 'search']))
+    .addOption(new Option('--tool-mode <mode>', 'layout the traced model saw, when the trace does not say').choices([...TOOL_MODES]))
     .option('--validate-args', 'check arguments against the toolset (bounce buckets), as `run --validate-args`')
     .option('--rules <file>', 'case-less rules (TOML) applied to every trace; see examples/rules.toml')
     .option('--annotate', 'post each verdict to Phoenix as a span annotation on the trace\'s root span')
@@ -45,17 +47,6 @@ export function intOption(name: string, min: number): (v: string) => number {
   };
 }
 
-/** `--shard I/N`, 1 ≤ I ≤ N. */
-export function parseTraceShard(spec: string | undefined): { index: number; count: number } | undefined {
-  if (spec === undefined) return undefined;
-  const m = /^(\d+)\/(\d+)$/.exec(spec.trim());
-  const index = m ? Number(m[1]) : NaN;
-  const count = m ? Number(m[2]) : NaN;
-  if (!m || count < 1 || index < 1 || index > count) {
-    throw new UsageError('USAGE', `--shard: expected I/N with 1 ≤ I ≤ N (got ${JSON.stringify(spec)})`, { hint: 'e.g. --shard 2/4' });
-  }
-  return { index, count };
-}
 
 interface ScoreFlags extends TraceScoringFlags {
   output: ScoreOutputFormat;
@@ -66,7 +57,7 @@ interface ScoreFlags extends TraceScoringFlags {
 
 
 async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Promise<number> {
-  const shard = parseTraceShard(flags.shard);
+  const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
   const lines: TraceVerdictLine[] = [];
   let file: WriteStream | undefined;
   const streaming = flags.output === 'jsonl';
@@ -104,7 +95,7 @@ export const scoreCommand: CommandModule = {
     addTraceScoringOptions(cmd)
       .addOption(new Option('--output <format>', 'jsonl (verdict lines; summary on stderr), table, json, junit or md').choices([...SCORE_OUTPUT_FORMATS]).default('jsonl'))
       .option('--out <file>', 'write the output to a file instead of stdout')
-      .option('--shard <i/n>', 'score only traces whose trace-id hash (FNV-1a 32-bit mod n, 1-based) is i')
+      .option('--shard <i/n>', SHARD_HELP)
       .option('--max-traces <n>', 'open traces held in memory before the oldest is scored early (counted as evicted)', intOption('--max-traces', 1))
       .addHelpText(
         'after',

@@ -3,7 +3,8 @@
 // findings into one Run, counting each call once, is ../normalise.ts.
 
 import type { Message, ToolCall } from '../../types/run.js';
-import { decodeJsonish, isRecord, parseArguments, toStr } from '../_json.js';
+import { decodeJsonish, parseArguments, toStr } from '../_json.js';
+import { isRecord } from '../../core/is-record.js';
 
 /** A tool call as a producer recorded it (the id is optional: many producers omit it). */
 export interface ExtractedCall {

@@ -3,7 +3,8 @@
 // as logs joined to their span by trace and span id).
 import type { Message } from '../../types/run.js';
 import * as K from '../../semconv/producers.js';
-import { decodeJsonish, isRecord, toStr } from '../_json.js';
+import { decodeJsonish, toStr } from '../_json.js';
+import { isRecord } from '../../core/is-record.js';
 import type { LogRecordEntry, SpanRecord } from '../spans.js';
 import { call, contentText, indexed, toolCallsOf, unflatten, type ExtractedCall, type LlmOutput } from './_shared.js';
 

@@ -12,7 +12,8 @@ import {
   ATTR_GEN_AI_TOOL_NAME,
 } from '@opentelemetry/semantic-conventions/incubating';
 import type { Message } from '../../types/run.js';
-import { decodeJsonish, isRecord, toStr } from '../_json.js';
+import { decodeJsonish, toStr } from '../_json.js';
+import { isRecord } from '../../core/is-record.js';
 import type { SpanRecord } from '../spans.js';
 import { call, contentText, indexed, normaliseRole, toolCallsOf, type ExtractedCall, type LlmOutput, type ToolSpanReading } from './_shared.js';
 

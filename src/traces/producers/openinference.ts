@@ -2,7 +2,8 @@
 // llm.input_messages / llm.output_messages, and TOOL spans with tool.* and input/output values.
 import { OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
 import type { Message, ToolCall } from '../../types/run.js';
-import { decodeJsonish, isRecord, toStr } from '../_json.js';
+import { decodeJsonish, toStr } from '../_json.js';
+import { isRecord } from '../../core/is-record.js';
 import type { SpanRecord } from '../spans.js';
 import { call, getPath, indexed, messageCalls, normaliseRole, subtree, type LlmOutput, type ToolSpanReading } from './_shared.js';
 

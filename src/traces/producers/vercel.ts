@@ -2,7 +2,8 @@
 // ai.toolCall spans for executed tools (ai-sdk.dev/docs/ai-sdk-core/telemetry).
 import type { Message, ToolCall } from '../../types/run.js';
 import * as K from '../../semconv/producers.js';
-import { decodeJsonish, isRecord, toStr } from '../_json.js';
+import { decodeJsonish, toStr } from '../_json.js';
+import { isRecord } from '../../core/is-record.js';
 import type { SpanRecord } from '../spans.js';
 import { call, contentText, indexed, normaliseRole, type ExtractedCall, type LlmOutput, type ToolSpanReading } from './_shared.js';
 

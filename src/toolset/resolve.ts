@@ -1,13 +1,17 @@
-// Map an observed tool call back onto the toolset: the engine's resolution when it recorded one,
-// the toolset's layout otherwise (offline traces), and a name-only best guess without a toolset.
-import { createLayout, type Layout } from '../toolset/layout.js';
+// Tool-call resolution, the one owner: map an observed tool call (call → runnable, host, subcommand,
+// args) back onto the toolset through its layout (built once per toolset and tool mode, layoutFor), the
+// engine's resolution when it recorded one, and a name-only best guess without a toolset. The engine,
+// scoring, trace rules and trace scoring all resolve through here.
+import { layoutFor, DISCOVERY_TOOLS as DISCOVERY_TOOL_NAMES, RUN_TOOLS } from './layout.js';
+import { QUALIFIER_SEPARATOR } from './lookup.js';
 import type { ResolvedCall, ToolCall, ToolCallRecord, ToolMode, Toolset } from '../types/index.js';
+import { isRecord } from '../core/is-record.js';
 
 /** Discovery tools of the search layout: never terminal. */
-const DISCOVERY_TOOLS = new Set(['search_runnables', 'describe_runnable', 'describe_tool']);
+const DISCOVERY_TOOLS: ReadonlySet<string> = new Set(DISCOVERY_TOOL_NAMES);
 /** Search-layout runners: the runnable is named inside the call. */
-const SEARCH_RUNNERS = new Set(['run_runnable', 'use_tool']);
-const SEPARATOR = '__';
+const SEARCH_RUNNERS = RUN_TOOLS;
+const SEPARATOR = QUALIFIER_SEPARATOR;
 
 export interface ResolveContext {
   toolset?: Toolset;
@@ -18,10 +22,6 @@ export interface ResolveContext {
    * the case asserts a command.
    */
   commandIsVerb: boolean;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function asText(value: unknown): string | undefined {
@@ -93,17 +93,6 @@ export function resolveWithoutToolset(call: ToolCall, ctx: ResolveContext): Reso
 export function resolveRecord(record: ToolCallRecord, ctx: ResolveContext): ResolvedCall {
   if (record.resolved) return record.resolved;
   return resolveCall(record.call, ctx);
-}
-
-// Layouts are pure functions of (mode, toolset); build each once per toolset.
-const layouts = new WeakMap<Toolset, Map<ToolMode, Layout>>();
-
-function layoutFor(toolset: Toolset, mode: ToolMode): Layout {
-  let byMode = layouts.get(toolset);
-  if (!byMode) layouts.set(toolset, (byMode = new Map()));
-  let layout = byMode.get(mode);
-  if (!layout) byMode.set(mode, (layout = createLayout(mode, toolset)));
-  return layout;
 }
 
 /** Resolve one observed call: through the toolset's layout when there is a toolset. */

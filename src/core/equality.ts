@@ -1,0 +1,87 @@
+// Equality of argument values: expected values from fixtures against what a model or a trace sent.
+import { canonicalJson } from './canonical-json.js';
+
+/**
+ * How two values compare:
+ * - `tolerant` (the default, what every dialect's `expect_args` and a toolset's `choices` use): `"3"`
+ *   equals `3`, strings compare trimmed and case-insensitively, `"true"` equals `true`, arrays
+ *   element-wise, objects key-wise whatever the key order; `null` equals a missing value. An empty or
+ *   blank string is not a number (`'' ≠ 0`), and two strings never compare numerically, so long numeric
+ *   ids do not collide through float rounding.
+ * - `text` (turnstone's "same string value"): strings as they are, anything else as canonical JSON text,
+ *   so `"3"` equals `3` but `"Prod"` does not equal `"prod"`; key order does not matter.
+ * - `strict`: the same JSON value, key order aside; `"3" ≠ 3`.
+ */
+export const EQUALITY_MODES = ['tolerant', 'text', 'strict'] as const;
+export type EqualityMode = (typeof EQUALITY_MODES)[number];
+
+/** A decimal number as a whole string: `-1`, `+2.5`, `.5`, `1e3` (not `''`, `0x10`, `Infinity`). */
+const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+function numberFromString(text: string): number | undefined {
+  const trimmed = text.trim();
+  return NUMERIC.test(trimmed) ? Number(trimmed) : undefined;
+}
+
+function sameNumber(a: number, b: number): boolean {
+  return a === b || (Number.isNaN(a) && Number.isNaN(b));
+}
+
+/**
+ * Whether `a` and `b` are equal under `mode` (see {@link EQUALITY_MODES}). Symmetric by construction.
+ *
+ * @example valuesEqual('3', 3) // true
+ * @example valuesEqual(' Prod ', 'prod') // true
+ * @example valuesEqual('', 0) // false
+ * @example valuesEqual({ a: 1, b: 2 }, { b: 2, a: 1 }, 'strict') // true
+ */
+export function valuesEqual(a: unknown, b: unknown, mode: EqualityMode = 'tolerant'): boolean {
+  if (mode === 'strict') return strictEquals(a, b);
+  if (mode === 'text') return valueText(a) === valueText(b);
+  return tolerantEquals(a, b);
+}
+
+/** A value as `text` mode compares it: strings as they are, anything else as canonical JSON. */
+export function valueText(value: unknown): string {
+  return typeof value === 'string' ? value : canonicalJson(value);
+}
+
+function strictEquals(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') {
+    return typeof a === 'number' && typeof b === 'number' && Number.isNaN(a) && Number.isNaN(b);
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => strictEquals(x, b[i]));
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ka = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const kb = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => k in bo && strictEquals(ao[k], bo[k]));
+}
+
+/** `valuesEqual(a, b, 'tolerant')`. */
+export function tolerantEquals(a: unknown, b: unknown): boolean {
+  if (a === undefined || a === null) return b === undefined || b === null;
+  if (b === undefined || b === null) return false;
+  if (typeof a === 'bigint') return tolerantEquals(Number(a), b);
+  if (typeof b === 'bigint') return tolerantEquals(a, Number(b));
+  if (typeof a === 'number' && typeof b === 'number') return sameNumber(a, b);
+  if (typeof a === 'string' && typeof b === 'string') return a.trim().toLowerCase() === b.trim().toLowerCase();
+  if (typeof a === 'number' && typeof b === 'string') return numberFromString(b) !== undefined && sameNumber(a, numberFromString(b)!);
+  if (typeof a === 'string' && typeof b === 'number') return tolerantEquals(b, a);
+  if (typeof a === 'boolean' && typeof b === 'boolean') return a === b;
+  if (typeof a === 'boolean' && typeof b === 'string') return b.trim().toLowerCase() === String(a);
+  if (typeof a === 'string' && typeof b === 'boolean') return tolerantEquals(b, a);
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => tolerantEquals(x, b[i]));
+  if (Array.isArray(a) || Array.isArray(b)) return false;
+  if (typeof a === 'object' && typeof b === 'object') {
+    const ao = a as Record<string, unknown>;
+    const bo = b as Record<string, unknown>;
+    const ka = Object.keys(ao).filter((k) => ao[k] !== undefined);
+    const kb = Object.keys(bo).filter((k) => bo[k] !== undefined);
+    if (ka.length !== kb.length) return false;
+    return ka.every((k) => k in bo && tolerantEquals(ao[k], bo[k]));
+  }
+  return false;
+}
