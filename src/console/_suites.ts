@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import type { EnvSource } from '../config/env.js';
 import { isRunspecError } from '../errors.js';
 import { discoverFixtures, loadFixtureText, removeSuite, replaceSuite, suiteEditorText, SUITES_FILE, validateSuiteText } from '../fixtures/index.js';
-import { writeFileAtomic } from '../report/results-file.js';
+import { writeFileAtomic } from '../core/atomic-write.js';
 import type { Suite } from '../types/case.js';
 import { HttpProblem } from './_http.js';
 
