@@ -6,6 +6,7 @@ import type { Case, CaseResult, Run, RunError, SampleOutcome, ToolMode, Toolset,
 import { runPool } from '../core/concurrency.js';
 import { runCase } from './run-case.js';
 import type { Provider } from '../providers/types.js';
+import type { CommandSandbox } from './sandbox/command.js';
 import { scoreRun } from '../scoring/verdict.js';
 import { aggregateCase } from '../scoring/samples.js';
 import { sampleTraceOf } from '../scoring/sample-trace.js';
@@ -21,6 +22,7 @@ export type RunCaseFn = (opts: {
   systemPrompt?: string;
   keepWorktrees?: boolean;
   signal?: AbortSignal;
+  sandbox?: CommandSandbox;
 }) => Promise<Run>;
 
 /** Scoring the suite runner needs (scoring/ by default). */
@@ -76,6 +78,8 @@ export interface RunSuiteOptions {
   maxTurns?: number;
   systemPrompt?: string;
   keepWorktrees?: boolean;
+  /** Where model-driven commands run (trajectory mode). @default the engine's bubblewrap sandbox */
+  sandbox?: CommandSandbox;
   /** Aborting ends in-flight runs as `cancelled` and starts nothing new; finished cases are kept. */
   signal?: AbortSignal;
   runId: string;
@@ -207,6 +211,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
           systemPrompt: opts.systemPrompt,
           keepWorktrees: opts.keepWorktrees,
           signal: internal.signal,
+          ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
         });
       } catch (err) {
         failure ??= err;
