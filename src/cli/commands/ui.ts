@@ -10,6 +10,7 @@ import { PROVIDER_PRESETS } from '../../config/providers.js';
 import { resolveTelemetryConfig } from '../../config/telemetry.js';
 import { VERSION } from '../../core/version.js';
 import { intOption } from './score.js';
+import { handleInterrupts } from './_interrupt.js';
 
 interface UiFlags {
   host: string;
@@ -72,16 +73,16 @@ async function ui(ctx: CliContext, flags: UiFlags): Promise<number> {
   ctx.out(`runspec-eval console: ${server.url}`);
   ctx.err('press Ctrl-C to stop');
   if (flags.open) openBrowser(ctx, server.url);
-  await new Promise<void>((done) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      done();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-  await server.close();
+  // The first SIGINT/SIGTERM stops the console (a run in progress ends as cancelled); a second one kills
+  // running commands and exits at once, as it does for `run`.
+  const ac = new AbortController();
+  const off = handleInterrupts(ctx, ac);
+  try {
+    await new Promise<void>((done) => ac.signal.addEventListener('abort', () => done(), { once: true }));
+    await server.close();
+  } finally {
+    off();
+  }
   return 0;
 }
 
