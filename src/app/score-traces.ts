@@ -13,6 +13,8 @@ import { resolveTelemetryConfig } from '../config/telemetry.js';
 import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../fixtures/index.js';
 import { loadToolset } from '../toolset/index.js';
 import { buildSpanAnnotations, createTelemetry, emitVerdictSpan, postSpanAnnotations } from '../telemetry/index.js';
+import { annotationTls } from '../telemetry/telemetry.js';
+import { traceLink } from '../core/trace-link.js';
 import type { AnnotationTarget, Telemetry } from '../telemetry/index.js';
 import { loadRulesFile, scoreTraceFiles } from '../traces/index.js';
 import type { ScoreSummary, TraceOutcome, TraceRule, TraceScorerOptions, TraceVerdictLine } from '../traces/index.js';
@@ -43,6 +45,8 @@ export interface TraceScoringSetup {
   cases: Case[];
   rules: TraceRule[];
   sinks: VerdictSinks;
+  /** Adds `traceUrl` to a verdict line when `[telemetry] trace_url` is set. */
+  decorate(line: TraceVerdictLine): TraceVerdictLine;
 }
 
 /** Annotations and verdict spans, best effort: failures warn and never change verdicts or exit codes. */
@@ -79,22 +83,31 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   const byCase = new Map<Case, Toolset>();
   for (const c of cases) byCase.set(c, await load(toolsetSpecFor(c, toolsetSpec, env, config)));
   const ruleToolset = toolsetSpec ? await load(toolsetSpec) : undefined;
-  if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; those checks are skipped');
+  if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; without it those rules are unscorable (the check cannot be judged)');
   const toolMode = firstSet<ToolMode | undefined>(flags.toolMode, undefined, config.llm?.tool_mode, undefined).value;
   const scorer: TraceScorerOptions = { cases, rules, toolsetFor: (c) => byCase.get(c) };
   if (ruleToolset) scorer.toolset = ruleToolset;
   if (toolMode) scorer.toolMode = toolMode;
   if (flags.validateArgs) scorer.validateArgs = true;
+  const hashKey = env.get('RUNSPEC_HASH_KEY');
+  if (hashKey !== undefined) scorer.hashKey = hashKey;
   for (const w of env.warnings) ctx.warn(w);
   env.warnings.length = 0;
   const sinks = createVerdictSinks(ctx, flags, env, config);
-  return { scorer, env, config, cases, rules, sinks };
+  const template = config.telemetry?.trace_url;
+  const project = config.telemetry?.project ?? env.get('PHOENIX_PROJECT_NAME');
+  const decorate = (line: TraceVerdictLine): TraceVerdictLine => {
+    const url = traceLink(template, { traceId: line.traceId, spanId: line.rootSpanId, ...(project !== undefined ? { project } : {}) });
+    return url ? { ...line, traceUrl: url } : line;
+  };
+  return { scorer, env, config, cases, rules, sinks, decorate };
 }
 
 function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env, config: ConfigFile): VerdictSinks {
   let telemetry: Telemetry | undefined;
   let annotationsUrl: string | undefined;
   let apiKey: string | undefined;
+  let tls: ReturnType<typeof annotationTls> = {};
   if (flags.export || flags.annotate) {
     const tflags: { telemetry: boolean; endpoint?: string } = { telemetry: true };
     if (flags.otlpEndpoint) tflags.endpoint = flags.otlpEndpoint;
@@ -108,6 +121,8 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
     if (flags.annotate) {
       annotationsUrl = flags.phoenixUrl ?? cfg.annotationsUrl;
       apiKey = cfg.apiKey;
+      // The annotation POST trusts what the export trusts (CA file, client certificate and key).
+      tls = annotationTls(cfg);
       if (!annotationsUrl) {
         throw new UsageError('USAGE', '--annotate: no Phoenix URL (expected --phoenix-url or a telemetry endpoint)', {
           hint: 'pass --phoenix-url http://127.0.0.1:6006, or set OTEL_EXPORTER_OTLP_ENDPOINT to your Phoenix',
@@ -120,7 +135,7 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
     if (!annotationsUrl || pending.length === 0) return;
     const batch = pending;
     pending = [];
-    const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: buildSpanAnnotations(batch) };
+    const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: buildSpanAnnotations(batch), ...tls };
     if (apiKey) opts.apiKey = apiKey;
     const r = await postSpanAnnotations(opts);
     if (r.warning) ctx.warn(r.warning);
@@ -158,6 +173,10 @@ export interface ScoreTracesOptions extends TraceScoringFlags {
   shard?: { index: number; count: number };
   /** Open traces held in memory before the oldest is scored early. */
   maxTraces?: number;
+  /** Estimated bytes of open traces held before the oldest is scored early. */
+  maxOpenBytes?: number;
+  /** A trace was judged again (late spans): its earlier lines no longer count. Called before its new lines. */
+  onSupersede?: (traceId: string) => void;
   /** What `-` reads. */
   stdin?: AsyncIterable<Uint8Array>;
   /** Each verdict line as its trace is scored. */
@@ -177,9 +196,11 @@ export async function scoreTraces(ctx: AppContext, inputs: string[], options: Sc
       ...(options.stdin ? { stdin: options.stdin } : {}),
       ...(options.shard ? { shard: options.shard } : {}),
       ...(options.maxTraces !== undefined ? { maxOpenTraces: options.maxTraces } : {}),
+      ...(options.maxOpenBytes !== undefined ? { maxOpenBytes: options.maxOpenBytes } : {}),
       onOutcome: (o) => {
         setup.sinks.add(o);
-        if (o.kind === 'scored') for (const l of o.lines) options.onLine?.(l);
+        if (o.supersedes) options.onSupersede?.(o.traceId);
+        if (o.kind === 'scored') for (const l of o.lines) options.onLine?.(setup.decorate(l));
       },
     });
   } finally {
@@ -187,8 +208,12 @@ export async function scoreTraces(ctx: AppContext, inputs: string[], options: Sc
   }
 }
 
-/** The exit code of a scoring: 2 an input had nothing readable, 1 some verdict fails, 0 otherwise. */
-export function scoreExitCode(s: ScoreSummary): number {
+/**
+ * The exit code of a scoring: 2 an input had nothing readable, 1 some verdict fails (or, with
+ * `failOnUnscorable`, is unscorable or incomplete), 0 otherwise. Only final verdicts count.
+ */
+export function scoreExitCode(s: ScoreSummary, opts: { failOnUnscorable?: boolean } = {}): number {
   if (s.badFiles.length) return 2;
+  if (opts.failOnUnscorable && s.unscorable > 0) return 1;
   return s.failed > 0 ? 1 : 0;
 }

@@ -6,7 +6,7 @@ import { compareResults } from './compare.js';
 import type { CaseEntry, ResultsDocument, RunEntry, SampleTraceJson, SampleTraceStepJson } from './results.js';
 import { barChart, type BarItem } from './_charts.js';
 import { escapeXml as esc } from './_escape.js';
-import { caseViews, categoryCounts, formatInt, lastIteration, meaningOf, percent, thresholdText, titleOf, type CaseView } from './_present.js';
+import { caseViews, categoryCounts, formatInt, isJudgedRun, lastIteration, meaningOf, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 
 /** Options of the report view. */
 export interface ReportViewOptions {
@@ -80,6 +80,8 @@ interface Stats {
   scored: number;
   passed: number;
   errored: number;
+  /** Unscorable or incomplete samples. */
+  unjudged: number;
   rate: number;
   low: number;
   high: number;
@@ -96,7 +98,8 @@ interface Stats {
 function statsOf(doc: ResultsDocument): Stats {
   const views = caseViews(doc);
   const runs = views.flatMap((v) => v.entry.runs);
-  const scored = runs.filter((r) => r.status === 'scored');
+  // Unscorable and incomplete verdicts are neither passes nor failures: out of the pass rate, as in summaries.
+  const scored = runs.filter(isJudgedRun);
   const passed = scored.filter((r) => r.pass).length;
   const { low, high } = wilsonInterval(passed, scored.length);
   const multi = views.filter((v) => v.entry.k > 1);
@@ -104,7 +107,8 @@ function statsOf(doc: ResultsDocument): Stats {
   return {
     scored: scored.length,
     passed,
-    errored: runs.length - scored.length,
+    errored: runs.filter((r) => r.status === 'errored').length,
+    unjudged: runs.filter((r) => r.status === 'scored' && !isJudgedRun(r)).length,
     rate: scored.length ? passed / scored.length : 0,
     low,
     high,
@@ -117,6 +121,10 @@ function statsOf(doc: ResultsDocument): Stats {
     latencies: runs.map((r) => r.elapsed_ms),
     toolErrors: runs.reduce((n, r) => n + toolErrorsOf(r).length, 0),
   };
+}
+
+function runsTotal(s: Stats): number {
+  return s.scored + s.errored + s.unjudged;
 }
 
 function toolErrorsOf(run: RunEntry): Array<Extract<SampleTraceStepJson, { kind: 'tool' }>> {
@@ -135,8 +143,9 @@ function cardsHtml(s: Stats, p: string): string {
   if (s.passAtK !== null) {
     cards.push(card(`${p}-passk`, percent(s.passAtK, 1), 'pass@k (cases with k > 1)', `pass^k ${percent(s.passHatK ?? 0, 1)}: every sample passes`));
   }
-  cards.push(card(`${p}-samples`, String(s.scored), 'samples scored', s.errored ? `${s.errored} errored (infrastructure, not counted)` : 'none errored', s.errored ? 'warn' : ''));
-  cards.push(card(`${p}-tokens`, formatInt(s.tokens), 'tokens', s.scored + s.errored ? `${formatInt(s.tokens / (s.scored + s.errored))} per sample` : ''));
+  const apart = [s.errored ? `${s.errored} errored (infrastructure)` : '', s.unjudged ? `${s.unjudged} unscorable or incomplete` : ''].filter(Boolean);
+  cards.push(card(`${p}-samples`, String(s.scored), 'samples judged', apart.length ? `${apart.join(', ')}: not counted` : 'none left out', s.errored || s.unjudged ? 'warn' : ''));
+  cards.push(card(`${p}-tokens`, formatInt(s.tokens), 'tokens', runsTotal(s) ? `${formatInt(s.tokens / runsTotal(s))} per sample` : ''));
   cards.push(card(`${p}-latency`, ms(quantile(s.latencies, 0.5)), 'median latency per sample', `p95 ${ms(quantile(s.latencies, 0.95))}`));
   if (s.toolErrors) cards.push(card(`${p}-toolerrors`, String(s.toolErrors), 'tool calls failed', 'see the waterfalls', 'warn'));
   return `<div class="cards">${cards.join('')}</div>`;
@@ -215,7 +224,8 @@ function sampleHtml(run: RunEntry, opts: ReportViewOptions): string {
   // turnstone and replio samples carry the same text as reason and match detail: say it once.
   const extra = [run.match?.detail, run.detail].filter((d): d is string => !!d && d !== reason && !reason.includes(d) && !d.includes(reason));
   const uniqueExtra = [...new Set(extra)];
-  const link = traceLink(opts.traceUrl, traceRef(run));
+  const ref = traceRef(run);
+  const link = traceLink(opts.traceUrl, ref);
   const errors = toolErrorsOf(run);
   const facts = [ms(run.elapsed_ms), `${formatInt(run.tokens)} tokens`, `${run.calls.length} tool call${run.calls.length === 1 ? '' : 's'}`];
   if (run.replio && run.replio.accuracy !== null) facts.push(`expected sequence ${run.replio.accuracy === 1 ? 'matched' : 'not matched'}`);
@@ -223,7 +233,11 @@ function sampleHtml(run: RunEntry, opts: ReportViewOptions): string {
     `<details class="sample" data-sample="${run.sample}"${run.pass && errors.length === 0 ? '' : ' open'}>` +
     `<summary>sample ${run.sample} ${badge(category)} <span class="facts">${esc(facts.join(' · '))}</span>` +
     (errors.length ? ` <span class="badge fail">${errors.length} tool error${errors.length === 1 ? '' : 's'}</span>` : '') +
-    (link ? ` <a class="trace-link" href="${esc(link)}" target="_blank" rel="noopener noreferrer">open trace</a>` : '') +
+    (link
+      ? ` <a class="trace-link" href="${esc(link)}" target="_blank" rel="noopener noreferrer">open trace</a>`
+      : ref.traceId
+        ? ` <span class="facts">trace <code class="trace-id">${esc(ref.traceId)}</code></span>`
+        : '') +
     `</summary><p class="reason">${esc(reason)}</p>` +
     uniqueExtra.map((d) => `<p class="muted">${esc(d)}</p>`).join('') +
     waterfallHtml(run.trace) +

@@ -43,6 +43,7 @@ export type {
 export { VERDICT_CATEGORIES, TRACE_TEXT_CHARS, TRACE_MAX_STEPS } from './verdict.js';
 export type {
   CaseResult,
+  CheckResult,
   Expected,
   MatchScore,
   Observed,
@@ -50,6 +51,7 @@ export type {
   SampleOutcome,
   SampleTrace,
   SampleTraceStep,
+  TraceRef,
   Verdict,
   VerdictCategory,
 } from './verdict.js';
