@@ -11,6 +11,7 @@ import type { Provider } from '../providers/types.js';
 import type { CommandSandbox } from './sandbox/command.js';
 import { scoreRun } from '../scoring/verdict.js';
 import { aggregateCase, type AggregateOptions } from '../scoring/samples.js';
+import { sampleTraceOf } from '../scoring/sample-trace.js';
 
 /** The per-sample agent loop the suite runner drives (the engine's `runCase` by default). */
 export type RunCaseFn = (opts: {
@@ -151,6 +152,7 @@ export function sampleOutcome(run: Run, verdict: Verdict): SampleOutcome {
       sample: run.sample,
       error: run.error ?? { code: 'INTERNAL', message: 'the run ended in error without a reason' },
       elapsedMs,
+      trace: sampleTraceOf(run),
     };
     // A provider that failed mid-run: keep the calls, tokens and sequence that happened before it.
     if (run.modelCalls.some((m) => !m.error) || run.toolCalls.length > 0) {
@@ -161,7 +163,7 @@ export function sampleOutcome(run: Run, verdict: Verdict): SampleOutcome {
     return outcome;
   }
   // turnstone's tool_call_log, per trajectory sample ({ tool, args, result ≤ 500 chars, turn }).
-  return { status: 'scored', sample: run.sample, verdict, elapsedMs, tokens: run.usage.totalTokens ?? 0, ...(run.mode === 'trajectory' ? { toolLog: toolLog(run) } : {}) };
+  return { status: 'scored', sample: run.sample, verdict, elapsedMs, tokens: run.usage.totalTokens ?? 0, trace: sampleTraceOf(run), ...(run.mode === 'trajectory' ? { toolLog: toolLog(run) } : {}) };
 }
 
 /**

@@ -15,6 +15,8 @@ import {
   type ReplioMetrics,
   type SampleOutcome,
   type ToolLogEntry,
+  type SampleTrace,
+  type SampleTraceStep,
   type Verdict,
 } from '../types/index.js';
 import { sampleScore, summarize } from '../scoring/summary.js';
@@ -81,6 +83,47 @@ const verdictSchema = z.looseObject({
   trace_url: z.string().optional(),
 });
 
+const runErrorSchema = z.looseObject({ code: z.string(), message: z.string() });
+
+/** A sample's timeline (optional: files written before it existed lack it). */
+const traceStepSchema = z.discriminatedUnion('kind', [
+  z.looseObject({
+    kind: z.literal('llm'),
+    turn: int,
+    index: int,
+    offset_ms: num,
+    duration_ms: num,
+    model: z.string().optional(),
+    input_tokens: num.optional(),
+    output_tokens: num.optional(),
+    finish_reason: z.string().optional(),
+    text: z.string().optional(),
+    tool_calls: z.array(z.string()),
+    error: runErrorSchema.optional(),
+  }),
+  z.looseObject({
+    kind: z.literal('tool'),
+    turn: int,
+    name: z.string(),
+    call_id: z.string(),
+    offset_ms: num,
+    duration_ms: num,
+    executed: z.boolean(),
+    arguments: args.optional(),
+    result: z.string().optional(),
+    is_error: z.boolean().optional(),
+  }),
+]);
+
+const sampleTraceSchema = z.looseObject({
+  start_ms: num,
+  duration_ms: num,
+  status: runStatus,
+  steps: z.array(traceStepSchema),
+  dropped_steps: int.optional(),
+  error: runErrorSchema.optional(),
+});
+
 const runEntrySchema = z.looseObject({
   sample: int,
   status: z.enum(['scored', 'errored']),
@@ -107,6 +150,8 @@ const runEntrySchema = z.looseObject({
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
   /** turnstone's tool_call_log: { tool, args, result (≤ 500 chars), turn } per call; absent in older files. */
   tool_log: z.array(z.looseObject({ tool: z.string(), args, result: z.string().optional(), turn: int })).optional(),
+  /** The sample's turns, model and tool calls with timings and results. */
+  trace: sampleTraceSchema.optional(),
 });
 
 const caseEntrySchema = z.looseObject({
@@ -214,6 +259,73 @@ export type ResultsIteration = z.infer<typeof iterationSchema>;
 export type CaseEntry = z.infer<typeof caseEntrySchema>;
 export type RunEntry = z.infer<typeof runEntrySchema>;
 export type Aggregate = z.infer<typeof aggregateSchema>;
+export type SampleTraceJson = z.infer<typeof sampleTraceSchema>;
+export type SampleTraceStepJson = z.infer<typeof traceStepSchema>;
+
+function traceToJson(t: SampleTrace): SampleTraceJson {
+  const steps = t.steps.map((s): SampleTraceStepJson => {
+    if (s.kind === 'llm') {
+      return dropUndefined({
+        kind: 'llm' as const,
+        turn: s.turn,
+        index: s.index,
+        offset_ms: s.offsetMs,
+        duration_ms: s.durationMs,
+        model: s.model,
+        input_tokens: s.inputTokens,
+        output_tokens: s.outputTokens,
+        finish_reason: s.finishReason,
+        text: s.text,
+        tool_calls: [...s.toolCalls],
+        error: s.error ? { code: s.error.code, message: s.error.message } : undefined,
+      });
+    }
+    return dropUndefined({
+      kind: 'tool' as const,
+      turn: s.turn,
+      name: s.name,
+      call_id: s.callId,
+      offset_ms: s.offsetMs,
+      duration_ms: s.durationMs,
+      executed: s.executed,
+      arguments: s.arguments,
+      result: s.result,
+      is_error: s.isError,
+    });
+  });
+  return dropUndefined({
+    start_ms: t.startTimeMs,
+    duration_ms: t.durationMs,
+    status: t.status,
+    steps,
+    dropped_steps: t.droppedSteps,
+    error: t.error ? { code: t.error.code, message: t.error.message } : undefined,
+  });
+}
+
+function traceFromJson(t: SampleTraceJson): SampleTrace {
+  const steps = t.steps.map((s): SampleTraceStep => {
+    if (s.kind === 'llm') {
+      const step: SampleTraceStep = { kind: 'llm', turn: s.turn, index: s.index, offsetMs: s.offset_ms, durationMs: s.duration_ms, toolCalls: [...s.tool_calls] };
+      if (s.model !== undefined) step.model = s.model;
+      if (s.input_tokens !== undefined) step.inputTokens = s.input_tokens;
+      if (s.output_tokens !== undefined) step.outputTokens = s.output_tokens;
+      if (s.finish_reason !== undefined) step.finishReason = s.finish_reason;
+      if (s.text !== undefined) step.text = s.text;
+      if (s.error) step.error = { code: s.error.code, message: s.error.message };
+      return step;
+    }
+    const step: SampleTraceStep = { kind: 'tool', turn: s.turn, name: s.name, callId: s.call_id, offsetMs: s.offset_ms, durationMs: s.duration_ms, executed: s.executed };
+    if (s.arguments !== undefined) step.arguments = s.arguments;
+    if (s.result !== undefined) step.result = s.result;
+    if (s.is_error !== undefined) step.isError = s.is_error;
+    return step;
+  });
+  const trace: SampleTrace = { startTimeMs: t.start_ms, durationMs: t.duration_ms, status: t.status, steps };
+  if (t.dropped_steps !== undefined) trace.droppedSteps = t.dropped_steps;
+  if (t.error) trace.error = { code: t.error.code, message: t.error.message };
+  return trace;
+}
 
 function dropUndefined<T extends Record<string, unknown>>(obj: T): T {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
@@ -272,6 +384,7 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
       calls: p ? p.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) : [],
       error: { code: outcome.error.code, message: outcome.error.message },
       ...(outcome.toolLog ? { tool_log: outcome.toolLog.map((e) => ({ ...e })) } : {}),
+      ...(outcome.trace ? { trace: traceToJson(outcome.trace) } : {}),
     };
   }
   const v = outcome.verdict;
@@ -308,6 +421,7 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
     calls: v.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
     error: null,
     ...(outcome.toolLog ? { tool_log: outcome.toolLog.map((e) => ({ ...e })) } : {}),
+    ...(outcome.trace ? { trace: traceToJson(outcome.trace) } : {}),
   };
 }
 
@@ -417,6 +531,7 @@ function outcomeOf(caseId: string, dialect: Dialect, run: RunEntry): SampleOutco
       sample: run.sample,
       error: run.error ? { code: run.error.code, message: run.error.message } : { code: 'INTERNAL', message: run.detail },
       elapsedMs: run.elapsed_ms,
+      ...(run.trace ? { trace: traceFromJson(run.trace) } : {}),
     };
     if (run.tool_log) outcome.toolLog = run.tool_log.map(toolLogEntry);
     if (run.run_status === 'error') {
@@ -473,7 +588,7 @@ function outcomeOf(caseId: string, dialect: Dialect, run: RunEntry): SampleOutco
   }
   if (run.replio) verdict.replio = replioFromJson(run.replio);
   if (run.match) verdict.match = matchFromJson(run.match);
-  const outcome: SampleOutcome = { status: 'scored', sample: run.sample, verdict, elapsedMs: run.elapsed_ms, tokens: run.tokens };
+  const outcome: SampleOutcome = { status: 'scored', sample: run.sample, verdict, elapsedMs: run.elapsed_ms, tokens: run.tokens, ...(run.trace ? { trace: traceFromJson(run.trace) } : {}) };
   if (run.tool_log) outcome.toolLog = run.tool_log.map(toolLogEntry);
   return outcome;
 }

@@ -12,5 +12,6 @@ export { argumentHash, hashArguments, expectationsHash, tolerantCanonical } from
 export { checkArgs } from './arg-match.js';
 export { unscorableReason } from './verdict.js';
 export { summarize, sampleScore } from './summary.js';
+export { sampleTraceOf } from './sample-trace.js';
 export type { SuiteSummary, GroupRollup } from './summary.js';
 export { contentFreeReason } from './content-free.js';

@@ -46,7 +46,7 @@ export type {
   ToolLogEntry,
   Usage,
 } from './run.js';
-export { VERDICT_CATEGORIES } from './verdict.js';
+export { VERDICT_CATEGORIES, TRACE_TEXT_CHARS, TRACE_MAX_STEPS } from './verdict.js';
 export type {
   CaseResult,
   CheckResult,
@@ -57,6 +57,8 @@ export type {
   Observed,
   ReplioMetrics,
   SampleOutcome,
+  SampleTrace,
+  SampleTraceStep,
   TraceRef,
   Verdict,
   VerdictCategory,

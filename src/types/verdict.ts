@@ -123,9 +123,63 @@ export interface Verdict {
   trace?: TraceRef;
 }
 
+/** One step of a sample's timeline: a model call or a tool call, with its offset from the sample start. */
+export type SampleTraceStep =
+  | {
+      kind: 'llm';
+      turn: number;
+      /** Index of the model call in the run. */
+      index: number;
+      offsetMs: number;
+      durationMs: number;
+      model?: string;
+      inputTokens?: number;
+      outputTokens?: number;
+      finishReason?: string;
+      /** Text the model wrote (cut to {@link TRACE_TEXT_CHARS}). */
+      text?: string;
+      /** Names of the tools this call asked for. */
+      toolCalls: string[];
+      error?: RunError;
+    }
+  | {
+      kind: 'tool';
+      turn: number;
+      name: string;
+      callId: string;
+      offsetMs: number;
+      durationMs: number;
+      /** Decision-mode terminal calls are captured, never executed. */
+      executed: boolean;
+      arguments?: Record<string, unknown>;
+      /** What the tool returned (cut to {@link TRACE_TEXT_CHARS}). */
+      result?: string;
+      isError?: boolean;
+    };
+
+/**
+ * What happened in one sample (turns, model and tool calls, timings, results), kept with the verdict so a
+ * report can draw its waterfall with telemetry off or sent elsewhere.
+ */
+export interface SampleTrace {
+  /** Epoch milliseconds of the sample start. */
+  startTimeMs: number;
+  durationMs: number;
+  status: RunStatus;
+  steps: SampleTraceStep[];
+  /** Steps left out past {@link TRACE_MAX_STEPS}. */
+  droppedSteps?: number;
+  error?: RunError;
+}
+
+/** Longest model text or tool result a sample trace keeps. */
+export const TRACE_TEXT_CHARS = 2000;
+/** Most steps a sample trace keeps. */
+export const TRACE_MAX_STEPS = 200;
+
 /** One sample of a case: a scored run, or an infrastructure error (never a wrong answer). */
 export type SampleOutcome =
-  | { status: 'scored'; sample: number; verdict: Verdict; elapsedMs: number; tokens: number; toolLog?: ToolLogEntry[] }
+  | { status: 'scored'; sample: number; verdict: Verdict; elapsedMs: number; tokens: number; toolLog?: ToolLogEntry[]; trace?: SampleTrace }
   | {
       status: 'errored';
       sample: number;
@@ -139,6 +193,7 @@ export type SampleOutcome =
       /** Tokens spent before the failure. */
       tokens?: number;
       toolLog?: ToolLogEntry[];
+      trace?: SampleTrace;
     };
 
 /** Unbiased estimates over the n scored samples (errored and unscorable samples are left out of n). */

@@ -8,6 +8,7 @@ import { renderDocument } from '../../report/render.js';
 import type { OutputFormat } from '../../report/formats.js';
 import type { CliContext } from '../context.js';
 import { ensureNewline } from './_run-options.js';
+import { loadConfigFile } from '../../config/file.js';
 import { handleInterrupts } from './_interrupt.js';
 
 /**
@@ -75,8 +76,21 @@ export function printOutcome(ctx: CliContext, command: string, outcome: RunEvalO
   const r = run.result;
   if (outcome.recording) ctx.err(`recording: ${outcome.recording}`);
   if (outcome.recording && !r.interrupted) ctx.err(`results: ${r.finalFile}`);
-  ctx.stdout.write(ensureNewline(renderDocument(r.doc, format ?? 'table')));
+  ctx.stdout.write(ensureNewline(renderDocument(r.doc, format ?? 'table', format === 'html' ? traceUrlOf(ctx.projectDir) : {})));
   if (!outcome.recording && !r.interrupted) ctx.err(`results: ${r.finalFile}`);
   reportProblems(ctx, r);
   return outcome.exitCode;
+}
+
+/**
+ * `[telemetry] trace_url` of runspec.toml (a Phoenix or LangSmith link template with `{trace_id}`) for the
+ * HTML report, read loosely: a config without the key, or one that does not load, gives no links.
+ */
+export function traceUrlOf(projectDir: string): { traceUrl?: string } {
+  try {
+    const t = loadConfigFile(projectDir).telemetry as Record<string, unknown> | undefined;
+    return typeof t?.trace_url === 'string' ? { traceUrl: t.trace_url } : {};
+  } catch {
+    return {};
+  }
 }

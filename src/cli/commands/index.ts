@@ -22,4 +22,5 @@ export const COMMAND_LOADERS: ReadonlyArray<{ name: string; load: () => Promise<
   { name: 'doctor', load: async () => (await import('./doctor.js')).doctorCommand },
   { name: 'import', load: async () => (await import('./import.js')).importCommand },
   { name: 'schedule', load: async () => (await import('./schedule.js')).scheduleCommand },
+  { name: 'ui', load: async () => (await import('./ui.js')).uiCommand },
 ];
