@@ -11,9 +11,13 @@ import { firstSet } from '../config/setting.js';
 import { RunspecError, UsageError, type ErrorCode } from '../errors.js';
 import type { Case, CaseResult, ToolMode, Toolset } from '../types/index.js';
 import { discoverFixtures, loadCasesFromPaths, selectCases } from '../fixtures/index.js';
+import { parseGate } from '../fixtures/gate.js';
 import { loadToolset } from '../toolset/load.js';
+import { parseToolsetText } from '../toolset/file.js';
 import { resolveProvider, type Provider } from '../providers/index.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../engine/suite-runner.js';
+import type { TurnEvent } from '../engine/run-case.js';
+import { formatTurnEvent } from '../engine/turn-log.js';
 import { readResultsLog, resultsPaths, type ResultsLogHeader } from '../report/results-file.js';
 import { openRunRecorder, type RunFacts } from '../report/run-results.js';
 import { caseResultsFromDocument, type ResultsDocument } from '../report/results.js';
@@ -26,6 +30,7 @@ import { normaliseForLog, suiteLabelOf, type RunFlags } from './run-options.js';
 import { redactUrl } from '../core/redact.js';
 import { createRecordingProvider, type RecordingProvider } from '../providers/recording.js';
 import { compareResults, type Comparison } from '../report/compare.js';
+import { COMPARISON_FORMATS } from '../report/comparison.js';
 import { chooseCommandSandbox } from '../engine/sandbox/select.js';
 import { sweepStaleWorktrees } from '../engine/worktree-sweep.js';
 import { ensureOutputDir } from '../report/out-path.js';
@@ -91,6 +96,11 @@ export async function loadToolsets(ctx: Pick<AppContext, 'projectDir'>, project:
   const bySpec = new Map<string, Toolset>();
   const byCase = new Map<string, Toolset>();
   for (const c of cases) {
+    const own = ownToolsetOf(c, flag, project.env);
+    if (own) {
+      byCase.set(c.id, own);
+      continue;
+    }
     const spec = toolsetSpecFor(c, flag, project.env, project.config);
     let ts = bySpec.get(spec);
     if (!ts) {
@@ -100,6 +110,15 @@ export async function loadToolsets(ctx: Pick<AppContext, 'projectDir'>, project:
     byCase.set(c.id, ts);
   }
   return byCase;
+}
+
+/**
+ * The toolset of a case that carries its own tools (a suite written by `import bfcl`), unless
+ * --toolset or RUNSPEC_TOOLSET names one for every case; undefined otherwise.
+ */
+export function ownToolsetOf(c: Case, flag: string | undefined, env: Env): Toolset | undefined {
+  if (!c.tools || flag !== undefined || env.get('RUNSPEC_TOOLSET') !== undefined) return undefined;
+  return parseToolsetText(JSON.stringify(c.tools), `${c.source.file}: case ${c.id}: tools`, 'json');
 }
 
 /** The provider name: flag > RUNSPEC_PROVIDER > [llm] provider > openai. */
@@ -119,6 +138,8 @@ export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir'> & Part
       baseUrl: flags.baseUrl,
       temperature: flags.temperature,
       maxTokens: flags.maxTokens,
+      reasoningEffort: flags.reasoningEffort,
+      contextWindow: flags.contextWindow,
       timeoutMs: flags.timeoutMs,
       retries: flags.retries,
     },
@@ -235,7 +256,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   const recorder = await openRunRecorder(logFile, header, { resume: !!opts.resumeLog });
 
   const telemetryConfig = resolveTelemetryConfig({
-    flags: { telemetry: opts.telemetry ?? flags.telemetry, captureContent: flags.captureContent, annotations: flags.annotations, endpoint: flags.endpoint },
+    flags: { telemetry: opts.telemetry ?? flags.telemetry, captureContent: flags.captureContent, annotations: flags.annotations, endpoint: flags.endpoint, langsmithFeedback: flags.langsmithFeedback },
     env: project.env,
     file: project.config.telemetry,
     projectDir: ctx.projectDir,
@@ -277,11 +298,15 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
       toolMode,
       samples: flags.samples,
       threshold,
+      ...(flags.passK ? { passK: flags.passK } : {}),
+      ...(flags.gate ? { gate: parseGate(flags.gate) } : {}),
       validateArgs: !!flags.validateArgs,
       concurrency,
       maxTurns: flags.maxTurns,
       systemPrompt,
       keepWorktrees: !!flags.keepWorktrees,
+      mcpServers: { projectDir: ctx.projectDir, env: project.env.raw },
+      ...(flags.verbose ? { onTurn: (e: TurnEvent) => ctx.err(formatTurnEvent(e)) } : {}),
       sandbox,
       ...(opts.signal ? { signal: opts.signal } : {}),
       runId,
@@ -377,10 +402,11 @@ function readText(file: string, what: string): string {
  * The exit code of one run: 2 a sample hit bad input (a stale recording...), 3 interrupted or a case
  * whose every sample errored (infrastructure), 1 a case below its threshold, 0 otherwise.
  */
-export function exitCodeOf(r: Pick<ExecuteResult, 'interrupted' | 'infraFailed' | 'badInput' | 'facts'>): number {
+export function exitCodeOf(r: Pick<ExecuteResult, 'interrupted' | 'infraFailed' | 'badInput' | 'facts'>, opts: { failOnUnscorable?: boolean } = {}): number {
   if (r.badInput) return 2;
   if (r.interrupted || r.infraFailed.length > 0) return 3;
   if (r.facts.belowThreshold > 0) return 1;
+  if (opts.failOnUnscorable && r.facts.unscorableCases > 0) return 1;
   return 0;
 }
 
@@ -450,6 +476,12 @@ export interface RunEvalOutcome {
 export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Promise<RunEvalOutcome> {
   let { targets, flags } = options;
   let suiteLabel = options.suiteLabel ?? suiteLabelOf(targets);
+  // Checked before anything runs: a comparison is a table, JSON or Markdown, never a JUnit or HTML report.
+  if (options.compare && flags.output !== undefined && !(COMPARISON_FORMATS as readonly string[]).includes(flags.output)) {
+    throw new UsageError('USAGE', `--output ${flags.output}: compare prints the side-by-side summary as ${COMPARISON_FORMATS.join(', ')}`, {
+      hint: `each provider's results file is written anyway: render it with \`runspec-eval report RESULTS.json --output ${flags.output}\``,
+    });
+  }
   if (flags.resume) {
     if (options.compare) throw new UsageError('USAGE', '--resume: cannot be combined with --compare', { hint: 'resume each provider\'s log on its own' });
     // The log header keeps the original targets and flags; flags given now win (e.g. a new --concurrency).
@@ -492,7 +524,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
       if (result.interrupted) break;
     }
     const comparison = compareResults(runs.map(({ label, result }) => ({ label, doc: result.doc })));
-    return { runs, comparison, noCases: false, exitCode: worstExit(runs.map(({ result }) => exitCodeOf(result))) };
+    return { runs, comparison, noCases: false, exitCode: worstExit(runs.map(({ result }) => exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }))) };
   }
 
   const name = providerName(flags, project);
@@ -514,7 +546,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     ...(flags.resume ? { resumeLog: flags.resume } : {}),
     ...(options.agentName ? { agentName: options.agentName } : {}),
   });
-  const outcome: RunEvalOutcome = { runs: [{ label: name, result }], noCases: false, exitCode: exitCodeOf(result) };
+  const outcome: RunEvalOutcome = { runs: [{ label: name, result }], noCases: false, exitCode: exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }) };
   // The recording is written even below the threshold: its diff is what a reviewer looks at.
   if (recorder && !result.interrupted) {
     await recorder.save();

@@ -9,16 +9,19 @@ import type { Env } from '../config/env.js';
 import { loadConfigFile } from '../config/file.js';
 import type { ConfigFile } from '../config/file.js';
 import { firstSet } from '../config/setting.js';
-import { resolveTelemetryConfig } from '../config/telemetry.js';
+import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
 import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../fixtures/index.js';
-import { loadToolset } from '../toolset/load.js';
-import type { AnnotationTarget, emitVerdictSpan, postSpanAnnotations, Telemetry } from '../telemetry/index.js';
+import { loadToolset } from '../toolset/index.js';
+import { buildSpanAnnotations, createTelemetry, emitVerdictSpan, postSpanAnnotations } from '../telemetry/index.js';
+import { annotationTls } from '../telemetry/telemetry.js';
+import { traceLink } from '../core/trace-link.js';
+import type { AnnotationTarget, Telemetry } from '../telemetry/index.js';
 import { loadRulesFile, scoreTraceFiles } from '../traces/index.js';
 import type { ScoreSummary, TraceOutcome, TraceRule, TraceScorerOptions, TraceVerdictLine } from '../traces/index.js';
 import type { Case } from '../types/case.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import type { AppContext } from './context.js';
-import { toolsetSpecFor } from './run-suite.js';
+import { ownToolsetOf, toolsetSpecFor } from './run-suite.js';
 
 /** Options shared by `score` and `serve` (their flags). */
 export interface TraceScoringFlags {
@@ -30,6 +33,8 @@ export interface TraceScoringFlags {
   rules?: string;
   annotate?: boolean;
   phoenixUrl?: string;
+  /** With `annotate`: post verdicts as LangSmith feedback too (or `[telemetry.langsmith] feedback`). */
+  langsmithFeedback?: boolean;
   export?: boolean;
   otlpEndpoint?: string;
 }
@@ -42,6 +47,8 @@ export interface TraceScoringSetup {
   cases: Case[];
   rules: TraceRule[];
   sinks: VerdictSinks;
+  /** Adds `traceUrl` to a verdict line when `[telemetry] trace_url` is set. */
+  decorate(line: TraceVerdictLine): TraceVerdictLine;
 }
 
 /** Annotations and verdict spans, best effort: failures warn and never change verdicts or exit codes. */
@@ -76,40 +83,53 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   };
   // Each case gets the toolset `run` would give it, so a live run and its traces score the same.
   const byCase = new Map<Case, Toolset>();
-  for (const c of cases) byCase.set(c, await load(toolsetSpecFor(c, toolsetSpec, env, config)));
+  for (const c of cases) byCase.set(c, ownToolsetOf(c, toolsetSpec, env) ?? (await load(toolsetSpecFor(c, toolsetSpec, env, config))));
   const ruleToolset = toolsetSpec ? await load(toolsetSpec) : undefined;
-  if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; those checks are skipped');
+  if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; without it those rules are unscorable (the check cannot be judged)');
   const toolMode = firstSet<ToolMode | undefined>(flags.toolMode, undefined, config.llm?.tool_mode, undefined).value;
   const scorer: TraceScorerOptions = { cases, rules, toolsetFor: (c) => byCase.get(c) };
   if (ruleToolset) scorer.toolset = ruleToolset;
   if (toolMode) scorer.toolMode = toolMode;
   if (flags.validateArgs) scorer.validateArgs = true;
+  const hashKey = env.get('RUNSPEC_HASH_KEY');
+  if (hashKey !== undefined) scorer.hashKey = hashKey;
   for (const w of env.warnings) ctx.warn(w);
   env.warnings.length = 0;
-  // The OpenTelemetry SDK loads only for --export / --annotate (it is most of a cold start otherwise).
-  const telemetryModule = flags.export || flags.annotate ? await import('../telemetry/index.js') : undefined;
-  const sinks = createVerdictSinks(ctx, flags, env, config, telemetryModule);
-  return { scorer, env, config, cases, rules, sinks };
+  const sinks = createVerdictSinks(ctx, flags, env, config);
+  const template = config.telemetry?.trace_url;
+  const project = config.telemetry?.project ?? env.get('PHOENIX_PROJECT_NAME');
+  const decorate = (line: TraceVerdictLine): TraceVerdictLine => {
+    const url = traceLink(template, { traceId: line.traceId, spanId: line.rootSpanId, ...(project !== undefined ? { project } : {}) });
+    return url ? { ...line, traceUrl: url } : line;
+  };
+  return { scorer, env, config, cases, rules, sinks, decorate };
 }
 
-function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env, config: ConfigFile, tm: typeof import('../telemetry/index.js') | undefined): VerdictSinks {
+function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env, config: ConfigFile): VerdictSinks {
   let telemetry: Telemetry | undefined;
   let annotationsUrl: string | undefined;
   let apiKey: string | undefined;
-  if (tm && (flags.export || flags.annotate)) {
-    const tflags: { telemetry: boolean; endpoint?: string } = { telemetry: true };
+  let langsmith: TelemetryConfig['langsmith'];
+  let tls: ReturnType<typeof annotationTls> = {};
+  if (flags.export || flags.annotate) {
+    const tflags: { telemetry: boolean; endpoint?: string; langsmithFeedback?: boolean; feedbackOnly: boolean } = { telemetry: true, feedbackOnly: true };
     if (flags.otlpEndpoint) tflags.endpoint = flags.otlpEndpoint;
+    if (flags.langsmithFeedback !== undefined) tflags.langsmithFeedback = flags.langsmithFeedback;
     const cfg = resolveTelemetryConfig({ flags: tflags, env, file: config.telemetry, projectDir: ctx.projectDir });
     for (const w of env.warnings) ctx.warn(w);
     env.warnings.length = 0;
     if (flags.export) {
       if (cfg.exporter.kind === 'file') ctx.warn(`--export: no OTLP endpoint configured; verdict spans go to ${cfg.exporter.dir}`);
-      telemetry = tm.createTelemetry(cfg, { onWarning: (w) => ctx.warn(w) });
+      telemetry = createTelemetry(cfg, { onWarning: (w) => ctx.warn(w) });
     }
     if (flags.annotate) {
-      annotationsUrl = flags.phoenixUrl ?? cfg.annotationsUrl;
+      langsmith = cfg.langsmith;
+      // With LangSmith feedback on, Phoenix is posted to only when asked for by URL or [telemetry] eval_annotations.
+      annotationsUrl = flags.phoenixUrl ?? (langsmith && !config.telemetry?.eval_annotations ? undefined : cfg.annotationsUrl);
       apiKey = cfg.apiKey;
-      if (!annotationsUrl) {
+      // The annotation POST trusts what the export trusts (CA file, client certificate and key).
+      tls = annotationTls(cfg);
+      if (!annotationsUrl && !langsmith) {
         throw new UsageError('USAGE', '--annotate: no Phoenix URL (expected --phoenix-url or a telemetry endpoint)', {
           hint: 'pass --phoenix-url http://127.0.0.1:6006, or set OTEL_EXPORTER_OTLP_ENDPOINT to your Phoenix',
         });
@@ -118,12 +138,24 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
   }
   let pending: AnnotationTarget[] = [];
   const flushAnnotations = async (): Promise<void> => {
-    if (!tm || !annotationsUrl || pending.length === 0) return;
+    if (pending.length === 0) return;
     const batch = pending;
     pending = [];
-    const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: tm.buildSpanAnnotations(batch) };
+    if (langsmith) {
+      const { buildLangSmithFeedback, postLangSmithFeedback } = await import('../telemetry/langsmith.js');
+      const r = await postLangSmithFeedback({
+        endpoint: langsmith.endpoint,
+        feedback: buildLangSmithFeedback(batch),
+        maxWaitMs: langsmith.maxWaitMs,
+        ...(langsmith.apiKey !== undefined ? { apiKey: langsmith.apiKey } : {}),
+        ...(langsmith.backoffMs !== undefined ? { backoffMs: langsmith.backoffMs } : {}),
+      });
+      if (r.warning) ctx.warn(r.warning);
+    }
+    if (!annotationsUrl) return;
+    const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: buildSpanAnnotations(batch), ...tls };
     if (apiKey) opts.apiKey = apiKey;
-    const r = await tm.postSpanAnnotations(opts);
+    const r = await postSpanAnnotations(opts);
     if (r.warning) ctx.warn(r.warning);
   };
   return {
@@ -131,17 +163,17 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
       if (outcome.kind !== 'scored') return;
       for (const v of outcome.verdicts) {
         const target = { traceId: outcome.info.traceId, spanId: outcome.info.rootSpanId };
-        if (tm && telemetry?.tracer) {
+        if (telemetry?.tracer) {
           try {
             const input: Parameters<typeof emitVerdictSpan>[1] = { target, verdict: v.verdict };
             if (v.caseId !== undefined) input.caseId = v.caseId;
             if (v.rule !== undefined) input.rule = v.rule;
-            tm.emitVerdictSpan(telemetry.tracer, input);
+            emitVerdictSpan(telemetry.tracer, input);
           } catch (err) {
             ctx.warn(`--export: verdict span not emitted (${(err as Error).message})`);
           }
         }
-        if (annotationsUrl) pending.push({ spanId: target.spanId, caseId: v.caseId ?? v.rule ?? v.verdict.caseId, sample: v.verdict.sample, verdict: v.verdict });
+        if (annotationsUrl || langsmith) pending.push({ spanId: target.spanId, caseId: v.caseId ?? v.rule ?? v.verdict.caseId, sample: v.verdict.sample, verdict: v.verdict });
       }
     },
     flushAnnotations,
@@ -159,6 +191,10 @@ export interface ScoreTracesOptions extends TraceScoringFlags {
   shard?: { index: number; count: number };
   /** Open traces held in memory before the oldest is scored early. */
   maxTraces?: number;
+  /** Estimated bytes of open traces held before the oldest is scored early. */
+  maxOpenBytes?: number;
+  /** A trace was judged again (late spans): its earlier lines no longer count. Called before its new lines. */
+  onSupersede?: (traceId: string) => void;
   /** What `-` reads. */
   stdin?: AsyncIterable<Uint8Array>;
   /** Each verdict line as its trace is scored. */
@@ -178,9 +214,11 @@ export async function scoreTraces(ctx: AppContext, inputs: string[], options: Sc
       ...(options.stdin ? { stdin: options.stdin } : {}),
       ...(options.shard ? { shard: options.shard } : {}),
       ...(options.maxTraces !== undefined ? { maxOpenTraces: options.maxTraces } : {}),
+      ...(options.maxOpenBytes !== undefined ? { maxOpenBytes: options.maxOpenBytes } : {}),
       onOutcome: (o) => {
         setup.sinks.add(o);
-        if (o.kind === 'scored') for (const l of o.lines) options.onLine?.(l);
+        if (o.supersedes) options.onSupersede?.(o.traceId);
+        if (o.kind === 'scored') for (const l of o.lines) options.onLine?.(setup.decorate(l));
       },
     });
   } finally {
@@ -188,8 +226,12 @@ export async function scoreTraces(ctx: AppContext, inputs: string[], options: Sc
   }
 }
 
-/** The exit code of a scoring: 2 an input had nothing readable, 1 some verdict fails, 0 otherwise. */
-export function scoreExitCode(s: ScoreSummary): number {
+/**
+ * The exit code of a scoring: 2 an input had nothing readable, 1 some verdict fails (or, with
+ * `failOnUnscorable`, is unscorable or incomplete), 0 otherwise. Only final verdicts count.
+ */
+export function scoreExitCode(s: ScoreSummary, opts: { failOnUnscorable?: boolean } = {}): number {
   if (s.badFiles.length) return 2;
+  if (opts.failOnUnscorable && s.unscorable > 0) return 1;
   return s.failed > 0 ? 1 : 0;
 }

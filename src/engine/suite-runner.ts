@@ -2,13 +2,16 @@
 // aggregates a case once all its samples end, then renders telemetry for that case (so every trace
 // carries the final verdict and pass rate) and reports the case through a callback.
 
-import type { Case, CaseResult, Run, RunError, SampleOutcome, ToolMode, Toolset, Verdict } from '../types/index.js';
+import type { Case, CaseGate, CaseResult, Run, RunError, SampleOutcome, ToolMode, Toolset, Verdict } from '../types/index.js';
 import { runPool } from '../core/concurrency.js';
-import { runCase } from './run-case.js';
+import { runCase, type TurnEvent } from './run-case.js';
+import { toolLog } from './tool-log.js';
+import { createMcpToolHost, type ToolHost } from './mcp-tools.js';
 import type { Provider } from '../providers/types.js';
 import type { CommandSandbox } from './sandbox/command.js';
 import { scoreRun } from '../scoring/verdict.js';
-import { aggregateCase } from '../scoring/samples.js';
+import { aggregateCase, type AggregateOptions } from '../scoring/samples.js';
+import { sampleTraceOf } from '../scoring/sample-trace.js';
 
 /** The per-sample agent loop the suite runner drives (the engine's `runCase` by default). */
 export type RunCaseFn = (opts: {
@@ -21,13 +24,22 @@ export type RunCaseFn = (opts: {
   systemPrompt?: string;
   keepWorktrees?: boolean;
   signal?: AbortSignal;
+  /** Runs MCP toolsets' tools (trajectory mode); shared by every sample of the run. */
+  toolHost?: ToolHost;
+  onTurn?: (event: TurnEvent) => void;
   sandbox?: CommandSandbox;
 }) => Promise<Run>;
 
 /** Scoring the suite runner needs (scoring/ by default). */
 export interface SuiteScoring {
   scoreRun(c: Case, run: Run, opts: { toolset: Toolset; toolMode: ToolMode; validateArgs: boolean }): Verdict;
-  aggregateCase(c: Case, outcomes: SampleOutcome[], opts: { threshold: number }): CaseResult;
+  aggregateCase(c: Case, outcomes: SampleOutcome[], opts: AggregateOptions): CaseResult;
+}
+
+function isTraceIds(v: unknown): v is { traceId: string; rootSpanId: string; url?: string } {
+  if (typeof v !== 'object' || v === null) return false;
+  const r = v as { traceId?: unknown; rootSpanId?: unknown; url?: unknown };
+  return typeof r.traceId === 'string' && typeof r.rootSpanId === 'string' && (r.url === undefined || typeof r.url === 'string');
 }
 
 /** What the runner hands telemetry once a case is final: one call per sample. */
@@ -42,7 +54,7 @@ export interface CaseTelemetrySink {
     runId: string;
     agentName?: string;
     toolset?: Toolset;
-  }): unknown;
+  }): unknown; // the rendered trace's { traceId, rootSpanId } when there is one
 }
 
 export interface SampleProgress {
@@ -70,6 +82,10 @@ export interface RunSuiteOptions {
   samples?: number;
   /** CLI `--threshold`. @default 1 */
   threshold?: number;
+  /** CLI `--pass-k`: the k values of pass@k / pass^k each case reports. @default [] */
+  passK?: readonly number[];
+  /** CLI `--gate`: the gate of cases without their own. */
+  gate?: CaseGate;
   validateArgs?: boolean;
   /** Case samples in flight at once. @default 4 */
   concurrency?: number;
@@ -77,6 +93,15 @@ export interface RunSuiteOptions {
   maxTurns?: number;
   systemPrompt?: string;
   keepWorktrees?: boolean;
+  /**
+   * Runs MCP toolsets' tools in trajectory mode. Absent: the runner starts one for the run when a
+   * case uses an `mcp:` toolset (needs `mcpServers`) and stops its servers when the run ends.
+   */
+  toolHost?: ToolHost;
+  /** Per-turn progress of every sample (`-v`). */
+  onTurn?: (event: TurnEvent) => void;
+  /** Working directory and environment of MCP servers the runner starts. */
+  mcpServers?: { projectDir: string; env: Readonly<Record<string, string | undefined>> };
   /** Where model-driven commands run (trajectory mode). @default the engine's bubblewrap sandbox */
   sandbox?: CommandSandbox;
   /** Aborting ends in-flight runs as `cancelled` and starts nothing new; finished cases are kept. */
@@ -128,14 +153,23 @@ export function sampleCount(c: Case, cliSamples?: number): number {
 export function sampleOutcome(run: Run, verdict: Verdict): SampleOutcome {
   const elapsedMs = Math.max(0, run.endTimeMs - run.startTimeMs);
   if (run.status === 'error') {
-    return {
+    const outcome: SampleOutcome = {
       status: 'errored',
       sample: run.sample,
       error: run.error ?? { code: 'INTERNAL', message: 'the run ended in error without a reason' },
       elapsedMs,
+      trace: sampleTraceOf(run),
     };
+    // A provider that failed mid-run: keep the calls, tokens and sequence that happened before it.
+    if (run.modelCalls.some((m) => !m.error) || run.toolCalls.length > 0) {
+      outcome.partial = verdict;
+      outcome.tokens = run.usage.totalTokens ?? 0;
+      if (run.mode === 'trajectory') outcome.toolLog = toolLog(run);
+    }
+    return outcome;
   }
-  return { status: 'scored', sample: run.sample, verdict, elapsedMs, tokens: run.usage.totalTokens ?? 0 };
+  // turnstone's tool_call_log, per trajectory sample ({ tool, args, result ≤ 500 chars, turn }).
+  return { status: 'scored', sample: run.sample, verdict, elapsedMs, tokens: run.usage.totalTokens ?? 0, trace: sampleTraceOf(run), ...(run.mode === 'trajectory' ? { toolLog: toolLog(run) } : {}) };
 }
 
 /**
@@ -181,17 +215,32 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   if (opts.signal?.aborted) internal.abort();
   opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
 
+  // MCP servers live for the run: started on first use, stopped when the run ends.
+  const ownHost =
+    !opts.toolHost && opts.mcpServers && states.some((s) => s.c.mode === 'trajectory' && s.toolset.source.startsWith('mcp:'))
+      ? createMcpToolHost(opts.mcpServers)
+      : undefined;
+  const toolHost = opts.toolHost ?? ownHost;
+
   const finishCase = async (s: CaseState): Promise<void> => {
     const scored = s.runs as Array<{ run: Run; verdict: Verdict }>;
     const outcomes = scored.map(({ run, verdict }) => sampleOutcome(run, verdict));
-    const result = scoring.aggregateCase(s.c, outcomes, { threshold });
+    const aggregate: AggregateOptions = { threshold };
+    if (opts.passK) aggregate.passK = opts.passK;
+    if (opts.gate) aggregate.gate = opts.gate;
+    const result = scoring.aggregateCase(s.c, outcomes, aggregate);
     finished.set(s.c.id, keep ? result : undefined);
     if (opts.telemetry) {
       for (const { run, verdict } of scored) {
         const outcome = sampleOutcome(run, verdict);
         const judged = outcome.status === 'scored' ? { verdict } : { error: outcome.error };
         try {
-          await opts.telemetry.emitCase({ case: s.c, run, ...judged, result, runId: opts.runId, agentName: opts.agentName, toolset: s.toolset });
+          const rendered = await opts.telemetry.emitCase({ case: s.c, run, ...judged, result, runId: opts.runId, agentName: opts.agentName, toolset: s.toolset });
+          // The verdict links to its trace (results file, log, reports); the outcome shares this object.
+          if (outcome.status === 'scored' && isTraceIds(rendered)) {
+            verdict.trace = { traceId: rendered.traceId, rootSpanId: rendered.rootSpanId };
+            if (rendered.url !== undefined) verdict.trace.url = rendered.url;
+          }
         } catch (err) {
           warn(`telemetry: ${s.c.id}#${run.sample}: ${err instanceof Error ? err.message : String(err)}`);
         }
@@ -222,6 +271,8 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
           systemPrompt: opts.systemPrompt,
           keepWorktrees: opts.keepWorktrees,
           signal: internal.signal,
+          ...(toolHost ? { toolHost } : {}),
+          ...(opts.onTurn ? { onTurn: opts.onTurn } : {}),
           ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
         });
       } catch (err) {
@@ -252,6 +303,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     await reportChain;
   } finally {
     opts.signal?.removeEventListener('abort', onOuterAbort);
+    await ownHost?.close();
   }
   if (failure !== undefined) throw failure;
   const results = keep

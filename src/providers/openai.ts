@@ -32,6 +32,7 @@ export function createOpenAIProvider(opts: HttpProviderOptions = {}): Provider {
     name,
     system: opts.system ?? 'openai',
     baseUrl,
+    ...(opts.contextWindow !== undefined ? { contextWindow: opts.contextWindow } : {}),
     get model() {
       return model;
     },

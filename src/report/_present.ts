@@ -21,6 +21,14 @@ export interface CaseView {
   meetsThreshold: boolean;
   /** No sample was scored (infrastructure failure only). */
   errored: boolean;
+  /** The representative sample's trace, and its link when `[telemetry] trace_url` is set. */
+  traceId?: string;
+  traceUrl?: string;
+}
+
+/** A sample that counts in the pass rate (scored, and neither unscorable nor incomplete). */
+export function isJudgedRun(r: RunEntry): boolean {
+  return r.status === 'scored' && r.verdict?.category !== 'unscorable' && r.verdict?.category !== 'incomplete';
 }
 
 /** The iteration reports show: the last one. */
@@ -33,7 +41,7 @@ export function percent(rate: number, digits = 0): string {
 }
 
 export function passRateText(entry: CaseEntry): string {
-  const scored = entry.runs.filter((r) => r.status === 'scored');
+  const scored = entry.runs.filter(isJudgedRun);
   const passed = scored.filter((r) => r.pass).length;
   if (scored.length === 0) return `0/0`;
   return `${passed}/${scored.length} ${percent(entry.pass_rate)}`;
@@ -50,6 +58,10 @@ export function caseViews(doc: ResultsDocument): CaseView[] {
     const observed = sample?.verdict?.observed ?? {};
     let reason = sample?.verdict?.reason ?? (firstError?.error ? `${firstError.error.code}: ${firstError.error.message}` : 'no samples');
     if (!errored && entry.errored_runs > 0) reason += ` (${entry.errored_runs} sample${entry.errored_runs === 1 ? '' : 's'} errored)`;
+    // The row shows a failing sample's verdict; say why the case still meets its threshold beside it.
+    if (!errored && entry.meets_threshold && sample && !sample.pass) {
+      reason = `meets threshold ${entry.threshold.toFixed(2)} at ${percent(entry.pass_rate)}; a failing sample: ${reason}`;
+    }
     return {
       caseId,
       suite: entry.suite,
@@ -64,8 +76,33 @@ export function caseViews(doc: ResultsDocument): CaseView[] {
       reason,
       meetsThreshold: entry.meets_threshold,
       errored,
+      ...(sample?.verdict?.trace_id ? { traceId: sample.verdict.trace_id } : {}),
+      ...(sample?.verdict?.trace_url ? { traceUrl: sample.verdict.trace_url } : {}),
     };
   });
+}
+
+/** A pass@k / pass^k value with three decimals, or "n/a" where k exceeds the scored samples. */
+export function kValue(v: number | null): string {
+  return v === null ? 'n/a' : v.toFixed(3);
+}
+
+/** Whether any case reports pass@k values or a gate (the renderers add their columns only then). */
+export function hasPassK(views: readonly CaseView[]): boolean {
+  return views.some((v) => (v.entry.pass_k?.length ?? 0) > 0 || !!v.entry.gate);
+}
+
+/** "pass@1 0.400 · pass@3 0.900 · pass^3 0.000" for one case ("" when none was asked for). */
+export function passKText(entry: CaseEntry): string {
+  const ks = entry.pass_k ?? [];
+  return [...ks.map((p) => `pass@${p.k} ${kValue(p.pass_at)}`), ...ks.map((p) => `pass^${p.k} ${kValue(p.pass_hat)}`)].join(' · ');
+}
+
+/** "pass@3 >= 0.9: 0.900 met" for a case with a gate, else "". */
+export function gateText(entry: CaseEntry): string {
+  const g = entry.gate;
+  if (!g) return '';
+  return `${g.text}: ${kValue(g.value)} ${g.met ? 'met' : 'not met'}`;
 }
 
 /** The threshold line: one value when all cases share it, else a range. */
@@ -121,6 +158,8 @@ export const VERDICT_MEANINGS: Record<VerdictCategory, string> = {
   json_dump: 'The model wrote a tool call as JSON text instead of calling the tool.',
   tool_error: 'A tool call failed.',
   error: 'The run itself failed or was cancelled.',
+  unscorable: 'A check the case needs could not be judged: the data it needs (arguments, an attribute) is not on the trace. Not a failure; left out of pass rates.',
+  incomplete: 'The trace never became whole (parents of some spans never arrived); judged on what arrived.',
 };
 
 /** The meaning of a category, or of `errored` (no scored sample). */

@@ -13,6 +13,7 @@ import { RunspecError } from '../errors.js';
 import {
   VERDICT_CATEGORIES,
   type CaseResult,
+  type CheckResult,
   type Dialect,
   type Expected,
   type MatchScore,
@@ -20,6 +21,9 @@ import {
   type ReplioMetrics,
   type SampleOutcome,
   type ToolCall,
+  type ToolLogEntry,
+  type SampleTrace,
+  type SampleTraceStep,
   type Verdict,
 } from '../types/index.js';
 import { sampleScore, summarize, type SuiteSummary } from '../scoring/summary.js';
@@ -84,6 +88,51 @@ const verdictSchema = z.looseObject({
     args_call: int.optional(),
   }),
   tool_mode: toolMode.nullable(),
+  checks: z.array(z.looseObject({ check: z.string(), judged: z.boolean() })).optional(),
+  trace_id: z.string().optional(),
+  root_span_id: z.string().optional(),
+  trace_url: z.string().optional(),
+});
+
+const runErrorSchema = z.looseObject({ code: z.string(), message: z.string() });
+
+/** A sample's timeline (optional: files written before it existed lack it). */
+const traceStepSchema = z.discriminatedUnion('kind', [
+  z.looseObject({
+    kind: z.literal('llm'),
+    turn: int,
+    index: int,
+    offset_ms: num,
+    duration_ms: num,
+    model: z.string().optional(),
+    input_tokens: num.optional(),
+    output_tokens: num.optional(),
+    finish_reason: z.string().optional(),
+    text: z.string().optional(),
+    tool_calls: z.array(z.string()),
+    error: runErrorSchema.optional(),
+  }),
+  z.looseObject({
+    kind: z.literal('tool'),
+    turn: int,
+    name: z.string(),
+    call_id: z.string(),
+    offset_ms: num,
+    duration_ms: num,
+    executed: z.boolean(),
+    arguments: args.optional(),
+    result: z.string().optional(),
+    is_error: z.boolean().optional(),
+  }),
+]);
+
+const sampleTraceSchema = z.looseObject({
+  start_ms: num,
+  duration_ms: num,
+  status: runStatus,
+  steps: z.array(traceStepSchema),
+  dropped_steps: int.optional(),
+  error: runErrorSchema.optional(),
 });
 
 const runEntrySchema = z.looseObject({
@@ -110,6 +159,10 @@ const runEntrySchema = z.looseObject({
   match: matchSchema.nullable(),
   calls: z.array(toolCallSchema),
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  /** turnstone's tool_call_log: { tool, args, result (≤ 500 chars), turn } per call; absent in older files. */
+  tool_log: z.array(z.looseObject({ tool: z.string(), args, result: z.string().optional(), turn: int })).optional(),
+  /** The sample's turns, model and tool calls with timings and results. */
+  trace: sampleTraceSchema.optional(),
 });
 
 const caseEntrySchema = z.looseObject({
@@ -125,6 +178,10 @@ const caseEntrySchema = z.looseObject({
   k: int,
   pass_at_k: num,
   pass_hat_k: num,
+  /** pass@k / pass^k for each requested k (`--pass-k`, a gate's k); null where k > the scored samples. */
+  pass_k: z.array(z.looseObject({ k: int, pass_at: num.nullable(), pass_hat: num.nullable() })).optional(),
+  /** The gate that decided meets_threshold, when one was set. */
+  gate: z.looseObject({ text: z.string(), value: num.nullable(), met: z.boolean() }).nullable().optional(),
   threshold: num,
   meets_threshold: z.boolean(),
   errored: z.boolean(),
@@ -151,6 +208,8 @@ const aggregateSchema = z.looseObject({
   scored_runs: int,
   passed_runs: int,
   errored_runs: int,
+  /** Samples with an unscorable or incomplete verdict (not in pass rates); absent in older files. */
+  unscorable_runs: int.optional(),
   errored_cases: int,
   cases_meeting_threshold: int,
   cases_below_threshold: int,
@@ -211,6 +270,73 @@ export type ResultsIteration = z.infer<typeof iterationSchema>;
 export type CaseEntry = z.infer<typeof caseEntrySchema>;
 export type RunEntry = z.infer<typeof runEntrySchema>;
 export type Aggregate = z.infer<typeof aggregateSchema>;
+export type SampleTraceJson = z.infer<typeof sampleTraceSchema>;
+export type SampleTraceStepJson = z.infer<typeof traceStepSchema>;
+
+function traceToJson(t: SampleTrace): SampleTraceJson {
+  const steps = t.steps.map((s): SampleTraceStepJson => {
+    if (s.kind === 'llm') {
+      return dropUndefined({
+        kind: 'llm' as const,
+        turn: s.turn,
+        index: s.index,
+        offset_ms: s.offsetMs,
+        duration_ms: s.durationMs,
+        model: s.model,
+        input_tokens: s.inputTokens,
+        output_tokens: s.outputTokens,
+        finish_reason: s.finishReason,
+        text: s.text,
+        tool_calls: [...s.toolCalls],
+        error: s.error ? { code: s.error.code, message: s.error.message } : undefined,
+      });
+    }
+    return dropUndefined({
+      kind: 'tool' as const,
+      turn: s.turn,
+      name: s.name,
+      call_id: s.callId,
+      offset_ms: s.offsetMs,
+      duration_ms: s.durationMs,
+      executed: s.executed,
+      arguments: s.arguments,
+      result: s.result,
+      is_error: s.isError,
+    });
+  });
+  return dropUndefined({
+    start_ms: t.startTimeMs,
+    duration_ms: t.durationMs,
+    status: t.status,
+    steps,
+    dropped_steps: t.droppedSteps,
+    error: t.error ? { code: t.error.code, message: t.error.message } : undefined,
+  });
+}
+
+function traceFromJson(t: SampleTraceJson): SampleTrace {
+  const steps = t.steps.map((s): SampleTraceStep => {
+    if (s.kind === 'llm') {
+      const step: SampleTraceStep = { kind: 'llm', turn: s.turn, index: s.index, offsetMs: s.offset_ms, durationMs: s.duration_ms, toolCalls: [...s.tool_calls] };
+      if (s.model !== undefined) step.model = s.model;
+      if (s.input_tokens !== undefined) step.inputTokens = s.input_tokens;
+      if (s.output_tokens !== undefined) step.outputTokens = s.output_tokens;
+      if (s.finish_reason !== undefined) step.finishReason = s.finish_reason;
+      if (s.text !== undefined) step.text = s.text;
+      if (s.error) step.error = { code: s.error.code, message: s.error.message };
+      return step;
+    }
+    const step: SampleTraceStep = { kind: 'tool', turn: s.turn, name: s.name, callId: s.call_id, offsetMs: s.offset_ms, durationMs: s.duration_ms, executed: s.executed };
+    if (s.arguments !== undefined) step.arguments = s.arguments;
+    if (s.result !== undefined) step.result = s.result;
+    if (s.is_error !== undefined) step.isError = s.is_error;
+    return step;
+  });
+  const trace: SampleTrace = { startTimeMs: t.start_ms, durationMs: t.duration_ms, status: t.status, steps };
+  if (t.dropped_steps !== undefined) trace.droppedSteps = t.dropped_steps;
+  if (t.error) trace.error = { code: t.error.code, message: t.error.message };
+  return trace;
+}
 
 function dropUndefined<T extends Record<string, unknown>>(obj: T): T {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
@@ -251,6 +377,8 @@ function replioFromJson(m: z.infer<typeof replioSchema>, calls: readonly ToolCal
 /** One sample as a turnstone run entry (plus the verdict). */
 export function runEntryOf(outcome: SampleOutcome): RunEntry {
   if (outcome.status === 'errored') {
+    // A partial run (the provider failed mid-run) keeps what happened: sequence, args, tokens, metrics.
+    const p = outcome.partial;
     return {
       sample: outcome.sample,
       status: 'errored',
@@ -260,18 +388,20 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
       unmatched: [],
       extra_tools: [],
       detail: `errored: ${outcome.error.code}: ${outcome.error.message}`,
-      tool_sequence: [],
-      tool_args: [],
+      tool_sequence: p ? p.calls.map((c) => c.name) : [],
+      tool_args: p ? p.calls.map((c) => ({ [c.name]: c.arguments })) : [],
       elapsed: outcome.elapsedMs / 1000,
       elapsed_ms: outcome.elapsedMs,
-      tokens: 0,
+      tokens: outcome.tokens ?? 0,
       json_dump: false,
-      run_status: null,
+      run_status: p ? 'error' : null,
       verdict: null,
-      replio: null,
+      replio: p?.replio ? replioToJson(p.replio, p.calls) : null,
       match: null,
-      calls: [],
+      calls: p ? p.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) : [],
       error: { code: outcome.error.code, message: outcome.error.message },
+      ...(outcome.toolLog ? { tool_log: outcome.toolLog.map((e) => ({ ...e })) } : {}),
+      ...(outcome.trace ? { trace: traceToJson(outcome.trace) } : {}),
     };
   }
   const v = outcome.verdict;
@@ -299,11 +429,16 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
       expected: dropUndefined({ tool: v.expected.tool, command: v.expected.command, host: v.expected.host, autonomy: v.expected.autonomy, no_run: v.expected.noRun }),
       observed: observedToJson(v.observed, v.calls),
       tool_mode: v.toolMode ?? null,
+      ...(v.checks ? { checks: v.checks.map((c) => ({ ...c })) } : {}),
+      ...(v.trace ? { trace_id: v.trace.traceId, root_span_id: v.trace.rootSpanId } : {}),
+      ...(v.trace?.url ? { trace_url: v.trace.url } : {}),
     },
     replio: v.replio ? replioToJson(v.replio, v.calls) : null,
     match: m ? matchToJson(m) : null,
     calls: v.calls.map((c) => ({ id: c.id, name: c.name })),
     error: null,
+    ...(outcome.toolLog ? { tool_log: outcome.toolLog.map((e) => ({ ...e })) } : {}),
+    ...(outcome.trace ? { trace: traceToJson(outcome.trace) } : {}),
   };
 }
 
@@ -342,6 +477,8 @@ export function caseEntryOf(r: CaseResult): CaseEntry {
     k: scoredRuns.length,
     pass_at_k: r.passAtK,
     pass_hat_k: r.passHatK,
+    pass_k: r.passK.map((p) => ({ k: p.k, pass_at: p.passAt, pass_hat: p.passHat })),
+    gate: r.gate ? { text: r.gate.text, value: r.gate.value, met: r.gate.met } : null,
     threshold: r.threshold,
     meets_threshold: r.meetsThreshold,
     errored: r.errored,
@@ -370,6 +507,7 @@ export function aggregateFromSummary(s: SuiteSummary, perCasePassRates: Record<s
     scored_runs: s.scoredSamples,
     passed_runs: s.passedSamples,
     errored_runs: s.erroredSamples,
+    unscorable_runs: s.unscorableSamples,
     errored_cases: s.errored,
     cases_meeting_threshold: s.casesMeetingThreshold,
     cases_below_threshold: s.casesBelowThreshold,
@@ -426,15 +564,36 @@ export function buildResultsDocument(input: ResultsInput): ResultsDocument {
   };
 }
 
-function outcomeOf(caseId: string, run: RunEntry): SampleOutcome {
+function outcomeOf(caseId: string, dialect: Dialect, run: RunEntry): SampleOutcome {
   const calls = runEntryCalls(run);
   if (run.status === 'errored' || !run.verdict) {
-    return {
+    const outcome: SampleOutcome = {
       status: 'errored',
       sample: run.sample,
       error: run.error ? { code: run.error.code, message: run.error.message } : { code: 'INTERNAL', message: run.detail },
       elapsedMs: run.elapsed_ms,
+      ...(run.trace ? { trace: traceFromJson(run.trace) } : {}),
     };
+    if (run.tool_log) outcome.toolLog = run.tool_log.map(toolLogEntry);
+    if (run.run_status === 'error') {
+      const partial: Verdict = {
+        caseId,
+        sample: run.sample,
+        dialect,
+        pass: false,
+        category: 'error',
+        reason: run.detail,
+        expected: {},
+        observed: {},
+        jsonDump: false,
+        status: 'error',
+        calls: runEntryCalls(run),
+      };
+      if (run.replio) partial.replio = replioFromJson(run.replio, partial.calls);
+      outcome.partial = partial;
+      outcome.tokens = run.tokens;
+    }
+    return outcome;
   }
   const v = run.verdict;
   const expected: Expected = {};
@@ -464,9 +623,22 @@ function outcomeOf(caseId: string, run: RunEntry): SampleOutcome {
     calls,
   };
   if (v.tool_mode) verdict.toolMode = v.tool_mode;
+  if (v.checks) verdict.checks = v.checks as unknown as CheckResult[];
+  if (v.trace_id && v.root_span_id) {
+    verdict.trace = { traceId: v.trace_id, rootSpanId: v.root_span_id };
+    if (v.trace_url) verdict.trace.url = v.trace_url;
+  }
   if (run.replio) verdict.replio = replioFromJson(run.replio, calls);
   if (run.match) verdict.match = matchFromJson(run.match);
-  return { status: 'scored', sample: run.sample, verdict, elapsedMs: run.elapsed_ms, tokens: run.tokens };
+  const outcome: SampleOutcome = { status: 'scored', sample: run.sample, verdict, elapsedMs: run.elapsed_ms, tokens: run.tokens, ...(run.trace ? { trace: traceFromJson(run.trace) } : {}) };
+  if (run.tool_log) outcome.toolLog = run.tool_log.map(toolLogEntry);
+  return outcome;
+}
+
+function toolLogEntry(e: NonNullable<RunEntry['tool_log']>[number]): ToolLogEntry {
+  const out: ToolLogEntry = { tool: e.tool, args: e.args, turn: e.turn };
+  if (e.result !== undefined) out.result = e.result;
+  return out;
 }
 
 /**
@@ -485,7 +657,7 @@ export function caseResultsFromDocument(doc: ResultsDocument, iteration?: number
 
 /** A case result from its case entry (the inverse of {@link caseEntryOf}). */
 export function caseResultOf(caseId: string, entry: CaseEntry): CaseResult {
-  const samples = entry.runs.map((run) => outcomeOf(caseId, run));
+  const samples = entry.runs.map((run) => outcomeOf(caseId, entry.dialect as Dialect, run));
   const result: CaseResult = {
     caseId,
     dialect: entry.dialect as Dialect,
@@ -496,10 +668,12 @@ export function caseResultOf(caseId: string, entry: CaseEntry): CaseResult {
     passRateHigh: entry.pass_rate_high,
     passAtK: entry.pass_at_k,
     passHatK: entry.pass_hat_k,
+    passK: (entry.pass_k ?? []).map((p) => ({ k: p.k, passAt: p.pass_at, passHat: p.pass_hat })),
     threshold: entry.threshold,
     meetsThreshold: entry.meets_threshold,
     errored: entry.errored,
   };
+  if (entry.gate) result.gate = { text: entry.gate.text, value: entry.gate.value, met: entry.gate.met };
   if (entry.suite !== null) result.suite = entry.suite;
   if (entry.runs.some((r) => r.match !== null)) result.avgScore = entry.avg_score;
   return result;

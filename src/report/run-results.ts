@@ -9,6 +9,7 @@ import type { CaseResult } from '../types/index.js';
 import { aggregateFromSummary, caseEntryOf, caseResultOf, RESULTS_SCHEMA, type CaseEntry, type ResultsMeta } from './results.js';
 import { redactUrl } from '../core/redact.js';
 import { createSummaryAccumulator } from '../scoring/summary.js';
+import { isUnjudgedCategory } from '../scoring/samples.js';
 import { createAtomicFileWriter } from '../core/atomic-write.js';
 import {
   isCaseRecord,
@@ -27,6 +28,8 @@ export interface RunFacts {
   cases: number;
   /** Cases below their threshold. */
   belowThreshold: number;
+  /** Cases with an `unscorable` or `incomplete` sample (for `--fail-on-unscorable`). */
+  unscorableCases: number;
   /** Cases whose every sample errored, with the first error. */
   infraFailed: Array<{ caseId: string; message: string }>;
   /** The first errored sample whose code is bad input (exit 2), if any. */
@@ -111,7 +114,7 @@ function streamDocument(
 
   const acc = createSummaryAccumulator();
   const passRates: Record<string, number> = {};
-  const facts: RunFacts = { cases: 0, belowThreshold: 0, infraFailed: [] };
+  const facts: RunFacts = { cases: 0, belowThreshold: 0, unscorableCases: 0, infraFailed: [] };
   const out = createAtomicFileWriter(file);
   const fd = openSync(o.logFile, 'r');
   try {
@@ -154,6 +157,7 @@ function splitOnce(text: string, sep: string): [string, string] {
 function foldFacts(facts: RunFacts, caseId: string, entry: CaseEntry): void {
   facts.cases++;
   if (!entry.meets_threshold) facts.belowThreshold++;
+  if (entry.runs.some((r) => r.status === 'scored' && r.verdict !== null && isUnjudgedCategory(r.verdict.category))) facts.unscorableCases++;
   if (entry.runs.length > 0 && entry.runs.every((r) => r.status === 'errored')) {
     const first = entry.runs[0]!;
     facts.infraFailed.push({ caseId, message: first.error?.message ?? first.detail });

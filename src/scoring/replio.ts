@@ -4,9 +4,17 @@ import { canonicalJson } from '../core/canonical-json.js';
 import { describeArgFailures, matchArgs } from './arg-match.js';
 import { totalTokens } from '../core/tokens.js';
 
-/** The tool calls of a run in order; a decision run that recorded only its terminal call yields that call. */
+/** The records themselves (no copy) unless some call was dropped at the parallel cap. */
+export function withoutDropped<T extends { dropped?: boolean }>(records: T[]): T[] {
+  return records.some((r) => r.dropped === true) ? records.filter((r) => r.dropped !== true) : records;
+}
+
+/**
+ * The tool calls of a run in order, without calls dropped at the parallel cap; a decision run that
+ * recorded only its terminal call yields that call.
+ */
 export function callsOf(run: Run): ToolCall[] {
-  if (run.toolCalls.length > 0) return run.toolCalls.map((r) => r.call);
+  if (run.toolCalls.length > 0) return withoutDropped(run.toolCalls).map((r) => r.call);
   return run.terminal ? [run.terminal.call] : [];
 }
 
@@ -35,6 +43,7 @@ export function countErrors(run: Run): number {
   let errors = modelErrors.length;
   if (run.error && !modelErrors.some((m) => m.error!.message === run.error!.message)) errors++;
   for (const record of run.toolCalls) {
+    if (record.dropped) continue;
     if (record.isError === true || (record.result !== undefined && record.result.startsWith('Error'))) errors++;
   }
   return errors;
@@ -55,6 +64,12 @@ function showNames(names: readonly string[]): string {
  * (avoid, exact, must_include, max_calls, min_calls, args). An empty list means it passed.
  */
 export function checkVerifier(verifier: ReplioVerifier, calls: readonly ToolCall[]): VerifierFailure[] {
+  return checkVerifierDetailed(verifier, calls).failures;
+}
+
+/** {@link checkVerifier}, also naming the `args` checks that could not be judged (arguments not captured). */
+export function checkVerifierDetailed(verifier: ReplioVerifier, calls: readonly ToolCall[]): { failures: VerifierFailure[]; notCheckable: string[] } {
+  const notCheckable: string[] = [];
   const names = calls.map((c) => c.name);
   const failures: VerifierFailure[] = [];
   const avoided = (verifier.avoid ?? []).filter((name) => names.includes(name));
@@ -77,6 +92,10 @@ export function checkVerifier(verifier: ReplioVerifier, calls: readonly ToolCall
       failures.push({ category: 'wrong_args', reason: `no call to ${tool} to check its arguments` });
       continue;
     }
+    if (candidates.some((c) => c.argumentsAbsent)) {
+      notCheckable.push(tool);
+      continue;
+    }
     // Arguments that were not JSON are a malformed call, not "arg X: missing".
     const parsed = candidates.filter((c) => !isUnparsedArgs(c.arguments));
     if (parsed.length === 0) {
@@ -88,7 +107,7 @@ export function checkVerifier(verifier: ReplioVerifier, calls: readonly ToolCall
       .sort((a, b) => a.length - b.length)[0]!;
     failures.push({ category: 'wrong_args', reason: `no ${tool} call passes the expected arguments: ${describeArgFailures(closest)}` });
   }
-  return failures;
+  return { failures, notCheckable };
 }
 
 /**

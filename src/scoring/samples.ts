@@ -1,5 +1,21 @@
 // Samples of one case: pass rate, Wilson interval, pass@k / pass^k, threshold.
-import type { Case, CaseResult, SampleOutcome } from '../types/index.js';
+import type { Case, CaseGate, CaseResult, GateResult, PassKValue, SampleOutcome, VerdictCategory } from '../types/index.js';
+
+/** Verdicts that judged nothing definite: left out of pass rates, intervals and pass@k, counted on their own. */
+const UNJUDGED: ReadonlySet<VerdictCategory> = new Set<VerdictCategory>(['unscorable', 'incomplete']);
+
+/**
+ * Whether a sample counts in pass rates: scored, with a definite verdict (not `unscorable`/`incomplete`).
+ * @example isJudged({ status: 'scored', verdict: { category: 'unscorable' } }) // false
+ */
+export function isJudged(o: { status: string; verdict?: { category: VerdictCategory } }): boolean {
+  return o.status === 'scored' && o.verdict !== undefined && !UNJUDGED.has(o.verdict.category);
+}
+
+/** Whether a verdict category is `unscorable` or `incomplete`. */
+export function isUnjudgedCategory(category: VerdictCategory): boolean {
+  return UNJUDGED.has(category);
+}
 
 /** z for a two-sided 95% interval. */
 export const Z_95 = 1.959963984540054;
@@ -62,19 +78,76 @@ export function meetsThreshold(passRate: number, threshold: number): boolean {
 }
 
 /**
+ * pass@k and pass^k for each k (sorted, deduplicated) over n scored samples with c passes; null where
+ * k > n (the estimator needs at least k samples).
+ *
+ * @example passKValues(5, 2, [1, 3]) // [{ k: 1, passAt: 0.4, passHat: 0.4 }, { k: 3, passAt: 0.9, passHat: 0 }]
+ */
+export function passKValues(n: number, c: number, ks: readonly number[]): PassKValue[] {
+  return [...new Set(ks)]
+    .filter((k) => Number.isSafeInteger(k) && k >= 1)
+    .sort((a, b) => a - b)
+    .map((k) => (n >= k ? { k, passAt: passAtK(n, c, k), passHat: passHatK(n, c, k) } : { k, passAt: null, passHat: null }));
+}
+
+function compare(value: number, op: CaseGate['op'], bar: number): boolean {
+  switch (op) {
+    case '>=':
+      return value + EPSILON >= bar;
+    case '>':
+      return value > bar + EPSILON;
+    case '<=':
+      return value <= bar + EPSILON;
+    case '<':
+      return value + EPSILON < bar;
+    case '==':
+      return Math.abs(value - bar) <= EPSILON;
+  }
+}
+
+/**
+ * Evaluate a gate over n scored samples with c passes. A gate on pass@k or pass^k with fewer than k
+ * scored samples cannot be checked and is not met; nor is any gate when nothing was scored.
+ */
+export function evaluateGate(gate: CaseGate, n: number, c: number): GateResult {
+  let value: number | null = null;
+  if (n > 0) {
+    if (gate.metric === 'pass_rate') value = c / n;
+    else if (gate.k !== undefined && gate.k <= n) value = gate.metric === 'pass@k' ? passAtK(n, c, gate.k) : passHatK(n, c, gate.k);
+  }
+  return { text: gate.text, value, met: value !== null && compare(value, gate.op, gate.value) };
+}
+
+/** Options of {@link aggregateCase}. */
+export interface AggregateOptions {
+  /** Pass-rate threshold of cases without their own. */
+  threshold: number;
+  /** The k values of pass@k / pass^k to report (`--pass-k`). @default [] */
+  passK?: readonly number[];
+  /** The gate of cases without their own (`--gate`); a gate replaces the threshold check. */
+  gate?: CaseGate;
+}
+
+/**
  * Aggregate the samples of one case. Errored samples (infrastructure) are counted apart and never as
  * failures: the pass rate is over scored samples only. A case with no scored sample cannot meet its
+ * Aggregate the samples of one case. Errored samples (infrastructure) and unscorable ones (a needed check could
+ * not be judged) are counted apart and never as failures: the pass rate is over scored samples only. A case with no scored sample cannot meet its
  * threshold. The case's own `threshold` setting wins over `opts.threshold` (as turnstone's per-case
- * n_runs wins over the CLI).
+ * n_runs wins over the CLI); a gate (the case's, else `opts.gate`) replaces the threshold check.
  */
-export function aggregateCase(c: Case, outcomes: readonly SampleOutcome[], opts: { threshold: number }): CaseResult {
+export function aggregateCase(c: Case, outcomes: readonly SampleOutcome[], opts: AggregateOptions): CaseResult {
   const samples = [...outcomes].sort((a, b) => a.sample - b.sample);
-  const scored = samples.filter((o) => o.status === 'scored');
+  const scored = samples.filter((o): o is Extract<SampleOutcome, { status: 'scored' }> => isJudged(o));
   const n = scored.length;
   const passes = scored.filter((o) => o.verdict.pass).length;
   const passRate = n ? passes / n : 0;
   const interval = wilsonInterval(passes, n);
   const threshold = c.settings.threshold ?? opts.threshold;
+  const gate = c.settings.gate ?? opts.gate;
+  const ks = [...(opts.passK ?? [])];
+  if (gate?.k !== undefined) ks.push(gate.k);
+  const gateResult = gate ? evaluateGate(gate, n, passes) : undefined;
   const scores = scored.flatMap((o) => (o.verdict.match ? [o.verdict.match.score] : []));
   const result: CaseResult = {
     caseId: c.id,
@@ -86,10 +159,14 @@ export function aggregateCase(c: Case, outcomes: readonly SampleOutcome[], opts:
     passRateHigh: interval.high,
     passAtK: n ? passAtK(n, passes, n) : 0,
     passHatK: n ? passHatK(n, passes, n) : 0,
+    passK: passKValues(n, passes, ks),
     threshold,
-    meetsThreshold: n > 0 && meetsThreshold(passRate, threshold),
+    meetsThreshold: gateResult ? gateResult.met : n > 0 && meetsThreshold(passRate, threshold),
     errored: samples.some((o) => o.status === 'errored'),
   };
+  if (gateResult) result.gate = gateResult;
+  const unscorable = samples.filter((o) => o.status === 'scored' && !isJudged(o)).length;
+  if (unscorable) result.unscorable = unscorable;
   if (c.suite !== undefined) result.suite = c.suite;
   if (scores.length) result.avgScore = scores.reduce((a, b) => a + b, 0) / scores.length;
   return result;

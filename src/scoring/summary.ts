@@ -1,7 +1,7 @@
 // Suite roll-ups: replio's summary (averages accuracy and pass rate, totals calls, redundant, errors,
 // tokens), turnstone's aggregate, and roll-ups by verdict category, tag and suite.
 import { VERDICT_CATEGORIES, type CaseResult, type VerdictCategory } from '../types/index.js';
-import { meetsThreshold } from './samples.js';
+import { isJudged, meetsThreshold } from './samples.js';
 
 /** Cases sharing a tag (or a suite). */
 export interface GroupRollup {
@@ -20,6 +20,8 @@ export interface SuiteSummary {
   scoredSamples: number;
   passedSamples: number;
   erroredSamples: number;
+  /** Samples with an `unscorable` or `incomplete` verdict: neither passed nor failed, left out of pass rates. */
+  unscorableSamples: number;
   casesMeetingThreshold: number;
   /** Cases with scored samples whose pass rate is below their threshold. */
   casesBelowThreshold: number;
@@ -55,7 +57,7 @@ export function sampleScore(verdict: { pass: boolean; match?: { score: number } 
 
 function caseMeets(r: CaseResult, threshold: number | undefined): boolean {
   if (threshold === undefined) return r.meetsThreshold;
-  const scored = r.samples.filter((s) => s.status === 'scored').length;
+  const scored = r.samples.filter((s) => isJudged(s)).length;
   return scored > 0 && meetsThreshold(r.passRate, threshold);
 }
 
@@ -64,8 +66,8 @@ function mean(values: readonly number[]): number {
 }
 
 function rollup(results: readonly CaseResult[], threshold: number | undefined): GroupRollup {
-  const scored = results.filter((r) => r.samples.some((s) => s.status === 'scored'));
-  const samples = results.flatMap((r) => r.samples.filter((s) => s.status === 'scored'));
+  const scored = results.filter((r) => r.samples.some((s) => isJudged(s)));
+  const samples = results.flatMap((r) => r.samples.filter((s) => isJudged(s)));
   return {
     cases: results.length,
     casesMeetingThreshold: results.filter((r) => caseMeets(r, threshold)).length,
@@ -93,20 +95,25 @@ function groupBy(results: readonly CaseResult[], keys: (r: CaseResult) => string
  */
 export function summarize(results: readonly CaseResult[], opts: { threshold?: number } = {}): SuiteSummary {
   const outcomes = results.flatMap((r) => r.samples);
-  const scored = outcomes.flatMap((s) => (s.status === 'scored' ? [s] : []));
+  const all = outcomes.flatMap((s) => (s.status === 'scored' ? [s] : []));
+  const scored = all.filter((s) => isJudged(s));
   const byCategory = Object.fromEntries(VERDICT_CATEGORIES.map((c) => [c, 0])) as Record<VerdictCategory, number>;
-  for (const s of scored) byCategory[s.verdict.category]++;
+  for (const s of all) byCategory[s.verdict.category]++;
   const accuracies = scored.flatMap((s) => (s.verdict.replio?.accuracy != null ? [s.verdict.replio.accuracy] : []));
+  // Calls, errors and tokens of partial runs (a provider failed mid-run) happened: they count too.
+  const partials = outcomes.flatMap((s) => (s.status === 'errored' && s.partial ? [s] : []));
+  const metrics = [...scored.map((s) => s.verdict.replio), ...partials.map((s) => s.partial!.replio)];
   const total = (pick: (m: NonNullable<(typeof scored)[number]['verdict']['replio']>) => number): number =>
-    scored.reduce((sum, s) => sum + (s.verdict.replio ? pick(s.verdict.replio) : 0), 0);
+    metrics.reduce((sum, m) => sum + (m ? pick(m) : 0), 0);
   const meeting = results.filter((r) => caseMeets(r, opts.threshold)).length;
-  const withScored = results.filter((r) => r.samples.some((s) => s.status === 'scored'));
+  const withScored = results.filter((r) => r.samples.some((s) => isJudged(s)));
   const summary: SuiteSummary = {
     cases: results.length,
     samples: outcomes.length,
     scoredSamples: scored.length,
     passedSamples: scored.filter((s) => s.verdict.pass).length,
-    erroredSamples: outcomes.length - scored.length,
+    erroredSamples: outcomes.length - all.length,
+    unscorableSamples: all.length - scored.length,
     casesMeetingThreshold: meeting,
     casesBelowThreshold: withScored.filter((r) => !caseMeets(r, opts.threshold)).length,
     errored: results.filter((r) => r.samples.some((s) => s.status === 'errored')).length,
@@ -118,7 +125,7 @@ export function summarize(results: readonly CaseResult[], opts: { threshold?: nu
     redundant: total((m) => m.redundant),
     errors: total((m) => m.errors),
     // The sample's own token count covers runs scored without replio metrics too.
-    tokens: scored.reduce((sum, s) => sum + s.tokens, 0),
+    tokens: scored.reduce((sum, s) => sum + s.tokens, 0) + partials.reduce((sum, s) => sum + (s.tokens ?? 0), 0),
     jsonDumps: scored.filter((s) => s.verdict.jsonDump).length,
     byCategory,
     byTag: Object.fromEntries([...groupBy(results, (r) => r.tags)].map(([k, v]) => [k, rollup(v, opts.threshold)])),
@@ -169,6 +176,7 @@ export function createSummaryAccumulator(opts: { threshold?: number } = {}): Sum
   let errors = 0;
   let tokens = 0;
   let jsonDumps = 0;
+  let unscorable = 0;
   const byTag = new Map<string, GroupSums>();
   const bySuite = new Map<string, GroupSums>();
   const addTo = (groups: Map<string, GroupSums>, key: string, r: CaseResult, meets: boolean, hasScored: boolean, scoredN: number, passedN: number): void => {
@@ -199,11 +207,25 @@ export function createSummaryAccumulator(opts: { threshold?: number } = {}): Sum
       for (const s of r.samples) {
         if (s.status !== 'scored') {
           anyErrored = true;
+          // Calls, errors and tokens of a partial run (a provider failed mid-run) happened: they count.
+          if (s.partial) {
+            const m = s.partial.replio;
+            if (m) {
+              calls += m.calls;
+              redundant += m.redundant;
+              errors += m.errors;
+            }
+            tokens += s.tokens ?? 0;
+          }
+          continue;
+        }
+        const v = s.verdict;
+        byCategory[v.category]++;
+        if (!isJudged(s)) {
+          unscorable++;
           continue;
         }
         scoredN++;
-        const v = s.verdict;
-        byCategory[v.category]++;
         if (v.pass) passedN++;
         if (v.replio?.accuracy != null) {
           accuracySum += v.replio.accuracy;
@@ -238,7 +260,8 @@ export function createSummaryAccumulator(opts: { threshold?: number } = {}): Sum
         samples,
         scoredSamples: scored,
         passedSamples: passed,
-        erroredSamples: samples - scored,
+        erroredSamples: samples - scored - unscorable,
+        unscorableSamples: unscorable,
         casesMeetingThreshold: meeting,
         casesBelowThreshold: below,
         errored,

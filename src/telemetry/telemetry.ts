@@ -2,6 +2,7 @@
 // the OTLP exporter (http/protobuf by default, which Phoenix requires, or http/json) or the embedded
 // JSON-lines file sink. Telemetry failures warn once and are dropped: they never change a verdict, an exit
 // code or the results file, and shutdown returns within the export timeout even if the collector hangs.
+import { traceLink } from '../core/trace-link.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tracer } from '@opentelemetry/api';
@@ -26,7 +27,7 @@ export interface Telemetry {
   emitCase(input: Omit<RenderInput, 'captureContent'>): RenderedTrace | undefined;
   /** The tracer, for verdict spans (emitVerdictSpan) and other callers. */
   readonly tracer: Tracer | undefined;
-  /** Export what is buffered, then post pending Phoenix annotations. Never rejects. */
+  /** Export what is buffered, then post pending Phoenix annotations and LangSmith feedback. Never rejects. */
   flush(): Promise<void>;
   /** flush() then close the exporter; returns within the export timeout. Never rejects. */
   shutdown(): Promise<void>;
@@ -79,8 +80,19 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     warn('setup', `disabled: ${(err as Error).message}`);
     return DISABLED;
   }
-  const guarded = new WarningExporter(exporter, (e) =>
-    warn('export', `export to ${destination} failed (${e}); spans dropped, the eval run is unaffected`),
+  // Root span ids waiting for an annotation, and those whose export succeeded: Phoenix gets annotations
+  // only for spans it has (or will have), never for spans that were dropped.
+  const awaiting = new Set<string>();
+  const exported = new Set<string>();
+  const guarded = new WarningExporter(
+    exporter,
+    (e) => warn('export', `export to ${destination} failed (${e}); spans dropped, the eval run is unaffected`),
+    (spans) => {
+      for (const s of spans) {
+        const id = s.spanContext().spanId;
+        if (awaiting.has(id)) exported.add(id);
+      }
+    },
   );
   const timeoutMs = config.timeoutMs;
   // Private: register() is never called, so a host application's global OpenTelemetry setup is never touched.
@@ -128,9 +140,40 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
 
   const flushUntil = async (deadline: number): Promise<void> => {
     await within(provider.forceFlush(), deadline - Date.now(), `export to ${destination}`);
-    if (pending.length === 0 || !config.annotations || config.annotationsUrl === undefined) return;
-    const targets = pending;
+    if (pending.length === 0) return;
+    // Only verdicts whose spans were exported are annotated or sent as feedback.
+    const targets = pending.filter((t) => exported.has(t.spanId));
+    const dropped = pending.length - targets.length;
+    for (const t of pending) {
+      awaiting.delete(t.spanId);
+      exported.delete(t.spanId);
+    }
     pending = [];
+    if (dropped > 0) {
+      const what = [config.annotations ? `phoenix annotations: ${dropped} verdict annotation(s)` : '', config.langsmith ? `langsmith feedback: ${dropped} feedback item(s)` : ''].filter(Boolean).join('; ');
+      warn('annotations-unexported', `${what} not sent: their spans were not exported`);
+    }
+    if (targets.length === 0) return;
+    // LangSmith feedback waits for ingest on its own clock (max_wait_ms), beside the Phoenix post.
+    const feedback = config.langsmith ? postFeedback(config.langsmith, targets) : Promise.resolve();
+    await postAnnotations(targets, deadline);
+    await feedback;
+  };
+
+  const postFeedback = async (ls: NonNullable<TelemetryConfig['langsmith']>, targets: AnnotationTarget[]): Promise<void> => {
+    const { buildLangSmithFeedback, postLangSmithFeedback } = await import('./langsmith.js');
+    const result = await postLangSmithFeedback({
+      endpoint: ls.endpoint,
+      feedback: buildLangSmithFeedback(targets),
+      maxWaitMs: ls.maxWaitMs,
+      ...(ls.apiKey !== undefined ? { apiKey: ls.apiKey } : {}),
+      ...(ls.backoffMs !== undefined ? { backoffMs: ls.backoffMs } : {}),
+    }).catch((err: Error) => ({ posted: 0, warning: `langsmith feedback: ${err.message}` }));
+    if (result.warning !== undefined) warn('feedback', result.warning);
+  };
+
+  const postAnnotations = async (targets: AnnotationTarget[], deadline: number): Promise<void> => {
+    if (!config.annotations || config.annotationsUrl === undefined) return;
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
       warn('annotations', `phoenix annotations: no time left within ${timeoutMs} ms; ${targets.length} verdict annotation(s) not sent`);
@@ -140,7 +183,7 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
       baseUrl: config.annotationsUrl,
       annotations: buildSpanAnnotations(targets),
       ...(config.apiKey !== undefined ? { apiKey: config.apiKey } : {}),
-      ...(config.exporter.kind === 'otlp' && config.exporter.caFile !== undefined ? { caFile: config.exporter.caFile } : {}),
+      ...annotationTls(config),
       timeoutMs: remaining,
     }).catch((err: Error) => ({ posted: 0, warning: `phoenix annotations: ${err.message}` }));
     if (result.warning !== undefined) warn('annotations', result.warning);
@@ -153,8 +196,15 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     emitCase(input) {
       if (closed) return undefined;
       try {
-        const rendered = renderRunTrace(tracer, { ...input, captureContent: config.captureContent });
-        if (config.annotations) {
+        const rendered = renderRunTrace(tracer, {
+          ...input,
+          captureContent: config.captureContent,
+          ...(config.captureHashed && config.hashKey !== undefined ? { hashKey: config.hashKey } : {}),
+        });
+        const url = traceLink(config.traceUrl, { traceId: rendered.traceId, spanId: rendered.rootSpanId, ...(config.project !== undefined ? { project: config.project } : {}) });
+        if (url) rendered.url = url;
+        if (config.annotations || config.langsmith) {
+          awaiting.add(rendered.rootSpanId);
           pending.push({
             spanId: rendered.rootSpanId,
             caseId: input.case.id,
@@ -209,9 +259,14 @@ function createExporter(config: TelemetryConfig, opts: TelemetryOptions): { expo
     httpAgentOptions: { keepAlive: false, ...tls },
   };
   const load =
-    e.protocol === 'http/json'
-      ? async () => new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(options)
-      : async () => new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(options);
+    e.protocol === 'grpc'
+      ? async () => {
+          const { loadGrpcTraceExporter } = await import('./grpc-exporter.js');
+          return loadGrpcTraceExporter({ url: e.url, headers: e.headers, timeoutMillis: config.timeoutMs, compression: e.compression, tls });
+        }
+      : e.protocol === 'http/json'
+        ? async () => new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(options)
+        : async () => new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(options);
   return { exporter: new LazyExporter(load), destination: e.url };
 }
 
@@ -254,12 +309,14 @@ class WarningExporter implements SpanExporter {
   constructor(
     private readonly inner: SpanExporter,
     private readonly onFailure: (error: string) => void,
+    private readonly onSuccess: (spans: ReadableSpan[]) => void = () => {},
   ) {}
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
     try {
       this.inner.export(spans, (result) => {
         if (result.code !== ExportResultCode.SUCCESS) this.onFailure(result.error?.message ?? 'unknown error');
+        else this.onSuccess(spans);
         resultCallback(result);
       });
     } catch (err) {
@@ -275,4 +332,15 @@ class WarningExporter implements SpanExporter {
   forceFlush(): Promise<void> {
     return this.inner.forceFlush?.() ?? Promise.resolve();
   }
+}
+
+/** The export's TLS files, for the annotation POST (one trust setting for both). */
+export function annotationTls(config: TelemetryConfig): { caFile?: string; clientCertFile?: string; clientKeyFile?: string } {
+  const e = config.exporter;
+  if (e.kind !== 'otlp') return {};
+  return {
+    ...(e.caFile !== undefined ? { caFile: e.caFile } : {}),
+    ...(e.clientCertFile !== undefined ? { clientCertFile: e.clientCertFile } : {}),
+    ...(e.clientKeyFile !== undefined ? { clientKeyFile: e.clientKeyFile } : {}),
+  };
 }

@@ -31,7 +31,7 @@ function cut(s: string, n: number): string {
 /** The summary as aligned text: counts by category, uninterpretable traces with reasons, evictions. */
 export function renderSummaryTable(s: ScoreSummary): string {
   const out: string[] = [];
-  out.push(`traces: ${s.traces}  verdicts: ${s.verdicts}  passed: ${s.passed}  failed: ${s.failed}  unmatched: ${s.unmatched}  uninterpretable: ${s.uninterpretable}`);
+  out.push(`traces: ${s.traces}  verdicts: ${s.verdicts}  passed: ${s.passed}  failed: ${s.failed}  unscorable: ${s.unscorable}  errored: ${s.errored}  unmatched: ${s.unmatched}  uninterpretable: ${s.uninterpretable}`);
   const cats = VERDICT_CATEGORIES.filter((c) => s.byCategory[c] > 0);
   if (cats.length) {
     out.push('');
@@ -92,6 +92,8 @@ export function renderJunit(lines: TraceVerdictLine[], s: ScoreSummary): string 
     out.push(`  <testsuite name="${xml(name)}" tests="${ls.length}" failures="${failures}" skipped="${skipped}">`);
     for (const l of ls) {
       out.push(`    <testcase classname="${xml(name)}" name="trace ${l.traceId}">`);
+      const props = [['trace_id', l.traceId], ['root_span_id', l.rootSpanId], ...(l.traceUrl ? [['trace_url', l.traceUrl]] : [])];
+      out.push(`      <properties>${props.map(([k, v]) => `<property name="${k}" value="${xml(v!)}"/>`).join('')}</properties>`);
       if (l.pass === false) out.push(`      <failure type="${xml(l.category ?? '')}" message="${xml(cut(l.reason, 200))}">${xml(`${l.reason}\ncalls: ${callsText(l)}`)}</failure>`);
       if (l.pass === null) out.push(`      <skipped message="${xml(l.reason)}"/>`);
       out.push('    </testcase>');
@@ -114,10 +116,11 @@ function mdCell(s: string): string {
 /** Markdown: a verdict table and the summary counts. */
 export function renderMarkdown(lines: TraceVerdictLine[], s: ScoreSummary): string {
   const out: string[] = ['# Offline trace scoring', ''];
-  out.push(`**${s.traces}** traces · **${s.verdicts}** verdicts · **${s.passed}** passed · **${s.failed}** failed · ${s.unmatched} unmatched · ${s.uninterpretable} uninterpretable`, '');
+  out.push(`**${s.traces}** traces · **${s.verdicts}** verdicts · **${s.passed}** passed · **${s.failed}** failed · ${s.unscorable} unscorable · ${s.errored} errored · ${s.unmatched} unmatched · ${s.uninterpretable} uninterpretable`, '');
   out.push('| trace | case / rule | category | result | calls | reason |', '| --- | --- | --- | --- | --- | --- |');
   for (const l of lines) {
-    out.push(`| \`${l.traceId.slice(0, 16)}\` | ${mdCell(label(l))} | ${l.category ?? '-'} | ${l.pass === null ? '-' : l.pass ? '✅' : '❌'} | ${mdCell(callsText(l))} | ${mdCell(l.reason)} |`);
+    const id = `\`${l.traceId.slice(0, 16)}\``;
+    out.push(`| ${l.traceUrl ? `[${id}](${l.traceUrl.replace(/[()]/g, encodeURIComponent)})` : id} | ${mdCell(label(l))} | ${l.category ?? '-'} | ${l.pass === null ? '-' : l.pass ? '✅' : '❌'} | ${mdCell(callsText(l))} | ${mdCell(l.reason)} |`);
   }
   const cats = VERDICT_CATEGORIES.filter((c) => s.byCategory[c] > 0);
   if (cats.length) {

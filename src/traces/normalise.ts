@@ -23,7 +23,7 @@ import {
   GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
   GEN_AI_OPERATION_NAME_VALUE_GENERATE_CONTENT,
   GEN_AI_OPERATION_NAME_VALUE_TEXT_COMPLETION,
-} from '@opentelemetry/semantic-conventions/incubating';
+} from '../semconv/gen-ai.js';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
 import { DISCOVERY_TOOLS } from '../toolset/layout.js';
@@ -40,7 +40,7 @@ import { oiFinishReason, readOiInput, readOiOutput, readOiToolSpan } from './pro
 import { readLegacyInput, readLegacyOutput, readTraceloopToolSpan } from './producers/openllmetry.js';
 import { readVercelInput, readVercelOutput, readVercelToolSpan } from './producers/vercel.js';
 import { readChoiceEvents, readEventInput, readToolMessageLogs } from './producers/gen-ai-events.js';
-import { isRunspecTrace, readRunspecCase, wasExecuted } from './producers/runspec.js';
+import { isRunspecTrace, readRunspecCase, wasDropped, wasExecuted } from './producers/runspec.js';
 import { withTotal } from '../core/tokens.js';
 
 /** What the normaliser learned about a trace besides the Run (for matching, annotations and output). */
@@ -146,6 +146,8 @@ interface ExecutedCall {
   result?: string;
   isError: boolean;
   executed: boolean;
+  /** A trajectory call beyond the parallel cap, not run (runspec.eval.dropped). */
+  dropped?: boolean;
 }
 
 /**
@@ -185,6 +187,7 @@ function toolSpanCall(span: SpanRecord, producers: Set<string>): ExecutedCall | 
     executed: wasExecuted(a),
   };
   if (f.id) exec.id = f.id;
+  if (wasDropped(a)) exec.dropped = true;
   if (f.result !== undefined) exec.result = contentText(f.result) ?? '';
   return exec;
 }
@@ -239,8 +242,10 @@ function providerOf(a: Record<string, unknown>): string | undefined {
   return toStr(a[ATTR_GEN_AI_PROVIDER_NAME]) ?? toStr(a[ATTR_GEN_AI_SYSTEM]) ?? toStr(a[OI.LLM_PROVIDER]) ?? toStr(a[OI.LLM_SYSTEM]) ?? toStr(a[K.VERCEL_MODEL_PROVIDER]);
 }
 
+// Ties keep arrival order (the sort is stable): exporters send spans as they end, which orders calls made
+// within the same millisecond; a span-id tie-break ordered them at random.
 function byStart(x: SpanRecord, y: SpanRecord): number {
-  return x.startTimeMs - y.startTimeMs || (x.spanId < y.spanId ? -1 : x.spanId > y.spanId ? 1 : 0);
+  return x.startTimeMs - y.startTimeMs;
 }
 
 // ---------------------------------------------------------------- assembly
@@ -341,7 +346,9 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
     };
   }
 
-  const decision = executed.some((e) => !e.executed);
+  // Decision runs capture a call without running it; a trajectory call that failed before running
+  // (denied, unknown, no mock) or was dropped at the parallel cap is not a capture.
+  const decision = executed.some((e) => !e.executed && !e.isError && !e.dropped);
   const ra = root.attributes;
   const usage: Usage = {};
   const sum = (k: keyof Usage): number | undefined => {
@@ -470,7 +477,7 @@ function joinCalls(input: {
         rec: {
           turn: index,
           modelCallIndex: index,
-          call: { id: c.id ?? '', name: c.name, arguments: c.arguments },
+          call: { id: c.id ?? '', name: c.name, arguments: c.arguments, ...(c.reconstructed ? { reconstructed: true } : {}) },
           startTimeMs: s.endTimeMs ?? s.startTimeMs,
           endTimeMs: s.endTimeMs ?? s.startTimeMs,
           executed: true,
@@ -505,6 +512,7 @@ function joinCalls(input: {
       r.endTimeMs = e.span.endTimeMs ?? e.span.startTimeMs;
       if (e.result !== undefined) r.result = e.result;
       if (e.isError) r.isError = true;
+      if (e.dropped) r.dropped = true;
       match.spanId = e.span.spanId;
       continue;
     }
@@ -519,6 +527,7 @@ function joinCalls(input: {
     };
     if (e.result !== undefined) rec.result = e.result;
     if (e.isError) rec.isError = true;
+    if (e.dropped) rec.dropped = true;
     const p: Pending = { rec, sortTimeMs: e.span.startTimeMs, seq: seq++, spanId: e.span.spanId, matchedTool: true };
     if (e.id) byId.set(e.id, p);
     pending.push(p);
@@ -577,6 +586,8 @@ function joinCalls(input: {
     if (p && p.rec.result === undefined) p.rec.result = m.result;
   }
 
+  // A call the model only requested (no tool span, no result in a later history) is not known to have run.
+  for (const p of pending) if (!p.matchedTool && p.rec.result === undefined) p.rec.executed = false;
   pending.sort((x, y) => x.sortTimeMs - y.sortTimeMs || x.seq - y.seq);
   const toolCalls = pending.map((p) => p.rec);
   pending.forEach((p, i) => {

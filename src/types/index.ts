@@ -3,10 +3,16 @@ export type {
   ArgExpectation,
   Autonomy,
   Case,
+  CaseGate,
   CaseMatchRule,
   CaseMode,
+  GateMetric,
+  GateOperator,
   CaseSettings,
+  CaseTool,
   Dialect,
+  CallsEquality,
+  ExpectedCall,
   ExpectedAction,
   FixtureSource,
   MatchMode,
@@ -40,14 +46,20 @@ export type {
   ToolLogEntry,
   Usage,
 } from './run.js';
-export { VERDICT_CATEGORIES } from './verdict.js';
+export { VERDICT_CATEGORIES, TRACE_TEXT_CHARS, TRACE_MAX_STEPS } from './verdict.js';
 export type {
   CaseResult,
+  CheckResult,
+  GateResult,
+  PassKValue,
   Expected,
   MatchScore,
   Observed,
   ReplioMetrics,
   SampleOutcome,
+  SampleTrace,
+  SampleTraceStep,
+  TraceRef,
   Verdict,
   VerdictCategory,
 } from './verdict.js';

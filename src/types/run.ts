@@ -13,6 +13,17 @@ export interface ToolCall {
   name: string;
   /** Parsed arguments; unparseable JSON becomes `{ _raw: text }` (turnstone `_raw` rule). */
   arguments: Record<string, unknown>;
+  /**
+   * The source recorded no arguments for this call (content capture off): `arguments` is then empty and
+   * argument checks are not checkable, not failed.
+   */
+  argumentsAbsent?: boolean;
+  /** Hashed capture: per argument, the keyed hash of its tolerant-canonical value (hex). */
+  argumentHashes?: Record<string, string>;
+  /** Fingerprint of the key the hashes were made with ({@link keyFingerprint} in scoring/arg-hash). */
+  argumentHashKey?: string;
+  /** Split back out of one call the producer garbled (merged streamed parallel calls). */
+  reconstructed?: boolean;
 }
 
 export interface Message {
@@ -23,6 +34,13 @@ export interface Message {
   toolCallId?: string;
   /** On tool messages: the tool name. */
   name?: string;
+  /** On tool messages: the call failed (Anthropic `tool_result.is_error`). */
+  isError?: boolean;
+  /**
+   * On assistant messages: the provider's reasoning blocks (Anthropic `thinking` / `redacted_thinking`,
+   * signature included), sent back unchanged on the next turn as the API requires during tool use.
+   */
+  reasoning?: Array<Record<string, unknown>>;
 }
 
 export type RunStatus = 'ok' | 'truncated' | 'error' | 'cancelled';
@@ -75,6 +93,18 @@ export interface ToolCallRecord {
   result?: string;
   /** The result is an error (denied, failed, or a result starting with "Error"). */
   isError?: boolean;
+  /**
+   * Why the call failed, for its span's `error.type`: `unknown_tool`, `permission_denied`,
+   * `not_implemented` (no implementation and no mock), `no_mock_match`, `tool_timeout`, `mcp_error`,
+   * `mcp_unavailable`, `cancelled`; absent for a tool that ran and answered with an error (`tool_error`).
+   */
+  errorType?: string;
+  /** Beyond the per-turn parallel cap: not run, and not counted as a call or an error of the model. */
+  dropped?: boolean;
+  /** The result came from `tool_mocks`. */
+  mocked?: boolean;
+  /** MCP `structuredContent` of the result, as the server sent it. */
+  structuredContent?: Record<string, unknown>;
   resolved?: ResolvedCall;
 }
 

@@ -16,6 +16,7 @@ function result(caseId: string, over: Partial<CaseResult> = {}): CaseResult {
     passRateHigh: 1,
     passAtK: 1,
     passHatK: 1,
+    passK: [],
     threshold: 1,
     meetsThreshold: true,
     errored: false,

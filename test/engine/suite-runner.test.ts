@@ -67,6 +67,7 @@ const scoring: SuiteScoring = {
       passRateHigh: 1,
       passAtK: passRate,
       passHatK: passRate,
+      passK: [],
       threshold,
       meetsThreshold: passRate >= threshold,
       errored: outcomes.some((o) => o.status === 'errored'),

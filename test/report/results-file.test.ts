@@ -37,6 +37,7 @@ function result(caseId: string, passRate: number): CaseResult {
     passRateHigh: 1,
     passAtK: passRate,
     passHatK: passRate,
+    passK: [],
     threshold: 1,
     meetsThreshold: passRate >= 1,
     errored: false,

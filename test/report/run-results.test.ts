@@ -38,6 +38,7 @@ describe('run results: log then streamed document', () => {
     expect(facts).toEqual({
       cases: results.length,
       belowThreshold: results.filter((r) => !r.meetsThreshold).length,
+      unscorableCases: 0,
       infraFailed: [{ caseId: 'provider-down', message: 'no answer in 60000 ms' }],
     });
   });

@@ -7,7 +7,17 @@ import { VERDICT_CATEGORIES, type CaseResult, type SampleOutcome, type Verdict }
 // them all at once. They are two codings of one definition: any difference is a bug in one of them.
 const outcome = (sample: number): fc.Arbitrary<SampleOutcome> =>
   fc.oneof(
-    fc.record({ code: fc.constantFrom('PROVIDER_TIMEOUT', 'PROVIDER_HTTP') }).map(({ code }) => ({ status: 'errored' as const, sample, error: { code, message: 'down' }, elapsedMs: 5 })),
+    fc
+      .record({ code: fc.constantFrom('PROVIDER_TIMEOUT', 'PROVIDER_HTTP'), partial: fc.option(fc.record({ calls: fc.nat(5), redundant: fc.nat(2), errors: fc.nat(2), tokens: fc.nat(500) }), { nil: undefined }) })
+      .map(({ code, partial }) => {
+        const out = { status: 'errored' as const, sample, error: { code, message: 'down' }, elapsedMs: 5 } as Extract<SampleOutcome, { status: 'errored' }>;
+        if (partial) {
+          // A provider failed mid-run: the calls it made still count.
+          out.partial = { caseId: 'c', sample, dialect: 'replio', pass: false, category: 'error', reason: '', expected: {}, observed: {}, jsonDump: false, status: 'error', calls: [], replio: { trace: [], names: [], accuracy: null, pass: null, tokens: 0, status: 'error', calls: partial.calls, redundant: partial.redundant, errors: partial.errors } } as unknown as Verdict;
+          out.tokens = partial.tokens;
+        }
+        return out;
+      }),
     fc
       .record({
         pass: fc.boolean(),

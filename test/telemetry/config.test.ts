@@ -18,6 +18,14 @@ function resolve(env: Record<string, string> = {}, file?: ConfigFile['telemetry'
 }
 
 describe('resolveTelemetryConfig', () => {
+  it('capture_content = "hashed" needs RUNSPEC_HASH_KEY; a flag or env turning content on wins; trace_url must be http(s)', () => {
+    expect(() => resolve({}, { capture_content: 'hashed' })).toThrow(/capture_content: "hashed" needs a key in RUNSPEC_HASH_KEY/);
+    expect(resolve({ RUNSPEC_HASH_KEY: 'k' }, { capture_content: 'hashed' }).config).toMatchObject({ captureContent: false, captureHashed: true, hashKey: 'k' });
+    expect(resolve({ RUNSPEC_HASH_KEY: 'k' }, { capture_content: 'hashed' }, { captureContent: true }).config).toMatchObject({ captureContent: true, captureHashed: false });
+    expect(resolve({}, { trace_url: 'http://p/{trace_id}' }).config.traceUrl).toBe('http://p/{trace_id}');
+    expect(() => resolve({}, { trace_url: 'javascript:alert(1)' })).toThrow(ConfigError);
+  });
+
   it('defaults to enabled, no content, no annotations, JSON lines under .runspec/traces', () => {
     const { config, warnings } = resolve();
     expect(config).toMatchObject({
@@ -78,8 +86,7 @@ describe('resolveTelemetryConfig', () => {
   });
 
   it.each([
-    { name: 'grpc protocol', env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, warning: /grpc is not supported/ },
-    { name: 'unknown protocol', env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'thrift' }, warning: /expected http\/protobuf or http\/json/ },
+    { name: 'unknown protocol', env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'thrift' }, warning: /expected http\/protobuf, http\/json or grpc/ },
     { name: 'non-numeric timeout', env: { OTEL_EXPORTER_OTLP_TIMEOUT: '10s' }, warning: /OTEL_EXPORTER_OTLP_TIMEOUT: expected an integer/ },
     { name: 'zero timeout', env: { OTEL_EXPORTER_OTLP_TIMEOUT: '0' }, warning: /positive number of milliseconds/ },
     { name: 'bad compression', env: { OTEL_EXPORTER_OTLP_COMPRESSION: 'zstd' }, warning: /expected gzip or none/ },
@@ -90,6 +97,12 @@ describe('resolveTelemetryConfig', () => {
     expect(warnings.join('\n')).toMatch(warning);
     expect(config.exporter).toMatchObject({ kind: 'otlp', protocol: 'http/protobuf', compression: 'none', headers: {} });
     expect(config.timeoutMs).toBe(10_000);
+  });
+
+  it('takes grpc and uses the endpoint as given (no /v1/traces for gRPC)', () => {
+    const { config, warnings } = resolve({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    expect(warnings).toEqual([]);
+    expect(config.exporter).toMatchObject({ kind: 'otlp', protocol: 'grpc', url: 'http://c:4317' });
   });
 
   it('ignores a non-URL endpoint variable with a warning and falls back to the file sink', () => {

@@ -5,11 +5,12 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import cliProgress from 'cli-progress';
 import { problemsOf, type ExecuteResult, type RunEvalOutcome, type RunProgress } from '../../app/run-suite.js';
-import { renderComparison } from '../../report/comparison.js';
+import { renderComparison, type ComparisonFormat } from '../../report/comparison.js';
 import { renderDocument } from '../../report/render.js';
 import type { OutputFormat } from '../../report/formats.js';
 import type { CliContext } from '../context.js';
 import { ensureNewline } from './_run-options.js';
+import { loadConfigFile } from '../../config/file.js';
 import { handleInterrupts } from './_interrupt.js';
 
 /**
@@ -67,7 +68,8 @@ export function printOutcome(ctx: CliContext, command: string, outcome: RunEvalO
       if (!result.interrupted) ctx.err(`results (${label}): ${result.finalFile}`);
       reportProblems(ctx, result);
     }
-    const f = format === 'json' || format === 'md' ? format : 'table';
+    // runEvalSuite refused any other format before running.
+    const f: ComparisonFormat = format === 'json' || format === 'md' ? format : 'table';
     ctx.stdout.write(ensureNewline(renderComparison(outcome.comparison, f)));
     return outcome.exitCode;
   }
@@ -101,5 +103,18 @@ function writeRunReport(ctx: CliContext, r: ExecuteResult, format: OutputFormat)
     }
     return;
   }
-  ctx.stdout.write(ensureNewline(renderDocument(r.doc, format)));
+  ctx.stdout.write(ensureNewline(renderDocument(r.doc, format, format === 'html' ? traceUrlOf(ctx.projectDir) : {})));
+}
+
+/**
+ * `[telemetry] trace_url` of runspec.toml (a Phoenix or LangSmith link template with `{trace_id}`) for the
+ * HTML report, read loosely: a config without the key, or one that does not load, gives no links.
+ */
+export function traceUrlOf(projectDir: string): { traceUrl?: string } {
+  try {
+    const t = loadConfigFile(projectDir).telemetry as Record<string, unknown> | undefined;
+    return typeof t?.trace_url === 'string' ? { traceUrl: t.trace_url } : {};
+  } catch {
+    return {};
+  }
 }

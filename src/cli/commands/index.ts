@@ -100,9 +100,27 @@ export const COMMAND_LOADERS: readonly CommandLoader[] = [
     load: async () => (await import('./config.js')).configCommand,
   },
   {
+    name: 'doctor',
+    term: 'doctor [options]',
+    summary: 'Check the configured telemetry end to end: canary trace and annotation/feedback, read back',
+    load: async () => (await import('./doctor.js')).doctorCommand,
+  },
+  {
+    name: 'import',
+    term: 'import',
+    summary: 'Import cases from another format (bfcl)',
+    load: async () => (await import('./import.js')).importCommand,
+  },
+  {
     name: 'schedule',
     term: 'schedule',
     summary: 'Manage scheduled eval sweeps in runspec_schedules.toml (a nightly drift check, the twin of the CI live tier)',
     load: async () => (await import('./schedule.js')).scheduleCommand,
+  },
+  {
+    name: 'ui',
+    term: 'ui [options]',
+    summary: 'Open the Evals console: suites, runs, saved reports and production verdicts in the browser',
+    load: async () => (await import('./ui.js')).uiCommand,
   },
 ];

@@ -5,6 +5,8 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../../errors.js';
+import type { TurnEvent } from '../../engine/run-case.js';
+import { formatTurnEvent } from '../../engine/turn-log.js';
 import { runSuite } from '../../engine/suite-runner.js';
 import { writeResultsDocument } from '../../report/results-docs.js';
 import { buildResultsDocument } from '../../report/results.js';
@@ -19,7 +21,6 @@ interface OptimizeFlags extends RunFlags {
   nRuns?: number;
   maxIter: number;
   optimize: boolean;
-  reasoningEffort?: 'low' | 'medium' | 'high';
   verbose?: boolean;
 }
 
@@ -63,20 +64,23 @@ async function optimizeAction(ctx: CliContext, targets: string[], flags: Optimiz
   const out = cwdPath(ctx, flags.out ?? 'eval_results.json');
   const runId = newRunId();
   const started = new Date().toISOString();
-  const meta = {
+  // turnstone's meta.n_runs_default: --n-runs, else the suite's defaults.n_runs, else 3.
+  const suiteDefault = cases.find((c) => c.settings.suiteSamples !== undefined)?.settings.suiteSamples;
+  const meta = () => ({
     run_id: runId,
     tool: 'runspec-eval',
     version: VERSION,
     started,
     provider: name,
+    // Read at every save: an auto-detected model is known once the first request has gone out.
     model: provider.model ?? flags.model ?? null,
     base_url: provider.baseUrl ?? null,
     test_suite: targets.join(',') || '(all)',
-    ...(flags.nRuns !== undefined ? { n_runs_default: flags.nRuns } : {}),
-  };
+    n_runs_default: flags.nRuns ?? suiteDefault ?? 3,
+  });
   const persist = (all: IterationRecord[]): void => {
     const doc = buildResultsDocument({
-      meta,
+      meta: meta(),
       iterations: all.map((it) => ({
         iteration: it.iteration,
         timestamp: it.timestamp,
@@ -107,6 +111,9 @@ async function optimizeAction(ctx: CliContext, targets: string[], flags: Optimiz
           toolsetFor: (c) => toolsets.get(c.id)!,
           samples: flags.nRuns,
           systemPrompt: prompt,
+          mcpServers: { projectDir: ctx.projectDir, env: project.env.raw },
+          // turnstone-eval -v: per-turn logging (API calls, tool args, results).
+          ...(flags.verbose ? { onTurn: (e: TurnEvent) => ctx.err(formatTurnEvent(e)) } : {}),
           sandbox,
           runId: `${runId}-i${iteration}`,
           onWarning: (w) => ctx.warn(w),
@@ -144,9 +151,8 @@ export const optimizeCommand: CommandModule = {
       .option('--n-runs <n>', 'runs per case (a case\'s own n_runs wins; else the suite default, else 3)', positiveInt)
       .option('--max-iter <n>', 'maximum optimisation iterations', positiveInt, 5)
       .option('--no-optimize', 'evaluate only (a single iteration)')
-      .option('--reasoning-effort <level>', 'low, medium or high (sent to the optimiser calls)')
       .option('--out <file>', 'results file, rewritten after every iteration', 'eval_results.json')
-      .option('-v, --verbose', 'per-case pass rates after every iteration')
+      .option('-v, --verbose', 'per-turn log (model calls, tool arguments and results) and per-case pass rates after every iteration')
       .addHelpText(
         'after',
         '\nEvery iteration runs each case n times with the current prompt, saves the results file, and stops when\n' +

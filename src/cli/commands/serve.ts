@@ -6,6 +6,7 @@ import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { RunspecError, UsageError } from '../../errors.js';
 import { renderSummaryTable, verdictLineJson } from '../../traces/format.js';
+import { createGrpcReceiver } from '../../traces/grpc-receiver.js';
 import type { TraceScoringFlags } from '../../app/score-traces.js';
 import { addTraceScoringOptions, intOption as int } from './score.js';
 
@@ -17,6 +18,8 @@ interface ServeFlags extends TraceScoringFlags {
   maxTraces: number;
   maxBodyBytes: number;
   out?: string;
+  /** `--grpc` alone: 4317; `--grpc PORT`: that port. */
+  grpc?: number | true;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -46,7 +49,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
     assembler: { quiet: flags.quietMs, maxOpenTraces: flags.maxTraces },
     onOutcome: (o) => {
       setup.sinks.add(o);
-      if (o.kind === 'scored') for (const l of o.lines) write(verdictLineJson(l));
+      if (o.kind === 'scored') for (const l of o.lines) write(verdictLineJson(setup.decorate(l)));
       else if (ctx.debug) ctx.err(`trace ${o.traceId}: not interpretable (${o.reason})`);
     },
   });
@@ -71,6 +74,33 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
     });
   }
   ctx.err(`runspec-eval serve: listening on ${url} (POST /v1/traces, /v1/logs; GET /healthz)`);
+  let grpcReceiver: Awaited<ReturnType<typeof createGrpcReceiver>> | undefined;
+  if (flags.grpc !== undefined) {
+    const grpcPort = flags.grpc === true ? 4317 : flags.grpc;
+    grpcReceiver = await createGrpcReceiver({
+      pipeline,
+      host: flags.host,
+      port: grpcPort,
+      maxMessageBytes: flags.maxBodyBytes,
+      // The HTTP receiver ticks the shared pipeline and scores open traces when it closes.
+      tickMs: 0,
+      flushOnClose: false,
+      ...(token ? { token } : {}),
+      onRequest: (r) => {
+        if (r.status !== 0) ctx.warn(`gRPC ${r.path}: status ${r.status}${r.message ? ` (${r.message})` : ''}`);
+      },
+    });
+    try {
+      const gurl = await grpcReceiver.listen();
+      ctx.err(`runspec-eval serve: OTLP/gRPC on ${gurl} (TraceService/Export, LogsService/Export)`);
+    } catch (err) {
+      await receiver.close();
+      throw new RunspecError('COLLECTOR', `serve: cannot listen for gRPC on ${flags.host}:${grpcPort} (${(err as Error).message})`, {
+        hint: 'pick another --grpc PORT, or stop what is using it',
+        cause: err,
+      });
+    }
+  }
   const annotationTimer = setInterval(() => void setup.sinks.flushAnnotations(), 2000);
   annotationTimer.unref();
   await new Promise<void>((done) => {
@@ -84,6 +114,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   });
   ctx.err('runspec-eval serve: shutting down, scoring open traces');
   clearInterval(annotationTimer);
+  await grpcReceiver?.close();
   await receiver.close();
   await setup.sinks.close();
   if (file) await new Promise<void>((r) => file!.end(() => r()));
@@ -99,18 +130,23 @@ export const serveCommand: CommandModule = {
       .option('--host <host>', 'address to bind (loopback by default)', '127.0.0.1')
       .option('--port <port>', 'port (0 picks a free one)', int('--port', 0), 4318)
       .option('--token-env <VAR>', 'require Authorization: Bearer $VAR on every POST')
-      .option('--quiet-ms <n>', 'a trace is complete when its root has ended and nothing arrived for this long', int('--quiet-ms', 1), 2000)
+      .option('--quiet-ms <n>', 'a trace is judged when it is whole (roots ended, parents present) and nothing arrived for this long', int('--quiet-ms', 1), 2000)
       .option('--max-traces <n>', 'open traces held before the oldest is scored early (counted as evicted)', int('--max-traces', 1), 10000)
       .option('--max-body-bytes <n>', 'largest request body, compressed or inflated (413 beyond)', int('--max-body-bytes', 1), 64 * 1024 * 1024)
-      .option('--out <file>', 'append verdict JSON lines to a file instead of stdout');
+      .option('--out <file>', 'append verdict JSON lines to a file instead of stdout')
+      .option('--grpc [port]', 'also receive OTLP/gRPC traces and logs on this port (default 4317; 0 picks a free one)', int('--grpc', 0));
     addTraceScoringOptions(cmd)
       .addHelpText(
         'after',
         `
+With --grpc, OTLP/gRPC (TraceService/Export, LogsService/Export; gzip) is received too, on its own port,
+for the Collector's load_balancing exporter and other gRPC senders; the same --token-env applies.
 Accepts application/x-protobuf and application/json, optionally gzip, and answers in the same encoding
 (partial_success lists rejected spans). 413 over --max-body-bytes (also for decompression bombs), 400 for
 a bad payload, 415 for another content type, 401 without the bearer token. SIGINT/SIGTERM score the open
-traces and exit 0. Verdict lines go to stdout (or --out); the listening URL and summary go to stderr.
+traces and exit 0. A trace that never becomes whole is judged after 10 × --quiet-ms as "incomplete".
+Spans that arrive for a judged trace within that time re-open it: a superseding verdict line (same trace and
+span ids, supersedes: true; Phoenix annotations upsert) replaces the earlier one. Verdict lines go to stdout (or --out); the listening URL and summary go to stderr.
 
 Examples:
   runspec-eval serve --port 4318 --rules rules.toml --export
