@@ -14,8 +14,8 @@ import { tempProject } from './e2e/_helpers.js';
 const SKIP: Record<string, string> = {
   // Long-running OTLP endpoints (they serve until stopped); test/traces/receiver*.test.ts covers serve.
   'README.md: runspec-eval serve --port 4318 --rules rules.toml': 'serves until stopped',
-  'examples/collector/README.md: runspec-eval serve --port 4318 --cases evals/ --rules rules.toml --export --otlp-endpoint http://gateway:4319/v1/traces --out /var/log/runspec/verdicts.jsonl':
-    'serves until stopped, exports to a gateway host',
+  'examples/collector/README.md: runspec-eval serve --host 0.0.0.0 --grpc 4317 --token-env OTLP_TOKEN --cases evals/ --rules rules.toml --export --otlp-endpoint http://gateway:4319/v1/traces --out /var/log/runspec/verdicts.jsonl':
+    'serves until stopped (OTLP/gRPC on all interfaces), exports to a gateway host',
   // A collector's archive on that machine; README's `score traces/ --cases evals/ --rules rules.toml` runs the same command.
   'examples/collector/README.md: runspec-eval score /var/lib/otelcol/archive/ --cases evals/ --rules rules.toml --shard 1/4 --output jsonl > s1.jsonl':
     "a collector host's archive path",

@@ -6,7 +6,7 @@ import { compareResults } from './compare.js';
 import type { CaseEntry, ResultsDocument, RunEntry, SampleTraceJson, SampleTraceStepJson } from './results.js';
 import { barChart, type BarItem } from './_charts.js';
 import { escapeXml as esc } from './_escape.js';
-import { caseViews, categoryCounts, formatInt, isJudgedRun, lastIteration, meaningOf, percent, thresholdText, titleOf, type CaseView } from './_present.js';
+import { caseViews, categoryCounts, formatInt, gateText, isJudgedRun, lastIteration, meaningOf, passKText, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 
 /** Options of the report view. */
 export interface ReportViewOptions {
@@ -257,7 +257,7 @@ function rowHtml(v: CaseView, i: number, p: string, opts: ReportViewOptions): st
     `<td data-label="Case"><code>${esc(v.caseId)}</code>${e.tags.length ? `<div class="tags">${e.tags.map((t) => `<span class="tag">${esc(t)}</span>`).join('')}</div>` : ''}</td>` +
     `<td data-label="Verdict">${badge(v.verdict)}</td>` +
     `<td data-label="Tool"><code>${esc(v.tool || '–')}</code></td><td data-label="Command">${esc(v.command || '–')}</td><td data-label="Autonomy">${esc(v.autonomy || '–')}</td><td data-label="Host">${esc(v.host || '–')}</td>` +
-    `<td data-label="Pass rate" class="rate">${esc(v.passRate)}<small>${esc(`95% ${percent(e.pass_rate_low)}–${percent(e.pass_rate_high)}`)}</small></td>` +
+    `<td data-label="Pass rate" class="rate">${esc(v.passRate)}<small>${esc(`95% ${percent(e.pass_rate_low)}–${percent(e.pass_rate_high)}`)}</small>${passKHtml(e)}</td>` +
     `<td data-label="Reason" class="reason">${esc(v.reason)}${errors ? ` <span class="badge fail">${errors} tool error${errors === 1 ? '' : 's'}</span>` : ''}` +
     `<div><button type="button" class="expand" aria-expanded="false" aria-controls="${detailId}">${e.runs.length} sample${e.runs.length === 1 ? '' : 's'} · trace</button></div></td>` +
     `</tr>` +
@@ -414,4 +414,10 @@ export function renderCompareView(a: { label?: string; doc: ResultsDocument }, b
 /** Every case entry of the document's last iteration (the console lists them). */
 export function caseEntries(doc: ResultsDocument): Array<[string, CaseEntry]> {
   return Object.entries(lastIteration(doc)?.cases ?? {});
+}
+
+/** The case's requested pass@k / pass^k values and its gate (`--pass-k`, `gate = "pass@3 >= 0.9"`), if any. */
+function passKHtml(entry: CaseEntry): string {
+  const bits = [passKText(entry), gateText(entry) && `gate ${gateText(entry)}`].filter(Boolean);
+  return bits.length ? `<div class="meta passk">${esc(bits.join(' · '))}</div>` : '';
 }

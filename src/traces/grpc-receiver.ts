@@ -6,7 +6,7 @@
 // The Collector's load_balancing exporter speaks only this protocol, so replicas can sit behind it directly.
 import type * as Grpc from '@grpc/grpc-js';
 import { timingSafeEqual } from 'node:crypto';
-import { ATTR_EVENT_NAME } from '@opentelemetry/semantic-conventions/incubating';
+import { ATTR_EVENT_NAME } from '../semconv/gen-ai.js';
 import { decodeLogsRequest, decodeTraceRequest, encodeLogsResponse, encodeTraceResponse } from './otlp-proto.js';
 import { logsFromRequest, spansFromRequest } from './spans.js';
 import type { TracePipeline } from './pipeline.js';
