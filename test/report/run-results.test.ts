@@ -43,6 +43,19 @@ describe('run results: log then streamed document', () => {
     });
   });
 
+  it('counts cases with an unscorable sample for --fail-on-unscorable', async () => {
+    const [a, b] = sampleCaseResults();
+    const first = a!.samples[0]!;
+    if (first.status !== 'scored') throw new Error('fixture: expected a scored sample');
+    const blind: CaseResult = { ...a!, samples: [{ ...first, verdict: { ...first.verdict, category: 'unscorable', pass: false } }, ...a!.samples.slice(1)] };
+    const dir = tmp();
+    const rec = await openRunRecorder(join(dir, 'r.jsonl'), header([blind.caseId, b!.caseId]));
+    rec.add(blind);
+    rec.add(b!);
+    await rec.close();
+    expect(rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: [blind.caseId, b!.caseId] }).unscorableCases).toBe(1);
+  });
+
   it('writes an empty cases object when nothing finished', async () => {
     const dir = tmp();
     const rec = await openRunRecorder(join(dir, 'r.jsonl'), header([]));
