@@ -11,9 +11,9 @@ import type { ConfigFile } from '../config/file.js';
 import { firstSet } from '../config/setting.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
 import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../fixtures/index.js';
-import { loadToolset } from '../toolset/index.js';
-import { buildSpanAnnotations, createTelemetry, emitVerdictSpan, postSpanAnnotations } from '../telemetry/index.js';
-import { annotationTls } from '../telemetry/telemetry.js';
+import { loadToolset } from '../toolset/load.js';
+import type { emitVerdictSpan, postSpanAnnotations } from '../telemetry/index.js';
+import type { annotationTls } from '../telemetry/telemetry.js';
 import { traceLink } from '../core/trace-link.js';
 import type { AnnotationTarget, Telemetry } from '../telemetry/index.js';
 import { loadRulesFile, scoreTraceFiles } from '../traces/index.js';
@@ -95,7 +95,10 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   if (hashKey !== undefined) scorer.hashKey = hashKey;
   for (const w of env.warnings) ctx.warn(w);
   env.warnings.length = 0;
-  const sinks = createVerdictSinks(ctx, flags, env, config);
+  // The OpenTelemetry SDK loads only for --export / --annotate (most of a cold start otherwise).
+  const tm: TelemetryModules | undefined =
+    flags.export || flags.annotate ? { ...(await import('../telemetry/index.js')), annotationTls: (await import('../telemetry/telemetry.js')).annotationTls } : undefined;
+  const sinks = createVerdictSinks(ctx, flags, env, config, tm);
   const template = config.telemetry?.trace_url;
   const project = config.telemetry?.project ?? env.get('PHOENIX_PROJECT_NAME');
   const decorate = (line: TraceVerdictLine): TraceVerdictLine => {
@@ -105,7 +108,9 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   return { scorer, env, config, cases, rules, sinks, decorate };
 }
 
-function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env, config: ConfigFile): VerdictSinks {
+type TelemetryModules = typeof import('../telemetry/index.js') & { annotationTls: typeof annotationTls };
+
+function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env, config: ConfigFile, tm: TelemetryModules | undefined): VerdictSinks {
   let telemetry: Telemetry | undefined;
   let annotationsUrl: string | undefined;
   let apiKey: string | undefined;
@@ -120,7 +125,7 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
     env.warnings.length = 0;
     if (flags.export) {
       if (cfg.exporter.kind === 'file') ctx.warn(`--export: no OTLP endpoint configured; verdict spans go to ${cfg.exporter.dir}`);
-      telemetry = createTelemetry(cfg, { onWarning: (w) => ctx.warn(w) });
+      telemetry = tm!.createTelemetry(cfg, { onWarning: (w) => ctx.warn(w) });
     }
     if (flags.annotate) {
       langsmith = cfg.langsmith;
@@ -128,7 +133,7 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
       annotationsUrl = flags.phoenixUrl ?? (langsmith && !config.telemetry?.eval_annotations ? undefined : cfg.annotationsUrl);
       apiKey = cfg.apiKey;
       // The annotation POST trusts what the export trusts (CA file, client certificate and key).
-      tls = annotationTls(cfg);
+      tls = tm!.annotationTls(cfg);
       if (!annotationsUrl && !langsmith) {
         throw new UsageError('USAGE', '--annotate: no Phoenix URL (expected --phoenix-url or a telemetry endpoint)', {
           hint: 'pass --phoenix-url http://127.0.0.1:6006, or set OTEL_EXPORTER_OTLP_ENDPOINT to your Phoenix',
@@ -153,9 +158,9 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
       if (r.warning) ctx.warn(r.warning);
     }
     if (!annotationsUrl) return;
-    const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: buildSpanAnnotations(batch), ...tls };
+    const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: tm!.buildSpanAnnotations(batch), ...tls };
     if (apiKey) opts.apiKey = apiKey;
-    const r = await postSpanAnnotations(opts);
+    const r = await tm!.postSpanAnnotations(opts);
     if (r.warning) ctx.warn(r.warning);
   };
   return {
@@ -168,7 +173,7 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
             const input: Parameters<typeof emitVerdictSpan>[1] = { target, verdict: v.verdict };
             if (v.caseId !== undefined) input.caseId = v.caseId;
             if (v.rule !== undefined) input.rule = v.rule;
-            emitVerdictSpan(telemetry.tracer, input);
+            tm!.emitVerdictSpan(telemetry.tracer, input);
           } catch (err) {
             ctx.warn(`--export: verdict span not emitted (${(err as Error).message})`);
           }

@@ -1,4 +1,4 @@
-import { connectMcp, type McpConnection } from '../toolset/mcp.js';
+import type { McpConnection } from '../toolset/mcp.js';
 import type { Toolset } from '../types/toolset.js';
 
 // MCP tools executed in trajectory mode. A host connects to each MCP server of a run the first time
@@ -66,7 +66,10 @@ export function createMcpToolHost(opts: McpToolHostOptions): ToolHost {
   const connect = (target: string): Promise<McpConnection> => {
     let conn = connections.get(target);
     if (!conn) {
-      conn = connectMcp(target, { projectDir: opts.projectDir, env: opts.env, timeoutMs: opts.connectTimeoutMs ?? 30_000, what: 'cannot start the MCP server' });
+      // The MCP SDK loads with the first MCP tool call, not with every run.
+      conn = import('../toolset/mcp.js').then(({ connectMcp }) =>
+        connectMcp(target, { projectDir: opts.projectDir, env: opts.env, timeoutMs: opts.connectTimeoutMs ?? 30_000, what: 'cannot start the MCP server' }),
+      );
       // A failed start is not retried for every call: each call reports it.
       conn.catch(() => undefined);
       connections.set(target, conn);

@@ -6,7 +6,7 @@ import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { RunspecError, UsageError } from '../../errors.js';
 import { renderSummaryTable, verdictLineJson } from '../../traces/format.js';
-import { createGrpcReceiver } from '../../traces/grpc-receiver.js';
+import type { createGrpcReceiver } from '../../traces/grpc-receiver.js';
 import type { TraceScoringFlags } from '../../app/score-traces.js';
 import { addTraceScoringOptions, intOption as int } from './score.js';
 
@@ -77,6 +77,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   let grpcReceiver: Awaited<ReturnType<typeof createGrpcReceiver>> | undefined;
   if (flags.grpc !== undefined) {
     const grpcPort = flags.grpc === true ? 4317 : flags.grpc;
+    const { createGrpcReceiver } = await import('../../traces/grpc-receiver.js');
     grpcReceiver = await createGrpcReceiver({
       pipeline,
       host: flags.host,
