@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, openSync, realpathSync, statSync } from 'node:fs';
 import { dirname, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 
@@ -46,5 +46,20 @@ function statSafe(p: string): ReturnType<typeof statSync> | undefined {
     return statSync(p);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * {@link ensureOutputDir}, then open `file` to write (`'w'`) or append (`'a'`): a file descriptor, or a
+ * UsageError (never an unhandled stream error).
+ * @example createWriteStream(file, { fd: openOutputFile(file, '--out', 'w') })
+ */
+export function openOutputFile(file: string, what: string, mode: 'w' | 'a'): number {
+  ensureOutputDir(file, what);
+  try {
+    return openSync(file, mode);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new UsageError('USAGE', `${what} ${file}: cannot write it (${code})`, { hint: 'pass a path in a writable directory, e.g. --out results/run.json' });
   }
 }

@@ -3,6 +3,7 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import { UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../core/atomic-write.js';
+import { ensureOutputDir } from '../../report/out-path.js';
 import { cwdPath } from './_run-options.js';
 
 function readInput(file: string, what: string): string {
@@ -39,6 +40,7 @@ export const importCommand: CommandModule = {
           for (const w of result.warnings) ctx.warn(w);
           if (result.suite.eval.length === 0) throw new UsageError('USAGE', `${questions}: no case to import`, { hint: 'pass a single-response BFCL category (simple, multiple, parallel, parallel_multiple, irrelevance, live_*)' });
           const out = cwdPath(ctx, flags.out);
+          ensureOutputDir(out, '--out');
           writeFileAtomic(out, JSON.stringify(result.suite, null, 1) + '\n');
           const counts = Object.entries(result.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');
           ctx.err(`import bfcl: ${result.suite.eval.length} cases (${counts}) → ${out}`);

@@ -1,6 +1,7 @@
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import { RunspecError } from '../../errors.js';
+import { ensureOutputDir } from '../../report/out-path.js';
 import { cwdPath, ensureNewline, OUTPUT_FORMATS, type OutputFormat } from './_run-options.js';
 
 export const mergeCommand: CommandModule = {
@@ -23,6 +24,7 @@ export const mergeCommand: CommandModule = {
           const merged = mergeDocuments(files.map((file) => ({ file, doc: readResultsDocument(cwdPath(ctx, file)) })));
           if (flags.out) {
             const out = cwdPath(ctx, flags.out);
+            ensureOutputDir(out, '--out');
             writeResultsDocument(out, merged);
             ctx.err(`results: ${out}`);
             if (flags.output) ctx.stdout.write(ensureNewline(renderDocument(merged, flags.output as OutputFormat)));

@@ -2,6 +2,7 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import { UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../core/atomic-write.js';
+import { ensureOutputDir } from '../../report/out-path.js';
 import { cwdPath, ensureNewline, OUTPUT_FORMATS, type OutputFormat } from './_run-options.js';
 
 export const reportCommand: CommandModule = {
@@ -22,6 +23,7 @@ export const reportCommand: CommandModule = {
           const text = ensureNewline(renderDocument(readResultsDocument(cwdPath(ctx, file)), flags.output as OutputFormat, flags.output === 'html' ? (await import('./_run-io.js')).traceUrlOf(ctx.projectDir) : {}));
           if (flags.out) {
             const out = cwdPath(ctx, flags.out);
+            ensureOutputDir(out, '--out');
             writeFileAtomic(out, text);
             ctx.err(`report: ${out}`);
           } else {

@@ -1,6 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { resolve } from 'node:path';
+import { openOutputFile } from '../../report/out-path.js';
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import type { CommandModule } from '../command.js';
@@ -58,7 +59,10 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
   const lines: TraceVerdictLine[] = [];
   let file: WriteStream | undefined;
   const streaming = flags.output === 'jsonl';
-  if (flags.out) file = createWriteStream(resolve(ctx.cwd, flags.out));
+  if (flags.out) {
+    const out = resolve(ctx.cwd, flags.out);
+    file = createWriteStream(out, { fd: openOutputFile(out, '--out', 'w') });
+  }
   const write = (text: string): void => {
     if (file) file.write(text + '\n');
     else ctx.out(text);

@@ -1,6 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { resolve } from 'node:path';
+import { openOutputFile } from '../../report/out-path.js';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
@@ -39,7 +40,10 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   const [{ loadTraceScoring }, { createOtlpReceiver, createTracePipeline }] = await Promise.all([import('../../app/score-traces.js'), import('../../traces/index.js')]);
   const setup = await loadTraceScoring(ctx, flags);
   let file: WriteStream | undefined;
-  if (flags.out) file = createWriteStream(resolve(ctx.cwd, flags.out), { flags: 'a' });
+  if (flags.out) {
+    const out = resolve(ctx.cwd, flags.out);
+    file = createWriteStream(out, { fd: openOutputFile(out, '--out', 'a') });
+  }
   const write = (line: string): void => {
     if (file) file.write(line + '\n');
     else ctx.out(line);
