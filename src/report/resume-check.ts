@@ -11,7 +11,8 @@ import type { ResultsLogHeader } from './results-file.js';
 
 /** Flags whose change makes finished cases incomparable with the rest of the run. */
 export const RESUME_SENSITIVE_FLAGS = [
-  'provider', 'model', 'baseUrl', 'temperature', 'maxTokens', 'toolset', 'toolMode', 'samples', 'threshold', 'validateArgs', 'maxTurns', 'systemPrompt', 'script',
+  'provider', 'model', 'baseUrl', 'temperature', 'maxTokens', 'reasoningEffort', 'contextWindow', 'toolset', 'toolMode', 'samples', 'threshold', 'validateArgs', 'maxTurns', 'systemPrompt', 'script',
+  'unsafeHostCommands',
 ] as const;
 
 /** Header option key holding a digest per case (its content, not where it was loaded from). */

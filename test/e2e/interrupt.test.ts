@@ -172,6 +172,9 @@ describe('resume that cannot lie', () => {
     const settings = await cli(['run', '--resume', log, '--max-turns', '7']);
     expect(settings.code).toBe(2);
     expect(settings.stderr).toMatch(/settings differ from the logged run \(maxTurns: \(unset\) → 7\)/);
+    const effort = await cli(['run', '--resume', log, '--reasoning-effort', 'high', '--unsafe-host-commands']);
+    expect(effort.code).toBe(2);
+    expect(effort.stderr).toMatch(/settings differ from the logged run \(reasoningEffort: \(unset\) → "high", unsafeHostCommands: \(unset\) → true\)/);
     writeFileSync(join(project.dir, 'resumable.json'), turnstone(['a', 'b']).replace('do b', 'do b differently'));
     const edited = await cli(['run', '--resume', log]);
     expect(edited.code).toBe(2);
