@@ -1,7 +1,9 @@
+import { safeText } from '../core/safe-text.js';
 import type { TurnEvent } from './run-case.js';
 
 // turnstone's `-v`: one line per model call (tokens, latency, what it asked for) and per tool call
 // (arguments and the start of the result). Content is cut short; it goes to stderr, never to a file.
+// Case ids, model text and tool output are untrusted: no escape sequence may act on the terminal.
 
 const cut = (text: string, max: number): string => {
   const one = text.replace(/\s+/g, ' ').trim();
@@ -13,6 +15,10 @@ const cut = (text: string, max: number): string => {
  * @example formatTurnEvent(e) // "[read-file#0 turn 0] tool file_read {"path":"a.py"} → 4 lines"
  */
 export function formatTurnEvent(e: TurnEvent): string {
+  return safeText(turnLine(e));
+}
+
+function turnLine(e: TurnEvent): string {
   const at = `[${e.caseId}#${e.sample} turn ${e.turn}]`;
   if (e.kind === 'model') {
     const r = e.record;

@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { buildResultsDocument, renderMarkdown, renderTable } from '../../src/report/index.js';
 import { aggregateCase, scoreRun } from '../../src/scoring/index.js';
 import { renderMarkdown as renderScoreMarkdown, renderTable as renderScoreTable } from '../../src/traces/format.js';
@@ -45,5 +50,33 @@ describe('output safety', () => {
       expect(out.split('\n').filter((l) => l.includes('abc'))).toHaveLength(1);
     }
     expect(renderScoreMarkdown([line] as never, summary as never)).toContain('line &amp; more');
+  });
+});
+
+describe('output safety of the -v turn log', () => {
+  it('shows escape sequences from the case id, the model text and tool output as text, one line per turn', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'runspec-vlog-'));
+    try {
+      const file = 'greet\u001b]0;pwned\u0007.txt';
+      writeFileSync(join(dir, 'c.json'), JSON.stringify({ cases: [{ id: 'evil\u001b[2J\nrow', user_prompt: 'x', setup: { files: { [file]: 'hi\u001b[31m\nthere\u202e' } }, expected_actions: [{ tool: 'read_file' }], n_runs: 1 }] }));
+      writeFileSync(join(dir, 's.json'), JSON.stringify({ default: [{ toolCalls: [{ name: 'read_file', arguments: { path: file } }] }, { text: 'done\u001b[2J\u001b]0;title\u0007\nnext' }] }));
+      let stderr = '';
+      const code = await main({
+        argv: ['run', 'c.json', '--provider', 'mock', '--script', 's.json', '--no-telemetry', '-v', '--out', 'r.json'],
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: dir, TMPDIR: dir },
+        stdout: new Writable({ write: (_c, _e, cb) => cb() }),
+        stderr: new Writable({ write: (c, _e, cb) => ((stderr += String(c)), cb()) }),
+      });
+      expect(code).toBe(0);
+      const turns = stderr.split('\n').filter((l) => l.includes(' turn '));
+      expect(turns).toHaveLength(3);
+      for (const l of turns) expect(l).toMatch(/^\[evil\\x1b\[2J row#0 turn \d\] /);
+      expect(turns[1]).toContain('hi\\x1b[31m there\\u202e');
+      expect(turns[2]).toContain('answer: done\\x1b[2J\\x1b]0;title\\x07 next');
+      expect(turns.join('\n')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
