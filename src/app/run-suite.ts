@@ -34,6 +34,7 @@ import { COMPARISON_FORMATS } from '../report/comparison.js';
 import { chooseCommandSandbox } from '../engine/sandbox/select.js';
 import { sweepStaleWorktrees } from '../engine/worktree-sweep.js';
 import { ensureOutputDir } from '../report/out-path.js';
+import { safeText } from '../core/safe-text.js';
 import { CASE_DIGESTS_KEY, caseDigests, checkResumeHeader, moveAsideOldLog, retryOnResume } from '../report/resume-check.js';
 
 export interface LoadedProject {
@@ -414,7 +415,8 @@ export function exitCodeOf(r: Pick<ExecuteResult, 'interrupted' | 'infraFailed' 
 export function problemsOf(r: ExecuteResult): string[] {
   const lines: string[] = [];
   if (r.badInput) lines.push(`error: ${r.badInput.message}`);
-  for (const c of r.infraFailed) lines.push(`error: ${c.caseId}: every sample failed: ${c.message}`);
+  // Case ids and provider messages are untrusted: one inert line each.
+  for (const c of r.infraFailed) lines.push(`error: ${safeText(c.caseId)}: every sample failed: ${safeText(c.message)}`);
   if (r.interrupted) {
     lines.push(`interrupted: ${r.facts.cases} of ${r.facts.cases + r.run.unfinished.length} cases finished; resume with --resume ${r.logFile}`);
   }

@@ -75,6 +75,18 @@ describe('output safety of the -v turn log', () => {
       expect(turns[1]).toContain('hi\\x1b[31m there\\u202e');
       expect(turns[2]).toContain('answer: done\\x1b[2J\\x1b]0;title\\x07 next');
       expect(turns.join('\n')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+      // A provider message (here the mock's) in the per-case error line: one inert line too.
+      writeFileSync(join(dir, 'e.json'), JSON.stringify({ default: [{ error: { message: 'down\u001b[2J\nsecond line' } }] }));
+      stderr = '';
+      const failed = await main({
+        argv: ['run', 'c.json', '--provider', 'mock', '--script', 'e.json', '--no-telemetry', '--out', 'r2.json'],
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: dir, TMPDIR: dir },
+        stdout: new Writable({ write: (_c, _e, cb) => cb() }),
+        stderr: new Writable({ write: (c, _e, cb) => ((stderr += String(c)), cb()) }),
+      });
+      expect(failed).toBe(3);
+      expect(stderr).toContain('error: evil\\x1b[2J row: every sample failed: mock provider: down\\x1b[2J second line\n');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
