@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
@@ -244,6 +245,22 @@ describe('commands', () => {
   });
 });
 
+});
+
+describe('tmpfs quota', () => {
+  it('bounds the private /tmp and HOME, and the sandbox root is read-only, where bwrap has --size', async () => {
+    const small = createCommandSandbox({ limits: { maxTmpfsBytes: 1024 * 1024 } });
+    const ok = (await small.ready()).ok;
+    const help = spawnSync('bwrap', ['--help'], { encoding: 'utf8' });
+    const run = await attack([call('bash', { command: 'head -c 2000000 /dev/zero > /tmp/a; head -c 2000000 /dev/zero > $HOME/b; touch /x; du -k /tmp/a $HOME/b' })], { sandbox: small });
+    const [out] = results(run);
+    if (!ok) expect(out).toMatch(/^Error: command tools are refused/);
+    else if (/--size\b/.test(`${help.stdout}`)) {
+      expect(out!.match(/No space left on device/g)).toHaveLength(2);
+      expect(out).toMatch(/\/x': Read-only file system/);
+      for (const m of out!.matchAll(/^(\d+)\s/gm)) expect(Number(m[1])).toBeLessThanOrEqual(1024);
+    }
+  });
 });
 
 describe('file tool time limit', () => {

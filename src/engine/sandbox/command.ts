@@ -59,6 +59,8 @@ export interface SandboxLimits {
   maxMemoryBytes?: number;
   /** Largest file a command may write, in bytes. @default 256 MiB */
   maxFileBytes?: number;
+  /** Size of each private tmpfs (`/tmp`, `HOME`), in bytes, where bwrap supports `--size` (0.8+); the root is read-only. @default 256 MiB */
+  maxTmpfsBytes?: number;
 }
 
 export interface CreateSandboxOptions {
@@ -129,12 +131,14 @@ function createHostSandbox(): CommandSandbox {
 }
 
 function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
-  const limits = { maxProcesses: 256, maxMemoryBytes: 4 * 1024 ** 3, maxFileBytes: 256 * 1024 ** 2, ...opts.limits };
+  const limits = { maxProcesses: 256, maxMemoryBytes: 4 * 1024 ** 3, maxFileBytes: 256 * 1024 ** 2, maxTmpfsBytes: 256 * 1024 ** 2, ...opts.limits };
   const searchPath = opts.searchPath ?? STANDARD_PATH;
   const asRoot = typeof process.geteuid === 'function' && process.geteuid() === 0;
   let readiness: Promise<SandboxReadiness> | undefined;
   let bwrap: string | undefined;
   let setpriv: string | undefined;
+  /** Whether this bwrap knows `--size` (tmpfs quotas); older ones leave the tmpfs bounded by memory only. */
+  let sizeFlag = false;
 
   const argv = (req: Pick<CommandRequest, 'shell' | 'command' | 'root' | 'env'>): { file: string; args: string[] } => {
     const args: string[] = [
@@ -153,7 +157,10 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
       else if (st?.isDirectory()) args.push('--ro-bind', d, d);
     }
     for (const e of ETC_ENTRIES) if (lstatSafe(e)) args.push('--ro-bind', e, e);
-    args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/home', '--dir', SANDBOX_HOME, '--bind', req.root, req.root, '--chdir', req.root, '--clearenv');
+    // The tmpfs mounts live in host memory: with --size each has a quota, and the root tmpfs is made read-only.
+    const size = sizeFlag ? ['--size', String(limits.maxTmpfsBytes)] : [];
+    args.push('--proc', '/proc', '--dev', '/dev', ...size, '--tmpfs', '/tmp', ...size, '--tmpfs', '/home', '--dir', SANDBOX_HOME, '--bind', req.root, req.root, '--chdir', req.root, '--clearenv');
+    if (sizeFlag) args.push('--remount-ro', '/');
     const env: Record<string, string> = { PATH: STANDARD_PATH, ...req.env, HOME: SANDBOX_HOME, PWD: req.root };
     for (const [k, v] of Object.entries(env)) if (isEnvName(k) && !v.includes('\0')) args.push('--setenv', k, v);
     // fd 3 tells the host pid of the sandbox's init, so the run can wait until its namespace is gone.
@@ -182,6 +189,8 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
       if (!setpriv) return { ok: false, message: `command tools are refused: running as root needs setpriv (util-linux) to drop to an unprivileged uid before bubblewrap; install util-linux, or ${OPT_OUT}` };
     }
     if (!findExecutable('/usr/bin/prlimit')) return { ok: false, message: `command tools are refused: /usr/bin/prlimit (util-linux) is missing, so the sandbox cannot limit processes and memory; install util-linux, or ${OPT_OUT}` };
+    const help = await spawnCollect({ file: bwrap, args: ['--help'], cwd: '/', env: {}, timeoutMs: PROBE_TIMEOUT_MS, maxOutputBytes: 65_536 });
+    sizeFlag = /--size\b/.test(help.output);
     const { mkdtemp, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const dir = await mkdtemp(join(tmpdir(), ownedPrefix('probe-')));
