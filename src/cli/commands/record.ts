@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
@@ -11,6 +12,9 @@ export async function recordAction(ctx: CliContext, targets: string[], flags: Re
   const { runEvalSuite } = await import('../../app/run-suite.js');
   const { printOutcome, progressBar, withInterrupt } = await import('./_run-io.js');
   const { out: script, results, merge, ...rest } = flags;
+  // Checked before the run: the recording is written at its end (under /proc a recursive mkdir used to spin).
+  const { ensureOutputDir } = await import('../../report/out-path.js');
+  ensureOutputDir(resolve(ctx.cwd, script), '--out');
   const runFlags: RunFlags = { ...rest, ...(results ? { out: results } : {}) };
   const progress = progressBar(ctx);
   const outcome = await withInterrupt(ctx, (signal) =>
