@@ -9,6 +9,7 @@ import type { TurnEvent } from '../../engine/run-case.js';
 import { formatTurnEvent } from '../../engine/turn-log.js';
 import { runSuite } from '../../engine/suite-runner.js';
 import { writeResultsDocument } from '../../report/results-docs.js';
+import { ensureOutputDir } from '../../report/out-path.js';
 import { buildResultsDocument } from '../../report/results.js';
 import { DEFAULT_AGENT_PROMPT, runOptimization, type IterationRecord, type OptimizerModel } from '../../optimize/index.js';
 import type { Provider } from '../../providers/index.js';
@@ -62,6 +63,7 @@ async function optimizeAction(ctx: CliContext, targets: string[], flags: Optimiz
     }
   }
   const out = cwdPath(ctx, flags.out ?? 'eval_results.json');
+  ensureOutputDir(out, '--out');
   const runId = newRunId();
   const started = new Date().toISOString();
   // turnstone's meta.n_runs_default: --n-runs, else the suite's defaults.n_runs, else 3.
