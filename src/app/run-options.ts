@@ -17,6 +17,9 @@ export interface RunFlags {
   temperature?: number;
   maxTokens?: number;
   timeoutMs?: number;
+  /** Attempts per model request, the first included (1 = no retry). */
+  attempts?: number;
+  /** @deprecated the old name of `attempts` (it always counted attempts). */
   retries?: number;
   maxRequests?: number;
   toolset?: string;

@@ -8,7 +8,7 @@ import { readEnv } from '../config/env.js';
 import type { Env } from '../config/env.js';
 import { loadConfigFile } from '../config/file.js';
 import type { ConfigFile } from '../config/file.js';
-import { firstSet } from '../config/setting.js';
+import { resolveRunSettings } from '../config/settings.js';
 import { resolveTelemetryConfig } from '../config/telemetry.js';
 import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../fixtures/index.js';
 import { loadToolset } from '../toolset/index.js';
@@ -80,7 +80,10 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   for (const c of cases) byCase.set(c, await load(toolsetSpecFor(c, toolsetSpec, env, config)));
   const ruleToolset = toolsetSpec ? await load(toolsetSpec) : undefined;
   if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; those checks are skipped');
-  const toolMode = firstSet<ToolMode | undefined>(flags.toolMode, undefined, config.llm?.tool_mode, undefined).value;
+  // The same resolver as `run` (RUNSPEC_TOOL_MODE included); left unset, each trace's own tool mode
+  // decides, else dedup.
+  const resolved = resolveRunSettings({ flags: flags.toolMode ? { toolMode: flags.toolMode } : {}, env, file: config }).toolMode;
+  const toolMode = resolved.source === 'default' ? undefined : resolved.value;
   const scorer: TraceScorerOptions = { cases, rules, toolsetFor: (c) => byCase.get(c) };
   if (ruleToolset) scorer.toolset = ruleToolset;
   if (toolMode) scorer.toolMode = toolMode;

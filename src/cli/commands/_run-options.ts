@@ -1,7 +1,7 @@
 // Options of `run` and the commands built on it, plus small path/label helpers. Kept free of the heavy
 // modules (engine, providers, telemetry) so that registering the commands costs nothing at start-up.
 
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { OUTPUT_FORMATS } from '../../report/formats.js';
 import { TOOL_MODES } from '../../core/vocabulary.js';
 import { SHARD_HELP } from '../../core/shard.js';
@@ -53,7 +53,9 @@ export function addModelOptions(cmd: Command, opts: { provider?: boolean } = {})
     .option('--temperature <t>', 'sampling temperature', number)
     .option('--max-tokens <n>', 'max completion tokens', positiveInt)
     .option('--timeout-ms <ms>', 'per-request time limit in milliseconds', positiveInt)
-    .option('--retries <n>', 'attempts per request on transient provider errors (default 3; 1 = no retry)', nonNegativeInt)
+    .option('--attempts <n>', 'attempts per model request, the first included, on transient errors (default 3; 1 = no retry)', positiveInt)
+    // The old name: it always counted attempts, not retries. Kept working, out of --help.
+    .addOption(new Option('--retries <n>', 'old name of --attempts').argParser(nonNegativeInt).hideHelp())
     .option('--max-requests <n>', 'model requests in flight at once per provider (default 8)', positiveInt);
 }
 
