@@ -1,12 +1,17 @@
 import { defineConfig } from 'vitest/config';
 
+// Two projects: `unit` (in-process, including the CLI through main()) and `e2e` (whole runs, real processes,
+// a browser). `npx vitest run --project unit` for a quick loop; `npm test` runs both.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', '**/node_modules/**'] } },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
+    ],
   },
 });

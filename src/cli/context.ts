@@ -9,6 +9,10 @@ export interface CliContext {
   env: EnvSource;
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** What `-` reads (`score -`). */
+  stdin: AsyncIterable<Uint8Array>;
+  /** The current time (injected by tests; the system clock otherwise). */
+  now(): Date;
   debug: boolean;
   /** Print one line to stdout. */
   out(line: string): void;
@@ -25,6 +29,8 @@ export function createContext(opts: {
   debug: boolean;
   stdout: CliContext['stdout'];
   stderr: CliContext['stderr'];
+  stdin?: CliContext['stdin'];
+  now?: () => Date;
 }): CliContext {
   const stdout = opts.stdout;
   const stderr = opts.stderr;
@@ -34,6 +40,8 @@ export function createContext(opts: {
     env: opts.env,
     stdout,
     stderr,
+    stdin: opts.stdin ?? process.stdin,
+    now: opts.now ?? (() => new Date()),
     debug: opts.debug,
     out: (line) => void stdout.write(line + '\n'),
     err: (line) => void stderr.write(line + '\n'),

@@ -14,6 +14,9 @@ export interface MainOptions {
   env?: Record<string, string | undefined>;
   stdout?: CliContext['stdout'];
   stderr?: CliContext['stderr'];
+  stdin?: CliContext['stdin'];
+  /** The clock commands read for "now" (default: the system clock). */
+  now?: () => Date;
 }
 
 /** Parse argv, run one command, and return its exit code. Never calls process.exit itself. */
@@ -21,6 +24,7 @@ export async function main(opts: MainOptions): Promise<number> {
   const env = opts.env ?? process.env;
   const stdout = opts.stdout ?? process.stdout;
   const stderr = opts.stderr ?? process.stderr;
+  const stdin = opts.stdin ?? process.stdin;
   let exitCode = 0;
   let ctx: CliContext | undefined;
   const program = new Command('runspec-eval');
@@ -38,7 +42,7 @@ export async function main(opts: MainOptions): Promise<number> {
   const getContext = (): CliContext => {
     if (!ctx) {
       const g = program.opts<{ path: string; debug?: boolean }>();
-      ctx = createContext({ cwd: opts.cwd ?? process.cwd(), path: g.path, env, debug: !!g.debug, stdout, stderr });
+      ctx = createContext({ cwd: opts.cwd ?? process.cwd(), path: g.path, env, debug: !!g.debug, stdout, stderr, stdin, ...(opts.now ? { now: opts.now } : {}) });
     }
     return ctx;
   };

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { parseStructuredText, validateStructured } from '../core/structured-file.js';
 import { join } from 'node:path';
-import { CronExpressionParser } from 'cron-parser';
+import { Cron } from 'croner';
 import { stringify as stringifyToml } from 'smol-toml';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
@@ -55,7 +55,7 @@ export function loadSchedules(projectDir: string): ScheduleEntry[] {
     if (seen.has(s.id)) throw new ConfigError('CONFIG', `${file}:${lines[i] ?? '?'}: schedule[${i}].id: duplicate id ${JSON.stringify(s.id)}`);
     seen.add(s.id);
     try {
-      CronExpressionParser.parse(s.when.cron, { tz: s.when.timezone ?? 'UTC' });
+      checkCron(s.when);
     } catch (err) {
       throw new ConfigError('CONFIG', `${file}:${source.lines(['schedule', i, 'when', 'cron'])}: schedule[${i}].when.cron: not a cron expression (${JSON.stringify(s.when.cron)}): ${(err as Error).message}`, {
         hint: 'five fields: minute hour day-of-month month day-of-week, e.g. "0 6 * * 1-5"',
@@ -65,9 +65,21 @@ export function loadSchedules(projectDir: string): ScheduleEntry[] {
   return parsed.data.schedule;
 }
 
+/** A cron expression (five fields, or six with seconds first) in the schedule's time zone (default UTC). */
+function cronOf(when: ScheduleEntry['when']): Cron {
+  return new Cron(when.cron, { timezone: when.timezone ?? 'UTC', mode: '5-or-6-parts' });
+}
+
+/** Throws when the expression does not parse or can never fire (`0 0 31 2 *`). */
+function checkCron(when: ScheduleEntry['when']): void {
+  if (cronOf(when).nextRun(new Date(0)) === null) throw new Error('it never fires');
+}
+
 /** The next time the schedule fires strictly after `after`. */
 export function nextFire(s: ScheduleEntry, after: Date): Date {
-  return CronExpressionParser.parse(s.when.cron, { currentDate: after, tz: s.when.timezone ?? 'UTC' }).next().toDate();
+  const next = cronOf(s.when).nextRun(after);
+  if (!next) throw new ConfigError('CONFIG', `schedule ${s.id}: cron ${JSON.stringify(s.when.cron)} never fires after ${after.toISOString()}`);
+  return next;
 }
 
 /** Schedules that fired in (since, at]: the ones a sweep started at `at` should run. */
@@ -80,7 +92,7 @@ export function saveSchedule(projectDir: string, entry: ScheduleEntry): void {
   const parsed = ScheduleSchema.safeParse(entry);
   if (!parsed.success) throw new ConfigError('CONFIG', `schedule ${entry.id}: ${parsed.error.issues[0]!.message}`);
   try {
-    CronExpressionParser.parse(entry.when.cron, { tz: entry.when.timezone ?? 'UTC' });
+    checkCron(entry.when);
   } catch (err) {
     throw new ConfigError('CONFIG', `schedule ${entry.id}: --cron: not a cron expression (${JSON.stringify(entry.when.cron)}): ${(err as Error).message}`);
   }

@@ -85,7 +85,7 @@ export interface RunSuiteOptions {
   /** Called once per finished case, in finishing order; awaited before the next case is reported. */
   onCaseResult?(result: CaseResult, c: Case): void | Promise<void>;
   onSample?(progress: SampleProgress): void;
-  onWarning?(message: string): void;
+  onWarning?: (message: string) => void;
   /** Replace the engine's agent loop (a custom agent); the default is the engine's `runCase`. */
   runCase?: RunCaseFn;
   /** Replace scoring (tests); the default is scoring/. */

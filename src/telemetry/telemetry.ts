@@ -8,7 +8,8 @@ import type { Tracer } from '@opentelemetry/api';
 import { SEMRESATTRS_PROJECT_NAME } from '@arizeai/openinference-semantic-conventions';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TelemetryConfig } from '../config/telemetry.js';
 import { buildSpanAnnotations, postSpanAnnotations, type AnnotationTarget } from './phoenix.js';
@@ -82,7 +83,8 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     warn('export', `export to ${destination} failed (${e}); spans dropped, the eval run is unaffected`),
   );
   const timeoutMs = config.timeoutMs;
-  const provider = new BasicTracerProvider({
+  // Private: register() is never called, so a host application's global OpenTelemetry setup is never touched.
+  const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({
       ...config.resourceAttributes,
       [ATTR_SERVICE_NAME]: config.serviceName,

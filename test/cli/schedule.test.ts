@@ -48,6 +48,8 @@ describe('schedules', () => {
   it.each([
     // The line of the cron value itself (it used to be the line of the [[schedule]] header).
     { name: 'a bad cron expression', text: SEED.replace('0 6 * * 1-5', 'every day'), message: `runspec_schedules.toml:${SEED.split('\n').findIndex((l) => l.includes('0 6 * * 1-5')) + 1}: schedule[0].when.cron: not a cron expression` },
+    { name: 'a cron that never fires', text: SEED.replace('0 6 * * 1-5', '0 0 31 2 *'), message: 'schedule[0].when.cron: not a cron expression ("0 0 31 2 *"): it never fires' },
+    { name: 'an unknown time zone', text: SEED.replace('cron = "0 6 * * 1-5"', 'cron = "0 6 * * 1-5"\ntimezone = "Mars/Olympus"'), message: 'schedule[0].when.cron: not a cron expression' },
     { name: 'a missing fixture', text: '[[schedule]]\nid = "a"\naction = "eval"\n[schedule.when]\ncron = "* * * * *"\n', message: 'runspec_schedules.toml:1: schedule[0].eval_fixture' },
     { name: 'a TOML syntax error', text: '[[schedule]\n', message: 'runspec_schedules.toml:1:' },
   ])('rejects $name with exit 2 and a one-line message', async ({ text, message }) => {
@@ -79,6 +81,17 @@ cron = "0 6 * * *"
     const again = await runCli(['--path', dir, 'schedule', 'run', '--due', '--at', '2026-11-30T06:45:00Z']);
     expect(again.exitCode).toBe(0);
     expect(again.stderr).toContain('no schedule is due');
+  });
+
+  it('reads "now" from the injected clock: list shows the next fire time, run --due runs what fired in the last hour', async () => {
+    const dir = project(SEED);
+    const list = await runCli(['--path', dir, 'schedule', 'list', '--output', 'json'], { now: () => new Date('2026-11-27T12:00:00Z') });
+    // Friday noon: the next weekday 06:00 is Monday.
+    expect(JSON.parse(list.stdout)[0].next).toBe('2026-11-30T06:00:00.000Z');
+    const due = await runCli(['--path', dir, 'schedule', 'due'], { now: () => new Date('2026-11-30T06:20:00Z') });
+    expect(due.stdout.trim()).toBe('nightly-evals');
+    const notDue = await runCli(['--path', dir, 'schedule', 'due'], { now: () => new Date('2026-11-30T08:20:00Z') });
+    expect(notDue.stdout.trim()).toBe('');
   });
 
   it('refuses an unknown schedule id with exit 2', async () => {

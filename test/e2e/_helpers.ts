@@ -19,7 +19,7 @@ export function tempProject(prefix = 'runspec-e2e-'): { dir: string; write(rel: 
   };
 }
 
-/** Environment for a spawned CLI: HOME inside the project so no global fixtures leak in. */
+/** Environment for the CLI under test: HOME inside the project so no global fixtures leak in. */
 export function cliEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {
   return { HOME: dir, OPENAI_API_KEY: SECRET, ...extra };
 }

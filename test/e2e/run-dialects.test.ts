@@ -5,7 +5,7 @@ import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js
 import { runCli } from '../helpers/run-cli.js';
 import { allText, casesOf, cliEnv, readJson, REPLIO_READ_APP, RUNSPEC_RESTART_AND_STATUS, SECRET, tempProject, TRAJECTORY_ANSWERS, TURNSTONE_CREATE_HELLO } from './_helpers.js';
 
-// End to end: the CLI as a process, against a scripted OpenAI-compatible server, on all three dialects.
+// End to end: the CLI (main() in-process), against a scripted OpenAI-compatible server, on all three dialects.
 
 const RUNSPEC_SUITE = RUNSPEC_RESTART_AND_STATUS;
 const REPLIO_FIXTURE = REPLIO_READ_APP;

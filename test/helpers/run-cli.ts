@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLI = join(REPO_ROOT, 'dist/cli/main.js');
@@ -14,20 +15,68 @@ export interface CliResult {
 
 export interface RunCliOptions {
   cwd?: string;
-  /** Added to a minimal environment (PATH, HOME); the parent's API keys never leak in. */
+  /** Added to a minimal environment (PATH, HOME, NO_COLOR); the parent's API keys never leak in. */
   env?: Record<string, string | undefined>;
   input?: string | Buffer;
   timeoutMs?: number;
+  /** In-process only: the CLI's clock (`ctx.now()`), instead of sleeping until a time comes. */
+  now?: () => Date;
+  /**
+   * Run the built CLI (dist/cli/main.js) as a real process instead of calling `main()` in this one. Only for
+   * what only a process shows: exit on a signal, a closed pipe, the entry point itself.
+   */
+  spawn?: boolean;
 }
 
-/** Spawn the built CLI (dist/cli/main.js) as a process, the way a user runs it. */
-export function runCli(args: string[], opts: RunCliOptions = {}): Promise<CliResult> {
+function cliEnv(opts: RunCliOptions): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: opts.env?.HOME ?? process.env.HOME ?? '/tmp',
     NO_COLOR: '1',
   };
   for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+/** A stream that keeps what is written to it (not a TTY, like a pipe). */
+class Capture extends Writable {
+  text = '';
+  override _write(chunk: Buffer | string, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
+    this.text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    done();
+  }
+}
+
+/**
+ * Run the CLI the way a user does, in this process: `main()` from src/cli/main.ts with its own stdout, stderr,
+ * stdin, environment (minimal, as for a process) and working directory. Same result shape as a process
+ * (`signal` is null; `exitCode` null and `signal` 'SIGKILL' if `timeoutMs` passes first).
+ */
+export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<CliResult> {
+  if (opts.spawn) {
+    if (opts.now) throw new Error('runCli: an injected clock needs the in-process CLI (drop spawn: true)');
+    return runCliProcess(args, opts);
+  }
+  const { main } = await import('../../src/cli/main.js');
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const stdin = Readable.from(opts.input === undefined ? [] : [typeof opts.input === 'string' ? Buffer.from(opts.input) : opts.input]);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), opts.timeoutMs ?? 60_000);
+  });
+  try {
+    const code = await Promise.race([main({ argv: args, cwd: opts.cwd ?? REPO_ROOT, env: cliEnv(opts), stdout, stderr, stdin, ...(opts.now ? { now: opts.now } : {}) }), timedOut]);
+    if (code === 'timeout') return { exitCode: null, signal: 'SIGKILL', stdout: stdout.text, stderr: stderr.text };
+    return { exitCode: code, signal: null, stdout: stdout.text, stderr: stderr.text };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Spawn the built CLI (dist/cli/main.js) as a process. */
+export function runCliProcess(args: string[], opts: RunCliOptions = {}): Promise<CliResult> {
+  const env = cliEnv(opts);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? REPO_ROOT, env, stdio: 'pipe' });
     let stdout = '';

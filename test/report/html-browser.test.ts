@@ -1,13 +1,11 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderHtml, renderJUnit } from '../../src/report/index.js';
 import { sampleDocument } from './_doc.js';
+import { launchBrowser } from '../helpers/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-
-// .ci/run installs Debian's chromium; elsewhere `apt-get install -y chromium`. Without it this test fails
-// (a skipped browser test would prove nothing).
+// Chromium comes from the @sparticuz/chromium devDependency (Linux x64) or RUNSPEC_CHROMIUM; see
+// test/helpers/browser.ts. Without a browser this test fails (a skipped browser test would prove nothing).
 describe('HTML report in headless Chromium', () => {
   let browser: Browser;
   let page: Page;
@@ -15,8 +13,7 @@ describe('HTML report in headless Chromium', () => {
   const html = renderHtml(sampleDocument(new Date('2026-01-01T00:00:00Z')));
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
+    browser = await launchBrowser();
     page = await browser.newPage();
     await page.route('**/*', (route) => {
       requests.push(route.request().url());

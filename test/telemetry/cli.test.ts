@@ -1,6 +1,6 @@
 // `runspec-eval run` with telemetry, end to end: the verdict reaches the collector on the root span, the
 // embedded default writes JSON lines, Phoenix gets annotations, and a broken collector (down, 500,
-// hanging) changes neither the exit code nor the results file. Requires `npm run build`.
+// hanging) changes neither the exit code nor the results file. The CLI runs in-process through main().
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

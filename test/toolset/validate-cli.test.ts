@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/run-cli.js';
 
-// `validate` as a user runs it: the built CLI in a fresh project, HOME pointed away from any real
-// global fixtures. Needs `npm run build` first.
+// `validate` as a user runs it (main() in-process) in a fresh project, HOME pointed away from any real
+// global fixtures.
 
 const dir = mkdtempSync(join(tmpdir(), 'validate-cli-'));
 const home = join(dir, 'home');

@@ -1,4 +1,4 @@
-// `runspec-eval score` and `serve` as processes (build first: npm run build).
+// `runspec-eval score` through main() in-process, and `serve` as a process (build first: npm run build).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
@@ -157,8 +157,9 @@ describe('verdicts out: Phoenix annotations and verdict spans', () => {
       expect(lines).toHaveLength(8);
       const items = phoenix.annotations.flatMap((a) => a.body.data);
       expect(phoenix.annotations.every((a) => a.headers.authorization === 'Bearer px-secret-key')).toBe(true);
-      expect(items.map((i) => [i.span_id, (i.result as { label: string }).label]).sort()).toEqual(
-        lines.map((l) => [l.rootSpanId, l.category]).sort(),
+      const byText = (a: string, b: string): number => a.localeCompare(b);
+      expect(items.map((i) => `${String(i.span_id)} ${(i.result as { label: string }).label}`).sort(byText)).toEqual(
+        lines.map((l) => `${String(l.rootSpanId)} ${String(l.category)}`).sort(byText),
       );
       const verdictSpans = sink.spans().filter((sp) => sp.attributes['runspec.eval.category'] !== undefined);
       expect(verdictSpans).toHaveLength(8);

@@ -48,7 +48,7 @@ export const scheduleCommand: CommandModule = {
       .option('--output <format>', 'table or json', 'table')
       .action(
         action(getContext, setExit, (ctx, o: { output: string }) => {
-          const now = new Date();
+          const now = ctx.now();
           const all = loadSchedules(ctx.projectDir);
           if (o.output === 'json') ctx.out(JSON.stringify(all.map((s) => ({ ...s, next: nextFire(s, now).toISOString() })), null, 2));
           else if (all.length === 0) ctx.out(`no schedules (add one with: runspec-eval schedule add --id nightly --fixture <suite> --cron "0 6 * * 1-5")`);
@@ -82,7 +82,7 @@ export const scheduleCommand: CommandModule = {
             when: { cron: o.cron, ...(o.timezone !== 'UTC' ? { timezone: o.timezone } : {}) },
           };
           saveSchedule(ctx.projectDir, entry);
-          ctx.out(describeSchedule(entry, new Date()));
+          ctx.out(describeSchedule(entry, ctx.now()));
           return 0;
         }),
       );
@@ -93,7 +93,7 @@ export const scheduleCommand: CommandModule = {
       .addOption(new Option('--since <iso>', 'the previous sweep time (default: one hour before --at)'))
       .action(
         action(getContext, setExit, (ctx, o: { at?: string; since?: string }) => {
-          const at = parseInstant(o.at, '--at', new Date());
+          const at = parseInstant(o.at, '--at', ctx.now());
           const since = parseInstant(o.since, '--since', new Date(at.getTime() - 3_600_000));
           for (const s of dueSchedules(loadSchedules(ctx.projectDir), since, at)) ctx.out(s.id);
           return 0;
@@ -109,7 +109,7 @@ export const scheduleCommand: CommandModule = {
       .action(
         action(getContext, setExit, async (ctx, o: { id?: string[]; due?: boolean; at?: string }) => {
           const all = loadSchedules(ctx.projectDir);
-          const at = parseInstant(o.at, '--at', new Date());
+          const at = parseInstant(o.at, '--at', ctx.now());
           let chosen: ScheduleEntry[];
           const stateFile = join(ctx.projectDir, STATE_FILE);
           if (o.id?.length) {

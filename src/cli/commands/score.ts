@@ -69,7 +69,7 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
   const { shard: _spec, ...scoring } = flags;
   const summary = await scoreTraces(ctx, inputs, {
     ...scoring,
-    stdin: process.stdin,
+    stdin: ctx.stdin,
     ...(shard ? { shard } : {}),
     onLine: (l) => {
       if (streaming) write(verdictLineJson(l));
