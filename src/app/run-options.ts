@@ -2,7 +2,7 @@
 // in the results log header so that `--resume` finds them again.
 
 import type { OutputFormat } from '../report/formats.js';
-import type { ToolMode } from '../types/index.js';
+import type { ToolMode } from '../types/toolset.js';
 import { cwdPath, type AppContext } from './context.js';
 import { redactUrl } from '../core/redact.js';
 

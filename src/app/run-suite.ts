@@ -9,10 +9,14 @@ import { readEnv, type Env } from '../config/env.js';
 import { loadConfigFile, type ConfigFile } from '../config/file.js';
 import { resolveRunSettings, toolsetSetting, toolsetSpecOf, type RunSettings, type SettingFlags } from '../config/settings.js';
 import { EXIT_CODES, UsageError, type ErrorCode } from '../errors.js';
-import type { Case, CaseResult, Toolset } from '../types/index.js';
-import { discoverFixtures, loadCasesFromPaths, selectCases } from '../fixtures/index.js';
-import { loadToolset } from '../toolset/index.js';
-import { resolveProvider, type Provider } from '../providers/index.js';
+import type { Case } from '../types/case.js';
+import type { CaseResult } from '../types/verdict.js';
+import type { Toolset } from '../types/toolset.js';
+import { discoverFixtures, loadCasesFromPaths } from '../fixtures/discover.js';
+import { selectCases } from '../fixtures/select.js';
+import { loadToolset } from '../toolset/load.js';
+import { resolveProvider } from '../providers/resolve.js';
+import { type Provider } from '../providers/types.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../engine/suite-runner.js';
 import { openResultsLog, readResultsLog, resultsPaths, type ResultsLogHeader } from '../report/results-file.js';
 import { writeResultsDocument } from '../report/results-docs.js';
@@ -245,7 +249,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   for (const w of project.env.warnings.splice(0)) ctx.warn(w);
   // The OpenTelemetry SDK costs a noticeable share of start-up time: load it only when it is used.
   const telemetry = telemetryConfig.enabled
-    ? (await import('../telemetry/index.js')).createTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
+    ? (await import('../telemetry/telemetry.js')).createTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
     : undefined;
 
   const settings = runSettings(project, flags);

@@ -2,7 +2,9 @@
 // list here is the one definition of its values; the union type in types/ is checked against it at
 // compile time (a value added to one and not the other fails the build).
 
-import type { Autonomy, ToolMode, VerdictCategory } from '../types/index.js';
+import type { Autonomy } from '../types/case.js';
+import type { ToolMode } from '../types/toolset.js';
+import type { VerdictCategory } from '../types/verdict.js';
 import { VERDICT_CATEGORIES as CATEGORIES } from '../types/verdict.js';
 
 /** Tool layouts a model can be shown: one tool per runnable (dedup), one per host, or a search tool. */

@@ -2,7 +2,10 @@
 // aggregates a case once all its samples end, then renders telemetry for that case (so every trace
 // carries the final verdict and pass rate) and reports the case through a callback.
 
-import type { Case, CaseResult, Run, RunError, SampleOutcome, ToolMode, Toolset, Verdict } from '../types/index.js';
+import type { Case } from '../types/case.js';
+import type { CaseResult, SampleOutcome, Verdict } from '../types/verdict.js';
+import type { Run, RunError } from '../types/run.js';
+import type { ToolMode, Toolset } from '../types/toolset.js';
 import { runPool } from '../core/concurrency.js';
 import { runCase } from './run-case.js';
 import type { Provider } from '../providers/types.js';

@@ -1,7 +1,7 @@
 // What every renderer shows for a case: the verdict of its representative sample (the first failing
 // scored sample, else the first scored one), its observed tool/command/autonomy/host, and the pass rate.
 import type { CaseEntry, ResultsDocument, ResultsIteration, RunEntry } from './results.js';
-import type { VerdictCategory } from '../types/index.js';
+import type { VerdictCategory } from '../types/verdict.js';
 
 export interface CaseView {
   caseId: string;

@@ -5,7 +5,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, wr
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { RunspecError } from '../errors.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
-import type { CaseResult } from '../types/index.js';
+import type { CaseResult } from '../types/verdict.js';
 
 /** First line of a results log: who ran what, so `--resume` can finish the same run. */
 export interface ResultsLogHeader {

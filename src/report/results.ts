@@ -4,17 +4,8 @@
 import { z } from 'zod';
 import { redactUrl } from '../core/redact.js';
 import { RunspecError } from '../errors.js';
-import {
-  VERDICT_CATEGORIES,
-  type CaseResult,
-  type Dialect,
-  type Expected,
-  type MatchScore,
-  type Observed,
-  type ReplioMetrics,
-  type SampleOutcome,
-  type Verdict,
-} from '../types/index.js';
+import { VERDICT_CATEGORIES, type CaseResult, type Expected, type MatchScore, type Observed, type ReplioMetrics, type SampleOutcome, type Verdict } from '../types/verdict.js';
+import { type Dialect } from '../types/case.js';
 import { sampleScore, summarize } from '../scoring/summary.js';
 import { AUTONOMY_LEVELS, TOOL_MODES } from '../core/vocabulary.js';
 

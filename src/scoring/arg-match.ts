@@ -1,6 +1,6 @@
 // Argument matchers shared by the three dialects (runspec expect_args, replio verifier.args,
 // turnstone expected_actions[].args). The expected keys are always a subset of the observed ones.
-import type { ArgExpectation } from '../types/index.js';
+import type { ArgExpectation } from '../types/case.js';
 import { canonicalJson, showValue } from '../core/canonical-json.js';
 import { tolerantEquals } from '../core/equality.js';
 import { regexSearch } from '../core/regex.js';

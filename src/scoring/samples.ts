@@ -1,5 +1,6 @@
 // Samples of one case: pass rate, Wilson interval, pass@k / pass^k, threshold.
-import type { Case, CaseResult, SampleOutcome } from '../types/index.js';
+import type { Case } from '../types/case.js';
+import type { CaseResult, SampleOutcome } from '../types/verdict.js';
 
 /** z for a two-sided 95% interval. */
 export const Z_95 = 1.959963984540054;

@@ -4,7 +4,7 @@
 // not ingested yet and retries them for ~10 minutes. Best effort: never throws, returns a warning.
 import { readFileSync } from 'node:fs';
 import type { Agent } from 'undici';
-import { RUNSPEC_EVALUATION_NAME } from '../semconv/index.js';
+import { RUNSPEC_EVALUATION_NAME } from '../semconv/vendor.js';
 import type { RunError } from '../types/run.js';
 import type { Verdict } from '../types/verdict.js';
 import { evaluationIdentifier, summarizeVerdict } from './attributes.js';

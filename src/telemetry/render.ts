@@ -39,15 +39,8 @@ import {
   GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
 } from '@opentelemetry/semantic-conventions/incubating';
-import {
-  ATTR_LANGSMITH_SPAN_KIND,
-  ATTR_RUNSPEC_EVAL_EXECUTED,
-  GEN_AI_TOOL_TYPE_VALUE_FUNCTION,
-  LANGSMITH_SPAN_KIND_VALUE_CHAIN,
-  LANGSMITH_SPAN_KIND_VALUE_LLM,
-  LANGSMITH_SPAN_KIND_VALUE_TOOL,
-  RUNSPEC_EVALUATION_NAME,
-} from '../semconv/index.js';
+import { ATTR_LANGSMITH_SPAN_KIND, GEN_AI_TOOL_TYPE_VALUE_FUNCTION, LANGSMITH_SPAN_KIND_VALUE_CHAIN, LANGSMITH_SPAN_KIND_VALUE_LLM, LANGSMITH_SPAN_KIND_VALUE_TOOL, RUNSPEC_EVALUATION_NAME } from '../semconv/vendor.js';
+import { ATTR_RUNSPEC_EVAL_EXECUTED } from '../semconv/attributes.js';
 import type { Case } from '../types/case.js';
 import type { ModelCallRecord, Run, RunError, ToolCallRecord } from '../types/run.js';
 import type { Toolset } from '../types/toolset.js';

@@ -26,7 +26,7 @@ import {
 } from '@opentelemetry/semantic-conventions/incubating';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
-import { DISCOVERY_TOOLS } from '../toolset/index.js';
+import { DISCOVERY_TOOLS } from '../toolset/layout.js';
 import type { Message, ModelCallRecord, Run, ToolCall, ToolCallRecord, Usage } from '../types/run.js';
 import * as K from '../semconv/producers.js';
 import { decodeJsonish, parseArguments, toInt, toStr } from './_json.js';

@@ -2,8 +2,8 @@
 // which is what makes `--shard i/n` and load-balanced `serve` replicas add up to the unsharded result.
 import { ATTR_GEN_AI_OUTPUT_MESSAGES, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS } from '@opentelemetry/semantic-conventions/incubating';
 import { SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
-import { scoreRun } from '../scoring/index.js';
-import { ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_CATEGORY, ATTR_RUNSPEC_EVAL_PASS, ATTR_RUNSPEC_EVAL_REASON } from '../semconv/index.js';
+import { scoreRun } from '../scoring/verdict.js';
+import { ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_CATEGORY, ATTR_RUNSPEC_EVAL_PASS, ATTR_RUNSPEC_EVAL_REASON } from '../semconv/attributes.js';
 import type { Run } from '../types/run.js';
 import { layoutFor } from '../toolset/layout.js';
 import type { Case } from '../types/case.js';

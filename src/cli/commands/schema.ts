@@ -1,7 +1,7 @@
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import { UsageError } from '../../errors.js';
-import { jsonSchemaFor } from '../../fixtures/index.js';
+import { jsonSchemaFor } from '../../fixtures/schemas.js';
 import type { Dialect } from '../../types/case.js';
 
 const DIALECTS: Dialect[] = ['runspec', 'replio', 'turnstone'];

@@ -7,16 +7,9 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../../errors.js';
-import {
-  SCORE_OUTPUT_FORMATS,
-  renderJson,
-  renderJunit,
-  renderMarkdown,
-  renderSummaryTable,
-  renderTable,
-  verdictLineJson,
-} from '../../traces/index.js';
-import type { ScoreOutputFormat, TraceVerdictLine } from '../../traces/index.js';
+import { SCORE_OUTPUT_FORMATS, renderJson, renderJunit, renderMarkdown, renderSummaryTable, renderTable, verdictLineJson } from '../../traces/format.js';
+import type { ScoreOutputFormat } from '../../traces/format.js';
+import type { TraceVerdictLine } from '../../traces/score-traces.js';
 import { scoreExitCode, scoreTraces, type TraceScoringFlags } from '../../app/score-traces.js';
 import { TOOL_MODES } from '../../core/vocabulary.js';
 import { parseShard, SHARD_HELP } from '../../core/shard.js';

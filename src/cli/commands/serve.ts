@@ -5,7 +5,9 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { RunspecError, UsageError } from '../../errors.js';
-import { createOtlpReceiver, createTracePipeline, renderSummaryTable, verdictLineJson } from '../../traces/index.js';
+import { createOtlpReceiver } from '../../traces/receiver.js';
+import { createTracePipeline } from '../../traces/pipeline.js';
+import { renderSummaryTable, verdictLineJson } from '../../traces/format.js';
 import { loadTraceScoring, type TraceScoringFlags } from '../../app/score-traces.js';
 import { addTraceScoringOptions, intOption as int } from './score.js';
 

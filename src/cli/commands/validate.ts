@@ -3,8 +3,10 @@ import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { loadConfigFile } from '../../config/file.js';
 import { readEnv } from '../../config/env.js';
-import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../../fixtures/index.js';
-import { loadToolset, validateFixtures, type FixtureProblem } from '../../toolset/index.js';
+import { discoverFixtures, loadCasesFromPaths, mergeSuites } from '../../fixtures/discover.js';
+import { selectCases } from '../../fixtures/select.js';
+import { loadToolset } from '../../toolset/load.js';
+import { validateFixtures, type FixtureProblem } from '../../toolset/validate-fixtures.js';
 import type { Case } from '../../types/case.js';
 // One rule for which toolset a case runs against, shared with run/record/replay.
 import { toolsetSpecFor } from '../../app/run-suite.js';
