@@ -55,4 +55,3 @@ export function readEnv(source: EnvSource): Env {
   };
 }
 
-export { isSecretName, redactSecrets } from '../core/redact.js';

@@ -163,7 +163,7 @@ describe('concurrency', () => {
         if (n === 2) throw new Error('two');
       }),
     ).rejects.toThrow('two');
-    expect(seen.sort()).toEqual([1, 2, 3, 4]);
+    expect(seen.sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
   });
 });
 
