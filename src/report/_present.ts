@@ -97,7 +97,7 @@ export function titleOf(doc: ResultsDocument): string {
   return parts.join(' · ');
 }
 
-/** What each verdict means (seed taxonomy), shown as tooltips and legends. A new category fails the build here. */
+/** What each verdict means (docs/verdicts.md), shown as tooltips and legends. A new category fails the build here. */
 export const VERDICT_MEANINGS: Record<VerdictCategory, string> = {
   pass: 'The expected tool, with the expected args (and, if enabled, no preflight bounce).',
   wrong_tool: 'The model ran a different runnable than expected.',

@@ -292,7 +292,7 @@ function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | und
     [OI.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.TOOL,
     [OI.TOOL_NAME]: record.call.name,
     [OI.TOOL_DESCRIPTION]: description,
-    // Both ids: the npm converter reads tool_call.id, Phoenix's server converter tool.id (reference 3.2).
+    // Both ids: the npm converter reads tool_call.id, Phoenix's server converter tool.id (Arize-ai/openinference: spec/semantic_conventions.md).
     [OI.TOOL_CALL_ID]: record.call.id,
     [OI.TOOL_ID]: record.call.id,
     [ATTR_RUNSPEC_EVAL_EXECUTED]: record.executed,
