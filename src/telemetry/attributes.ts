@@ -1,8 +1,8 @@
 // Attribute builders shared by the trace renderer and the verdict carrier span. Every span carries both
-// conventions (reference/telemetry-conventions.md section 7.2): gen_ai.* (semantic-conventions v1.41.0,
+// conventions (docs/semconv.md): gen_ai.* (semantic-conventions v1.41.0,
 // `@opentelemetry/semantic-conventions/incubating`) for LangSmith and generic backends, OpenInference
 // (`@arizeai/openinference-semantic-conventions`) for Phoenix, plus `langsmith.span.kind` and our
-// `runspec.eval.*` registry. Structured values are JSON strings and OpenInference lists are flattened (7.1).
+// `runspec.eval.*` registry. Structured values are JSON strings and OpenInference lists are flattened (Arize-ai/openinference: spec/semantic_conventions.md).
 import type { Attributes, AttributeValue, Span, TimeInput } from '@opentelemetry/api';
 import { SemanticConventions as OI, LLMProvider, LLMSystem, MimeType } from '@arizeai/openinference-semantic-conventions';
 import {
