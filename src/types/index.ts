@@ -51,3 +51,4 @@ export type {
   Verdict,
   VerdictCategory,
 } from './verdict.js';
+export type { EnvSource } from './env.js';
