@@ -2,7 +2,7 @@
 // forbids any fetch), so it can be attached to a CI run and opened offline.
 import type { ResultsDocument, RunEntry } from './results.js';
 import { caseViews, categoryCounts, formatInt, lastIteration, meaningOf, percent, thresholdText, titleOf, type CaseView } from './_present.js';
-import { escapeXml as esc } from './_escape.js';
+import { escapeXml as esc } from '../core/escape.js';
 
 const STYLE = `
 :root{--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--muted:#57606a;--line:#d0d7de;--bg:#f6f8fa}
