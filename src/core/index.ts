@@ -18,5 +18,5 @@ export type { Shard } from './shard.js';
 export { loadStructuredFile, parseStructuredText, validateStructured } from './structured-file.js';
 export type { ErrorFactory, StructuredFormat, StructuredOptions, StructuredText } from './structured-file.js';
 export { totalTokens, withTotal } from './tokens.js';
-export { AUTONOMY_LEVELS, TOOL_MODES, VERDICT_CATEGORIES, isAutonomy, isToolMode } from './vocabulary.js';
+export { AUTONOMY_LEVELS, DIALECTS, MATCH_MODES, TOOL_CATEGORIES, TOOL_MODES, VERDICT_CATEGORIES, isAutonomy, isToolMode } from './vocabulary.js';
 export { VERSION } from './version.js';

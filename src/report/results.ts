@@ -7,7 +7,7 @@ import { RunspecError } from '../errors.js';
 import { VERDICT_CATEGORIES, type CaseResult, type Expected, type MatchScore, type Observed, type ReplioMetrics, type SampleOutcome, type Verdict } from '../types/verdict.js';
 import { type Dialect } from '../types/case.js';
 import { sampleScore, summarize } from '../scoring/summary.js';
-import { AUTONOMY_LEVELS, TOOL_MODES } from '../core/vocabulary.js';
+import { AUTONOMY_LEVELS, DIALECTS, MATCH_MODES, TOOL_MODES } from '../core/vocabulary.js';
 
 /** Marks a document written by this module (turnstone readers ignore it). */
 export const RESULTS_SCHEMA = 'runspec-eval.results/v1';
@@ -16,8 +16,8 @@ const num = z.number();
 const int = z.number().int();
 const autonomy = z.enum(AUTONOMY_LEVELS);
 const runStatus = z.enum(['ok', 'truncated', 'error', 'cancelled']);
-const dialect = z.enum(['runspec', 'replio', 'turnstone']);
-const matchMode = z.enum(['exact', 'ordered_subset', 'subset', 'contains_any']);
+const dialect = z.enum(DIALECTS);
+const matchMode = z.enum(MATCH_MODES);
 const toolMode = z.enum(TOOL_MODES);
 const args = z.record(z.string(), z.unknown());
 
@@ -48,7 +48,7 @@ const replioSchema = z.looseObject({
 const verdictSchema = z.looseObject({
   category: z.enum(VERDICT_CATEGORIES),
   reason: z.string(),
-  dialect: z.enum(['runspec', 'replio', 'turnstone', 'rule']),
+  dialect: z.enum([...DIALECTS, 'rule']),
   expected: z.looseObject({
     tool: z.array(z.string()).optional(),
     command: z.string().optional(),

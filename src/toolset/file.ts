@@ -7,7 +7,7 @@ import { jsonSchemaToArgs } from './json-schema.js';
 import { QUALIFIER_SEPARATOR } from './lookup.js';
 import { coerceArgValue } from './validate-args.js';
 import { isRecord } from '../core/is-record.js';
-import { AUTONOMY_LEVELS } from '../core/vocabulary.js';
+import { AUTONOMY_LEVELS, TOOL_CATEGORIES } from '../core/vocabulary.js';
 import { parseStructuredText } from '../core/structured-file.js';
 import { dotPath, type LineFinder } from '../core/lines.js';
 
@@ -17,7 +17,7 @@ import { dotPath, type LineFinder } from '../core/lines.js';
 type Path = (string | number)[];
 
 const ARG_TYPES: readonly ArgType[] = ['string', 'int', 'float', 'bool', 'array', 'object'];
-const CATEGORIES: readonly ToolCategory[] = ['read', 'list', 'web', 'edit', 'bash', 'mcp'];
+const CATEGORIES: readonly ToolCategory[] = TOOL_CATEGORIES;
 const AUTONOMY: readonly Autonomy[] = AUTONOMY_LEVELS;
 /** Type aliases accepted in `type = ...` for authors used to JSON Schema names. */
 const TYPE_ALIASES: Record<string, ArgType> = { integer: 'int', number: 'float', boolean: 'bool', str: 'string' };
