@@ -40,6 +40,7 @@ export interface RunFlags {
   annotations?: boolean;
   endpoint?: string;
   keepWorktrees?: boolean;
+  unsafeHostCommands?: boolean;
   script?: string;
 }
 

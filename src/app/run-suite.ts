@@ -29,6 +29,10 @@ import { normaliseForLog, suiteLabelOf, type RunFlags } from './run-options.js';
 import { redactUrl } from '../core/redact.js';
 import { createRecordingProvider, type RecordingProvider } from '../providers/recording.js';
 import { compareResults, type Comparison } from '../report/compare.js';
+import { chooseCommandSandbox } from '../engine/sandbox/select.js';
+import { sweepStaleWorktrees } from '../engine/worktree-sweep.js';
+import { ensureOutputDir } from '../report/out-path.js';
+import { CASE_DIGESTS_KEY, caseDigests, checkResumeHeader, moveAsideOldLog, retryOnResume } from '../report/resume-check.js';
 
 export interface LoadedProject {
   env: Env;
@@ -125,7 +129,7 @@ export function providerName(flags: RunFlags, project: LoadedProject): string {
 const warnedRetries = new WeakSet<RunFlags>();
 
 /** Build the provider of a run: a preset, a [providers.NAME] profile, or mock/replay with `--script`. */
-export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir' | 'warn'>, project: LoadedProject, name: string, flags: RunFlags): Provider {
+export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir' | 'warn'> & Partial<Pick<AppContext, 'err'>>, project: LoadedProject, name: string, flags: RunFlags): Provider {
   if (flags.retries !== undefined && flags.attempts === undefined && !warnedRetries.has(flags)) {
     warnedRetries.add(flags);
     ctx.warn('--retries is now --attempts (it counts attempts per request, the first included); the old spelling still works');
@@ -144,7 +148,13 @@ export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir' | 'warn
       // The providers' option is named retries but counts attempts, the first included.
       retries: flags.attempts ?? flags.retries,
     },
-    extra: { maxConcurrent: runSettings(project, flags).maxRequests.value },
+    extra: {
+      maxConcurrent: runSettings(project, flags).maxRequests.value,
+      // Unset: the HTTP client's default (32 MiB).
+      maxResponseBytes: project.env.int('RUNSPEC_MAX_RESPONSE_BYTES') ?? project.config.llm?.max_response_bytes,
+      // One line per wait, so a slow run says why it is slow (stderr: the terminal and any CI log).
+      onRetry: (r) => ctx.err?.(`retrying: ${name}: ${r.reason}; attempt ${r.attempt + 1} in ${(r.delayMs / 1000).toFixed(1)} s`),
+    },
   });
 }
 
@@ -215,6 +225,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   let prior = new Map<string, CaseResult>();
   let paths = resultsPaths({ projectDir: ctx.projectDir, runId, out: opts.finalFile ?? flags.out, cwd: ctx.cwd });
   let logFile = paths.logFile;
+  const digests = caseDigests(opts.cases);
   if (opts.resumeLog) {
     const log = readResultsLog(resolve(ctx.cwd, opts.resumeLog));
     runId = log.header.runId;
@@ -223,12 +234,16 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     logFile = resolve(ctx.cwd, opts.resumeLog);
     // The header's final file, unless --out was given again (stored --out values are absolute).
     paths = { finalFile: flags.out ? resolve(ctx.cwd, flags.out) : log.header.finalFile, logFile };
-    const selected = new Set(opts.cases.map((c) => c.id));
-    const stray = [...prior.keys()].filter((id) => !selected.has(id));
-    if (stray.length > 0) ctx.warn(`--resume: the log holds cases not selected now (${stray.join(', ')}); they are dropped`);
-    for (const id of stray) prior.delete(id);
-    ctx.err(`resuming ${runId}: ${prior.size} of ${opts.cases.length} cases already finished`);
+    checkResumeHeader({ file: opts.resumeLog, header: log.header, caseIds: opts.cases.map((c) => c.id), digests, options: opts.storedOptions });
+    const retried = [...prior.values()].filter(retryOnResume).map((r) => r.caseId);
+    for (const id of retried) prior.delete(id);
+    ctx.err(`resuming ${runId}: ${prior.size} of ${opts.cases.length} cases already finished${retried.length > 0 ? `; ${retried.length} with infrastructure errors run again` : ''}`);
+  } else {
+    const moved = moveAsideOldLog(logFile);
+    if (moved) ctx.err(`note: ${logFile} held another run's log; moved it to ${moved} (a new run never appends to another run's log)`);
   }
+  ensureOutputDir(paths.finalFile, flags.out ? '--out' : 'results file');
+  ensureOutputDir(logFile, opts.resumeLog ? '--resume' : 'results log');
   const header: ResultsLogHeader = {
     type: 'run',
     version: 1,
@@ -236,7 +251,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     startedAt,
     finalFile: paths.finalFile,
     caseIds: opts.cases.map((c) => c.id),
-    options: opts.storedOptions,
+    options: { ...opts.storedOptions, [CASE_DIGESTS_KEY]: digests },
   };
   const log = openResultsLog(logFile, header);
 
@@ -252,6 +267,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     ? (await import('../telemetry/telemetry.js')).createTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
     : undefined;
 
+  // Bounds (RUNSPEC_CONCURRENCY 1 to 256...) are checked by the resolver, so `config` rejects them too.
   const settings = runSettings(project, flags);
   const toolMode = settings.toolMode.value;
   const concurrency = settings.concurrency.value;
@@ -259,6 +275,15 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   const systemPrompt = flags.systemPrompt
     ? readText(resolve(ctx.cwd, flags.systemPrompt), '--system-prompt')
     : project.config.llm?.system_prompt;
+
+  const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
+    { unsafeHostCommands: flags.unsafeHostCommands, configured: project.config.trajectory?.sandbox, bwrap: project.env.get('RUNSPEC_BWRAP'), searchPath: project.env.get('PATH') },
+    opts.cases.some((c) => c.mode === 'trajectory'),
+  );
+  if (sandboxWarning) ctx.warn(sandboxWarning);
+
+  const swept = await sweepStaleWorktrees();
+  if (swept.length > 0) ctx.err(`removed ${swept.length} worktree(s) left by runs that were killed`);
 
   let run: SuiteRunResult;
   try {
@@ -277,6 +302,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
       maxTurns: flags.maxTurns,
       systemPrompt,
       keepWorktrees: !!flags.keepWorktrees,
+      sandbox,
       ...(opts.signal ? { signal: opts.signal } : {}),
       runId,
       agentName: opts.agentName,

@@ -1,3 +1,4 @@
+import { redactUrlsInText } from '../core/redact-url.js';
 import { resolve } from 'node:path';
 import type { EnvSource } from '../config/env.js';
 
@@ -44,7 +45,8 @@ export function createContext(opts: {
     now: opts.now ?? (() => new Date()),
     debug: opts.debug,
     out: (line) => void stdout.write(line + '\n'),
-    err: (line) => void stderr.write(line + '\n'),
-    warn: (line) => void stderr.write(`warning: ${line}\n`),
+    // Status and warning lines often quote a URL: a password or key in it never reaches the terminal or a CI log.
+    err: (line) => void stderr.write(redactUrlsInText(line) + '\n'),
+    warn: (line) => void stderr.write(`warning: ${redactUrlsInText(line)}\n`),
   };
 }

@@ -4,6 +4,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { exitCodeFor, isRunspecError } from '../errors.js';
 import { redactSecrets } from '../core/redact.js';
+import { redactUrlsInText } from '../core/redact-url.js';
 import { createContext, type CliContext } from './context.js';
 import { COMMAND_LOADERS } from './commands/index.js';
 import { VERSION } from '../core/version.js';
@@ -64,13 +65,13 @@ export async function main(opts: MainOptions): Promise<number> {
     }
     const debug = ctx?.debug ?? opts.argv.includes('--debug');
     if (isRunspecError(err)) {
-      stderr.write(redactSecrets(`error: ${err.message}\n`, env));
-      if (err.hint) stderr.write(redactSecrets(`hint: ${err.hint}\n`, env));
+      stderr.write(redactSecrets(redactUrlsInText(`error: ${err.message}\n`), env));
+      if (err.hint) stderr.write(redactSecrets(redactUrlsInText(`hint: ${err.hint}\n`), env));
       if (debug && err.stack) stderr.write(redactSecrets(err.stack + '\n', env));
       return exitCodeFor(err);
     }
     const message = err instanceof Error ? err.message : String(err);
-    stderr.write(redactSecrets(`error: ${message.split('\n')[0]} (rerun with --debug for details)\n`, env));
+    stderr.write(redactSecrets(redactUrlsInText(`error: ${message.split('\n')[0]} (rerun with --debug for details)\n`), env));
     if (debug && err instanceof Error && err.stack) stderr.write(redactSecrets(err.stack + '\n', env));
     return 3;
   }

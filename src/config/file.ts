@@ -33,8 +33,10 @@ export const ConfigFileSchema = z
         context_window: z.number().int().positive().optional(),
         timeout_ms: z.number().int().positive().optional(),
         retries: z.number().int().min(0).optional(),
-        concurrency: z.number().int().positive().optional(),
-        max_requests: z.number().int().positive().optional(),
+        concurrency: z.number().int().positive().max(256).optional(),
+        max_requests: z.number().int().positive().max(1024).optional(),
+        /** Largest provider response body in bytes (default 32 MiB). */
+        max_response_bytes: z.number().int().positive().optional(),
         system_prompt: z.string().optional(),
       })
       .strict()
@@ -64,6 +66,8 @@ export const ConfigFileSchema = z
       .strict()
       .optional(),
     sync: z.object({ dir: z.string().optional() }).strict().optional(),
+    /** Trajectory mode: `sandbox = "none"` runs model-driven commands unconfined on the host (warned on every run). */
+    trajectory: z.object({ sandbox: z.enum(['bwrap', 'none']).optional() }).strict().optional(),
     fixtures: z.object({ plugins: z.array(z.string()).optional() }).strict().optional(),
     providers: z.record(z.string(), ProviderProfileSchema).optional(),
   })

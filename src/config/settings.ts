@@ -3,7 +3,7 @@
 // so `config` rejects what `run` rejects and shows what `run` would use.
 
 import { isToolMode, TOOL_MODES } from '../core/vocabulary.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import type { ToolMode } from '../types/toolset.js';
 import type { Env } from './env.js';
 import type { ConfigFile } from './file.js';
@@ -38,6 +38,9 @@ export interface RunSettings {
   attempts: Setting<number>;
 }
 
+/** Most case samples in flight (--concurrency, RUNSPEC_CONCURRENCY and [llm] concurrency alike). */
+export const MAX_CONCURRENCY = 256;
+
 /** Default attempts per model request (the providers' HTTP client default). */
 export const DEFAULT_ATTEMPTS = 3;
 
@@ -50,10 +53,16 @@ export const DEFAULT_ATTEMPTS = 3;
 export function resolveRunSettings(input: { flags?: SettingFlags; env: Env; file: ConfigFile }): RunSettings {
   const { env, file } = input;
   const flags = input.flags ?? {};
+  const concurrency = firstSet(flags.concurrency, env.int('RUNSPEC_CONCURRENCY'), file.llm?.concurrency, 4);
+  if (concurrency.value < 1 || concurrency.value > MAX_CONCURRENCY) {
+    throw new UsageError('USAGE', `RUNSPEC_CONCURRENCY: expected 1 to ${MAX_CONCURRENCY} (got ${concurrency.value})`, {
+      hint: 'case samples in flight at once; the flag and [llm] concurrency have the same bounds',
+    });
+  }
   return {
     provider: firstSet(flags.provider, env.get('RUNSPEC_PROVIDER'), file.llm?.provider, 'openai'),
     toolMode: firstSet<ToolMode>(flags.toolMode, envToolMode(env), file.llm?.tool_mode, 'dedup'),
-    concurrency: firstSet(flags.concurrency, env.int('RUNSPEC_CONCURRENCY'), file.llm?.concurrency, 4),
+    concurrency,
     maxRequests: firstSet(flags.maxRequests, env.int('RUNSPEC_MAX_REQUESTS'), file.llm?.max_requests, 8),
     toolset: toolsetSetting(flags.toolset, env, file),
     attempts: firstSet(flags.attempts, undefined, file.llm?.retries, DEFAULT_ATTEMPTS),

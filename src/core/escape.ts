@@ -1,6 +1,8 @@
 // Escaping for the markup renderers, the one owner: results reports (report/) and `score` output
 // (traces/format.ts) escape XML and Markdown the same way.
 
+import { safeText } from './safe-text.js';
+
 /** Characters XML 1.0 cannot carry at all (most C0 controls, lone surrogates, U+FFFE/U+FFFF). */
 const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
@@ -20,9 +22,9 @@ export function escapeAttr(text: string): string {
   return escapeXml(text).replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
 }
 
-/** Escape a Markdown table cell: pipes, newlines and inline HTML. */
+/** Escape a Markdown table cell: control characters, newlines, pipes, entities and inline HTML. */
 export function escapeCell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r?\n/g, ' ').trim();
+  return safeText(text).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').trim();
 }
 
 /**
@@ -31,7 +33,7 @@ export function escapeCell(text: string): string {
  */
 export function mdCode(text: string): string {
   if (text === '') return '';
-  const body = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+  const body = safeText(text).replace(/\|/g, '\\|');
   const runs = body.match(/`+/g) ?? [];
   const fence = '`'.repeat(Math.max(0, ...runs.map((r) => r.length)) + 1);
   const pad = body.startsWith('`') || body.endsWith('`') ? ' ' : '';

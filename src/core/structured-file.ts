@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
+import { jsonTooDeepAt, MAX_JSON_NESTING, scanJson } from './json-scan.js';
 import { dotPath, jsonLineFinder, lineColOf, tomlLineFinder, type LineFinder, type PathSegment } from './lines.js';
 
 export type StructuredFormat = 'toml' | 'json';
@@ -54,6 +55,11 @@ export function parseStructuredText(raw: string, opts: StructuredOptions): Struc
     }
     return { data, format, lines: tomlLineFinder(text) };
   }
+  const tooDeep = jsonTooDeepAt(text);
+  if (tooDeep !== undefined) {
+    const { line, col } = lineColOf(text, tooDeep);
+    throw opts.error(`${opts.file}:${line}:${col}: nested deeper than ${MAX_JSON_NESTING} levels`, { hint: 'flatten the value; no input of ours needs that depth' });
+  }
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -67,12 +73,12 @@ export function parseStructuredText(raw: string, opts: StructuredOptions): Struc
       line = Number(lc[1]);
       col = Number(lc[2]);
     } else {
-      ({ line, col } = lineColOf(text, pos ? Number(pos[1]) : text.length));
+      ({ line, col } = lineColOf(text, pos ? Number(pos[1]) : (scanJson(text).errorAt ?? text.length)));
     }
     const what = msg
       .replace(/\s*\(line \d+ column \d+\)/, '')
       .replace(/\s*in JSON at position \d+.*$/, '')
-      .replace(/^Unexpected token '?(.)'?, .*$/, "unexpected character '$1'")
+      .replace(/^Unexpected token '?(.)'?, [\s\S]*$/, "unexpected character '$1'")
       .replace(/^Unexpected end of JSON input$/, 'unexpected end of input');
     throw opts.error(`${opts.file}:${line}:${col}: JSON syntax error: ${what.charAt(0).toLowerCase() + what.slice(1)}`, {
       hint: opts.syntaxHint ?? DEFAULT_SYNTAX_HINT.json,

@@ -7,6 +7,7 @@ import type { Message, ModelCallRecord, Run, RunError, ToolCall, ToolCallRecord,
 import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
 import { deniedReason, permissionsFor, type ToolPermissions } from './permissions.js';
 import { commandEnvFor, executeWorkspaceTool, isWorkspaceTool } from './workspace-tools.js';
+import type { CommandSandbox } from './sandbox/command.js';
 import { createWorktree, type Worktree } from './worktree.js';
 import { withTotal } from '../core/tokens.js';
 
@@ -51,8 +52,10 @@ export interface RunCaseOptions {
   maxTokens?: number;
   /** Default time limit of run_command / bash. @default 30000 */
   commandTimeoutMs?: number;
-  /** Extra environment of run_command / bash (the base is minimal: PATH, HOME=worktree, LANG). */
+  /** Extra environment of run_command / bash (the base is minimal: PATH, HOME, LANG). */
   commandEnv?: Record<string, string>;
+  /** Where run_command / bash run. @default bubblewrap, refused with a clear error when it does not work */
+  sandbox?: CommandSandbox;
 }
 
 /**
@@ -167,7 +170,7 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
     }
   } finally {
     if (worktree) {
-      if (opts.keepWorktrees) run.worktree = worktree.root;
+      if (opts.keepWorktrees) run.worktree = await worktree.keep().catch(() => worktree!.root);
       else await worktree.remove().catch(() => undefined);
     }
   }
@@ -235,6 +238,7 @@ async function trajectoryTurn(
             worktree: t.worktree,
             commandTimeoutMs: t.opts.commandTimeoutMs,
             commandEnv: commandEnvFor(t.worktree.root, t.opts.commandEnv),
+            ...(t.opts.sandbox ? { sandbox: t.opts.sandbox } : {}),
             signal: t.opts.signal,
           })
         ).result;

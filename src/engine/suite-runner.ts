@@ -9,6 +9,7 @@ import type { ToolMode, Toolset } from '../types/toolset.js';
 import { runPool } from '../core/concurrency.js';
 import { runCase } from './run-case.js';
 import type { Provider } from '../providers/types.js';
+import type { CommandSandbox } from './sandbox/command.js';
 import { scoreRun } from '../scoring/verdict.js';
 import { aggregateCase } from '../scoring/samples.js';
 
@@ -23,6 +24,7 @@ export type RunCaseFn = (opts: {
   systemPrompt?: string;
   keepWorktrees?: boolean;
   signal?: AbortSignal;
+  sandbox?: CommandSandbox;
 }) => Promise<Run>;
 
 /** Scoring the suite runner needs (scoring/ by default). */
@@ -78,6 +80,8 @@ export interface RunSuiteOptions {
   maxTurns?: number;
   systemPrompt?: string;
   keepWorktrees?: boolean;
+  /** Where model-driven commands run (trajectory mode). @default the engine's bubblewrap sandbox */
+  sandbox?: CommandSandbox;
   /** Aborting ends in-flight runs as `cancelled` and starts nothing new; finished cases are kept. */
   signal?: AbortSignal;
   runId: string;
@@ -208,6 +212,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
           systemPrompt: opts.systemPrompt,
           keepWorktrees: opts.keepWorktrees,
           signal: internal.signal,
+          ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
         });
       } catch (err) {
         failure ??= err;

@@ -1,9 +1,10 @@
-import { spawn } from 'node:child_process';
-import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { compileRegex } from '../core/regex.js';
 import { compileGlob } from './_glob.js';
-import { PathRefusedError, type Worktree } from './worktree.js';
+import { createCommandSandbox, type CommandSandbox } from './sandbox/command.js';
+import { PathRefusedError, readRegularFile, withTimeLimit, writeRegularFile } from './sandbox/paths.js';
+import type { Worktree } from './worktree.js';
 
 // Real implementations of the built-in workspace tools (src/toolset/workspace.ts), confined to a
 // worktree. Every failure is an `Error: ...` result for the model, never an exception.
@@ -16,6 +17,10 @@ export interface WorkspaceToolContext {
   maxOutputBytes?: number;
   /** Environment of commands; the engine passes a minimal one so no secret reaches a command. */
   commandEnv?: Record<string, string>;
+  /** Where commands run. @default bubblewrap (defaultCommandSandbox()); refused with a clear error when it does not work */
+  sandbox?: CommandSandbox;
+  /** Time limit of one file tool call. @default 10000 */
+  fileToolTimeoutMs?: number;
   signal?: AbortSignal;
 }
 
@@ -49,7 +54,9 @@ export function isWorkspaceTool(name: string): boolean {
 export async function executeWorkspaceTool(name: string, args: Record<string, unknown>, ctx: WorkspaceToolContext): Promise<ToolOutcome> {
   try {
     if ('_raw' in args && Object.keys(args).length === 1) throw new ToolInputError('the arguments are not valid JSON');
-    const result = await dispatch(name, args, ctx);
+    const isCommand = name === 'run_command' || name === 'bash';
+    // Commands carry their own time limit; a file tool gets one so nothing it touches can hold the run.
+    const result = isCommand ? await dispatch(name, args, ctx) : await withTimeLimit(dispatch(name, args, ctx), ctx.fileToolTimeoutMs ?? 10_000, name);
     return { result: result.length > MAX_RESULT_CHARS ? `${result.slice(0, MAX_RESULT_CHARS)}\n[truncated]` : result, isError: result.startsWith('Error') };
   } catch (err) {
     const msg = err instanceof PathRefusedError || err instanceof ToolInputError ? err.message : fsMessage(err, ctx.worktree);
@@ -107,7 +114,7 @@ async function dispatch(name: string, args: Record<string, unknown>, ctx: Worksp
     case 'write_file':
       return writeTool(ctx.worktree, str(args, 'path', true), str(args, 'content', true));
     case 'run_command':
-      return commandTool(ctx, '/bin/sh', str(args, 'command', true), int(args, 'timeout_ms'));
+      return commandTool(ctx, 'sh', str(args, 'command', true), int(args, 'timeout_ms'));
     case 'bash':
       return commandTool(ctx, 'bash', str(args, 'command', true), undefined);
     default:
@@ -117,10 +124,7 @@ async function dispatch(name: string, args: Record<string, unknown>, ctx: Worksp
 
 async function readText(wt: Worktree, path: string): Promise<{ abs: string; text: string }> {
   const abs = await wt.resolve(path);
-  const st = await stat(abs);
-  if (st.isDirectory()) throw new ToolInputError(`${path} is a directory; use list_directory`);
-  if (st.size > MAX_FILE_BYTES) throw new ToolInputError(`${path} is too large (${st.size} bytes)`);
-  const buf = await readFile(abs);
+  const buf = await readRegularFile(abs, path, MAX_FILE_BYTES);
   if (buf.includes(0)) throw new ToolInputError(`${path} is a binary file`);
   return { abs, text: buf.toString('utf8') };
 }
@@ -221,9 +225,8 @@ async function grepTool(wt: Worktree, pattern: string, path?: string, glob?: str
   let total = 0;
   for (const f of files) {
     if (filter && !filter(st.isDirectory() ? relative(target, f.abs).split(sep).join('/') : f.rel)) continue;
-    const fst = await stat(f.abs).catch(() => undefined);
-    if (!fst || fst.size > MAX_FILE_BYTES) continue;
-    const buf = await readFile(f.abs).catch(() => undefined);
+    // Regular files only (a FIFO in the tree would block a plain read); links were checked by walk.
+    const buf = await realpath(f.abs).then((real) => readRegularFile(real, f.rel, MAX_FILE_BYTES)).catch(() => undefined);
     if (!buf || buf.includes(0)) continue;
     splitLines(buf.toString('utf8')).forEach((line, i) => {
       if (!re.test(line)) return;
@@ -255,7 +258,7 @@ async function editTool(wt: Worktree, path: string, oldString: string, newString
   const count = text.split(oldString).length - 1;
   if (count === 0) return `Error: old_string not found in ${path}`;
   if (count > 1) return `Error: old_string occurs ${count} times in ${path}; include more surrounding text so it is unique`;
-  await writeFile(abs, text.replace(oldString, () => newString), 'utf8');
+  await writeRegularFile(abs, path, text.replace(oldString, () => newString));
   return `Edited ${path}: replaced 1 occurrence`;
 }
 
@@ -263,7 +266,7 @@ async function writeTool(wt: Worktree, path: string, content: string): Promise<s
   const abs = await wt.resolve(path);
   if ((await stat(abs).catch(() => undefined))?.isDirectory()) throw new ToolInputError(`${path} is a directory`);
   await mkdir(dirname(abs), { recursive: true });
-  await writeFile(abs, content, 'utf8');
+  await writeRegularFile(abs, path, content);
   return `Wrote ${Buffer.byteLength(content)} bytes to ${path}`;
 }
 
@@ -272,60 +275,40 @@ export function commandEnvFor(root: string, extra: Record<string, string> = {}):
   return { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: root, LANG: 'C.UTF-8', TERM: 'dumb', ...extra };
 }
 
-function commandTool(ctx: WorkspaceToolContext, shell: string, command: string, timeoutArg?: number): Promise<string> {
+let defaultSandbox: CommandSandbox | undefined;
+
+/** The sandbox commands use when the caller passes none: bubblewrap found on the standard PATH. */
+export function defaultCommandSandbox(): CommandSandbox {
+  defaultSandbox ??= createCommandSandbox();
+  return defaultSandbox;
+}
+
+async function commandTool(ctx: WorkspaceToolContext, shell: 'sh' | 'bash', command: string, timeoutArg?: number): Promise<string> {
   const timeoutMs = Math.min(Math.max(1, timeoutArg ?? ctx.commandTimeoutMs ?? 30_000), MAX_COMMAND_TIMEOUT_MS);
   const cap = ctx.maxOutputBytes ?? 16_384;
-  return new Promise((resolvePromise) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let truncated = false;
-    let timedOut = false;
-    const child = spawn(shell, ['-c', command], {
-      cwd: ctx.worktree.root,
-      env: ctx.commandEnv ?? commandEnvFor(ctx.worktree.root),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    const kill = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    };
-    const collect = (b: Buffer) => {
-      if (size >= cap) {
-        truncated = true;
-        return;
-      }
-      const take = b.subarray(0, cap - size);
-      chunks.push(take);
-      size += take.length;
-      if (take.length < b.length) truncated = true;
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, timeoutMs);
-    const onAbort = () => kill();
-    ctx.signal?.addEventListener('abort', onAbort, { once: true });
-    const finish = (head: string) => {
-      clearTimeout(timer);
-      ctx.signal?.removeEventListener('abort', onAbort);
-      // The worktree's absolute path is random per run; showing it as "." keeps runs replayable
-      // (the recording hashes what the model saw) and keeps host paths out of traces.
-      let out = Buffer.concat(chunks).toString('utf8').split(ctx.worktree.root).join('.');
-      if (truncated) out += `\n[output truncated at ${cap} bytes]`;
-      resolvePromise(head ? (out ? `${head}\n${out}` : head) : out || '(no output)');
-    };
-    child.on('error', (err) => finish(`Error: cannot run ${shell}: ${err.message}`));
-    child.on('close', (code, signal) => {
-      if (timedOut) finish(`Error: command timed out after ${timeoutMs} ms`);
-      else if (ctx.signal?.aborted) finish('Error: command cancelled');
-      else if (code !== 0) finish(`Error: command exited with code ${code ?? signal}`);
-      else finish('');
-    });
+  const sandbox = ctx.sandbox ?? defaultCommandSandbox();
+  const ready = await sandbox.ready();
+  if (!ready.ok) return `Error: ${ready.message}`;
+  const r = await sandbox.run({
+    shell,
+    command,
+    root: ctx.worktree.root,
+    env: ctx.commandEnv ?? commandEnvFor(ctx.worktree.root),
+    timeoutMs,
+    maxOutputBytes: cap,
+    signal: ctx.signal,
   });
+  if (r.spawnError) return `Error: cannot run ${shell}: ${r.spawnError}`;
+  // The worktree's absolute path is random per run; showing it as "." keeps runs replayable
+  // (the recording hashes what the model saw) and keeps host paths out of traces.
+  let out = r.output.split(ctx.worktree.root).join('.');
+  if (r.truncated) out += `\n[output truncated at ${cap} bytes]`;
+  const head = r.timedOut
+    ? `Error: command timed out after ${timeoutMs} ms`
+    : r.cancelled
+      ? 'Error: command cancelled'
+      : r.exitCode !== 0
+        ? `Error: command exited with code ${r.exitCode ?? r.signal}`
+        : '';
+  return head ? (out ? `${head}\n${out}` : head) : out || '(no output)';
 }

@@ -1,14 +1,15 @@
-import { lstat, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { FixtureError } from '../errors.js';
+import { escapes, resolveInside } from './sandbox/paths.js';
+import { ownedPrefix } from './worktree-sweep.js';
 
 // A fresh temp directory per case run. The process working directory is never changed (runs are
 // concurrent): every tool resolves its paths here, and a path that escapes the root (`..`, an absolute
 // path, or a symlink pointing out) is refused.
 
-/** A path a tool may not touch; the tool turns it into an `Error: ...` result. */
-export class PathRefusedError extends Error {}
+export { PathRefusedError } from './sandbox/paths.js';
 
 export interface Worktree {
   /** Real path of the root (symlinks resolved). */
@@ -21,12 +22,10 @@ export interface Worktree {
   /** Workspace-relative form (forward slashes) of an absolute path inside the root. */
   relative(abs: string): string;
   remove(): Promise<void>;
+  /** Keep the worktree for inspection: renamed without the owner pid (never swept); returns its path. */
+  keep(): Promise<string>;
 }
 
-/** True when `rel` (relative, already normalised) climbs out of its base. */
-function escapes(rel: string): boolean {
-  return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
-}
 
 /**
  * Create a worktree with the case's files. A file path that is absolute or climbs out is bad input.
@@ -40,7 +39,8 @@ export async function createWorktree(files: Record<string, string>, opts: { pref
       });
     }
   }
-  const root = await realpath(await mkdtemp(join(tmpdir(), opts.prefix ?? 'runspec-eval-')));
+  // The owning pid is in the name, so a later run can sweep what a kill -9 left behind.
+  const root = await realpath(await mkdtemp(join(tmpdir(), opts.prefix ?? ownedPrefix())));
   try {
     for (const [rel, content] of Object.entries(files)) {
       const abs = join(root, rel);
@@ -53,33 +53,20 @@ export async function createWorktree(files: Record<string, string>, opts: { pref
   }
   return {
     root,
-    async resolve(path: string): Promise<string> {
-      const p = path.trim();
-      if (p === '' || p === '.' || p === './') return root;
-      if (isAbsolute(p)) throw new PathRefusedError(`absolute paths are not allowed (${p}); use a path relative to the workspace root`);
-      const abs = resolve(root, p);
-      if (escapes(relative(root, abs))) throw new PathRefusedError(`path escapes the workspace: ${p}`);
-      // Resolve symlinks on the longest existing prefix: a link inside the tree may point out of it.
-      let probe = abs;
-      for (let i = 0; i < 256; i++) {
-        const exists = await lstat(probe).then(
-          () => true,
-          () => false,
-        );
-        if (exists) break;
-        const up = dirname(probe);
-        if (up === probe) break;
-        probe = up;
-      }
-      const real = await realpath(probe).catch(() => probe);
-      if (escapes(relative(root, real))) throw new PathRefusedError(`path escapes the workspace through a symlink: ${p}`);
-      return abs;
+    resolve(path: string): Promise<string> {
+      return resolveInside(root, path);
     },
     relative(abs: string): string {
       return relative(root, abs).split(sep).join('/') || '.';
     },
     async remove() {
       await rm(root, { recursive: true, force: true, maxRetries: 2 });
+    },
+    async keep() {
+      const kept = join(dirname(root), basename(root).replace(/pid\d+-/, 'kept-'));
+      if (kept === root) return root;
+      await rename(root, kept);
+      return kept;
     },
   };
 }

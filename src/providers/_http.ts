@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
+import { redactUrl } from '../core/redact.js';
 import { ProviderError } from '../errors.js';
 import type { HttpProviderOptions, RetryInfo } from './types.js';
 import { isRecord } from '../core/is-record.js';
@@ -22,6 +23,28 @@ export interface HttpClientOptions {
   apiKey?: string;
   apiKeyEnv?: string;
   onRetry?: (info: RetryInfo) => void;
+  /** Largest response body read, in bytes; a bigger one is an error, not retried. @default 33554432 */
+  maxResponseBytes?: number;
+}
+
+/** Default limit on a provider response body (32 MiB). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** A response over the size limit: reported once, never retried. */
+class BodyTooLargeError extends Error {}
+
+/**
+ * Blank out what looks like a credential in text a server sent back (error bodies echo requests):
+ * Bearer tokens, `sk-...` keys, `key=`/`api-key=`/`token=` query values, URL passwords.
+ * @example redactEchoedSecrets('bad key Bearer sk-abc123456789') // 'bad key Bearer ***'
+ */
+export function redactEchoedSecrets(text: string): string {
+  return text
+    .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, '$1 ***')
+    .replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, '$1-***')
+    .replace(/([?&;\s"']((?:x-)?api[-_]?key|key|token|access_token|secret|password|sig)=)[^&\s"'#]+/gi, '$1***')
+    .replace(/("(?:api[-_]?key|authorization|x-api-key|token|secret|password)"\s*:\s*")[^"]*"/gi, '$1***"')
+    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:)[^@\s/]*@/gi, '$1***@');
 }
 
 export interface JsonExchange {
@@ -60,6 +83,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const snippet = (text: string): string => {
     let s = text.replace(/\s+/g, ' ').trim();
     if (opts.apiKey && opts.apiKey.length >= 4) s = s.split(opts.apiKey).join('***');
+    s = redactEchoedSecrets(s);
     return s.length > SNIPPET_CHARS ? `${s.slice(0, SNIPPET_CHARS)}…` : s;
   };
 
@@ -84,7 +108,23 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
       dispatcher: agent,
       signal,
     });
-    const text = await res.body.text();
+    const limit = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    const declared = Number(res.headers['content-length']);
+    const chunks: Buffer[] = [];
+    let size = Number.isFinite(declared) ? declared : 0;
+    if (size <= limit) {
+      size = 0;
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > limit) break;
+        chunks.push(chunk as Buffer);
+      }
+    }
+    if (size > limit) {
+      res.body.destroy();
+      throw new BodyTooLargeError(`the response body is larger than ${limit} bytes`);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
     return { status: res.statusCode, headers: res.headers, text, latencyMs: Math.round(performance.now() - started) };
   }
 
@@ -94,7 +134,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     await limiter.acquire(ex.signal).catch(() => {
       throw cancelled(opts.label);
     });
-    const where = `${ex.method} ${ex.url}`;
+    const where = `${ex.method} ${redactUrl(ex.url)}`;
     try {
       for (let attempt = 1; ; attempt++) {
         let reply: Awaited<ReturnType<typeof attemptOnce>>;
@@ -102,6 +142,11 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
           reply = await attemptOnce(ex);
         } catch (err) {
           if (ex.signal?.aborted) throw cancelled(opts.label);
+          if (err instanceof BodyTooLargeError) {
+            throw new ProviderError('PROVIDER_RESPONSE', `${opts.label}: ${where}: ${err.message} (not retried)`, {
+              hint: 'raise the limit with [llm] max_response_bytes or RUNSPEC_MAX_RESPONSE_BYTES, or check --base-url',
+            });
+          }
           const timedOut = isTimeout(err);
           const reason = timedOut ? `no response within ${opts.timeoutMs} ms` : `connection failed (${errorCode(err)})`;
           if (attempt < attempts) {
@@ -143,6 +188,14 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
             `${opts.label}: ${where} answered ${status}: the API key was ${opts.apiKey ? 'rejected' : 'missing'} (${snippet(text)})`,
             { hint: keyHint, status },
           );
+        }
+        if (status >= 300 && status < 400) {
+          const location = reply.headers.location;
+          const to = typeof location === 'string' ? redactUrl(location) : '(no location header)';
+          throw new ProviderError('PROVIDER', `${opts.label}: ${where} answered ${status}: redirect to ${to}; redirects are not followed`, {
+            hint: 'point --base-url (or base_url in runspec.toml) at the address the server redirects to',
+            status,
+          });
         }
         const retryable = isRetryableStatus(status);
         if (retryable && attempt < attempts) {
@@ -222,6 +275,7 @@ export function createProviderHttp(label: string, opts: HttpProviderOptions): Ht
     apiKey: opts.apiKey,
     apiKeyEnv: opts.apiKeyEnv,
     onRetry: opts.onRetry,
+    maxResponseBytes: opts.maxResponseBytes,
   });
 }
 

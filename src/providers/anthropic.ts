@@ -96,7 +96,12 @@ function fromAnthropicResponse(label: string, json: unknown): Omit<ChatResponse,
   const texts: string[] = [];
   const toolCalls: ToolCall[] = [];
   json.content.forEach((b, i) => {
-    if (!isRecord(b)) return;
+    // A block of the wrong shape is not a model answer: an infrastructure error, never "no call".
+    if (!isRecord(b) || typeof b.type !== 'string') throw badShape(label, `content[${i}] is not a content block`, json);
+    if (b.type === 'text' && typeof b.text !== 'string') throw badShape(label, `content[${i}].text is not a string`, json);
+    if (b.type === 'tool_use' && (typeof b.name !== 'string' || b.name === '' || (b.input !== undefined && !isRecord(b.input)))) {
+      throw badShape(label, `content[${i}] is a tool_use block without a name or with input that is not an object`, json);
+    }
     if (b.type === 'text' && typeof b.text === 'string') texts.push(b.text);
     if (b.type === 'tool_use' && typeof b.name === 'string') {
       toolCalls.push({ id: typeof b.id === 'string' && b.id ? b.id : `toolu_${i}`, name: b.name, arguments: parseToolArguments(b.input) });

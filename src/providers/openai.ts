@@ -84,9 +84,22 @@ function fromOpenAIResponse(label: string, json: unknown): Omit<ChatResponse, 'p
   if (!isRecord(choice) || !isRecord(choice.message)) throw badShape(label, 'no choices[0].message', json);
   const msg = choice.message;
   const toolCalls: ToolCall[] = [];
+  // Wrong field types are not a chat completion: an infrastructure error, never the model's "no call".
+  if (msg.content !== undefined && msg.content !== null && typeof msg.content !== 'string' && !Array.isArray(msg.content)) {
+    throw badShape(label, `choices[0].message.content is ${typeName(msg.content)}, expected a string`, json);
+  }
+  if (msg.tool_calls !== undefined && msg.tool_calls !== null && !Array.isArray(msg.tool_calls)) {
+    throw badShape(label, `choices[0].message.tool_calls is ${typeName(msg.tool_calls)}, expected a list`, json);
+  }
   if (Array.isArray(msg.tool_calls)) {
     msg.tool_calls.forEach((tc, i) => {
-      if (!isRecord(tc) || !isRecord(tc.function) || typeof tc.function.name !== 'string') return;
+      if (!isRecord(tc) || !isRecord(tc.function) || typeof tc.function.name !== 'string' || tc.function.name === '') {
+        throw badShape(label, `choices[0].message.tool_calls[${i}] is not a function call with a name`, json);
+      }
+      const a = tc.function.arguments;
+      if (a !== undefined && a !== null && typeof a !== 'string' && !isRecord(a)) {
+        throw badShape(label, `choices[0].message.tool_calls[${i}].function.arguments is ${typeName(a)}, expected a JSON string`, json);
+      }
       toolCalls.push({
         id: typeof tc.id === 'string' && tc.id ? tc.id : `call_${i}`,
         name: tc.function.name,
@@ -106,6 +119,12 @@ function fromOpenAIResponse(label: string, json: unknown): Omit<ChatResponse, 'p
   if (typeof json.id === 'string') out.responseId = json.id;
   if (typeof json.model === 'string') out.responseModel = json.model;
   return out;
+}
+
+function typeName(v: unknown): string {
+  if (Array.isArray(v)) return 'a list';
+  if (v === null) return 'null';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
 /**

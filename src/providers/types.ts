@@ -99,4 +99,6 @@ export interface HttpProviderOptions {
   system?: string;
   /** Called before each retry wait. */
   onRetry?: (info: RetryInfo) => void;
+  /** Largest response body read, in bytes; a bigger one is one clear error, not retried. @default 33554432 (32 MiB) */
+  maxResponseBytes?: number;
 }

@@ -1,4 +1,5 @@
 // The terminal table: verdict, tool, command, autonomy, host, pass rate and reason per case, then the summary.
+import { safeText } from '../core/safe-text.js';
 import type { ResultsDocument } from './results.js';
 import { caseViews, categoryCounts, formatInt, lastIteration, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 
@@ -38,7 +39,8 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
   const views = caseViews(doc);
   const header = ['', 'CASE', 'VERDICT', 'TOOL', 'COMMAND', 'AUTONOMY', 'HOST', 'PASS RATE', 'REASON'];
   const mark = (v: CaseView): string => (v.errored ? '!' : v.meetsThreshold ? '✓' : '✗');
-  const rows = views.map((v) => [mark(v), v.caseId, v.verdict, v.tool || '-', v.command || '-', v.autonomy || '-', v.host || '-', v.passRate, oneLine(v.reason)]);
+  // Case ids, tools and reasons come from fixtures and models: no escape sequence may act on the terminal.
+  const rows = views.map((v) => [mark(v), v.caseId, v.verdict, v.tool || '-', v.command || '-', v.autonomy || '-', v.host || '-', v.passRate, oneLine(v.reason)].map(safeText));
   const fixed = header.length - 1;
   const widths = header.slice(0, fixed).map((h, i) => Math.min(MAX_COLUMN, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
   if (opts.width !== undefined) {

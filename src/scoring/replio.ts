@@ -79,7 +79,13 @@ export function checkVerifier(verifier: ReplioVerifier, calls: readonly ToolCall
       failures.push({ category: 'wrong_args', reason: `no call to ${tool} to check its arguments` });
       continue;
     }
-    const closest = candidates
+    // Arguments that were not JSON are a malformed call, not "arg X: missing".
+    const parsed = candidates.filter((c) => !isUnparsedArgs(c.arguments));
+    if (parsed.length === 0) {
+      failures.push({ category: 'wrong_args', reason: `malformed call: the arguments of ${tool} are not valid JSON` });
+      continue;
+    }
+    const closest = parsed
       .map((c) => matchArgs(expected as Record<string, ArgExpectation>, c.arguments ?? {}).failures)
       .sort((a, b) => a.length - b.length)[0]!;
     failures.push({ category: 'wrong_args', reason: `no ${tool} call passes the expected arguments: ${describeArgFailures(closest)}` });
@@ -107,4 +113,9 @@ export function replioMetrics(c: Case, run: Run): ReplioMetrics {
     tokens: tokensOf(run),
     status: run.status,
   };
+}
+
+function isUnparsedArgs(args: Record<string, unknown> | undefined): boolean {
+  const keys = args ? Object.keys(args) : [];
+  return keys.length === 1 && keys[0] === '_raw';
 }

@@ -197,6 +197,17 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   return verdict;
 }
 
+/** Arguments the provider adapter could not parse (`{ _raw: text }`). */
+function isMalformedCall(args: Record<string, unknown> | undefined): args is { _raw: unknown } {
+  const keys = args ? Object.keys(args) : [];
+  return keys.length === 1 && keys[0] === '_raw';
+}
+
+function snippet(v: unknown): string {
+  const text = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+}
+
 function checkTerminal(
   spec: NonNullable<Case['runspec']>,
   terminal: ResolvedCall,
@@ -214,7 +225,10 @@ function checkTerminal(
   if (spec.host !== undefined && norm(spec.host) !== norm(terminal.host)) {
     fail('wrong_host', `expected host ${spec.host}, got ${terminal.host ?? 'no host'}`);
   }
-  if (spec.args) {
+  if (spec.args && isMalformedCall(terminal.args)) {
+    // Not "arg X: missing": the model did send arguments, just not as JSON.
+    fail('wrong_args', `malformed call: the arguments are not valid JSON (${snippet(terminal.args._raw)})`);
+  } else if (spec.args) {
     const result = matchArgs(spec.args, terminal.args);
     if (!result.ok) fail('wrong_args', describeArgFailures(result.failures));
   }

@@ -1,5 +1,6 @@
 // Renderers for `score --output`: verdict lines and the summary as a table, JSON, JUnit XML or Markdown.
 // Pure string functions; only the CLI prints.
+import { safeText } from '../core/safe-text.js';
 import { VERDICT_CATEGORIES } from '../types/verdict.js';
 import { escapeAttr, escapeCell, escapeXml } from '../core/escape.js';
 import type { ScoreSummary, TraceVerdictLine } from './score-traces.js';
@@ -59,7 +60,8 @@ export function renderSummaryTable(s: ScoreSummary): string {
 
 /** A verdict table followed by the summary. */
 export function renderTable(lines: TraceVerdictLine[], s: ScoreSummary): string {
-  const rows = lines.map((l) => [l.traceId.slice(0, 16), cut(label(l), 28), l.category ?? '-', l.pass === null ? '-' : l.pass ? 'pass' : 'FAIL', cut(callsText(l), 40), cut(l.reason, 80)]);
+  // Trace attributes and model text: no escape sequence may act on the terminal.
+  const rows = lines.map((l) => [l.traceId.slice(0, 16), cut(safeText(label(l)), 28), l.category ?? '-', l.pass === null ? '-' : l.pass ? 'pass' : 'FAIL', cut(safeText(callsText(l)), 40), cut(safeText(l.reason), 80)]);
   const head = ['trace', 'case/rule', 'category', 'result', 'calls', 'reason'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const fmt = (r: string[]): string => r.map((c, i) => (i === r.length - 1 ? c : pad(c, widths[i]!))).join('  ');

@@ -265,6 +265,26 @@ export function normaliseTrace(trace: AssembledTrace, options: NormaliseOptions 
   }
 }
 
+/** A span that is its own parent, or a loop of parents: the trace has no root to read from. */
+function parentCycle(spans: readonly SpanRecord[]): string | undefined {
+  const parentOf = new Map(spans.map((s) => [s.spanId, s.parentSpanId]));
+  for (const s of spans) if (s.parentSpanId === s.spanId) return `span ${s.spanId} is its own parent`;
+  const clean = new Set<string>();
+  for (const s of spans) {
+    const path: string[] = [];
+    const onPath = new Set<string>();
+    let id: string | undefined = s.spanId;
+    while (id !== undefined && parentOf.has(id) && !clean.has(id)) {
+      if (onPath.has(id)) return `parent cycle: ${[...path.slice(path.indexOf(id)), id].join(' → ')}`;
+      onPath.add(id);
+      path.push(id);
+      id = parentOf.get(id);
+    }
+    for (const p of path) clean.add(p);
+  }
+  return undefined;
+}
+
 function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): NormaliseResult {
   const isDiscovery = options.isDiscovery ?? ((n: string) => DEFAULT_DISCOVERY.has(n));
   const spans = [...trace.spans].sort(byStart);
@@ -272,6 +292,8 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
     return { ok: false, traceId: trace.traceId, reason: trace.logs.length ? 'only log records, no spans' : 'no spans' };
   }
   const ids = new Set(spans.map((s) => s.spanId));
+  const cycle = parentCycle(spans);
+  if (cycle) return { ok: false, traceId: trace.traceId, reason: cycle };
   const root = spans.find((s) => s.parentSpanId === undefined) ?? spans.find((s) => !ids.has(s.parentSpanId!))!;
   const producers = new Set<string>();
   const logs = trace.logs;

@@ -96,7 +96,8 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
 
   const authorised = (req: IncomingMessage): boolean => {
     if (!tokenBuf) return true;
-    const got = Buffer.from(String(req.headers.authorization ?? ''));
+    // RFC 7235: the auth scheme is case-insensitive ("bearer", "BEARER"); the token is not.
+    const got = Buffer.from(String(req.headers.authorization ?? '').replace(/^bearer(?=\s)/i, 'Bearer'));
     return got.length === tokenBuf.length && timingSafeEqual(got, tokenBuf);
   };
 

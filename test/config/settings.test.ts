@@ -37,6 +37,10 @@ describe('resolveRunSettings', () => {
     expect(s.provider).toEqual({ value: 'openai', source: 'default' });
   });
 
+  it('bounds RUNSPEC_CONCURRENCY like the flag', () => {
+    expect(() => resolveRunSettings({ env: readEnv({ RUNSPEC_CONCURRENCY: '1000' }), file: {} })).toThrow(/^RUNSPEC_CONCURRENCY: expected 1 to 256 \(got 1000\)$/);
+  });
+
   it('rejects a bad RUNSPEC_TOOL_MODE as a config error', () => {
     expect(() => resolveRunSettings({ env: readEnv({ RUNSPEC_TOOL_MODE: 'bogus' }), file: {} })).toThrow(/^RUNSPEC_TOOL_MODE: expected one of dedup, per_host, search \(got "bogus"\)$/);
   });

@@ -136,6 +136,12 @@ describe('runspec-eval score', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('exits 2, not 0 with an empty report, when nothing readable was scored', async () => {
+    const r = await runCli(['score', '-', '--cases', 'empty', '--output', 'junit'], { cwd: dir, input: '' });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('error: no trace could be read from the input, so nothing was scored');
+  });
+
   it('exits 2 on an invalid --shard', async () => {
     const r = await runCli(['score', 'traces', '--cases', 'empty', '--shard', '4/3'], { cwd: dir });
     expect(r.exitCode).toBe(2);

@@ -417,3 +417,19 @@ describe('history fallback', () => {
     ]);
   });
 });
+
+describe('malformed span trees', () => {
+  // Used to surface as "could not interpret the trace (Cannot read properties of undefined ...)".
+  it.each([
+    { name: 'a span that is its own parent', spans: [span({ trace: 77, id: 1, parent: 1, name: 'agent', start: 0 })], reason: /^span [0-9a-f]+ is its own parent$/ },
+    {
+      name: 'a parent cycle',
+      spans: [span({ trace: 77, id: 1, parent: 2, name: 'a', start: 0 }), span({ trace: 77, id: 2, parent: 1, name: 'b', start: 1 })],
+      reason: /^parent cycle: [0-9a-f]+ → [0-9a-f]+ → [0-9a-f]+$/,
+    },
+  ])('$name is a clear per-trace error', ({ spans, reason }) => {
+    const r = normaliseTrace(one(request(spans)));
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.reason).toMatch(reason);
+  });
+});

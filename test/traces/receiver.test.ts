@@ -148,6 +148,13 @@ describe('receiver protocol handling', () => {
     const res = await fetch(`${url}/v1/traces`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', authorization: 'Bearer wrong' } });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    // The scheme is case-insensitive (RFC 7235); the token is not.
+    for (const scheme of ['bearer', 'BEARER']) {
+      const ok = await fetch(`${url}/v1/traces`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', authorization: `${scheme} tok-123` } });
+      expect(ok.status).not.toBe(401);
+    }
+    const wrongCase = await fetch(`${url}/v1/traces`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', authorization: 'bearer TOK-123' } });
+    expect(wrongCase.status).toBe(401);
     const health = await fetch(`${url}/healthz`);
     expect(await health.json()).toEqual({
       status: 'ok', openTraces: expect.any(Number), traces: expect.any(Number), verdicts: expect.any(Number),

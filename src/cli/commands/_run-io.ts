@@ -8,23 +8,19 @@ import { renderDocument } from '../../report/render.js';
 import type { OutputFormat } from '../../report/formats.js';
 import type { CliContext } from '../context.js';
 import { ensureNewline } from './_run-options.js';
+import { handleInterrupts } from './_interrupt.js';
 
 /**
- * Run `fn` with a signal that the first Ctrl-C aborts (in-flight samples finish as cancelled); a second
- * Ctrl-C exits 130 at once.
+ * Run `fn` with a signal that the first SIGINT or SIGTERM aborts (in-flight samples finish as
+ * cancelled); a second one kills running commands and exits at once.
  */
 export async function withInterrupt<T>(ctx: CliContext, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ac = new AbortController();
-  const onSigint = (): void => {
-    if (!ac.signal.aborted) ctx.err('interrupted: finishing in-flight samples as cancelled (press Ctrl-C again to force)');
-    else process.exit(130);
-    ac.abort();
-  };
-  process.on('SIGINT', onSigint);
+  const stop = handleInterrupts(ctx, ac);
   try {
     return await fn(ac.signal);
   } finally {
-    process.off('SIGINT', onSigint);
+    stop();
   }
 }
 

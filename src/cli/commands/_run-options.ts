@@ -16,6 +16,15 @@ const positiveInt = (v: string): number => {
   if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`expected a positive integer (got ${JSON.stringify(v)})`);
   return Number(v);
 };
+/** Sane maxima of run sizes: a typo of a few zeros is an error, not a run that never ends. */
+export const MAX_SAMPLES_FLAG = 1000;
+export const MAX_TURNS_FLAG = 1000;
+export const MAX_CONCURRENCY_FLAG = 256;
+const boundedInt = (max: number) => (v: string): number => {
+  const n = positiveInt(v);
+  if (n > max) throw new InvalidArgumentError(`expected at most ${max} (got ${n})`);
+  return n;
+};
 const nonNegativeInt = (v: string): number => {
   if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`expected an integer ≥ 0 (got ${JSON.stringify(v)})`);
   return Number(v);
@@ -52,8 +61,8 @@ export function addModelOptions(cmd: Command, opts: { provider?: boolean } = {})
     .option('--base-url <url>', 'API base URL of the provider')
     .option('--temperature <t>', 'sampling temperature', number)
     .option('--max-tokens <n>', 'max completion tokens', positiveInt)
-    .option('--timeout-ms <ms>', 'per-request time limit in milliseconds', positiveInt)
-    .option('--attempts <n>', 'attempts per model request, the first included, on transient errors (default 3; 1 = no retry)', positiveInt)
+    .option('--timeout-ms <ms>', 'per-attempt time limit in milliseconds (default 120000); a hung sample holds its slot at most timeout × attempts + (attempts − 1) × 30 s of waits: 7 min by default', positiveInt)
+    .option('--attempts <n>', 'attempts per model request, the first included, on transient errors (default 3; 1 = no retry); each wait prints one "retrying:" line', positiveInt)
     // The old name: it always counted attempts, not retries. Kept working, out of --help.
     .addOption(new Option('--retries <n>', 'old name of --attempts').argParser(nonNegativeInt).hideHelp())
     .option('--max-requests <n>', 'model requests in flight at once per provider (default 8)', positiveInt);
@@ -64,11 +73,11 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
   cmd
     .option('--toolset <spec>', 'toolset for every case: a file, builtin:fleet, builtin:workspace or mcp:...')
     .option('--tool-mode <mode>', 'tool layout: dedup, per_host or search', oneOf(TOOL_MODES))
-    .option('--samples <n>', 'samples per case (a case\'s own count wins)', positiveInt)
+    .option('--samples <n>', `samples per case (a case's own count wins; at most ${MAX_SAMPLES_FLAG})`, boundedInt(MAX_SAMPLES_FLAG))
     .option('--threshold <t>', 'pass rate every case must reach (0..1)', ratio)
     .option('--validate-args', 'check arguments against the toolset (bounce buckets)')
-    .option('--concurrency <n>', 'case samples in flight at once', positiveInt)
-    .option('--max-turns <n>', 'model turns per case run', positiveInt)
+    .option('--concurrency <n>', `case samples in flight at once (at most ${MAX_CONCURRENCY_FLAG})`, boundedInt(MAX_CONCURRENCY_FLAG))
+    .option('--max-turns <n>', `model turns per case run (at most ${MAX_TURNS_FLAG})`, boundedInt(MAX_TURNS_FLAG))
     .option('--system-prompt <file>', 'system prompt text file')
     .option('--output <format>', 'report format: table, json, junit, md or html', oneOf(OUTPUT_FORMATS));
   if (opts.out !== false) cmd.option('--out <path>', opts.out ?? 'results JSON file (the JSON-lines log is written next to it as .jsonl)');
@@ -78,7 +87,8 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--capture-content', 'attach prompts, messages and arguments to spans')
     .option('--annotations', 'post verdicts as Phoenix span annotations')
     .option('--endpoint <url>', 'OTLP/HTTP traces endpoint (default: OTEL_* variables, runspec.toml, else .runspec/traces/)')
-    .option('--keep-worktrees', 'keep trajectory worktrees for inspection');
+    .option('--keep-worktrees', 'keep trajectory worktrees for inspection')
+    .option('--unsafe-host-commands', 'run model-driven commands (bash, run_command) on this machine without the bubblewrap sandbox (warned on every run)');
   if (opts.script !== false) cmd.option('--script <file>', 'script of the mock provider, or recording of the replay provider');
   return cmd;
 }

@@ -1,3 +1,4 @@
+import { redactUrlsInText } from '../../core/redact-url.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandModule } from '../command.js';
@@ -24,7 +25,8 @@ function configAction(ctx: CliContext, flags: ConfigFlags): number {
   const config = loadConfigFile(ctx.projectDir);
   const rows: Row[] = [];
   const add = (key: string, s: Setting<unknown> | { value: unknown; source: string }): void => {
-    rows.push({ key, value: s.value === undefined ? '-' : String(s.value), source: s.source });
+    // URL settings may carry a password or an api-key query value: never printed.
+    rows.push({ key, value: s.value === undefined ? '-' : redactUrlsInText(String(s.value)), source: s.source });
   };
   add('project', { value: ctx.projectDir, source: '--path' });
   add('config file', { value: existsSync(file) ? file : '(none)', source: '--path' });

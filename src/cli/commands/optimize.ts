@@ -1,3 +1,4 @@
+import { chooseCommandSandbox } from '../../engine/sandbox/select.js';
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import type { CommandModule } from '../command.js';
@@ -88,6 +89,11 @@ async function optimizeAction(ctx: CliContext, targets: string[], flags: Optimiz
     });
     writeResultsDocument(out, doc);
   };
+  const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
+    { configured: project.config.trajectory?.sandbox, bwrap: project.env.get('RUNSPEC_BWRAP'), searchPath: project.env.get('PATH') },
+    cases.some((c) => c.mode === 'trajectory'),
+  );
+  if (sandboxWarning) ctx.warn(sandboxWarning);
   try {
     const result = await runOptimization({
       cases,
@@ -102,6 +108,7 @@ async function optimizeAction(ctx: CliContext, targets: string[], flags: Optimiz
           toolsetFor: (c) => toolsets.get(c.id)!,
           samples: flags.nRuns,
           systemPrompt: prompt,
+          sandbox,
           runId: `${runId}-i${iteration}`,
           onWarning: (w) => ctx.warn(w),
         });

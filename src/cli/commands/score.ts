@@ -75,8 +75,11 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
   else if (flags.output === 'junit') write(renderJunit(lines, summary));
   else write(renderMarkdown(lines, summary));
   for (const f of summary.badFiles) ctx.err(`error: ${f}: nothing readable (expected OTLP JSON, JSON lines or length-prefixed protobuf)`);
+  // Nothing read at all is bad input, not a clean pass with an empty report (an empty shard is fine).
+  const nothingRead = summary.traces === 0 && summary.badFiles.length === 0 && !shard;
+  if (nothingRead) ctx.err('error: no trace could be read from the input, so nothing was scored (expected OTLP JSON, JSON lines or length-prefixed protobuf)');
   if (file) await new Promise<void>((r) => file!.end(() => r()));
-  return scoreExitCode(summary);
+  return nothingRead ? 2 : scoreExitCode(summary);
 }
 
 export const scoreCommand: CommandModule = {

@@ -1,0 +1,25 @@
+import { killRunningCommands } from '../../engine/sandbox/command.js';
+import type { CliContext } from '../context.js';
+
+// SIGINT and SIGTERM end a run the same way: the first lets in-flight samples end as cancelled (their
+// worktrees and commands are cleaned up, the resume line is printed, exit 3); a second one kills every
+// running command and exits at once (worktrees left then are swept by the next run).
+
+/** Install the handlers; returns the function that removes them. */
+export function handleInterrupts(ctx: CliContext, ac: AbortController): () => void {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (ac.signal.aborted) {
+      killRunningCommands();
+      ctx.err(`interrupted again (${signal}): stopped at once`);
+      process.exit(signal === 'SIGTERM' ? 143 : 130);
+    }
+    ctx.err(`interrupted (${signal}): finishing in-flight samples as cancelled (interrupt again to stop at once)`);
+    ac.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}

@@ -1,0 +1,350 @@
+import { spawn } from 'node:child_process';
+import { accessSync, constants, lstatSync, readlinkSync } from 'node:fs';
+import { lchown, lstat, readdir, readFile } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
+import { ownedPrefix } from '../worktree-sweep.js';
+
+// How a model-driven command (bash, run_command) runs. By default inside bubblewrap: a user namespace
+// with an unprivileged uid, every capability dropped, a new session, no network, a fresh PID namespace
+// (so every process the command started dies with it), read-only system directories, a private tmpfs
+// HOME and /tmp, the worktree as the only writable path, a cleared environment, and bwrap itself
+// started with an empty environment (its init is PID 1 inside, and /proc/1/environ shows what bwrap
+// was started with). Process-count, memory and file-size limits are set inside by prlimit.
+//
+// RLIMIT_NPROC is not enforced for processes whose real uid is host root, even inside a user
+// namespace, so a root harness first drops to an unprivileged host uid (setpriv) and hands the
+// worktree to that uid before each command.
+
+export type SandboxMode = 'bwrap' | 'none';
+
+export interface CommandRequest {
+  /** `sh` for run_command, `bash` for bash. */
+  shell: 'sh' | 'bash';
+  command: string;
+  /** The worktree (a real path): the command's working directory and its only writable path, mounted at the same path. */
+  root: string;
+  /** The command's whole environment (HOME and PATH are set by the sandbox). */
+  env: Record<string, string>;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+}
+
+export interface CommandResult {
+  /** stdout and stderr interleaved, cut at maxOutputBytes. */
+  output: string;
+  truncated: boolean;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  /** The command could not be started at all. */
+  spawnError?: string;
+}
+
+export type SandboxReadiness = { ok: true } | { ok: false; message: string };
+
+export interface CommandSandbox {
+  readonly mode: SandboxMode;
+  /** Whether commands can run; checked once (a probe command), the same answer afterwards. */
+  ready(): Promise<SandboxReadiness>;
+  /** Run one command. Call `ready()` first: a sandbox that is not ready refuses with spawnError. */
+  run(req: CommandRequest): Promise<CommandResult>;
+}
+
+export interface SandboxLimits {
+  /** Processes (threads included) the command may have at once. @default 256 */
+  maxProcesses?: number;
+  /** Address space of each process, in bytes. @default 4 GiB */
+  maxMemoryBytes?: number;
+  /** Largest file a command may write, in bytes. @default 256 MiB */
+  maxFileBytes?: number;
+}
+
+export interface CreateSandboxOptions {
+  /** @default 'bwrap' */
+  mode?: SandboxMode;
+  /** bwrap to use: a path, or a name looked up on `searchPath`. @default 'bwrap' */
+  bwrap?: string;
+  /** Directories to look in (PATH syntax). @default the standard system directories */
+  searchPath?: string;
+  limits?: SandboxLimits;
+}
+
+/** HOME inside the sandbox: a private tmpfs. */
+export const SANDBOX_HOME = '/home/sandbox';
+const SANDBOX_UID = 1000;
+/** Host uid a root harness drops to (nobody), so the process-count limit applies. */
+const HOST_DROP_UID = 65534;
+const STANDARD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const PROBE_TIMEOUT_MS = 15_000;
+/** /etc entries shells and common tools need; never passwd, shadow or anything with host secrets. */
+const ETC_ENTRIES = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime', '/etc/nsswitch.conf', '/etc/bash.bashrc', '/etc/profile', '/etc/inputrc'];
+const ROOT_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+const OPT_OUT =
+  'opt out with [trajectory] sandbox = "none" in runspec.toml or --unsafe-host-commands (model commands then run unconfined on this machine)';
+/** How to get a working sandbox, or opt out: the tail of every refusal line. */
+export const INSTALL_HINT = `install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Alpine: apk add bubblewrap), or ${OPT_OUT}`;
+
+/** Find an executable on a PATH-style list; a name with a slash is taken as is. */
+export function findExecutable(name: string, searchPath = STANDARD_PATH): string | undefined {
+  const candidates = name.includes('/') ? [name] : searchPath.split(delimiter).filter(Boolean).map((d) => join(d, name));
+  for (const c of candidates) {
+    try {
+      accessSync(c, constants.X_OK);
+      if (lstatSync(c).isDirectory()) continue;
+      return c;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The command sandbox of a run: bubblewrap, or (`mode: 'none'`, an explicit opt-out) the host.
+ * @example const sb = createCommandSandbox(); if ((await sb.ready()).ok) await sb.run({ shell: 'sh', command: 'ls', ... });
+ */
+export function createCommandSandbox(opts: CreateSandboxOptions = {}): CommandSandbox {
+  if (opts.mode === 'none') return createHostSandbox();
+  return createBwrapSandbox(opts);
+}
+
+function createHostSandbox(): CommandSandbox {
+  return {
+    mode: 'none',
+    ready: () => Promise.resolve({ ok: true }),
+    run: (req) =>
+      spawnCollect({
+        file: req.shell === 'bash' ? 'bash' : '/bin/sh',
+        args: ['-c', req.command],
+        cwd: req.root,
+        env: { ...req.env, HOME: req.root },
+        timeoutMs: req.timeoutMs,
+        maxOutputBytes: req.maxOutputBytes,
+        signal: req.signal,
+      }),
+  };
+}
+
+function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
+  const limits = { maxProcesses: 256, maxMemoryBytes: 4 * 1024 ** 3, maxFileBytes: 256 * 1024 ** 2, ...opts.limits };
+  const searchPath = opts.searchPath ?? STANDARD_PATH;
+  const asRoot = typeof process.geteuid === 'function' && process.geteuid() === 0;
+  let readiness: Promise<SandboxReadiness> | undefined;
+  let bwrap: string | undefined;
+  let setpriv: string | undefined;
+
+  const argv = (req: Pick<CommandRequest, 'shell' | 'command' | 'root' | 'env'>): { file: string; args: string[] } => {
+    const args: string[] = [
+      '--unshare-all',
+      '--unshare-user',
+      '--uid', String(SANDBOX_UID),
+      '--gid', String(SANDBOX_UID),
+      '--cap-drop', 'ALL',
+      '--new-session',
+      '--die-with-parent',
+      '--ro-bind', '/usr', '/usr',
+    ];
+    for (const d of ROOT_DIRS) {
+      const st = lstatSafe(d);
+      if (st?.isSymbolicLink()) args.push('--symlink', readlinkSync(d), d);
+      else if (st?.isDirectory()) args.push('--ro-bind', d, d);
+    }
+    for (const e of ETC_ENTRIES) if (lstatSafe(e)) args.push('--ro-bind', e, e);
+    args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/home', '--dir', SANDBOX_HOME, '--bind', req.root, req.root, '--chdir', req.root, '--clearenv');
+    const env: Record<string, string> = { PATH: STANDARD_PATH, ...req.env, HOME: SANDBOX_HOME, PWD: req.root };
+    for (const [k, v] of Object.entries(env)) if (isEnvName(k) && !v.includes('\0')) args.push('--setenv', k, v);
+    // fd 3 tells the host pid of the sandbox's init, so the run can wait until its namespace is gone.
+    args.push(
+      '--json-status-fd',
+      '3',
+      '--',
+      '/usr/bin/prlimit',
+      `--nproc=${limits.maxProcesses}`,
+      `--as=${limits.maxMemoryBytes}`,
+      `--fsize=${limits.maxFileBytes}`,
+      '--',
+      req.shell === 'bash' ? '/bin/bash' : '/bin/sh',
+      '-c',
+      req.command,
+    );
+    if (asRoot && setpriv) return { file: setpriv, args: [`--reuid=${HOST_DROP_UID}`, `--regid=${HOST_DROP_UID}`, '--clear-groups', bwrap!, ...args] };
+    return { file: bwrap!, args };
+  };
+
+  const probe = async (): Promise<SandboxReadiness> => {
+    bwrap = findExecutable(opts.bwrap ?? 'bwrap', searchPath);
+    if (!bwrap) return { ok: false, message: `command tools are refused: bubblewrap (${opts.bwrap ?? 'bwrap'}) was not found; ${INSTALL_HINT}` };
+    if (asRoot) {
+      setpriv = findExecutable('setpriv', searchPath);
+      if (!setpriv) return { ok: false, message: `command tools are refused: running as root needs setpriv (util-linux) to drop to an unprivileged uid before bubblewrap; install util-linux, or ${OPT_OUT}` };
+    }
+    if (!findExecutable('/usr/bin/prlimit')) return { ok: false, message: `command tools are refused: /usr/bin/prlimit (util-linux) is missing, so the sandbox cannot limit processes and memory; install util-linux, or ${OPT_OUT}` };
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(join(tmpdir(), ownedPrefix('probe-')));
+    try {
+      if (asRoot) await lchown(dir, HOST_DROP_UID, HOST_DROP_UID);
+      const { file, args } = argv({ shell: 'sh', command: 'id -u && touch ./probe', root: dir, env: {} });
+      const r = await spawnCollect({ file, args, cwd: dir, env: {}, timeoutMs: PROBE_TIMEOUT_MS, maxOutputBytes: 4096, statusFd: true });
+      const wrote = await lstat(join(dir, 'probe')).then(() => true, () => false);
+      if (r.exitCode === 0 && r.output.trim() === String(SANDBOX_UID) && wrote) return { ok: true };
+      const why = (r.spawnError ?? r.output.trim().split('\n')[0]) || `exit ${r.exitCode ?? r.signal}`;
+      return {
+        ok: false,
+        message: `command tools are refused: bubblewrap at ${bwrap} does not work here (${why}); enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0), or ${OPT_OUT}`,
+      };
+    } finally {
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    }
+  };
+
+  return {
+    mode: 'bwrap',
+    ready() {
+      readiness ??= probe();
+      return readiness;
+    },
+    async run(req) {
+      const ok = await this.ready();
+      if (!ok.ok) return { output: '', truncated: false, exitCode: null, signal: null, timedOut: false, cancelled: false, spawnError: ok.message };
+      if (asRoot) await chownTree(req.root, HOST_DROP_UID);
+      const { file, args } = argv(req);
+      // bwrap starts with an empty environment: its init is PID 1 in the sandbox and readable there.
+      return spawnCollect({ file, args, cwd: req.root, env: {}, timeoutMs: req.timeoutMs, maxOutputBytes: req.maxOutputBytes, signal: req.signal, statusFd: true });
+    },
+  };
+}
+
+function lstatSafe(p: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+function isEnvName(k: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(k);
+}
+
+/** Give the worktree to `uid` (a root harness drops to it); bounded, links not followed. */
+async function chownTree(root: string, uid: number): Promise<void> {
+  const queue = [root];
+  let seen = 0;
+  while (queue.length > 0 && seen < 100_000) {
+    const dir = queue.pop()!;
+    await lchown(dir, uid, uid).catch(() => undefined);
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      seen++;
+      const p = join(dir, e.name);
+      if (e.isDirectory()) queue.push(p);
+      else await lchown(p, uid, uid).catch(() => undefined);
+    }
+  }
+}
+
+interface SpawnOptions {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+  /** bwrap --json-status-fd 3: wait for the sandbox's init (and so its PID namespace) to be gone. */
+  statusFd?: boolean;
+}
+
+const NAMESPACE_GONE_WAIT_MS = 5000;
+
+/** Process groups of commands running now, for a second Ctrl-C that must not leave any behind. */
+const running = new Set<number>();
+
+/** Kill every command still running (the CLI's second interrupt, just before it exits). */
+export function killRunningCommands(): void {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  running.clear();
+}
+
+/**
+ * bwrap exits as soon as its init reports the command's status, while the kernel may still be killing
+ * the other processes of the namespace; wait (bounded) until the init itself has disappeared.
+ */
+async function waitGone(pid: number): Promise<void> {
+  const deadline = Date.now() + NAMESPACE_GONE_WAIT_MS;
+  while (Date.now() < deadline) {
+    const state = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+    // Gone, or a zombie (every process of its namespace has been reaped before init turns zombie).
+    if (state === undefined || / Z /.test(state.slice(state.lastIndexOf(')')))) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Spawn in a new process group, collect output up to the cap, kill the whole group at the end. */
+function spawnCollect(o: SpawnOptions): Promise<CommandResult> {
+  return new Promise((resolvePromise) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let truncated = false;
+    let timedOut = false;
+    let settled = false;
+    const child = spawn(o.file, o.args, { cwd: o.cwd, env: o.env, stdio: o.statusFd ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'], detached: true });
+    const pid = child.pid;
+    if (pid) running.add(pid);
+    let status = '';
+    if (o.statusFd) (child.stdio[3] as NodeJS.ReadableStream).on('data', (b: Buffer) => void (status.length < 65_536 && (status += b.toString('utf8'))));
+    const killGroup = (): void => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
+    const collect = (b: Buffer): void => {
+      if (size >= o.maxOutputBytes) {
+        truncated = true;
+        return;
+      }
+      const take = b.subarray(0, o.maxOutputBytes - size);
+      chunks.push(take);
+      size += take.length;
+      if (take.length < b.length) truncated = true;
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, o.timeoutMs);
+    const onAbort = (): void => killGroup();
+    if (o.signal?.aborted) killGroup();
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    const finish = (r: Omit<CommandResult, 'output' | 'truncated' | 'timedOut' | 'cancelled'>): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      o.signal?.removeEventListener('abort', onAbort);
+      // Whatever the command left in its group goes too (host mode has no PID namespace).
+      killGroup();
+      if (pid) running.delete(pid);
+      const result = { output: Buffer.concat(chunks).toString('utf8'), truncated, timedOut, cancelled: !!o.signal?.aborted, ...r };
+      const initPid = /"child-pid"\s*:\s*(\d+)/.exec(status)?.[1];
+      if (initPid) void waitGone(Number(initPid)).then(() => resolvePromise(result));
+      else resolvePromise(result);
+    };
+    child.on('error', (err) => finish({ exitCode: null, signal: null, spawnError: err.message }));
+    // A background process still holding the pipes would keep 'close' from coming: end the group first.
+    child.on('exit', () => killGroup());
+    child.on('close', (code, signal) => finish({ exitCode: code, signal }));
+  });
+}

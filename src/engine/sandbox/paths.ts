@@ -1,0 +1,109 @@
+import { constants } from 'node:fs';
+import { lstat, open, realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+
+// File-path guards of the workspace tools. A model-chosen path is resolved against the worktree root,
+// then the realpath of its deepest existing ancestor must still be inside the root, so `..`, absolute
+// paths, symlinks that point out (also chained ones) and dangling symlinks (which a write would follow
+// to create a file outside) are refused. Only regular files are ever opened, with O_NONBLOCK and
+// O_NOFOLLOW: a FIFO, socket or device is refused before any read can block the run.
+
+/** A path a tool may not touch; the tool turns it into an `Error: ...` result. */
+export class PathRefusedError extends Error {}
+
+/** True when `rel` (relative, already normalised) climbs out of its base. */
+export function escapes(rel: string): boolean {
+  return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+}
+
+const MAX_PATH_CHARS = 4096;
+
+/**
+ * The absolute path of a workspace-relative `path` inside `root` (a real path), with every existing
+ * component resolved. Throws PathRefusedError for anything that is or could lead outside.
+ * @example await resolveInside('/tmp/wt', 'src/app.py') // '/tmp/wt/src/app.py'
+ */
+export async function resolveInside(root: string, path: string): Promise<string> {
+  if (path.includes('\0')) throw new PathRefusedError('paths may not contain NUL characters');
+  if (path.length > MAX_PATH_CHARS) throw new PathRefusedError(`path is too long (${path.length} characters)`);
+  const p = path.trim();
+  if (p === '' || p === '.' || p === './') return root;
+  if (isAbsolute(p)) throw new PathRefusedError(`absolute paths are not allowed (${p}); use a path relative to the workspace root`);
+  const abs = resolve(root, p);
+  if (escapes(relative(root, abs))) throw new PathRefusedError(`path escapes the workspace: ${p}`);
+  // The deepest ancestor that exists (lstat: a dangling symlink exists as a link).
+  let probe = abs;
+  let rest = '';
+  for (let i = 0; i < 4096; i++) {
+    const st = await lstat(probe).catch(() => undefined);
+    if (st) break;
+    const up = dirname(probe);
+    if (up === probe) break;
+    rest = rest ? join(probe.slice(up.length + 1), rest) : probe.slice(up.length + 1);
+    probe = up;
+  }
+  let real: string;
+  try {
+    real = await realpath(probe);
+  } catch {
+    // Exists as a link but does not resolve: dangling, or a chain that ends nowhere or loops.
+    throw new PathRefusedError(`path goes through a symlink that points nowhere: ${p}`);
+  }
+  if (escapes(relative(root, real))) throw new PathRefusedError(`path escapes the workspace through a symlink: ${p}`);
+  return rest ? join(real, rest) : real;
+}
+
+/** Read a regular file of at most `maxBytes`; anything else (FIFO, socket, device, directory) is refused. */
+export async function readRegularFile(abs: string, shown: string, maxBytes: number): Promise<Buffer> {
+  const st = await lstat(abs);
+  if (st.isDirectory()) throw new PathRefusedError(`${shown} is a directory; use list_directory`);
+  if (!st.isFile()) throw new PathRefusedError(`${shown} is not a regular file (${kindOf(st)}); only regular files can be read`);
+  if (st.size > maxBytes) throw new PathRefusedError(`${shown} is too large (${st.size} bytes)`);
+  const fh = await open(abs, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    const fst = await fh.stat();
+    if (!fst.isFile()) throw new PathRefusedError(`${shown} is not a regular file; only regular files can be read`);
+    const buf = Buffer.alloc(Math.min(fst.size, maxBytes));
+    let off = 0;
+    while (off < buf.length) {
+      const { bytesRead } = await fh.read(buf, off, buf.length - off, off);
+      if (bytesRead === 0) break;
+      off += bytesRead;
+    }
+    return buf.subarray(0, off);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Create or replace a regular file; an existing FIFO, socket, device or link there is refused. */
+export async function writeRegularFile(abs: string, shown: string, content: string): Promise<void> {
+  const st = await lstat(abs).catch(() => undefined);
+  if (st?.isDirectory()) throw new PathRefusedError(`${shown} is a directory`);
+  if (st && !st.isFile()) throw new PathRefusedError(`${shown} is not a regular file (${kindOf(st)}); only regular files can be written`);
+  const fh = await open(abs, constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOFOLLOW, 0o644);
+  try {
+    if (!(await fh.stat()).isFile()) throw new PathRefusedError(`${shown} is not a regular file; only regular files can be written`);
+    await fh.truncate(0);
+    await fh.writeFile(content, 'utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
+function kindOf(st: { isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSymbolicLink(): boolean }): string {
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  if (st.isSymbolicLink()) return 'a symlink';
+  return 'not a file';
+}
+
+/** Reject after `ms` with a model-facing message; the work itself cannot block (non-blocking opens). */
+export function withTimeLimit<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PathRefusedError(`${what} took longer than ${ms} ms and was abandoned`)), ms);
+  });
+  return Promise.race([work, limit]).finally(() => clearTimeout(timer));
+}

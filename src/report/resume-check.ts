@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { UsageError } from '../errors.js';
+import type { Case, CaseResult } from '../types/index.js';
+import type { ResultsLogHeader } from './results-file.js';
+
+// Resume that cannot lie: a log is only ever continued by the run that wrote it, with the same cases
+// and the same result-affecting settings; a new run moves an old log aside instead of appending to it;
+// cases that ended in infrastructure errors are run again rather than counted as finished.
+
+/** Flags whose change makes finished cases incomparable with the rest of the run. */
+export const RESUME_SENSITIVE_FLAGS = [
+  'provider', 'model', 'baseUrl', 'temperature', 'maxTokens', 'toolset', 'toolMode', 'samples', 'threshold', 'validateArgs', 'maxTurns', 'systemPrompt', 'script',
+] as const;
+
+/** Header option key holding a digest per case (its content, not where it was loaded from). */
+export const CASE_DIGESTS_KEY = 'caseDigests';
+
+/** A digest of each case's content, so `--resume` notices a case edited since the log was written. */
+export function caseDigests(cases: readonly Case[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const c of cases) {
+    const { source: _source, ...content } = c as Case & { source?: unknown };
+    out[c.id] = createHash('sha256').update(stableJson(content)).digest('hex').slice(0, 16);
+  }
+  return out;
+}
+
+function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v as object)
+      .sort()
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * Refuse to resume `header` for a run that asks for other cases or other settings.
+ * @example checkResumeHeader({ file, header, caseIds: ['a'], digests, options })
+ */
+export function checkResumeHeader(opts: {
+  file: string;
+  header: ResultsLogHeader;
+  caseIds: readonly string[];
+  digests: Record<string, string>;
+  options: Record<string, unknown>;
+}): void {
+  const { file, header } = opts;
+  const hint = 'rerun without --resume to start a new run, or resume with the same cases and settings';
+  const was = new Set(header.caseIds);
+  const now = new Set(opts.caseIds);
+  const added = [...now].filter((id) => !was.has(id));
+  const dropped = [...was].filter((id) => !now.has(id));
+  if (added.length > 0 || dropped.length > 0) {
+    const parts = [added.length > 0 ? `not in the log: ${list(added)}` : '', dropped.length > 0 ? `in the log but not selected now: ${list(dropped)}` : ''].filter(Boolean);
+    throw new UsageError('USAGE', `--resume ${file}: the log is for other cases (${parts.join('; ')})`, { hint });
+  }
+  const stored = header.options[CASE_DIGESTS_KEY];
+  if (stored && typeof stored === 'object') {
+    const changed = opts.caseIds.filter((id) => {
+      const before = (stored as Record<string, unknown>)[id];
+      return typeof before === 'string' && before !== opts.digests[id];
+    });
+    if (changed.length > 0) throw new UsageError('USAGE', `--resume ${file}: ${changed.length === 1 ? 'case' : 'cases'} ${list(changed)} changed since the log was written`, { hint });
+  }
+  const before = flagsOf(header.options);
+  const after = flagsOf(opts.options);
+  const differ = RESUME_SENSITIVE_FLAGS.filter((k) => stableJson(before[k]) !== stableJson(after[k]));
+  if (differ.length > 0) {
+    const shown = differ.map((k) => `${k}: ${show(before[k])} → ${show(after[k])}`).join(', ');
+    throw new UsageError('USAGE', `--resume ${file}: settings differ from the logged run (${shown})`, { hint });
+  }
+}
+
+function flagsOf(options: Record<string, unknown>): Record<string, unknown> {
+  const f = options.flags;
+  return f && typeof f === 'object' ? (f as Record<string, unknown>) : {};
+}
+
+const show = (v: unknown): string => (v === undefined ? '(unset)' : JSON.stringify(v));
+const list = (ids: string[]): string => (ids.length > 5 ? `${ids.slice(0, 5).join(', ')} and ${ids.length - 5} more` : ids.join(', '));
+
+/** A logged case that had an infrastructure error in any sample: `--resume` runs it again. */
+export function retryOnResume(result: CaseResult): boolean {
+  return result.samples.some((s) => s.status === 'errored');
+}
+
+/**
+ * A new run found a log at its path (same --out as an earlier run): move that log aside, never append
+ * to it. Returns the new name of the old log, or undefined when there was none.
+ */
+export function moveAsideOldLog(logFile: string): string | undefined {
+  if (!existsSync(logFile) || statSync(logFile).size === 0) return undefined;
+  let oldId = 'previous';
+  try {
+    const first = readFileSync(logFile, 'utf8').split('\n', 1)[0] ?? '';
+    const id = (JSON.parse(first) as { runId?: unknown }).runId;
+    if (typeof id === 'string' && /^[\w.-]{1,80}$/.test(id)) oldId = id;
+  } catch {
+    // not a log of ours: still moved aside, never appended to
+  }
+  const base = basename(logFile).replace(/\.jsonl$/, '');
+  let target = join(dirname(logFile), `${base}.${oldId}.jsonl`);
+  for (let i = 2; existsSync(target) && i < 1000; i++) target = join(dirname(logFile), `${base}.${oldId}-${i}.jsonl`);
+  renameSync(logFile, target);
+  return target;
+}
