@@ -37,11 +37,8 @@ function configAction(ctx: CliContext, flags: ConfigFlags): number {
   add('provider', providerName);
   const spec = resolveProviderSpec(providerName.value, { config, env, flags: {} });
   add('provider.kind', { value: spec.kind, source: 'default' });
-  const profile = config.providers?.[providerName.value];
-  const llm = config.llm?.provider === providerName.value || config.llm?.provider === undefined ? config.llm : undefined;
-  const sourceOf = (envName: string, fromFile: unknown): string => (env.get(envName) ? 'env' : fromFile !== undefined ? 'file' : 'default');
-  add('provider.base_url', { value: spec.baseUrl, source: sourceOf('RUNSPEC_BASE_URL', profile?.base_url ?? llm?.base_url) });
-  add('provider.model', { value: spec.model ?? '(first of GET /models)', source: sourceOf('RUNSPEC_MODEL', profile?.model ?? llm?.model) });
+  add('provider.base_url', { value: spec.baseUrl, source: spec.sources?.baseUrl ?? 'default' });
+  add('provider.model', { value: spec.model ?? '(first of GET /models)', source: spec.sources?.model ?? 'default' });
   if (spec.apiKeyEnv) add('provider.api_key', { value: `${spec.apiKeyEnv} (${env.get(spec.apiKeyEnv) ? 'set' : 'not set'})`, source: 'env' });
   add('attempts', settings.attempts);
   add('tool_mode', settings.toolMode);
