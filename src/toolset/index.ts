@@ -1,7 +1,7 @@
 // Exports added here are public.
 export { loadToolset, FLEET_TOOLSET_FILE, BUILTIN_TOOLSETS } from './load.js';
 export type { LoadToolsetOptions } from './load.js';
-export { loadToolsetFile, parseToolsetText } from './file.js';
+export { loadToolsetFile, parseToolsetText, ToolsetFileSchema } from './file.js';
 export { loadMcpToolset, mcpToolToRunnable } from './mcp.js';
 export { createLayout, DISCOVERY_TOOLS } from './layout.js';
 export type { Layout, CallTarget } from './layout.js';
