@@ -23,7 +23,7 @@ export { loadToolset } from './toolset/load.js';
 export type { LoadToolsetOptions } from './toolset/load.js';
 
 // --- providers ---
-export { resolveProvider } from './providers/resolve.js';
+export { resolveProvider } from './app/provider.js';
 export { createOpenAIProvider } from './providers/openai.js';
 export { createAnthropicProvider } from './providers/anthropic.js';
 export { createMockProvider } from './providers/mock.js';

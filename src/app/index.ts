@@ -5,3 +5,4 @@ export { scoreTraces, scoreExitCode, loadTraceScoring } from './score-traces.js'
 export type { ScoreTracesOptions, TraceScoringFlags, TraceScoringSetup, VerdictSinks } from './score-traces.js';
 export type { AppContext } from './context.js';
 export type { RunFlags } from './run-options.js';
+export { createProviderFromSpec, resolveProvider } from './provider.js';

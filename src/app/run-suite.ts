@@ -15,7 +15,7 @@ import type { Toolset } from '../types/toolset.js';
 import { discoverFixtures, loadCasesFromPaths } from '../fixtures/discover.js';
 import { selectCases } from '../fixtures/select.js';
 import { loadToolset } from '../toolset/load.js';
-import { resolveProvider } from '../providers/resolve.js';
+import { resolveProvider } from './provider.js';
 import { type Provider } from '../providers/types.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../engine/suite-runner.js';
 import { openResultsLog, readResultsLog, resultsPaths, type ResultsLogHeader } from '../report/results-file.js';

@@ -10,4 +10,3 @@ export type { ScoreOptions } from './verdict.js';
 export { wilsonInterval, passAtK, passHatK, aggregateCase, meetsThreshold, Z_95 } from './samples.js';
 export { summarize, sampleScore } from './summary.js';
 export type { SuiteSummary, GroupRollup } from './summary.js';
-export { contentFreeReason } from './content-free.js';

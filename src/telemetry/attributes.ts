@@ -40,7 +40,7 @@ import { RUNSPEC_EVALUATION_NAME } from '../semconv/vendor.js';
 import type { Message, ModelCallRecord, RunError, RunStatus, ToolCall, Usage } from '../types/run.js';
 import type { ToolDefinition, ToolMode } from '../types/toolset.js';
 import type { CaseResult, Verdict, VerdictCategory } from '../types/verdict.js';
-import { contentFreeReason } from '../scoring/content-free.js';
+import { contentFreeReason } from './content-free.js';
 import { totalTokens } from '../core/tokens.js';
 
 /** Drop undefined values so spans never carry empty attributes. */

@@ -16,6 +16,4 @@ export { matchName, hostParamName, commandParamName, maxAutonomy } from './looku
 export { closestName } from '../core/did-you-mean.js';
 export type { NameMatch } from './lookup.js';
 export { argToJsonSchema, argsToJsonSchema, jsonSchemaToArgs } from './json-schema.js';
-export { toOpenAITools, toAnthropicTools } from './wire.js';
-export type { OpenAITool, AnthropicTool } from './wire.js';
 export { WORKSPACE_TOOLSET, WORKSPACE_RUNNABLES } from './workspace.js';
