@@ -9,7 +9,7 @@ import { loadToolset } from '../../toolset/load.js';
 import { validateFixtures, type FixtureProblem } from '../../toolset/validate-fixtures.js';
 import type { Case } from '../../types/case.js';
 // One rule for which toolset a case runs against, shared with run/record/replay.
-import { toolsetSpecFor } from '../../app/run-suite.js';
+import { toolsetSetting, toolsetSpecOf } from '../../config/settings.js';
 
 interface ValidateOptions {
   toolset?: string;
@@ -39,7 +39,7 @@ async function validate(ctx: CliContext, paths: string[], o: ValidateOptions): P
   }
   const bySpec = new Map<string, Case[]>();
   for (const c of cases) {
-    const spec = toolsetSpecFor(c, o.toolset, env, config);
+    const spec = toolsetSpecOf(toolsetSetting(o.toolset, env, config), c);
     bySpec.set(spec, [...(bySpec.get(spec) ?? []), c]);
   }
   const timeoutMs = o.timeoutMs !== undefined ? Number(o.timeoutMs) : undefined;
