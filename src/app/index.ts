@@ -3,6 +3,8 @@ export { runEvalSuite, executeRun, exitCodeOf, problemsOf, loadProject, selectRu
 export type { RunEvalOptions, RunEvalOutcome, ExecuteOptions, ExecuteResult, RunProgress, LoadedProject } from './run-suite.js';
 export { scoreTraces, scoreExitCode, loadTraceScoring } from './score-traces.js';
 export type { ScoreTracesOptions, TraceScoringFlags, TraceScoringSetup, VerdictSinks } from './score-traces.js';
+export { optimizeSuite } from './optimize.js';
+export type { OptimizeFlags, OptimizeOutcome } from './optimize.js';
 export type { AppContext } from './context.js';
 export type { RunFlags } from './run-options.js';
 export { createProviderFromSpec, resolveProvider } from './provider.js';

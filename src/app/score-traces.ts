@@ -25,6 +25,10 @@ import type { TraceRule } from '../traces/rules.js';
 import type { Case } from '../types/case.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import type { AppContext } from './context.js';
+import { aggregateCase, type AggregateSubject } from '../scoring/samples.js';
+import { buildResultsDocument, type ResultsDocument, type ResultsMeta } from '../report/results.js';
+import type { SampleOutcome } from '../types/verdict.js';
+import { VERSION } from '../core/version.js';
 import { toolsetSpecFor } from './run-suite.js';
 
 /** Options shared by `score` and `serve` (their flags). */
@@ -171,16 +175,35 @@ export interface ScoreTracesOptions extends TraceScoringFlags {
   stdin?: AsyncIterable<Uint8Array>;
   /** Each verdict line as its trace is scored. */
   onLine?: (line: TraceVerdictLine) => void;
+  /**
+   * Also build a results document, the model `run` writes: one case per case or rule, one run per
+   * scored trace, so `report` (table, JSON, JUnit, Markdown, HTML) and the console render score output
+   * as they render runs. Holds every verdict in memory.
+   */
+  results?: boolean;
+  /** Pass rate a case or rule must reach in that document. @default 1 */
+  threshold?: number;
+}
+
+export interface ScoreTracesOutcome {
+  summary: ScoreSummary;
+  /** With `results`: the verdicts as a results document. */
+  document?: ResultsDocument;
+  /** 2 an input had nothing readable, 1 some verdict fails, 0 otherwise. */
+  exitCode: number;
 }
 
 /**
  * Score OTLP trace files (or `-`) end to end: cases and rules as `run` would pick them, annotations and
- * verdict spans best effort. Returns the summary; verdict lines go to `onLine` as they are scored.
+ * verdict spans best effort. Verdict lines go to `onLine` as they are scored.
  */
-export async function scoreTraces(ctx: AppContext, inputs: string[], options: ScoreTracesOptions): Promise<ScoreSummary> {
+export async function scoreTraces(ctx: AppContext, inputs: string[], options: ScoreTracesOptions): Promise<ScoreTracesOutcome> {
   const setup = await loadTraceScoring(ctx, options);
+  const collector = options.results ? createResultsCollector(setup.cases) : undefined;
+  const started = new Date().toISOString();
+  let summary: ScoreSummary;
   try {
-    return await scoreTraceFiles(inputs, {
+    summary = await scoreTraceFiles(inputs, {
       ...setup.scorer,
       cwd: ctx.cwd,
       ...(options.stdin ? { stdin: options.stdin } : {}),
@@ -188,16 +211,56 @@ export async function scoreTraces(ctx: AppContext, inputs: string[], options: Sc
       ...(options.maxTraces !== undefined ? { maxOpenTraces: options.maxTraces } : {}),
       onOutcome: (o) => {
         setup.sinks.add(o);
+        collector?.add(o);
         if (o.kind === 'scored') for (const l of o.lines) options.onLine?.(l);
       },
     });
   } finally {
     await setup.sinks.close();
   }
+  const outcome: ScoreTracesOutcome = { summary, exitCode: scoreExitCode(summary) };
+  if (collector) {
+    outcome.document = collector.document({
+      started,
+      finished: new Date().toISOString(),
+      tool: 'runspec-eval',
+      version: VERSION,
+      test_suite: `score ${inputs.join(',')}`,
+      threshold: options.threshold ?? 1,
+      ...(options.shard ? { shard: { ...options.shard } } : {}),
+    }, options.threshold ?? 1);
+  }
+  return outcome;
 }
 
 /** The exit code of a scoring: 2 an input had nothing readable, 1 some verdict fails, 0 otherwise. */
 export function scoreExitCode(s: ScoreSummary): number {
   if (s.badFiles.length) return 2;
   return s.failed > 0 ? 1 : 0;
+}
+
+/** Verdicts of scored traces grouped by case (or `rule:NAME`), in first-seen order: one sample per trace. */
+function createResultsCollector(cases: readonly Case[]): { add(o: TraceOutcome): void; document(meta: ResultsMeta, threshold: number): ResultsDocument } {
+  const byId = new Map(cases.map((c) => [c.id, c]));
+  const groups = new Map<string, { subject: AggregateSubject; outcomes: SampleOutcome[] }>();
+  return {
+    add(o) {
+      if (o.kind !== 'scored') return;
+      for (const v of o.verdicts) {
+        const key = v.caseId ?? `rule:${v.rule ?? v.verdict.caseId}`;
+        let g = groups.get(key);
+        if (!g) {
+          const c = v.caseId !== undefined ? byId.get(v.caseId) : undefined;
+          const subject: AggregateSubject = c ?? { id: key, dialect: 'rule', tags: [], suite: undefined, settings: {} };
+          g = { subject, outcomes: [] };
+          groups.set(key, g);
+        }
+        g.outcomes.push({ status: 'scored', sample: g.outcomes.length, verdict: v.verdict, elapsedMs: 0, tokens: v.verdict.replio?.tokens ?? 0 });
+      }
+    },
+    document(meta, threshold) {
+      const caseResults = [...groups.values()].map((g) => aggregateCase(g.subject, g.outcomes, { threshold }));
+      return buildResultsDocument({ meta, iterations: [{ iteration: 0, timestamp: meta.finished ?? meta.started, caseResults }] });
+    },
+  };
 }

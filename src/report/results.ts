@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { redactUrl } from '../core/redact.js';
 import { RunspecError } from '../errors.js';
 import { VERDICT_CATEGORIES, type CaseResult, type Expected, type MatchScore, type Observed, type ReplioMetrics, type SampleOutcome, type Verdict } from '../types/verdict.js';
-import { type Dialect } from '../types/case.js';
 import { sampleScore, summarize } from '../scoring/summary.js';
 import { AUTONOMY_LEVELS, DIALECTS, MATCH_MODES, TOOL_MODES } from '../core/vocabulary.js';
 
@@ -16,7 +15,6 @@ const num = z.number();
 const int = z.number().int();
 const autonomy = z.enum(AUTONOMY_LEVELS);
 const runStatus = z.enum(['ok', 'truncated', 'error', 'cancelled']);
-const dialect = z.enum(DIALECTS);
 const matchMode = z.enum(MATCH_MODES);
 const toolMode = z.enum(TOOL_MODES);
 const args = z.record(z.string(), z.unknown());
@@ -97,7 +95,7 @@ const caseEntrySchema = z.looseObject({
   pass_rate: num,
   avg_score: num,
   suite: z.string().nullable(),
-  dialect,
+  dialect: z.enum([...DIALECTS, 'rule']),
   tags: z.array(z.string()),
   pass_rate_low: num,
   pass_rate_high: num,
@@ -433,7 +431,7 @@ export function caseResultsFromDocument(doc: ResultsDocument, iteration?: number
     const samples = entry.runs.map((run) => outcomeOf(caseId, run));
     const result: CaseResult = {
       caseId,
-      dialect: entry.dialect as Dialect,
+      dialect: entry.dialect,
       tags: [...entry.tags],
       samples,
       passRate: entry.pass_rate,

@@ -62,13 +62,16 @@ export function meetsThreshold(passRate: number, threshold: number): boolean {
   return passRate + EPSILON >= threshold;
 }
 
+/** What aggregation needs of a case (a trace rule's results are aggregated the same way). */
+export type AggregateSubject = Pick<Case, 'id' | 'tags' | 'suite'> & { dialect: CaseResult['dialect']; settings: { threshold?: number | undefined } };
+
 /**
  * Aggregate the samples of one case. Errored samples (infrastructure) are counted apart and never as
  * failures: the pass rate is over scored samples only. A case with no scored sample cannot meet its
  * threshold. The case's own `threshold` setting wins over `opts.threshold` (as turnstone's per-case
  * n_runs wins over the CLI).
  */
-export function aggregateCase(c: Case, outcomes: readonly SampleOutcome[], opts: { threshold: number }): CaseResult {
+export function aggregateCase(c: AggregateSubject, outcomes: readonly SampleOutcome[], opts: { threshold: number }): CaseResult {
   const samples = [...outcomes].sort((a, b) => a.sample - b.sample);
   const scored = samples.filter((o) => o.status === 'scored');
   const n = scored.length;

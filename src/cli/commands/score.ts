@@ -46,6 +46,8 @@ interface ScoreFlags extends TraceScoringFlags {
   out?: string;
   shard?: string;
   maxTraces?: number;
+  /** Also write the verdicts as a results document (what `run` writes), for `report` and the console. */
+  results?: string;
 }
 
 
@@ -59,11 +61,12 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
     if (file) file.write(text + '\n');
     else ctx.out(text);
   };
-  const { shard: _spec, ...scoring } = flags;
-  const summary = await scoreTraces(ctx, inputs, {
+  const { shard: _spec, results: resultsFile, ...scoring } = flags;
+  const { summary, document } = await scoreTraces(ctx, inputs, {
     ...scoring,
     stdin: ctx.stdin,
     ...(shard ? { shard } : {}),
+    ...(resultsFile ? { results: true } : {}),
     onLine: (l) => {
       if (streaming) write(verdictLineJson(l));
       else lines.push(l);
@@ -79,6 +82,12 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
   const nothingRead = summary.traces === 0 && summary.badFiles.length === 0 && !shard;
   if (nothingRead) ctx.err('error: no trace could be read from the input, so nothing was scored (expected OTLP JSON, JSON lines or length-prefixed protobuf)');
   if (file) await new Promise<void>((r) => file!.end(() => r()));
+  if (resultsFile && document) {
+    const { writeResultsDocument } = await import('../../report/results-docs.js');
+    const path = resolve(ctx.cwd, resultsFile);
+    writeResultsDocument(path, document);
+    ctx.err(`results: ${path} (render it with \`runspec-eval report ${resultsFile} --output html\`)`);
+  }
   return nothingRead ? 2 : scoreExitCode(summary);
 }
 
@@ -92,6 +101,7 @@ export const scoreCommand: CommandModule = {
       .addOption(new Option('--output <format>', 'jsonl (verdict lines; summary on stderr), table, json, junit or md').choices([...SCORE_OUTPUT_FORMATS]).default('jsonl'))
       .option('--out <file>', 'write the output to a file instead of stdout')
       .option('--shard <i/n>', SHARD_HELP)
+      .option('--results <file>', 'also write the verdicts as a results JSON (one case per case or rule, one run per trace), as `run --out` does; `report` renders it')
       .option('--max-traces <n>', 'open traces held in memory before the oldest is scored early (counted as evicted)', intOption('--max-traces', 1))
       .addHelpText(
         'after',
