@@ -220,17 +220,22 @@ export async function scoreTraces(ctx: AppContext, inputs: string[], options: Sc
   }
   const outcome: ScoreTracesOutcome = { summary, exitCode: scoreExitCode(summary) };
   if (collector) {
-    outcome.document = collector.document({
-      started,
-      finished: new Date().toISOString(),
-      tool: 'runspec-eval',
-      version: VERSION,
-      test_suite: `score ${inputs.join(',')}`,
-      threshold: options.threshold ?? 1,
-      ...(options.shard ? { shard: { ...options.shard } } : {}),
-    }, options.threshold ?? 1);
+    outcome.document = collector.document(scoreMeta(started, `score ${inputs.join(',')}`, options.threshold ?? 1, options.shard), options.threshold ?? 1);
   }
   return outcome;
+}
+
+/** The meta of a scoring's results document. */
+export function scoreMeta(started: string, label: string, threshold: number, shard?: { index: number; count: number }): ResultsMeta {
+  return {
+    started,
+    finished: new Date().toISOString(),
+    tool: 'runspec-eval',
+    version: VERSION,
+    test_suite: label,
+    threshold,
+    ...(shard ? { shard: { ...shard } } : {}),
+  };
 }
 
 /** The exit code of a scoring: 2 an input had nothing readable, 1 some verdict fails, 0 otherwise. */
@@ -239,8 +244,14 @@ export function scoreExitCode(s: ScoreSummary): number {
   return s.failed > 0 ? 1 : 0;
 }
 
+/** Collects scored traces into a results document (`score --results`, `serve --results`). */
+export interface ResultsCollector {
+  add(outcome: TraceOutcome): void;
+  document(meta: ResultsMeta, threshold: number): ResultsDocument;
+}
+
 /** Verdicts of scored traces grouped by case (or `rule:NAME`), in first-seen order: one sample per trace. */
-function createResultsCollector(cases: readonly Case[]): { add(o: TraceOutcome): void; document(meta: ResultsMeta, threshold: number): ResultsDocument } {
+export function createResultsCollector(cases: readonly Case[]): ResultsCollector {
   const byId = new Map(cases.map((c) => [c.id, c]));
   const groups = new Map<string, { subject: AggregateSubject; outcomes: SampleOutcome[] }>();
   return {

@@ -238,7 +238,7 @@ describe('malformed corpus', () => {
 
 describe('runspec-eval serve (process)', () => {
   it('prints its URL, requires the token, scores what the official proto exporter posts, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '100', '--cases', 'suite.json', '--rules', 'rules.toml', '--token-env', 'SERVE_TOKEN'], {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '100', '--cases', 'suite.json', '--rules', 'rules.toml', '--token-env', 'SERVE_TOKEN', '--results', 'served.json'], {
       cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, SERVE_TOKEN: 'tok-serve' }, stdio: 'pipe',
     });
     let stdout = '';
@@ -280,5 +280,8 @@ describe('runspec-eval serve (process)', () => {
     expect(await exited).toBe(0);
     expect(stderr).toMatch(/traces: 1 +verdicts: 2 +passed: 2/);
     expect(stdout + stderr).not.toContain('tok-serve');
+    // On shutdown the verdicts are also a results document, like score --results.
+    const served = parseResultsDocument(readFileSync(join(dir, 'served.json'), 'utf8'), 'served.json');
+    expect(Object.keys(served.iterations[0]!.cases).sort()).toEqual(['read-readme', 'rule:no-shell']);
   });
 });

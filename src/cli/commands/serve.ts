@@ -8,7 +8,8 @@ import { RunspecError, UsageError } from '../../errors.js';
 import { createOtlpReceiver } from '../../traces/receiver.js';
 import { createTracePipeline } from '../../traces/pipeline.js';
 import { renderSummaryTable, verdictLineJson } from '../../traces/format.js';
-import { loadTraceScoring, type TraceScoringFlags } from '../../app/score-traces.js';
+import { createResultsCollector, loadTraceScoring, scoreMeta, type TraceScoringFlags } from '../../app/score-traces.js';
+import { writeResultsDocument } from '../../report/results-docs.js';
 import { addTraceScoringOptions, intOption as int } from './score.js';
 
 interface ServeFlags extends TraceScoringFlags {
@@ -19,6 +20,8 @@ interface ServeFlags extends TraceScoringFlags {
   maxTraces: number;
   maxBodyBytes: number;
   out?: string;
+  /** On shutdown, write the verdicts as a results document (as `score --results`). */
+  results?: string;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -35,6 +38,8 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   }
   if (!LOOPBACK.has(flags.host) && !token) ctx.warn(`listening on ${flags.host} without --token-env: anyone who can reach it can post traces`);
   const setup = await loadTraceScoring(ctx, flags);
+  const started = new Date().toISOString();
+  const collector = flags.results ? createResultsCollector(setup.cases) : undefined;
   let file: WriteStream | undefined;
   if (flags.out) file = createWriteStream(resolve(ctx.cwd, flags.out), { flags: 'a' });
   const write = (line: string): void => {
@@ -46,6 +51,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
     assembler: { quiet: flags.quietMs, maxOpenTraces: flags.maxTraces },
     onOutcome: (o) => {
       setup.sinks.add(o);
+      collector?.add(o);
       if (o.kind === 'scored') for (const l of o.lines) write(verdictLineJson(l));
       else if (ctx.debug) ctx.err(`trace ${o.traceId}: not interpretable (${o.reason})`);
     },
@@ -88,6 +94,11 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   await setup.sinks.close();
   if (file) await new Promise<void>((r) => file!.end(() => r()));
   ctx.err(renderSummaryTable(pipeline.summary()));
+  if (collector && flags.results) {
+    const path = resolve(ctx.cwd, flags.results);
+    writeResultsDocument(path, collector.document(scoreMeta(started, `serve ${flags.host}:${flags.port}`, 1), 1));
+    ctx.err(`results: ${path}`);
+  }
   return 0;
 }
 
@@ -102,7 +113,8 @@ export const serveCommand: CommandModule = {
       .option('--quiet-ms <n>', 'a trace is complete when its root has ended and nothing arrived for this long', int('--quiet-ms', 1), 2000)
       .option('--max-traces <n>', 'open traces held before the oldest is scored early (counted as evicted)', int('--max-traces', 1), 10000)
       .option('--max-body-bytes <n>', 'largest request body, compressed or inflated (413 beyond)', int('--max-body-bytes', 1), 64 * 1024 * 1024)
-      .option('--out <file>', 'append verdict JSON lines to a file instead of stdout');
+      .option('--out <file>', 'append verdict JSON lines to a file instead of stdout')
+      .option('--results <file>', 'on shutdown, write the verdicts as a results JSON (as score --results; render it with report)');
     addTraceScoringOptions(cmd)
       .addHelpText(
         'after',
