@@ -138,6 +138,18 @@ export function renderDocs(registry) {
     '| --- | --- | --- | --- | --- |',
     ...rows,
     '',
+    '## Numbers on the wire',
+    '',
+    'The official JavaScript exporters encode a JavaScript number that happens to be whole as `intValue`,',
+    'whatever the attribute\'s registry type (open-telemetry/opentelemetry-js issue 1938): a `double` such as',
+    '`runspec.eval.pass_rate`, `runspec.eval.score`, `runspec.eval.accuracy` or `runspec.eval.threshold` arrives',
+    'as `intValue: "1"` when its value is 1, and as `doubleValue: 0.5` otherwise. Backends that fix a column\'s',
+    'type from the first value seen can then split one attribute into two columns or reject values. Map these',
+    'keys as **double** explicitly (an index template, a schema, a Collector `transform` processor with',
+    '`set(attributes["runspec.eval.pass_rate"], Double(attributes["runspec.eval.pass_rate"]))`), and compare',
+    'them numerically in queries. Every reader of ours (`score`, `serve`, Phoenix span lists) accepts both',
+    'encodings, as JSON (`"1"`, `1`) and as protobuf.',
+    '',
   ].join('\n');
 }
 

@@ -27,6 +27,8 @@ export interface RunFlags {
   samples?: number;
   threshold?: number;
   validateArgs?: boolean;
+  /** Exit 1 when any sample's verdict is unscorable or incomplete (a needed check could not be judged). */
+  failOnUnscorable?: boolean;
   concurrency?: number;
   maxTurns?: number;
   systemPrompt?: string;

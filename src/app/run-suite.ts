@@ -376,10 +376,11 @@ function readText(file: string, what: string): string {
  * The exit code of one run: 2 a sample hit bad input (a stale recording...), 3 interrupted or a case
  * whose every sample errored (infrastructure), 1 a case below its threshold, 0 otherwise.
  */
-export function exitCodeOf(r: Pick<ExecuteResult, 'interrupted' | 'infraFailed' | 'badInput' | 'results'>): number {
+export function exitCodeOf(r: Pick<ExecuteResult, 'interrupted' | 'infraFailed' | 'badInput' | 'results'>, opts: { failOnUnscorable?: boolean } = {}): number {
   if (r.badInput) return 2;
   if (r.interrupted || r.infraFailed.length > 0) return 3;
   if (r.results.some((c) => !c.meetsThreshold)) return 1;
+  if (opts.failOnUnscorable && r.results.some((c) => (c.unscorable ?? 0) > 0)) return 1;
   return 0;
 }
 
@@ -494,7 +495,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
       if (result.interrupted) break;
     }
     const comparison = compareResults(runs.map(({ label, result }) => ({ label, doc: result.doc })));
-    return { runs, comparison, noCases: false, exitCode: worstExit(runs.map(({ result }) => exitCodeOf(result))) };
+    return { runs, comparison, noCases: false, exitCode: worstExit(runs.map(({ result }) => exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }))) };
   }
 
   const name = providerName(flags, project);
@@ -516,7 +517,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     ...(flags.resume ? { resumeLog: flags.resume } : {}),
     ...(options.agentName ? { agentName: options.agentName } : {}),
   });
-  const outcome: RunEvalOutcome = { runs: [{ label: name, result }], noCases: false, exitCode: exitCodeOf(result) };
+  const outcome: RunEvalOutcome = { runs: [{ label: name, result }], noCases: false, exitCode: exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }) };
   // The recording is written even below the threshold: its diff is what a reviewer looks at.
   if (recorder && !result.interrupted) {
     await recorder.save();

@@ -16,6 +16,8 @@ import { loadToolset } from '../toolset/load.js';
 import { buildSpanAnnotations, postSpanAnnotations } from '../telemetry/phoenix.js';
 import { createTelemetry } from '../telemetry/telemetry.js';
 import { emitVerdictSpan } from '../telemetry/render.js';
+import { annotationTls } from '../telemetry/telemetry.js';
+import { traceLink } from '../core/trace-link.js';
 import type { AnnotationTarget } from '../telemetry/phoenix.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { loadRulesFile } from '../traces/rules.js';
@@ -53,6 +55,8 @@ export interface TraceScoringSetup {
   cases: Case[];
   rules: TraceRule[];
   sinks: VerdictSinks;
+  /** Adds `traceUrl` to a verdict line when `[telemetry] trace_url` is set. */
+  decorate(line: TraceVerdictLine): TraceVerdictLine;
 }
 
 /** Annotations and verdict spans, best effort: failures warn and never change verdicts or exit codes. */
@@ -89,7 +93,7 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   const byCase = new Map<Case, Toolset>();
   for (const c of cases) byCase.set(c, await load(toolsetSpecFor(c, toolsetSpec, env, config)));
   const ruleToolset = toolsetSpec ? await load(toolsetSpec) : undefined;
-  if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; those checks are skipped');
+  if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; without it those rules are unscorable (the check cannot be judged)');
   // The same resolver as `run` (RUNSPEC_TOOL_MODE included); left unset, each trace's own tool mode
   // decides, else dedup.
   const resolved = resolveRunSettings({ flags: flags.toolMode ? { toolMode: flags.toolMode } : {}, env, file: config }).toolMode;
@@ -98,16 +102,25 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   if (ruleToolset) scorer.toolset = ruleToolset;
   if (toolMode) scorer.toolMode = toolMode;
   if (flags.validateArgs) scorer.validateArgs = true;
+  const hashKey = env.get('RUNSPEC_HASH_KEY');
+  if (hashKey !== undefined) scorer.hashKey = hashKey;
   for (const w of env.warnings) ctx.warn(w);
   env.warnings.length = 0;
   const sinks = createVerdictSinks(ctx, flags, env, config);
-  return { scorer, env, config, cases, rules, sinks };
+  const template = config.telemetry?.trace_url;
+  const project = config.telemetry?.project ?? env.get('PHOENIX_PROJECT_NAME');
+  const decorate = (line: TraceVerdictLine): TraceVerdictLine => {
+    const url = traceLink(template, { traceId: line.traceId, spanId: line.rootSpanId, ...(project !== undefined ? { project } : {}) });
+    return url ? { ...line, traceUrl: url } : line;
+  };
+  return { scorer, env, config, cases, rules, sinks, decorate };
 }
 
 function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env, config: ConfigFile): VerdictSinks {
   let telemetry: Telemetry | undefined;
   let annotationsUrl: string | undefined;
   let apiKey: string | undefined;
+  let tls: ReturnType<typeof annotationTls> = {};
   if (flags.export || flags.annotate) {
     const tflags: { telemetry: boolean; endpoint?: string } = { telemetry: true };
     if (flags.otlpEndpoint) tflags.endpoint = flags.otlpEndpoint;
@@ -121,6 +134,8 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
     if (flags.annotate) {
       annotationsUrl = flags.phoenixUrl ?? cfg.annotationsUrl;
       apiKey = cfg.apiKey;
+      // The annotation POST trusts what the export trusts (CA file, client certificate and key).
+      tls = annotationTls(cfg);
       if (!annotationsUrl) {
         throw new UsageError('USAGE', '--annotate: no Phoenix URL (expected --phoenix-url or a telemetry endpoint)', {
           hint: 'pass --phoenix-url http://127.0.0.1:6006, or set OTEL_EXPORTER_OTLP_ENDPOINT to your Phoenix',
@@ -133,7 +148,7 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
     if (!annotationsUrl || pending.length === 0) return;
     const batch = pending;
     pending = [];
-    const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: buildSpanAnnotations(batch) };
+    const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: buildSpanAnnotations(batch), ...tls };
     if (apiKey) opts.apiKey = apiKey;
     const r = await postSpanAnnotations(opts);
     if (r.warning) ctx.warn(r.warning);
@@ -171,6 +186,10 @@ export interface ScoreTracesOptions extends TraceScoringFlags {
   shard?: { index: number; count: number };
   /** Open traces held in memory before the oldest is scored early. */
   maxTraces?: number;
+  /** Estimated bytes of open traces held before the oldest is scored early. */
+  maxOpenBytes?: number;
+  /** A trace was judged again (late spans): its earlier lines no longer count. Called before its new lines. */
+  onSupersede?: (traceId: string) => void;
   /** What `-` reads. */
   stdin?: AsyncIterable<Uint8Array>;
   /** Each verdict line as its trace is scored. */
@@ -183,6 +202,8 @@ export interface ScoreTracesOptions extends TraceScoringFlags {
   results?: boolean;
   /** Pass rate a case or rule must reach in that document. @default 1 */
   threshold?: number;
+  /** Count unscorable and incomplete verdicts as failures in the exit code. */
+  failOnUnscorable?: boolean;
 }
 
 export interface ScoreTracesOutcome {
@@ -209,16 +230,18 @@ export async function scoreTraces(ctx: AppContext, inputs: string[], options: Sc
       ...(options.stdin ? { stdin: options.stdin } : {}),
       ...(options.shard ? { shard: options.shard } : {}),
       ...(options.maxTraces !== undefined ? { maxOpenTraces: options.maxTraces } : {}),
+      ...(options.maxOpenBytes !== undefined ? { maxOpenBytes: options.maxOpenBytes } : {}),
       onOutcome: (o) => {
         setup.sinks.add(o);
         collector?.add(o);
-        if (o.kind === 'scored') for (const l of o.lines) options.onLine?.(l);
+        if (o.supersedes) options.onSupersede?.(o.traceId);
+        if (o.kind === 'scored') for (const l of o.lines) options.onLine?.(setup.decorate(l));
       },
     });
   } finally {
     await setup.sinks.close();
   }
-  const outcome: ScoreTracesOutcome = { summary, exitCode: scoreExitCode(summary) };
+  const outcome: ScoreTracesOutcome = { summary, exitCode: scoreExitCode(summary, { failOnUnscorable: options.failOnUnscorable === true }) };
   if (collector) {
     outcome.document = collector.document(scoreMeta(started, `score ${inputs.join(',')}`, options.threshold ?? 1, options.shard), options.threshold ?? 1);
   }
@@ -238,9 +261,13 @@ export function scoreMeta(started: string, label: string, threshold: number, sha
   };
 }
 
-/** The exit code of a scoring: 2 an input had nothing readable, 1 some verdict fails, 0 otherwise. */
-export function scoreExitCode(s: ScoreSummary): number {
+/**
+ * The exit code of a scoring: 2 an input had nothing readable, 1 some verdict fails (or, with
+ * `failOnUnscorable`, is unscorable or incomplete), 0 otherwise. Only final verdicts count.
+ */
+export function scoreExitCode(s: ScoreSummary, opts: { failOnUnscorable?: boolean } = {}): number {
   if (s.badFiles.length) return 2;
+  if (opts.failOnUnscorable && s.unscorable > 0) return 1;
   return s.failed > 0 ? 1 : 0;
 }
 
@@ -253,9 +280,20 @@ export interface ResultsCollector {
 /** Verdicts of scored traces grouped by case (or `rule:NAME`), in first-seen order: one sample per trace. */
 export function createResultsCollector(cases: readonly Case[]): ResultsCollector {
   const byId = new Map(cases.map((c) => [c.id, c]));
-  const groups = new Map<string, { subject: AggregateSubject; outcomes: SampleOutcome[] }>();
+  const groups = new Map<string, { subject: AggregateSubject; outcomes: SampleOutcome[]; traces: string[] }>();
   return {
     add(o) {
+      // A later judgement of the same trace (late spans re-opened it) replaces the earlier one.
+      if (o.supersedes) {
+        for (const g of groups.values()) {
+          for (let i = g.traces.length - 1; i >= 0; i--) {
+            if (g.traces[i] === o.traceId) {
+              g.traces.splice(i, 1);
+              g.outcomes.splice(i, 1);
+            }
+          }
+        }
+      }
       if (o.kind !== 'scored') return;
       for (const v of o.verdicts) {
         const key = v.caseId ?? `rule:${v.rule ?? v.verdict.caseId}`;
@@ -263,14 +301,15 @@ export function createResultsCollector(cases: readonly Case[]): ResultsCollector
         if (!g) {
           const c = v.caseId !== undefined ? byId.get(v.caseId) : undefined;
           const subject: AggregateSubject = c ?? { id: key, dialect: 'rule', tags: [], suite: undefined, settings: {} };
-          g = { subject, outcomes: [] };
+          g = { subject, outcomes: [], traces: [] };
           groups.set(key, g);
         }
+        g.traces.push(o.traceId);
         g.outcomes.push({ status: 'scored', sample: g.outcomes.length, verdict: v.verdict, elapsedMs: 0, tokens: v.verdict.replio?.tokens ?? 0 });
       }
     },
     document(meta, threshold) {
-      const caseResults = [...groups.values()].map((g) => aggregateCase(g.subject, g.outcomes, { threshold }));
+      const caseResults = [...groups.values()].map((g) => aggregateCase(g.subject, g.outcomes.map((x, sample) => ({ ...x, sample })), { threshold }));
       return buildResultsDocument({ meta, iterations: [{ iteration: 0, timestamp: meta.finished ?? meta.started, caseResults }] });
     },
   };

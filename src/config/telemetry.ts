@@ -39,6 +39,18 @@ export interface TelemetryConfig {
   enabled: boolean;
   /** Attach prompts, messages, arguments and results to spans. @default false */
   captureContent: boolean;
+  /**
+   * `capture_content = "hashed"`: no content, but per argument a keyed hash (HMAC-SHA-256 with `hashKey`)
+   * of its tolerant-canonical value, so equality expectations can be re-checked offline.
+   */
+  captureHashed: boolean;
+  /** RUNSPEC_HASH_KEY (secret: never print). */
+  hashKey?: string;
+  /**
+   * Link template for a verdict's trace: `{trace_id}`, `{span_id}`, `{langsmith_run_id}`, `{project}`.
+   * @example "http://localhost:6006/projects/{project}/traces/{trace_id}"
+   */
+  traceUrl?: string;
   /** POST verdicts to Phoenix's /v1/span_annotations after export. @default false */
   annotations: boolean;
   exporter: TelemetryExporterConfig;
@@ -96,7 +108,19 @@ export function resolveTelemetryConfig(input: {
   const sdkDisabled = env.bool('OTEL_SDK_DISABLED') === true ? false : undefined;
   const enabled = firstSet(flags.telemetry, sdkDisabled, file.enabled, true);
 
-  const captureContent = firstSet(flags.captureContent, captureFromEnv(env, warn), file.capture_content, false);
+  const captureContent = firstSet(flags.captureContent, captureFromEnv(env, warn), file.capture_content === 'hashed' ? false : file.capture_content, false);
+  const captureHashed = captureContent.value === false && file.capture_content === 'hashed';
+  const hashKey = env.get('RUNSPEC_HASH_KEY');
+  if (captureHashed && hashKey === undefined) {
+    throw new ConfigError('CONFIG', `${place('capture_content')}: "hashed" needs a key in RUNSPEC_HASH_KEY (not set)`, {
+      hint: 'export RUNSPEC_HASH_KEY=<secret>; score with the same key to re-check arguments',
+    });
+  }
+  if (file.trace_url !== undefined && !/^https?:\/\//.test(file.trace_url)) {
+    throw new ConfigError('CONFIG', `${place('trace_url')}: expected an http(s) URL template with {trace_id} (got ${JSON.stringify(file.trace_url)})`, {
+      hint: 'e.g. trace_url = "http://localhost:6006/projects/{project}/traces/{trace_id}"',
+    });
+  }
   const annotations = firstSet(flags.annotations, undefined, file.eval_annotations, false);
 
   // Endpoint: ours (flag, file) is a traces URL; a bare origin gets /v1/traces for convenience.
@@ -188,6 +212,9 @@ export function resolveTelemetryConfig(input: {
   return {
     enabled: enabled.value,
     captureContent: captureContent.value,
+    captureHashed,
+    ...(hashKey !== undefined ? { hashKey } : {}),
+    ...(file.trace_url !== undefined ? { traceUrl: file.trace_url } : {}),
     annotations: annotations.value && annotationsUrl !== undefined,
     exporter,
     timeoutMs: timeoutMs.value,

@@ -33,6 +33,12 @@ export interface SuiteScoring {
   aggregateCase(c: Case, outcomes: SampleOutcome[], opts: { threshold: number }): CaseResult;
 }
 
+function isTraceIds(v: unknown): v is { traceId: string; rootSpanId: string; url?: string } {
+  if (typeof v !== 'object' || v === null) return false;
+  const r = v as { traceId?: unknown; rootSpanId?: unknown; url?: unknown };
+  return typeof r.traceId === 'string' && typeof r.rootSpanId === 'string' && (r.url === undefined || typeof r.url === 'string');
+}
+
 /** What the runner hands telemetry once a case is final: one call per sample. */
 export interface CaseTelemetrySink {
   emitCase(input: {
@@ -45,7 +51,7 @@ export interface CaseTelemetrySink {
     runId: string;
     agentName?: string;
     toolset?: Toolset;
-  }): unknown;
+  }): unknown; // the rendered trace's { traceId, rootSpanId } when there is one
 }
 
 export interface SampleProgress {
@@ -183,7 +189,12 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
         const outcome = sampleOutcome(run, verdict);
         const judged = outcome.status === 'scored' ? { verdict } : { error: outcome.error };
         try {
-          await opts.telemetry.emitCase({ case: s.c, run, ...judged, result, runId: opts.runId, agentName: opts.agentName, toolset: s.toolset });
+          const rendered = await opts.telemetry.emitCase({ case: s.c, run, ...judged, result, runId: opts.runId, agentName: opts.agentName, toolset: s.toolset });
+          // The verdict links to its trace (results file, log, reports); the outcome shares this object.
+          if (outcome.status === 'scored' && isTraceIds(rendered)) {
+            verdict.trace = { traceId: rendered.traceId, rootSpanId: rendered.rootSpanId };
+            if (rendered.url !== undefined) verdict.trace.url = rendered.url;
+          }
         } catch (err) {
           warn(`telemetry: ${s.c.id}#${run.sample}: ${err instanceof Error ? err.message : String(err)}`);
         }

@@ -21,6 +21,14 @@ export interface CaseView {
   meetsThreshold: boolean;
   /** No sample was scored (infrastructure failure only). */
   errored: boolean;
+  /** The representative sample's trace, and its link when `[telemetry] trace_url` is set. */
+  traceId?: string;
+  traceUrl?: string;
+}
+
+/** A sample that counts in the pass rate (scored, and neither unscorable nor incomplete). */
+export function isJudgedRun(r: RunEntry): boolean {
+  return r.status === 'scored' && r.verdict?.category !== 'unscorable' && r.verdict?.category !== 'incomplete';
 }
 
 /** The iteration reports show: the last one. */
@@ -33,7 +41,7 @@ export function percent(rate: number, digits = 0): string {
 }
 
 export function passRateText(entry: CaseEntry): string {
-  const scored = entry.runs.filter((r) => r.status === 'scored');
+  const scored = entry.runs.filter(isJudgedRun);
   const passed = scored.filter((r) => r.pass).length;
   if (scored.length === 0) return `0/0`;
   return `${passed}/${scored.length} ${percent(entry.pass_rate)}`;
@@ -64,6 +72,8 @@ export function caseViews(doc: ResultsDocument): CaseView[] {
       reason,
       meetsThreshold: entry.meets_threshold,
       errored,
+      ...(sample?.verdict?.trace_id ? { traceId: sample.verdict.trace_id } : {}),
+      ...(sample?.verdict?.trace_url ? { traceUrl: sample.verdict.trace_url } : {}),
     };
   });
 }
@@ -121,6 +131,8 @@ export const VERDICT_MEANINGS: Record<VerdictCategory, string> = {
   json_dump: 'The model wrote a tool call as JSON text instead of calling the tool.',
   tool_error: 'A tool call failed.',
   error: 'The run itself failed or was cancelled.',
+  unscorable: 'A check the case needs could not be judged: the data it needs (arguments, an attribute) is not on the trace. Not a failure; left out of pass rates.',
+  incomplete: 'The trace never became whole (parents of some spans never arrived); judged on what arrived.',
 };
 
 /** The meaning of a category, or of `errored` (no scored sample). */

@@ -32,7 +32,10 @@ function sampleHtml(r: RunEntry): string {
     ? `<pre>${esc(r.calls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join('\n'))}</pre>`
     : '<div class="meta">no tool calls</div>';
   const matched = r.match ? `<div>${esc(r.match.detail)}</div>` : '';
-  return `<li>sample ${r.sample}: ${badge(r.verdict?.category ?? (r.pass ? 'pass' : 'fail'))} ${esc(r.verdict?.reason ?? r.detail)}${matched}${calls}</li>`;
+  const id = r.verdict?.trace_id;
+  const url = r.verdict?.trace_url;
+  const trace = id ? `<div class="meta">trace ${url && /^https?:\/\//.test(url) ? `<a class="trace" href="${esc(url)}">${esc(id)}</a>` : `<code>${esc(id)}</code>`}</div>` : '';
+  return `<li>sample ${r.sample}: ${badge(r.verdict?.category ?? (r.pass ? 'pass' : 'fail'))} ${esc(r.verdict?.reason ?? r.detail)}${matched}${trace}${calls}</li>`;
 }
 
 function rowHtml(v: CaseView): string {

@@ -44,16 +44,21 @@ export function renderJUnit(doc: ResultsDocument): string {
     for (const v of list) {
       const open = `    <testcase classname="${escapeAttr(name)}" name="${escapeAttr(v.caseId)}" time="${seconds(v).toFixed(3)}"`;
       const summary = `pass rate ${v.passRate} (threshold ${v.entry.threshold.toFixed(2)})`;
+      const props = [['trace_id', v.traceId], ['trace_url', v.traceUrl]].filter((p): p is [string, string] => p[1] !== undefined);
+      const properties = props.length ? `      <properties>${props.map(([k, val]) => `<property name="${k}" value="${escapeAttr(val)}"/>`).join('')}</properties>` : undefined;
       if (v.errored) {
         out.push(`${open}>`);
+        if (properties) out.push(properties);
         out.push(`      <error message="${escapeAttr(v.reason)}" type="errored">${escapeXml(sampleLines(v))}</error>`);
         out.push('    </testcase>');
       } else if (!v.meetsThreshold) {
         out.push(`${open}>`);
+        if (properties) out.push(properties);
         out.push(`      <failure message="${escapeAttr(`${v.verdict}: ${v.reason}`)}" type="${escapeAttr(v.verdict)}">${escapeXml(`${summary}\n${sampleLines(v)}`)}</failure>`);
         out.push('    </testcase>');
       } else {
         out.push(`${open}>`);
+        if (properties) out.push(properties);
         out.push(`      <system-out>${escapeXml(`${summary}\n${sampleLines(v)}`)}</system-out>`);
         out.push('    </testcase>');
       }

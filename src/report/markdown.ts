@@ -1,10 +1,18 @@
 // Markdown for CI step summaries (GitHub's $GITHUB_STEP_SUMMARY, GitLab MR notes).
-import type { ResultsDocument } from './results.js';
+import type { ResultsDocument, RunEntry } from './results.js';
 import { caseViews, categoryCounts, formatInt, lastIteration, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 import { escapeCell, mdCode } from '../core/escape.js';
 
 /** Failing-sample lines listed before the rest is summarised as a count. */
 const MAX_FAILING_LINES = 200;
+
+/** ` · trace [0af76519…](url)`, or the bare id without a `trace_url` template. */
+function traceRef(r: RunEntry): string {
+  const id = r.verdict?.trace_id;
+  if (!id) return '';
+  const url = r.verdict?.trace_url;
+  return url ? ` · trace [\`${id.slice(0, 16)}\`](${url.replace(/[()\s]/g, encodeURIComponent)})` : ` · trace ${mdCode(id)}`;
+}
 
 function icon(v: CaseView): string {
   return v.errored ? '⚠️' : v.meetsThreshold ? '✅' : '❌';
@@ -29,6 +37,7 @@ export function renderMarkdown(doc: ResultsDocument): string {
     if (agg.avg_accuracy !== null) bits.push(`accuracy ${percent(agg.avg_accuracy, 1)}`);
     bits.push(`${agg.scored_runs} samples`);
     if (agg.errored_runs > 0) bits.push(`⚠️ ${agg.errored_runs} errored`);
+    if (agg.unscorable_runs) bits.push(`${agg.unscorable_runs} unscorable`);
     bits.push(`${formatInt(agg.tokens)} tokens`);
     out.push(bits.join(' · '), '');
   }
@@ -51,7 +60,7 @@ export function renderMarkdown(doc: ResultsDocument): string {
   const failing = views.flatMap((v) =>
     v.entry.runs
       .filter((r) => !r.pass)
-      .map((r) => `- ${mdCode(v.caseId)} sample ${r.sample}: ${r.status === 'errored' ? `errored: ${escapeCell(r.error?.message ?? r.detail)}` : `**${escapeCell(r.verdict?.category ?? 'fail')}**: ${escapeCell(r.verdict?.reason ?? r.detail)}`}`),
+      .map((r) => `- ${mdCode(v.caseId)} sample ${r.sample}: ${r.status === 'errored' ? `errored: ${escapeCell(r.error?.message ?? r.detail)}` : `**${escapeCell(r.verdict?.category ?? 'fail')}**: ${escapeCell(r.verdict?.reason ?? r.detail)}`}${traceRef(r)}`),
   );
   if (failing.length) {
     // GitHub caps a step summary at 1 MiB; a long tail of failures says no more than its count.

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { redactUrl } from '../core/redact.js';
 import { RunspecError } from '../errors.js';
-import { VERDICT_CATEGORIES, type CaseResult, type Expected, type MatchScore, type Observed, type ReplioMetrics, type SampleOutcome, type Verdict } from '../types/verdict.js';
+import { VERDICT_CATEGORIES, type CaseResult, type CheckResult, type Expected, type MatchScore, type Observed, type ReplioMetrics, type SampleOutcome, type Verdict } from '../types/verdict.js';
 import { sampleScore, summarize } from '../scoring/summary.js';
 import { AUTONOMY_LEVELS, DIALECTS, MATCH_MODES, TOOL_MODES } from '../core/vocabulary.js';
 
@@ -62,6 +62,10 @@ const verdictSchema = z.looseObject({
     args: args.optional(),
   }),
   tool_mode: toolMode.nullable(),
+  checks: z.array(z.looseObject({ check: z.string(), judged: z.boolean() })).optional(),
+  trace_id: z.string().optional(),
+  root_span_id: z.string().optional(),
+  trace_url: z.string().optional(),
 });
 
 const runEntrySchema = z.looseObject({
@@ -129,6 +133,8 @@ const aggregateSchema = z.looseObject({
   scored_runs: int,
   passed_runs: int,
   errored_runs: int,
+  /** Samples with an unscorable or incomplete verdict (not in pass rates); absent in older files. */
+  unscorable_runs: int.optional(),
   errored_cases: int,
   cases_meeting_threshold: int,
   cases_below_threshold: int,
@@ -271,6 +277,9 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
       expected: dropUndefined({ tool: v.expected.tool, command: v.expected.command, host: v.expected.host, autonomy: v.expected.autonomy, no_run: v.expected.noRun }),
       observed: dropUndefined({ ...v.observed }),
       tool_mode: v.toolMode ?? null,
+      ...(v.checks ? { checks: v.checks.map((c) => ({ ...c })) } : {}),
+      ...(v.trace ? { trace_id: v.trace.traceId, root_span_id: v.trace.rootSpanId } : {}),
+      ...(v.trace?.url ? { trace_url: v.trace.url } : {}),
     },
     replio: v.replio ? replioToJson(v.replio) : null,
     match: m ? matchToJson(m) : null,
@@ -319,6 +328,7 @@ export function aggregateOf(results: readonly CaseResult[]): Aggregate {
     scored_runs: s.scoredSamples,
     passed_runs: s.passedSamples,
     errored_runs: s.erroredSamples,
+    unscorable_runs: s.unscorableSamples,
     errored_cases: s.errored,
     cases_meeting_threshold: s.casesMeetingThreshold,
     cases_below_threshold: s.casesBelowThreshold,
@@ -411,6 +421,11 @@ function outcomeOf(caseId: string, run: RunEntry): SampleOutcome {
     calls: run.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
   };
   if (v.tool_mode) verdict.toolMode = v.tool_mode;
+  if (v.checks) verdict.checks = v.checks as unknown as CheckResult[];
+  if (v.trace_id && v.root_span_id) {
+    verdict.trace = { traceId: v.trace_id, rootSpanId: v.root_span_id };
+    if (v.trace_url) verdict.trace.url = v.trace_url;
+  }
   if (run.replio) verdict.replio = replioFromJson(run.replio);
   if (run.match) verdict.match = matchFromJson(run.match);
   return { status: 'scored', sample: run.sample, verdict, elapsedMs: run.elapsed_ms, tokens: run.tokens };

@@ -71,6 +71,13 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
   lines.push(paint(ANSI.dim, formatRow(header)));
   views.forEach((v, i) => lines.push(formatRow(rows[i]!, v)));
   lines.push('');
+  // Where to look: the trace of each failing case's representative sample (its link with trace_url).
+  const failing = views.filter((v) => !v.meetsThreshold && v.traceId !== undefined);
+  if (failing.length) {
+    lines.push('traces of failing cases:');
+    for (const v of failing) lines.push(`  ${v.caseId}  ${v.traceUrl ?? v.traceId}`);
+    lines.push('');
+  }
   const agg = lastIteration(doc)?.aggregate;
   if (agg) {
     const verdictLine = agg.all_meet_threshold
@@ -81,7 +88,7 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
     if (agg.errored_cases > 0) parts.push(paint(ANSI.yellow, `${agg.errored_cases} errored`));
     lines.push(parts.join(' · '));
     lines.push(
-      `samples ${agg.scored_runs} scored, ${agg.errored_runs} errored · calls ${formatInt(agg.calls)} · redundant ${formatInt(agg.redundant)} · errors ${formatInt(agg.errors)} · tokens ${formatInt(agg.tokens)}${agg.json_dumps ? ` · json dumps ${agg.json_dumps}` : ''}`,
+      `samples ${agg.scored_runs} scored, ${agg.errored_runs} errored${agg.unscorable_runs ? `, ${agg.unscorable_runs} unscorable` : ''} · calls ${formatInt(agg.calls)} · redundant ${formatInt(agg.redundant)} · errors ${formatInt(agg.errors)} · tokens ${formatInt(agg.tokens)}${agg.json_dumps ? ` · json dumps ${agg.json_dumps}` : ''}`,
     );
     const categories = categoryCounts(agg.by_category);
     if (categories.length) lines.push(`by verdict: ${categories.map(([c, n]) => `${c} ${n}`).join(' · ')}`);

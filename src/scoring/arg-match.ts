@@ -1,9 +1,12 @@
 // Argument matchers shared by the three dialects (runspec expect_args, replio verifier.args,
 // turnstone expected_actions[].args). The expected keys are always a subset of the observed ones.
 import type { ArgExpectation } from '../types/case.js';
+import type { ToolCall } from '../types/run.js';
+import type { CheckResult } from '../types/verdict.js';
 import { canonicalJson, showValue } from '../core/canonical-json.js';
 import { tolerantEquals } from '../core/equality.js';
 import { regexSearch } from '../core/regex.js';
+import { argumentHash, keyFingerprint } from './arg-hash.js';
 
 export { tolerantEquals } from '../core/equality.js';
 
@@ -91,4 +94,77 @@ export function matchArgs(
 /** `arg replicas: expected 3, got "4"; arg env: missing (expected "prod")`. */
 export function describeArgFailures(failures: readonly ArgFailure[]): string {
   return failures.map((f) => `arg ${f.arg}: ${f.reason}`).join('; ');
+}
+
+/** Why an argument of a call cannot be judged, or undefined when it can. */
+export function argsMissingReason(call: Pick<ToolCall, 'argumentsAbsent' | 'argumentHashes' | 'argumentHashKey'>, hashKey?: string): string | undefined {
+  if (!call.argumentsAbsent) return undefined;
+  if (call.argumentHashes) {
+    if (!hashKey) return 'arguments were captured hashed; set RUNSPEC_HASH_KEY to the key they were hashed with';
+    if (call.argumentHashKey !== undefined && call.argumentHashKey !== keyFingerprint(hashKey)) return 'arguments were hashed with another key than RUNSPEC_HASH_KEY';
+    return undefined;
+  }
+  return 'arguments not captured (content capture off)';
+}
+
+/**
+ * Judge each expected argument of one call: on its value when captured, on its keyed hash under hashed
+ * capture (equality and `$one_of` only), else as not checkable with the missing data named. Never judges
+ * a check it cannot see.
+ *
+ * @example checkArgs({ env: { kind: 'equals', value: 'prod' } }, call).map((c) => c.judged)
+ */
+export function checkArgs(
+  expected: Record<string, ArgExpectation>,
+  call: Pick<ToolCall, 'arguments' | 'argumentsAbsent' | 'argumentHashes' | 'argumentHashKey'>,
+  opts: { hashKey?: string; skip?: readonly string[] } = {},
+): CheckResult[] {
+  const out: CheckResult[] = [];
+  const missing = argsMissingReason(call, opts.hashKey);
+  for (const [arg, expectation] of Object.entries(expected)) {
+    if (opts.skip?.includes(arg)) continue;
+    const check = `args.${arg}`;
+    const want = describeExpectation(expectation);
+    if (missing) {
+      out.push({ check, judged: false, expected: want, missing });
+      continue;
+    }
+    if (call.argumentsAbsent && call.argumentHashes) {
+      const hashes = call.argumentHashes;
+      const present = Object.hasOwn(hashes, arg);
+      const key = opts.hashKey!;
+      let pass: boolean;
+      if (expectation.kind === 'regex') {
+        out.push({ check, judged: false, expected: want, missing: 'a regex expectation needs the value; hashed capture records only its hash' });
+        continue;
+      } else if (expectation.kind === 'absent') pass = !present;
+      else if (!present) pass = false;
+      else if (expectation.kind === 'equals') pass = argumentHash(key, expectation.value) === hashes[arg];
+      else pass = expectation.values.some((v) => argumentHash(key, v) === hashes[arg]);
+      out.push({ check, judged: true, pass, expected: want, observed: present ? 'hashed value' : 'absent', via: 'hash' });
+      continue;
+    }
+    const present = Object.hasOwn(call.arguments, arg) && call.arguments[arg] !== undefined;
+    const result = matchArg(expectation, present ? call.arguments[arg] : undefined, { present });
+    const c: CheckResult = { check, judged: true, pass: result.ok, expected: want, observed: present ? call.arguments[arg] : 'absent' };
+    out.push(c);
+  }
+  return out;
+}
+
+/** Failing judged argument checks as `ArgFailure`s, with the matcher's reason. */
+export function argFailuresOf(expected: Record<string, ArgExpectation>, call: Pick<ToolCall, 'arguments'>, checks: readonly CheckResult[]): ArgFailure[] {
+  const failed = new Set(checks.filter((c) => c.judged && c.pass === false).map((c) => c.check.slice('args.'.length)));
+  const out: ArgFailure[] = [];
+  for (const [arg, expectation] of Object.entries(expected)) {
+    if (!failed.has(arg)) continue;
+    const check = checks.find((c) => c.check === `args.${arg}`);
+    if (check?.via === 'hash') {
+      out.push({ arg, reason: check.observed === 'absent' ? `missing (expected ${describeExpectation(expectation)})` : `hashed value does not match ${describeExpectation(expectation)}` });
+      continue;
+    }
+    const present = Object.hasOwn(call.arguments, arg) && call.arguments[arg] !== undefined;
+    out.push({ arg, reason: matchArg(expectation, present ? call.arguments[arg] : undefined, { present }).reason ?? 'did not match' });
+  }
+  return out;
 }

@@ -3,10 +3,13 @@ export { matchArg, matchArgs, tolerantEquals, describeArgFailures, describeExpec
 export type { ArgMatch, ArgFailure } from './arg-match.js';
 export { scoreMatch, matchAction, maximumMatching } from './match-modes.js';
 export { detectJsonDump } from './json-dump.js';
-export { replioMetrics, checkVerifier, countRedundant } from './replio.js';
+export { replioMetrics, checkVerifier, checkVerifierDetailed, countRedundant } from './replio.js';
 export type { VerifierFailure } from './replio.js';
 export { scoreRun, PRECEDENCE } from './verdict.js';
 export type { ScoreOptions } from './verdict.js';
-export { wilsonInterval, passAtK, passHatK, aggregateCase, meetsThreshold, Z_95 } from './samples.js';
+export { wilsonInterval, passAtK, passHatK, aggregateCase, meetsThreshold, isJudged, isUnjudgedCategory, Z_95 } from './samples.js';
+export { argumentHash, hashArguments, expectationsHash, tolerantCanonical } from './arg-hash.js';
+export { checkArgs } from './arg-match.js';
+export { unscorableReason } from './verdict.js';
 export { summarize, sampleScore } from './summary.js';
 export type { SuiteSummary, GroupRollup } from './summary.js';

@@ -57,6 +57,12 @@ function showNames(names: readonly string[]): string {
  * (avoid, exact, must_include, max_calls, min_calls, args). An empty list means it passed.
  */
 export function checkVerifier(verifier: ReplioVerifier, calls: readonly ToolCall[]): VerifierFailure[] {
+  return checkVerifierDetailed(verifier, calls).failures;
+}
+
+/** {@link checkVerifier}, also naming the `args` checks that could not be judged (arguments not captured). */
+export function checkVerifierDetailed(verifier: ReplioVerifier, calls: readonly ToolCall[]): { failures: VerifierFailure[]; notCheckable: string[] } {
+  const notCheckable: string[] = [];
   const names = calls.map((c) => c.name);
   const failures: VerifierFailure[] = [];
   const avoided = (verifier.avoid ?? []).filter((name) => names.includes(name));
@@ -79,6 +85,10 @@ export function checkVerifier(verifier: ReplioVerifier, calls: readonly ToolCall
       failures.push({ category: 'wrong_args', reason: `no call to ${tool} to check its arguments` });
       continue;
     }
+    if (candidates.some((c) => c.argumentsAbsent)) {
+      notCheckable.push(tool);
+      continue;
+    }
     // Arguments that were not JSON are a malformed call, not "arg X: missing".
     const parsed = candidates.filter((c) => !isUnparsedArgs(c.arguments));
     if (parsed.length === 0) {
@@ -90,7 +100,7 @@ export function checkVerifier(verifier: ReplioVerifier, calls: readonly ToolCall
       .sort((a, b) => a.length - b.length)[0]!;
     failures.push({ category: 'wrong_args', reason: `no ${tool} call passes the expected arguments: ${describeArgFailures(closest)}` });
   }
-  return failures;
+  return { failures, notCheckable };
 }
 
 /**

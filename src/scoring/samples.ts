@@ -1,6 +1,22 @@
 // Samples of one case: pass rate, Wilson interval, pass@k / pass^k, threshold.
 import type { Case } from '../types/case.js';
-import type { CaseResult, SampleOutcome } from '../types/verdict.js';
+import type { CaseResult, SampleOutcome, VerdictCategory } from '../types/verdict.js';
+
+/** Verdicts that judged nothing definite: left out of pass rates, intervals and pass@k, counted on their own. */
+const UNJUDGED: ReadonlySet<VerdictCategory> = new Set<VerdictCategory>(['unscorable', 'incomplete']);
+
+/**
+ * Whether a sample counts in pass rates: scored, with a definite verdict (not `unscorable`/`incomplete`).
+ * @example isJudged({ status: 'scored', verdict: { category: 'unscorable' } }) // false
+ */
+export function isJudged(o: { status: string; verdict?: { category: VerdictCategory } }): boolean {
+  return o.status === 'scored' && o.verdict !== undefined && !UNJUDGED.has(o.verdict.category);
+}
+
+/** Whether a verdict category is `unscorable` or `incomplete`. */
+export function isUnjudgedCategory(category: VerdictCategory): boolean {
+  return UNJUDGED.has(category);
+}
 
 /** z for a two-sided 95% interval. */
 export const Z_95 = 1.959963984540054;
@@ -66,14 +82,14 @@ export function meetsThreshold(passRate: number, threshold: number): boolean {
 export type AggregateSubject = Pick<Case, 'id' | 'tags' | 'suite'> & { dialect: CaseResult['dialect']; settings: { threshold?: number | undefined } };
 
 /**
- * Aggregate the samples of one case. Errored samples (infrastructure) are counted apart and never as
- * failures: the pass rate is over scored samples only. A case with no scored sample cannot meet its
+ * Aggregate the samples of one case. Errored samples (infrastructure) and unscorable ones (a needed check could
+ * not be judged) are counted apart and never as failures: the pass rate is over scored samples only. A case with no scored sample cannot meet its
  * threshold. The case's own `threshold` setting wins over `opts.threshold` (as turnstone's per-case
  * n_runs wins over the CLI).
  */
 export function aggregateCase(c: AggregateSubject, outcomes: readonly SampleOutcome[], opts: { threshold: number }): CaseResult {
   const samples = [...outcomes].sort((a, b) => a.sample - b.sample);
-  const scored = samples.filter((o) => o.status === 'scored');
+  const scored = samples.filter((o): o is Extract<SampleOutcome, { status: 'scored' }> => isJudged(o));
   const n = scored.length;
   const passes = scored.filter((o) => o.verdict.pass).length;
   const passRate = n ? passes / n : 0;
@@ -94,6 +110,8 @@ export function aggregateCase(c: AggregateSubject, outcomes: readonly SampleOutc
     meetsThreshold: n > 0 && meetsThreshold(passRate, threshold),
     errored: samples.some((o) => o.status === 'errored'),
   };
+  const unscorable = samples.filter((o) => o.status === 'scored' && !isJudged(o)).length;
+  if (unscorable) result.unscorable = unscorable;
   if (c.suite !== undefined) result.suite = c.suite;
   if (scores.length) result.avgScore = scores.reduce((a, b) => a + b, 0) / scores.length;
   return result;

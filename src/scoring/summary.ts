@@ -1,7 +1,7 @@
 // Suite roll-ups: replio's summary (averages accuracy and pass rate, totals calls, redundant, errors,
 // tokens), turnstone's aggregate, and roll-ups by verdict category, tag and suite.
 import { VERDICT_CATEGORIES, type CaseResult, type VerdictCategory } from '../types/verdict.js';
-import { meetsThreshold } from './samples.js';
+import { isJudged, meetsThreshold } from './samples.js';
 
 /** Cases sharing a tag (or a suite). */
 export interface GroupRollup {
@@ -20,6 +20,8 @@ export interface SuiteSummary {
   scoredSamples: number;
   passedSamples: number;
   erroredSamples: number;
+  /** Samples with an `unscorable` or `incomplete` verdict: neither passed nor failed, left out of pass rates. */
+  unscorableSamples: number;
   casesMeetingThreshold: number;
   /** Cases with scored samples whose pass rate is below their threshold. */
   casesBelowThreshold: number;
@@ -55,7 +57,7 @@ export function sampleScore(verdict: { pass: boolean; match?: { score: number } 
 
 function caseMeets(r: CaseResult, threshold: number | undefined): boolean {
   if (threshold === undefined) return r.meetsThreshold;
-  const scored = r.samples.filter((s) => s.status === 'scored').length;
+  const scored = r.samples.filter((s) => isJudged(s)).length;
   return scored > 0 && meetsThreshold(r.passRate, threshold);
 }
 
@@ -64,8 +66,8 @@ function mean(values: readonly number[]): number {
 }
 
 function rollup(results: readonly CaseResult[], threshold: number | undefined): GroupRollup {
-  const scored = results.filter((r) => r.samples.some((s) => s.status === 'scored'));
-  const samples = results.flatMap((r) => r.samples.filter((s) => s.status === 'scored'));
+  const scored = results.filter((r) => r.samples.some((s) => isJudged(s)));
+  const samples = results.flatMap((r) => r.samples.filter((s) => isJudged(s)));
   return {
     cases: results.length,
     casesMeetingThreshold: results.filter((r) => caseMeets(r, threshold)).length,
@@ -93,20 +95,22 @@ function groupBy(results: readonly CaseResult[], keys: (r: CaseResult) => string
  */
 export function summarize(results: readonly CaseResult[], opts: { threshold?: number } = {}): SuiteSummary {
   const outcomes = results.flatMap((r) => r.samples);
-  const scored = outcomes.flatMap((s) => (s.status === 'scored' ? [s] : []));
+  const all = outcomes.flatMap((s) => (s.status === 'scored' ? [s] : []));
+  const scored = all.filter((s) => isJudged(s));
   const byCategory = Object.fromEntries(VERDICT_CATEGORIES.map((c) => [c, 0])) as Record<VerdictCategory, number>;
-  for (const s of scored) byCategory[s.verdict.category]++;
+  for (const s of all) byCategory[s.verdict.category]++;
   const accuracies = scored.flatMap((s) => (s.verdict.replio?.accuracy != null ? [s.verdict.replio.accuracy] : []));
   const total = (pick: (m: NonNullable<(typeof scored)[number]['verdict']['replio']>) => number): number =>
     scored.reduce((sum, s) => sum + (s.verdict.replio ? pick(s.verdict.replio) : 0), 0);
   const meeting = results.filter((r) => caseMeets(r, opts.threshold)).length;
-  const withScored = results.filter((r) => r.samples.some((s) => s.status === 'scored'));
+  const withScored = results.filter((r) => r.samples.some((s) => isJudged(s)));
   const summary: SuiteSummary = {
     cases: results.length,
     samples: outcomes.length,
     scoredSamples: scored.length,
     passedSamples: scored.filter((s) => s.verdict.pass).length,
-    erroredSamples: outcomes.length - scored.length,
+    erroredSamples: outcomes.length - all.length,
+    unscorableSamples: all.length - scored.length,
     casesMeetingThreshold: meeting,
     casesBelowThreshold: withScored.filter((r) => !caseMeets(r, opts.threshold)).length,
     errored: results.filter((r) => r.samples.some((s) => s.status === 'errored')).length,

@@ -21,17 +21,24 @@
 // | 16 | pass                          |                                                | nothing failed                                      |
 //
 // With expect_no_run, rows 3–10 do not apply: not calling is the whole expectation.
+//
+// Not checkable: every check is judged only on data the run carries. A check whose data is absent (a
+// trace recorded without content has call names but no arguments; a search-layout call names its
+// runnable inside the arguments) is listed in `checks` with `judged: false` and the missing data named.
+// Precedence: a definite failure on a judged check wins; otherwise `unscorable` when any needed check
+// was not checkable; otherwise pass.
 // replio's `expected` is its accuracy metric; it decides the verdict only when there is no verifier
 // (replio's pass is the verifier). A runspec no_run keeps its category when the text is a JSON dump
 // (the verdict's jsonDump flag says so); json_dump replaces only trajectory failures.
 import type { Autonomy, Case } from '../types/case.js';
-import type { Expected, Observed, Verdict, VerdictCategory } from '../types/verdict.js';
+import type { CheckResult, Expected, Observed, Verdict, VerdictCategory } from '../types/verdict.js';
 import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
 import type { Run, ToolCallRecord } from '../types/run.js';
-import { describeArgFailures, matchArgs } from './arg-match.js';
+import { argFailuresOf, argsMissingReason, checkArgs, describeArgFailures } from './arg-match.js';
+import { expectationsHash } from './arg-hash.js';
 import { detectJsonDump } from './json-dump.js';
 import { scoreMatch } from './match-modes.js';
-import { checkVerifier, replioMetrics } from './replio.js';
+import { checkVerifierDetailed, replioMetrics } from './replio.js';
 import { commandText, resolveRecord, type ResolveContext } from '../toolset/resolve.js';
 import { toolsetAutonomy, toolsetProblems, expectedToolMatches } from './_toolset.js';
 
@@ -43,6 +50,19 @@ export interface ScoreOptions {
   toolMode?: ToolMode;
   /** Check the terminal call against the preflight validator (the bounce buckets). @default false */
   validateArgs?: boolean;
+  /** Key of hashed argument capture (RUNSPEC_HASH_KEY): argument hashes are then checkable. */
+  hashKey?: string;
+  /**
+   * The argument check as recorded on the trace, with the fingerprint of the expectations it was judged
+   * against ({@link expectationsHash}); used when the trace carries no arguments and the case's argument
+   * expectations are unchanged.
+   */
+  recordedArgs?: { expectationsHash: string; pass: boolean };
+  /**
+   * The terminal call's autonomy as recorded on the trace: autonomy can depend on arguments (a `force`
+   * flag), so a call without them is judged on the recorded level, or not at all.
+   */
+  recordedAutonomy?: Autonomy;
 }
 
 interface Failure {
@@ -89,6 +109,7 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
       ? resolvedAll[terminalIndex]
       : resolveRecord(run.terminal, ctx)
     : resolvedAll.find((r) => !r.discovery);
+  const terminalRecord: ToolCallRecord | undefined = run.terminal ?? (terminal ? records[resolvedAll.indexOf(terminal)] : undefined);
 
   const observed: Observed = {};
   let autonomy: Autonomy | undefined;
@@ -96,7 +117,8 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
     observed.tool = callLabel(terminal);
     if (terminal.command !== undefined) observed.command = commandText(terminal.command) ?? terminal.command;
     if (terminal.host !== undefined) observed.host = terminal.host;
-    autonomy = opts.toolset ? toolsetAutonomy(opts.toolset, terminal) : undefined;
+    const argsAbsent = (run.terminal ?? records[resolvedAll.indexOf(terminal)])?.call.argumentsAbsent === true;
+    autonomy = argsAbsent ? opts.recordedAutonomy : opts.toolset ? toolsetAutonomy(opts.toolset, terminal) : undefined;
     if (autonomy !== undefined) observed.autonomy = autonomy;
     observed.args = terminal.args;
   }
@@ -108,11 +130,26 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   if (spec?.noRun) expected.noRun = true;
 
   const failures: Failure[] = [];
+  const checks: CheckResult[] = [];
   const fail = (category: VerdictCategory, reason: string, rank = PRECEDENCE.indexOf(category)): void => {
     failures.push({ category, reason, rank });
   };
+  const judged = (check: string, pass: boolean, expectedValue?: unknown, observedValue?: unknown, via?: CheckResult['via']): void => {
+    const r: CheckResult = { check, judged: true, pass };
+    if (via) r.via = via;
+    if (expectedValue !== undefined) r.expected = expectedValue;
+    if (observedValue !== undefined) r.observed = observedValue;
+    checks.push(r);
+  };
+  const notCheckable = (check: string, missing: string, expectedValue?: unknown): void => {
+    const r: CheckResult = { check, judged: false, missing };
+    if (expectedValue !== undefined) r.expected = expectedValue;
+    checks.push(r);
+  };
 
   if (run.status === 'error' || run.status === 'cancelled') {
+    // The error code travels as data (telemetry exports it as error.type) rather than inside the reason.
+    judged('run_status', false, 'ok', run.error?.code || run.status);
     fail('error', run.error ? `run ${run.status === 'error' ? 'failed' : 'cancelled'}: ${run.error.code}: ${run.error.message}` : `run ${run.status}`);
   }
 
@@ -120,24 +157,32 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   if (spec) {
     const runnableCalls = resolvedAll.filter((r) => !r.discovery);
     if (spec.noRun) {
+      judged('no_run', !terminal, true, terminal ? callLabel(terminal) : undefined);
       if (terminal) fail('unexpected_run', `expected no runnable call (clarify or answer), but the model called ${callLabel(terminal)}`);
       else passReason = 'made no runnable call, as expected';
     } else {
       const forbidden = (spec.forbidTools ?? []).filter((name) =>
         runnableCalls.some((r) => expectedToolMatches(name, r, opts.toolset)),
       );
+      // A search-layout call without its arguments names no runnable: it may be a forbidden one.
+      const unnamed = runnableCalls.filter((r) => r.runnable === '' && records[resolvedAll.indexOf(r)]?.call.argumentsAbsent);
+      if (spec.forbidTools?.length) {
+        if (forbidden.length || !unnamed.length) judged('forbid_tools', forbidden.length === 0, spec.forbidTools, forbidden.length ? forbidden : undefined);
+        else notCheckable('forbid_tools', `the runnable of ${unnamed.length} call(s) is named in arguments that were not captured`, spec.forbidTools);
+      }
       if (forbidden.length) fail('forbidden_tool', `called forbidden tool ${forbidden.join(', ')}`);
       else if (spec.forbidTools?.length) passReason = 'called no forbidden tool';
       const asserts =
         !!spec.tool?.length || spec.command !== undefined || spec.host !== undefined || spec.autonomy !== undefined || !!spec.args;
       if (!terminal) {
         if (asserts) {
+          judged('run', false, spec.tool?.length ? spec.tool : 'a runnable call', 'no runnable call');
           const want = spec.tool?.length ? `a call to ${spec.tool.join(' or ')}` : 'a runnable call';
           const said = firstLine(run.finalText);
           fail('no_run', `expected ${want}, but the model made no runnable call${said ? ` (it said: "${said}")` : ''}`);
         }
       } else {
-        checkTerminal(spec, terminal, autonomy, opts, fail);
+        checkTerminal(spec, terminal, terminalRecord, autonomy, opts, { fail, judged, notCheckable });
         const did = `called ${callLabel(terminal)}${observed.command ? ` ${observed.command}` : ''}${observed.host ? ` on ${observed.host}` : ''}${autonomy ? ` (${autonomy})` : ''}`;
         passReason = asserts ? `${did} as expected` : spec.forbidTools?.length ? `${did}, no forbidden tool` : did;
       }
@@ -148,9 +193,13 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   const verifier = c.replio?.verifier;
   if (verifier) {
     // verifier.args is row 15: after the call-count checks, unlike the runspec wrong_args of row 8.
-    for (const f of checkVerifier(verifier, calls)) fail(f.category, f.reason, f.category === 'wrong_args' ? VERIFIER_ARGS_RANK : undefined);
+    const v = checkVerifierDetailed(verifier, calls);
+    for (const f of v.failures) fail(f.category, f.reason, f.category === 'wrong_args' ? VERIFIER_ARGS_RANK : undefined);
+    judged('verifier', v.failures.length === 0);
+    for (const tool of v.notCheckable) notCheckable(`verifier.args.${tool}`, `arguments of ${tool} not captured`);
     passReason = `verifier passed (${metrics.calls} calls)`;
   } else if (c.replio?.expected) {
+    judged('sequence', metrics.accuracy === 1, c.replio.expected, metrics.names);
     if (metrics.accuracy !== 1) {
       fail('wrong_sequence', `expected [${c.replio.expected.join(', ')}], got [${metrics.names.join(', ')}]`);
     }
@@ -158,19 +207,26 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   }
   const match = c.turnstone ? scoreMatch(c.turnstone.actions, calls, c.turnstone.matchMode) : undefined;
   if (match) {
-    if (!match.pass) fail('wrong_sequence', match.detail);
+    if (match.notCheckable) notCheckable('expected_actions', match.notCheckable);
+    else {
+      judged('expected_actions', match.pass, match.matchMode, match.detail);
+      if (!match.pass) fail('wrong_sequence', match.detail);
+    }
     passReason = match.detail;
   }
 
   failures.sort((a, b) => a.rank - b.rank);
-  const pass = failures.length === 0;
-  const jsonDump = !pass && detectJsonDump(run.finalText);
-  let category: VerdictCategory = pass ? 'pass' : failures[0]!.category;
-  let reason = pass ? passReason : failures[0]!.reason;
-  if (!pass && jsonDump && DUMP_EXPLAINS.has(category) && (c.replio || c.turnstone)) {
+  const unchecked = checks.filter((k) => !k.judged);
+  // A definite failure wins; otherwise a needed check that could not be judged makes the verdict unscorable.
+  const unscorable = failures.length === 0 && unchecked.length > 0;
+  const pass = failures.length === 0 && !unscorable;
+  const jsonDump = failures.length > 0 && detectJsonDump(run.finalText);
+  let category: VerdictCategory = pass ? 'pass' : unscorable ? 'unscorable' : failures[0]!.category;
+  let reason = pass ? passReason : unscorable ? unscorableReason(unchecked) : failures[0]!.reason;
+  if (jsonDump && DUMP_EXPLAINS.has(category) && (c.replio || c.turnstone)) {
     reason = `the model wrote a tool call as JSON text instead of calling it; ${reason}`;
     category = 'json_dump';
-  } else if (!pass && jsonDump) {
+  } else if (jsonDump) {
     reason = `${reason}; the final text is a JSON tool-call dump`;
   }
   if (failures.length > 1) {
@@ -191,10 +247,28 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
     jsonDump,
     status: run.status,
     calls,
+    checks,
   };
   if (toolMode !== undefined) verdict.toolMode = toolMode;
   if (match) verdict.match = match;
+  if (run.trace?.rootSpanId) verdict.trace = { traceId: run.trace.traceId, rootSpanId: run.trace.rootSpanId };
   return verdict;
+}
+
+/** `not checkable: args.service (arguments not captured (content capture off)); host (...)`. */
+export function unscorableReason(unchecked: readonly CheckResult[]): string {
+  const byMissing = new Map<string, string[]>();
+  for (const k of unchecked) {
+    const key = k.missing ?? 'data missing';
+    byMissing.set(key, [...(byMissing.get(key) ?? []), k.check]);
+  }
+  return `not checkable: ${[...byMissing].map(([missing, names]) => `${names.join(', ')} (${missing})`).join('; ')}`;
+}
+
+interface CheckSink {
+  fail: (category: VerdictCategory, reason: string) => void;
+  judged: (check: string, pass: boolean, expected?: unknown, observed?: unknown, via?: CheckResult['via']) => void;
+  notCheckable: (check: string, missing: string, expected?: unknown) => void;
 }
 
 /** Arguments the provider adapter could not parse (`{ _raw: text }`). */
@@ -211,38 +285,88 @@ function snippet(v: unknown): string {
 function checkTerminal(
   spec: NonNullable<Case['runspec']>,
   terminal: ResolvedCall,
+  record: ToolCallRecord | undefined,
   autonomy: Autonomy | undefined,
   opts: ScoreOptions,
-  fail: (category: VerdictCategory, reason: string) => void,
+  sink: CheckSink,
 ): void {
-  if (spec.tool?.length && !spec.tool.some((name) => expectedToolMatches(name, terminal, opts.toolset))) {
-    const unknown = opts.toolset && !terminal.known ? ' (not a runnable of the toolset)' : '';
-    fail('wrong_tool', `expected ${spec.tool.join(' or ')}, got ${callLabel(terminal)}${unknown}`);
+  const { fail, judged, notCheckable } = sink;
+  const call = record?.call;
+  // Without arguments, what the layout reads out of them (a search call's runnable, the subcommand, the
+  // host selector) is unknown, unless the trace recorded the resolution itself (our own traces do).
+  const argsGone = call?.argumentsAbsent === true && !record?.resolved;
+  const noArgs = 'arguments not captured (content capture off), and the trace does not record the resolved call';
+  if (spec.tool?.length) {
+    if (argsGone && terminal.runnable === '') notCheckable('tool', noArgs, spec.tool);
+    else {
+      const ok = spec.tool.some((name) => expectedToolMatches(name, terminal, opts.toolset));
+      judged('tool', ok, spec.tool, callLabel(terminal));
+      if (!ok) {
+        const unknown = opts.toolset && !terminal.known ? ' (not a runnable of the toolset)' : '';
+        fail('wrong_tool', `expected ${spec.tool.join(' or ')}, got ${callLabel(terminal)}${unknown}`);
+      }
+    }
   }
-  if (spec.command !== undefined && norm(spec.command) !== norm(terminal.command)) {
-    fail('wrong_command', `expected command "${spec.command}", got ${terminal.command ? `"${terminal.command}"` : 'no command'}`);
+  if (spec.command !== undefined) {
+    if (argsGone && terminal.command === undefined) notCheckable('command', noArgs, spec.command);
+    else {
+      const ok = norm(spec.command) === norm(terminal.command);
+      judged('command', ok, spec.command, terminal.command);
+      if (!ok) fail('wrong_command', `expected command "${spec.command}", got ${terminal.command ? `"${terminal.command}"` : 'no command'}`);
+    }
   }
-  if (spec.host !== undefined && norm(spec.host) !== norm(terminal.host)) {
-    fail('wrong_host', `expected host ${spec.host}, got ${terminal.host ?? 'no host'}`);
+  if (spec.host !== undefined) {
+    if (argsGone && terminal.host === undefined) notCheckable('host', noArgs, spec.host);
+    else {
+      const ok = norm(spec.host) === norm(terminal.host);
+      judged('host', ok, spec.host, terminal.host);
+      if (!ok) fail('wrong_host', `expected host ${spec.host}, got ${terminal.host ?? 'no host'}`);
+    }
   }
   if (spec.args && isMalformedCall(terminal.args)) {
     // Not "arg X: missing": the model did send arguments, just not as JSON.
+    judged('args', false, 'valid JSON arguments', 'malformed');
     fail('wrong_args', `malformed call: the arguments are not valid JSON (${snippet(terminal.args._raw)})`);
   } else if (spec.args) {
-    const result = matchArgs(spec.args, terminal.args);
-    if (!result.ok) fail('wrong_args', describeArgFailures(result.failures));
+    const target = call ?? { arguments: terminal.args };
+    const recorded = opts.recordedArgs;
+    if (call && argsMissingReason(call, opts.hashKey) && recorded && recorded.expectationsHash === expectationsHash(spec.args)) {
+      // The expectations are the ones the trace was judged against: its recorded argument verdict stands.
+      judged('args', recorded.pass, 'recorded argument check (expectations unchanged)', recorded.pass ? 'pass' : 'fail', 'recorded');
+      if (!recorded.pass) fail('wrong_args', 'arguments did not match when the trace was recorded (expectations unchanged since)');
+    } else {
+      // The resolved call's args drop the host selector and subcommand; judge those, unless only hashes exist.
+      const source = call?.argumentsAbsent ? target : { arguments: terminal.args };
+      const argChecks = checkArgs(spec.args, source, opts.hashKey !== undefined ? { hashKey: opts.hashKey } : {});
+      for (const k of argChecks) {
+        if (k.judged) judged(k.check, k.pass === true, k.expected, k.observed, k.via);
+        else notCheckable(k.check, k.missing ?? 'not captured', k.expected);
+      }
+      const failures = argFailuresOf(spec.args, source, argChecks);
+      if (failures.length) fail('wrong_args', describeArgFailures(failures));
+    }
   }
-  if (spec.autonomy !== undefined && autonomy !== spec.autonomy) {
-    fail(
-      'wrong_autonomy',
-      autonomy
-        ? `expected the call to gate at ${spec.autonomy}, it would gate at ${autonomy}`
-        : `expected the call to gate at ${spec.autonomy}, but its autonomy is unknown${opts.toolset ? '' : ' (no toolset)'}`,
-    );
+  if (spec.autonomy !== undefined) {
+    if (call?.argumentsAbsent && autonomy === undefined) notCheckable('autonomy', 'arguments not captured (content capture off), and the trace does not record the autonomy level', spec.autonomy);
+    else {
+      judged('autonomy', autonomy === spec.autonomy, spec.autonomy, autonomy);
+      if (autonomy !== spec.autonomy) {
+        fail(
+          'wrong_autonomy',
+          autonomy
+            ? `expected the call to gate at ${spec.autonomy}, it would gate at ${autonomy}`
+            : `expected the call to gate at ${spec.autonomy}, but its autonomy is unknown${opts.toolset ? '' : ' (no toolset)'}`,
+        );
+      }
+    }
   }
   if (opts.validateArgs && opts.toolset) {
-    const problems = toolsetProblems(opts.toolset, terminal);
-    if (problems.length) fail(problems[0]!.bucket, problems.map((p) => p.message).join('; '));
+    if (call?.argumentsAbsent) notCheckable('validate_args', 'arguments not captured (content capture off)');
+    else {
+      const problems = toolsetProblems(opts.toolset, terminal);
+      judged('validate_args', problems.length === 0, undefined, problems.length ? problems.map((p) => p.bucket) : undefined);
+      if (problems.length) fail(problems[0]!.bucket, problems.map((p) => p.message).join('; '));
+    }
   }
 }
 
@@ -269,6 +393,8 @@ export const PRECEDENCE: readonly VerdictCategory[] = [
   'too_few_calls',
   'redundant_call',
   'tool_error',
+  'incomplete',
+  'unscorable',
   'pass',
 ];
 

@@ -49,3 +49,6 @@ export const EVENT_GEN_AI_TOOL_MESSAGE = 'gen_ai.tool.message';
 
 /** OTel exception / error attribute (semantic-conventions registry `error.type`). */
 export const ERROR_TYPE = 'error.type';
+
+/** What OpenInference's TraceConfig (OPENINFERENCE_HIDE_INPUTS / _OUTPUTS ...) writes in place of hidden content. */
+export const OPENINFERENCE_REDACTED_VALUE = '__REDACTED__';

@@ -15,3 +15,9 @@ export const GEN_AI_TOOL_TYPE_VALUE_FUNCTION = 'function' as const;
 
 /** Span annotation name under which verdicts are posted to Phoenix (never `note`, which is reserved). */
 export const RUNSPEC_EVALUATION_NAME = 'runspec.tool_selection' as const;
+
+/** Annotation name of trajectory (replio / turnstone) verdicts, apart from tool selection so Phoenix does not average them. */
+export const RUNSPEC_TRAJECTORY_EVALUATION_NAME = 'runspec.trajectory' as const;
+
+/** Annotation names of offline rules: this prefix plus the rule's name (`runspec.rule.no-restarts`). */
+export const RUNSPEC_RULE_EVALUATION_PREFIX = 'runspec.rule.' as const;

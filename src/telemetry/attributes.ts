@@ -1,10 +1,11 @@
 // Attribute builders shared by the trace renderer and the verdict carrier span. Every span carries both
 // conventions (docs/semconv.md): gen_ai.* (semantic-conventions v1.41.0,
-// `@opentelemetry/semantic-conventions/incubating`) for LangSmith and generic backends, OpenInference
+// vendored in src/semconv/gen-ai.ts from the incubating entry point) for LangSmith and generic backends, OpenInference
 // (`@arizeai/openinference-semantic-conventions`) for Phoenix, plus `langsmith.span.kind` and our
 // `runspec.eval.*` registry. Structured values are JSON strings and OpenInference lists are flattened (Arize-ai/openinference: spec/semantic_conventions.md).
 import type { Attributes, AttributeValue, Span, TimeInput } from '@opentelemetry/api';
 import { SemanticConventions as OI, LLMProvider, LLMSystem, MimeType } from '@arizeai/openinference-semantic-conventions';
+import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import {
   ATTR_GEN_AI_EVALUATION_EXPLANATION,
   ATTR_GEN_AI_EVALUATION_NAME,
@@ -34,13 +35,16 @@ import {
   GEN_AI_PROVIDER_NAME_VALUE_OPENAI,
   GEN_AI_PROVIDER_NAME_VALUE_PERPLEXITY,
   GEN_AI_PROVIDER_NAME_VALUE_X_AI,
-} from '@opentelemetry/semantic-conventions/incubating';
-import { ATTR_RUNSPEC_EVAL_ACCURACY, ATTR_RUNSPEC_EVAL_CALLS, ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_CATEGORY, ATTR_RUNSPEC_EVAL_DIALECT, ATTR_RUNSPEC_EVAL_ERRORS, ATTR_RUNSPEC_EVAL_EXPECTED_AUTONOMY, ATTR_RUNSPEC_EVAL_EXPECTED_COMMAND, ATTR_RUNSPEC_EVAL_EXPECTED_HOST, ATTR_RUNSPEC_EVAL_EXPECTED_TOOL, ATTR_RUNSPEC_EVAL_JSON_DUMP, ATTR_RUNSPEC_EVAL_MATCH_MODE, ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD, ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY, ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND, ATTR_RUNSPEC_EVAL_OBSERVED_HOST, ATTR_RUNSPEC_EVAL_OBSERVED_TOOL, ATTR_RUNSPEC_EVAL_PASS, ATTR_RUNSPEC_EVAL_PASS_RATE, ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH, ATTR_RUNSPEC_EVAL_PASS_RATE_LOW, ATTR_RUNSPEC_EVAL_REASON, ATTR_RUNSPEC_EVAL_REDUNDANT, ATTR_RUNSPEC_EVAL_RULE, ATTR_RUNSPEC_EVAL_RUN_ID, ATTR_RUNSPEC_EVAL_SAMPLE, ATTR_RUNSPEC_EVAL_SAMPLES, ATTR_RUNSPEC_EVAL_SCORE, ATTR_RUNSPEC_EVAL_STATUS, ATTR_RUNSPEC_EVAL_SUITE, ATTR_RUNSPEC_EVAL_THRESHOLD, ATTR_RUNSPEC_EVAL_TOKENS, ATTR_RUNSPEC_EVAL_TOOL_MODE } from '../semconv/attributes.js';
-import { RUNSPEC_EVALUATION_NAME } from '../semconv/vendor.js';
+} from '../semconv/gen-ai.js';
+import { ATTR_RUNSPEC_EVAL_ACCURACY, ATTR_RUNSPEC_EVAL_CALLS, ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_CATEGORY, ATTR_RUNSPEC_EVAL_DIALECT, ATTR_RUNSPEC_EVAL_ERRORS, ATTR_RUNSPEC_EVAL_EXPECTED_AUTONOMY, ATTR_RUNSPEC_EVAL_EXPECTED_COMMAND, ATTR_RUNSPEC_EVAL_EXPECTED_HOST, ATTR_RUNSPEC_EVAL_EXPECTED_TOOL, ATTR_RUNSPEC_EVAL_JSON_DUMP, ATTR_RUNSPEC_EVAL_MATCH_MODE, ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD, ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY, ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND, ATTR_RUNSPEC_EVAL_OBSERVED_HOST, ATTR_RUNSPEC_EVAL_OBSERVED_TOOL, ATTR_RUNSPEC_EVAL_PASS, ATTR_RUNSPEC_EVAL_PASS_RATE, ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH, ATTR_RUNSPEC_EVAL_PASS_RATE_LOW, ATTR_RUNSPEC_EVAL_REASON, ATTR_RUNSPEC_EVAL_REDUNDANT, ATTR_RUNSPEC_EVAL_RULE, ATTR_RUNSPEC_EVAL_RUN_ID, ATTR_RUNSPEC_EVAL_SAMPLE, ATTR_RUNSPEC_EVAL_SAMPLES, ATTR_RUNSPEC_EVAL_SCORE, ATTR_RUNSPEC_EVAL_STATUS, ATTR_RUNSPEC_EVAL_SUITE, ATTR_RUNSPEC_EVAL_THRESHOLD, ATTR_RUNSPEC_EVAL_TOKENS, ATTR_RUNSPEC_EVAL_TOOL_MODE, ATTR_RUNSPEC_EVAL_ARGS_PASS, ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH } from '../semconv/attributes.js';
+import { RUNSPEC_EVALUATION_NAME, RUNSPEC_RULE_EVALUATION_PREFIX, RUNSPEC_TRAJECTORY_EVALUATION_NAME } from '../semconv/vendor.js';
+import type { ArgExpectation } from '../types/case.js';
 import type { Message, ModelCallRecord, RunError, RunStatus, ToolCall, Usage } from '../types/run.js';
 import type { ToolDefinition, ToolMode } from '../types/toolset.js';
 import type { CaseResult, Verdict, VerdictCategory } from '../types/verdict.js';
 import { contentFreeReason } from './content-free.js';
+import { expectationsHash } from '../scoring/arg-hash.js';
+import { isUnjudgedCategory } from '../scoring/samples.js';
 import { totalTokens } from '../core/tokens.js';
 
 /** Drop undefined values so spans never carry empty attributes. */
@@ -65,26 +69,70 @@ export interface VerdictContext {
   result?: CaseResult;
   /** Content capture on: the verdict's full reason (which may quote arguments) is exported. */
   captureContent?: boolean;
+  /** The case's argument expectations (runspec `expect_args`): their fingerprint goes on the root span. */
+  expectedArgs?: Record<string, ArgExpectation>;
   /** Fallbacks when the verdict lacks them. */
   toolMode?: ToolMode;
   status?: RunStatus;
   usage?: Usage;
 }
 
-/** The pass/category/reason triple every verdict form (attributes, event, annotation) shares. */
+/** What every verdict form (attributes, event, annotation) shares. */
 export interface VerdictSummary {
   pass: boolean;
   category: VerdictCategory;
   reason: string;
+  /**
+   * A real verdict to score and alert on. False for infrastructure errors and for `unscorable` /
+   * `incomplete` verdicts: those export no score and no `runspec.eval.pass`, so a mean score or an alert on
+   * `pass=false` counts only real verdicts.
+   */
+  judged: boolean;
+  /** `error.type` of an errored sample (the error code). */
+  errorType?: string;
+  /** Evaluator name: tool selection, trajectory, or one per offline rule. */
+  name: string;
+}
+
+/** The evaluator (annotation) name of a verdict: distinct per kind so Phoenix does not average them together. */
+export function evaluationName(verdict: Pick<Verdict, 'dialect' | 'caseId'> | undefined, rule?: string): string {
+  if (rule !== undefined) return `${RUNSPEC_RULE_EVALUATION_PREFIX}${rule}`;
+  if (verdict?.dialect === 'rule') return `${RUNSPEC_RULE_EVALUATION_PREFIX}${verdict.caseId}`;
+  if (verdict?.dialect === 'replio' || verdict?.dialect === 'turnstone') return RUNSPEC_TRAJECTORY_EVALUATION_NAME;
+  return RUNSPEC_EVALUATION_NAME;
 }
 
 /** Without content capture the reason is rebuilt from names only: it may quote argument values. */
-export function summarizeVerdict(ctx: Pick<VerdictContext, 'verdict' | 'error' | 'captureContent'>): VerdictSummary {
+export function summarizeVerdict(ctx: Pick<VerdictContext, 'verdict' | 'error' | 'captureContent' | 'rule'>): VerdictSummary {
+  const name = evaluationName(ctx.verdict, ctx.rule);
   if (ctx.verdict) {
-    const reason = ctx.captureContent ? ctx.verdict.reason : contentFreeReason(ctx.verdict);
-    return { pass: ctx.verdict.pass, category: ctx.verdict.category, reason };
+    const v = ctx.verdict;
+    const reason = ctx.captureContent ? v.reason : contentFreeReason(v);
+    const s: VerdictSummary = { pass: v.pass, category: v.category, reason, judged: v.category !== 'error' && !isUnjudgedCategory(v.category), name };
+    if (v.category === 'error') s.errorType = errorTypeOf(v);
+    return s;
   }
-  return { pass: false, category: 'error', reason: ctx.error ? `${ctx.error.code}: ${ctx.error.message}` : 'no verdict' };
+  return {
+    pass: false,
+    category: 'error',
+    reason: ctx.error ? `${ctx.error.code}: ${ctx.error.message}` : 'no verdict',
+    judged: false,
+    errorType: ctx.error?.code || '_OTHER',
+    name,
+  };
+}
+
+/** The error code recorded in the verdict's `run_status` check (`_OTHER` when there is none). */
+function errorTypeOf(v: Verdict): string {
+  const observed = v.checks?.find((k) => k.check === 'run_status')?.observed;
+  return typeof observed === 'string' && observed !== '' ? observed : '_OTHER';
+}
+
+/** Whether the argument checks of a verdict all held (true), one failed (false), or were not all judged. */
+function argsPass(v: Verdict | undefined): boolean | undefined {
+  const checks = (v?.checks ?? []).filter((k) => k.check === 'args' || k.check.startsWith('args.'));
+  if (!checks.length || checks.some((k) => !k.judged)) return undefined;
+  return checks.every((k) => k.pass === true);
 }
 
 /** `runspec.eval.*` attributes: always attached, independent of content capture. */
@@ -92,7 +140,8 @@ export function verdictAttributes(ctx: VerdictContext): Attributes {
   const v = ctx.verdict;
   const s = summarizeVerdict(ctx);
   const r = ctx.result;
-  const tokens = v?.replio?.tokens ?? totalTokens(ctx.usage);
+  // Absent, not 0, when nothing reported usage (replio's metric counts unknown as 0).
+  const tokens = v?.replio?.tokens ? v.replio.tokens : totalTokens(ctx.usage);
   return compact({
     [ATTR_RUNSPEC_EVAL_CASE_ID]: ctx.caseId,
     [ATTR_RUNSPEC_EVAL_SUITE]: ctx.suite,
@@ -100,7 +149,7 @@ export function verdictAttributes(ctx: VerdictContext): Attributes {
     [ATTR_RUNSPEC_EVAL_RUN_ID]: ctx.runId,
     [ATTR_RUNSPEC_EVAL_RULE]: ctx.rule,
     [ATTR_RUNSPEC_EVAL_DIALECT]: v?.dialect,
-    [ATTR_RUNSPEC_EVAL_PASS]: s.pass,
+    [ATTR_RUNSPEC_EVAL_PASS]: s.judged ? s.pass : undefined,
     [ATTR_RUNSPEC_EVAL_CATEGORY]: s.category,
     [ATTR_RUNSPEC_EVAL_REASON]: s.reason,
     [ATTR_RUNSPEC_EVAL_STATUS]: v ? v.status : ctx.error ? 'error' : ctx.status,
@@ -127,6 +176,8 @@ export function verdictAttributes(ctx: VerdictContext): Attributes {
     [ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH]: r?.passRateHigh,
     [ATTR_RUNSPEC_EVAL_THRESHOLD]: r?.threshold,
     [ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD]: r?.meetsThreshold,
+    [ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH]: ctx.expectedArgs ? expectationsHash(ctx.expectedArgs) : undefined,
+    [ATTR_RUNSPEC_EVAL_ARGS_PASS]: ctx.expectedArgs ? argsPass(v) : undefined,
   });
 }
 
@@ -138,26 +189,28 @@ export function evaluationIdentifier(caseId: string, sample: number | undefined,
 /** OpenInference span-scope feedback attributes (spec/annotations.md): `evaluations.0.evaluation.*`. */
 export function evaluationAttributes(s: VerdictSummary, identifier: string): Attributes {
   const key = (field: string): string => `${OI.EVALUATIONS}.0.${field}`;
-  return {
-    [key(OI.EVALUATION_NAME)]: RUNSPEC_EVALUATION_NAME,
-    [key(OI.EVALUATION_SCORE)]: s.pass ? 1 : 0,
+  return compact({
+    [key(OI.EVALUATION_NAME)]: s.name,
+    [key(OI.EVALUATION_SCORE)]: s.judged ? (s.pass ? 1 : 0) : undefined,
     [key(OI.EVALUATION_LABEL)]: s.category,
     [key(OI.EVALUATION_EXPLANATION)]: s.reason,
     [key(OI.EVALUATION_ANNOTATOR_KIND)]: 'CODE',
     [key(OI.EVALUATION_IDENTIFIER)]: identifier,
-  };
+  });
 }
 
 /** The `gen_ai.evaluation.result` span event (semantic-conventions v1.38+). */
 export function addEvaluationEvent(span: Span, s: VerdictSummary, time: TimeInput): void {
   span.addEvent(
     EVENT_GEN_AI_EVALUATION_RESULT,
-    {
-      [ATTR_GEN_AI_EVALUATION_NAME]: RUNSPEC_EVALUATION_NAME,
-      [ATTR_GEN_AI_EVALUATION_SCORE_VALUE]: s.pass ? 1 : 0,
+    // An infrastructure error is not an evaluation: error.type and no score (semconv gen-ai events).
+    compact({
+      [ATTR_GEN_AI_EVALUATION_NAME]: s.name,
+      [ATTR_GEN_AI_EVALUATION_SCORE_VALUE]: s.judged ? (s.pass ? 1 : 0) : undefined,
       [ATTR_GEN_AI_EVALUATION_SCORE_LABEL]: s.category,
       [ATTR_GEN_AI_EVALUATION_EXPLANATION]: s.reason,
-    },
+      [ATTR_ERROR_TYPE]: s.errorType,
+    }),
     time,
   );
 }

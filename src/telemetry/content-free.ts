@@ -4,7 +4,6 @@ import type { Verdict } from '../types/verdict.js';
 // content capture is off (telemetry, annotations, verdict spans), the reason is rebuilt from what is
 // always exported anyway: the category, tool / command / host names, autonomy levels and argument NAMES.
 
-const ARG_NAME = /\barg ([^\s:;]+):/g;
 
 /**
  * The verdict's reason without any argument value, prompt or result text.
@@ -34,8 +33,14 @@ export function contentFreeReason(v: Verdict): string {
       return `forbidden_tool: called ${observed ?? 'a forbidden tool'}`;
     case 'error':
       return `error: the run ended with status ${v.status}`;
+    case 'unscorable':
+      // Names checks and what data was missing, never a value.
+      return `unscorable: ${v.reason}`;
+    case 'incomplete':
+      return 'incomplete: the trace never became whole (a root did not end or a parent span never arrived)';
     default: {
-      const args = [...new Set([...v.reason.matchAll(ARG_NAME)].map((m) => m[1]!))];
+      // The failing argument checks name the arguments; the prose reason is never re-parsed.
+      const args = [...new Set((v.checks ?? []).filter((k) => k.judged && k.pass === false && k.check.startsWith('args.')).map((k) => k.check.slice('args.'.length)))];
       const names = args.length ? `; argument${args.length === 1 ? '' : 's'} ${args.join(', ')}` : '';
       return `${v.category}: ${observed ?? `${calls} tool call${calls === 1 ? '' : 's'}`}${names}`;
     }

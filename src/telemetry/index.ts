@@ -1,7 +1,7 @@
 // Exports added here are public.
 export { renderRunTrace, emitVerdictSpan, DEFAULT_AGENT_NAME } from './render.js';
 export type { RenderInput, RenderedTrace, VerdictSpanInput } from './render.js';
-export { createTelemetry, TRACER_NAME } from './telemetry.js';
+export { annotationTls, createTelemetry, TRACER_NAME } from './telemetry.js';
 export type { Telemetry, TelemetryOptions } from './telemetry.js';
 export { buildSpanAnnotations, postSpanAnnotations } from './phoenix.js';
 export type { AnnotationTarget, PostAnnotationsOptions, PostAnnotationsResult, SpanAnnotation } from './phoenix.js';

@@ -4,7 +4,6 @@
 // not ingested yet and retries them for ~10 minutes. Best effort: never throws, returns a warning.
 import { readFileSync } from 'node:fs';
 import type { Agent } from 'undici';
-import { RUNSPEC_EVALUATION_NAME } from '../semconv/vendor.js';
 import type { RunError } from '../types/run.js';
 import type { Verdict } from '../types/verdict.js';
 import { evaluationIdentifier, summarizeVerdict } from './attributes.js';
@@ -17,7 +16,8 @@ export interface SpanAnnotation {
   span_id: string;
   name: string;
   annotator_kind: 'CODE' | 'LLM' | 'HUMAN';
-  result: { label: string; score: number; explanation: string };
+  /** `score` is absent for errored and unscorable samples: they are not evaluations. */
+  result: { label: string; score?: number; explanation: string };
   metadata: Record<string, unknown>;
   /** Upsert key with (name, span): the same (case, sample) overwrites on re-runs. */
   identifier: string;
@@ -41,16 +41,25 @@ export function buildSpanAnnotations(targets: AnnotationTarget[]): SpanAnnotatio
     const s = summarizeVerdict(t);
     const observed = t.verdict ? { ...t.verdict.observed } : {};
     if (!t.captureContent) delete observed.args;
+    const e = t.verdict?.expected ?? {};
+    // Metadata keys are snake_case throughout, as in the results file.
+    const expected = Object.fromEntries(
+      Object.entries({ tool: e.tool, command: e.command, host: e.host, autonomy: e.autonomy, no_run: e.noRun }).filter(([, v]) => v !== undefined),
+    );
+    const result: SpanAnnotation['result'] = { label: s.category, explanation: s.reason };
+    if (s.judged) result.score = s.pass ? 1 : 0;
     return {
       span_id: t.spanId.toLowerCase(),
-      name: RUNSPEC_EVALUATION_NAME,
+      name: s.name,
       annotator_kind: 'CODE',
-      result: { label: s.category, score: s.pass ? 1 : 0, explanation: s.reason },
+      result,
       metadata: {
         case_id: t.caseId,
         sample: t.sample,
         ...(t.runId !== undefined ? { run_id: t.runId } : {}),
-        expected: t.verdict?.expected ?? {},
+        ...(t.verdict?.trace ? { trace_id: t.verdict.trace.traceId } : {}),
+        ...(s.errorType !== undefined ? { error_type: s.errorType } : {}),
+        expected,
         observed,
       },
       identifier: evaluationIdentifier(t.caseId, t.sample),
@@ -64,8 +73,11 @@ export interface PostAnnotationsOptions {
   annotations: SpanAnnotation[];
   /** Sent as `Authorization: Bearer <apiKey>` when set. */
   apiKey?: string;
-  /** PEM CA file for https. */
+  /** PEM CA file for https (the export's, so both trust the same servers). */
   caFile?: string;
+  /** Client certificate and key (PEM) for mutual TLS, as the export uses them. */
+  clientCertFile?: string;
+  clientKeyFile?: string;
   /** Deadline for the whole post, retries included. @default 10000 */
   timeoutMs?: number;
   /** Attempts per chunk. @default 3 */
@@ -93,11 +105,15 @@ export async function postSpanAnnotations(opts: PostAnnotationsOptions): Promise
   let dispatcher: Agent;
   try {
     dispatcher = new UndiciAgent({
-      connect: opts.caFile ? { ca: readFileSync(opts.caFile) } : {},
+      connect: {
+        ...(opts.caFile ? { ca: readFileSync(opts.caFile) } : {}),
+        ...(opts.clientCertFile ? { cert: readFileSync(opts.clientCertFile) } : {}),
+        ...(opts.clientKeyFile ? { key: readFileSync(opts.clientKeyFile) } : {}),
+      },
       keepAliveTimeout: 1000,
     });
   } catch (err) {
-    return { posted: 0, warning: `phoenix annotations: cannot read CA file: ${(err as Error).message}` };
+    return { posted: 0, warning: `phoenix annotations: cannot read a TLS file (CA, client certificate or key): ${(err as Error).message}` };
   }
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;

@@ -12,8 +12,9 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { SemanticConventions as OI, OpenInferenceSpanKind } from '@arizeai/openinference-semantic-conventions';
+import { hashArguments, keyFingerprint } from '../scoring/arg-hash.js';
+import { ATTR_ERROR_TYPE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from '@opentelemetry/semantic-conventions';
 import {
-  ATTR_ERROR_TYPE,
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_INPUT_MESSAGES,
@@ -33,14 +34,12 @@ import {
   ATTR_GEN_AI_TOOL_TYPE,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
-  ATTR_SERVER_ADDRESS,
-  ATTR_SERVER_PORT,
   GEN_AI_OPERATION_NAME_VALUE_CHAT,
   GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
-} from '@opentelemetry/semantic-conventions/incubating';
-import { ATTR_LANGSMITH_SPAN_KIND, GEN_AI_TOOL_TYPE_VALUE_FUNCTION, LANGSMITH_SPAN_KIND_VALUE_CHAIN, LANGSMITH_SPAN_KIND_VALUE_LLM, LANGSMITH_SPAN_KIND_VALUE_TOOL, RUNSPEC_EVALUATION_NAME } from '../semconv/vendor.js';
-import { ATTR_RUNSPEC_EVAL_EXECUTED } from '../semconv/attributes.js';
+} from '../semconv/gen-ai.js';
+import { ATTR_LANGSMITH_SPAN_KIND, GEN_AI_TOOL_TYPE_VALUE_FUNCTION, LANGSMITH_SPAN_KIND_VALUE_CHAIN, LANGSMITH_SPAN_KIND_VALUE_LLM, LANGSMITH_SPAN_KIND_VALUE_TOOL } from '../semconv/vendor.js';
+import { ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES, ATTR_RUNSPEC_EVAL_EXECUTED } from '../semconv/attributes.js';
 import type { Case } from '../types/case.js';
 import type { ModelCallRecord, Run, RunError, ToolCallRecord } from '../types/run.js';
 import type { Toolset } from '../types/toolset.js';
@@ -61,6 +60,7 @@ import {
   summarizeVerdict,
   verdictAttributes,
   type VerdictContext,
+  type VerdictSummary,
 } from './attributes.js';
 import { totalTokens } from '../core/tokens.js';
 
@@ -75,6 +75,8 @@ export interface RenderInput {
   runId: string;
   /** Attach prompts, messages, arguments and results. */
   captureContent: boolean;
+  /** Hashed capture: without content, each tool span carries its arguments' keyed hashes. */
+  hashKey?: string;
   /** `gen_ai.agent.name`. @default "runspec-eval" */
   agentName?: string;
   toolset?: Toolset;
@@ -91,6 +93,8 @@ export interface RenderInput {
 export interface RenderedTrace {
   traceId: string;
   rootSpanId: string;
+  /** `[telemetry] trace_url` filled in for this trace (set by the telemetry session). */
+  url?: string;
   llmSpanIds: string[];
   toolSpanIds: string[];
 }
@@ -134,6 +138,7 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
     ...(input.result ? { result: input.result } : {}),
     ...(run?.toolMode ? { toolMode: run.toolMode } : {}),
     ...(run ? { status: run.status, usage: run.usage } : {}),
+    ...(input.case.runspec?.args ? { expectedArgs: input.case.runspec.args } : {}),
   };
   const summary = summarizeVerdict(ctx);
   const metadata = {
@@ -145,7 +150,9 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
     dialect: input.case.dialect,
   };
 
-  const provider = run?.provider ?? run?.modelCalls[0]?.provider;
+  // gen_ai.provider.name is the provider that answered (a replay names the recorded one), not the display
+  // name of the provider object (`replay`).
+  const provider = run?.modelCalls[0]?.provider ?? run?.provider;
   const rootAttrs: Attributes = compact({
     [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
     [ATTR_GEN_AI_PROVIDER_NAME]: provider,
@@ -156,7 +163,8 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
     [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: run?.usage.completionTokens,
     [OI.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.AGENT,
     [OI.AGENT_NAME]: agent,
-    [OI.SESSION_ID]: conversationId,
+    // One Phoenix session per run, so a run's samples group together; the conversation stays per sample.
+    [OI.SESSION_ID]: input.runId,
     [OI.METADATA]: json(metadata),
     [OI.TAG_TAGS]: input.case.tags.length > 0 ? input.case.tags : undefined,
     [ATTR_LANGSMITH_SPAN_KIND]: LANGSMITH_SPAN_KIND_VALUE_CHAIN,
@@ -164,9 +172,11 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
       ? {
           [OI.INPUT_VALUE]: input.case.prompt,
           [OI.INPUT_MIME_TYPE]: MimeType.TEXT,
-          ...(run?.finalText !== undefined ? { [OI.OUTPUT_VALUE]: run.finalText, [OI.OUTPUT_MIME_TYPE]: MimeType.TEXT } : {}),
+          ...(run?.finalText !== undefined && run.mode !== 'decision' ? { [OI.OUTPUT_VALUE]: run.finalText, [OI.OUTPUT_MIME_TYPE]: MimeType.TEXT } : {}),
         }
       : {}),
+    // Decision mode: the root's output is the decision and its verdict, so Phoenix's trace list reads well.
+    ...(run?.mode === 'decision' ? { [OI.OUTPUT_VALUE]: json(decisionOutput(run, input.verdict, summary, captureContent)), [OI.OUTPUT_MIME_TYPE]: MimeType.JSON } : {}),
     ...verdictAttributes(ctx),
     ...evaluationAttributes(summary, evaluationIdentifier(caseId, sample)),
   });
@@ -183,25 +193,24 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
   for (const call of run?.modelCalls ?? []) {
     const span = tracer.startSpan(
       `${GEN_AI_OPERATION_NAME_VALUE_CHAT} ${call.requestModel ?? call.responseModel ?? run?.model ?? 'unknown'}`,
-      { kind: SpanKind.CLIENT, startTime: hr(call.startTimeMs), attributes: llmAttributes(call, conversationId, captureContent) },
+      { kind: SpanKind.CLIENT, startTime: hr(call.startTimeMs), attributes: llmAttributes(call, conversationId, input.runId, captureContent) },
       rootCtx,
     );
     if (call.error) setError(span, call.error);
     llmSpans.set(call.index, span);
     llmSpanIds.push(span.spanContext().spanId);
   }
-  // Tool spans are children of the model call that requested them (a reader must not rely on it:
-  // semconv also allows siblings); calls without a known model call hang off the root.
+  // Tool spans sit under the agent span, beside the chat span that requested them, and are tied to it by
+  // gen_ai.tool.call.id, as the GenAI agent conventions lay out an agent turn.
   for (const record of run?.toolCalls ?? []) {
-    const parent = llmSpans.get(record.modelCallIndex);
     const span = tracer.startSpan(
       `${GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL} ${record.call.name}`,
       {
         kind: SpanKind.INTERNAL,
         startTime: hr(record.startTimeMs),
-        attributes: toolAttributes(record, run!, input.toolset, captureContent),
+        attributes: toolAttributes(record, run!, input.toolset, captureContent, input.hashKey),
       },
-      parent ? trace.setSpan(ROOT_CONTEXT, parent) : rootCtx,
+      rootCtx,
     );
     if (record.isError && record.executed) {
       span.setStatus({ code: SpanStatusCode.ERROR });
@@ -218,12 +227,28 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
   return { traceId: root.spanContext().traceId, rootSpanId: root.spanContext().spanId, llmSpanIds, toolSpanIds };
 }
 
+/** `{ decision: {tool, command, host, autonomy, executed, args?}, verdict: {category, pass?, reason} }`. */
+function decisionOutput(run: Run, verdict: Verdict | undefined, summary: VerdictSummary, captureContent: boolean): Record<string, unknown> {
+  const terminal = run.terminal;
+  const decision: Record<string, unknown> = terminal
+    ? {
+        tool: verdict?.observed.tool ?? terminal.call.name,
+        ...(verdict?.observed.command !== undefined ? { command: verdict.observed.command } : {}),
+        ...(verdict?.observed.host !== undefined ? { host: verdict.observed.host } : {}),
+        ...(verdict?.observed.autonomy !== undefined ? { autonomy: verdict.observed.autonomy } : {}),
+        executed: terminal.executed,
+        ...(captureContent ? { args: terminal.call.arguments } : {}),
+      }
+    : { tool: null };
+  return { decision, verdict: { category: summary.category, ...(summary.judged ? { pass: summary.pass } : {}), reason: summary.reason } };
+}
+
 function setError(span: Span, error: RunError): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
   span.setAttribute(ATTR_ERROR_TYPE, error.code || '_OTHER');
 }
 
-function llmAttributes(call: ModelCallRecord, conversationId: string, captureContent: boolean): Attributes {
+function llmAttributes(call: ModelCallRecord, conversationId: string, sessionId: string, captureContent: boolean): Attributes {
   const oi = openInferenceProvider(call.provider);
   const u = call.usage;
   const total = totalTokens(u);
@@ -250,7 +275,7 @@ function llmAttributes(call: ModelCallRecord, conversationId: string, captureCon
     [OI.LLM_TOKEN_COUNT_COMPLETION]: u.completionTokens,
     [OI.LLM_TOKEN_COUNT_TOTAL]: total,
     [OI.LLM_FINISH_REASON]: finish,
-    [OI.SESSION_ID]: conversationId,
+    [OI.SESSION_ID]: sessionId,
     [ATTR_LANGSMITH_SPAN_KIND]: LANGSMITH_SPAN_KIND_VALUE_LLM,
   });
   if (!captureContent) return attrs;
@@ -281,7 +306,7 @@ function toolDescription(record: ToolCallRecord, run: Run, toolset: Toolset | un
   return runnable?.description;
 }
 
-function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | undefined, captureContent: boolean): Attributes {
+function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | undefined, captureContent: boolean, hashKey?: string): Attributes {
   const description = toolDescription(record, run, toolset);
   const attrs: Attributes = compact({
     [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
@@ -298,6 +323,10 @@ function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | und
     [ATTR_RUNSPEC_EVAL_EXECUTED]: record.executed,
     [ATTR_LANGSMITH_SPAN_KIND]: LANGSMITH_SPAN_KIND_VALUE_TOOL,
   });
+  if (!captureContent && hashKey !== undefined) {
+    // No value leaves the process: only HMACs of the values in the form the scorer compares.
+    return { ...attrs, [ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES]: json({ key: keyFingerprint(hashKey), args: hashArguments(hashKey, record.call.arguments) }) };
+  }
   if (!captureContent) return attrs;
   const args = json(record.call.arguments);
   const hasResult = record.executed && record.result !== undefined;
@@ -343,7 +372,7 @@ export function emitVerdictSpan(tracer: Tracer, input: VerdictSpanInput): { trac
   const summary = summarizeVerdict(ctx);
   const now = Date.now();
   const span = tracer.startSpan(
-    `evaluate ${RUNSPEC_EVALUATION_NAME}`,
+    `evaluate ${summary.name}`,
     {
       kind: SpanKind.INTERNAL,
       startTime: hr(now),

@@ -2,6 +2,7 @@
 // the OTLP exporter (http/protobuf by default, which Phoenix requires, or http/json) or the embedded
 // JSON-lines file sink. Telemetry failures warn once and are dropped: they never change a verdict, an exit
 // code or the results file, and shutdown returns within the export timeout even if the collector hangs.
+import { traceLink } from '../core/trace-link.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tracer } from '@opentelemetry/api';
@@ -79,8 +80,19 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     warn('setup', `disabled: ${(err as Error).message}`);
     return DISABLED;
   }
-  const guarded = new WarningExporter(exporter, (e) =>
-    warn('export', `export to ${destination} failed (${e}); spans dropped, the eval run is unaffected`),
+  // Root span ids waiting for an annotation, and those whose export succeeded: Phoenix gets annotations
+  // only for spans it has (or will have), never for spans that were dropped.
+  const awaiting = new Set<string>();
+  const exported = new Set<string>();
+  const guarded = new WarningExporter(
+    exporter,
+    (e) => warn('export', `export to ${destination} failed (${e}); spans dropped, the eval run is unaffected`),
+    (spans) => {
+      for (const s of spans) {
+        const id = s.spanContext().spanId;
+        if (awaiting.has(id)) exported.add(id);
+      }
+    },
   );
   const timeoutMs = config.timeoutMs;
   // Private: register() is never called, so a host application's global OpenTelemetry setup is never touched.
@@ -129,8 +141,15 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
   const flushUntil = async (deadline: number): Promise<void> => {
     await within(provider.forceFlush(), deadline - Date.now(), `export to ${destination}`);
     if (pending.length === 0 || !config.annotations || config.annotationsUrl === undefined) return;
-    const targets = pending;
+    const targets = pending.filter((t) => exported.has(t.spanId));
+    const dropped = pending.length - targets.length;
+    for (const t of pending) {
+      awaiting.delete(t.spanId);
+      exported.delete(t.spanId);
+    }
     pending = [];
+    if (dropped > 0) warn('annotations-unexported', `phoenix annotations: ${dropped} verdict annotation(s) not sent: their spans were not exported`);
+    if (targets.length === 0) return;
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
       warn('annotations', `phoenix annotations: no time left within ${timeoutMs} ms; ${targets.length} verdict annotation(s) not sent`);
@@ -140,7 +159,7 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
       baseUrl: config.annotationsUrl,
       annotations: buildSpanAnnotations(targets),
       ...(config.apiKey !== undefined ? { apiKey: config.apiKey } : {}),
-      ...(config.exporter.kind === 'otlp' && config.exporter.caFile !== undefined ? { caFile: config.exporter.caFile } : {}),
+      ...annotationTls(config),
       timeoutMs: remaining,
     }).catch((err: Error) => ({ posted: 0, warning: `phoenix annotations: ${err.message}` }));
     if (result.warning !== undefined) warn('annotations', result.warning);
@@ -153,8 +172,15 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     emitCase(input) {
       if (closed) return undefined;
       try {
-        const rendered = renderRunTrace(tracer, { ...input, captureContent: config.captureContent });
+        const rendered = renderRunTrace(tracer, {
+          ...input,
+          captureContent: config.captureContent,
+          ...(config.captureHashed && config.hashKey !== undefined ? { hashKey: config.hashKey } : {}),
+        });
+        const url = traceLink(config.traceUrl, { traceId: rendered.traceId, spanId: rendered.rootSpanId, ...(config.project !== undefined ? { project: config.project } : {}) });
+        if (url) rendered.url = url;
         if (config.annotations) {
+          awaiting.add(rendered.rootSpanId);
           pending.push({
             spanId: rendered.rootSpanId,
             caseId: input.case.id,
@@ -254,12 +280,14 @@ class WarningExporter implements SpanExporter {
   constructor(
     private readonly inner: SpanExporter,
     private readonly onFailure: (error: string) => void,
+    private readonly onSuccess: (spans: ReadableSpan[]) => void = () => {},
   ) {}
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
     try {
       this.inner.export(spans, (result) => {
         if (result.code !== ExportResultCode.SUCCESS) this.onFailure(result.error?.message ?? 'unknown error');
+        else this.onSuccess(spans);
         resultCallback(result);
       });
     } catch (err) {
@@ -275,4 +303,15 @@ class WarningExporter implements SpanExporter {
   forceFlush(): Promise<void> {
     return this.inner.forceFlush?.() ?? Promise.resolve();
   }
+}
+
+/** The export's TLS files, for the annotation POST (one trust setting for both). */
+export function annotationTls(config: TelemetryConfig): { caFile?: string; clientCertFile?: string; clientKeyFile?: string } {
+  const e = config.exporter;
+  if (e.kind !== 'otlp') return {};
+  return {
+    ...(e.caFile !== undefined ? { caFile: e.caFile } : {}),
+    ...(e.clientCertFile !== undefined ? { clientCertFile: e.clientCertFile } : {}),
+    ...(e.clientKeyFile !== undefined ? { clientKeyFile: e.clientKeyFile } : {}),
+  };
 }

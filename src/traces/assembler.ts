@@ -1,6 +1,19 @@
-// Groups spans (and span-bound log records) by trace id and decides when a trace is complete: its root
-// has ended and nothing arrived for it during a quiet window. The clock is abstract: `serve` passes
-// milliseconds, `score` passes a count of records read, so one implementation serves both.
+// Groups spans (and span-bound log records) by trace id and decides when a trace is judged: the completion
+// rule, shared by `score` (files) and `serve` (HTTP) and by the streaming scorer.
+//
+// - `structural` (files): a trace is judged as soon as it is structurally complete (every root has ended
+//   and every span's parent is present), or at the end of input. Nothing depends on read speed or on how
+//   many spans share a line, so `--shard i/n` still adds up to the unsharded run.
+// - `quiet` (serve): a trace is judged when it is structurally complete and no span arrived for it for
+//   `quiet` ms; one that never becomes whole is judged after `orphanQuiet` ms.
+//
+// A judged trace is retained for `reopenWindow` clock units: spans or log records that arrive for it then
+// re-open it, and it is judged again with `reopened` set (the scorer emits a superseding verdict under the
+// same identifier). Later still, they are counted as late and dropped. A trace judged without being whole
+// is flagged `complete: false` (the scorer calls it `incomplete` rather than dropping it).
+//
+// Memory is bounded by the estimated bytes of open and retained traces (`maxOpenBytes`): past it, retained
+// traces are let go first, then the least recently updated open trace is judged early (`evicted`).
 import type { LogRecordEntry, SpanRecord } from './spans.js';
 import { shardOf } from '../core/shard.js';
 
@@ -11,41 +24,60 @@ export interface AssembledTrace {
   logs: LogRecordEntry[];
   /** Handed out early because a memory bound was reached (it may be incomplete). */
   evicted: boolean;
+  /** Every root ended and every span's parent arrived. @default true */
+  complete?: boolean;
+  /** Judged before: late spans re-opened it, and this judgement supersedes the earlier one. */
+  reopened?: boolean;
 }
 
+export type CompletionRule = 'structural' | 'quiet';
+
 export interface AssemblerOptions {
-  /** Quiet window after the root ended, in clock units (ms in `serve`, records in `score`). */
+  /** @default "quiet" */
+  rule?: CompletionRule;
+  /** `quiet` rule: the quiet window after the trace became whole, in clock units (ms in `serve`). */
   quiet: number;
   /**
-   * A trace whose root never arrives is handed out after this much quiet.
-   * @default quiet * 10
+   * `quiet` rule: a trace that never becomes whole (root not ended, parents missing) is judged after this
+   * much quiet, as incomplete. @default quiet * 10
    */
   orphanQuiet?: number;
+  /** How long (clock units) a judged trace can be re-opened by late spans. @default orphanQuiet (quiet) / 1000 (structural) */
+  reopenWindow?: number;
   /** @default 10000 */
   maxOpenTraces?: number;
   /** Spans held across all open traces. @default 250000 */
   maxOpenSpans?: number;
   /** Spans kept per trace; more are dropped and counted. @default 10000 */
   maxSpansPerTrace?: number;
-  /** Completed trace ids remembered so late spans are counted instead of starting a new trace. @default 10000 */
+  /**
+   * Estimated bytes of open and retained traces (attribute keys and values, ids, names). The documented
+   * memory cap of the streaming scorer. @default 67108864 (64 MiB)
+   */
+  maxOpenBytes?: number;
+  /** Judged trace ids remembered so late spans are counted instead of starting a new trace. @default 10000 */
   rememberCompleted?: number;
 }
 
 export interface AssemblerStats {
   openTraces: number;
   openSpans: number;
-  /** Traces handed out early because of maxOpenTraces / maxOpenSpans. */
+  /** Estimated bytes held (open and retained traces). */
+  openBytes: number;
+  /** Traces handed out early because of maxOpenTraces / maxOpenSpans / maxOpenBytes. */
   evictedTraces: number;
   /** Spans dropped by maxSpansPerTrace. */
   droppedSpans: number;
-  /** Spans or log records that arrived after their trace had been handed out. */
+  /** Spans or log records that arrived after their trace's re-open window (dropped). */
   lateRecords: number;
+  /** Judged traces re-opened by late spans (each gave a superseding verdict). */
+  reopenedTraces: number;
 }
 
 export interface TraceAssembler {
-  /** Add spans; returns traces evicted to respect the memory bounds. */
+  /** Add spans; returns traces judged now (structural rule) or evicted to respect the memory bounds. */
   addSpans(spans: SpanRecord[], now: number): AssembledTrace[];
-  /** Add log records; returns traces evicted to respect the memory bounds. */
+  /** Add log records; returns traces judged now or evicted. */
   addLogs(logs: LogRecordEntry[], now: number): AssembledTrace[];
   /** Traces complete at `now`, removed from the open set. */
   takeComplete(now: number): AssembledTrace[];
@@ -59,100 +91,213 @@ interface OpenTrace {
   spans: Map<string, SpanRecord>;
   logs: LogRecordEntry[];
   lastUpdate: number;
-  rootEnded: boolean;
+  /** Root spans (no parent, or a remote one) not yet ended. */
+  openRoots: Set<string>;
+  roots: number;
+  /** Spans whose parent has not arrived, by the missing parent id. */
+  waiting: Map<string, number>;
+  unresolved: number;
+  bytes: number;
+  reopened: boolean;
+  /** When it was judged (retained traces). */
+  judgedAt: number;
 }
 
-/** @example const asm = createTraceAssembler({ quiet: 2000 }); asm.addSpans(spans, Date.now()); */
+const SPAN_OVERHEAD_BYTES = 200;
+/** OTLP SpanKind SERVER (2) and CONSUMER (5): entry points of a service, typically with a remote parent. */
+const REMOTE_ENTRY_KINDS = new Set([2, 5]);
+
+/** A cheap estimate of a span's retained size: ids, name, attribute keys and string values. */
+function spanBytes(span: SpanRecord): number {
+  let n = SPAN_OVERHEAD_BYTES + span.name.length;
+  for (const k in span.attributes) {
+    const v = span.attributes[k];
+    n += k.length + (typeof v === 'string' ? v.length : 16);
+  }
+  return n + span.events.length * 64;
+}
+
+function logBytes(log: LogRecordEntry): number {
+  const b = log.body;
+  return SPAN_OVERHEAD_BYTES + (typeof b === 'string' ? b.length : 256);
+}
+
+/** @example const asm = createTraceAssembler({ rule: 'structural', quiet: 0 }); asm.addSpans(spans, records); */
 export function createTraceAssembler(options: AssemblerOptions): TraceAssembler {
+  const rule = options.rule ?? 'quiet';
   const quiet = options.quiet;
   const orphanQuiet = options.orphanQuiet ?? quiet * 10;
+  const reopenWindow = options.reopenWindow ?? (rule === 'structural' ? 1000 : orphanQuiet);
   const maxOpenTraces = options.maxOpenTraces ?? 10_000;
   const maxOpenSpans = options.maxOpenSpans ?? 250_000;
   const maxSpansPerTrace = options.maxSpansPerTrace ?? 10_000;
+  const maxOpenBytes = options.maxOpenBytes ?? 64 * 1024 * 1024;
   const rememberCompleted = options.rememberCompleted ?? 10_000;
   // Map iteration order = least recently updated first (entries are re-inserted on update).
   const open = new Map<string, OpenTrace>();
+  // Judged traces that late spans may still re-open, oldest judgement first.
+  const retained = new Map<string, OpenTrace>();
   const completed = new Set<string>();
   let openSpans = 0;
+  let bytes = 0;
   let evictedTraces = 0;
   let droppedSpans = 0;
   let lateRecords = 0;
+  let reopenedTraces = 0;
 
   const remember = (traceId: string): void => {
     completed.add(traceId);
     if (completed.size > rememberCompleted) completed.delete(completed.values().next().value as string);
   };
-  const hand = (t: OpenTrace, evicted: boolean): AssembledTrace => {
+  const isWhole = (t: OpenTrace): boolean => t.roots > 0 && t.openRoots.size === 0 && t.unresolved === 0;
+  const release = (t: OpenTrace): void => {
+    retained.delete(t.traceId);
+    bytes -= t.bytes;
+    remember(t.traceId);
+  };
+  const hand = (t: OpenTrace, evicted: boolean, now: number): AssembledTrace => {
     open.delete(t.traceId);
     openSpans -= t.spans.size;
-    remember(t.traceId);
-    return { traceId: t.traceId, spans: [...t.spans.values()], logs: t.logs, evicted };
+    const out: AssembledTrace = { traceId: t.traceId, spans: [...t.spans.values()], logs: [...t.logs], evicted, complete: isWhole(t) };
+    if (t.reopened) out.reopened = true;
+    if (evicted) {
+      bytes -= t.bytes;
+      remember(t.traceId);
+    } else {
+      t.judgedAt = now;
+      retained.set(t.traceId, t);
+    }
+    return out;
+  };
+  const expire = (now: number): void => {
+    for (const t of retained.values()) {
+      if (now - t.judgedAt < reopenWindow) break;
+      release(t);
+    }
   };
   const touch = (traceId: string, now: number): OpenTrace | undefined => {
-    if (completed.has(traceId)) return undefined;
     let t = open.get(traceId);
     if (t) open.delete(traceId);
-    else t = { traceId, spans: new Map(), logs: [], lastUpdate: now, rootEnded: false };
+    else {
+      const again = retained.get(traceId);
+      if (again) {
+        retained.delete(traceId);
+        again.reopened = true;
+        openSpans += again.spans.size;
+        reopenedTraces++;
+        t = again;
+      } else if (completed.has(traceId)) return undefined;
+      else t = { traceId, spans: new Map(), logs: [], lastUpdate: now, openRoots: new Set(), roots: 0, waiting: new Map(), unresolved: 0, bytes: 0, reopened: false, judgedAt: 0 };
+    }
     t.lastUpdate = now;
     open.set(traceId, t);
     return t;
   };
-  const evict = (): AssembledTrace[] => {
+  const addSpan = (t: OpenTrace, span: SpanRecord): void => {
+    const prior = t.spans.get(span.spanId);
+    if (prior) {
+      // The same span again (a retry, or an update that ended it): replace, keep the structure counts.
+      if (span.endTimeMs !== undefined) t.openRoots.delete(span.spanId);
+      t.spans.set(span.spanId, span);
+      return;
+    }
+    if (t.spans.size >= maxSpansPerTrace) {
+      droppedSpans++;
+      return;
+    }
+    t.spans.set(span.spanId, span);
+    openSpans++;
+    const size = spanBytes(span);
+    t.bytes += size;
+    bytes += size;
+    if (span.parentSpanId === undefined || (REMOTE_ENTRY_KINDS.has(span.kind) && !t.spans.has(span.parentSpanId))) {
+      // A SERVER / CONSUMER span whose parent is not here was called from another service, whose spans
+      // may never be collected: it is this trace's local root, not a span waiting for its parent.
+      t.roots++;
+      if (span.endTimeMs === undefined) t.openRoots.add(span.spanId);
+    } else if (!t.spans.has(span.parentSpanId)) {
+      t.waiting.set(span.parentSpanId, (t.waiting.get(span.parentSpanId) ?? 0) + 1);
+      t.unresolved++;
+    }
+    const children = t.waiting.get(span.spanId);
+    if (children !== undefined) {
+      t.unresolved -= children;
+      t.waiting.delete(span.spanId);
+    }
+  };
+  const evict = (now: number): AssembledTrace[] => {
     const out: AssembledTrace[] = [];
-    while (open.size > maxOpenTraces || openSpans > maxOpenSpans) {
+    while (bytes > maxOpenBytes && retained.size > 0) release(retained.values().next().value as OpenTrace);
+    while (open.size > maxOpenTraces || openSpans > maxOpenSpans || bytes > maxOpenBytes) {
       const oldest = open.values().next().value as OpenTrace | undefined;
       if (!oldest) break;
       evictedTraces++;
-      out.push(hand(oldest, true));
+      out.push(hand(oldest, true, now));
     }
+    return out;
+  };
+  const ready = (touched: Iterable<OpenTrace>, now: number): AssembledTrace[] => {
+    if (rule !== 'structural') return [];
+    const out: AssembledTrace[] = [];
+    for (const t of touched) if (open.get(t.traceId) === t && isWhole(t)) out.push(hand(t, false, now));
     return out;
   };
 
   return {
     addSpans(spans, now) {
+      expire(now);
+      const touched = new Set<OpenTrace>();
       for (const span of spans) {
         const t = touch(span.traceId, now);
         if (!t) {
           lateRecords++;
           continue;
         }
-        if (!t.spans.has(span.spanId)) {
-          if (t.spans.size >= maxSpansPerTrace) {
-            droppedSpans++;
-            continue;
-          }
-          openSpans++;
-        }
-        t.spans.set(span.spanId, span);
-        if (span.parentSpanId === undefined && span.endTimeMs !== undefined) t.rootEnded = true;
+        addSpan(t, span);
+        touched.add(t);
       }
-      return evict();
+      return [...evict(now), ...ready(touched, now)];
     },
     addLogs(logs, now) {
+      expire(now);
+      const touched = new Set<OpenTrace>();
       for (const log of logs) {
         const t = touch(log.traceId, now);
         if (!t) {
           lateRecords++;
           continue;
         }
-        if (t.logs.length < maxSpansPerTrace) t.logs.push(log);
-        else droppedSpans++;
+        if (t.logs.length < maxSpansPerTrace) {
+          t.logs.push(log);
+          const size = logBytes(log);
+          t.bytes += size;
+          bytes += size;
+        } else droppedSpans++;
+        touched.add(t);
       }
-      return evict();
+      return [...evict(now), ...ready(touched, now)];
     },
     takeComplete(now) {
+      expire(now);
+      // Structural: a trace becomes whole only when a span arrives, and is handed out right then.
+      if (rule === 'structural') return [];
       const out: AssembledTrace[] = [];
-      for (const t of [...open.values()]) {
+      // Least recently updated first: once one has not been quiet long enough, none after it has. (Deleting
+      // the entry being visited is safe during Map iteration.)
+      for (const t of open.values()) {
         const idle = now - t.lastUpdate;
-        if ((t.rootEnded && idle >= quiet) || idle >= orphanQuiet) out.push(hand(t, false));
+        if (idle < quiet) break;
+        if (isWhole(t) || idle >= orphanQuiet) out.push(hand(t, false, now));
       }
       return out;
     },
     flush() {
-      return [...open.values()].map((t) => hand(t, false));
+      const out = [...open.values()].map((t) => hand(t, false, Number.POSITIVE_INFINITY));
+      for (const t of [...retained.values()]) release(t);
+      return out;
     },
     stats() {
-      return { openTraces: open.size, openSpans, evictedTraces, droppedSpans, lateRecords };
+      return { openTraces: open.size, openSpans, openBytes: bytes, evictedTraces, droppedSpans, lateRecords, reopenedTraces };
     },
   };
 }

@@ -32,7 +32,7 @@ function cut(s: string, n: number): string {
 /** The summary as aligned text: counts by category, uninterpretable traces with reasons, evictions. */
 export function renderSummaryTable(s: ScoreSummary): string {
   const out: string[] = [];
-  out.push(`traces: ${s.traces}  verdicts: ${s.verdicts}  passed: ${s.passed}  failed: ${s.failed}  unmatched: ${s.unmatched}  uninterpretable: ${s.uninterpretable}`);
+  out.push(`traces: ${s.traces}  verdicts: ${s.verdicts}  passed: ${s.passed}  failed: ${s.failed}  unscorable: ${s.unscorable}  errored: ${s.errored}  unmatched: ${s.unmatched}  uninterpretable: ${s.uninterpretable}`);
   const cats = VERDICT_CATEGORIES.filter((c) => s.byCategory[c] > 0);
   if (cats.length) {
     out.push('');
@@ -89,6 +89,8 @@ export function renderJunit(lines: TraceVerdictLine[], s: ScoreSummary): string 
     out.push(`  <testsuite name="${escapeAttr(name)}" tests="${ls.length}" failures="${failures}" skipped="${skipped}">`);
     for (const l of ls) {
       out.push(`    <testcase classname="${escapeAttr(name)}" name="trace ${l.traceId}">`);
+      const props = [['trace_id', l.traceId], ['root_span_id', l.rootSpanId], ...(l.traceUrl ? [['trace_url', l.traceUrl]] : [])];
+      out.push(`      <properties>${props.map(([k, v]) => `<property name="${k}" value="${escapeAttr(v!)}"/>`).join('')}</properties>`);
       if (l.pass === false) out.push(`      <failure type="${escapeAttr(l.category ?? '')}" message="${escapeAttr(cut(l.reason, 200))}">${escapeXml(`${l.reason}\ncalls: ${callsText(l)}`)}</failure>`);
       if (l.pass === null) out.push(`      <skipped message="${escapeAttr(l.reason)}"/>`);
       out.push('    </testcase>');
@@ -107,10 +109,11 @@ export function renderJunit(lines: TraceVerdictLine[], s: ScoreSummary): string 
 /** Markdown: a verdict table and the summary counts. */
 export function renderMarkdown(lines: TraceVerdictLine[], s: ScoreSummary): string {
   const out: string[] = ['# Offline trace scoring', ''];
-  out.push(`**${s.traces}** traces · **${s.verdicts}** verdicts · **${s.passed}** passed · **${s.failed}** failed · ${s.unmatched} unmatched · ${s.uninterpretable} uninterpretable`, '');
+  out.push(`**${s.traces}** traces · **${s.verdicts}** verdicts · **${s.passed}** passed · **${s.failed}** failed · ${s.unscorable} unscorable · ${s.errored} errored · ${s.unmatched} unmatched · ${s.uninterpretable} uninterpretable`, '');
   out.push('| trace | case / rule | category | result | calls | reason |', '| --- | --- | --- | --- | --- | --- |');
   for (const l of lines) {
-    out.push(`| \`${l.traceId.slice(0, 16)}\` | ${escapeCell(label(l))} | ${l.category ?? '-'} | ${l.pass === null ? '-' : l.pass ? '✅' : '❌'} | ${escapeCell(callsText(l))} | ${escapeCell(l.reason)} |`);
+    const id = `\`${l.traceId.slice(0, 16)}\``;
+    out.push(`| ${l.traceUrl ? `[${id}](${l.traceUrl.replace(/[()]/g, encodeURIComponent)})` : id} | ${escapeCell(label(l))} | ${l.category ?? '-'} | ${l.pass === null ? '-' : l.pass ? '✅' : '❌'} | ${escapeCell(callsText(l))} | ${escapeCell(l.reason)} |`);
   }
   const cats = VERDICT_CATEGORIES.filter((c) => s.byCategory[c] > 0);
   if (cats.length) {

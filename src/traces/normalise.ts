@@ -23,7 +23,7 @@ import {
   GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
   GEN_AI_OPERATION_NAME_VALUE_GENERATE_CONTENT,
   GEN_AI_OPERATION_NAME_VALUE_TEXT_COMPLETION,
-} from '@opentelemetry/semantic-conventions/incubating';
+} from '../semconv/gen-ai.js';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
 import { DISCOVERY_TOOLS } from '../toolset/layout.js';
@@ -239,8 +239,10 @@ function providerOf(a: Record<string, unknown>): string | undefined {
   return toStr(a[ATTR_GEN_AI_PROVIDER_NAME]) ?? toStr(a[ATTR_GEN_AI_SYSTEM]) ?? toStr(a[OI.LLM_PROVIDER]) ?? toStr(a[OI.LLM_SYSTEM]) ?? toStr(a[K.VERCEL_MODEL_PROVIDER]);
 }
 
+// Ties keep arrival order (the sort is stable): exporters send spans as they end, which orders calls made
+// within the same millisecond; a span-id tie-break ordered them at random.
 function byStart(x: SpanRecord, y: SpanRecord): number {
-  return x.startTimeMs - y.startTimeMs || (x.spanId < y.spanId ? -1 : x.spanId > y.spanId ? 1 : 0);
+  return x.startTimeMs - y.startTimeMs;
 }
 
 // ---------------------------------------------------------------- assembly
@@ -470,7 +472,7 @@ function joinCalls(input: {
         rec: {
           turn: index,
           modelCallIndex: index,
-          call: { id: c.id ?? '', name: c.name, arguments: c.arguments },
+          call: { id: c.id ?? '', name: c.name, arguments: c.arguments, ...(c.reconstructed ? { reconstructed: true } : {}) },
           startTimeMs: s.endTimeMs ?? s.startTimeMs,
           endTimeMs: s.endTimeMs ?? s.startTimeMs,
           executed: true,
@@ -577,6 +579,8 @@ function joinCalls(input: {
     if (p && p.rec.result === undefined) p.rec.result = m.result;
   }
 
+  // A call the model only requested (no tool span, no result in a later history) is not known to have run.
+  for (const p of pending) if (!p.matchedTool && p.rec.result === undefined) p.rec.executed = false;
   pending.sort((x, y) => x.sortTimeMs - y.sortTimeMs || x.seq - y.seq);
   const toolCalls = pending.map((p) => p.rec);
   pending.forEach((p, i) => {

@@ -1,5 +1,5 @@
-// Spans in, outcomes out: shard filter → assembler → scorer → summary. Shared by `score` (files, the clock
-// counts records) and `serve` (HTTP, the clock is wall time).
+// Spans in, outcomes out: shard filter → assembler → scorer → summary. Shared by `score` (files: the
+// structural completion rule, the clock counts records) and `serve` (HTTP: the quiet rule, wall time).
 import { createTraceAssembler, shardOfTrace } from './assembler.js';
 import type { AssembledTrace, AssemblerOptions } from './assembler.js';
 import { readTracePaths } from './readers.js';
@@ -78,13 +78,16 @@ export interface ScoreFilesOptions extends TraceScorerOptions, ReaderOptions {
   stdin?: AsyncIterable<Uint8Array>;
   shard?: Shard;
   /**
-   * A trace whose root has ended is scored once this many further requests (lines, documents, frames)
-   * were read without a span for it; the rest are scored at the end of input.
+   * A trace is judged as soon as it is structurally complete (every root ended, every parent present), the
+   * rest at the end of input. Spans that arrive for a judged trace within this many further records (lines,
+   * documents, frames) re-open it for a superseding verdict; later ones are counted as late.
    * @default 1000
    */
-  quietRecords?: number;
+  reopenRecords?: number;
   maxOpenTraces?: number;
   maxOpenSpans?: number;
+  /** Estimated bytes of open and retained traces before the oldest is judged early. @default 64 MiB */
+  maxOpenBytes?: number;
   onOutcome: (outcome: TraceOutcome) => void;
 }
 
@@ -93,9 +96,10 @@ export interface ScoreFilesOptions extends TraceScorerOptions, ReaderOptions {
  * @throws TraceError (TRACE_INPUT) for a path that does not exist or cannot be read.
  */
 export async function scoreTraceFiles(paths: string[], options: ScoreFilesOptions): Promise<ScoreSummary> {
-  const assembler: AssemblerOptions = { quiet: options.quietRecords ?? 1000 };
+  const assembler: AssemblerOptions = { rule: 'structural', quiet: 0, reopenWindow: options.reopenRecords ?? 1000 };
   if (options.maxOpenTraces !== undefined) assembler.maxOpenTraces = options.maxOpenTraces;
   if (options.maxOpenSpans !== undefined) assembler.maxOpenSpans = options.maxOpenSpans;
+  if (options.maxOpenBytes !== undefined) assembler.maxOpenBytes = options.maxOpenBytes;
   const pipelineOptions: TracePipelineOptions = { ...options, assembler };
   const pipeline = createTracePipeline(pipelineOptions);
   let records = 0;

@@ -7,11 +7,12 @@ import { join, resolve } from 'node:path';
 import * as zlib from 'node:zlib';
 import { createGunzip } from 'node:zlib';
 import { Readable } from 'node:stream';
-import { ATTR_EVENT_NAME } from '@opentelemetry/semantic-conventions/incubating';
+import { ATTR_EVENT_NAME } from '../semconv/gen-ai.js';
 import { TraceError } from '../errors.js';
 import { decodeLogsRequest, decodeTraceRequest } from './otlp-proto.js';
 import { logsFromRequest, spansFromRequest } from './spans.js';
 import { spansFromPhoenix } from './phoenix-spans.js';
+import { Decompress as ZstdStream } from 'fzstd';
 import type { InputProblem, LogRecordEntry, SpanRecord } from './spans.js';
 
 /** One thing read from the input, in order. */
@@ -335,24 +336,36 @@ function isZstd(b: Uint8Array): boolean {
 
 /**
  * The file exporter with `compression: zstd` writes each message zstd-compressed inside its length-prefixed
- * frame (json or proto inside). Node ≥ 22.15 can inflate it; older Node reports a problem.
+ * frame (json or proto inside). Node ≥ 22.15 inflates it natively; older Node through fzstd (pure JS).
  */
-function unwrapFrame(frame: Uint8Array, place: string, hintLogs: boolean): TraceInputItem[] {
+function unwrapFrame(frame: Uint8Array, place: string, hintLogs: boolean, maxBytes: number): TraceInputItem[] {
   let body = frame;
   if (isZstd(frame)) {
-    const zstd = (zlib as unknown as { zstdDecompressSync?: (b: Uint8Array) => Buffer }).zstdDecompressSync;
-    if (!zstd) {
-      return [{ kind: 'problem', problem: { place, reason: 'zstd-compressed frame (file exporter compression: zstd) needs Node >= 22.15; decompress the file first' } }];
-    }
+    const native = (zlib as unknown as { zstdDecompressSync?: (b: Uint8Array, o: { maxOutputLength: number }) => Uint8Array }).zstdDecompressSync;
     try {
-      body = zstd(frame);
+      body = native ? native(frame, { maxOutputLength: maxBytes }) : zstdInflate(frame, maxBytes);
     } catch (err) {
-      return [{ kind: 'problem', problem: { place, reason: `corrupt zstd frame (${(err as Error).message})` } }];
+      const message = (err as Error).message;
+      const tooBig = /over \d+ bytes|maxOutputLength|buffer length/i.test(message);
+      return [{ kind: 'problem', problem: { place, reason: tooBig ? `zstd frame abandoned: decompressed size over ${maxBytes} bytes` : `corrupt zstd frame (${message})` } }];
     }
   }
   // Only the first byte decides: a protobuf request starts with 0x0a and its next byte (a length) may be '{'.
   if (body[0] === 0x7b) return parseJsonRecord(Buffer.from(body).toString('utf8'), place, hintLogs);
   return decodeFrame(body, place, hintLogs);
+}
+
+/** Inflate one zstd frame in pure JS, giving up past `maxBytes` of output (a zstd bomb stops early). */
+function zstdInflate(frame: Uint8Array, maxBytes: number): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  const stream = new ZstdStream((chunk) => {
+    size += chunk.length;
+    if (size > maxBytes) throw new Error(`decompressed frame over ${maxBytes} bytes`);
+    parts.push(chunk);
+  });
+  stream.push(frame, true);
+  return Buffer.concat(parts, size);
 }
 
 function decodeFrame(frame: Uint8Array, place: string, hintLogs: boolean): TraceInputItem[] {
@@ -409,7 +422,7 @@ async function* readFramedProto(source: AsyncIterable<Uint8Array>, name: string,
         need = 4 + len;
         break;
       }
-      yield* unwrapFrame(buf.subarray(4, 4 + len), `${name}#${frame}`, hintLogs);
+      yield* unwrapFrame(buf.subarray(4, 4 + len), `${name}#${frame}`, hintLogs, maxRecordBytes);
       frame++;
       buf = buf.subarray(4 + len);
     }

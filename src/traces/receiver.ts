@@ -8,7 +8,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { createGunzip, createInflate } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { ATTR_EVENT_NAME } from '@opentelemetry/semantic-conventions/incubating';
+import { ATTR_EVENT_NAME } from '../semconv/gen-ai.js';
 import { decodeLogsRequest, decodeTraceRequest, encodeLogsResponse, encodeRpcStatus, encodeTraceResponse } from './otlp-proto.js';
 import { logsFromRequest, spansFromRequest } from './spans.js';
 import type { TracePipeline } from './pipeline.js';

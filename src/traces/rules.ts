@@ -25,12 +25,13 @@ import { parseStructuredText, validateStructured } from '../core/structured-file
 import { TraceError } from '../errors.js';
 import { detectJsonDump } from '../scoring/json-dump.js';
 import { countRedundant } from '../scoring/replio.js';
+import { unscorableReason } from '../scoring/verdict.js';
 import { validateCallArgs } from '../toolset/validate-args.js';
 import { resolveCall } from '../toolset/resolve.js';
 import type { CaseMatchRule } from '../types/case.js';
 import type { Run } from '../types/run.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
-import type { Verdict, VerdictCategory } from '../types/verdict.js';
+import type { CheckResult, Verdict, VerdictCategory } from '../types/verdict.js';
 
 /** One case-less rule. */
 export interface TraceRule {
@@ -126,49 +127,85 @@ export interface RuleContext {
 
 /**
  * Check one rule against a Run. Pure: returns a Verdict with dialect `rule` and caseId = rule name.
- * `validate_args` without a toolset is skipped (the CLI warns once).
+ * A check without the data it needs (`validate_args` without a toolset or arguments, `max_redundant`
+ * without arguments) is not checkable: the verdict is then `unscorable`, never "holds".
  */
 export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Verdict {
   const calls = run.toolCalls.map((r) => r.call);
   const failures: Array<{ category: VerdictCategory; reason: string }> = [];
+  const checks: CheckResult[] = [];
+  const judge = (check: string, pass: boolean, expected?: unknown, observed?: unknown): void => {
+    const r: CheckResult = { check, judged: true, pass };
+    if (expected !== undefined) r.expected = expected;
+    if (observed !== undefined) r.observed = observed;
+    checks.push(r);
+  };
+  const skip = (check: string, missing: string): void => {
+    checks.push({ check, judged: false, missing });
+  };
+  const withoutArgs = calls.filter((c) => c.argumentsAbsent).length;
   if (rule.forbidTools?.length) {
     const forbidden = new Set(rule.forbidTools);
     const hit = [...new Set(calls.filter((c) => forbidden.has(c.name) || forbidden.has(resolvedName(c, ctx))).map((c) => c.name))];
+    judge('forbid_tools', hit.length === 0, rule.forbidTools, hit.length ? hit : undefined);
     if (hit.length) failures.push({ category: 'forbidden_tool', reason: `called forbidden tool ${hit.join(', ')}` });
   }
-  if (rule.validateArgs && ctx.toolset) {
-    const toolMode = ctx.toolMode ?? run.toolMode ?? 'dedup';
-    for (const c of calls) {
-      const resolved = resolveCall(c, { toolset: ctx.toolset, toolMode, commandIsVerb: false });
-      if (!resolved.known || resolved.discovery) continue;
-      const problems = validateCallArgs(ctx.toolset, resolved);
-      if (problems.length) {
-        failures.push({ category: problems[0]!.bucket, reason: `${c.name}: ${problems.map((p) => p.message).join('; ')}` });
-        break;
+  if (rule.validateArgs) {
+    if (!ctx.toolset) skip('validate_args', 'no toolset (pass --toolset)');
+    else {
+      const toolMode = ctx.toolMode ?? run.toolMode ?? 'dedup';
+      let bounced = false;
+      for (const c of calls) {
+        if (c.argumentsAbsent) continue;
+        const resolved = resolveCall(c, { toolset: ctx.toolset, toolMode, commandIsVerb: false });
+        if (!resolved.known || resolved.discovery) continue;
+        const problems = validateCallArgs(ctx.toolset, resolved);
+        if (problems.length) {
+          failures.push({ category: problems[0]!.bucket, reason: `${c.name}: ${problems.map((p) => p.message).join('; ')}` });
+          bounced = true;
+          break;
+        }
+      }
+      if (bounced || !withoutArgs) judge('validate_args', !bounced);
+      else skip('validate_args', `arguments of ${withoutArgs} call(s) not captured (content capture off)`);
+    }
+  }
+  if (rule.maxCalls !== undefined) {
+    judge('max_calls', calls.length <= rule.maxCalls, rule.maxCalls, calls.length);
+    if (calls.length > rule.maxCalls) failures.push({ category: 'too_many_calls', reason: `${calls.length} tool calls, at most ${rule.maxCalls} allowed` });
+  }
+  if (rule.minCalls !== undefined) {
+    judge('min_calls', calls.length >= rule.minCalls, rule.minCalls, calls.length);
+    if (calls.length < rule.minCalls) failures.push({ category: 'too_few_calls', reason: `${calls.length} tool calls, at least ${rule.minCalls} required` });
+  }
+  if (rule.maxRedundant !== undefined) {
+    // Redundancy compares arguments: without them every repeated name would look redundant.
+    if (withoutArgs) skip('max_redundant', `arguments of ${withoutArgs} call(s) not captured (content capture off)`);
+    else {
+      const redundant = countRedundant(calls);
+      judge('max_redundant', redundant <= rule.maxRedundant, rule.maxRedundant, redundant);
+      if (redundant > rule.maxRedundant) {
+        failures.push({ category: 'redundant_call', reason: `${redundant} redundant calls (same tool, same arguments), at most ${rule.maxRedundant} allowed` });
       }
     }
   }
-  if (rule.maxCalls !== undefined && calls.length > rule.maxCalls) {
-    failures.push({ category: 'too_many_calls', reason: `${calls.length} tool calls, at most ${rule.maxCalls} allowed` });
-  }
-  if (rule.minCalls !== undefined && calls.length < rule.minCalls) {
-    failures.push({ category: 'too_few_calls', reason: `${calls.length} tool calls, at least ${rule.minCalls} required` });
-  }
-  const redundant = countRedundant(calls);
-  if (rule.maxRedundant !== undefined && redundant > rule.maxRedundant) {
-    failures.push({ category: 'redundant_call', reason: `${redundant} redundant calls (same tool, same arguments), at most ${rule.maxRedundant} allowed` });
-  }
   const dump = detectJsonDump(run.finalText);
-  if (rule.jsonDump && dump) {
-    failures.push({ category: 'json_dump', reason: 'the final text is a tool call written as JSON instead of a call' });
+  if (rule.jsonDump) {
+    judge('json_dump', !dump);
+    if (dump) failures.push({ category: 'json_dump', reason: 'the final text is a tool call written as JSON instead of a call' });
   }
   const errors = run.toolCalls.filter((r) => r.isError).length;
-  if (rule.maxToolErrors !== undefined && errors > rule.maxToolErrors) {
-    const names = [...new Set(run.toolCalls.filter((r) => r.isError).map((r) => r.call.name))];
-    failures.push({ category: 'tool_error', reason: `${errors} tool errors (${names.join(', ')}), at most ${rule.maxToolErrors} allowed` });
+  if (rule.maxToolErrors !== undefined) {
+    judge('max_tool_errors', errors <= rule.maxToolErrors, rule.maxToolErrors, errors);
+    if (errors > rule.maxToolErrors) {
+      const names = [...new Set(run.toolCalls.filter((r) => r.isError).map((r) => r.call.name))];
+      failures.push({ category: 'tool_error', reason: `${errors} tool errors (${names.join(', ')}), at most ${rule.maxToolErrors} allowed` });
+    }
   }
-  const pass = failures.length === 0;
-  let reason = pass ? `rule ${rule.name} holds (${calls.length} calls)` : failures[0]!.reason;
+  const unchecked = checks.filter((k) => !k.judged);
+  const unscorable = failures.length === 0 && unchecked.length > 0;
+  const pass = failures.length === 0 && !unscorable;
+  let reason = pass ? `rule ${rule.name} holds (${calls.length} calls)` : unscorable ? unscorableReason(unchecked) : failures[0]!.reason;
   const others = [...new Set(failures.slice(1).map((f) => f.category))].filter((c) => c !== failures[0]?.category);
   if (others.length) reason += ` (also: ${others.join(', ')})`;
   const verdict: Verdict = {
@@ -176,15 +213,17 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
     sample: run.sample,
     dialect: 'rule',
     pass,
-    category: pass ? 'pass' : failures[0]!.category,
+    category: pass ? 'pass' : unscorable ? 'unscorable' : failures[0]!.category,
     reason,
     expected: {},
     observed: run.toolCalls[0] ? { tool: run.toolCalls[0].call.name, args: run.toolCalls[0].call.arguments } : {},
     jsonDump: dump,
     status: run.status,
     calls,
+    checks,
   };
   if (run.toolMode) verdict.toolMode = run.toolMode;
+  if (run.trace?.rootSpanId) verdict.trace = { traceId: run.trace.traceId, rootSpanId: run.trace.rootSpanId };
   return verdict;
 }
 

@@ -1,14 +1,24 @@
 // Trace → verdict lines. Stateless per trace: the same trace gives the same lines wherever it is scored,
 // which is what makes `--shard i/n` and load-balanced `serve` replicas add up to the unsharded result.
-import { ATTR_GEN_AI_OUTPUT_MESSAGES, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS } from '@opentelemetry/semantic-conventions/incubating';
+import {
+  ATTR_GEN_AI_COMPLETION,
+  ATTR_GEN_AI_INPUT_MESSAGES,
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
+  ATTR_GEN_AI_PROMPT,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_TOOL_CALL_ID,
+} from '../semconv/gen-ai.js';
 import { SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
+import { isUnjudgedCategory } from '../scoring/samples.js';
 import { scoreRun } from '../scoring/verdict.js';
-import { ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_CATEGORY, ATTR_RUNSPEC_EVAL_PASS, ATTR_RUNSPEC_EVAL_REASON } from '../semconv/attributes.js';
+import type { ScoreOptions } from '../scoring/verdict.js';
+import { ATTR_RUNSPEC_EVAL_ARGS_PASS, ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES, ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH, ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY, ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND, ATTR_RUNSPEC_EVAL_OBSERVED_HOST, ATTR_RUNSPEC_EVAL_OBSERVED_TOOL } from '../semconv/attributes.js';
+import * as K from '../semconv/producers.js';
 import type { Run } from '../types/run.js';
 import { layoutFor } from '../toolset/layout.js';
-import type { Case } from '../types/case.js';
-import type { ToolMode, Toolset } from '../types/toolset.js';
-import type { Verdict, VerdictCategory } from '../types/verdict.js';
+import type { Autonomy, Case } from '../types/case.js';
+import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
+import type { CheckResult, Verdict, VerdictCategory } from '../types/verdict.js';
 import { VERDICT_CATEGORIES } from '../types/verdict.js';
 import type { AssembledTrace, AssemblerStats } from './assembler.js';
 import { casesForTrace, matchRuleHolds } from './match.js';
@@ -25,6 +35,8 @@ export interface ObservedCallLine {
   arguments: Record<string, unknown>;
   executed: boolean;
   isError?: boolean;
+  /** Split back out of a call the producer garbled (merged parallel calls). */
+  reconstructed?: boolean;
 }
 
 /** One JSON line of `score` / `serve` output. */
@@ -40,8 +52,17 @@ export interface TraceVerdictLine {
   sample: number;
   /** null when no case or rule applied (the line then only shows what was extracted). */
   category: VerdictCategory | null;
+  /** null also for `unscorable` and `incomplete`: neither passed nor failed. */
   pass: boolean | null;
   reason: string;
+  /** Every check of the verdict, judged or not (what was expected and observed, or what was missing). */
+  checks?: CheckResult[];
+  /** Link to the trace (`[telemetry] trace_url`), when a template is configured. */
+  traceUrl?: string;
+  /** This judgement replaces an earlier one of the same trace (late spans re-opened it); only the last counts. */
+  supersedes?: boolean;
+  /** The trace never became whole (a root that did not end, parents that never arrived). */
+  incomplete?: boolean;
   mode: 'decision' | 'trajectory';
   producers: string[];
   calls: ObservedCallLine[];
@@ -51,8 +72,16 @@ export interface TraceVerdictLine {
 
 /** A scored trace: its lines and the verdicts behind them (for annotations and verdict spans). */
 export type TraceOutcome =
-  | { kind: 'scored'; traceId: string; info: TraceInfo; lines: TraceVerdictLine[]; verdicts: Array<{ verdict: Verdict; caseId?: string; rule?: string }> }
-  | { kind: 'uninterpretable'; traceId: string; rootSpanId?: string; reason: string };
+  | {
+      kind: 'scored';
+      traceId: string;
+      info: TraceInfo;
+      lines: TraceVerdictLine[];
+      verdicts: Array<{ verdict: Verdict; caseId?: string; rule?: string }>;
+      /** Replaces the previous outcome of this trace (same ids: annotations upsert). */
+      supersedes?: boolean;
+    }
+  | { kind: 'uninterpretable'; traceId: string; rootSpanId?: string; reason: string; supersedes?: boolean };
 
 export interface TraceScorerOptions {
   cases?: readonly Case[];
@@ -65,6 +94,8 @@ export interface TraceScorerOptions {
   toolMode?: ToolMode;
   /** Check calls against the toolset's preflight validator when scoring cases. @default false */
   validateArgs?: boolean;
+  /** RUNSPEC_HASH_KEY: re-check hashed arguments. */
+  hashKey?: string;
 }
 
 export interface TraceScorer {
@@ -84,15 +115,22 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
       if (!n.ok) {
         const out: TraceOutcome = { kind: 'uninterpretable', traceId: n.traceId, reason: n.reason };
         if (n.rootSpanId) out.rootSpanId = n.rootSpanId;
+        if (trace.reopened) out.supersedes = true;
         return out;
       }
       const { run, info } = n;
+      run.trace = { traceId: info.traceId, rootSpanId: info.rootSpanId };
+      const recorded = markAbsentData(run, trace, info);
       const calls: ObservedCallLine[] = run.toolCalls.map((r) => {
         const c: ObservedCallLine = { name: r.call.name, arguments: r.call.arguments, executed: r.executed };
         if (r.call.id) c.id = r.call.id;
         if (r.isError) c.isError = true;
+        if (r.call.reconstructed) c.reconstructed = true;
         return c;
       });
+      const rebuilt = calls.filter((c) => c.reconstructed).length;
+      // The verdict says when it judged calls split back out of one garbled call.
+      const note = rebuilt ? ` (${rebuilt} tool calls reconstructed from one merged call: the producer concatenated parallel calls)` : '';
       const base = (): TraceVerdictLine => {
         const line: TraceVerdictLine = {
           traceId: info.traceId,
@@ -106,6 +144,8 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
           calls,
         };
         if (trace.evicted) line.evicted = true;
+        if (trace.reopened) line.supersedes = true;
+        if (trace.complete === false) line.incomplete = true;
         return line;
       };
       const lines: TraceVerdictLine[] = [];
@@ -117,8 +157,15 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         const mode = run.toolMode ?? options.toolMode;
         if (mode) opts.toolMode = mode;
         if (options.validateArgs) opts.validateArgs = true;
-        const verdict = recordedVerdict(c, run, info) ?? scoreRun(c, { ...run, caseId: c.id }, opts);
-        const line = { ...base(), case: c.id, category: verdict.category, pass: verdict.pass, reason: verdict.reason };
+        const scoreOpts: ScoreOptions = { ...opts };
+        if (options.hashKey) scoreOpts.hashKey = options.hashKey;
+        // The recorded argument check belongs to the case the trace was run as; the autonomy level to the call.
+        if (recorded.args && info.caseId === c.id) scoreOpts.recordedArgs = recorded.args;
+        if (recorded.autonomy) scoreOpts.recordedAutonomy = recorded.autonomy;
+        const verdict = scoreRun(c, { ...run, caseId: c.id }, scoreOpts);
+        verdict.reason += note;
+        const line: TraceVerdictLine = { ...base(), case: c.id, category: verdict.category, pass: passOf(verdict), reason: verdict.reason };
+        if (verdict.checks) line.checks = verdict.checks;
         if (c.suite !== undefined) line.suite = c.suite;
         lines.push(line);
         verdicts.push({ verdict, caseId: c.id });
@@ -130,8 +177,25 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         const mode = run.toolMode ?? options.toolMode;
         if (mode) ctx.toolMode = mode;
         const verdict = applyRule(rule, run, ctx);
-        lines.push({ ...base(), rule: rule.name, category: verdict.category, pass: verdict.pass, reason: verdict.reason });
+        verdict.reason += note;
+        const line: TraceVerdictLine = { ...base(), rule: rule.name, category: verdict.category, pass: passOf(verdict), reason: verdict.reason };
+        if (verdict.checks) line.checks = verdict.checks;
+        lines.push(line);
         verdicts.push({ verdict, rule: rule.name });
+      }
+      if (trace.complete === false) {
+        // Judged on what arrived: a definite failure stands, anything else cannot be called a pass.
+        for (let i = 0; i < verdicts.length; i++) {
+          const v = verdicts[i]!.verdict;
+          if (v.category !== 'pass' && v.category !== 'unscorable') continue;
+          v.reason = `incomplete trace (a root did not end or a parent span never arrived); judged on what arrived: ${v.reason}`;
+          v.category = 'incomplete';
+          v.pass = false;
+          const line = lines[i]!;
+          line.category = 'incomplete';
+          line.pass = null;
+          line.reason = v.reason;
+        }
       }
       if (lines.length === 0) {
         lines.push({
@@ -139,43 +203,127 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
           reason: cases.length || rules.length ? 'no case or rule matched this trace' : `extracted ${calls.length} tool calls (no cases or rules given)`,
         });
       }
-      return { kind: 'scored', traceId: info.traceId, info, lines, verdicts };
+      const outcome: TraceOutcome = { kind: 'scored', traceId: info.traceId, info, lines, verdicts };
+      if (trace.reopened) outcome.supersedes = true;
+      return outcome;
     },
   };
 }
 
-/**
- * Our own traces carry tool arguments only with content capture. Re-scoring such a trace would see every
- * call without arguments (and, in dedup / search layouts, without its host and subcommand), and would
- * report wrong_args / wrong_host where the live run passed. So when a trace of ours was recorded without
- * content and is graded by the very case it names, its recorded verdict stands, and the reason says why.
- */
-function recordedVerdict(c: Case, run: Run, info: TraceInfo): Verdict | undefined {
-  const a = info.rootAttributes;
-  if (!info.producers.includes('runspec') || a[ATTR_RUNSPEC_EVAL_CASE_ID] !== c.id) return undefined;
-  const category = a[ATTR_RUNSPEC_EVAL_CATEGORY];
-  if (typeof category !== 'string' || !(VERDICT_CATEGORIES as readonly string[]).includes(category)) return undefined;
-  if (run.toolCalls.length === 0 || argumentsCaptured(info)) return undefined;
-  const recorded = typeof a[ATTR_RUNSPEC_EVAL_REASON] === 'string' ? `: ${String(a[ATTR_RUNSPEC_EVAL_REASON])}` : '';
-  return {
-    caseId: c.id,
-    sample: run.sample,
-    dialect: c.dialect,
-    pass: a[ATTR_RUNSPEC_EVAL_PASS] === true,
-    category: category as VerdictCategory,
-    reason: `recorded verdict (trace recorded without capture_content, so its arguments cannot be re-checked)${recorded}`,
-    expected: {},
-    observed: {},
-    jsonDump: false,
-    status: run.status,
-    calls: run.toolCalls.map((r) => r.call),
-  };
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function argumentsCaptured(info: TraceInfo): boolean {
-  return info.spanAttributes.some(
-    (s) => s[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] !== undefined || s[ATTR_GEN_AI_OUTPUT_MESSAGES] !== undefined || (s[OI.OPENINFERENCE_SPAN_KIND] === 'TOOL' && s[OI.INPUT_VALUE] !== undefined),
-  );
+/** null for verdicts that are not evaluations: unscorable, incomplete, and infrastructure errors. */
+function passOf(v: Verdict): boolean | null {
+  return isUnjudgedCategory(v.category) || v.category === 'error' ? null : v.pass;
+}
+
+// Content capture is a per-process switch, so it is judged per trace: a trace that carries no message,
+// argument or input/output content anywhere was recorded without it, and its calls' empty arguments
+// mean "not captured", not "called without arguments".
+const CONTENT_KEYS = new Set<string>([
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_INPUT_MESSAGES,
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
+  OI.INPUT_VALUE,
+  OI.OUTPUT_VALUE,
+  K.VERCEL_TOOL_CALL_ARGS,
+  K.VERCEL_TOOL_CALL_INPUT,
+  K.VERCEL_PROMPT,
+  K.VERCEL_PROMPT_MESSAGES,
+  K.VERCEL_RESPONSE_TOOL_CALLS,
+  K.VERCEL_RESULT_TOOL_CALLS,
+  K.VERCEL_RESPONSE_TEXT,
+  K.TRACELOOP_ENTITY_INPUT,
+  K.TRACELOOP_ENTITY_OUTPUT,
+]);
+const CONTENT_PREFIXES = [`${OI.LLM_INPUT_MESSAGES}.`, `${OI.LLM_OUTPUT_MESSAGES}.`, `${ATTR_GEN_AI_PROMPT}.`, `${ATTR_GEN_AI_COMPLETION}.`];
+
+function carriesContent(attrs: Record<string, unknown>): boolean {
+  // Our own root spans always carry the decision and verdict as output.value (content-free); it says
+  // nothing about content capture.
+  const ours = attrs[ATTR_RUNSPEC_EVAL_CASE_ID] !== undefined;
+  for (const k in attrs) {
+    if (attrs[k] === K.OPENINFERENCE_REDACTED_VALUE) continue;
+    if (ours && k === OI.OUTPUT_VALUE) continue;
+    if (CONTENT_KEYS.has(k) || k === ATTR_GEN_AI_PROMPT || k === ATTR_GEN_AI_COMPLETION) return true;
+    if (CONTENT_PREFIXES.some((p) => k.startsWith(p))) return true;
+  }
+  return false;
+}
+
+/** Whether the trace was recorded with content capture (any span, span event or log record carries content). */
+export function traceCarriesContent(trace: AssembledTrace): boolean {
+  for (const span of trace.spans) {
+    if (carriesContent(span.attributes)) return true;
+    for (const e of span.events) if (carriesContent(e.attributes)) return true;
+  }
+  return trace.logs.some((l) => l.body !== undefined && l.body !== null && l.body !== '');
+}
+
+/**
+ * Mark what the trace does not carry: calls without arguments in a content-free trace get
+ * `argumentsAbsent` (plus their argument hashes under hashed capture), and in our own traces the terminal
+ * call gets the resolution the live run recorded on the root span (tool, subcommand, host), so those stay
+ * checkable against the case as it is now. Returns the recorded argument check, when the trace has one.
+ */
+interface Recorded {
+  args?: { expectationsHash: string; pass: boolean };
+  autonomy?: Autonomy;
+}
+
+const AUTONOMY_LEVELS = new Set<string>(['autonomous', 'confirm', 'manual']);
+
+function markAbsentData(run: Run, trace: AssembledTrace, info: TraceInfo): Recorded {
+  if (traceCarriesContent(trace)) return {};
+  const hashesByCallId = new Map<string, { key?: string; args: Record<string, string> }>();
+  for (const span of trace.spans) {
+    const raw = span.attributes[ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES];
+    const id = span.attributes[ATTR_GEN_AI_TOOL_CALL_ID];
+    if (typeof raw !== 'string' || typeof id !== 'string') continue;
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      const args: unknown = isObject(parsed) ? parsed.args : undefined;
+      if (isObject(parsed) && isObject(args)) {
+        const entry: { key?: string; args: Record<string, string> } = {
+          args: Object.fromEntries(Object.entries(args).filter((e): e is [string, string] => typeof e[1] === 'string')),
+        };
+        if (typeof parsed.key === 'string') entry.key = parsed.key;
+        hashesByCallId.set(id, entry);
+      }
+    } catch {
+      // A garbled hash attribute leaves the call's arguments not checkable.
+    }
+  }
+  const records = run.terminal && !run.toolCalls.includes(run.terminal) ? [...run.toolCalls, run.terminal] : run.toolCalls;
+  for (const r of records) {
+    // A hidden OpenInference input parses as { _raw: "__REDACTED__" }: nothing was captured.
+    if (r.call.arguments._raw === K.OPENINFERENCE_REDACTED_VALUE && Object.keys(r.call.arguments).length === 1) r.call.arguments = {};
+    if (Object.keys(r.call.arguments).length > 0) continue;
+    r.call.argumentsAbsent = true;
+    const hashes = r.call.id ? hashesByCallId.get(r.call.id) : undefined;
+    if (hashes) {
+      r.call.argumentHashes = hashes.args;
+      if (hashes.key !== undefined) r.call.argumentHashKey = hashes.key;
+    }
+  }
+  const a = info.rootAttributes;
+  if (!info.producers.includes('runspec')) return {};
+  const recorded: Recorded = {};
+  const level = a[ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY];
+  if (typeof level === 'string' && AUTONOMY_LEVELS.has(level)) recorded.autonomy = level as Autonomy;
+  const tool = a[ATTR_RUNSPEC_EVAL_OBSERVED_TOOL];
+  if (run.terminal && typeof tool === 'string' && tool !== '' && run.terminal.call.argumentsAbsent) {
+    const resolved: ResolvedCall = { runnable: tool, known: true, discovery: false, args: {}, layout: run.toolMode ?? 'dedup', calledName: run.terminal.call.name };
+    if (typeof a[ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND] === 'string') resolved.command = a[ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND];
+    if (typeof a[ATTR_RUNSPEC_EVAL_OBSERVED_HOST] === 'string') resolved.host = a[ATTR_RUNSPEC_EVAL_OBSERVED_HOST];
+    run.terminal.resolved = resolved;
+  }
+  const hash = a[ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH];
+  const pass = a[ATTR_RUNSPEC_EVAL_ARGS_PASS];
+  if (typeof hash === 'string' && typeof pass === 'boolean') recorded.args = { expectationsHash: hash, pass };
+  return recorded;
 }
 
 /** Counts for the summary table. */
@@ -185,6 +333,10 @@ export interface ScoreSummary {
   verdicts: number;
   passed: number;
   failed: number;
+  /** Verdicts that could not judge a needed check (`unscorable`) or a trace that never became whole (`incomplete`). */
+  unscorable: number;
+  /** Traces of runs that failed for infrastructure reasons (category `error`): not evaluations, never failures. */
+  errored: number;
   /** Traces no case or rule applied to. */
   unmatched: number;
   byCategory: Record<VerdictCategory, number>;
@@ -197,6 +349,8 @@ export interface ScoreSummary {
   evictedTraces: number;
   droppedSpans: number;
   lateRecords: number;
+  /** Traces judged again after late spans (their earlier verdicts no longer count). */
+  reopenedTraces: number;
   /** Inputs from which nothing could be read (not OTLP at all); `score` exits 2 when any. */
   badFiles: string[];
 }
@@ -210,6 +364,10 @@ export interface SummaryCollector {
 }
 
 const MAX_EXAMPLES = 20;
+const MAX_REASONS = 100;
+const OTHER_REASONS = 'other reasons (more than 100 distinct)';
+/** Outcomes remembered for superseding (the assembler forgets judged traces sooner). */
+const MAX_REMEMBERED = 20_000;
 
 export function createSummaryCollector(): SummaryCollector {
   const byCategory = Object.fromEntries(VERDICT_CATEGORIES.map((c) => [c, 0])) as Record<VerdictCategory, number>;
@@ -218,6 +376,8 @@ export function createSummaryCollector(): SummaryCollector {
     verdicts: 0,
     passed: 0,
     failed: 0,
+    unscorable: 0,
+    errored: 0,
     unmatched: 0,
     byCategory,
     uninterpretable: 0,
@@ -228,26 +388,49 @@ export function createSummaryCollector(): SummaryCollector {
     evictedTraces: 0,
     droppedSpans: 0,
     lateRecords: 0,
+    reopenedTraces: 0,
     badFiles: [],
+  };
+  // What each recent trace contributed, so a superseding outcome can take the earlier one back.
+  type Contribution = { kind: 'scored'; lines: Array<Pick<TraceVerdictLine, 'category' | 'pass'>> } | { kind: 'uninterpretable'; reason: string };
+  const contributed = new Map<string, Contribution>();
+  const compact = (o: TraceOutcome): Contribution =>
+    o.kind === 'scored' ? { kind: 'scored', lines: o.lines.map((l) => ({ category: l.category, pass: l.pass })) } : { kind: 'uninterpretable', reason: o.reason };
+  const apply = (o: Contribution, sign: 1 | -1): void => {
+    s.traces += sign;
+    if (o.kind === 'uninterpretable') {
+      s.uninterpretable += sign;
+      // Reasons can name span ids: past MAX_REASONS distinct ones, the rest share one bucket (bounded memory).
+      const known = Object.hasOwn(s.uninterpretableReasons, o.reason) || Object.keys(s.uninterpretableReasons).length < MAX_REASONS;
+      const key = known ? o.reason : OTHER_REASONS;
+      s.uninterpretableReasons[key] = (s.uninterpretableReasons[key] ?? 0) + sign;
+      if (s.uninterpretableReasons[key] === 0) delete s.uninterpretableReasons[key];
+      return;
+    }
+    for (const l of o.lines) {
+      if (l.category === null) {
+        s.unmatched += sign;
+        continue;
+      }
+      s.verdicts += sign;
+      s.byCategory[l.category] += sign;
+      if (l.category === 'error') s.errored += sign;
+      else if (l.pass === null) s.unscorable += sign;
+      else if (l.pass) s.passed += sign;
+      else s.failed += sign;
+    }
   };
   return {
     addOutcome(o) {
-      s.traces++;
-      if (o.kind === 'uninterpretable') {
-        s.uninterpretable++;
-        s.uninterpretableReasons[o.reason] = (s.uninterpretableReasons[o.reason] ?? 0) + 1;
-        if (s.uninterpretableExamples.length < MAX_EXAMPLES) s.uninterpretableExamples.push({ traceId: o.traceId, reason: o.reason });
-        return;
-      }
-      for (const l of o.lines) {
-        if (l.category === null) {
-          s.unmatched++;
-          continue;
-        }
-        s.verdicts++;
-        s.byCategory[l.category]++;
-        if (l.pass) s.passed++;
-        else s.failed++;
+      const before = o.supersedes ? contributed.get(o.traceId) : undefined;
+      if (before) apply(before, -1);
+      const mine = compact(o);
+      apply(mine, 1);
+      contributed.delete(o.traceId);
+      contributed.set(o.traceId, mine);
+      if (contributed.size > MAX_REMEMBERED) contributed.delete(contributed.keys().next().value as string);
+      if (o.kind === 'uninterpretable' && !before && s.uninterpretableExamples.length < MAX_EXAMPLES) {
+        s.uninterpretableExamples.push({ traceId: o.traceId, reason: o.reason });
       }
     },
     addProblem(p) {
@@ -261,6 +444,7 @@ export function createSummaryCollector(): SummaryCollector {
       s.evictedTraces = a.evictedTraces;
       s.droppedSpans = a.droppedSpans;
       s.lateRecords = a.lateRecords;
+      s.reopenedTraces = a.reopenedTraces;
     },
     summary: () => structuredClone(s),
   };

@@ -43,11 +43,13 @@ export type {
 export { VERDICT_CATEGORIES } from './verdict.js';
 export type {
   CaseResult,
+  CheckResult,
   Expected,
   MatchScore,
   Observed,
   ReplioMetrics,
   SampleOutcome,
+  TraceRef,
   Verdict,
   VerdictCategory,
 } from './verdict.js';

@@ -13,6 +13,17 @@ export interface ToolCall {
   name: string;
   /** Parsed arguments; unparseable JSON becomes `{ _raw: text }` (turnstone `_raw` rule). */
   arguments: Record<string, unknown>;
+  /**
+   * The source recorded no arguments for this call (content capture off): `arguments` is then empty and
+   * argument checks are not checkable, not failed.
+   */
+  argumentsAbsent?: boolean;
+  /** Hashed capture: per argument, the keyed hash of its tolerant-canonical value (hex). */
+  argumentHashes?: Record<string, string>;
+  /** Fingerprint of the key the hashes were made with ({@link keyFingerprint} in scoring/arg-hash). */
+  argumentHashKey?: string;
+  /** Split back out of one call the producer garbled (merged streamed parallel calls). */
+  reconstructed?: boolean;
 }
 
 export interface Message {

@@ -26,6 +26,8 @@ export const VERDICT_CATEGORIES = [
   'json_dump',
   'tool_error',
   'error',
+  'unscorable',
+  'incomplete',
 ] as const;
 export type VerdictCategory = (typeof VERDICT_CATEGORIES)[number];
 
@@ -69,6 +71,34 @@ export interface MatchScore {
   unmatched: number[];
   extraTools: string[];
   detail: string;
+  /** The match failed only on calls whose arguments the trace did not carry: the failure is not definite. */
+  notCheckable?: string;
+}
+
+/**
+ * One check of a verdict: judged against observed data (with its result), or not checkable because the
+ * data it needs is absent from the run (content not captured, an attribute missing).
+ */
+export interface CheckResult {
+  /** `tool`, `command`, `host`, `autonomy`, `args.<name>`, `forbid_tools`, `validate_args`, `sequence`, ... */
+  check: string;
+  judged: boolean;
+  /** Judged checks: whether it held. */
+  pass?: boolean;
+  expected?: unknown;
+  observed?: unknown;
+  /** Not-judged checks: the data that was missing. */
+  missing?: string;
+  /** Judged from a hash of the value or a recorded result rather than the value itself. */
+  via?: 'hash' | 'recorded';
+}
+
+/** Where a verdict's run lives as a trace (lowercase hex ids). */
+export interface TraceRef {
+  traceId: string;
+  rootSpanId: string;
+  /** The `[telemetry] trace_url` template filled in, when one is configured. */
+  url?: string;
 }
 
 export interface Verdict {
@@ -87,6 +117,10 @@ export interface Verdict {
   status: RunStatus;
   /** The observed tool calls, in order. */
   calls: ToolCall[];
+  /** Every check, judged or not (absent on verdicts written by older versions). */
+  checks?: CheckResult[];
+  /** The trace of this sample, when there is one. */
+  trace?: TraceRef;
 }
 
 /** One sample of a case: a scored run, or an infrastructure error (never a wrong answer). */
@@ -114,4 +148,6 @@ export interface CaseResult {
   meetsThreshold: boolean;
   /** Any sample errored (infrastructure). */
   errored: boolean;
+  /** Samples whose verdict is `unscorable` or `incomplete` (left out of the pass rate); absent when none. */
+  unscorable?: number;
 }

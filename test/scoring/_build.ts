@@ -15,7 +15,15 @@ export function makeCase(partial: Partial<Case> & { id?: string }): Case {
   } as Case;
 }
 
-export type CallSpec = { name: string; arguments?: Record<string, unknown>; result?: string; isError?: boolean };
+export type CallSpec = {
+  name: string;
+  arguments?: Record<string, unknown>;
+  result?: string;
+  isError?: boolean;
+  /** The trace carried no arguments for this call (content capture off). */
+  absent?: boolean;
+  argumentHashes?: Record<string, string>;
+};
 
 export function makeRun(opts: {
   calls?: CallSpec[];
@@ -30,6 +38,8 @@ export function makeRun(opts: {
 } = {}): Run {
   const records: ToolCallRecord[] = (opts.calls ?? []).map((c, i) => {
     const call: ToolCall = { id: `call_${i}`, name: c.name, arguments: c.arguments ?? {} };
+    if (c.absent) call.argumentsAbsent = true;
+    if (c.argumentHashes) call.argumentHashes = c.argumentHashes;
     const record: ToolCallRecord = { turn: 0, modelCallIndex: 0, call, startTimeMs: 0, endTimeMs: 0, executed: !opts.terminal };
     if (c.result !== undefined) record.result = c.result;
     if (c.isError !== undefined) record.isError = c.isError;

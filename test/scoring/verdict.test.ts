@@ -84,6 +84,8 @@ const rows: Row[] = [
   { name: 'precedence: wrong_sequence beats missing_tool', c: makeCase({ dialect: 'replio', mode: 'trajectory', replio: { verifier: { exact: ['glob', 'file_read'], mustInclude: ['file_read'] } } }), run: makeRun({ calls: [{ name: 'glob' }] }), category: 'wrong_sequence', reason: /also: missing_tool/ },
   { name: 'precedence: missing_tool beats too_many_calls', c: makeCase({ dialect: 'replio', mode: 'trajectory', replio: { verifier: { mustInclude: ['file_read'], maxCalls: 1 } } }), run: makeRun({ calls: [{ name: 'glob' }, { name: 'grep' }] }), category: 'missing_tool', reason: /also: too_many_calls/ },
   { name: 'precedence: too_few_calls beats verifier wrong_args', c: makeCase({ dialect: 'replio', mode: 'trajectory', replio: { verifier: { minCalls: 2, args: { glob: { pattern: eq('*.py') } } } } }), run: makeRun({ calls: [{ name: 'glob', arguments: { pattern: '*.ts' } }] }), category: 'too_few_calls', reason: /also: wrong_args/ },
+  { name: 'unscorable: host and args of a call recorded without arguments', c: restartNginx, run: decide([{ name: 'restart-service', absent: true }]), opts: withFleet, category: 'unscorable', reason: /not checkable: host \(arguments not captured.*args\.service \(arguments not captured/ },
+  { name: 'precedence: a judged wrong_tool beats unscorable args', c: restartNginx, run: decide([{ name: 'service-status', absent: true }]), opts: withFleet, category: 'wrong_tool', reason: /expected restart-service, got service-status/ },
   { name: 'precedence: a JSON dump does not replace a runspec no_run', c: restartNginx, run: decide([], { finalText: '{"tool": "restart-service", "host": "web-01"}' }), opts: withFleet, category: 'no_run', reason: /the final text is a JSON tool-call dump/ },
 ];
 
@@ -97,7 +99,7 @@ describe('scoreRun verdicts', () => {
 
   it('covers every seed verdict category in the table', () => {
     const covered = new Set(rows.map((r) => r.category));
-    const notYet = VERDICT_CATEGORIES.filter((c) => !covered.has(c) && !['redundant_call', 'tool_error'].includes(c));
+    const notYet = VERDICT_CATEGORIES.filter((c) => !covered.has(c) && !['redundant_call', 'tool_error', 'incomplete'].includes(c));
     expect(notYet).toEqual([]);
   });
 });

@@ -18,6 +18,14 @@ function resolve(env: Record<string, string> = {}, file?: ConfigFile['telemetry'
 }
 
 describe('resolveTelemetryConfig', () => {
+  it('capture_content = "hashed" needs RUNSPEC_HASH_KEY; a flag or env turning content on wins; trace_url must be http(s)', () => {
+    expect(() => resolve({}, { capture_content: 'hashed' })).toThrow(/capture_content: "hashed" needs a key in RUNSPEC_HASH_KEY/);
+    expect(resolve({ RUNSPEC_HASH_KEY: 'k' }, { capture_content: 'hashed' }).config).toMatchObject({ captureContent: false, captureHashed: true, hashKey: 'k' });
+    expect(resolve({ RUNSPEC_HASH_KEY: 'k' }, { capture_content: 'hashed' }, { captureContent: true }).config).toMatchObject({ captureContent: true, captureHashed: false });
+    expect(resolve({}, { trace_url: 'http://p/{trace_id}' }).config.traceUrl).toBe('http://p/{trace_id}');
+    expect(() => resolve({}, { trace_url: 'javascript:alert(1)' })).toThrow(ConfigError);
+  });
+
   it('defaults to enabled, no content, no annotations, JSON lines under .runspec/traces', () => {
     const { config, warnings } = resolve();
     expect(config).toMatchObject({

@@ -17,6 +17,12 @@ const leaky = (): Verdict => ({
   pass: false,
   category: 'wrong_args',
   reason: 'arg service: expected "nginx", got "SECRET-ARG-VALUE"; arg env: missing (expected "prod")',
+  // The argument names come from the structured checks, never from the prose reason.
+  checks: [
+    { check: 'tool', judged: true, pass: true },
+    { check: 'args.service', judged: true, pass: false, expected: '"nginx"', observed: 'SECRET-ARG-VALUE' },
+    { check: 'args.env', judged: true, pass: false, expected: '"prod"', observed: 'absent' },
+  ],
 });
 
 const exported = () => JSON.stringify(exporter.getFinishedSpans().map((s) => ({ a: s.attributes, e: s.events })));

@@ -90,8 +90,9 @@ describe('Phoenix annotations', () => {
       span_id: 'abcdef0123456789',
       name: 'runspec.tool_selection',
       annotator_kind: 'CODE',
-      result: { label: 'error', score: 0, explanation: 'PROVIDER_AUTH: HTTP 401' },
-      metadata: { case_id: 'c', sample: 3, run_id: 'r', expected: {}, observed: {} },
+      // Not an evaluation: no score, so Phoenix's mean score counts only real verdicts.
+      result: { label: 'error', explanation: 'PROVIDER_AUTH: HTTP 401' },
+      metadata: { case_id: 'c', sample: 3, run_id: 'r', error_type: 'PROVIDER_AUTH', expected: {}, observed: {} },
       identifier: 'c#3',
     });
   });

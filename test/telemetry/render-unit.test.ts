@@ -65,15 +65,25 @@ describe('renderRunTrace status', () => {
       'runspec.eval.suite': 'ops',
       'runspec.eval.sample': 2,
       'runspec.eval.run_id': 'r',
-      'runspec.eval.pass': false,
       'runspec.eval.category': 'error',
       'runspec.eval.reason': 'PROVIDER_AUTH: HTTP 401',
       'runspec.eval.status': 'error',
       'evaluations.0.evaluation.label': 'error',
-      'evaluations.0.evaluation.score': 0,
     });
     expect(Object.keys(rest).filter((k) => k.startsWith('runspec.eval.'))).toEqual([]);
-    expect(root.events.map((e) => e.name)).toEqual(['gen_ai.evaluation.result']);
+    // An outage is not an evaluation: no pass attribute, no score anywhere, error.type on the event.
+    expect(rest['evaluations.0.evaluation.score']).toBeUndefined();
+    expect(root.events.map((e) => [e.name, e.attributes])).toEqual([
+      [
+        'gen_ai.evaluation.result',
+        {
+          'gen_ai.evaluation.name': 'runspec.tool_selection',
+          'gen_ai.evaluation.score.label': 'error',
+          'gen_ai.evaluation.explanation': 'PROVIDER_AUTH: HTTP 401',
+          'error.type': 'PROVIDER_AUTH',
+        },
+      ],
+    ]);
   });
 
   it('renders an errored sample that has a partial Run: its spans plus the error on the root', () => {
@@ -95,6 +105,16 @@ describe('renderRunTrace status', () => {
 });
 
 describe('emitVerdictSpan', () => {
+  // Regression: a trace without usage exported runspec.eval.tokens = 0 (replio counts unknown as 0).
+  it('leaves tokens out when the scored trace reported no usage', () => {
+    const base = decisionVerdict('dedup');
+    const verdict = { ...base, replio: { trace: [], names: [], accuracy: null, pass: null, calls: 1, redundant: 0, errors: 0, tokens: 0, status: 'ok' as const } };
+    emitVerdictSpan(tracer, { target: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' }, verdict, rule: 'r' });
+    const [span] = exporter.getFinishedSpans();
+    expect(span!.attributes).not.toHaveProperty('runspec.eval.tokens');
+    expect(span!.attributes['runspec.eval.calls']).toBe(1);
+  });
+
   it('emits an EVALUATOR span with exactly one link to the target root and the verdict three ways', () => {
     const target = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
     const verdict = { ...decisionVerdict('dedup'), pass: false, category: 'forbidden_tool' as const, reason: 'called a forbidden tool' };
@@ -124,7 +144,7 @@ describe('emitVerdictSpan', () => {
         'runspec.eval.observed_autonomy': 'autonomous',
         'runspec.eval.json_dump': false,
         'runspec.eval.calls': 1,
-        'evaluations.0.evaluation.name': 'runspec.tool_selection',
+        'evaluations.0.evaluation.name': 'runspec.rule.forbidden_tools',
         'evaluations.0.evaluation.score': 0,
         'evaluations.0.evaluation.label': 'forbidden_tool',
         'evaluations.0.evaluation.explanation': 'called a forbidden tool',
@@ -136,12 +156,25 @@ describe('emitVerdictSpan', () => {
       [
         'gen_ai.evaluation.result',
         {
-          'gen_ai.evaluation.name': 'runspec.tool_selection',
+          'gen_ai.evaluation.name': 'runspec.rule.forbidden_tools',
           'gen_ai.evaluation.score.value': 0,
           'gen_ai.evaluation.score.label': 'forbidden_tool',
           'gen_ai.evaluation.explanation': 'called a forbidden tool',
         },
       ],
     ]);
+  });
+});
+
+describe('replayed runs', () => {
+  // Regression: a replayed run's root span said gen_ai.provider.name = "replay".
+  it('names the recorded provider on the root span, not replay', () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const run = { ...decisionRun('dedup'), provider: 'replay' };
+    renderRunTrace(provider.getTracer('t'), { case: DECISION_CASE, run, verdict: decisionVerdict('dedup'), runId: 'r', captureContent: false });
+    const root = exporter.getFinishedSpans().find((s) => s.parentSpanContext === undefined)!;
+    expect(root.attributes['gen_ai.provider.name']).toBe(run.modelCalls[0]!.provider);
+    expect(root.attributes['gen_ai.provider.name']).not.toBe('replay');
   });
 });

@@ -9,6 +9,10 @@ import { createTelemetry } from '../../src/telemetry/index.js';
 import { startFakePhoenix, type FakePhoenix } from '../helpers/fake-phoenix.js';
 import { startOtlpSink, type OtlpSink } from '../helpers/otlp-sink.js';
 import { DECISION_CASE, decisionRun, decisionVerdict } from './_fixtures.js';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { runCli } from '../helpers/run-cli.js';
+import { request, span } from '../traces/_otlp.js';
 
 const TLS_DIR = join(import.meta.dirname, 'tls');
 const tls = { key: readFileSync(join(TLS_DIR, 'server.key')), cert: readFileSync(join(TLS_DIR, 'server.pem')) };
@@ -56,6 +60,28 @@ describe('TLS with a private CA', () => {
     expect(phoenix.annotations).toEqual([]);
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toMatch(/^export to https:\/\/127\.0\.0\.1:\d+\/v1\/traces/);
-    expect(warnings[1]).toMatch(/^phoenix annotations: POST https:/);
+    // The spans never reached Phoenix, so their annotations are not posted either (they would dangle).
+    expect(warnings[1]).toMatch(/^phoenix annotations: 1 verdict annotation\(s\) not sent: their spans were not exported/);
+  });
+});
+
+describe('score --annotate over TLS', () => {
+  // Regression: score --annotate posted with no CA, so a Phoenix the export could reach was refused.
+  it('posts annotations with the CA file of the export', async () => {
+    phoenix = await startFakePhoenix({ tls });
+    const dir = mkdtempSync(join(tmpdir(), 'runspec-tls-score-'));
+    copyFileSync(join(TLS_DIR, 'ca.pem'), join(dir, 'ca.pem'));
+    writeFileSync(join(dir, 'runspec.toml'), `[telemetry]\nendpoint = "${phoenix.url}/v1/traces"\nca_file = "ca.pem"\n`);
+    writeFileSync(join(dir, 'rules.toml'), '[[rule]]\nname = "no-restarts"\nforbid_tools = ["service_restart"]\n');
+    const trace = request([
+      span({ trace: 7, id: 1, name: 'invoke_agent ops', start: 0, end: 10, attrs: { 'gen_ai.operation.name': 'invoke_agent' } }),
+      span({ trace: 7, id: 2, parent: 1, name: 'execute_tool service_restart', start: 1, end: 2, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'service_restart' } }),
+    ]);
+    writeFileSync(join(dir, 'trace.jsonl'), JSON.stringify(trace) + '\n');
+    const r = await runCli(['--path', dir, 'score', 'trace.jsonl', '--rules', 'rules.toml', '--annotate'], { cwd: dir });
+    expect(r.stderr).not.toMatch(/phoenix annotations/);
+    expect(r.exitCode).toBe(1);
+    expect(phoenix.annotations).toHaveLength(1);
+    expect(phoenix.annotations[0]!.body.data[0]).toMatchObject({ name: 'runspec.rule.no-restarts', result: { label: 'forbidden_tool', score: 0 } });
   });
 });

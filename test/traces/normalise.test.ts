@@ -418,6 +418,31 @@ describe('history fallback', () => {
   });
 });
 
+describe('honest fields', () => {
+  // Regression: a call seen only in the model's answer was reported as executed.
+  it('a call only requested is not executed; one whose result shows up in a later history is', () => {
+    const llm = (id: number, start: number, extra: Record<string, unknown>) =>
+      span({ trace: 70, id, parent: 1, name: 'ChatCompletion', start, end: start + 5, attrs: { 'openinference.span.kind': 'LLM', ...extra } });
+    const r = normaliseTrace(one(request([
+      span({ trace: 70, id: 1, name: 'agent', start: 0, end: 50, attrs: { 'openinference.span.kind': 'AGENT' } }),
+      llm(2, 1, {
+        'llm.output_messages.0.message.role': 'assistant',
+        'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'a',
+        'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'ran',
+        'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{}',
+        'llm.output_messages.0.message.tool_calls.1.tool_call.id': 'b',
+        'llm.output_messages.0.message.tool_calls.1.tool_call.function.name': 'asked_only',
+        'llm.output_messages.0.message.tool_calls.1.tool_call.function.arguments': '{}',
+      }),
+      llm(3, 20, {
+        'llm.input_messages.0.message.role': 'tool', 'llm.input_messages.0.message.tool_call_id': 'a', 'llm.input_messages.0.message.content': 'done',
+        'llm.output_messages.0.message.role': 'assistant', 'llm.output_messages.0.message.content': 'ok',
+      }),
+    ])));
+    expect(ok(r).run.toolCalls.map((t) => [t.call.name, t.executed])).toEqual([['ran', true], ['asked_only', false]]);
+  });
+});
+
 describe('malformed span trees', () => {
   // Used to surface as "could not interpret the trace (Cannot read properties of undefined ...)".
   it.each([

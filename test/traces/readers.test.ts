@@ -66,13 +66,24 @@ describe('readTraceStream', () => {
     expect(problemsOf(items)).toEqual([{ place: 'f.binpb#2', reason: expect.stringMatching(/truncated frame/) }]);
   });
 
-  it('reads framed JSON messages and reports zstd frames this Node cannot inflate', async () => {
-    const zstdFrame = frame(Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 1, 2, 3]));
-    const buf = Buffer.concat([frame(Buffer.from(JSON.stringify(req2))), zstdFrame]);
+  // The Collector file exporter with `compression: zstd` (json+zstd, proto+zstd). These frames were made
+  // with the zstd 1.5 command-line tool; Node 20 has no zstd in zlib, so a pure-JS decoder (fzstd) reads them.
+  const ZSTD_JSON = Buffer.from('KLUv/WRpABUGAAKLIyFATdsGoIzx5QZsWSIhhnRDIb/eu1kD7Uz2ifUKGcMwDAhPPfXUQ0zzR50nBMehJAp6ulM0eGiakExD6MXmH5TOtCl+zpojANRxQwDjluEcLUeQAXw6K8iF22/Oflq4xT9PvffWTOAVEtq2uXFAxs+TQRXI1Rib/HSIVGQ3S9tufCN9IZ0VFwe5tnGc+0YUACATW8PysCTiPBgsWIZ3gLynRNBqGDiWRRVQGlbEgRgMoIFliEsmmqBqo0/81TbDKr/bLg==', 'base64');
+  const ZSTD_PROTO = Buffer.from('KLUv/SRqDQMAhAUKaAoZChcKDHNlcnZpY2UubmFtZRIHCgVhZ2VudBJLCgYKBHRlc3QSQQoQoAA0EgiwAAEqD2Zyb20tcHJvdG8renN0ZDABOQAA+u1RcoYYQUBCCe5RcoYYAgBA0D1AGTMYknk=', 'base64');
+
+  it('reads zstd-compressed frames (json+zstd and proto+zstd) on every supported Node, and reports a corrupt one', async () => {
+    const corrupt = frame(Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 1, 2, 3]));
+    const buf = Buffer.concat([frame(Buffer.from(JSON.stringify(req2))), frame(ZSTD_JSON), frame(ZSTD_PROTO), corrupt]);
     const items = await collect(readTraceStream(chunks(buf), { name: 'zstd.json' }));
-    expect(spansOf(items).map((s) => s.name)).toEqual(['c']);
-    const zlibHasZstd = typeof (await import('node:zlib') as Record<string, unknown>).zstdDecompressSync === 'function';
-    expect(problemsOf(items)).toEqual([{ place: 'zstd.json#1', reason: zlibHasZstd ? expect.stringMatching(/corrupt zstd frame/) : expect.stringMatching(/needs Node >= 22\.15/) }]);
+    expect(spansOf(items).map((s) => s.name)).toEqual(['c', 'from-json+zstd', 'from-proto+zstd']);
+    expect(problemsOf(items)).toEqual([{ place: 'zstd.json#3', reason: expect.stringMatching(/corrupt zstd frame/) }]);
+  });
+
+  it('stops inflating a zstd bomb at the record limit', async () => {
+    // 8 MiB of zeros in 270 bytes (zstd -19).
+    const bomb = Buffer.from('KLUv/QRoTAAACAABAPz/ORACAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAADABAAD9/2YQ==', 'base64');
+    const items = await collect(readTraceStream(chunks(frame(bomb)), { name: 'bomb.binpb', maxRecordBytes: 1024 * 1024 }));
+    expect(problemsOf(items)).toEqual([{ place: 'bomb.binpb#0', reason: 'zstd frame abandoned: decompressed size over 1048576 bytes' }]);
   });
 
   it('detects gzip by magic bytes (JSON lines and protobuf inside)', async () => {

@@ -13,6 +13,10 @@ import type { TraceOutcome } from '../../src/traces/score-traces.js';
 import { parseRulesText } from '../../src/traces/rules.js';
 import { decodeRpcStatus, decodeTraceResponse, encodeTraceRequest } from '../../src/traces/otlp-proto.js';
 import { logRecord, logsRequest, request, span, spanId, traceId } from './_otlp.js';
+import { spansFromRequest } from '../../src/traces/spans.js';
+import type { OtlpTraceRequest } from '../../src/traces/otlp-types.js';
+
+const spansOf = (req: OtlpTraceRequest) => spansFromRequest(req, 'test').spans;
 
 const RULES = parseRulesText(
   `[[rule]]
@@ -184,6 +188,49 @@ describe('receiver protocol handling', () => {
     await post('/v1/traces', JSON.stringify(root), { 'content-type': 'application/json' });
     const o = await until(scored(traceId(103)), 'trace 103');
     expect(o.kind === 'scored' && o.info.rootSpanId).toBe(spanId(1));
+  });
+});
+
+describe('late spans', () => {
+  // Regression: serve judged a trace from its root and dropped children that came after --quiet-ms, so a
+  // forbidden call made by a slow tool service went unflagged.
+  it('re-opens a judged trace for late children: a superseding verdict flags the forbidden call and only it counts', async () => {
+    const json = { 'content-type': 'application/json' };
+    const first = request([
+      span({ trace: 104, id: 1, name: 'invoke_agent ops', start: 0, end: 50, attrs: { 'gen_ai.operation.name': 'invoke_agent' } }),
+      span({ trace: 104, id: 2, parent: 1, name: 'execute_tool service_status', start: 1, end: 2, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'service_status' } }),
+    ]);
+    expect((await post('/v1/traces', JSON.stringify(first), json)).status).toBe(200);
+    const judged = await until(scored(traceId(104)), 'first verdict of 104');
+    expect(judged.kind === 'scored' && judged.lines[0]).toMatchObject({ rule: 'no-restarts', category: 'pass' });
+    expect(judged.supersedes).toBeUndefined();
+    const before = pipeline.summary();
+    const late = request([
+      span({ trace: 104, id: 3, parent: 1, name: 'execute_tool service_restart', start: 3, end: 4, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'service_restart' } }),
+    ]);
+    expect((await post('/v1/traces', JSON.stringify(late), json)).status).toBe(200);
+    const again = await until(() => outcomes.filter((o) => o.traceId === traceId(104))[1], 'superseding verdict of 104');
+    expect(again.supersedes).toBe(true);
+    expect(again.kind === 'scored' && again.lines[0]).toMatchObject({ rule: 'no-restarts', category: 'forbidden_tool', supersedes: true, rootSpanId: spanId(1) });
+    const after = pipeline.summary();
+    expect(after.traces).toBe(before.traces);
+    expect([after.passed - before.passed, after.failed - before.failed]).toEqual([-1, 1]);
+    expect(after.reopenedTraces).toBe(before.reopenedTraces + 1);
+  });
+
+  it('judges a trace whose parent never arrives as incomplete instead of dropping it', () => {
+    const local: TraceOutcome[] = [];
+    const p = createTracePipeline({ rules: RULES, assembler: { quiet: 10 }, onOutcome: (o) => local.push(o) });
+    const orphan = request([
+      span({ trace: 105, id: 1, name: 'invoke_agent ops', start: 0, end: 50 }),
+      span({ trace: 105, id: 3, parent: 2, name: 'execute_tool service_status', start: 1, end: 2, attrs: { 'gen_ai.tool.name': 'service_status' } }),
+    ]);
+    p.addSpans(spansOf(orphan), 0);
+    p.tick(50);
+    expect(local).toEqual([]);
+    p.tick(100);
+    expect(local.map((o) => o.kind === 'scored' && [o.lines[0]!.category, o.lines[0]!.pass, o.lines[0]!.incomplete])).toEqual([['incomplete', null, true]]);
+    expect(p.summary()).toMatchObject({ traces: 1, unscorable: 1, passed: 0, failed: 0 });
   });
 });
 

@@ -115,13 +115,51 @@ describe('assembler', () => {
     expect(a.takeComplete(60).map((t) => t.spans.length)).toEqual([2]);
   });
 
-  it('hands out a root-less trace after the orphan window, and counts late spans', () => {
-    const a = createTraceAssembler({ quiet: 10, orphanQuiet: 50 });
+  it('hands out a root-less trace after the orphan window as incomplete; late spans re-open it within the window, later ones are counted', () => {
+    const a = createTraceAssembler({ quiet: 10, orphanQuiet: 50, reopenWindow: 100 });
     a.addSpans([s(2, 'c', 'r')], 0);
     expect(a.takeComplete(49)).toEqual([]);
-    expect(a.takeComplete(50)).toHaveLength(1);
-    a.addSpans([s(2, 'late', 'r')], 60);
-    expect(a.stats()).toMatchObject({ openTraces: 0, lateRecords: 1 });
+    const [first] = a.takeComplete(50);
+    expect(first).toMatchObject({ complete: false, evicted: false });
+    expect(first!.reopened).toBeUndefined();
+    a.addSpans([s(2, 'r')], 60);
+    const [again] = a.takeComplete(70);
+    expect(again).toMatchObject({ complete: true, reopened: true });
+    expect(again!.spans).toHaveLength(2);
+    a.addSpans([s(2, 'late', 'r')], 171);
+    expect(a.stats()).toMatchObject({ openTraces: 0, lateRecords: 1, reopenedTraces: 1 });
+  });
+
+  it('structural rule: judges a trace as soon as every root ended and every parent arrived, however spans are batched', () => {
+    const a = createTraceAssembler({ rule: 'structural', quiet: 0 });
+    expect(a.addSpans([s(5, 'c', 'b')], 1)).toEqual([]);
+    expect(a.addSpans([s(5, 'b', 'r')], 2)).toEqual([]);
+    const out = a.addSpans([s(5, 'r')], 3);
+    expect(out.map((t) => [t.spans.length, t.complete])).toEqual([[3, true]]);
+    // A SERVER span whose caller (another service) is not collected is this trace's local root.
+    const server = { ...s(11, 'srv', 'remote'), kind: 2 };
+    expect(a.addSpans([s(11, 'c', 'srv')], 4)).toEqual([]);
+    expect(a.addSpans([server], 4).map((t) => [t.traceId, t.complete])).toEqual([[traceId(11), true]]);
+    // A root that has not ended keeps it open; the end of input hands it out as incomplete.
+    expect(a.addSpans([s(6, 'r', undefined, false)], 4)).toEqual([]);
+    expect(a.flush().map((t) => [t.traceId, t.complete])).toEqual([[traceId(6), false]]);
+  });
+
+  it('bounds memory by the estimated bytes of open traces: judged ones are let go first, then the oldest open one is evicted', () => {
+    const big = (t: number, id: string, parent?: string): SpanRecord => ({ ...s(t, id, parent), attributes: { blob: 'x'.repeat(4000) } });
+    const a = createTraceAssembler({ rule: 'structural', quiet: 0, maxOpenBytes: 10_000 });
+    expect(a.addSpans([big(7, 'r')], 1).map((t) => t.traceId)).toEqual([traceId(7)]);
+    expect(a.stats().openBytes).toBeGreaterThan(4000);
+    expect(a.addSpans([big(8, 'c', 'r')], 2)).toEqual([]);
+    // Past the cap: trace 7 (judged, retained for late spans) is let go; nothing open is evicted yet.
+    expect(a.addSpans([big(9, 'c', 'r')], 3)).toEqual([]);
+    expect(a.stats()).toMatchObject({ openTraces: 2, evictedTraces: 0 });
+    const evicted = a.addSpans([big(10, 'c', 'r')], 4);
+    expect(evicted.map((t) => [t.traceId, t.evicted, t.complete])).toEqual([[traceId(8), true, false]]);
+    expect(a.stats().openBytes).toBeLessThanOrEqual(10_000);
+    // A span for the let-go trace 7 now counts as late.
+    a.addSpans([s(7, 'late', 'r')], 5);
+    expect(a.stats().lateRecords).toBe(1);
   });
 
   it('bounds spans per trace and open spans overall', () => {

@@ -76,6 +76,7 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--samples <n>', `samples per case (a case's own count wins; at most ${MAX_SAMPLES_FLAG})`, boundedInt(MAX_SAMPLES_FLAG))
     .option('--threshold <t>', 'pass rate every case must reach (0..1)', ratio)
     .option('--validate-args', 'check arguments against the toolset (bounce buckets)')
+    .option('--fail-on-unscorable', 'exit 1 when any sample is unscorable (a check the case needs could not be judged)')
     .option('--concurrency <n>', `case samples in flight at once (at most ${MAX_CONCURRENCY_FLAG})`, boundedInt(MAX_CONCURRENCY_FLAG))
     .option('--max-turns <n>', `model turns per case run (at most ${MAX_TURNS_FLAG})`, boundedInt(MAX_TURNS_FLAG))
     .option('--system-prompt <file>', 'system prompt text file')

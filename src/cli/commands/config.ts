@@ -60,7 +60,8 @@ function configAction(ctx: CliContext, flags: ConfigFlags): number {
   } else {
     add('telemetry.endpoint', { value: `(none: OTLP JSON lines under ${t.exporter.dir})`, source: t.sources.endpoint });
   }
-  add('telemetry.capture_content', { value: t.captureContent, source: t.sources.captureContent });
+  add('telemetry.capture_content', t.captureHashed ? { value: 'hashed', source: 'file' } : { value: t.captureContent, source: t.sources.captureContent });
+  if (t.traceUrl !== undefined) add('telemetry.trace_url', { value: t.traceUrl, source: 'file' });
   add('telemetry.annotations', { value: t.annotations, source: t.sources.annotations });
   if (t.annotations && t.annotationsUrl) add('telemetry.annotations_url', { value: t.annotationsUrl, source: config.telemetry?.annotations_url ? 'file' : 'default' });
   add('telemetry.api_key', { value: `${t.apiKeyEnv} (${t.apiKey ? 'set' : 'not set'})`, source: 'env' });

@@ -46,6 +46,8 @@ interface ScoreFlags extends TraceScoringFlags {
   out?: string;
   shard?: string;
   maxTraces?: number;
+  maxOpenBytes?: number;
+  failOnUnscorable?: boolean;
   /** Also write the verdicts as a results document (what `run` writes), for `report` and the console. */
   results?: string;
 }
@@ -61,12 +63,18 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
     if (file) file.write(text + '\n');
     else ctx.out(text);
   };
-  const { shard: _spec, results: resultsFile, ...scoring } = flags;
+  const { shard: _spec, failOnUnscorable, results: resultsFile, ...scoring } = flags;
   const { summary, document } = await scoreTraces(ctx, inputs, {
     ...scoring,
     stdin: ctx.stdin,
     ...(shard ? { shard } : {}),
     ...(resultsFile ? { results: true } : {}),
+    // A superseding judgement (late spans re-opened the trace) replaces the earlier lines in reports; the
+    // JSON-lines stream shows both, the later ones marked `supersedes`.
+    onSupersede: (traceId) => {
+      if (streaming) return;
+      for (let i = lines.length - 1; i >= 0; i--) if (lines[i]!.traceId === traceId) lines.splice(i, 1);
+    },
     onLine: (l) => {
       if (streaming) write(verdictLineJson(l));
       else lines.push(l);
@@ -88,7 +96,7 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
     writeResultsDocument(path, document);
     ctx.err(`results: ${path} (render it with \`runspec-eval report ${resultsFile} --output html\`)`);
   }
-  return nothingRead ? 2 : scoreExitCode(summary);
+  return nothingRead ? 2 : scoreExitCode(summary, { failOnUnscorable: failOnUnscorable === true });
 }
 
 export const scoreCommand: CommandModule = {
@@ -103,6 +111,8 @@ export const scoreCommand: CommandModule = {
       .option('--shard <i/n>', SHARD_HELP)
       .option('--results <file>', 'also write the verdicts as a results JSON (one case per case or rule, one run per trace), as `run --out` does; `report` renders it')
       .option('--max-traces <n>', 'open traces held in memory before the oldest is scored early (counted as evicted)', intOption('--max-traces', 1))
+      .option('--max-open-bytes <n>', 'estimated bytes of open traces held before the oldest is scored early (default 64 MiB)', intOption('--max-open-bytes', 1024))
+      .option('--fail-on-unscorable', 'exit 1 when any verdict is unscorable (a needed check could not be judged) or incomplete')
       .addHelpText(
         'after',
         `
@@ -111,11 +121,20 @@ file exporter's json format), or its proto format (4-byte big-endian length pref
 its magic bytes; directories are read recursively. Span lists saved from Phoenix's REST API
 (GET /v1/projects/{p}/spans, or .../spans/otlpv1) are read too. Log records with event.name gen_ai.choice join their
 spans by trace and span id.
+Completion: a trace is judged as soon as it is whole (every root span ended, every parent present; a
+SERVER/CONSUMER span called from an uncollected service counts as a root), the
+rest at the end of input (as "incomplete" when still not whole), so verdicts never depend on read speed and
+--shard adds up to the unsharded run. Spans that arrive later for a judged trace (within 1,000 records)
+re-open it: a superseding verdict line (supersedes: true) follows, and only the last one counts. Memory is
+bounded by the estimated bytes of open traces (--max-open-bytes).
 Matching: runspec.eval.case_id on the trace, else a case's [match] rule (prompt regex / attributes);
 --rules apply to every trace. Without cases and rules, one line per trace shows what was extracted.
 Arguments exist only on traces recorded with content capture (run --capture-content,
-OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT); without them, argument checks see no arguments.
-Exit: 0 all verdicts pass, 1 some fail, 2 bad input (missing or unreadable file), 3 infrastructure.
+OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT) or hashed capture (capture_content = "hashed",
+re-checked with the same RUNSPEC_HASH_KEY). A check whose data is not on the trace is not checkable: the
+verdict is then "unscorable" (naming what was missing), never a false failure or a false pass.
+Exit: 0 no verdict fails, 1 some fail (or, with --fail-on-unscorable, some are unscorable), 2 bad input
+(missing or unreadable file), 3 infrastructure.
 
 Examples:
   runspec-eval score traces/ --rules rules.toml --output table

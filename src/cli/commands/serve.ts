@@ -52,7 +52,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
     onOutcome: (o) => {
       setup.sinks.add(o);
       collector?.add(o);
-      if (o.kind === 'scored') for (const l of o.lines) write(verdictLineJson(l));
+      if (o.kind === 'scored') for (const l of o.lines) write(verdictLineJson(setup.decorate(l)));
       else if (ctx.debug) ctx.err(`trace ${o.traceId}: not interpretable (${o.reason})`);
     },
   });
@@ -110,7 +110,7 @@ export const serveCommand: CommandModule = {
       .option('--host <host>', 'address to bind (loopback by default)', '127.0.0.1')
       .option('--port <port>', 'port (0 picks a free one)', int('--port', 0), 4318)
       .option('--token-env <VAR>', 'require Authorization: Bearer $VAR on every POST')
-      .option('--quiet-ms <n>', 'a trace is complete when its root has ended and nothing arrived for this long', int('--quiet-ms', 1), 2000)
+      .option('--quiet-ms <n>', 'a trace is judged when it is whole (roots ended, parents present) and nothing arrived for this long', int('--quiet-ms', 1), 2000)
       .option('--max-traces <n>', 'open traces held before the oldest is scored early (counted as evicted)', int('--max-traces', 1), 10000)
       .option('--max-body-bytes <n>', 'largest request body, compressed or inflated (413 beyond)', int('--max-body-bytes', 1), 64 * 1024 * 1024)
       .option('--out <file>', 'append verdict JSON lines to a file instead of stdout')
@@ -122,7 +122,9 @@ export const serveCommand: CommandModule = {
 Accepts application/x-protobuf and application/json, optionally gzip, and answers in the same encoding
 (partial_success lists rejected spans). 413 over --max-body-bytes (also for decompression bombs), 400 for
 a bad payload, 415 for another content type, 401 without the bearer token. SIGINT/SIGTERM score the open
-traces and exit 0. Verdict lines go to stdout (or --out); the listening URL and summary go to stderr.
+traces and exit 0. A trace that never becomes whole is judged after 10 × --quiet-ms as "incomplete".
+Spans that arrive for a judged trace within that time re-open it: a superseding verdict line (same trace and
+span ids, supersedes: true; Phoenix annotations upsert) replaces the earlier one. Verdict lines go to stdout (or --out); the listening URL and summary go to stderr.
 
 Examples:
   runspec-eval serve --port 4318 --rules rules.toml --export

@@ -11,6 +11,8 @@ export interface ExtractedCall {
   id?: string;
   name: string;
   arguments: Record<string, unknown>;
+  /** Split back out of a call the producer garbled (merged parallel calls). */
+  reconstructed?: boolean;
 }
 
 /** What an LLM span says the model answered, in one producer's convention. */
@@ -44,7 +46,7 @@ export function call(id: unknown, name: unknown, args: unknown): ExtractedCall |
 }
 
 export function toolCallsOf(calls: ExtractedCall[]): ToolCall[] {
-  return calls.map((c) => ({ id: c.id ?? '', name: c.name, arguments: c.arguments }));
+  return calls.map((c) => ({ id: c.id ?? '', name: c.name, arguments: c.arguments, ...(c.reconstructed ? { reconstructed: true } : {}) }));
 }
 
 /** Calls of messages as extracted calls (an empty id means none). */

@@ -10,7 +10,7 @@ import {
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_CALL_RESULT,
   ATTR_GEN_AI_TOOL_NAME,
-} from '@opentelemetry/semantic-conventions/incubating';
+} from '../../semconv/gen-ai.js';
 import type { Message } from '../../types/run.js';
 import { decodeJsonish, toStr } from '../_json.js';
 import { isRecord } from '../../core/is-record.js';

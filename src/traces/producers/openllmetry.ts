@@ -1,6 +1,6 @@
 // OpenLLMetry (traceloop/openllmetry-js): the legacy indexed gen_ai.prompt.{i}.* / gen_ai.completion.{i}.*
 // attributes, and traceloop.span.kind = tool spans with traceloop.entity.* input and output.
-import { ATTR_GEN_AI_COMPLETION, ATTR_GEN_AI_PROMPT } from '@opentelemetry/semantic-conventions/incubating';
+import { ATTR_GEN_AI_COMPLETION, ATTR_GEN_AI_PROMPT } from '../../semconv/gen-ai.js';
 import type { Message, ToolCall } from '../../types/run.js';
 import * as K from '../../semconv/producers.js';
 import { toStr } from '../_json.js';

@@ -1,0 +1,71 @@
+// Hashed argument capture: per argument, HMAC-SHA-256 (key from RUNSPEC_HASH_KEY, read by config/) of the
+// value in the tolerant-canonical form the scorer compares, so equality and `$one_of` expectations can be
+// re-checked offline with the same key while no value leaves the process. Regex expectations need the
+// value itself and stay not checkable under hashing.
+//
+// Canonical form (mirrors tolerantEquals): strings trimmed and case-folded; a numeric string is its
+// number ("3" and 3 hash alike); "true"/"false" are booleans; null and undefined are null; arrays
+// element-wise; objects with sorted keys. One divergence from tolerantEquals, accepted: two numeric
+// strings ("007", "7") hash alike, while tolerantEquals compares strings as strings.
+import { createHash, createHmac } from 'node:crypto';
+import type { ArgExpectation } from '../types/case.js';
+import { canonicalJson } from '../core/canonical-json.js';
+
+const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+function canonicalValue(value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'number') return value;
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string') {
+    const s = value.trim().toLowerCase();
+    if (NUMERIC.test(s)) return Number(s);
+    if (s === 'true') return true;
+    if (s === 'false') return false;
+    return s;
+  }
+  if (Array.isArray(value)) return value.map(canonicalValue);
+  if (typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (v !== undefined) out[k] = canonicalValue(v);
+    return out;
+  }
+  return String(value);
+}
+
+/**
+ * The tolerant-canonical text of a value: what is hashed.
+ * @example tolerantCanonical(' Prod ') === tolerantCanonical('prod') // true
+ */
+export function tolerantCanonical(value: unknown): string {
+  return canonicalJson(canonicalValue(value));
+}
+
+/** HMAC-SHA-256 (hex) of a value's tolerant-canonical form. */
+export function argumentHash(key: string, value: unknown): string {
+  return createHmac('sha256', key).update(tolerantCanonical(value)).digest('hex');
+}
+
+/** Every argument's hash, keyed by argument name. */
+export function hashArguments(key: string, args: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(args)) if (value !== undefined) out[name] = argumentHash(key, value);
+  return out;
+}
+
+/**
+ * A fingerprint of the key itself (HMAC of a fixed text, 16 hex), recorded beside the hashes so a re-score
+ * with another key says so instead of reporting every argument as different.
+ */
+export function keyFingerprint(key: string): string {
+  return createHmac('sha256', key).update('runspec-eval argument hash key check').digest('hex').slice(0, 16);
+}
+
+/**
+ * A short fingerprint of a case's argument expectations (SHA-256 of their canonical JSON, 16 hex), recorded on
+ * our traces so a re-score can prove the expectations are unchanged and reuse the recorded argument verdict.
+ */
+export function expectationsHash(args: Record<string, ArgExpectation>): string {
+  return createHash('sha256').update(canonicalJson(args)).digest('hex').slice(0, 16);
+}
