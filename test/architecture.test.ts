@@ -25,6 +25,7 @@ function sources(): SourceFile[] {
 const KNOWN_VIOLATIONS = new Set<string>([
   'fixtures -> config', // loadConfigFile ([fixtures] plugins, [sync] dir)
   'telemetry -> config', // TelemetryConfig type
+  'telemetry -> scoring', // argument hashes, isJudged (issue 13)
 ]);
 
 describe('architecture: imports point the way STYLE.md says', () => {

@@ -237,7 +237,7 @@ describe('markup escaping', () => {
   });
   it('score --output junit uses it (it used to drop control characters and keep newlines in attributes)', () => {
     const summary = { traces: 1, verdicts: 1, passed: 0, failed: 1, unmatched: 0, uninterpretable: 0, uninterpretableExamples: [], uninterpretableReasons: {}, byCategory: {}, badFiles: [], inputProblems: 0, evictedTraces: 0 };
-    const line = { traceId: 't1', case: 'c<1>', pass: false, category: 'wrong_tool', reason: 'used "x"\nthen y', calls: [] };
+    const line = { traceId: 't1', rootSpanId: 'r1', case: 'c<1>', pass: false, category: 'wrong_tool', reason: 'used "x"\nthen y', calls: [] };
     const xml = renderJunit([line] as never, summary as never);
     expect(xml).toContain('<testsuite name="c&lt;1&gt;"');
     expect(xml).toContain('message="used &quot;x&quot;&#10;then y"');
