@@ -5,3 +5,6 @@ export OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="https://api.smith.langchain.com/otel/
 export OTEL_EXPORTER_OTLP_HEADERS="x-api-key=${LANGSMITH_API_KEY},Langsmith-Project=runspec-evals"
 # EU region: https://eu.api.smith.langchain.com/otel/v1/traces
 # Self-hosted:  https://<host>/api/v1/otel/v1/traces
+# Feedback ([telemetry.langsmith] feedback = true) posts to ${LANGSMITH_ENDPOINT}/feedback; the default is
+# https://api.smith.langchain.com. EU: https://eu.api.smith.langchain.com; self-hosted: https://<host>/api/v1
+# export LANGSMITH_ENDPOINT="https://api.smith.langchain.com"

@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { chooseCommandSandbox } from '../engine/sandbox/select.js';
 import { UsageError } from '../errors.js';
 import { runSuite } from '../engine/suite-runner.js';
+import type { TurnEvent } from '../engine/run-case.js';
+import { formatTurnEvent } from '../engine/turn-log.js';
 import { writeResultsDocument } from '../report/results-docs.js';
 import { buildResultsDocument } from '../report/results.js';
 import { DEFAULT_AGENT_PROMPT } from '../optimize/prompts.js';
@@ -24,8 +26,7 @@ export interface OptimizeFlags extends RunFlags {
   maxIter: number;
   /** false: evaluate once, no rewriting. */
   optimize: boolean;
-  reasoningEffort?: 'low' | 'medium' | 'high';
-  /** Per-case pass rates after every iteration (status lines). */
+  /** A per-turn log and per-case pass rates after every iteration (status lines). */
   verbose?: boolean;
 }
 
@@ -73,20 +74,23 @@ export async function optimizeSuite(ctx: AppContext, targets: string[], flags: O
   const out = cwdPath(ctx, flags.out ?? 'eval_results.json');
   const runId = newRunId();
   const started = new Date().toISOString();
-  const meta = {
+  // turnstone's meta.n_runs_default: --n-runs, else the suite's defaults.n_runs, else 3.
+  const suiteDefault = cases.find((c) => c.settings.suiteSamples !== undefined)?.settings.suiteSamples;
+  const meta = () => ({
     run_id: runId,
     tool: 'runspec-eval',
     version: VERSION,
     started,
     provider: name,
+    // Read at every save: an auto-detected model is known once the first request has gone out.
     model: provider.model ?? flags.model ?? null,
     base_url: provider.baseUrl ?? null,
     test_suite: targets.join(',') || '(all)',
-    ...(flags.nRuns !== undefined ? { n_runs_default: flags.nRuns } : {}),
-  };
+    n_runs_default: flags.nRuns ?? suiteDefault ?? 3,
+  });
   const persist = (all: IterationRecord[]): void => {
     const doc = buildResultsDocument({
-      meta,
+      meta: meta(),
       iterations: all.map((it) => ({
         iteration: it.iteration,
         timestamp: it.timestamp,
@@ -117,6 +121,9 @@ export async function optimizeSuite(ctx: AppContext, targets: string[], flags: O
           toolsetFor: (c) => toolsets.get(c.id)!,
           samples: flags.nRuns,
           systemPrompt: prompt,
+          mcpServers: { projectDir: ctx.projectDir, env: project.env.raw },
+          // turnstone-eval -v: per-turn logging (API calls, tool args, results).
+          ...(flags.verbose ? { onTurn: (e: TurnEvent) => ctx.err(formatTurnEvent(e)) } : {}),
           sandbox,
           runId: `${runId}-i${iteration}`,
           onWarning: (w) => ctx.warn(w),

@@ -1,4 +1,5 @@
-import { resolveProviderSpec, toEnv, type ProviderSpec, type ResolveProviderOptions } from '../config/providers.js';
+import { PROVIDER_PRESETS, resolveProviderSpec, toEnv, type ProviderSpec, type ResolveProviderOptions } from '../config/providers.js';
+import { ConfigError } from '../errors.js';
 import { createAnthropicProvider } from '../providers/anthropic.js';
 import { createMockProvider } from '../providers/mock.js';
 import { createOpenAIProvider } from '../providers/openai.js';
@@ -16,16 +17,37 @@ export function resolveProvider(name: string | undefined, opts: ResolveProviderO
   return createProviderFromSpec(spec, opts);
 }
 
+/** Hosts of the hosted APIs whose presets need a key (a local or self-hosted base URL needs none). */
+const HOSTED_API_HOSTS = new Set(
+  Object.values(PROVIDER_PRESETS).flatMap((p) => (p.apiKeyEnv && p.baseUrl ? [new URL(p.baseUrl).hostname] : [])),
+);
+
+function isHostedApi(baseUrl: string | undefined): boolean {
+  if (!baseUrl) return false;
+  try {
+    return HOSTED_API_HOSTS.has(new URL(baseUrl).hostname);
+  } catch {
+    return false;
+  }
+}
+
 /** Build a provider from an already resolved spec. */
 export function createProviderFromSpec(spec: ProviderSpec, opts: Pick<ResolveProviderOptions, 'env'> & { extra?: Partial<HttpProviderOptions> }): Provider {
   if (spec.kind === 'mock') return createMockProvider({ file: spec.script!, name: spec.name });
   if (spec.kind === 'replay') return createReplayProvider({ file: spec.script!, name: spec.name });
   const env = toEnv(opts.env);
+  const apiKey = spec.apiKeyEnv ? env.get(spec.apiKeyEnv) : undefined;
+  if (spec.apiKeyEnv && !apiKey && isHostedApi(spec.baseUrl)) {
+    // Fail before any request: a hosted API without its key would answer 401 after the model lookup and retries.
+    throw new ConfigError('CONFIG', `${spec.apiKeyEnv} is not set: provider "${spec.name}" talks to ${spec.baseUrl}, which needs an API key`, {
+      hint: `export ${spec.apiKeyEnv}=..., or point --base-url at a local server (vLLM, Ollama, llama.cpp) that needs none`,
+    });
+  }
   const http: HttpProviderOptions = {
     name: spec.name,
     baseUrl: spec.baseUrl,
     model: spec.model,
-    apiKey: spec.apiKeyEnv ? env.get(spec.apiKeyEnv) : undefined,
+    apiKey,
     apiKeyEnv: spec.apiKeyEnv,
     temperature: spec.temperature,
     maxTokens: spec.maxTokens,

@@ -16,6 +16,10 @@ export interface RunFlags {
   baseUrl?: string;
   temperature?: number;
   maxTokens?: number;
+  /** Sent on every model request, only when set. */
+  reasoningEffort?: 'low' | 'medium' | 'high';
+  /** turnstone `--context-window`: a trajectory that fills it stops as truncated. */
+  contextWindow?: number;
   timeoutMs?: number;
   /** Attempts per model request, the first included (1 = no retry). */
   attempts?: number;
@@ -26,6 +30,10 @@ export interface RunFlags {
   toolMode?: ToolMode;
   samples?: number;
   threshold?: number;
+  /** `--pass-k 1,3,5`. */
+  passK?: number[];
+  /** `--gate "pass@3 >= 0.9"`. */
+  gate?: string;
   validateArgs?: boolean;
   /** Exit 1 when any sample's verdict is unscorable or incomplete (a needed check could not be judged). */
   failOnUnscorable?: boolean;
@@ -40,8 +48,11 @@ export interface RunFlags {
   telemetry?: boolean;
   captureContent?: boolean;
   annotations?: boolean;
+  langsmithFeedback?: boolean;
   endpoint?: string;
   keepWorktrees?: boolean;
+  /** `-v`: a per-turn log (model and tool calls) on the status stream. */
+  verbose?: boolean;
   unsafeHostCommands?: boolean;
   script?: string;
 }

@@ -3,24 +3,28 @@
 // `record`, `replay`, `schedule run` and `demo` are options of `runEvalSuite`; nothing here prints or exits.
 
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readEnv, type Env } from '../config/env.js';
 import { loadConfigFile, type ConfigFile } from '../config/file.js';
 import { resolveRunSettings, toolsetSetting, toolsetSpecOf, type RunSettings, type SettingFlags } from '../config/settings.js';
-import { EXIT_CODES, UsageError, type ErrorCode } from '../errors.js';
+import { UsageError, type ErrorCode } from '../errors.js';
 import type { Case } from '../types/case.js';
 import type { CaseResult } from '../types/verdict.js';
 import type { Toolset } from '../types/toolset.js';
 import { discoverFixtures, loadCasesFromPaths } from '../fixtures/discover.js';
 import { selectCases } from '../fixtures/select.js';
+import { parseGate } from '../fixtures/gate.js';
 import { loadToolset } from '../toolset/load.js';
+import { parseToolsetText } from '../toolset/file.js';
 import { resolveProvider } from './provider.js';
-import { type Provider } from '../providers/types.js';
+import type { Provider } from '../providers/types.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../engine/suite-runner.js';
-import { openResultsLog, readResultsLog, resultsPaths, type ResultsLogHeader } from '../report/results-file.js';
-import { writeResultsDocument } from '../report/results-docs.js';
-import { buildResultsDocument, type ResultsDocument } from '../report/results.js';
+import type { TurnEvent } from '../engine/run-case.js';
+import { formatTurnEvent } from '../engine/turn-log.js';
+import { readResultsLog, resultsPaths, type ResultsLogHeader } from '../report/results-file.js';
+import { openRunRecorder, type RunFacts } from '../report/run-results.js';
+import { caseResultsFromDocument, type ResultsDocument } from '../report/results.js';
 import { resolveTelemetryConfig } from '../config/telemetry.js';
 import { inShard, parseShard } from '../core/shard.js';
 import { VERSION } from '../core/version.js';
@@ -29,6 +33,7 @@ import { normaliseForLog, suiteLabelOf, type RunFlags } from './run-options.js';
 import { redactUrl } from '../core/redact.js';
 import { createRecordingProvider, type RecordingProvider } from '../providers/recording.js';
 import { compareResults, type Comparison } from '../report/compare.js';
+import { COMPARISON_FORMATS } from '../report/comparison.js';
 import { chooseCommandSandbox } from '../engine/sandbox/select.js';
 import { sweepStaleWorktrees } from '../engine/worktree-sweep.js';
 import { ensureOutputDir } from '../report/out-path.js';
@@ -110,6 +115,11 @@ export async function loadToolsets(ctx: Pick<AppContext, 'projectDir'>, project:
   const bySpec = new Map<string, Toolset>();
   const byCase = new Map<string, Toolset>();
   for (const c of cases) {
+    const own = ownToolsetOf(c, flag, project.env);
+    if (own) {
+      byCase.set(c.id, own);
+      continue;
+    }
     const spec = toolsetSpecFor(c, flag, project.env, project.config);
     let ts = bySpec.get(spec);
     if (!ts) {
@@ -119,6 +129,15 @@ export async function loadToolsets(ctx: Pick<AppContext, 'projectDir'>, project:
     byCase.set(c.id, ts);
   }
   return byCase;
+}
+
+/**
+ * The toolset of a case that carries its own tools (a suite written by `import bfcl`), unless
+ * --toolset or RUNSPEC_TOOLSET names one for every case; undefined otherwise.
+ */
+export function ownToolsetOf(c: Case, flag: string | undefined, env: Env): Toolset | undefined {
+  if (!c.tools || flag !== undefined || env.get('RUNSPEC_TOOLSET') !== undefined) return undefined;
+  return parseToolsetText(JSON.stringify(c.tools), `${c.source.file}: case ${c.id}: tools`, 'json');
 }
 
 /** The provider name: flag > RUNSPEC_PROVIDER > [llm] provider > openai. */
@@ -144,6 +163,8 @@ export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir' | 'warn
       baseUrl: flags.baseUrl,
       temperature: flags.temperature,
       maxTokens: flags.maxTokens,
+      reasoningEffort: flags.reasoningEffort,
+      contextWindow: flags.contextWindow,
       timeoutMs: flags.timeoutMs,
       // The providers' option is named retries but counts attempts, the first included.
       retries: flags.attempts ?? flags.retries,
@@ -198,14 +219,18 @@ export interface RunProgress {
 }
 
 export interface ExecuteResult {
-  doc: ResultsDocument;
-  results: CaseResult[];
+  /** The results document, read back from the final file on first use (the run itself never holds it). */
+  readonly doc: ResultsDocument;
+  /** Its case results, decoded on first use. */
+  readonly results: CaseResult[];
+  /** Counts the exit code needs, gathered while the document was written. */
+  facts: RunFacts;
   run: SuiteRunResult;
   finalFile: string;
   logFile: string;
   interrupted: boolean;
-  /** Cases whose samples all errored. */
-  infraFailed: CaseResult[];
+  /** Cases whose samples all errored, with the first error. */
+  infraFailed: RunFacts['infraFailed'];
   /** The first errored sample whose code is bad input (stale recording...), if any. */
   badInput?: { code: ErrorCode; message: string };
 }
@@ -222,7 +247,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   }
   let runId = newRunId();
   let startedAt = new Date().toISOString();
-  let prior = new Map<string, CaseResult>();
+  let prior = new Set<string>();
   let paths = resultsPaths({ projectDir: ctx.projectDir, runId, out: opts.finalFile ?? flags.out, cwd: ctx.cwd });
   let logFile = paths.logFile;
   const digests = caseDigests(opts.cases);
@@ -230,12 +255,12 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     const log = readResultsLog(resolve(ctx.cwd, opts.resumeLog));
     runId = log.header.runId;
     startedAt = log.header.startedAt;
-    prior = log.cases;
+    prior = new Set(log.cases.keys());
     logFile = resolve(ctx.cwd, opts.resumeLog);
     // The header's final file, unless --out was given again (stored --out values are absolute).
     paths = { finalFile: flags.out ? resolve(ctx.cwd, flags.out) : log.header.finalFile, logFile };
     checkResumeHeader({ file: opts.resumeLog, header: log.header, caseIds: opts.cases.map((c) => c.id), digests, options: opts.storedOptions });
-    const retried = [...prior.values()].filter(retryOnResume).map((r) => r.caseId);
+    const retried = [...log.cases.values()].filter(retryOnResume).map((r) => r.caseId);
     for (const id of retried) prior.delete(id);
     ctx.err(`resuming ${runId}: ${prior.size} of ${opts.cases.length} cases already finished${retried.length > 0 ? `; ${retried.length} with infrastructure errors run again` : ''}`);
   } else {
@@ -246,17 +271,18 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   ensureOutputDir(logFile, opts.resumeLog ? '--resume' : 'results log');
   const header: ResultsLogHeader = {
     type: 'run',
-    version: 1,
+    version: 2,
     runId,
     startedAt,
     finalFile: paths.finalFile,
     caseIds: opts.cases.map((c) => c.id),
     options: { ...opts.storedOptions, [CASE_DIGESTS_KEY]: digests },
   };
-  const log = openResultsLog(logFile, header);
+  // Cases go to the log as they finish (batched fsync); the document is streamed from it at the end.
+  const recorder = await openRunRecorder(logFile, header, { resume: !!opts.resumeLog });
 
   const telemetryConfig = resolveTelemetryConfig({
-    flags: { telemetry: opts.telemetry ?? flags.telemetry, captureContent: flags.captureContent, annotations: flags.annotations, endpoint: flags.endpoint },
+    flags: { telemetry: opts.telemetry ?? flags.telemetry, captureContent: flags.captureContent, annotations: flags.annotations, endpoint: flags.endpoint, langsmithFeedback: flags.langsmithFeedback },
     env: project.env,
     file: project.config.telemetry,
     projectDir: ctx.projectDir,
@@ -297,18 +323,23 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
       toolMode,
       samples: flags.samples,
       threshold,
+      ...(flags.passK ? { passK: flags.passK } : {}),
+      ...(flags.gate ? { gate: parseGate(flags.gate) } : {}),
       validateArgs: !!flags.validateArgs,
       concurrency,
       maxTurns: flags.maxTurns,
       systemPrompt,
       keepWorktrees: !!flags.keepWorktrees,
+      mcpServers: { projectDir: ctx.projectDir, env: project.env.raw },
+      ...(flags.verbose ? { onTurn: (e: TurnEvent) => ctx.err(formatTurnEvent(e)) } : {}),
       sandbox,
       ...(opts.signal ? { signal: opts.signal } : {}),
       runId,
       agentName: opts.agentName,
       telemetry: telemetry?.enabled ? telemetry : undefined,
-      skip: new Set(prior.keys()),
-      onCaseResult: (result) => log.append({ type: 'case', caseId: result.caseId, result }),
+      skip: prior,
+      keepResults: false,
+      onCaseResult: (result) => recorder.add(result),
       onSample: (p) => {
         opts.progress?.update(p.done, p.caseId);
         if (p.worktree) ctx.err(`kept worktree of ${p.caseId} sample ${p.sample}: ${p.worktree}`);
@@ -317,7 +348,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     });
   } finally {
     opts.progress?.stop();
-    log.close();
+    await recorder.close();
     try {
       await telemetry?.shutdown();
     } catch (err) {
@@ -325,42 +356,54 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     }
     await opts.provider.close().catch(() => {});
   }
-  const byId = new Map<string, CaseResult>(prior);
-  for (const r of run.results) byId.set(r.caseId, r);
-  const results = opts.cases.flatMap((c) => (byId.has(c.id) ? [byId.get(c.id)!] : []));
-  const doc = buildResultsDocument({
-    meta: {
-      run_id: runId,
-      started: startedAt,
-      provider: opts.providerLabel,
-      finished: new Date().toISOString(),
-      tool: 'runspec-eval',
-      version: VERSION,
-      model: opts.provider.model ?? flags.model ?? null,
-      base_url: redactUrl(opts.provider.baseUrl) ?? null,
-      test_suite: opts.suiteLabel,
-      ...(flags.samples !== undefined ? { n_runs_default: flags.samples } : {}),
-      tool_mode: toolMode,
-      validate_args: !!flags.validateArgs,
-      threshold,
-      shard: flags.shard ? { ...parseShard(flags.shard) } : null,
-      // Every selected case id before sharding, so `merge` restores the unsharded order.
-      case_order: opts.allIds,
-    },
-    iterations: [{ iteration: 0, timestamp: new Date().toISOString(), prompt: systemPrompt, caseResults: results }],
-  });
+  const meta = {
+    run_id: runId,
+    started: startedAt,
+    provider: opts.providerLabel,
+    finished: new Date().toISOString(),
+    tool: 'runspec-eval',
+    version: VERSION,
+    model: opts.provider.model ?? flags.model ?? null,
+    base_url: redactUrl(opts.provider.baseUrl) ?? null,
+    test_suite: opts.suiteLabel,
+    ...(flags.samples !== undefined ? { n_runs_default: flags.samples } : {}),
+    tool_mode: toolMode,
+    validate_args: !!flags.validateArgs,
+    threshold,
+    shard: flags.shard ? { ...parseShard(flags.shard) } : null,
+    // Every selected case id before sharding, so `merge` restores the unsharded order.
+    case_order: opts.allIds,
+  };
   const interrupted = run.cancelled;
-  if (!interrupted) writeResultsDocument(paths.finalFile, doc);
-  const infraFailed = results.filter((r) => r.samples.length > 0 && r.samples.every((s) => s.status === 'errored'));
-  let badInput: ExecuteResult['badInput'];
-  for (const r of results) {
-    for (const s of r.samples) {
-      if (s.status === 'errored' && !badInput && (EXIT_CODES as Record<string, number>)[s.error.code] === 2) {
-        badInput = { code: s.error.code as ErrorCode, message: s.error.message };
-      }
-    }
+  // An interrupted run writes no results file; its partial document is rendered from a scratch copy.
+  const docFile = interrupted ? `${logFile}.partial-${process.pid}.json` : paths.finalFile;
+  const facts = recorder.writeDocument(docFile, {
+    meta,
+    iteration: { iteration: 0, timestamp: new Date().toISOString(), ...(systemPrompt !== undefined ? { prompt: systemPrompt } : {}) },
+    caseIds: opts.cases.map((c) => c.id),
+  });
+  let doc: ResultsDocument | undefined;
+  if (interrupted) {
+    doc = JSON.parse(readFileSync(docFile, 'utf8')) as ResultsDocument;
+    rmSync(docFile, { force: true });
   }
-  return { doc, results, run, finalFile: paths.finalFile, logFile, interrupted, infraFailed, badInput };
+  let results: CaseResult[] | undefined;
+  const loadDoc = (): ResultsDocument => (doc ??= JSON.parse(readFileSync(paths.finalFile, 'utf8')) as ResultsDocument);
+  return {
+    get doc() {
+      return loadDoc();
+    },
+    get results() {
+      return (results ??= caseResultsFromDocument(loadDoc()));
+    },
+    facts,
+    run,
+    finalFile: paths.finalFile,
+    logFile,
+    interrupted,
+    infraFailed: facts.infraFailed,
+    ...(facts.badInput ? { badInput: facts.badInput } : {}),
+  };
 }
 
 
@@ -376,11 +419,11 @@ function readText(file: string, what: string): string {
  * The exit code of one run: 2 a sample hit bad input (a stale recording...), 3 interrupted or a case
  * whose every sample errored (infrastructure), 1 a case below its threshold, 0 otherwise.
  */
-export function exitCodeOf(r: Pick<ExecuteResult, 'interrupted' | 'infraFailed' | 'badInput' | 'results'>, opts: { failOnUnscorable?: boolean } = {}): number {
+export function exitCodeOf(r: Pick<ExecuteResult, 'interrupted' | 'infraFailed' | 'badInput' | 'facts'>, opts: { failOnUnscorable?: boolean } = {}): number {
   if (r.badInput) return 2;
   if (r.interrupted || r.infraFailed.length > 0) return 3;
-  if (r.results.some((c) => !c.meetsThreshold)) return 1;
-  if (opts.failOnUnscorable && r.results.some((c) => (c.unscorable ?? 0) > 0)) return 1;
+  if (r.facts.belowThreshold > 0) return 1;
+  if (opts.failOnUnscorable && r.facts.unscorableCases > 0) return 1;
   return 0;
 }
 
@@ -388,12 +431,9 @@ export function exitCodeOf(r: Pick<ExecuteResult, 'interrupted' | 'infraFailed' 
 export function problemsOf(r: ExecuteResult): string[] {
   const lines: string[] = [];
   if (r.badInput) lines.push(`error: ${r.badInput.message}`);
-  for (const c of r.infraFailed) {
-    const first = c.samples.find((s) => s.status === 'errored');
-    if (first && first.status === 'errored') lines.push(`error: ${c.caseId}: every sample failed: ${first.error.message}`);
-  }
+  for (const c of r.infraFailed) lines.push(`error: ${c.caseId}: every sample failed: ${c.message}`);
   if (r.interrupted) {
-    lines.push(`interrupted: ${r.results.length} of ${r.results.length + r.run.unfinished.length} cases finished; resume with --resume ${r.logFile}`);
+    lines.push(`interrupted: ${r.facts.cases} of ${r.facts.cases + r.run.unfinished.length} cases finished; resume with --resume ${r.logFile}`);
   }
   return lines;
 }
@@ -453,6 +493,12 @@ export interface RunEvalOutcome {
 export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Promise<RunEvalOutcome> {
   let { targets, flags } = options;
   let suiteLabel = options.suiteLabel ?? suiteLabelOf(targets);
+  // Checked before anything runs: a comparison is a table, JSON or Markdown, never a JUnit or HTML report.
+  if (options.compare && flags.output !== undefined && !(COMPARISON_FORMATS as readonly string[]).includes(flags.output)) {
+    throw new UsageError('USAGE', `--output ${flags.output}: compare prints the side-by-side summary as ${COMPARISON_FORMATS.join(', ')}`, {
+      hint: `each provider's results file is written anyway: render it with \`runspec-eval report RESULTS.json --output ${flags.output}\``,
+    });
+  }
   if (flags.resume) {
     if (options.compare) throw new UsageError('USAGE', '--resume: cannot be combined with --compare', { hint: 'resume each provider\'s log on its own' });
     // The log header keeps the original targets and flags; flags given now win (e.g. a new --concurrency).

@@ -9,14 +9,13 @@ import type { Env } from '../config/env.js';
 import { loadConfigFile } from '../config/file.js';
 import type { ConfigFile } from '../config/file.js';
 import { resolveRunSettings } from '../config/settings.js';
-import { resolveTelemetryConfig } from '../config/telemetry.js';
+import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
 import { discoverFixtures, loadCasesFromPaths, mergeSuites } from '../fixtures/discover.js';
 import { selectCases } from '../fixtures/select.js';
 import { loadToolset } from '../toolset/load.js';
-import { buildSpanAnnotations, postSpanAnnotations } from '../telemetry/phoenix.js';
-import { createTelemetry } from '../telemetry/telemetry.js';
-import { emitVerdictSpan } from '../telemetry/render.js';
-import { annotationTls } from '../telemetry/telemetry.js';
+import type { emitVerdictSpan } from '../telemetry/render.js';
+import type { postSpanAnnotations } from '../telemetry/phoenix.js';
+import type { annotationTls } from '../telemetry/telemetry.js';
 import { traceLink } from '../core/trace-link.js';
 import type { AnnotationTarget } from '../telemetry/phoenix.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
@@ -27,11 +26,11 @@ import type { TraceRule } from '../traces/rules.js';
 import type { Case } from '../types/case.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import type { AppContext } from './context.js';
+import { ownToolsetOf, toolsetSpecFor } from './run-suite.js';
 import { aggregateCase, type AggregateSubject } from '../scoring/samples.js';
 import { buildResultsDocument, type ResultsDocument, type ResultsMeta } from '../report/results.js';
 import type { SampleOutcome } from '../types/verdict.js';
 import { VERSION } from '../core/version.js';
-import { toolsetSpecFor } from './run-suite.js';
 
 /** Options shared by `score` and `serve` (their flags). */
 export interface TraceScoringFlags {
@@ -43,6 +42,8 @@ export interface TraceScoringFlags {
   rules?: string;
   annotate?: boolean;
   phoenixUrl?: string;
+  /** With `annotate`: post verdicts as LangSmith feedback too (or `[telemetry.langsmith] feedback`). */
+  langsmithFeedback?: boolean;
   export?: boolean;
   otlpEndpoint?: string;
 }
@@ -91,7 +92,7 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   };
   // Each case gets the toolset `run` would give it, so a live run and its traces score the same.
   const byCase = new Map<Case, Toolset>();
-  for (const c of cases) byCase.set(c, await load(toolsetSpecFor(c, toolsetSpec, env, config)));
+  for (const c of cases) byCase.set(c, ownToolsetOf(c, toolsetSpec, env) ?? (await load(toolsetSpecFor(c, toolsetSpec, env, config))));
   const ruleToolset = toolsetSpec ? await load(toolsetSpec) : undefined;
   if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; without it those rules are unscorable (the check cannot be judged)');
   // The same resolver as `run` (RUNSPEC_TOOL_MODE included); left unset, each trace's own tool mode
@@ -106,7 +107,10 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   if (hashKey !== undefined) scorer.hashKey = hashKey;
   for (const w of env.warnings) ctx.warn(w);
   env.warnings.length = 0;
-  const sinks = createVerdictSinks(ctx, flags, env, config);
+  // The OpenTelemetry SDK loads only for --export / --annotate (most of a cold start otherwise).
+  const tm: TelemetryModules | undefined =
+    flags.export || flags.annotate ? { ...(await import('../telemetry/index.js')), annotationTls: (await import('../telemetry/telemetry.js')).annotationTls } : undefined;
+  const sinks = createVerdictSinks(ctx, flags, env, config, tm);
   const template = config.telemetry?.trace_url;
   const project = config.telemetry?.project ?? env.get('PHOENIX_PROJECT_NAME');
   const decorate = (line: TraceVerdictLine): TraceVerdictLine => {
@@ -116,27 +120,33 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   return { scorer, env, config, cases, rules, sinks, decorate };
 }
 
-function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env, config: ConfigFile): VerdictSinks {
+type TelemetryModules = typeof import('../telemetry/index.js') & { annotationTls: typeof annotationTls };
+
+function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env, config: ConfigFile, tm: TelemetryModules | undefined): VerdictSinks {
   let telemetry: Telemetry | undefined;
   let annotationsUrl: string | undefined;
   let apiKey: string | undefined;
+  let langsmith: TelemetryConfig['langsmith'];
   let tls: ReturnType<typeof annotationTls> = {};
   if (flags.export || flags.annotate) {
-    const tflags: { telemetry: boolean; endpoint?: string } = { telemetry: true };
+    const tflags: { telemetry: boolean; endpoint?: string; langsmithFeedback?: boolean; feedbackOnly: boolean } = { telemetry: true, feedbackOnly: true };
     if (flags.otlpEndpoint) tflags.endpoint = flags.otlpEndpoint;
+    if (flags.langsmithFeedback !== undefined) tflags.langsmithFeedback = flags.langsmithFeedback;
     const cfg = resolveTelemetryConfig({ flags: tflags, env, file: config.telemetry, projectDir: ctx.projectDir });
     for (const w of env.warnings) ctx.warn(w);
     env.warnings.length = 0;
     if (flags.export) {
       if (cfg.exporter.kind === 'file') ctx.warn(`--export: no OTLP endpoint configured; verdict spans go to ${cfg.exporter.dir}`);
-      telemetry = createTelemetry(cfg, { onWarning: (w) => ctx.warn(w) });
+      telemetry = tm!.createTelemetry(cfg, { onWarning: (w) => ctx.warn(w) });
     }
     if (flags.annotate) {
-      annotationsUrl = flags.phoenixUrl ?? cfg.annotationsUrl;
+      langsmith = cfg.langsmith;
+      // With LangSmith feedback on, Phoenix is posted to only when asked for by URL or [telemetry] eval_annotations.
+      annotationsUrl = flags.phoenixUrl ?? (langsmith && !config.telemetry?.eval_annotations ? undefined : cfg.annotationsUrl);
       apiKey = cfg.apiKey;
       // The annotation POST trusts what the export trusts (CA file, client certificate and key).
-      tls = annotationTls(cfg);
-      if (!annotationsUrl) {
+      tls = tm!.annotationTls(cfg);
+      if (!annotationsUrl && !langsmith) {
         throw new UsageError('USAGE', '--annotate: no Phoenix URL (expected --phoenix-url or a telemetry endpoint)', {
           hint: 'pass --phoenix-url http://127.0.0.1:6006, or set OTEL_EXPORTER_OTLP_ENDPOINT to your Phoenix',
         });
@@ -145,12 +155,24 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
   }
   let pending: AnnotationTarget[] = [];
   const flushAnnotations = async (): Promise<void> => {
-    if (!annotationsUrl || pending.length === 0) return;
+    if (pending.length === 0) return;
     const batch = pending;
     pending = [];
-    const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: buildSpanAnnotations(batch), ...tls };
+    if (langsmith) {
+      const { buildLangSmithFeedback, postLangSmithFeedback } = await import('../telemetry/langsmith.js');
+      const r = await postLangSmithFeedback({
+        endpoint: langsmith.endpoint,
+        feedback: buildLangSmithFeedback(batch),
+        maxWaitMs: langsmith.maxWaitMs,
+        ...(langsmith.apiKey !== undefined ? { apiKey: langsmith.apiKey } : {}),
+        ...(langsmith.backoffMs !== undefined ? { backoffMs: langsmith.backoffMs } : {}),
+      });
+      if (r.warning) ctx.warn(r.warning);
+    }
+    if (!annotationsUrl) return;
+    const opts: Parameters<typeof postSpanAnnotations>[0] = { baseUrl: annotationsUrl, annotations: tm!.buildSpanAnnotations(batch), ...tls };
     if (apiKey) opts.apiKey = apiKey;
-    const r = await postSpanAnnotations(opts);
+    const r = await tm!.postSpanAnnotations(opts);
     if (r.warning) ctx.warn(r.warning);
   };
   return {
@@ -163,12 +185,12 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
             const input: Parameters<typeof emitVerdictSpan>[1] = { target, verdict: v.verdict };
             if (v.caseId !== undefined) input.caseId = v.caseId;
             if (v.rule !== undefined) input.rule = v.rule;
-            emitVerdictSpan(telemetry.tracer, input);
+            tm!.emitVerdictSpan(telemetry.tracer, input);
           } catch (err) {
             ctx.warn(`--export: verdict span not emitted (${(err as Error).message})`);
           }
         }
-        if (annotationsUrl) pending.push({ spanId: target.spanId, caseId: v.caseId ?? v.rule ?? v.verdict.caseId, sample: v.verdict.sample, verdict: v.verdict });
+        if (annotationsUrl || langsmith) pending.push({ spanId: target.spanId, caseId: v.caseId ?? v.rule ?? v.verdict.caseId, sample: v.verdict.sample, verdict: v.verdict });
       }
     },
     flushAnnotations,

@@ -1,5 +1,7 @@
+import { statSync } from 'node:fs';
 import { redactUrlsInText } from '../core/redact-url.js';
 import { resolve } from 'node:path';
+import { UsageError } from '../errors.js';
 import type { EnvSource } from '../config/env.js';
 
 /** What every command gets: where the project is, the environment, and the streams to print to. */
@@ -35,8 +37,14 @@ export function createContext(opts: {
 }): CliContext {
   const stdout = opts.stdout;
   const stderr = opts.stderr;
+  const projectDir = resolve(opts.cwd, opts.path ?? '.');
+  if (opts.path !== undefined && statSync(projectDir, { throwIfNoEntry: false })?.isFile()) {
+    throw new UsageError('USAGE', `--path ${opts.path}: is a file; expected the project directory (the one holding runspec.toml and .runspec/)`, {
+      hint: `name a fixture file as a target instead: runspec-eval run ${opts.path}`,
+    });
+  }
   return {
-    projectDir: resolve(opts.cwd, opts.path ?? '.'),
+    projectDir,
     cwd: opts.cwd,
     env: opts.env,
     stdout,

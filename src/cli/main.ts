@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { exitCodeFor, isRunspecError } from '../errors.js';
@@ -47,9 +47,19 @@ export async function main(opts: MainOptions): Promise<number> {
     }
     return ctx;
   };
-  const wanted = COMMAND_LOADERS.find((c) => c.name === commandName(opts.argv));
-  const modules = await Promise.all((wanted ? [wanted] : COMMAND_LOADERS).map((c) => c.load()));
-  for (const mod of modules) mod.register(program, getContext, (c) => (exitCode = c));
+  const name = commandName(opts.argv);
+  // `help X` needs X's module only.
+  const wanted = COMMAND_LOADERS.find((c) => c.name === (name === 'help' ? commandName(opts.argv.slice(opts.argv.indexOf('help') + 1)) : name));
+  if (wanted) {
+    (await wanted.load()).register(program, getContext, (c) => (exitCode = c));
+  } else {
+    // Top-level help, --version, or an unknown command: list the commands from the table, importing none
+    // of them (start-up stays near a bare `node`).
+    const terms = new Map(COMMAND_LOADERS.map((c) => [c.name, c.term]));
+    for (const c of COMMAND_LOADERS) program.command(c.name).description(c.summary);
+    const builtin = new Help();
+    program.configureHelp({ subcommandTerm: (cmd) => terms.get(cmd.name()) ?? builtin.subcommandTerm(cmd) });
+  }
   for (const sub of program.commands) sub.exitOverride().configureOutput(program.configureOutput());
   try {
     if (opts.argv.length === 0) {

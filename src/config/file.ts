@@ -15,6 +15,8 @@ export const ProviderProfileSchema = z
     script: z.string().optional(),
     temperature: z.number().optional(),
     max_tokens: z.number().int().positive().optional(),
+    reasoning_effort: z.enum(['low', 'medium', 'high']).optional(),
+    context_window: z.number().int().positive().optional(),
     timeout_ms: z.number().int().positive().optional(),
   })
   .strict();
@@ -52,7 +54,7 @@ export const ConfigFileSchema = z
       .object({
         enabled: z.boolean().optional(),
         endpoint: z.string().optional(),
-        protocol: z.enum(['http/protobuf', 'http/json']).optional(),
+        protocol: z.enum(['http/protobuf', 'http/json', 'grpc']).optional(),
         capture_content: z.union([z.boolean(), z.literal('hashed')]).optional(),
         trace_url: z.string().optional(),
         eval_annotations: z.boolean().optional(),
@@ -63,6 +65,21 @@ export const ConfigFileSchema = z
         timeout_ms: z.number().int().positive().optional(),
         service_name: z.string().optional(),
         dir: z.string().optional(),
+        langsmith: z
+          .object({
+            /** Post each verdict as LangSmith feedback on the root span's run. */
+            feedback: z.boolean().optional(),
+            /** API base (LANGSMITH_ENDPOINT wins); a self-hosted one ends in /api/v1. */
+            endpoint: z.string().optional(),
+            /** Name of the variable holding the key (LANGSMITH_API_KEY by default). */
+            api_key_env: z.string().optional(),
+            /** Longest wait for runs to be ingested. @default 60000 */
+            max_wait_ms: z.number().int().positive().optional(),
+            /** First wait between retries of not-yet-ingested runs; doubles up to 8 s. @default 1000 */
+            backoff_ms: z.number().int().positive().optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),

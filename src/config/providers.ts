@@ -54,6 +54,8 @@ export interface ProviderFlags {
   baseUrl?: string;
   temperature?: number;
   maxTokens?: number;
+  reasoningEffort?: 'low' | 'medium' | 'high';
+  contextWindow?: number;
   timeoutMs?: number;
   retries?: number;
 }
@@ -115,8 +117,9 @@ export function resolveProviderSpec(name: string | undefined, opts: ResolveProvi
     script: scriptPath ? (isAbsolute(scriptPath) ? scriptPath : resolve(opts.projectDir ?? '.', scriptPath)) : undefined,
     temperature: firstSet(flags.temperature, undefined, profile?.temperature ?? llm.temperature, undefined).value,
     maxTokens: firstSet(flags.maxTokens, undefined, profile?.max_tokens ?? llm.max_tokens, undefined).value,
-    reasoningEffort: llm.reasoning_effort,
-    contextWindow: llm.context_window,
+    // Sent only when set (a flag or [llm]): reasoning_effort on a non-reasoning model is a 400.
+    reasoningEffort: firstSet(flags.reasoningEffort, undefined, profile?.reasoning_effort ?? llm.reasoning_effort, undefined).value,
+    contextWindow: firstSet(flags.contextWindow, undefined, profile?.context_window ?? llm.context_window, undefined).value,
     timeoutMs: firstSet(flags.timeoutMs, env.int('RUNSPEC_TIMEOUT_MS'), profile?.timeout_ms ?? llm.timeout_ms, undefined).value,
     retries: firstSet(flags.retries, undefined, llm.retries, undefined).value,
   };

@@ -30,16 +30,41 @@ const ScheduleSchema = z
   })
   .strict();
 
-const SchedulesFileSchema = z.object({ schedule: z.array(ScheduleSchema).default([]) }).strict();
+/** An eval entry: `action = "eval"`, or no action at all (then the schema says it is missing). */
+function isEvalEntry(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && ((v as Record<string, unknown>).action === 'eval' || !('action' in v));
+}
+
+// The file may be shared with other tools: their [[schedule]] entries (any action but "eval") and their
+// top-level keys are kept as they are and ignored; eval entries are checked in full.
+const EntrySchema = z.unknown().superRefine((v, ctx) => {
+  if (!isEvalEntry(v)) return;
+  const r = ScheduleSchema.safeParse(v);
+  if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+});
+const SchedulesFileSchema = z.looseObject({ schedule: z.array(EntrySchema).default([]) });
 
 export type ScheduleEntry = z.infer<typeof ScheduleSchema>;
 
 export const SCHEDULES_FILE = 'runspec_schedules.toml';
 
-/** Read the project's schedules; a missing file is no schedules. Every cron expression is checked. */
+/**
+ * Read the project's eval schedules; a missing file is no schedules. Every cron expression is checked;
+ * entries of other tools (`action` other than "eval") are ignored.
+ */
 export function loadSchedules(projectDir: string): ScheduleEntry[] {
+  return readSchedulesFile(projectDir).evals;
+}
+
+interface SchedulesFile {
+  evals: ScheduleEntry[];
+  /** The whole file, other tools' entries and keys included, for rewriting. */
+  data: { schedule: unknown[] } & Record<string, unknown>;
+}
+
+function readSchedulesFile(projectDir: string): SchedulesFile {
   const file = join(projectDir, SCHEDULES_FILE);
-  if (!existsSync(file)) return [];
+  if (!existsSync(file)) return { evals: [], data: { schedule: [] } };
   const error = (message: string, opts: { hint?: string; cause?: unknown }): ConfigError => new ConfigError('CONFIG', message, opts);
   const source = parseStructuredText(readFileSync(file, 'utf8'), { file, format: 'toml', error });
   const parsed = {
@@ -50,8 +75,9 @@ export function loadSchedules(projectDir: string): ScheduleEntry[] {
     }),
   };
   const lines = parsed.data.schedule.map((_, i) => source.lines(['schedule', i, 'id']));
+  const evals = parsed.data.schedule.flatMap((raw, index) => (isEvalEntry(raw) ? [{ s: ScheduleSchema.parse(raw), i: index }] : []));
   const seen = new Set<string>();
-  parsed.data.schedule.forEach((s, i) => {
+  evals.forEach(({ s, i }) => {
     if (seen.has(s.id)) throw new ConfigError('CONFIG', `${file}:${lines[i] ?? '?'}: schedule[${i}].id: duplicate id ${JSON.stringify(s.id)}`);
     seen.add(s.id);
     try {
@@ -62,7 +88,7 @@ export function loadSchedules(projectDir: string): ScheduleEntry[] {
       });
     }
   });
-  return parsed.data.schedule;
+  return { evals: evals.map((e) => e.s), data: parsed.data as SchedulesFile['data'] };
 }
 
 /** A cron expression (five fields, or six with seconds first) in the schedule's time zone (default UTC). */
@@ -96,7 +122,9 @@ export function saveSchedule(projectDir: string, entry: ScheduleEntry): void {
   } catch (err) {
     throw new ConfigError('CONFIG', `schedule ${entry.id}: --cron: not a cron expression (${JSON.stringify(entry.when.cron)}): ${(err as Error).message}`);
   }
-  const existing = loadSchedules(projectDir).filter((s) => s.id !== entry.id);
+  const { data } = readSchedulesFile(projectDir);
+  // Other tools' entries stay where they are; an eval entry with this id is replaced.
+  const kept = data.schedule.filter((s) => !(isEvalEntry(s) && (s as { id?: unknown }).id === entry.id));
   const file = join(projectDir, SCHEDULES_FILE);
-  writeFileAtomic(file, stringifyToml({ schedule: [...existing, parsed.data] }) + '\n');
+  writeFileAtomic(file, stringifyToml({ ...data, schedule: [...kept, parsed.data] }) + '\n');
 }

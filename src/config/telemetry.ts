@@ -11,7 +11,7 @@ import type { Env } from './env.js';
 import type { ConfigFile } from './file.js';
 import { firstSet, type Source } from './setting.js';
 
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
+export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
 export type OtlpCompression = 'gzip' | 'none';
 
 /** Where spans go: an OTLP/HTTP endpoint, or the embedded OTLP JSON lines file sink. */
@@ -68,8 +68,24 @@ export interface TelemetryConfig {
   apiKeyEnv: string;
   /** The key read from `apiKeyEnv` (secret: never print). */
   apiKey?: string;
+  /** LangSmith native feedback, when `[telemetry.langsmith] feedback = true` or the flag asks for it. */
+  langsmith?: LangSmithFeedbackConfig;
   /** Where each setting came from, for `--print-config`. */
   sources: Record<'enabled' | 'captureContent' | 'annotations' | 'endpoint' | 'protocol' | 'timeoutMs', Source>;
+}
+
+/** The default LangSmith API base, as LangSmith's SDKs use it when LANGSMITH_ENDPOINT is unset. */
+export const LANGSMITH_DEFAULT_ENDPOINT = 'https://api.smith.langchain.com';
+
+export interface LangSmithFeedbackConfig {
+  /** API base: LANGSMITH_ENDPOINT > runspec.toml > https://api.smith.langchain.com. */
+  endpoint: string;
+  /** From LANGSMITH_API_KEY (or `api_key_env`); secret: never print. */
+  apiKey?: string;
+  /** @default 60000 */
+  maxWaitMs: number;
+  /** First retry backoff. @default 1000 */
+  backoffMs?: number;
 }
 
 export interface TelemetryFlags {
@@ -81,6 +97,10 @@ export interface TelemetryFlags {
   annotations?: boolean;
   /** `--endpoint` (run) / `--otlp-endpoint` (score): a traces URL (a bare origin gets `/v1/traces`). */
   endpoint?: string;
+  /** `--langsmith-feedback` / `--no-langsmith-feedback`. */
+  langsmithFeedback?: boolean;
+  /** Feedback on traces exported elsewhere (`score --annotate`): no OTLP endpoint needed. */
+  feedbackOnly?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -123,13 +143,15 @@ export function resolveTelemetryConfig(input: {
   }
   const annotations = firstSet(flags.annotations, undefined, file.eval_annotations, false);
 
-  // Endpoint: ours (flag, file) is a traces URL; a bare origin gets /v1/traces for convenience.
-  const flagUrl = flags.endpoint === undefined ? undefined : oursTracesUrl(flags.endpoint, 'endpoint flag');
-  const fileUrl = file.endpoint === undefined ? undefined : oursTracesUrl(file.endpoint, place('endpoint'));
-  const envUrl = envTracesUrl(env, warn);
-  const endpoint = firstSet<string | undefined>(flagUrl, envUrl, fileUrl, undefined);
-
   const protocol = firstSet<OtlpProtocol>(undefined, envProtocol(env, warn), file.protocol, 'http/protobuf');
+  const grpc = protocol.value === 'grpc';
+
+  // Endpoint: ours (flag, file) is a traces URL; a bare origin gets /v1/traces for convenience. Over gRPC
+  // every endpoint is used as given (the spec appends no path for grpc).
+  const flagUrl = flags.endpoint === undefined ? undefined : oursTracesUrl(flags.endpoint, 'endpoint flag', grpc);
+  const fileUrl = file.endpoint === undefined ? undefined : oursTracesUrl(file.endpoint, place('endpoint'), grpc);
+  const envUrl = envTracesUrl(env, warn, grpc);
+  const endpoint = firstSet<string | undefined>(flagUrl, envUrl, fileUrl, undefined);
 
   const envTimeout = envTimeoutMs(env, warn);
   const timeoutMs = firstSet(undefined, envTimeout, file.timeout_ms, DEFAULT_TIMEOUT_MS);
@@ -209,7 +231,13 @@ export function resolveTelemetryConfig(input: {
   ) {
     exporter.headers.authorization = `Bearer ${apiKey}`;
   }
+  let langsmith = resolveLangSmith(flags, env, file.langsmith, place);
+  if (langsmith && enabled.value && exporter.kind === 'file' && !flags.feedbackOnly) {
+    warn('telemetry: LangSmith feedback needs the traces exported to LangSmith (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=…/otel/v1/traces); skipped');
+    langsmith = undefined;
+  }
   return {
+    ...(langsmith !== undefined ? { langsmith } : {}),
     enabled: enabled.value,
     captureContent: captureContent.value,
     captureHashed,
@@ -232,6 +260,32 @@ export function resolveTelemetryConfig(input: {
       protocol: protocol.source,
       timeoutMs: timeoutMs.source,
     },
+  };
+}
+
+function resolveLangSmith(
+  flags: TelemetryFlags,
+  env: Env,
+  file: NonNullable<ConfigFile['telemetry']>['langsmith'],
+  place: (key: string) => string,
+): LangSmithFeedbackConfig | undefined {
+  const on = firstSet(flags.langsmithFeedback, undefined, file?.feedback, false).value;
+  if (!on) return undefined;
+  const keyEnv = file?.api_key_env ?? 'LANGSMITH_API_KEY';
+  if (!ENV_NAME_RE.test(keyEnv)) {
+    throw new ConfigError('CONFIG', `${place('langsmith.api_key_env')}: expected the NAME of an environment variable (got ${JSON.stringify(keyEnv)})`, {
+      hint: 'write api_key_env = "LANGSMITH_API_KEY" and export the key in that variable; keys never go in files',
+    });
+  }
+  // As LangSmith's SDKs read them: LANGSMITH_* first, then the older LANGCHAIN_* names.
+  const endpointValue = env.get('LANGSMITH_ENDPOINT') ?? env.get('LANGCHAIN_ENDPOINT') ?? file?.endpoint ?? LANGSMITH_DEFAULT_ENDPOINT;
+  const endpoint = stripSlash(checkUrl(endpointValue, env.get('LANGSMITH_ENDPOINT') !== undefined ? 'LANGSMITH_ENDPOINT' : place('langsmith.endpoint')));
+  const apiKey = env.get(keyEnv) ?? (file?.api_key_env === undefined ? env.get('LANGCHAIN_API_KEY') : undefined);
+  return {
+    endpoint,
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    maxWaitMs: file?.max_wait_ms ?? 60_000,
+    ...(file?.backoff_ms !== undefined ? { backoffMs: file.backoff_ms } : {}),
   };
 }
 
@@ -263,23 +317,25 @@ function checkUrl(value: string, where: string): string {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
     throw new ConfigError('CONFIG', `${where}: expected an http(s) URL (got ${JSON.stringify(value)})`, {
-      hint: 'gRPC is not supported; use the OTLP/HTTP port (4318, or 6006 for Phoenix)',
+      hint: 'write http(s)://host:port; for OTLP/gRPC set OTEL_EXPORTER_OTLP_PROTOCOL=grpc (port 4317)',
     });
   }
   return value;
 }
 
-function oursTracesUrl(value: string, where: string): string {
+function oursTracesUrl(value: string, where: string, grpc = false): string {
   const u = new URL(checkUrl(value, where));
+  if (grpc) return value;
   if (u.pathname === '/' || u.pathname === '') u.pathname = '/v1/traces';
   return u.toString();
 }
 
-function envTracesUrl(env: Env, warn: (m: string) => void): string | undefined {
+function envTracesUrl(env: Env, warn: (m: string) => void, grpc = false): string | undefined {
   const specific = httpUrlFromEnv(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', warn);
   if (specific !== undefined) return specific;
   const base = httpUrlFromEnv(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', warn);
   if (base === undefined) return undefined;
+  if (grpc) return base;
   return base.endsWith('/') ? `${base}v1/traces` : `${base}/v1/traces`;
 }
 
@@ -298,12 +354,8 @@ function envProtocol(env: Env, warn: (m: string) => void): OtlpProtocol | undefi
   for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
     const v = env.get(name);
     if (v === undefined) continue;
-    if (v === 'http/protobuf' || v === 'http/json') return v;
-    warn(
-      v === 'grpc'
-        ? `${name}: grpc is not supported; using http/protobuf (point the endpoint at the OTLP/HTTP port)`
-        : `${name}: expected http/protobuf or http/json (got ${JSON.stringify(v)}); using http/protobuf`,
-    );
+    if (v === 'http/protobuf' || v === 'http/json' || v === 'grpc') return v;
+    warn(`${name}: expected http/protobuf, http/json or grpc (got ${JSON.stringify(v)}); using http/protobuf`);
     return undefined;
   }
   return undefined;

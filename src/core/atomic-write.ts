@@ -29,3 +29,55 @@ function rmQuiet(file: string): void {
     // best effort: a leftover temp file is harmless
   }
 }
+
+/** A file written piece by piece and renamed into place at the end (see {@link writeFileAtomic}). */
+export interface AtomicFileWriter {
+  write(text: string): void;
+  /** fsync, close and rename over the target. */
+  commit(): void;
+  /** Close and remove the temp file; the target is untouched. */
+  abort(): void;
+}
+
+/** Open an {@link AtomicFileWriter}: writes are buffered up to 1 MiB, then go to a temp file. */
+export function createAtomicFileWriter(file: string): AtomicFileWriter {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  const fd = openSync(tmp, 'w');
+  let pending: string[] = [];
+  let pendingLength = 0;
+  let done = false;
+  const drain = (): void => {
+    if (pending.length === 0) return;
+    writeSync(fd, pending.join(''));
+    pending = [];
+    pendingLength = 0;
+  };
+  return {
+    write(text) {
+      pending.push(text);
+      pendingLength += text.length;
+      if (pendingLength >= 1 << 20) drain();
+    },
+    commit() {
+      if (done) return;
+      done = true;
+      try {
+        drain();
+        fsyncSync(fd);
+      } catch (err) {
+        closeSync(fd);
+        rmQuiet(tmp);
+        throw err;
+      }
+      closeSync(fd);
+      renameSync(tmp, file);
+    },
+    abort() {
+      if (done) return;
+      done = true;
+      closeSync(fd);
+      rmQuiet(tmp);
+    },
+  };
+}

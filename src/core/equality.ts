@@ -11,8 +11,13 @@ import { canonicalJson } from './canonical-json.js';
  * - `text` (turnstone's "same string value"): strings as they are, anything else as canonical JSON text,
  *   so `"3"` equals `3` but `"Prod"` does not equal `"prod"`; key order does not matter.
  * - `strict`: the same JSON value, key order aside; `"3" ≠ 3`.
+ * - `bfcl` (the Berkeley Function Calling Leaderboard's checker, bfcl_eval ast_checker): strings compare
+ *   after {@link bfclStandardize} (`"April 1, 2024"` equals `"april 1 2024"`); lists element by element,
+ *   string items standardised the same way; anything else as the same JSON value (numbers by value, so an
+ *   int equals the float of the same value). The type rules that need a parameter's declared type live
+ *   with the BFCL argument check (scoring/arg-match.ts `bfclArgMatch`).
  */
-export const EQUALITY_MODES = ['tolerant', 'text', 'strict'] as const;
+export const EQUALITY_MODES = ['tolerant', 'text', 'strict', 'bfcl'] as const;
 export type EqualityMode = (typeof EQUALITY_MODES)[number];
 
 /** A decimal number as a whole string: `-1`, `+2.5`, `.5`, `1e3` (not `''`, `0x10`, `Infinity`). */
@@ -37,8 +42,26 @@ function sameNumber(a: number, b: number): boolean {
  */
 export function valuesEqual(a: unknown, b: unknown, mode: EqualityMode = 'tolerant'): boolean {
   if (mode === 'strict') return strictEquals(a, b);
+  if (mode === 'bfcl') return bfclEquals(a, b);
   if (mode === 'text') return valueText(a) === valueText(b);
   return tolerantEquals(a, b);
+}
+
+/**
+ * BFCL's string normalisation: spaces and `,./-_*^` removed, lowercase, single quotes as double quotes.
+ *
+ * @example bfclStandardize('New York, NY') // 'newyorkny'
+ */
+export function bfclStandardize(text: string): string {
+  return text.replace(/[ ,./\-_*^]/g, '').toLowerCase().replace(/'/g, '"');
+}
+
+function bfclEquals(a: unknown, b: unknown): boolean {
+  if (typeof a === 'string' && typeof b === 'string') return bfclStandardize(a) === bfclStandardize(b);
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((x, i) => (typeof x === 'string' && typeof b[i] === 'string' ? bfclStandardize(x) === bfclStandardize(b[i] as string) : canonicalJson(x) === canonicalJson(b[i])));
+  }
+  return canonicalJson(a) === canonicalJson(b);
 }
 
 /** A value as `text` mode compares it: strings as they are, anything else as canonical JSON. */

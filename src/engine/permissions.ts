@@ -39,6 +39,10 @@ export function permissionsFor(c: Pick<Case, 'dialect' | 'settings'>): ToolPermi
 export function deniedReason(perms: ToolPermissions, runnable: Pick<Runnable, 'name' | 'category'>): string | undefined {
   if (perms.deny.has(runnable.name)) return `${runnable.name} is denied for this case (tools_deny)`;
   const action = perms.byTool[runnable.name] ?? perms.byCategory[runnable.category];
-  if (action === 'deny') return `${runnable.name} is a ${runnable.category} tool and ${runnable.category} tools are denied for this case (tool_permission)`;
+  if (perms.byTool[runnable.name] === 'deny') return `${runnable.name} is denied for this case (tool_permission)`;
+  if (action === 'deny') {
+    const article = /^[aeiou]/.test(runnable.category) ? 'an' : 'a';
+    return `${runnable.name} is ${article} ${runnable.category} tool and ${runnable.category} tools are denied for this case (tool_permission)`;
+  }
   return undefined;
 }

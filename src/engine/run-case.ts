@@ -6,6 +6,8 @@ import type { Case } from '../types/case.js';
 import type { Message, ModelCallRecord, Run, RunError, ToolCall, ToolCallRecord, Usage } from '../types/run.js';
 import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
 import { deniedReason, permissionsFor, type ToolPermissions } from './permissions.js';
+import type { ToolHost } from './mcp-tools.js';
+import { answerMock, mockRulesFor, newMockCounters, type MockCounters } from './tool-mocks.js';
 import { commandEnvFor, executeWorkspaceTool, isWorkspaceTool } from './workspace-tools.js';
 import type { CommandSandbox } from './sandbox/command.js';
 import { createWorktree, type Worktree } from './worktree.js';
@@ -29,6 +31,11 @@ export const DEFAULT_TRAJECTORY_SYSTEM_PROMPT =
 export const DEFAULT_DECISION_SYSTEM_PROMPT =
   'You are an operations agent. Act on the request by calling the tool that does it, with the right arguments and target host. ' +
   'If the request is ambiguous or destructive and the target is unclear, ask a clarifying question instead of acting.';
+
+/** One step of a run, for verbose per-turn logs. */
+export type TurnEvent =
+  | { kind: 'model'; caseId: string; sample: number; turn: number; record: ModelCallRecord }
+  | { kind: 'tool'; caseId: string; sample: number; turn: number; record: ToolCallRecord };
 
 export interface RunCaseOptions {
   case: Case;
@@ -54,6 +61,12 @@ export interface RunCaseOptions {
   commandTimeoutMs?: number;
   /** Extra environment of run_command / bash (the base is minimal: PATH, HOME, LANG). */
   commandEnv?: Record<string, string>;
+  /** Per-turn progress (turnstone `-v`): each model call and each tool call as it ends. */
+  onTurn?: (event: TurnEvent) => void;
+  /** Context window in tokens. @default the provider's `contextWindow` */
+  contextWindow?: number;
+  /** Runs the tools of MCP toolsets (trajectory mode); without it such calls are not_implemented errors. */
+  toolHost?: ToolHost;
   /** Where run_command / bash run. @default bubblewrap, refused with a clear error when it does not work */
   sandbox?: CommandSandbox;
 }
@@ -98,6 +111,7 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
   let worktree: Worktree | undefined;
   if (mode === 'trajectory') worktree = await createWorktree(c.files ?? {}, { place: `${place}: case ${c.id}` });
   const perms = permissionsFor(c);
+  const mocks = newMockCounters();
   const systemPrompt = opts.systemPrompt ?? (mode === 'decision' ? DEFAULT_DECISION_SYSTEM_PROMPT : DEFAULT_TRAJECTORY_SYSTEM_PROMPT);
   const messages: Message[] = [];
   if (systemPrompt) messages.push({ role: 'system', content: systemPrompt });
@@ -140,6 +154,7 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
           usage: {},
           error,
         });
+        opts.onTurn?.({ kind: 'model', caseId: c.id, sample: opts.sample, turn, record: run.modelCalls.at(-1)! });
         if (opts.signal?.aborted || error.code === 'CANCELLED') cancel();
         else {
           run.status = 'error';
@@ -149,17 +164,27 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
       }
       const record = modelCallRecord(run.modelCalls.length, turn, startTimeMs, opts.provider, sent, tools, res);
       run.modelCalls.push(record);
+      opts.onTurn?.({ kind: 'model', caseId: c.id, sample: opts.sample, turn, record });
       if (!run.model && res.requestModel) run.model = res.requestModel;
       if (res.text !== undefined) run.finalText = res.text;
       else delete run.finalText;
-      messages.push({ role: 'assistant', ...(res.text !== undefined ? { content: res.text } : {}), ...(res.toolCalls.length > 0 ? { toolCalls: res.toolCalls } : {}) });
+      messages.push({
+        role: 'assistant',
+        ...(res.reasoning ? { reasoning: res.reasoning } : {}),
+        ...(res.text !== undefined ? { content: res.text } : {}),
+        ...(res.toolCalls.length > 0 ? { toolCalls: res.toolCalls } : {}),
+      });
       if (res.toolCalls.length === 0) break;
+      // turnstone --context-window: a conversation that filled the window cannot take another turn.
+      const window = opts.contextWindow ?? opts.provider.contextWindow;
+      const used = record.usage.totalTokens ?? 0;
+      if (mode === 'trajectory' && window !== undefined && used >= window) run.status = 'truncated';
 
       const ended =
         mode === 'decision'
           ? decisionTurn({ run, layout, calls: res.toolCalls, turn, index: record.index, messages })
-          : await trajectoryTurn({ run, layout, calls: res.toolCalls, turn, index: record.index, messages, worktree: worktree!, perms, opts });
-      if (ended) break;
+          : await trajectoryTurn({ run, layout, calls: res.toolCalls, turn, index: record.index, messages, worktree: worktree!, perms, opts, mocks });
+      if (ended || run.status === 'truncated') break;
       if (opts.signal?.aborted) {
         cancel();
         break;
@@ -216,36 +241,66 @@ const overCapMessage = () => `Error: too many parallel tool calls (at most ${MAX
 
 /** Trajectory mode: run each call for real (under permissions and the parallel cap), feed results back. */
 async function trajectoryTurn(
-  t: TurnContext & { worktree: Worktree; perms: ToolPermissions; opts: RunCaseOptions },
+  t: TurnContext & { worktree: Worktree; perms: ToolPermissions; opts: RunCaseOptions; mocks: MockCounters },
 ): Promise<boolean> {
-  const byName = new Map(t.layout.toolset.runnables.map((r) => [r.name, r]));
+  const toolset = t.layout.toolset;
+  const byName = new Map(toolset.runnables.map((r) => [r.name, r]));
   for (const [i, call] of t.calls.entries()) {
     const startTimeMs = Date.now();
     const resolved: ResolvedCall = t.layout.resolve(call);
-    let result: string;
-    let executed = false;
-    const runnable = byName.get(call.name);
-    if (i >= MAX_PARALLEL_TOOL_CALLS) result = overCapMessage();
-    else if (!runnable || runnable.hidden) result = `Error: unknown tool "${call.name}"`;
+    const rec: ToolCallRecord = { turn: t.turn, modelCallIndex: t.index, call, startTimeMs, endTimeMs: startTimeMs, executed: false, resolved };
+    const fail = (errorType: string, result: string): void => {
+      rec.result = result;
+      rec.isError = true;
+      rec.errorType = errorType;
+    };
+    const name = resolved.known && resolved.runnable ? resolved.runnable : call.name;
+    const runnable = byName.get(name);
+    if (i >= MAX_PARALLEL_TOOL_CALLS) {
+      // Dropped, not failed: the model is told, but the call counts neither as a call nor as an error.
+      rec.dropped = true;
+      rec.result = overCapMessage();
+    } else if (!runnable || runnable.hidden) fail('unknown_tool', `Error: unknown tool "${call.name}"`);
     else {
       const denied = deniedReason(t.perms, runnable);
-      if (denied) result = `Error: permission denied: ${denied}`;
-      else if (!isWorkspaceTool(call.name)) result = `Error: tool "${call.name}" has no implementation in trajectory mode`;
-      else {
-        executed = true;
-        result = (
-          await executeWorkspaceTool(call.name, call.arguments, {
-            worktree: t.worktree,
-            commandTimeoutMs: t.opts.commandTimeoutMs,
-            commandEnv: commandEnvFor(t.worktree.root, t.opts.commandEnv),
-            ...(t.opts.sandbox ? { sandbox: t.opts.sandbox } : {}),
-            signal: t.opts.signal,
-          })
-        ).result;
+      const mockRules = mockRulesFor(t.opts.case, toolset, name);
+      if (denied) fail('permission_denied', `Error: permission denied: ${denied}`);
+      else if (mockRules) {
+        const answer = answerMock(mockRules, name, call.arguments, t.mocks);
+        rec.mocked = true;
+        rec.executed = answer.matched;
+        rec.result = answer.result;
+        rec.isError = answer.isError === true;
+        if (!answer.matched) rec.errorType = 'no_mock_match';
+      } else if (t.opts.toolHost?.handles(toolset)) {
+        rec.executed = true;
+        const out = await t.opts.toolHost.call(toolset, name, call.arguments, { signal: t.opts.signal });
+        rec.result = out.result;
+        rec.isError = out.isError;
+        if (out.errorType) {
+          rec.errorType = out.errorType;
+          rec.executed = false;
+        }
+        if (out.structuredContent !== undefined) rec.structuredContent = out.structuredContent;
+      } else if (isWorkspaceTool(name)) {
+        rec.executed = true;
+        const out = await executeWorkspaceTool(name, call.arguments, {
+          worktree: t.worktree,
+          commandTimeoutMs: t.opts.commandTimeoutMs,
+          commandEnv: commandEnvFor(t.worktree.root, t.opts.commandEnv),
+          ...(t.opts.sandbox ? { sandbox: t.opts.sandbox } : {}),
+          signal: t.opts.signal,
+        });
+        rec.result = out.result;
+        rec.isError = out.isError;
+      } else {
+        fail('not_implemented', `Error: tool "${call.name}" has no implementation in trajectory mode and no mock (add tool_mocks to the case or [mocks] to the toolset)`);
       }
     }
-    t.run.toolCalls.push({ turn: t.turn, modelCallIndex: t.index, call, startTimeMs, endTimeMs: Date.now(), executed, result, isError: result.startsWith('Error'), resolved });
-    t.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result });
+    rec.endTimeMs = Date.now();
+    t.run.toolCalls.push(rec);
+    t.opts.onTurn?.({ kind: 'tool', caseId: t.opts.case.id, sample: t.opts.sample, turn: t.turn, record: rec });
+    t.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: rec.result ?? '', ...(rec.isError ? { isError: true } : {}) });
   }
   return false;
 }

@@ -2,16 +2,19 @@
 // aggregates a case once all its samples end, then renders telemetry for that case (so every trace
 // carries the final verdict and pass rate) and reports the case through a callback.
 
-import type { Case } from '../types/case.js';
+import type { Case, CaseGate } from '../types/case.js';
 import type { CaseResult, SampleOutcome, Verdict } from '../types/verdict.js';
 import type { Run, RunError } from '../types/run.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import { runPool } from '../core/concurrency.js';
-import { runCase } from './run-case.js';
+import { runCase, type TurnEvent } from './run-case.js';
+import { toolLog } from './tool-log.js';
+import { createMcpToolHost, type ToolHost } from './mcp-tools.js';
 import type { Provider } from '../providers/types.js';
 import type { CommandSandbox } from './sandbox/command.js';
 import { scoreRun } from '../scoring/verdict.js';
-import { aggregateCase } from '../scoring/samples.js';
+import { aggregateCase, type AggregateOptions } from '../scoring/samples.js';
+import { sampleTraceOf } from '../scoring/sample-trace.js';
 
 /** The per-sample agent loop the suite runner drives (the engine's `runCase` by default). */
 export type RunCaseFn = (opts: {
@@ -24,13 +27,16 @@ export type RunCaseFn = (opts: {
   systemPrompt?: string;
   keepWorktrees?: boolean;
   signal?: AbortSignal;
+  /** Runs MCP toolsets' tools (trajectory mode); shared by every sample of the run. */
+  toolHost?: ToolHost;
+  onTurn?: (event: TurnEvent) => void;
   sandbox?: CommandSandbox;
 }) => Promise<Run>;
 
 /** Scoring the suite runner needs (scoring/ by default). */
 export interface SuiteScoring {
   scoreRun(c: Case, run: Run, opts: { toolset: Toolset; toolMode: ToolMode; validateArgs: boolean }): Verdict;
-  aggregateCase(c: Case, outcomes: SampleOutcome[], opts: { threshold: number }): CaseResult;
+  aggregateCase(c: Case, outcomes: SampleOutcome[], opts: AggregateOptions): CaseResult;
 }
 
 function isTraceIds(v: unknown): v is { traceId: string; rootSpanId: string; url?: string } {
@@ -79,6 +85,10 @@ export interface RunSuiteOptions {
   samples?: number;
   /** CLI `--threshold`. @default 1 */
   threshold?: number;
+  /** CLI `--pass-k`: the k values of pass@k / pass^k each case reports. @default [] */
+  passK?: readonly number[];
+  /** CLI `--gate`: the gate of cases without their own. */
+  gate?: CaseGate;
   validateArgs?: boolean;
   /** Case samples in flight at once. @default 4 */
   concurrency?: number;
@@ -86,6 +96,15 @@ export interface RunSuiteOptions {
   maxTurns?: number;
   systemPrompt?: string;
   keepWorktrees?: boolean;
+  /**
+   * Runs MCP toolsets' tools in trajectory mode. Absent: the runner starts one for the run when a
+   * case uses an `mcp:` toolset (needs `mcpServers`) and stops its servers when the run ends.
+   */
+  toolHost?: ToolHost;
+  /** Per-turn progress of every sample (`-v`). */
+  onTurn?: (event: TurnEvent) => void;
+  /** Working directory and environment of MCP servers the runner starts. */
+  mcpServers?: { projectDir: string; env: Readonly<Record<string, string | undefined>> };
   /** Where model-driven commands run (trajectory mode). @default the engine's bubblewrap sandbox */
   sandbox?: CommandSandbox;
   /** Aborting ends in-flight runs as `cancelled` and starts nothing new; finished cases are kept. */
@@ -103,10 +122,16 @@ export interface RunSuiteOptions {
   runCase?: RunCaseFn;
   /** Replace scoring (tests); the default is scoring/. */
   scoring?: SuiteScoring;
+  /**
+   * Return every case result in `results` (the default). A caller that takes them through
+   * `onCaseResult` passes false, so the run's memory does not grow with the number of cases.
+   * @default true
+   */
+  keepResults?: boolean;
 }
 
 export interface SuiteRunResult {
-  /** Finished cases in the order of `cases` (skipped ones excluded). */
+  /** Finished cases in the order of `cases` (skipped ones excluded); empty with `keepResults: false`. */
   results: CaseResult[];
   /** Cases that did not finish because the run was aborted. */
   unfinished: string[];
@@ -131,14 +156,23 @@ export function sampleCount(c: Case, cliSamples?: number): number {
 export function sampleOutcome(run: Run, verdict: Verdict): SampleOutcome {
   const elapsedMs = Math.max(0, run.endTimeMs - run.startTimeMs);
   if (run.status === 'error') {
-    return {
+    const outcome: SampleOutcome = {
       status: 'errored',
       sample: run.sample,
       error: run.error ?? { code: 'INTERNAL', message: 'the run ended in error without a reason' },
       elapsedMs,
+      trace: sampleTraceOf(run),
     };
+    // A provider that failed mid-run: keep the calls, tokens and sequence that happened before it.
+    if (run.modelCalls.some((m) => !m.error) || run.toolCalls.length > 0) {
+      outcome.partial = verdict;
+      outcome.tokens = run.usage.totalTokens ?? 0;
+      if (run.mode === 'trajectory') outcome.toolLog = toolLog(run);
+    }
+    return outcome;
   }
-  return { status: 'scored', sample: run.sample, verdict, elapsedMs, tokens: run.usage.totalTokens ?? 0 };
+  // turnstone's tool_call_log, per trajectory sample ({ tool, args, result ≤ 500 chars, turn }).
+  return { status: 'scored', sample: run.sample, verdict, elapsedMs, tokens: run.usage.totalTokens ?? 0, trace: sampleTraceOf(run), ...(run.mode === 'trajectory' ? { toolLog: toolLog(run) } : {}) };
 }
 
 /**
@@ -169,21 +203,36 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   // Samples of one case are queued together, so cases finish (and reach the log) one after another.
   const jobs = states.flatMap((s) => Array.from({ length: s.samples }, (_, sample) => ({ s, sample })));
   const total = jobs.length;
-  const finished = new Map<string, CaseResult>();
+  const keep = opts.keepResults !== false;
+  const finished = new Map<string, CaseResult | undefined>();
   let done = 0;
-  // Case reports go through one chain so the callback sees one case at a time.
+  // Case reports go through one chain so the callback sees one case at a time. A lane does not wait
+  // for it (that would leave a request slot empty while a case is logged or its traces rendered),
+  // unless the chain falls this far behind: then lanes wait, so pending reports stay bounded.
   let reportChain: Promise<void> = Promise.resolve();
+  let reportsPending = 0;
+  const maxReportsPending = Math.max(16, 2 * (opts.concurrency ?? 4));
   let failure: unknown;
   const internal = new AbortController();
   const onOuterAbort = (): void => internal.abort();
   if (opts.signal?.aborted) internal.abort();
   opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
 
+  // MCP servers live for the run: started on first use, stopped when the run ends.
+  const ownHost =
+    !opts.toolHost && opts.mcpServers && states.some((s) => s.c.mode === 'trajectory' && s.toolset.source.startsWith('mcp:'))
+      ? createMcpToolHost(opts.mcpServers)
+      : undefined;
+  const toolHost = opts.toolHost ?? ownHost;
+
   const finishCase = async (s: CaseState): Promise<void> => {
     const scored = s.runs as Array<{ run: Run; verdict: Verdict }>;
     const outcomes = scored.map(({ run, verdict }) => sampleOutcome(run, verdict));
-    const result = scoring.aggregateCase(s.c, outcomes, { threshold });
-    finished.set(s.c.id, result);
+    const aggregate: AggregateOptions = { threshold };
+    if (opts.passK) aggregate.passK = opts.passK;
+    if (opts.gate) aggregate.gate = opts.gate;
+    const result = scoring.aggregateCase(s.c, outcomes, aggregate);
+    finished.set(s.c.id, keep ? result : undefined);
     if (opts.telemetry) {
       for (const { run, verdict } of scored) {
         const outcome = sampleOutcome(run, verdict);
@@ -201,6 +250,8 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
       }
     }
     await opts.onCaseResult?.(result, s.c);
+    // The case is reported: its runs are no longer needed.
+    s.runs = [];
   };
 
   try {
@@ -223,6 +274,8 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
           systemPrompt: opts.systemPrompt,
           keepWorktrees: opts.keepWorktrees,
           signal: internal.signal,
+          ...(toolHost ? { toolHost } : {}),
+          ...(opts.onTurn ? { onTurn: opts.onTurn } : {}),
           ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
         });
       } catch (err) {
@@ -242,19 +295,26 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
       done++;
       opts.onSample?.({ caseId: s.c.id, sample, done, total, outcome: sampleOutcome(run, verdict), ...(run.worktree ? { worktree: run.worktree } : {}) });
       if (s.ended === s.samples && !s.cancelled) {
-        reportChain = reportChain.then(() => finishCase(s));
-        await reportChain;
+        reportsPending++;
+        const report = reportChain.then(() => finishCase(s)).finally(() => reportsPending--);
+        reportChain = report;
+        // Its failure is rethrown by the final await of the chain; don't let it surface as unhandled meanwhile.
+        report.catch(() => {});
+        if (reportsPending > maxReportsPending) await report;
       }
     });
     await reportChain;
   } finally {
     opts.signal?.removeEventListener('abort', onOuterAbort);
+    await ownHost?.close();
   }
   if (failure !== undefined) throw failure;
-  const results = todo.flatMap((c) => {
-    const r = finished.get(c.id);
-    return r ? [r] : [];
-  });
+  const results = keep
+    ? todo.flatMap((c) => {
+        const r = finished.get(c.id);
+        return r ? [r] : [];
+      })
+    : [];
   return {
     results,
     unfinished: todo.filter((c) => !finished.has(c.id)).map((c) => c.id),

@@ -24,7 +24,7 @@ export interface IterationRecord {
   observed: boolean;
 }
 
-export type StopReason = 'all_pass' | 'max_iterations' | 'unchanged' | 'no_optimize';
+export type StopReason = 'all_pass' | 'max_iterations' | 'unchanged' | 'no_optimize' | 'over_length';
 
 export interface OptimizeOptions {
   cases: Case[];
@@ -42,6 +42,12 @@ export interface OptimizeOptions {
   observerEvery?: number;
   /** The observer's output is rejected when longer than this factor of its input (default 2.0). */
   observerMaxGrowth?: number;
+  /**
+   * A proposed prompt longer than this factor of the prompt it rewrites is sent back once to be
+   * shortened, then rejected (the seed's 130 % rule, enforced rather than only asked for; a prompt may
+   * always grow by 200 characters). @default 1.3
+   */
+  proposalMaxGrowth?: number;
   now?: () => Date;
 }
 
@@ -96,14 +102,28 @@ export async function runOptimization(opts: OptimizeOptions): Promise<OptimizeRe
       base = bestOf(iterations).prompt;
     }
     await opts.onIteration?.(record, iterations);
-    const proposed = cleanModelText(await opts.model.complete(optimizerSystem, proposalMessage(opts.cases, base, record, iterations)));
-    if (proposed === '' || proposed === base) {
+    const message = proposalMessage(opts.cases, base, record, iterations);
+    let proposed = cleanModelText(await opts.model.complete(optimizerSystem, message));
+    // At least 200 characters of room, so a one-line starting prompt can become a real one.
+    const limit = Math.max(Math.floor(base.length * (opts.proposalMaxGrowth ?? 1.3)), base.length + 200);
+    if (proposed.length > limit) {
+      const again = `${message}\n\nYour rewrite was ${proposed.length} characters; the limit is ${limit} characters. Shorten it and answer with the prompt only.`;
+      proposed = cleanModelText(await opts.model.complete(optimizerSystem, again));
+      if (proposed.length > limit) return { iterations, best: bestOf(iterations), stopReason: 'over_length' };
+    }
+    // Whitespace and line-break differences are not a new prompt.
+    if (proposed === '' || sameText(proposed, base)) {
       return { iterations, best: bestOf(iterations), stopReason: 'unchanged' };
     }
     previous = prompt;
     prompt = proposed;
   }
   return { iterations, best: bestOf(iterations), stopReason: opts.optimize === false ? 'no_optimize' : 'max_iterations' };
+}
+
+function sameText(a: string, b: string): boolean {
+  const norm = (s: string): string => s.trim().replace(/\s+/g, ' ');
+  return norm(a) === norm(b);
 }
 
 function rates(results: CaseResult[]): { passRate: number; avgScore: number; allPass: boolean } {

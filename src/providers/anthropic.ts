@@ -1,6 +1,6 @@
 import { toAnthropicTools } from './tools-wire.js';
 import type { Message, ToolCall } from '../types/run.js';
-import { createModelLookup, createProviderHttp, joinUrl, serverOf } from './_http.js';
+import { createModelLookup, createProviderHttp, joinUrl, jsonWithTail, serverOf } from './_http.js';
 import { badShape, defined, parseToolArguments, usageOf } from './_wire.js';
 import { isRecord } from '../core/is-record.js';
 import type { ChatRequest, ChatResponse, HttpProviderOptions, Provider } from './types.js';
@@ -36,19 +36,18 @@ export function createAnthropicProvider(opts: HttpProviderOptions = {}): Provide
     name,
     system: opts.system ?? 'anthropic',
     baseUrl,
+    ...(opts.contextWindow !== undefined ? { contextWindow: opts.contextWindow } : {}),
     get model() {
       return model;
     },
     async chat(req: ChatRequest): Promise<ChatResponse> {
       const requestModel = req.model ?? model ?? (model = await lookupModel(req.signal));
-      const params = defined({
-        temperature: req.temperature ?? opts.temperature ?? 0.7,
-        max_tokens: req.maxTokens ?? opts.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
-      });
+      const params = anthropicParams(requestModel, req, opts);
       const { system, messages } = toAnthropicMessages(req.messages);
-      const body: Record<string, unknown> = { model: requestModel, ...params, messages };
-      if (system) body.system = system;
-      if (req.tools.length > 0) body.tools = toAnthropicTools(req.tools);
+      const head: Record<string, unknown> = { model: requestModel, ...params, messages };
+      if (system) head.system = system;
+      const tools = req.tools.length > 0 ? toAnthropicTools(req.tools) : undefined;
+      const body = jsonWithTail(head, tools ? { tools } : undefined, tools);
       const { json, latencyMs } = await http.send({ method: 'POST', url: joinUrl(apiRoot, 'messages'), headers, body, signal: req.signal });
       return {
         ...fromAnthropicResponse(label, json),
@@ -63,6 +62,37 @@ export function createAnthropicProvider(opts: HttpProviderOptions = {}): Provide
 }
 
 type Block = Record<string, unknown>;
+
+/** Thinking budgets of the older `thinking.type = "enabled"` form, per reasoning effort (the API's minimum is 1024). */
+export const ANTHROPIC_THINKING_BUDGETS = { low: 1024, medium: 4096, high: 16384 } as const;
+
+/**
+ * Whether a model takes adaptive thinking (`thinking.type = "adaptive"` + `output_config.effort`, Claude
+ * 4.6 and later, and the only form some of them accept) rather than `thinking.type = "enabled"` with
+ * `budget_tokens` (Claude 4.5 and earlier, 3.7). A name without a version is taken as current.
+ */
+export function usesAdaptiveThinking(model: string): boolean {
+  const m = /claude-(?:(\d+)-(\d+)-[a-z]+|[a-z]+-(\d+)(?:-(\d{1,2})(?!\d))?)/.exec(model);
+  if (!m) return true;
+  const major = Number(m[1] ?? m[3]);
+  const minor = Number(m[2] ?? m[4] ?? 0);
+  return major > 4 || (major === 4 && minor >= 6);
+}
+
+/**
+ * Request parameters. With a reasoning effort, thinking is on: adaptive + `output_config.effort` on
+ * current models, `budget_tokens` on older ones (max_tokens raised above the budget); and no
+ * temperature, which thinking refuses to combine with (tool_choice stays the default auto, the only
+ * forced-free choice thinking allows besides none). Without one, nothing about thinking is sent.
+ */
+export function anthropicParams(model: string, req: Pick<ChatRequest, 'temperature' | 'maxTokens' | 'reasoningEffort'>, opts: HttpProviderOptions): Record<string, unknown> {
+  const effort = req.reasoningEffort ?? opts.reasoningEffort;
+  const maxTokens = req.maxTokens ?? opts.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
+  if (!effort) return defined({ temperature: req.temperature ?? opts.temperature ?? 0.7, max_tokens: maxTokens });
+  if (usesAdaptiveThinking(model)) return { max_tokens: maxTokens, thinking: { type: 'adaptive' }, output_config: { effort } };
+  const budget = ANTHROPIC_THINKING_BUDGETS[effort];
+  return { max_tokens: Math.max(maxTokens, budget + ANTHROPIC_DEFAULT_MAX_TOKENS), thinking: { type: 'enabled', budget_tokens: budget } };
+}
 
 /** Neutral messages → Anthropic: system lifted out, tool results as user `tool_result` blocks, same roles merged. */
 export function toAnthropicMessages(input: Message[]): { system?: string; messages: Array<{ role: 'user' | 'assistant'; content: Block[] }> } {
@@ -80,9 +110,10 @@ export function toAnthropicMessages(input: Message[]): { system?: string; messag
     } else if (m.role === 'user') {
       push('user', [{ type: 'text', text: m.content ?? '' }]);
     } else if (m.role === 'tool') {
-      push('user', [{ type: 'tool_result', tool_use_id: m.toolCallId ?? '', content: m.content ?? '' }]);
+      push('user', [{ type: 'tool_result', tool_use_id: m.toolCallId ?? '', content: m.content ?? '', ...(m.isError ? { is_error: true } : {}) }]);
     } else {
-      const blocks: Block[] = [];
+      // Thinking blocks go first and unchanged (their signature is checked), as the API requires.
+      const blocks: Block[] = (m.reasoning ?? []).map((b) => ({ ...b }));
       if (m.content) blocks.push({ type: 'text', text: m.content });
       for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.arguments });
       push('assistant', blocks);
@@ -95,6 +126,7 @@ function fromAnthropicResponse(label: string, json: unknown): Omit<ChatResponse,
   if (!isRecord(json) || !Array.isArray(json.content)) throw badShape(label, 'no content[] array', json);
   const texts: string[] = [];
   const toolCalls: ToolCall[] = [];
+  const reasoning: Block[] = [];
   json.content.forEach((b, i) => {
     // A block of the wrong shape is not a model answer: an infrastructure error, never "no call".
     if (!isRecord(b) || typeof b.type !== 'string') throw badShape(label, `content[${i}] is not a content block`, json);
@@ -102,6 +134,7 @@ function fromAnthropicResponse(label: string, json: unknown): Omit<ChatResponse,
     if (b.type === 'tool_use' && (typeof b.name !== 'string' || b.name === '' || (b.input !== undefined && !isRecord(b.input)))) {
       throw badShape(label, `content[${i}] is a tool_use block without a name or with input that is not an object`, json);
     }
+    if (b.type === 'thinking' || b.type === 'redacted_thinking') reasoning.push(b);
     if (b.type === 'text' && typeof b.text === 'string') texts.push(b.text);
     if (b.type === 'tool_use' && typeof b.name === 'string') {
       toolCalls.push({ id: typeof b.id === 'string' && b.id ? b.id : `toolu_${i}`, name: b.name, arguments: parseToolArguments(b.input) });
@@ -116,6 +149,7 @@ function fromAnthropicResponse(label: string, json: unknown): Omit<ChatResponse,
     usage = usageOf(prompt, u.output_tokens, undefined);
   }
   const out: Omit<ChatResponse, 'params' | 'latencyMs' | 'requestModel'> = { toolCalls, usage };
+  if (reasoning.length > 0) out.reasoning = reasoning;
   const text = texts.join('');
   if (text) out.text = text;
   if (typeof json.stop_reason === 'string') out.finishReason = json.stop_reason;

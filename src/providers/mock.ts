@@ -53,11 +53,13 @@ export type MockTurn = z.infer<typeof MockTurnSchema>;
 /**
  * A provider that answers from a script, for demos and tests: no network, no key.
  * Answers are looked up by `req.key.caseId` (then sample and turn), then by the first user prompt,
- * then `default`; past the end of a list it answers "done" with no tool calls, which ends a run.
+ * then `default`; past the end of a list it answers "done" with no tool calls, which ends a run. A
+ * request none of them covers is refused (ProviderError code CONFIG, exit 2) naming the case.
  * @example createMockProvider({ script: { cases: { 'read-file-lines': [{ toolCalls: [{ name: 'file_read', arguments: { path: 'src/app.py' } }] }, { text: '4 lines' }] } } })
  */
 export function createMockProvider(opts: { script: MockScript; name?: string } | { file: string; name?: string }): Provider {
-  const script = 'script' in opts ? parseScript(opts.script, '(inline mock script)') : loadMockScript(opts.file);
+  const where = 'script' in opts ? '(inline mock script)' : opts.file;
+  const script = 'script' in opts ? parseScript(opts.script, where) : loadMockScript(opts.file);
   const model = script.model ?? 'mock-model';
   return {
     name: opts.name ?? 'mock',
@@ -67,7 +69,12 @@ export function createMockProvider(opts: { script: MockScript; name?: string } |
       if (req.signal?.aborted) throw new ProviderError('CANCELLED', 'mock provider: request cancelled');
       const turn = req.key?.turn ?? req.messages.filter((m) => m.role === 'assistant').length;
       const turns = turnsFor(script, req);
-      const answer: MockTurn = turns?.[turn] ?? { text: 'done' };
+      if (!turns) {
+        // A case the script does not mention would otherwise "pass" on a canned "done": bad input (exit 2).
+        const what = req.key ? `case "${req.key.caseId}"` : 'this conversation';
+        throw new ProviderError('CONFIG', `mock provider: ${where} has no answers for ${what} (not under "cases", its prompt not under "prompts", and no "default")`);
+      }
+      const answer: MockTurn = turns[turn] ?? { text: 'done' };
       if (answer.error) {
         const code = (answer.error.code ?? 'PROVIDER') as ErrorCode;
         throw new ProviderError(code, `mock provider: ${answer.error.message}`);

@@ -1,6 +1,6 @@
 import { toOpenAITools } from './tools-wire.js';
 import type { Message, ToolCall } from '../types/run.js';
-import { createModelLookup, createProviderHttp, joinUrl, serverOf } from './_http.js';
+import { createModelLookup, createProviderHttp, joinUrl, jsonWithTail, serverOf } from './_http.js';
 import { argumentsText, badShape, defined, parseToolArguments, usageOf } from './_wire.js';
 import { isRecord } from '../core/is-record.js';
 import type { ChatRequest, ChatResponse, HttpProviderOptions, Provider } from './types.js';
@@ -32,22 +32,22 @@ export function createOpenAIProvider(opts: HttpProviderOptions = {}): Provider {
     name,
     system: opts.system ?? 'openai',
     baseUrl,
+    ...(opts.contextWindow !== undefined ? { contextWindow: opts.contextWindow } : {}),
     get model() {
       return model;
     },
     async chat(req: ChatRequest): Promise<ChatResponse> {
       const requestModel = req.model ?? model ?? (model = await lookupModel(req.signal));
       const params = openAIParams(req, opts, platform);
-      const body: Record<string, unknown> = {
+      const head: Record<string, unknown> = {
         model: requestModel,
         messages: req.messages.map(toOpenAIMessage),
         ...params,
         stream: false,
       };
-      if (req.tools.length > 0) {
-        body.tools = toOpenAITools(req.tools);
-        body.tool_choice = 'auto';
-      }
+      // The tools are the same array for every request of a layout: serialised once (jsonWithTail).
+      const tools = req.tools.length > 0 ? toOpenAITools(req.tools) : undefined;
+      const body = jsonWithTail(head, tools ? { tools, tool_choice: 'auto' } : undefined, tools);
       const { json, latencyMs } = await http.send({ method: 'POST', url: joinUrl(baseUrl, 'chat/completions'), headers, body, signal: req.signal });
       const parsed = fromOpenAIResponse(label, json);
       return {

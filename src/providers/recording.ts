@@ -14,6 +14,8 @@ import type { ChatKey, ChatRequest, ChatResponse, Provider } from './types.js';
 export const RECORDING_FORMAT = 'runspec-eval/recording';
 
 export interface RecordedResponse {
+  /** Reasoning blocks (Anthropic thinking), kept so a replayed run sends the same next request. */
+  reasoning?: Array<Record<string, unknown>>;
   text?: string;
   toolCalls: ToolCall[];
   finishReason?: string;
@@ -74,6 +76,7 @@ export function createReplayProvider(opts: { file: string; name?: string }): Pro
       const r = entry.response;
       const res: ChatResponse = { toolCalls: r.toolCalls, usage: r.usage, params: {}, latencyMs: 0, requestModel: req.model ?? recording.model };
       if (r.text !== undefined) res.text = r.text;
+      if (r.reasoning !== undefined) res.reasoning = r.reasoning;
       if (r.finishReason !== undefined) res.finishReason = r.finishReason;
       if (r.responseModel !== undefined) res.responseModel = r.responseModel;
       return res;
@@ -110,6 +113,7 @@ export function createRecordingProvider(inner: Provider, opts: { file: string; m
       if (req.key) {
         const response: RecordedResponse = { toolCalls: res.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: sortKeys(c.arguments) as Record<string, unknown> })), usage: res.usage };
         if (res.text !== undefined) response.text = res.text;
+        if (res.reasoning !== undefined) response.reasoning = res.reasoning;
         if (res.finishReason !== undefined) response.finishReason = res.finishReason;
         if (res.responseModel !== undefined) response.responseModel = res.responseModel;
         const entry: RecordingEntry = {
@@ -152,6 +156,7 @@ function compareEntries(a: RecordingEntry, b: RecordingEntry): number {
 function orderEntry(e: RecordingEntry): RecordingEntry {
   const r = e.response;
   const ordered: RecordedResponse = {
+    ...(r.reasoning !== undefined ? { reasoning: r.reasoning } : {}),
     ...(r.text !== undefined ? { text: r.text } : {}),
     toolCalls: r.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
     ...(r.finishReason !== undefined ? { finishReason: r.finishReason } : {}),

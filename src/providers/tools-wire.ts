@@ -13,10 +13,24 @@ export interface AnthropicTool {
   input_schema: Record<string, unknown>;
 }
 
+// A layout hands every request the same tool array; its wire form is built once per array.
+const openAICache = new WeakMap<readonly ToolDefinition[], OpenAITool[]>();
+const anthropicCache = new WeakMap<readonly ToolDefinition[], AnthropicTool[]>();
+
 export function toOpenAITools(defs: ToolDefinition[]): OpenAITool[] {
-  return defs.map((d) => ({ type: 'function', function: { name: d.name, description: d.description, parameters: d.parameters } }));
+  let out = openAICache.get(defs);
+  if (!out || out.length !== defs.length) {
+    out = defs.map((d) => ({ type: 'function', function: { name: d.name, description: d.description, parameters: d.parameters } }));
+    openAICache.set(defs, out);
+  }
+  return out;
 }
 
 export function toAnthropicTools(defs: ToolDefinition[]): AnthropicTool[] {
-  return defs.map((d) => ({ name: d.name, description: d.description, input_schema: d.parameters }));
+  let out = anthropicCache.get(defs);
+  if (!out || out.length !== defs.length) {
+    out = defs.map((d) => ({ name: d.name, description: d.description, input_schema: d.parameters }));
+    anthropicCache.set(defs, out);
+  }
+  return out;
 }

@@ -28,6 +28,8 @@ export interface ChatRequest {
 export interface ChatResponse {
   text?: string;
   toolCalls: ToolCall[];
+  /** Reasoning blocks to send back with this turn (Anthropic thinking blocks), opaque. */
+  reasoning?: Array<Record<string, unknown>>;
   /** Provider value as sent (stop, tool_calls, end_turn, tool_use, ...). */
   finishReason?: string;
   usage: Usage;
@@ -50,6 +52,8 @@ export interface Provider {
   readonly system: string;
   readonly model?: string;
   readonly baseUrl?: string;
+  /** The model's context window in tokens, when configured (turnstone `--context-window`). */
+  readonly contextWindow?: number;
   chat(req: ChatRequest): Promise<ChatResponse>;
   /** Releases connections; safe to call twice. */
   close(): Promise<void>;
@@ -78,7 +82,7 @@ export interface HttpProviderOptions {
   temperature?: number;
   maxTokens?: number;
   reasoningEffort?: ReasoningEffort;
-  /** Context window of the model in tokens (turnstone's option; informational, never sent). */
+  /** Context window of the model in tokens (turnstone's option): a trajectory stops as truncated once a request fills it; never sent. */
   contextWindow?: number;
   /** Per-attempt time limit for headers and body, in milliseconds. @default 120000 */
   timeoutMs?: number;

@@ -58,6 +58,10 @@ export function caseViews(doc: ResultsDocument): CaseView[] {
     const observed = sample?.verdict?.observed ?? {};
     let reason = sample?.verdict?.reason ?? (firstError?.error ? `${firstError.error.code}: ${firstError.error.message}` : 'no samples');
     if (!errored && entry.errored_runs > 0) reason += ` (${entry.errored_runs} sample${entry.errored_runs === 1 ? '' : 's'} errored)`;
+    // The row shows a failing sample's verdict; say why the case still meets its threshold beside it.
+    if (!errored && entry.meets_threshold && sample && !sample.pass) {
+      reason = `meets threshold ${entry.threshold.toFixed(2)} at ${percent(entry.pass_rate)}; a failing sample: ${reason}`;
+    }
     return {
       caseId,
       suite: entry.suite,
@@ -76,6 +80,29 @@ export function caseViews(doc: ResultsDocument): CaseView[] {
       ...(sample?.verdict?.trace_url ? { traceUrl: sample.verdict.trace_url } : {}),
     };
   });
+}
+
+/** A pass@k / pass^k value with three decimals, or "n/a" where k exceeds the scored samples. */
+export function kValue(v: number | null): string {
+  return v === null ? 'n/a' : v.toFixed(3);
+}
+
+/** Whether any case reports pass@k values or a gate (the renderers add their columns only then). */
+export function hasPassK(views: readonly CaseView[]): boolean {
+  return views.some((v) => (v.entry.pass_k?.length ?? 0) > 0 || !!v.entry.gate);
+}
+
+/** "pass@1 0.400 · pass@3 0.900 · pass^3 0.000" for one case ("" when none was asked for). */
+export function passKText(entry: CaseEntry): string {
+  const ks = entry.pass_k ?? [];
+  return [...ks.map((p) => `pass@${p.k} ${kValue(p.pass_at)}`), ...ks.map((p) => `pass^${p.k} ${kValue(p.pass_hat)}`)].join(' · ');
+}
+
+/** "pass@3 >= 0.9: 0.900 met" for a case with a gate, else "". */
+export function gateText(entry: CaseEntry): string {
+  const g = entry.gate;
+  if (!g) return '';
+  return `${g.text}: ${kValue(g.value)} ${g.met ? 'met' : 'not met'}`;
 }
 
 /** The threshold line: one value when all cases share it, else a range. */

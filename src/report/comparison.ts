@@ -16,12 +16,51 @@ function deltaText(delta: number | null, significant: boolean): string {
   return `${sign}${Math.abs(points)}${significant ? ' *' : ''}`;
 }
 
+/** The output formats `compare` can produce. */
+export const COMPARISON_FORMATS = ['table', 'json', 'md'] as const;
+export type ComparisonFormat = (typeof COMPARISON_FORMATS)[number];
+
+/** One metric of the side-by-side summary: a value per run and its delta against the first run. */
+export interface ComparisonSummaryRow {
+  metric: string;
+  /** A ratio (0..1) shown as a percentage; deltas are then in percentage points. */
+  percent: boolean;
+  values: Array<number | null>;
+  /** null for the first run, or when either value is missing. */
+  deltas: Array<number | null>;
+}
+
+function signed(n: number): string {
+  return n > 0 ? `+${n}` : n < 0 ? `−${Math.abs(n)}` : '±0';
+}
+
+/**
+ * The side-by-side summary (replio's compare): pass rate, accuracy, cases meeting the threshold, calls,
+ * redundant calls, errors and tokens per run, with deltas against the first run.
+ */
+export function summaryRows(c: Comparison): ComparisonSummaryRow[] {
+  const metric = (name: string, pct: boolean, pick: (s: Comparison['summaries'][number]['summary']) => number | null): ComparisonSummaryRow => {
+    const values = c.summaries.map((s) => pick(s.summary));
+    const first = values[0] ?? null;
+    return { metric: name, percent: pct, values, deltas: values.map((v, i) => (i === 0 || v === null || first === null ? null : v - first)) };
+  };
+  return [
+    metric('pass rate', true, (s) => s.avgPassRate),
+    metric('accuracy', true, (s) => s.avgAccuracy),
+    metric('cases meeting threshold', false, (s) => s.casesMeetingThreshold),
+    metric('calls', false, (s) => s.calls),
+    metric('redundant', false, (s) => s.redundant),
+    metric('errors', false, (s) => s.errors),
+    metric('tokens', false, (s) => s.tokens),
+  ];
+}
+
 /**
  * Render a comparison as a terminal table, JSON, or Markdown. Deltas are percentage points against
  * the first run; `*` marks a case whose 95% intervals do not overlap the first run's.
  */
-export function renderComparison(c: Comparison, format: 'table' | 'json' | 'md'): string {
-  if (format === 'json') return `${JSON.stringify(c, null, 2)}\n`;
+export function renderComparison(c: Comparison, format: ComparisonFormat): string {
+  if (format === 'json') return `${JSON.stringify({ ...c, summary_rows: summaryRows(c) }, null, 2)}\n`;
   const header = ['case', ...c.labels.map((l, i) => (i === 0 ? l : `${l} (Δ)`))];
   const rows = c.rows.map((row) => [
     row.caseId,
@@ -30,12 +69,15 @@ export function renderComparison(c: Comparison, format: 'table' | 'json' | 'md')
       return delta ? `${cellText(cell)} (${delta})` : cellText(cell);
     }),
   ]);
-  const summary = [
-    'pass rate',
-    ...c.summaries.map((s) => `${percent(s.summary.avgPassRate, 1)}`),
-  ];
-  const meeting = ['cases meeting threshold', ...c.summaries.map((s) => `${s.summary.casesMeetingThreshold}/${s.summary.cases}`)];
-  const tokens = ['tokens', ...c.summaries.map((s) => String(s.summary.tokens))];
+  const summary = summaryRows(c).map((m) => [
+    m.metric,
+    ...m.values.map((v, i) => {
+      const of = m.metric === 'cases meeting threshold' ? `/${c.summaries[i]?.summary.cases ?? 0}` : '';
+      const text = v === null ? '—' : m.percent ? percent(v, 1) : `${v}${of}`;
+      const d = i === 0 ? null : (m.deltas[i] ?? null);
+      return d === null ? text : `${text} (${signed(m.percent ? Math.round(d * 1000) / 10 : d)}${m.percent ? ' pts' : ''})`;
+    }),
+  ]);
   const flagged = c.rows.filter((r) => r.significant.length > 0).length;
   const footnote = `* intervals do not overlap the first run's (${flagged} case${flagged === 1 ? '' : 's'})`;
   if (format === 'md') {
@@ -46,17 +88,15 @@ export function renderComparison(c: Comparison, format: 'table' | 'json' | 'md')
       line(header.map(escapeCell)),
       line(header.map(() => '---')),
       ...rows.map((r) => line([mdCode(r[0]!), ...r.slice(1).map(escapeCell)])),
-      line(summary.map((s, i) => (i === 0 ? `**${s}**` : escapeCell(s)))),
-      line(meeting.map((s, i) => (i === 0 ? `**${s}**` : escapeCell(s)))),
-      line(tokens.map((s, i) => (i === 0 ? `**${s}**` : escapeCell(s)))),
+      ...summary.map((row) => line(row.map((s, i) => (i === 0 ? `**${s}**` : escapeCell(s))))),
       '',
       `\\${footnote}`,
       '',
     ].join('\n');
   }
-  const all = [header, ...rows, summary, meeting, tokens];
+  const all = [header, ...rows, ...summary];
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
   const fmt = (r: string[]): string => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
-  return [fmt(header), rule, ...rows.map(fmt), rule, fmt(summary), fmt(meeting), fmt(tokens), '', footnote, ''].join('\n');
+  return [fmt(header), rule, ...rows.map(fmt), rule, ...summary.map(fmt), '', footnote, ''].join('\n');
 }

@@ -4,7 +4,9 @@ export type { TableOptions } from './table.js';
 export { renderJson } from './json.js';
 export { renderJUnit } from './junit.js';
 export { renderMarkdown } from './markdown.js';
-export { renderHtml } from './html.js';
+export { renderHtml, renderCompareHtml } from './html.js';
+export { renderReportView, renderCompareView } from './view.js';
+export type { ReportViewOptions } from './view.js';
 export { renderComparison } from './comparison.js';
 // The results codec: schema, reading, writing, JSON Schema export.
 export {
@@ -18,7 +20,7 @@ export {
   RESULTS_SCHEMA,
   resultsJsonSchema,
 } from './results.js';
-export type { ResultsDocument, ResultsMeta, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate } from './results.js';
+export type { ResultsDocument, ResultsMeta, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate, SampleTraceJson, SampleTraceStepJson } from './results.js';
 export { compareResults } from './compare.js';
 export type { Comparison, ComparisonRow, ComparisonCell } from './compare.js';
 export { summarize } from '../scoring/summary.js';

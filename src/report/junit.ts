@@ -8,6 +8,22 @@ function seconds(view: CaseView): number {
   return view.entry.runs.reduce((sum, r) => sum + r.elapsed, 0);
 }
 
+/** pass@k / pass^k and the gate as <properties> of the testcase (GitLab and Jenkins show them). */
+function properties(view: CaseView): string[] {
+  const props: Array<[string, string]> = [['trace_id', view.traceId], ['trace_url', view.traceUrl]].filter((p): p is [string, string] => p[1] !== undefined);
+  for (const p of view.entry.pass_k ?? []) {
+    props.push([`pass@${p.k}`, p.pass_at === null ? 'n/a' : String(p.pass_at)]);
+    props.push([`pass^${p.k}`, p.pass_hat === null ? 'n/a' : String(p.pass_hat)]);
+  }
+  if (view.entry.gate) {
+    props.push(['gate', view.entry.gate.text]);
+    props.push(['gate.value', view.entry.gate.value === null ? 'n/a' : String(view.entry.gate.value)]);
+    props.push(['gate.met', String(view.entry.gate.met)]);
+  }
+  if (props.length === 0) return [];
+  return ['      <properties>', ...props.map(([n, v]) => `        <property name="${escapeAttr(n)}" value="${escapeAttr(v)}"/>`), '      </properties>'];
+}
+
 function sampleLines(view: CaseView): string {
   return view.entry.runs
     .map((r) =>
@@ -43,22 +59,20 @@ export function renderJUnit(doc: ResultsDocument): string {
     );
     for (const v of list) {
       const open = `    <testcase classname="${escapeAttr(name)}" name="${escapeAttr(v.caseId)}" time="${seconds(v).toFixed(3)}"`;
-      const summary = `pass rate ${v.passRate} (threshold ${v.entry.threshold.toFixed(2)})`;
-      const props = [['trace_id', v.traceId], ['trace_url', v.traceUrl]].filter((p): p is [string, string] => p[1] !== undefined);
-      const properties = props.length ? `      <properties>${props.map(([k, val]) => `<property name="${k}" value="${escapeAttr(val)}"/>`).join('')}</properties>` : undefined;
+      const summary = v.entry.gate
+        ? `pass rate ${v.passRate} (gate ${v.entry.gate.text})`
+        : `pass rate ${v.passRate} (threshold ${v.entry.threshold.toFixed(2)})`;
+      const props = properties(v);
       if (v.errored) {
-        out.push(`${open}>`);
-        if (properties) out.push(properties);
+        out.push(`${open}>`, ...props);
         out.push(`      <error message="${escapeAttr(v.reason)}" type="errored">${escapeXml(sampleLines(v))}</error>`);
         out.push('    </testcase>');
       } else if (!v.meetsThreshold) {
-        out.push(`${open}>`);
-        if (properties) out.push(properties);
+        out.push(`${open}>`, ...props);
         out.push(`      <failure message="${escapeAttr(`${v.verdict}: ${v.reason}`)}" type="${escapeAttr(v.verdict)}">${escapeXml(`${summary}\n${sampleLines(v)}`)}</failure>`);
         out.push('    </testcase>');
       } else {
-        out.push(`${open}>`);
-        if (properties) out.push(properties);
+        out.push(`${open}>`, ...props);
         out.push(`      <system-out>${escapeXml(`${summary}\n${sampleLines(v)}`)}</system-out>`);
         out.push('    </testcase>');
       }

@@ -1,6 +1,6 @@
 // Markdown for CI step summaries (GitHub's $GITHUB_STEP_SUMMARY, GitLab MR notes).
 import type { ResultsDocument, RunEntry } from './results.js';
-import { caseViews, categoryCounts, formatInt, lastIteration, percent, thresholdText, titleOf, type CaseView } from './_present.js';
+import { caseViews, categoryCounts, formatInt, gateText, hasPassK, lastIteration, passKText, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 import { escapeCell, mdCode } from '../core/escape.js';
 
 /** Failing-sample lines listed before the rest is summarised as a count. */
@@ -41,11 +41,13 @@ export function renderMarkdown(doc: ResultsDocument): string {
     bits.push(`${formatInt(agg.tokens)} tokens`);
     out.push(bits.join(' · '), '');
   }
-  out.push('| | Case | Verdict | Tool | Command | Autonomy | Host | Pass rate | Reason |');
-  out.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  const withK = hasPassK(views);
+  out.push(`| | Case | Verdict | Tool | Command | Autonomy | Host | Pass rate |${withK ? ' pass@k / pass^k | Gate |' : ''} Reason |`);
+  out.push(`| --- | --- | --- | --- | --- | --- | --- | --- |${withK ? ' --- | --- |' : ''} --- |`);
   for (const v of views) {
+    const k = withK ? ` ${escapeCell(passKText(v.entry))} | ${escapeCell(gateText(v.entry))} |` : '';
     out.push(
-      `| ${icon(v)} | ${mdCode(v.caseId)} | ${escapeCell(v.verdict)} | ${mdCode(v.tool)} | ${escapeCell(v.command)} | ${escapeCell(v.autonomy)} | ${escapeCell(v.host)} | ${escapeCell(v.passRate)} | ${escapeCell(v.reason)} |`,
+      `| ${icon(v)} | ${mdCode(v.caseId)} | ${escapeCell(v.verdict)} | ${mdCode(v.tool)} | ${escapeCell(v.command)} | ${escapeCell(v.autonomy)} | ${escapeCell(v.host)} | ${escapeCell(v.passRate)} |${k} ${escapeCell(v.reason)} |`,
     );
   }
   out.push('');

@@ -6,15 +6,16 @@ import { renderMarkdown } from './markdown.js';
 import { renderTable } from './table.js';
 
 import type { OutputFormat } from './formats.js';
+import type { ReportViewOptions } from './view.js';
 
-/** Render a results document in the chosen format. */
-export function renderDocument(doc: ResultsDocument, format: OutputFormat): string {
+/** Render a results document in the chosen format (`view` applies to HTML: the trace link template). */
+export function renderDocument(doc: ResultsDocument, format: OutputFormat, view: ReportViewOptions = {}): string {
   const renderers: Record<OutputFormat, (d: ResultsDocument) => string> = {
     table: renderTable,
     json: renderJson,
     junit: renderJUnit,
     md: renderMarkdown,
-    html: renderHtml,
+    html: (d) => renderHtml(d, view),
   };
   return renderers[format](doc);
 }

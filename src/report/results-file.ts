@@ -1,17 +1,25 @@
-// Results on disk: a JSON-lines log appended (and fsync'd) as each case finishes, so a crashed run can be
-// resumed, and the final document written atomically (temp file + rename), so a reader never sees half.
+// Results on disk: a JSON-lines log appended as each case finishes and fsync'd in batches off the event
+// loop, so a crashed run can be resumed, and the final document written atomically (temp file +
+// rename), so a reader never sees half.
+//
+// Durability window: a finished case reaches the disk (write + fdatasync on libuv's thread pool) at most
+// `windowMs` (default 200 ms) after it finished, or as soon as `maxBatch` (default 256) cases wait,
+// whichever comes first. A crash (kill -9, power loss) loses at most the cases of that window; they are
+// not in the log, so `--resume` runs them again: nothing is lost, some work may be redone.
 
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { open as openAsync, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { RunspecError } from '../errors.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import type { CaseResult } from '../types/verdict.js';
+import { caseResultOf, type CaseEntry } from './results.js';
 
 /** First line of a results log: who ran what, so `--resume` can finish the same run. */
 export interface ResultsLogHeader {
   type: 'run';
-  /** Log format version. */
-  version: 1;
+  /** Log format version: 1 logs a case's `result`, 2 its results-document `entry` (arguments once). */
+  version: 1 | 2;
   runId: string;
   /** ISO time the run started (kept on resume). */
   startedAt: string;
@@ -23,11 +31,12 @@ export interface ResultsLogHeader {
   options: Record<string, unknown>;
 }
 
-/** One finished case. */
-export interface ResultsLogCase {
-  type: 'case';
-  caseId: string;
-  result: CaseResult;
+/** One finished case: its results-document entry (version 2), or its CaseResult (version 1 logs). */
+export type ResultsLogCase = { type: 'case'; caseId: string; entry: CaseEntry } | { type: 'case'; caseId: string; result: CaseResult };
+
+/** The case result of a logged case, whichever version wrote it. */
+export function loggedCaseResult(rec: ResultsLogCase): CaseResult {
+  return 'entry' in rec ? caseResultOf(rec.caseId, rec.entry) : rec.result;
 }
 
 export type ResultsLogRecord = ResultsLogHeader | ResultsLogCase;
@@ -66,48 +75,138 @@ export function logFileFor(finalFile: string): string {
   return finalFile.endsWith('.json') ? finalFile.slice(0, -'.json'.length) + '.jsonl' : finalFile + '.jsonl';
 }
 
-/** An append-only, fsync'd JSON-lines writer. */
+/** Where a record sits in the log: byte offset and length of its line (without the newline). */
+export interface LogSpan {
+  offset: number;
+  length: number;
+}
+
+/** An append-only JSON-lines writer, fsync'd in batches (see the durability window above). */
 export interface ResultsLogWriter {
   readonly file: string;
-  append(record: ResultsLogRecord): void;
-  close(): void;
+  /** Queue a record; it reaches the disk within the window. Returns where its line sits in the file. */
+  append(record: ResultsLogRecord): LogSpan;
+  /** Write and fsync everything queued so far. */
+  flush(): Promise<void>;
+  /** Flush, then close the file. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link openResultsLog}. */
+export interface ResultsLogOptions {
+  /** Longest a finished case waits before it is written and fsync'd. @default 200 */
+  windowMs?: number;
+  /** Cases queued before a write starts without waiting for the window. @default 256 */
+  maxBatch?: number;
 }
 
 /**
- * Open (or create) a results log. A new file starts with `header`; an existing one (resume) is appended
- * to as it is, after cutting a torn last line so the next record starts on a line of its own.
+ * Open (or create) a results log. A new file starts with `header` (written and fsync'd at once); an
+ * existing one (resume) is appended to as it is, after cutting a torn last line so the next record
+ * starts on a line of its own.
  */
-export function openResultsLog(file: string, header: ResultsLogHeader): ResultsLogWriter {
+export async function openResultsLog(file: string, header: ResultsLogHeader, opts: ResultsLogOptions = {}): Promise<ResultsLogWriter> {
+  const windowMs = opts.windowMs ?? 200;
+  const maxBatch = Math.max(1, opts.maxBatch ?? 256);
   mkdirSync(dirname(file), { recursive: true });
   const exists = existsSync(file);
   if (exists) {
-    const text = readFileSync(file, 'utf8');
-    if (text.length > 0 && !text.endsWith('\n')) {
+    const keep = intactLength(file);
+    if (keep !== statSync(file).size) {
       // kill -9 mid-write leaves a partial line: keep everything up to the last newline.
-      const keep = text.slice(0, text.lastIndexOf('\n') + 1);
-      writeFileAtomic(file, keep);
+      // The kept bytes end at a newline, so they decode whole.
+      writeFileAtomic(file, readFileSync(file).subarray(0, keep).toString('utf8'));
     }
   }
-  const fd = openSync(file, 'a');
+  if (!exists || statSync(file).size === 0) {
+    const fd = openSync(file, 'a');
+    try {
+      writeSync(fd, JSON.stringify(header) + '\n');
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  const fh: FileHandle = await openAsync(file, 'a');
+  let size = statSync(file).size;
+  let queued: Buffer[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let chain: Promise<void> = Promise.resolve();
+  let failure: unknown;
   let open = true;
-  const writeLine = (record: ResultsLogRecord): void => {
-    writeSync(fd, JSON.stringify(record) + '\n');
-    // A finished case must survive a crash right after it: that is what --resume relies on.
-    fsyncSync(fd);
+
+  const writeQueued = (): Promise<void> => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (queued.length === 0) return chain;
+    const batch = Buffer.concat(queued);
+    queued = [];
+    // One write + fdatasync per batch, on the thread pool; batches stay in order on one chain.
+    chain = chain.then(async () => {
+      if (failure !== undefined) return;
+      try {
+        await fh.write(batch);
+        await fh.datasync();
+      } catch (err) {
+        failure = err;
+      }
+    });
+    return chain;
   };
-  if (!exists || readFileSync(file, 'utf8').length === 0) writeLine(header);
+  const settled = async (): Promise<void> => {
+    await writeQueued();
+    if (failure !== undefined) {
+      throw new RunspecError('RESULTS', `${file}: cannot write the results log (${failure instanceof Error ? failure.message : String(failure)})`, { cause: failure });
+    }
+  };
   return {
     file,
     append(record) {
       if (!open) throw new RunspecError('INTERNAL', `${file}: results log already closed`);
-      writeLine(record);
+      const line = Buffer.from(JSON.stringify(record) + '\n');
+      const span = { offset: size, length: line.length - 1 };
+      size += line.length;
+      queued.push(line);
+      if (queued.length >= maxBatch) void writeQueued();
+      else if (!timer) {
+        timer = setTimeout(() => void writeQueued(), windowMs);
+        // A pending batch does not keep the process alive; close() writes it.
+        timer.unref();
+      }
+      return span;
     },
-    close() {
+    flush: settled,
+    async close() {
       if (!open) return;
       open = false;
-      closeSync(fd);
+      try {
+        await settled();
+      } finally {
+        await fh.close();
+      }
     },
   };
+}
+
+/** Bytes of `file` up to and including its last newline (a torn last line excluded). */
+function intactLength(file: string): number {
+  const size = statSync(file).size;
+  if (size === 0) return 0;
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    let end = size;
+    while (end > 0) {
+      const start = Math.max(0, end - buf.length);
+      const n = readSync(fd, buf, 0, end - start, start);
+      const at = buf.subarray(0, n).lastIndexOf(10);
+      if (at >= 0) return start + at + 1;
+      end = start;
+    }
+    return 0;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Read a results log for `--resume`. A torn last line is dropped; any other bad line is an error. */
@@ -150,8 +249,8 @@ export function readResultsLog(file: string): ResultsLog {
       header = r as ResultsLogHeader;
       continue;
     }
-    if (r.type === 'case' && typeof (r as ResultsLogCase).caseId === 'string' && (r as ResultsLogCase).result) {
-      cases.set((r as ResultsLogCase).caseId, (r as ResultsLogCase).result);
+    if (isCaseRecord(r)) {
+      cases.set(r.caseId, loggedCaseResult(r));
       continue;
     }
     throw new RunspecError('RESULTS', `${file}:${i + 1}: expected a case record {"type":"case",...} (got type ${JSON.stringify(r.type)})`);
@@ -162,3 +261,52 @@ export function readResultsLog(file: string): ResultsLog {
   return { header, cases, truncatedTail: tornDropped };
 }
 
+/** A case record of either version. */
+export function isCaseRecord(r: unknown): r is ResultsLogCase {
+  const c = r as { type?: unknown; caseId?: unknown; entry?: unknown; result?: unknown } | null;
+  return !!c && c.type === 'case' && typeof c.caseId === 'string' && (typeof c.entry === 'object' || typeof c.result === 'object') && (c.entry ?? c.result) !== null;
+}
+
+/**
+ * Visit every intact line of a log with its byte span, reading the file in chunks (a log can be larger
+ * than memory allows as one string). A torn last line is not visited.
+ */
+export function scanLogLines(file: string, visit: (line: string, span: LogSpan, lineNo: number) => void): void {
+  const fd = openSync(file, 'r');
+  try {
+    const chunk = Buffer.alloc(1 << 20);
+    let carry: Buffer = Buffer.alloc(0);
+    let carryOffset = 0;
+    let position = 0;
+    let lineNo = 0;
+    for (;;) {
+      const n = readSync(fd, chunk, 0, chunk.length, position);
+      if (n === 0) break;
+      position += n;
+      let data = carry.length ? Buffer.concat([carry, chunk.subarray(0, n)]) : chunk.subarray(0, n);
+      let start = 0;
+      for (let nl = data.indexOf(10, start); nl >= 0; nl = data.indexOf(10, start)) {
+        lineNo++;
+        visit(data.toString('utf8', start, nl), { offset: carryOffset + start, length: nl - start }, lineNo);
+        start = nl + 1;
+      }
+      carryOffset += start;
+      data = data.subarray(start);
+      carry = Buffer.from(data);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Read the line at `span` of an open log. */
+export function readLogLine(fd: number, span: LogSpan): string {
+  const buf = Buffer.allocUnsafe(span.length);
+  let got = 0;
+  while (got < span.length) {
+    const n = readSync(fd, buf, got, span.length - got, span.offset + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.toString('utf8', 0, got);
+}

@@ -1,11 +1,18 @@
 // The results document: a superset of turnstone's results file (meta, iterations[] with cases{runs[],
 // pass_rate, avg_score} and aggregate{...}), each run also carrying the runspec verdict and the replio
 // metrics, each case its interval, pass@k and threshold. Snake_case keys, like turnstone.
+//
+// A tool call's arguments are written once per sample, in turnstone's `tool_args`: `calls` keep id and
+// name, replio's `trace` is left out when it repeats the calls, and the verdict's observed arguments
+// point at the call they equal (`args_call`). Readers go through `outcomeOf`/`runEntryCalls`, which put
+// them back. (Before, a 50 MB argument made a 210 MB results file.)
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { redactUrl } from '../core/redact.js';
 import { RunspecError } from '../errors.js';
-import { VERDICT_CATEGORIES, type CaseResult, type CheckResult, type Expected, type MatchScore, type Observed, type ReplioMetrics, type SampleOutcome, type Verdict } from '../types/verdict.js';
-import { sampleScore, summarize } from '../scoring/summary.js';
+import { VERDICT_CATEGORIES, type CaseResult, type CheckResult, type Expected, type MatchScore, type Observed, type ReplioMetrics, type SampleOutcome, type SampleTrace, type SampleTraceStep, type Verdict } from '../types/verdict.js';
+import { type ToolCall, type ToolLogEntry } from '../types/run.js';
+import { sampleScore, summarize, type SuiteSummary } from '../scoring/summary.js';
 import { AUTONOMY_LEVELS, DIALECTS, MATCH_MODES, TOOL_MODES } from '../core/vocabulary.js';
 
 /** Marks a document written by this module (turnstone readers ignore it). */
@@ -19,7 +26,8 @@ const matchMode = z.enum(MATCH_MODES);
 const toolMode = z.enum(TOOL_MODES);
 const args = z.record(z.string(), z.unknown());
 
-const toolCallSchema = z.looseObject({ id: z.string(), name: z.string(), arguments: args });
+/** `arguments` is absent when `tool_args` holds them (documents written since args are stored once). */
+const toolCallSchema = z.looseObject({ id: z.string(), name: z.string(), arguments: args.optional() });
 
 const matchSchema = z.looseObject({
   match_mode: matchMode,
@@ -32,7 +40,8 @@ const matchSchema = z.looseObject({
 });
 
 const replioSchema = z.looseObject({
-  trace: z.array(z.looseObject({ name: z.string(), arguments: args })),
+  /** Absent when it equals the run's calls (names and arguments). */
+  trace: z.array(z.looseObject({ name: z.string(), arguments: args })).optional(),
   names: z.array(z.string()),
   accuracy: num.nullable(),
   pass: z.boolean().nullable(),
@@ -60,12 +69,55 @@ const verdictSchema = z.looseObject({
     host: z.string().optional(),
     autonomy: autonomy.optional(),
     args: args.optional(),
+    /** Index into `calls` whose arguments are the observed args (then `args` is absent). */
+    args_call: int.optional(),
   }),
   tool_mode: toolMode.nullable(),
   checks: z.array(z.looseObject({ check: z.string(), judged: z.boolean() })).optional(),
   trace_id: z.string().optional(),
   root_span_id: z.string().optional(),
   trace_url: z.string().optional(),
+});
+
+const runErrorSchema = z.looseObject({ code: z.string(), message: z.string() });
+
+/** A sample's timeline (optional: files written before it existed lack it). */
+const traceStepSchema = z.discriminatedUnion('kind', [
+  z.looseObject({
+    kind: z.literal('llm'),
+    turn: int,
+    index: int,
+    offset_ms: num,
+    duration_ms: num,
+    model: z.string().optional(),
+    input_tokens: num.optional(),
+    output_tokens: num.optional(),
+    finish_reason: z.string().optional(),
+    text: z.string().optional(),
+    tool_calls: z.array(z.string()),
+    error: runErrorSchema.optional(),
+  }),
+  z.looseObject({
+    kind: z.literal('tool'),
+    turn: int,
+    name: z.string(),
+    call_id: z.string(),
+    offset_ms: num,
+    duration_ms: num,
+    executed: z.boolean(),
+    arguments: args.optional(),
+    result: z.string().optional(),
+    is_error: z.boolean().optional(),
+  }),
+]);
+
+const sampleTraceSchema = z.looseObject({
+  start_ms: num,
+  duration_ms: num,
+  status: runStatus,
+  steps: z.array(traceStepSchema),
+  dropped_steps: int.optional(),
+  error: runErrorSchema.optional(),
 });
 
 const runEntrySchema = z.looseObject({
@@ -92,6 +144,10 @@ const runEntrySchema = z.looseObject({
   match: matchSchema.nullable(),
   calls: z.array(toolCallSchema),
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  /** turnstone's tool_call_log: { tool, args, result (≤ 500 chars), turn } per call; absent in older files. */
+  tool_log: z.array(z.looseObject({ tool: z.string(), args, result: z.string().optional(), turn: int })).optional(),
+  /** The sample's turns, model and tool calls with timings and results. */
+  trace: sampleTraceSchema.optional(),
 });
 
 const caseEntrySchema = z.looseObject({
@@ -107,6 +163,10 @@ const caseEntrySchema = z.looseObject({
   k: int,
   pass_at_k: num,
   pass_hat_k: num,
+  /** pass@k / pass^k for each requested k (`--pass-k`, a gate's k); null where k > the scored samples. */
+  pass_k: z.array(z.looseObject({ k: int, pass_at: num.nullable(), pass_hat: num.nullable() })).optional(),
+  /** The gate that decided meets_threshold, when one was set. */
+  gate: z.looseObject({ text: z.string(), value: num.nullable(), met: z.boolean() }).nullable().optional(),
   threshold: num,
   meets_threshold: z.boolean(),
   errored: z.boolean(),
@@ -195,6 +255,73 @@ export type ResultsIteration = z.infer<typeof iterationSchema>;
 export type CaseEntry = z.infer<typeof caseEntrySchema>;
 export type RunEntry = z.infer<typeof runEntrySchema>;
 export type Aggregate = z.infer<typeof aggregateSchema>;
+export type SampleTraceJson = z.infer<typeof sampleTraceSchema>;
+export type SampleTraceStepJson = z.infer<typeof traceStepSchema>;
+
+function traceToJson(t: SampleTrace): SampleTraceJson {
+  const steps = t.steps.map((s): SampleTraceStepJson => {
+    if (s.kind === 'llm') {
+      return dropUndefined({
+        kind: 'llm' as const,
+        turn: s.turn,
+        index: s.index,
+        offset_ms: s.offsetMs,
+        duration_ms: s.durationMs,
+        model: s.model,
+        input_tokens: s.inputTokens,
+        output_tokens: s.outputTokens,
+        finish_reason: s.finishReason,
+        text: s.text,
+        tool_calls: [...s.toolCalls],
+        error: s.error ? { code: s.error.code, message: s.error.message } : undefined,
+      });
+    }
+    return dropUndefined({
+      kind: 'tool' as const,
+      turn: s.turn,
+      name: s.name,
+      call_id: s.callId,
+      offset_ms: s.offsetMs,
+      duration_ms: s.durationMs,
+      executed: s.executed,
+      arguments: s.arguments,
+      result: s.result,
+      is_error: s.isError,
+    });
+  });
+  return dropUndefined({
+    start_ms: t.startTimeMs,
+    duration_ms: t.durationMs,
+    status: t.status,
+    steps,
+    dropped_steps: t.droppedSteps,
+    error: t.error ? { code: t.error.code, message: t.error.message } : undefined,
+  });
+}
+
+function traceFromJson(t: SampleTraceJson): SampleTrace {
+  const steps = t.steps.map((s): SampleTraceStep => {
+    if (s.kind === 'llm') {
+      const step: SampleTraceStep = { kind: 'llm', turn: s.turn, index: s.index, offsetMs: s.offset_ms, durationMs: s.duration_ms, toolCalls: [...s.tool_calls] };
+      if (s.model !== undefined) step.model = s.model;
+      if (s.input_tokens !== undefined) step.inputTokens = s.input_tokens;
+      if (s.output_tokens !== undefined) step.outputTokens = s.output_tokens;
+      if (s.finish_reason !== undefined) step.finishReason = s.finish_reason;
+      if (s.text !== undefined) step.text = s.text;
+      if (s.error) step.error = { code: s.error.code, message: s.error.message };
+      return step;
+    }
+    const step: SampleTraceStep = { kind: 'tool', turn: s.turn, name: s.name, callId: s.call_id, offsetMs: s.offset_ms, durationMs: s.duration_ms, executed: s.executed };
+    if (s.arguments !== undefined) step.arguments = s.arguments;
+    if (s.result !== undefined) step.result = s.result;
+    if (s.is_error !== undefined) step.isError = s.is_error;
+    return step;
+  });
+  const trace: SampleTrace = { startTimeMs: t.start_ms, durationMs: t.duration_ms, status: t.status, steps };
+  if (t.dropped_steps !== undefined) trace.droppedSteps = t.dropped_steps;
+  if (t.error) trace.error = { code: t.error.code, message: t.error.message };
+  return trace;
+}
 
 function dropUndefined<T extends Record<string, unknown>>(obj: T): T {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
@@ -208,13 +335,19 @@ function matchFromJson(m: z.infer<typeof matchSchema>): MatchScore {
   return { matchMode: m.match_mode, pass: m.pass, score: m.score, matched: m.matched, unmatched: m.unmatched, extraTools: m.extra_tools, detail: m.detail };
 }
 
-function replioToJson(m: ReplioMetrics): z.infer<typeof replioSchema> {
-  return { ...m, trace: m.trace.map((t) => ({ name: t.name, arguments: t.arguments })), names: [...m.names] };
+function sameArgs(a: unknown, b: unknown): boolean {
+  return a === b || isDeepStrictEqual(a, b);
 }
 
-function replioFromJson(m: z.infer<typeof replioSchema>): ReplioMetrics {
+function replioToJson(m: ReplioMetrics, calls: readonly ToolCall[]): z.infer<typeof replioSchema> {
+  const { trace, ...rest } = m;
+  const repeatsCalls = trace.length === calls.length && trace.every((t, i) => t.name === calls[i]!.name && sameArgs(t.arguments, calls[i]!.arguments ?? {}));
+  return { ...rest, ...(repeatsCalls ? {} : { trace: trace.map((t) => ({ name: t.name, arguments: t.arguments })) }), names: [...m.names] };
+}
+
+function replioFromJson(m: z.infer<typeof replioSchema>, calls: readonly ToolCall[]): ReplioMetrics {
   return {
-    trace: m.trace.map((t) => ({ name: t.name, arguments: t.arguments })),
+    trace: m.trace ? m.trace.map((t) => ({ name: t.name, arguments: t.arguments })) : calls.map((c) => ({ name: c.name, arguments: c.arguments ?? {} })),
     names: m.names,
     accuracy: m.accuracy,
     pass: m.pass,
@@ -229,6 +362,8 @@ function replioFromJson(m: z.infer<typeof replioSchema>): ReplioMetrics {
 /** One sample as a turnstone run entry (plus the verdict). */
 export function runEntryOf(outcome: SampleOutcome): RunEntry {
   if (outcome.status === 'errored') {
+    // A partial run (the provider failed mid-run) keeps what happened: sequence, args, tokens, metrics.
+    const p = outcome.partial;
     return {
       sample: outcome.sample,
       status: 'errored',
@@ -238,18 +373,20 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
       unmatched: [],
       extra_tools: [],
       detail: `errored: ${outcome.error.code}: ${outcome.error.message}`,
-      tool_sequence: [],
-      tool_args: [],
+      tool_sequence: p ? p.calls.map((c) => c.name) : [],
+      tool_args: p ? p.calls.map((c) => ({ [c.name]: c.arguments })) : [],
       elapsed: outcome.elapsedMs / 1000,
       elapsed_ms: outcome.elapsedMs,
-      tokens: 0,
+      tokens: outcome.tokens ?? 0,
       json_dump: false,
-      run_status: null,
+      run_status: p ? 'error' : null,
       verdict: null,
-      replio: null,
+      replio: p?.replio ? replioToJson(p.replio, p.calls) : null,
       match: null,
-      calls: [],
+      calls: p ? p.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) : [],
       error: { code: outcome.error.code, message: outcome.error.message },
+      ...(outcome.toolLog ? { tool_log: outcome.toolLog.map((e) => ({ ...e })) } : {}),
+      ...(outcome.trace ? { trace: traceToJson(outcome.trace) } : {}),
     };
   }
   const v = outcome.verdict;
@@ -275,17 +412,38 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
       reason: v.reason,
       dialect: v.dialect,
       expected: dropUndefined({ tool: v.expected.tool, command: v.expected.command, host: v.expected.host, autonomy: v.expected.autonomy, no_run: v.expected.noRun }),
-      observed: dropUndefined({ ...v.observed }),
+      observed: observedToJson(v.observed, v.calls),
       tool_mode: v.toolMode ?? null,
       ...(v.checks ? { checks: v.checks.map((c) => ({ ...c })) } : {}),
       ...(v.trace ? { trace_id: v.trace.traceId, root_span_id: v.trace.rootSpanId } : {}),
       ...(v.trace?.url ? { trace_url: v.trace.url } : {}),
     },
-    replio: v.replio ? replioToJson(v.replio) : null,
+    replio: v.replio ? replioToJson(v.replio, v.calls) : null,
     match: m ? matchToJson(m) : null,
-    calls: v.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+    calls: v.calls.map((c) => ({ id: c.id, name: c.name })),
     error: null,
+    ...(outcome.toolLog ? { tool_log: outcome.toolLog.map((e) => ({ ...e })) } : {}),
+    ...(outcome.trace ? { trace: traceToJson(outcome.trace) } : {}),
   };
+}
+
+function observedToJson(o: Observed, calls: readonly ToolCall[]): z.infer<typeof verdictSchema>['observed'] {
+  const { args: observedArgs, ...rest } = o;
+  const out: Record<string, unknown> = dropUndefined({ ...rest });
+  if (observedArgs !== undefined) {
+    const at = calls.findIndex((c) => sameArgs(c.arguments, observedArgs));
+    if (at >= 0) out.args_call = at;
+    else out.args = observedArgs;
+  }
+  return out;
+}
+
+/**
+ * The tool calls of a run entry with their arguments (from `tool_args`, where they are stored; older
+ * documents carry them on `calls` too).
+ */
+export function runEntryCalls(run: RunEntry): ToolCall[] {
+  return run.calls.map((c, i) => ({ id: c.id, name: c.name, arguments: c.arguments ?? run.tool_args[i]?.[c.name] ?? {} }));
 }
 
 /** One case as a turnstone case entry (plus interval, pass@k, threshold). */
@@ -304,6 +462,8 @@ export function caseEntryOf(r: CaseResult): CaseEntry {
     k: scoredRuns.length,
     pass_at_k: r.passAtK,
     pass_hat_k: r.passHatK,
+    pass_k: r.passK.map((p) => ({ k: p.k, pass_at: p.passAt, pass_hat: p.passHat })),
+    gate: r.gate ? { text: r.gate.text, value: r.gate.value, met: r.gate.met } : null,
     threshold: r.threshold,
     meets_threshold: r.meetsThreshold,
     errored: r.errored,
@@ -317,14 +477,18 @@ function groupToJson(g: { cases: number; casesMeetingThreshold: number; avgPassR
 
 /** The aggregate of one iteration: turnstone's fields plus the suite summary. */
 export function aggregateOf(results: readonly CaseResult[]): Aggregate {
-  const s = summarize(results);
+  return aggregateFromSummary(summarize(results), Object.fromEntries(results.map((r) => [r.caseId, r.passRate])));
+}
+
+/** The aggregate from a summary already built (incrementally, by a run that keeps no case results). */
+export function aggregateFromSummary(s: SuiteSummary, perCasePassRates: Record<string, number>): Aggregate {
   return {
     total_cases: s.cases,
     total_runs: s.samples,
     overall_pass_rate: s.overallPassRate,
     overall_avg_score: s.avgScore ?? 0,
     json_dumps: s.jsonDumps,
-    per_case_pass_rates: Object.fromEntries(results.map((r) => [r.caseId, r.passRate])),
+    per_case_pass_rates: perCasePassRates,
     scored_runs: s.scoredSamples,
     passed_runs: s.passedSamples,
     errored_runs: s.erroredSamples,
@@ -385,14 +549,36 @@ export function buildResultsDocument(input: ResultsInput): ResultsDocument {
   };
 }
 
-function outcomeOf(caseId: string, run: RunEntry): SampleOutcome {
+function outcomeOf(caseId: string, dialect: CaseResult['dialect'], run: RunEntry): SampleOutcome {
+  const calls = runEntryCalls(run);
   if (run.status === 'errored' || !run.verdict) {
-    return {
+    const outcome: SampleOutcome = {
       status: 'errored',
       sample: run.sample,
       error: run.error ? { code: run.error.code, message: run.error.message } : { code: 'INTERNAL', message: run.detail },
       elapsedMs: run.elapsed_ms,
+      ...(run.trace ? { trace: traceFromJson(run.trace) } : {}),
     };
+    if (run.tool_log) outcome.toolLog = run.tool_log.map(toolLogEntry);
+    if (run.run_status === 'error') {
+      const partial: Verdict = {
+        caseId,
+        sample: run.sample,
+        dialect,
+        pass: false,
+        category: 'error',
+        reason: run.detail,
+        expected: {},
+        observed: {},
+        jsonDump: false,
+        status: 'error',
+        calls: runEntryCalls(run),
+      };
+      if (run.replio) partial.replio = replioFromJson(run.replio, partial.calls);
+      outcome.partial = partial;
+      outcome.tokens = run.tokens;
+    }
+    return outcome;
   }
   const v = run.verdict;
   const expected: Expected = {};
@@ -407,6 +593,7 @@ function outcomeOf(caseId: string, run: RunEntry): SampleOutcome {
   if (v.observed.host !== undefined) observed.host = v.observed.host;
   if (v.observed.autonomy !== undefined) observed.autonomy = v.observed.autonomy;
   if (v.observed.args !== undefined) observed.args = v.observed.args;
+  else if (v.observed.args_call !== undefined) observed.args = calls[v.observed.args_call]?.arguments ?? {};
   const verdict: Verdict = {
     caseId,
     sample: run.sample,
@@ -418,7 +605,7 @@ function outcomeOf(caseId: string, run: RunEntry): SampleOutcome {
     observed,
     jsonDump: run.json_dump,
     status: run.run_status ?? 'ok',
-    calls: run.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+    calls,
   };
   if (v.tool_mode) verdict.toolMode = v.tool_mode;
   if (v.checks) verdict.checks = v.checks as unknown as CheckResult[];
@@ -426,9 +613,17 @@ function outcomeOf(caseId: string, run: RunEntry): SampleOutcome {
     verdict.trace = { traceId: v.trace_id, rootSpanId: v.root_span_id };
     if (v.trace_url) verdict.trace.url = v.trace_url;
   }
-  if (run.replio) verdict.replio = replioFromJson(run.replio);
+  if (run.replio) verdict.replio = replioFromJson(run.replio, calls);
   if (run.match) verdict.match = matchFromJson(run.match);
-  return { status: 'scored', sample: run.sample, verdict, elapsedMs: run.elapsed_ms, tokens: run.tokens };
+  const outcome: SampleOutcome = { status: 'scored', sample: run.sample, verdict, elapsedMs: run.elapsed_ms, tokens: run.tokens, ...(run.trace ? { trace: traceFromJson(run.trace) } : {}) };
+  if (run.tool_log) outcome.toolLog = run.tool_log.map(toolLogEntry);
+  return outcome;
+}
+
+function toolLogEntry(e: NonNullable<RunEntry['tool_log']>[number]): ToolLogEntry {
+  const out: ToolLogEntry = { tool: e.tool, args: e.args, turn: e.turn };
+  if (e.result !== undefined) out.result = e.result;
+  return out;
 }
 
 /**
@@ -442,26 +637,31 @@ export function caseResultsFromDocument(doc: ResultsDocument, iteration?: number
       hint: doc.iterations.length ? `pick one of ${doc.iterations.map((i) => i.iteration).join(', ')}` : 'the run wrote no iteration; rerun it',
     });
   }
-  return Object.entries(it.cases).map(([caseId, entry]) => {
-    const samples = entry.runs.map((run) => outcomeOf(caseId, run));
-    const result: CaseResult = {
-      caseId,
-      dialect: entry.dialect,
-      tags: [...entry.tags],
-      samples,
-      passRate: entry.pass_rate,
-      passRateLow: entry.pass_rate_low,
-      passRateHigh: entry.pass_rate_high,
-      passAtK: entry.pass_at_k,
-      passHatK: entry.pass_hat_k,
-      threshold: entry.threshold,
-      meetsThreshold: entry.meets_threshold,
-      errored: entry.errored,
-    };
-    if (entry.suite !== null) result.suite = entry.suite;
-    if (entry.runs.some((r) => r.match !== null)) result.avgScore = entry.avg_score;
-    return result;
-  });
+  return Object.entries(it.cases).map(([caseId, entry]) => caseResultOf(caseId, entry));
+}
+
+/** A case result from its case entry (the inverse of {@link caseEntryOf}). */
+export function caseResultOf(caseId: string, entry: CaseEntry): CaseResult {
+  const samples = entry.runs.map((run) => outcomeOf(caseId, entry.dialect, run));
+  const result: CaseResult = {
+    caseId,
+    dialect: entry.dialect,
+    tags: [...entry.tags],
+    samples,
+    passRate: entry.pass_rate,
+    passRateLow: entry.pass_rate_low,
+    passRateHigh: entry.pass_rate_high,
+    passAtK: entry.pass_at_k,
+    passHatK: entry.pass_hat_k,
+    passK: (entry.pass_k ?? []).map((p) => ({ k: p.k, passAt: p.pass_at, passHat: p.pass_hat })),
+    threshold: entry.threshold,
+    meetsThreshold: entry.meets_threshold,
+    errored: entry.errored,
+  };
+  if (entry.gate) result.gate = { text: entry.gate.text, value: entry.gate.value, met: entry.gate.met };
+  if (entry.suite !== null) result.suite = entry.suite;
+  if (entry.runs.some((r) => r.match !== null)) result.avgScore = entry.avg_score;
+  return result;
 }
 
 /**

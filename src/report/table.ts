@@ -1,7 +1,7 @@
 // The terminal table: verdict, tool, command, autonomy, host, pass rate and reason per case, then the summary.
 import { safeText } from '../core/safe-text.js';
 import type { ResultsDocument } from './results.js';
-import { caseViews, categoryCounts, formatInt, lastIteration, percent, thresholdText, titleOf, type CaseView } from './_present.js';
+import { caseViews, categoryCounts, formatInt, gateText, hasPassK, lastIteration, passKText, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 
 /** Options of {@link renderTable}. */
 export interface TableOptions {
@@ -71,6 +71,15 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
   lines.push(paint(ANSI.dim, formatRow(header)));
   views.forEach((v, i) => lines.push(formatRow(rows[i]!, v)));
   lines.push('');
+  if (hasPassK(views)) {
+    const idWidth = Math.min(MAX_COLUMN, Math.max(...views.map((v) => safeText(v.caseId).length)));
+    lines.push(paint(ANSI.dim, 'pass@k / pass^k (unbiased; errored samples left out of n)'));
+    for (const v of views) {
+      const bits = [passKText(v.entry), gateText(v.entry) && `gate ${gateText(v.entry)}`].filter(Boolean).join(' · ');
+      lines.push(`  ${cut(safeText(v.caseId), idWidth).padEnd(idWidth)}  ${safeText(bits) || '-'}`);
+    }
+    lines.push('');
+  }
   // Where to look: the trace of each failing case's representative sample (its link with trace_url).
   const failing = views.filter((v) => !v.meetsThreshold && v.traceId !== undefined);
   if (failing.length) {

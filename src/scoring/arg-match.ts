@@ -1,10 +1,11 @@
 // Argument matchers shared by the three dialects (runspec expect_args, replio verifier.args,
 // turnstone expected_actions[].args). The expected keys are always a subset of the observed ones.
-import type { ArgExpectation } from '../types/case.js';
+import type { ArgExpectation, CallsEquality } from '../types/case.js';
 import type { ToolCall } from '../types/run.js';
 import type { CheckResult } from '../types/verdict.js';
 import { canonicalJson, showValue } from '../core/canonical-json.js';
-import { tolerantEquals } from '../core/equality.js';
+import { tolerantEquals, valuesEqual } from '../core/equality.js';
+import { isRecord } from '../core/is-record.js';
 import { regexSearch } from '../core/regex.js';
 import { argumentHash, keyFingerprint } from './arg-hash.js';
 
@@ -94,6 +95,133 @@ export function matchArgs(
 /** `arg replicas: expected 3, got "4"; arg env: missing (expected "prod")`. */
 export function describeArgFailures(failures: readonly ArgFailure[]): string {
   return failures.map((f) => `arg ${f.arg}: ${f.reason}`).join('; ');
+}
+
+// ---- expected values as lists of acceptable ones (expect_calls): tolerant or BFCL's checker ----
+
+/** The declared JSON Schema of one parameter, as far as the BFCL rules consult it. */
+export interface ParamSchema {
+  type?: unknown;
+  items?: unknown;
+}
+
+/** JSON value equality, key order aside (Python's `==` on parsed JSON: 5 equals 5.0). */
+function sameJson(a: unknown, b: unknown): boolean {
+  return valuesEqual(a, b, 'strict');
+}
+
+/** BFCL compares a non-string value with each answer as is and a string after standardising both. */
+function bfclScalarEquals(answer: unknown, value: unknown): boolean {
+  return typeof value === 'string' ? typeof answer === 'string' && valuesEqual(answer, value, 'bfcl') : sameJson(answer, value);
+}
+
+function jsonTypeOf(schema: ParamSchema | undefined, acceptable: readonly unknown[]): string | undefined {
+  const t = schema?.type;
+  if (typeof t === 'string') return t;
+  // No declared type: take the type of the first acceptable value, as BFCL's variable rule does.
+  const sample = acceptable.find((v) => v !== '');
+  if (sample === undefined) return undefined;
+  if (typeof sample === 'string') return 'string';
+  if (typeof sample === 'boolean') return 'boolean';
+  if (typeof sample === 'number') return Number.isInteger(sample) ? 'integer' : 'number';
+  if (Array.isArray(sample)) return 'array';
+  if (isRecord(sample)) return 'object';
+  return undefined;
+}
+
+function hasType(value: unknown, type: string): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'number':
+      // BFCL accepts an int where a float is expected.
+      return typeof value === 'number';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isRecord(value);
+    default:
+      return true;
+  }
+}
+
+/** BFCL's dict rule: every given key is expected and its value acceptable; a left-out key must be optional. */
+function bfclDictMatches(actual: Record<string, unknown>, answer: unknown): boolean {
+  if (!isRecord(answer)) return false;
+  for (const [key, value] of Object.entries(actual)) {
+    const allowed = answer[key];
+    if (!Array.isArray(allowed)) return false;
+    if (!allowed.some((a) => bfclScalarEquals(a, value))) return false;
+  }
+  for (const [key, allowed] of Object.entries(answer)) {
+    if (!Object.hasOwn(actual, key) && !(Array.isArray(allowed) && allowed.includes(''))) return false;
+  }
+  return true;
+}
+
+/**
+ * One argument under BFCL's checker rules (bfcl_eval ast_checker, read 2026): the value must have the
+ * declared type (an int is accepted for a float; a value of the acceptable answers' own type is taken
+ * as a variable and compared as is); strings and lists compare under the `bfcl` equality mode
+ * (core/equality.ts: strings standardised, lists in order with string items standardised); dicts key by key against each acceptable dict (a key's
+ * acceptable values are a list, `""` marks it optional); a list of dicts item by item.
+ *
+ * @example bfclArgMatch(['New York, NY'], 'new york ny', { type: 'string' }) // { ok: true }
+ * @example bfclArgMatch([5.0], 5, { type: 'number' }) // { ok: true }
+ */
+export function bfclArgMatch(acceptable: readonly unknown[], actual: unknown, schema?: ParamSchema): ArgMatch {
+  const want = `one of ${showValue(acceptable.filter((v) => v !== ''))}`;
+  const type = jsonTypeOf(schema, acceptable);
+  const bad = (why: string): ArgMatch => ({ ok: false, reason: `${why} (BFCL rules)` });
+  if (type !== undefined && !hasType(actual, type)) {
+    const sample = acceptable.find((v) => v !== '');
+    const variable = sample !== undefined && typeof sample === typeof actual && Array.isArray(sample) === Array.isArray(actual);
+    if (!variable) return bad(`expected type ${type}, got ${showValue(actual)}`);
+    return acceptable.some((a) => sameJson(a, actual)) ? { ok: true } : bad(`expected ${want}, got ${showValue(actual)}`);
+  }
+  const items = isRecord(schema?.items) ? schema.items : undefined;
+  if (type === 'array' && Array.isArray(actual) && typeof items?.type === 'string' && items.type !== 'object') {
+    const itemType = items.type;
+    // BFCL checks items one level deep, and its variable rule applies per item: an item may also have the
+    // type of the first acceptable list's first item (so a list of names passes where numbers are declared
+    // when the answer lists names).
+    const itemsFit = (answer: unknown): boolean => {
+      const sample = Array.isArray(answer) ? answer.find((v) => v !== '') : undefined;
+      return actual.every((x) => hasType(x, itemType) || (sample !== undefined && typeof x === typeof sample && Array.isArray(x) === Array.isArray(sample)));
+    };
+    // As in BFCL, an acceptable value that is not a list (the optional marker "") does not constrain the items.
+    if (!acceptable.some((a) => !Array.isArray(a) || itemsFit(a))) {
+      return bad(`expected a list of ${itemType}, got ${showValue(actual)}`);
+    }
+  }
+  let ok: boolean;
+  if (type === 'object' && isRecord(actual)) {
+    ok = acceptable.some((a) => a !== '' && bfclDictMatches(actual, a));
+  } else if (type === 'array' && Array.isArray(actual) && items?.type === 'object') {
+    ok = acceptable.some((a) => Array.isArray(a) && a.length === actual.length && actual.every((x, i) => isRecord(x) && bfclDictMatches(x, a[i])));
+  } else if (typeof actual === 'string') {
+    // BFCL compares against every string answer, "" included: passing "" for an optional string is accepted.
+    ok = acceptable.some((a) => typeof a === 'string' && valuesEqual(a, actual, 'bfcl'));
+  } else if (Array.isArray(actual)) {
+    ok = acceptable.some((a) => Array.isArray(a) && valuesEqual(a, actual, 'bfcl'));
+  } else {
+    ok = acceptable.some((a) => a !== '' && sameJson(a, actual));
+  }
+  return ok ? { ok: true } : bad(`expected ${want}, got ${showValue(actual)}`);
+}
+
+/**
+ * One argument against a list of acceptable values under an equality mode: `tolerant` (any value
+ * {@link tolerantEquals} one of them) or `bfcl` ({@link bfclArgMatch}).
+ */
+export function acceptableArgMatch(mode: CallsEquality, acceptable: readonly unknown[], actual: unknown, schema?: ParamSchema): ArgMatch {
+  if (mode === 'bfcl') return bfclArgMatch(acceptable, actual, schema);
+  const values = acceptable.filter((v) => v !== '');
+  return values.some((v) => tolerantEquals(v, actual)) ? { ok: true } : { ok: false, reason: `expected one of ${showValue(values)}, got ${showValue(actual)}` };
 }
 
 /** Why an argument of a call cannot be judged, or undefined when it can. */

@@ -6,9 +6,17 @@ import { canonicalJson } from '../core/canonical-json.js';
 import { describeArgFailures, matchArgs } from './arg-match.js';
 import { totalTokens } from '../core/tokens.js';
 
-/** The tool calls of a run in order; a decision run that recorded only its terminal call yields that call. */
+/** The records themselves (no copy) unless some call was dropped at the parallel cap. */
+export function withoutDropped<T extends { dropped?: boolean }>(records: T[]): T[] {
+  return records.some((r) => r.dropped === true) ? records.filter((r) => r.dropped !== true) : records;
+}
+
+/**
+ * The tool calls of a run in order, without calls dropped at the parallel cap; a decision run that
+ * recorded only its terminal call yields that call.
+ */
 export function callsOf(run: Run): ToolCall[] {
-  if (run.toolCalls.length > 0) return run.toolCalls.map((r) => r.call);
+  if (run.toolCalls.length > 0) return withoutDropped(run.toolCalls).map((r) => r.call);
   return run.terminal ? [run.terminal.call] : [];
 }
 
@@ -37,6 +45,7 @@ export function countErrors(run: Run): number {
   let errors = modelErrors.length;
   if (run.error && !modelErrors.some((m) => m.error!.message === run.error!.message)) errors++;
   for (const record of run.toolCalls) {
+    if (record.dropped) continue;
     if (record.isError === true || (record.result !== undefined && record.result.startsWith('Error'))) errors++;
   }
   return errors;

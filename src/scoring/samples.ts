@@ -1,6 +1,6 @@
 // Samples of one case: pass rate, Wilson interval, pass@k / pass^k, threshold.
-import type { Case } from '../types/case.js';
-import type { CaseResult, SampleOutcome, VerdictCategory } from '../types/verdict.js';
+import type { Case, CaseGate } from '../types/case.js';
+import type { CaseResult, GateResult, PassKValue, SampleOutcome, VerdictCategory } from '../types/verdict.js';
 
 /** Verdicts that judged nothing definite: left out of pass rates, intervals and pass@k, counted on their own. */
 const UNJUDGED: ReadonlySet<VerdictCategory> = new Set<VerdictCategory>(['unscorable', 'incomplete']);
@@ -79,15 +79,68 @@ export function meetsThreshold(passRate: number, threshold: number): boolean {
 }
 
 /** What aggregation needs of a case (a trace rule's results are aggregated the same way). */
-export type AggregateSubject = Pick<Case, 'id' | 'tags' | 'suite'> & { dialect: CaseResult['dialect']; settings: { threshold?: number | undefined } };
+export type AggregateSubject = Pick<Case, 'id' | 'tags' | 'suite'> & { dialect: CaseResult['dialect']; settings: Pick<Case['settings'], 'threshold' | 'gate'> };
 
 /**
+ * pass@k and pass^k for each k (sorted, deduplicated) over n scored samples with c passes; null where
+ * k > n (the estimator needs at least k samples).
+ *
+ * @example passKValues(5, 2, [1, 3]) // [{ k: 1, passAt: 0.4, passHat: 0.4 }, { k: 3, passAt: 0.9, passHat: 0 }]
+ */
+export function passKValues(n: number, c: number, ks: readonly number[]): PassKValue[] {
+  return [...new Set(ks)]
+    .filter((k) => Number.isSafeInteger(k) && k >= 1)
+    .sort((a, b) => a - b)
+    .map((k) => (n >= k ? { k, passAt: passAtK(n, c, k), passHat: passHatK(n, c, k) } : { k, passAt: null, passHat: null }));
+}
+
+function compare(value: number, op: CaseGate['op'], bar: number): boolean {
+  switch (op) {
+    case '>=':
+      return value + EPSILON >= bar;
+    case '>':
+      return value > bar + EPSILON;
+    case '<=':
+      return value <= bar + EPSILON;
+    case '<':
+      return value + EPSILON < bar;
+    case '==':
+      return Math.abs(value - bar) <= EPSILON;
+  }
+}
+
+/**
+ * Evaluate a gate over n scored samples with c passes. A gate on pass@k or pass^k with fewer than k
+ * scored samples cannot be checked and is not met; nor is any gate when nothing was scored.
+ */
+export function evaluateGate(gate: CaseGate, n: number, c: number): GateResult {
+  let value: number | null = null;
+  if (n > 0) {
+    if (gate.metric === 'pass_rate') value = c / n;
+    else if (gate.k !== undefined && gate.k <= n) value = gate.metric === 'pass@k' ? passAtK(n, c, gate.k) : passHatK(n, c, gate.k);
+  }
+  return { text: gate.text, value, met: value !== null && compare(value, gate.op, gate.value) };
+}
+
+/** Options of {@link aggregateCase}. */
+export interface AggregateOptions {
+  /** Pass-rate threshold of cases without their own. */
+  threshold: number;
+  /** The k values of pass@k / pass^k to report (`--pass-k`). @default [] */
+  passK?: readonly number[];
+  /** The gate of cases without their own (`--gate`); a gate replaces the threshold check. */
+  gate?: CaseGate;
+}
+
+/**
+ * Aggregate the samples of one case. Errored samples (infrastructure) are counted apart and never as
+ * failures: the pass rate is over scored samples only. A case with no scored sample cannot meet its
  * Aggregate the samples of one case. Errored samples (infrastructure) and unscorable ones (a needed check could
  * not be judged) are counted apart and never as failures: the pass rate is over scored samples only. A case with no scored sample cannot meet its
  * threshold. The case's own `threshold` setting wins over `opts.threshold` (as turnstone's per-case
- * n_runs wins over the CLI).
+ * n_runs wins over the CLI); a gate (the case's, else `opts.gate`) replaces the threshold check.
  */
-export function aggregateCase(c: AggregateSubject, outcomes: readonly SampleOutcome[], opts: { threshold: number }): CaseResult {
+export function aggregateCase(c: AggregateSubject, outcomes: readonly SampleOutcome[], opts: AggregateOptions): CaseResult {
   const samples = [...outcomes].sort((a, b) => a.sample - b.sample);
   const scored = samples.filter((o): o is Extract<SampleOutcome, { status: 'scored' }> => isJudged(o));
   const n = scored.length;
@@ -95,6 +148,10 @@ export function aggregateCase(c: AggregateSubject, outcomes: readonly SampleOutc
   const passRate = n ? passes / n : 0;
   const interval = wilsonInterval(passes, n);
   const threshold = c.settings.threshold ?? opts.threshold;
+  const gate = c.settings.gate ?? opts.gate;
+  const ks = [...(opts.passK ?? [])];
+  if (gate?.k !== undefined) ks.push(gate.k);
+  const gateResult = gate ? evaluateGate(gate, n, passes) : undefined;
   const scores = scored.flatMap((o) => (o.verdict.match ? [o.verdict.match.score] : []));
   const result: CaseResult = {
     caseId: c.id,
@@ -106,10 +163,12 @@ export function aggregateCase(c: AggregateSubject, outcomes: readonly SampleOutc
     passRateHigh: interval.high,
     passAtK: n ? passAtK(n, passes, n) : 0,
     passHatK: n ? passHatK(n, passes, n) : 0,
+    passK: passKValues(n, passes, ks),
     threshold,
-    meetsThreshold: n > 0 && meetsThreshold(passRate, threshold),
+    meetsThreshold: gateResult ? gateResult.met : n > 0 && meetsThreshold(passRate, threshold),
     errored: samples.some((o) => o.status === 'errored'),
   };
+  if (gateResult) result.gate = gateResult;
   const unscorable = samples.filter((o) => o.status === 'scored' && !isJudged(o)).length;
   if (unscorable) result.unscorable = unscorable;
   if (c.suite !== undefined) result.suite = c.suite;

@@ -100,8 +100,11 @@ export function summarize(results: readonly CaseResult[], opts: { threshold?: nu
   const byCategory = Object.fromEntries(VERDICT_CATEGORIES.map((c) => [c, 0])) as Record<VerdictCategory, number>;
   for (const s of all) byCategory[s.verdict.category]++;
   const accuracies = scored.flatMap((s) => (s.verdict.replio?.accuracy != null ? [s.verdict.replio.accuracy] : []));
+  // Calls, errors and tokens of partial runs (a provider failed mid-run) happened: they count too.
+  const partials = outcomes.flatMap((s) => (s.status === 'errored' && s.partial ? [s] : []));
+  const metrics = [...scored.map((s) => s.verdict.replio), ...partials.map((s) => s.partial!.replio)];
   const total = (pick: (m: NonNullable<(typeof scored)[number]['verdict']['replio']>) => number): number =>
-    scored.reduce((sum, s) => sum + (s.verdict.replio ? pick(s.verdict.replio) : 0), 0);
+    metrics.reduce((sum, m) => sum + (m ? pick(m) : 0), 0);
   const meeting = results.filter((r) => caseMeets(r, opts.threshold)).length;
   const withScored = results.filter((r) => r.samples.some((s) => isJudged(s)));
   const summary: SuiteSummary = {
@@ -122,7 +125,7 @@ export function summarize(results: readonly CaseResult[], opts: { threshold?: nu
     redundant: total((m) => m.redundant),
     errors: total((m) => m.errors),
     // The sample's own token count covers runs scored without replio metrics too.
-    tokens: scored.reduce((sum, s) => sum + s.tokens, 0),
+    tokens: scored.reduce((sum, s) => sum + s.tokens, 0) + partials.reduce((sum, s) => sum + (s.tokens ?? 0), 0),
     jsonDumps: scored.filter((s) => s.verdict.jsonDump).length,
     byCategory,
     byTag: Object.fromEntries([...groupBy(results, (r) => r.tags)].map(([k, v]) => [k, rollup(v, opts.threshold)])),
@@ -131,4 +134,153 @@ export function summarize(results: readonly CaseResult[], opts: { threshold?: nu
   };
   if (opts.threshold !== undefined) summary.threshold = opts.threshold;
   return summary;
+}
+
+/** A suite summary built one case at a time, so a run need not hold every case result. */
+export interface SummaryAccumulator {
+  add(result: CaseResult): void;
+  /** The summary of the cases added so far: equal to `summarize` over them, in the order added. */
+  summary(): SuiteSummary;
+}
+
+interface GroupSums {
+  cases: number;
+  meeting: number;
+  withScored: number;
+  passRateSum: number;
+  scoredSamples: number;
+  passedSamples: number;
+}
+
+/**
+ * Fold case results into a {@link SuiteSummary} without keeping them: O(tags + suites) memory.
+ * `test/scoring/summary-accumulator.test.ts` checks it against `summarize` on generated suites, so the
+ * two cannot drift apart.
+ */
+export function createSummaryAccumulator(opts: { threshold?: number } = {}): SummaryAccumulator {
+  const byCategory = Object.fromEntries(VERDICT_CATEGORIES.map((c) => [c, 0])) as Record<VerdictCategory, number>;
+  let cases = 0;
+  let samples = 0;
+  let scored = 0;
+  let passed = 0;
+  let meeting = 0;
+  let withScored = 0;
+  let below = 0;
+  let errored = 0;
+  let passRateSum = 0;
+  let accuracySum = 0;
+  let accuracies = 0;
+  let scoreSum = 0;
+  let calls = 0;
+  let redundant = 0;
+  let errors = 0;
+  let tokens = 0;
+  let jsonDumps = 0;
+  let unscorable = 0;
+  const byTag = new Map<string, GroupSums>();
+  const bySuite = new Map<string, GroupSums>();
+  const addTo = (groups: Map<string, GroupSums>, key: string, r: CaseResult, meets: boolean, hasScored: boolean, scoredN: number, passedN: number): void => {
+    const g = groups.get(key) ?? { cases: 0, meeting: 0, withScored: 0, passRateSum: 0, scoredSamples: 0, passedSamples: 0 };
+    g.cases++;
+    if (meets) g.meeting++;
+    if (hasScored) {
+      g.withScored++;
+      g.passRateSum += r.passRate;
+    }
+    g.scoredSamples += scoredN;
+    g.passedSamples += passedN;
+    groups.set(key, g);
+  };
+  const rollups = (groups: Map<string, GroupSums>): Record<string, GroupRollup> =>
+    Object.fromEntries(
+      [...groups]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, g]) => [k, { cases: g.cases, casesMeetingThreshold: g.meeting, avgPassRate: g.withScored ? g.passRateSum / g.withScored : 0, scoredSamples: g.scoredSamples, passedSamples: g.passedSamples }]),
+    );
+  return {
+    add(r) {
+      cases++;
+      samples += r.samples.length;
+      let scoredN = 0;
+      let passedN = 0;
+      let anyErrored = false;
+      for (const s of r.samples) {
+        if (s.status !== 'scored') {
+          anyErrored = true;
+          // Calls, errors and tokens of a partial run (a provider failed mid-run) happened: they count.
+          if (s.partial) {
+            const m = s.partial.replio;
+            if (m) {
+              calls += m.calls;
+              redundant += m.redundant;
+              errors += m.errors;
+            }
+            tokens += s.tokens ?? 0;
+          }
+          continue;
+        }
+        const v = s.verdict;
+        byCategory[v.category]++;
+        if (!isJudged(s)) {
+          unscorable++;
+          continue;
+        }
+        scoredN++;
+        if (v.pass) passedN++;
+        if (v.replio?.accuracy != null) {
+          accuracySum += v.replio.accuracy;
+          accuracies++;
+        }
+        if (v.replio) {
+          calls += v.replio.calls;
+          redundant += v.replio.redundant;
+          errors += v.replio.errors;
+        }
+        scoreSum += sampleScore(v);
+        tokens += s.tokens;
+        if (v.jsonDump) jsonDumps++;
+      }
+      scored += scoredN;
+      passed += passedN;
+      if (anyErrored) errored++;
+      const meets = caseMeets(r, opts.threshold);
+      if (meets) meeting++;
+      const hasScored = scoredN > 0;
+      if (hasScored) {
+        withScored++;
+        passRateSum += r.passRate;
+        if (!meets) below++;
+      }
+      for (const tag of new Set(r.tags)) addTo(byTag, tag, r, meets, hasScored, scoredN, passedN);
+      if (r.suite) addTo(bySuite, r.suite, r, meets, hasScored, scoredN, passedN);
+    },
+    summary() {
+      const out: SuiteSummary = {
+        cases,
+        samples,
+        scoredSamples: scored,
+        passedSamples: passed,
+        erroredSamples: samples - scored - unscorable,
+        unscorableSamples: unscorable,
+        casesMeetingThreshold: meeting,
+        casesBelowThreshold: below,
+        errored,
+        avgPassRate: withScored ? passRateSum / withScored : 0,
+        overallPassRate: scored ? passed / scored : 0,
+        avgAccuracy: accuracies ? accuracySum / accuracies : null,
+        avgScore: scored ? scoreSum / scored : null,
+        calls,
+        redundant,
+        errors,
+        tokens,
+        jsonDumps,
+        byCategory: { ...byCategory },
+        byTag: rollups(byTag),
+        bySuite: rollups(bySuite),
+        allMeetThreshold: meeting === cases,
+      };
+      if (opts.threshold !== undefined) out.threshold = opts.threshold;
+      return out;
+    },
+  };
 }

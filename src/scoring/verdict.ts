@@ -11,6 +11,7 @@
 // | 6  | wrong_command                 | expect_command                                 | subcommand path differs (space-joined, trimmed, ci) |
 // | 7  | wrong_host                    | expect_host                                    | host/group differs (trimmed, case-insensitive)      |
 // | 8  | wrong_args                    | expect_args                                    | an expected arg is missing or does not match        |
+// |    | wrong_tool / wrong_args / too_many_calls / too_few_calls | expect_calls        | the first tool-calling response's calls differ (expect-calls.ts) |
 // | 9  | wrong_autonomy                | expect_autonomy                                | the call would gate at another level                |
 // | 10 | missing_required … bad_command| validateArgs and a toolset                     | the preflight validator would bounce the call       |
 // | 11 | json_dump                     | replio / turnstone expectations                | a later check fails and the final text is a dump    |
@@ -18,7 +19,9 @@
 // | 13 | missing_tool                  | verifier.must_include                          | a listed tool was never called                      |
 // | 14 | too_many_calls / too_few_calls| verifier.max_calls / min_calls                 | call count out of bounds                            |
 // | 15 | wrong_args                    | verifier.args                                  | no call to the tool passes the expected args        |
-// | 16 | pass                          |                                                | nothing failed                                      |
+// | 16 | redundant_call                | max_redundant (opt-in)                         | more repeated identical calls than allowed          |
+// | 17 | tool_error                    | allow_tool_errors = false (opt-in)             | any tool call failed                                |
+// | 18 | pass                          |                                                | nothing failed                                      |
 //
 // With expect_no_run, rows 3–10 do not apply: not calling is the whole expectation.
 //
@@ -36,9 +39,10 @@ import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
 import type { Run, ToolCallRecord } from '../types/run.js';
 import { argFailuresOf, argsMissingReason, checkArgs, describeArgFailures } from './arg-match.js';
 import { expectationsHash } from './arg-hash.js';
+import { checkExpectedCalls } from './expect-calls.js';
 import { detectJsonDump } from './json-dump.js';
 import { scoreMatch } from './match-modes.js';
-import { checkVerifierDetailed, replioMetrics } from './replio.js';
+import { checkVerifierDetailed, replioMetrics, withoutDropped } from './replio.js';
 import { commandText, resolveRecord, type ResolveContext } from '../toolset/resolve.js';
 import { toolsetAutonomy, toolsetProblems, expectedToolMatches } from './_toolset.js';
 
@@ -100,7 +104,7 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   const toolMode = opts.toolMode ?? run.toolMode ?? (opts.toolset ? 'dedup' : undefined);
   const ctx: ResolveContext = { toolMode, commandIsVerb: spec?.command !== undefined };
   if (opts.toolset) ctx.toolset = opts.toolset;
-  const records: ToolCallRecord[] = run.toolCalls.length > 0 ? run.toolCalls : run.terminal ? [run.terminal] : [];
+  const records: ToolCallRecord[] = run.toolCalls.length > 0 ? withoutDropped(run.toolCalls) : run.terminal ? [run.terminal] : [];
   const calls = records.map((r) => r.call);
   const resolvedAll = records.map((r) => resolveRecord(r, ctx));
   const terminalIndex = run.terminal ? records.indexOf(run.terminal) : -1;
@@ -124,6 +128,7 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   }
   const expected: Expected = {};
   if (spec?.tool?.length) expected.tool = [...spec.tool];
+  else if (spec?.calls) expected.tool = [...new Set(spec.calls.map((x) => x.tool))];
   if (spec?.command !== undefined) expected.command = spec.command;
   if (spec?.host !== undefined) expected.host = spec.host;
   if (spec?.autonomy !== undefined) expected.autonomy = spec.autonomy;
@@ -173,16 +178,36 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
       if (forbidden.length) fail('forbidden_tool', `called forbidden tool ${forbidden.join(', ')}`);
       else if (spec.forbidTools?.length) passReason = 'called no forbidden tool';
       const asserts =
-        !!spec.tool?.length || spec.command !== undefined || spec.host !== undefined || spec.autonomy !== undefined || !!spec.args;
+        !!spec.tool?.length || spec.command !== undefined || spec.host !== undefined || spec.autonomy !== undefined || !!spec.args || !!spec.calls;
       if (!terminal) {
         if (asserts) {
           judged('run', false, spec.tool?.length ? spec.tool : 'a runnable call', 'no runnable call');
-          const want = spec.tool?.length ? `a call to ${spec.tool.join(' or ')}` : 'a runnable call';
+          const want = spec.tool?.length
+            ? `a call to ${spec.tool.join(' or ')}`
+            : spec.calls
+              ? `${spec.calls.length === 1 ? 'a call' : `${spec.calls.length} calls`} to ${[...new Set(spec.calls.map((x) => x.tool))].join(', ')}`
+              : 'a runnable call';
           const said = firstLine(run.finalText);
           fail('no_run', `expected ${want}, but the model made no runnable call${said ? ` (it said: "${said}")` : ''}`);
         }
       } else {
         checkTerminal(spec, terminal, terminalRecord, autonomy, opts, { fail, judged, notCheckable });
+        if (spec.calls) {
+          // Every runnable call of the response that held the terminal call (parallel calls), in order.
+          const at = terminalIndex >= 0 ? terminalIndex : resolvedAll.indexOf(terminal);
+          const index = records[at]?.modelCallIndex;
+          const found = records.filter((r, i) => (at < 0 ? i === 0 : r.modelCallIndex === index) && !resolvedAll[i]?.discovery).map((r) => r.call);
+          const raw = found.length ? found : [run.terminal?.call ?? records[0]!.call];
+          const wanted = spec.calls.map((x) => x.tool);
+          // A trace recorded without content cannot show the arguments: not checkable, never a failure.
+          if (raw.some((x) => x.argumentsAbsent)) {
+            notCheckable('calls', argsMissingReason(raw.find((x) => x.argumentsAbsent)!, opts.hashKey) ?? 'arguments not captured (content capture off)', wanted);
+          } else {
+            const problem = checkExpectedCalls({ expected: spec.calls, raw, mode: spec.equality ?? 'tolerant', ...(c.tools ? { tools: c.tools } : {}), ...(opts.toolset ? { toolset: opts.toolset } : {}) });
+            judged('calls', problem === undefined, wanted, raw.map((x) => x.name));
+            if (problem) fail(problem.category, problem.reason);
+          }
+        }
         const did = `called ${callLabel(terminal)}${observed.command ? ` ${observed.command}` : ''}${observed.host ? ` on ${observed.host}` : ''}${autonomy ? ` (${autonomy})` : ''}`;
         passReason = asserts ? `${did} as expected` : spec.forbidTools?.length ? `${did}, no forbidden tool` : did;
       }
@@ -204,6 +229,17 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
       fail('wrong_sequence', `expected [${c.replio.expected.join(', ')}], got [${metrics.names.join(', ')}]`);
     }
     passReason = `tool sequence matches [${c.replio.expected.join(', ')}]`;
+  }
+  // Opt-in checks (off by default, so turnstone and replio cases keep their seed semantics).
+  const maxRedundant = c.settings.maxRedundant;
+  if (maxRedundant !== undefined && metrics.redundant > maxRedundant) {
+    fail('redundant_call', `${metrics.redundant} redundant call${metrics.redundant === 1 ? '' : 's'} (same tool, same arguments), at most ${maxRedundant} allowed`);
+  }
+  if (c.settings.allowToolErrors === false) {
+    const failed = records.filter((r) => r.isError === true || (r.result !== undefined && r.result.startsWith('Error')));
+    if (failed.length > 0) {
+      fail('tool_error', `${failed.length} tool call${failed.length === 1 ? '' : 's'} failed (${[...new Set(failed.map((r) => r.call.name))].join(', ')}); allow_tool_errors = false`);
+    }
   }
   const match = c.turnstone ? scoreMatch(c.turnstone.actions, calls, c.turnstone.matchMode) : undefined;
   if (match) {

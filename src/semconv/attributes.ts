@@ -285,6 +285,22 @@ export const ATTR_RUNSPEC_EVAL_STATUS = 'runspec.eval.status' as const;
 export const ATTR_RUNSPEC_EVAL_EXECUTED = 'runspec.eval.executed' as const;
 
 /**
+ * On tool spans: the call was beyond the per-turn parallel cap (10) and was not run; it is not counted as a call or an error of the model.
+ *
+ * @example true
+ * @stability development
+ */
+export const ATTR_RUNSPEC_EVAL_DROPPED = 'runspec.eval.dropped' as const;
+
+/**
+ * On tool spans: the result came from the case's or toolset's `tool_mocks`, not from a real tool.
+ *
+ * @example true
+ * @stability development
+ */
+export const ATTR_RUNSPEC_EVAL_MOCKED = 'runspec.eval.mocked' as const;
+
+/**
  * Fingerprint (SHA-256 of the canonical JSON, 16 hex) of the case's argument expectations the sample was judged against; a re-score proves with it that they are unchanged.
  *
  * @example "3f2a9c0d5e6b7a81"
@@ -344,6 +360,8 @@ export const RUNSPEC_EVAL_ATTRIBUTE_TYPES = {
   'runspec.eval.json_dump': 'boolean',
   'runspec.eval.status': 'string',
   'runspec.eval.executed': 'boolean',
+  'runspec.eval.dropped': 'boolean',
+  'runspec.eval.mocked': 'boolean',
   'runspec.eval.expected_args_hash': 'string',
   'runspec.eval.args_pass': 'boolean',
   'runspec.eval.argument_hashes': 'string',

@@ -49,8 +49,12 @@ import { totalTokens } from '../core/tokens.js';
 
 /** Drop undefined values so spans never carry empty attributes. */
 export function compact(attrs: Record<string, AttributeValue | undefined>): Attributes {
+  // for...in over an object literal: no [key, value] pair allocated per attribute (this runs for every span).
   const out: Attributes = {};
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) out[k] = v;
+  for (const k in attrs) {
+    const v = attrs[k];
+    if (v !== undefined) out[k] = v;
+  }
   return out;
 }
 

@@ -39,7 +39,7 @@ import {
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
 } from '../semconv/gen-ai.js';
 import { ATTR_LANGSMITH_SPAN_KIND, GEN_AI_TOOL_TYPE_VALUE_FUNCTION, LANGSMITH_SPAN_KIND_VALUE_CHAIN, LANGSMITH_SPAN_KIND_VALUE_LLM, LANGSMITH_SPAN_KIND_VALUE_TOOL } from '../semconv/vendor.js';
-import { ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES, ATTR_RUNSPEC_EVAL_EXECUTED } from '../semconv/attributes.js';
+import { ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES, ATTR_RUNSPEC_EVAL_DROPPED, ATTR_RUNSPEC_EVAL_EXECUTED, ATTR_RUNSPEC_EVAL_MOCKED } from '../semconv/attributes.js';
 import type { Case } from '../types/case.js';
 import type { ModelCallRecord, Run, RunError, ToolCallRecord } from '../types/run.js';
 import type { Toolset } from '../types/toolset.js';
@@ -177,9 +177,9 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
       : {}),
     // Decision mode: the root's output is the decision and its verdict, so Phoenix's trace list reads well.
     ...(run?.mode === 'decision' ? { [OI.OUTPUT_VALUE]: json(decisionOutput(run, input.verdict, summary, captureContent)), [OI.OUTPUT_MIME_TYPE]: MimeType.JSON } : {}),
-    ...verdictAttributes(ctx),
-    ...evaluationAttributes(summary, evaluationIdentifier(caseId, sample)),
   });
+  // Already compact: appended as they are rather than copied through compact() a second time.
+  Object.assign(rootAttrs, verdictAttributes(ctx), evaluationAttributes(summary, evaluationIdentifier(caseId, sample)));
   const root = tracer.startSpan(
     `${GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT} ${agent}`,
     { kind: SpanKind.INTERNAL, startTime: hr(startMs), attributes: rootAttrs, root: true },
@@ -212,9 +212,12 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
       },
       rootCtx,
     );
-    if (record.isError && record.executed) {
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      span.setAttribute(ATTR_ERROR_TYPE, 'tool_error');
+    // A failed call is an error whether the tool ran (tool_error) or not (unknown_tool,
+    // permission_denied, not_implemented, ...); decision-mode terminal calls carry no error.
+    if (record.isError && !record.dropped) {
+      // The message can quote arguments (an unmatched mock names them): only with content capture.
+      span.setStatus({ code: SpanStatusCode.ERROR, ...(captureContent && record.errorType && record.result ? { message: record.result } : {}) });
+      span.setAttribute(ATTR_ERROR_TYPE, record.errorType ?? 'tool_error');
     }
     span.end(hr(record.endTimeMs));
     toolSpanIds.push(span.spanContext().spanId);
@@ -321,6 +324,8 @@ function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | und
     [OI.TOOL_CALL_ID]: record.call.id,
     [OI.TOOL_ID]: record.call.id,
     [ATTR_RUNSPEC_EVAL_EXECUTED]: record.executed,
+    [ATTR_RUNSPEC_EVAL_DROPPED]: record.dropped ? true : undefined,
+    [ATTR_RUNSPEC_EVAL_MOCKED]: record.mocked ? true : undefined,
     [ATTR_LANGSMITH_SPAN_KIND]: LANGSMITH_SPAN_KIND_VALUE_TOOL,
   });
   if (!captureContent && hashKey !== undefined) {
@@ -329,7 +334,8 @@ function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | und
   }
   if (!captureContent) return attrs;
   const args = json(record.call.arguments);
-  const hasResult = record.executed && record.result !== undefined;
+  // Not-run calls carry the message the model was sent (permission denied, unknown tool, ...).
+  const hasResult = record.result !== undefined;
   return {
     ...attrs,
     [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args,

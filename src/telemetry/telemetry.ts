@@ -27,7 +27,7 @@ export interface Telemetry {
   emitCase(input: Omit<RenderInput, 'captureContent'>): RenderedTrace | undefined;
   /** The tracer, for verdict spans (emitVerdictSpan) and other callers. */
   readonly tracer: Tracer | undefined;
-  /** Export what is buffered, then post pending Phoenix annotations. Never rejects. */
+  /** Export what is buffered, then post pending Phoenix annotations and LangSmith feedback. Never rejects. */
   flush(): Promise<void>;
   /** flush() then close the exporter; returns within the export timeout. Never rejects. */
   shutdown(): Promise<void>;
@@ -140,7 +140,8 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
 
   const flushUntil = async (deadline: number): Promise<void> => {
     await within(provider.forceFlush(), deadline - Date.now(), `export to ${destination}`);
-    if (pending.length === 0 || !config.annotations || config.annotationsUrl === undefined) return;
+    if (pending.length === 0) return;
+    // Only verdicts whose spans were exported are annotated or sent as feedback.
     const targets = pending.filter((t) => exported.has(t.spanId));
     const dropped = pending.length - targets.length;
     for (const t of pending) {
@@ -148,8 +149,31 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
       exported.delete(t.spanId);
     }
     pending = [];
-    if (dropped > 0) warn('annotations-unexported', `phoenix annotations: ${dropped} verdict annotation(s) not sent: their spans were not exported`);
+    if (dropped > 0) {
+      const what = [config.annotations ? `phoenix annotations: ${dropped} verdict annotation(s)` : '', config.langsmith ? `langsmith feedback: ${dropped} feedback item(s)` : ''].filter(Boolean).join('; ');
+      warn('annotations-unexported', `${what} not sent: their spans were not exported`);
+    }
     if (targets.length === 0) return;
+    // LangSmith feedback waits for ingest on its own clock (max_wait_ms), beside the Phoenix post.
+    const feedback = config.langsmith ? postFeedback(config.langsmith, targets) : Promise.resolve();
+    await postAnnotations(targets, deadline);
+    await feedback;
+  };
+
+  const postFeedback = async (ls: NonNullable<TelemetryConfig['langsmith']>, targets: AnnotationTarget[]): Promise<void> => {
+    const { buildLangSmithFeedback, postLangSmithFeedback } = await import('./langsmith.js');
+    const result = await postLangSmithFeedback({
+      endpoint: ls.endpoint,
+      feedback: buildLangSmithFeedback(targets),
+      maxWaitMs: ls.maxWaitMs,
+      ...(ls.apiKey !== undefined ? { apiKey: ls.apiKey } : {}),
+      ...(ls.backoffMs !== undefined ? { backoffMs: ls.backoffMs } : {}),
+    }).catch((err: Error) => ({ posted: 0, warning: `langsmith feedback: ${err.message}` }));
+    if (result.warning !== undefined) warn('feedback', result.warning);
+  };
+
+  const postAnnotations = async (targets: AnnotationTarget[], deadline: number): Promise<void> => {
+    if (!config.annotations || config.annotationsUrl === undefined) return;
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
       warn('annotations', `phoenix annotations: no time left within ${timeoutMs} ms; ${targets.length} verdict annotation(s) not sent`);
@@ -179,7 +203,7 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
         });
         const url = traceLink(config.traceUrl, { traceId: rendered.traceId, spanId: rendered.rootSpanId, ...(config.project !== undefined ? { project: config.project } : {}) });
         if (url) rendered.url = url;
-        if (config.annotations) {
+        if (config.annotations || config.langsmith) {
           awaiting.add(rendered.rootSpanId);
           pending.push({
             spanId: rendered.rootSpanId,
@@ -235,9 +259,14 @@ function createExporter(config: TelemetryConfig, opts: TelemetryOptions): { expo
     httpAgentOptions: { keepAlive: false, ...tls },
   };
   const load =
-    e.protocol === 'http/json'
-      ? async () => new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(options)
-      : async () => new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(options);
+    e.protocol === 'grpc'
+      ? async () => {
+          const { loadGrpcTraceExporter } = await import('./grpc-exporter.js');
+          return loadGrpcTraceExporter({ url: e.url, headers: e.headers, timeoutMillis: config.timeoutMs, compression: e.compression, tls });
+        }
+      : e.protocol === 'http/json'
+        ? async () => new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(options)
+        : async () => new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(options);
   return { exporter: new LazyExporter(load), destination: e.url };
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { basename, extname } from 'node:path';
 import { z } from 'zod';
+import { basename, extname } from 'node:path';
+import { parseToolMocks, type ToolMockIssue } from '../core/tool-mocks.js';
 import { ToolsetError } from '../errors.js';
 import type { Autonomy } from '../types/case.js';
 import type { ArgSpec, ArgType, Runnable, Subcommand, ToolCategory, Toolset } from '../types/toolset.js';
@@ -23,7 +24,7 @@ const AUTONOMY: readonly Autonomy[] = AUTONOMY_LEVELS;
 /** Type aliases accepted in `type = ...` for authors used to JSON Schema names. */
 const TYPE_ALIASES: Record<string, ArgType> = { integer: 'int', number: 'float', boolean: 'bool', str: 'string' };
 
-const TOP_KEYS = ['name', 'description', 'hosts', 'groups', 'runnable', 'runnables'];
+const TOP_KEYS = ['name', 'description', 'hosts', 'groups', 'runnable', 'runnables', 'mocks'];
 const RUNNABLE_KEYS = ['name', 'description', 'group', 'category', 'autonomy', 'args', 'subcommands', 'require_command', 'own_host_arg', 'hidden', 'hosts'];
 const SUB_KEYS = ['name', 'description', 'autonomy', 'args', 'subcommands', 'require_command'];
 const ARG_KEYS = ['name', 'type', 'description', 'required', 'choices', 'min', 'max', 'default', 'schema', 'escalate'];
@@ -345,7 +346,16 @@ function parseOwnFormat(rd: Reader, data: unknown, fallbackName: string, source:
     }
     return r;
   });
-  return { name, runnables, hosts, groups, source };
+  const ts: Toolset = { name, runnables, hosts, groups, source };
+  if (top.mocks !== undefined) {
+    const issues: ToolMockIssue[] = [];
+    const mocks = parseToolMocks(top.mocks, issues);
+    if (issues[0]) rd.fail(['mocks', ...issues[0].path], issues[0].message, 'see docs/tools-in-trajectory-mode.md for the syntax');
+    const unknown = Object.keys(mocks).find((t) => !seen.has(t));
+    if (unknown !== undefined) rd.fail(['mocks', unknown], `no runnable named "${unknown}" in this toolset`);
+    ts.mocks = mocks;
+  }
+  return ts;
 }
 
 /**
@@ -371,6 +381,7 @@ function parseToolsArray(rd: Reader, list: unknown[], name: string, source: stri
       description: rd.optString(fn.description, [...fp, 'description']) ?? '',
       category: 'bash',
       args,
+      ...(schema !== undefined ? { inputSchema: schema as Record<string, unknown> } : {}),
       autonomy: 'confirm',
       ownHostArg: args.some((a) => a.name === 'host'),
     };

@@ -207,27 +207,34 @@ export function createLayout(mode: ToolMode, toolset: Toolset): Layout {
     };
   }
 
+  function buildTools(): ToolDefinition[] {
+    if (mode === 'search') return searchTools(toolset);
+    if (mode === 'dedup' || !hasHosts(toolset)) {
+      return visible().map((r) => ({
+        name: r.name,
+        description: runnableToolDescription(toolset, r, { selector: mode === 'dedup' }),
+        parameters: runnableToolParameters(toolset, r, { selector: mode === 'dedup' }),
+      }));
+    }
+    const out: ToolDefinition[] = [];
+    for (const r of visible()) {
+      const description = runnableToolDescription(toolset, r, { selector: false });
+      const parameters = runnableToolParameters(toolset, r, { selector: false });
+      for (const h of hostsOf(toolset, r)) {
+        out.push({ name: `${h}${QUALIFIER_SEPARATOR}${r.name}`, description: `[on ${h}] ${description}`, parameters });
+      }
+    }
+    return out;
+  }
+
+  // The tool list is the same for every case and sample: build it once (the wire encoding of the
+  // providers is cached on this array too).
+  let toolList: ToolDefinition[] | undefined;
   const layout: Layout = {
     mode,
     toolset,
     tools() {
-      if (mode === 'search') return searchTools(toolset);
-      if (mode === 'dedup' || !hasHosts(toolset)) {
-        return visible().map((r) => ({
-          name: r.name,
-          description: runnableToolDescription(toolset, r, { selector: mode === 'dedup' }),
-          parameters: runnableToolParameters(toolset, r, { selector: mode === 'dedup' }),
-        }));
-      }
-      const out: ToolDefinition[] = [];
-      for (const r of visible()) {
-        const description = runnableToolDescription(toolset, r, { selector: false });
-        const parameters = runnableToolParameters(toolset, r, { selector: false });
-        for (const h of hostsOf(toolset, r)) {
-          out.push({ name: `${h}${QUALIFIER_SEPARATOR}${r.name}`, description: `[on ${h}] ${description}`, parameters });
-        }
-      }
-      return out;
+      return (toolList ??= buildTools());
     },
     isDiscovery(name) {
       return mode === 'search' && (DISCOVERY_TOOLS as readonly string[]).includes(name);

@@ -4,7 +4,6 @@ import type { EnvSource } from '../types/env.js';
 import { ToolsetError } from '../errors.js';
 import type { Toolset } from '../types/toolset.js';
 import { loadToolsetFile } from './file.js';
-import { loadMcpToolset } from './mcp.js';
 import { WORKSPACE_TOOLSET } from './workspace.js';
 
 /** Path of the bundled fleet toolset; src/toolset and dist/toolset both sit two levels below the package root. */
@@ -40,7 +39,8 @@ export async function loadToolset(spec: string, opts: LoadToolsetOptions): Promi
       hint: `use one of ${BUILTIN_TOOLSETS.map((b) => `builtin:${b}`).join(', ')}`,
     });
   }
-  if (s.startsWith('mcp:')) return loadMcpToolset(s.slice('mcp:'.length).trim(), opts);
+  // The MCP SDK (and its JSON Schema validator) loads only for an mcp: toolset.
+  if (s.startsWith('mcp:')) return (await import('./mcp.js')).loadMcpToolset(s.slice('mcp:'.length).trim(), opts);
   if (s === '') throw new ToolsetError('TOOLSET', 'empty toolset spec', { hint: 'pass a file, builtin:fleet, builtin:workspace or mcp:<command>' });
   return loadToolsetFile(isAbsolute(s) ? s : resolve(opts.projectDir, s));
 }

@@ -74,6 +74,7 @@ export function runnableToolDescription(toolset: Toolset, runnable: Runnable, op
  */
 export function runnableToolParameters(toolset: Toolset, runnable: Runnable, opts: { selector: boolean }): Record<string, unknown> {
   const hasSubs = (runnable.subcommands?.length ?? 0) > 0;
+  if (runnable.inputSchema && !hasSubs) return writtenSchema(toolset, runnable, opts);
   const base = argsToJsonSchema(hasSubs ? allArgs(runnable) : runnable.args, { requiredOk: !hasSubs });
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
@@ -90,4 +91,19 @@ export function runnableToolParameters(toolset: Toolset, runnable: Runnable, opt
   Object.assign(properties, base.properties as Record<string, unknown>);
   required.push(...((base.required as string[] | undefined) ?? []));
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
+}
+
+/**
+ * A schema as its author wrote it (OpenAI tools file, MCP inputSchema), with only the host selector
+ * added in front when the layout needs one; `additionalProperties: false` and the rest stay.
+ */
+function writtenSchema(toolset: Toolset, runnable: Runnable, opts: { selector: boolean }): Record<string, unknown> {
+  const schema = structuredClone(runnable.inputSchema!);
+  if (schema.type === undefined) schema.type = 'object';
+  if (!(opts.selector && hasHosts(toolset))) return schema;
+  const hp = hostParamName(runnable);
+  const own = typeof schema.properties === 'object' && schema.properties !== null ? (schema.properties as Record<string, unknown>) : {};
+  schema.properties = { [hp]: hostSelectorSchema(toolset, hostsOf(toolset, runnable)), ...own };
+  schema.required = [hp, ...(Array.isArray(schema.required) ? (schema.required as unknown[]) : [])];
+  return schema;
 }

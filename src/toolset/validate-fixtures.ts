@@ -80,6 +80,10 @@ export function validateFixtures(cases: readonly Case[], toolset: Toolset): Fixt
         add('expect_host', `unknown host or host group "${rs.host}" on ${where}${didYouMean(rs.host, known)}`);
       }
       (rs.forbidTools ?? []).forEach((t, i) => void tool(t, `forbid_tools[${i}]`, false));
+      (rs.calls ?? []).forEach((call, i) => {
+        const r = tool(call.tool, `expect_calls[${i}].tool`, true);
+        if (r) argKeys([r], Object.keys(call.args), `expect_calls[${i}].args`, allArgs);
+      });
     }
 
     const rp = c.replio;

@@ -40,7 +40,7 @@ import { oiFinishReason, readOiInput, readOiOutput, readOiToolSpan } from './pro
 import { readLegacyInput, readLegacyOutput, readTraceloopToolSpan } from './producers/openllmetry.js';
 import { readVercelInput, readVercelOutput, readVercelToolSpan } from './producers/vercel.js';
 import { readChoiceEvents, readEventInput, readToolMessageLogs } from './producers/gen-ai-events.js';
-import { isRunspecTrace, readRunspecCase, wasExecuted } from './producers/runspec.js';
+import { isRunspecTrace, readRunspecCase, wasDropped, wasExecuted } from './producers/runspec.js';
 import { withTotal } from '../core/tokens.js';
 
 /** What the normaliser learned about a trace besides the Run (for matching, annotations and output). */
@@ -146,6 +146,8 @@ interface ExecutedCall {
   result?: string;
   isError: boolean;
   executed: boolean;
+  /** A trajectory call beyond the parallel cap, not run (runspec.eval.dropped). */
+  dropped?: boolean;
 }
 
 /**
@@ -185,6 +187,7 @@ function toolSpanCall(span: SpanRecord, producers: Set<string>): ExecutedCall | 
     executed: wasExecuted(a),
   };
   if (f.id) exec.id = f.id;
+  if (wasDropped(a)) exec.dropped = true;
   if (f.result !== undefined) exec.result = contentText(f.result) ?? '';
   return exec;
 }
@@ -343,7 +346,9 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
     };
   }
 
-  const decision = executed.some((e) => !e.executed);
+  // Decision runs capture a call without running it; a trajectory call that failed before running
+  // (denied, unknown, no mock) or was dropped at the parallel cap is not a capture.
+  const decision = executed.some((e) => !e.executed && !e.isError && !e.dropped);
   const ra = root.attributes;
   const usage: Usage = {};
   const sum = (k: keyof Usage): number | undefined => {
@@ -507,6 +512,7 @@ function joinCalls(input: {
       r.endTimeMs = e.span.endTimeMs ?? e.span.startTimeMs;
       if (e.result !== undefined) r.result = e.result;
       if (e.isError) r.isError = true;
+      if (e.dropped) r.dropped = true;
       match.spanId = e.span.spanId;
       continue;
     }
@@ -521,6 +527,7 @@ function joinCalls(input: {
     };
     if (e.result !== undefined) rec.result = e.result;
     if (e.isError) rec.isError = true;
+    if (e.dropped) rec.dropped = true;
     const p: Pending = { rec, sortTimeMs: e.span.startTimeMs, seq: seq++, spanId: e.span.spanId, matchedTool: true };
     if (e.id) byId.set(e.id, p);
     pending.push(p);

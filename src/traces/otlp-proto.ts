@@ -123,21 +123,49 @@ const RPC_STATUS = ROOT.lookupType('Status_');
 const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: Number, bytes: String, defaults: false, oneofs: false };
 const ID_KEYS = new Set(['traceId', 'spanId', 'parentSpanId']);
 
-/** Rewrite base64 id fields (how toObject renders bytes) to lowercase hex, recursively, in place. */
-function idsToHex(value: unknown): void {
-  if (Array.isArray(value)) {
-    for (const item of value) idsToHex(item);
-    return;
-  }
-  if (value === null || typeof value !== 'object') return;
-  const obj = value as Record<string, unknown>;
-  for (const [key, v] of Object.entries(obj)) {
-    if (ID_KEYS.has(key) && typeof v === 'string') {
-      const hex = Buffer.from(v, 'base64').toString('hex');
-      if (hex === '') delete obj[key];
-      else obj[key] = hex;
-    } else if (typeof v === 'object' && v !== null) idsToHex(v);
-  }
+type Obj = Record<string, unknown>;
+
+/** A base64 id field (how toObject renders bytes) as lowercase hex, in place; an empty id is dropped. */
+function idToHex(obj: Obj, key: string): void {
+  const v = obj[key];
+  if (typeof v !== 'string') return;
+  const hex = Buffer.from(v, 'base64').toString('hex');
+  if (hex === '') delete obj[key];
+  else obj[key] = hex;
+}
+
+function each(value: unknown, visit: (o: Obj) => void): void {
+  if (!Array.isArray(value)) return;
+  for (const item of value) if (item !== null && typeof item === 'object') visit(item as Obj);
+}
+
+/**
+ * Rewrite the ids of a decoded trace or logs request to hex where OTLP puts them (spans, span links,
+ * log records), instead of walking every attribute value of the request looking for them.
+ */
+function idsToHex(obj: Obj): void {
+  each(obj.resourceSpans, (rs) => {
+    const visitSpans = (ss: Obj): void =>
+      each(ss.spans, (span) => {
+        idToHex(span, 'traceId');
+        idToHex(span, 'spanId');
+        idToHex(span, 'parentSpanId');
+        each(span.links, (link) => {
+          idToHex(link, 'traceId');
+          idToHex(link, 'spanId');
+        });
+      });
+    each(rs.scopeSpans, visitSpans);
+    each(rs.instrumentationLibrarySpans, visitSpans);
+  });
+  each(obj.resourceLogs, (rl) =>
+    each(rl.scopeLogs, (sl) =>
+      each(sl.logRecords, (rec) => {
+        idToHex(rec, 'traceId');
+        idToHex(rec, 'spanId');
+      }),
+    ),
+  );
 }
 
 function decodeWith(type: protobuf.Type, buf: Uint8Array, what: string): Record<string, unknown> {

@@ -243,7 +243,9 @@ async function* readJsonText(source: AsyncIterable<Uint8Array>, name: string, hi
   };
 
   const flushLine = function* (text: string, isLast: boolean): Generator<TraceInputItem> {
-    const trimmed = text.trim();
+    // JSON.parse allows surrounding whitespace; trim only to skip blank lines and keep error text tidy,
+    // without copying a large line that needs no trimming.
+    const trimmed = isSpace(text.charCodeAt(0)) || isSpace(text.charCodeAt(text.length - 1)) ? text.trim() : text;
     if (trimmed !== '') yield* parseJsonRecord(trimmed, `${name}:${line}`, hintLogs);
     if (!isLast) line++;
   };
@@ -258,8 +260,8 @@ async function* readJsonText(source: AsyncIterable<Uint8Array>, name: string, hi
         skipping = false;
         line++;
       } else {
-        parts.push(piece);
-        const whole = parts.join('');
+        // A line inside one chunk is used as it is; only a line spread over chunks is joined.
+        const whole = parts.length === 0 ? piece : (parts.push(piece), parts.join(''));
         parts = [];
         partsLen = 0;
         yield* flushLine(whole, false);
@@ -327,6 +329,10 @@ async function* readJsonText(source: AsyncIterable<Uint8Array>, name: string, hi
 }
 
 class StopReading extends Error {}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 13 || c === 10 || c === 0xfeff;
+}
 
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
 

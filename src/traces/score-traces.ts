@@ -27,6 +27,7 @@ import type { TraceInfo } from './normalise.js';
 import { applyRule } from './rules.js';
 import type { TraceRule } from './rules.js';
 import type { InputProblem } from './spans.js';
+import { isRecord as isObject } from '../core/is-record.js';
 
 /** One observed tool call as written in verdict lines. */
 export interface ObservedCallLine {
@@ -210,9 +211,6 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
   };
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** null for verdicts that are not evaluations: unscorable, incomplete, and infrastructure errors. */
 function passOf(v: Verdict): boolean | null {

@@ -1,4 +1,5 @@
 // The normalised fixture: all three dialects (runspec TOML, replio JSON, turnstone JSON) load into one Case.
+import type { ToolMocks } from './toolset.js';
 
 export type Dialect = 'runspec' | 'replio' | 'turnstone';
 export type CaseMode = 'decision' | 'trajectory';
@@ -26,6 +27,25 @@ export interface SourceLocation {
   source: FixtureSource;
 }
 
+/** How expect_calls compares values: a mode of the one equality (core/equality.ts), `tolerant` or `bfcl`. */
+export type CallsEquality = 'tolerant' | 'bfcl';
+
+/**
+ * One call of `expect_calls`: the tool and, per argument, the list of acceptable values (BFCL's
+ * possible-answer form); an empty string in the list means the argument may be left out.
+ */
+export interface ExpectedCall {
+  tool: string;
+  args: Record<string, unknown[]>;
+}
+
+/** A tool a case carries itself (OpenAI function shape: name, description, JSON Schema parameters). */
+export interface CaseTool {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+}
+
 export interface RunspecExpectation {
   /** Acceptable runnable names (expect_tool may be a string or a list). */
   tool?: string[];
@@ -36,6 +56,13 @@ export interface RunspecExpectation {
   autonomy?: Autonomy;
   noRun?: boolean;
   forbidTools?: string[];
+  /**
+   * The exact set of calls of the first terminal response, in any order (BFCL parallel), each with
+   * exactly these arguments: no other argument, none missing unless optional.
+   */
+  calls?: ExpectedCall[];
+  /** How `calls` compares argument values. @default 'tolerant' */
+  equality?: CallsEquality;
 }
 
 export interface ReplioVerifier {
@@ -76,6 +103,20 @@ export interface CaseMatchRule {
 
 export type PermissionAction = 'allow' | 'deny' | 'ask';
 
+export type GateMetric = 'pass@k' | 'pass^k' | 'pass_rate';
+export type GateOperator = '>=' | '>' | '<=' | '<' | '==';
+
+/** A per-case gate such as `pass@3 >= 0.9`: when set, it decides whether the case meets its bar. */
+export interface CaseGate {
+  metric: GateMetric;
+  /** k of pass@k / pass^k. */
+  k?: number;
+  op: GateOperator;
+  value: number;
+  /** Canonical text, e.g. "pass@3 >= 0.9". */
+  text: string;
+}
+
 export interface CaseSettings {
   /** Case-level sample count (runspec `samples`, turnstone `n_runs`). */
   samples?: number;
@@ -83,14 +124,22 @@ export interface CaseSettings {
   suiteSamples?: number;
   maxTurns?: number;
   threshold?: number;
+  /** The case's gate (`gate = "pass@3 >= 0.9"`); replaces the threshold check when set. */
+  gate?: CaseGate;
   /** Category → action, merged over the engine defaults (replio `tool_permission`). */
   toolPermission?: Record<string, PermissionAction>;
   /** Tool names denied in addition (replio `tools_deny`). */
   toolsDeny?: string[];
+  /** Opt-in: at most this many redundant calls (same tool, same arguments), else `redundant_call`. */
+  maxRedundant?: number;
+  /** Opt-in: `false` makes any failed tool call a `tool_error` verdict (default: errors are only counted). */
+  allowToolErrors?: boolean;
 }
 
 export interface Case {
   id: string;
+  /** Canned results for tools without an implementation (`tool_mocks`); win over the toolset's mocks. */
+  toolMocks?: ToolMocks;
   suite?: string;
   dialect: Dialect;
   description?: string;
@@ -106,6 +155,8 @@ export interface Case {
   turnstone?: TurnstoneExpectation;
   match?: CaseMatchRule;
   settings: CaseSettings;
+  /** Tools the case offers itself (a suite written by `import bfcl`); used when no --toolset is given. */
+  tools?: CaseTool[];
 }
 
 /** A `[[suite]]` of runspec_evals.toml, or a suite implied by a fixture file. */

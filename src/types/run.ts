@@ -34,6 +34,13 @@ export interface Message {
   toolCallId?: string;
   /** On tool messages: the tool name. */
   name?: string;
+  /** On tool messages: the call failed (Anthropic `tool_result.is_error`). */
+  isError?: boolean;
+  /**
+   * On assistant messages: the provider's reasoning blocks (Anthropic `thinking` / `redacted_thinking`,
+   * signature included), sent back unchanged on the next turn as the API requires during tool use.
+   */
+  reasoning?: Array<Record<string, unknown>>;
 }
 
 export type RunStatus = 'ok' | 'truncated' | 'error' | 'cancelled';
@@ -86,6 +93,18 @@ export interface ToolCallRecord {
   result?: string;
   /** The result is an error (denied, failed, or a result starting with "Error"). */
   isError?: boolean;
+  /**
+   * Why the call failed, for its span's `error.type`: `unknown_tool`, `permission_denied`,
+   * `not_implemented` (no implementation and no mock), `no_mock_match`, `tool_timeout`, `mcp_error`,
+   * `mcp_unavailable`, `cancelled`; absent for a tool that ran and answered with an error (`tool_error`).
+   */
+  errorType?: string;
+  /** Beyond the per-turn parallel cap: not run, and not counted as a call or an error of the model. */
+  dropped?: boolean;
+  /** The result came from `tool_mocks`. */
+  mocked?: boolean;
+  /** MCP `structuredContent` of the result, as the server sent it. */
+  structuredContent?: Record<string, unknown>;
   resolved?: ResolvedCall;
 }
 

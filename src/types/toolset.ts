@@ -50,7 +50,29 @@ export interface Runnable {
   hidden?: boolean;
   /** Hosts this runnable is available on; absent = all hosts. */
   hosts?: string[];
+  /**
+   * The parameters' JSON Schema as written (OpenAI tools files, MCP `inputSchema`): the model sees it
+   * unchanged, `additionalProperties`, `pattern` and the rest included; `args` is read from it.
+   */
+  inputSchema?: Record<string, unknown>;
 }
+
+/** One canned tool result (`tool_mocks`). */
+export interface MockResult {
+  result: string;
+  isError?: boolean;
+}
+
+/** One mock rule: when the call's arguments match `when` (raw fixture matchers), answer from `results`. */
+export interface ToolMockRule {
+  /** Argument name → expected value in fixture syntax (plain value or `$one_of` / `$regex` / ...). */
+  when?: Record<string, unknown>;
+  /** One result: static. Several: a sequence (call n gets entry n, then the last repeats). */
+  results: MockResult[];
+}
+
+/** Tool name → rules, tried in order (syntax: src/core/tool-mocks.ts). */
+export type ToolMocks = Record<string, ToolMockRule[]>;
 
 export interface Toolset {
   name: string;
@@ -60,6 +82,8 @@ export interface Toolset {
   groups: Record<string, string[]>;
   /** Where it came from (file path, `mcp:...`, `builtin:workspace`). */
   source: string;
+  /** Canned results of the toolset file's `[mocks]`; a case's own `tool_mocks` win per tool. */
+  mocks?: ToolMocks;
 }
 
 /** A tool as the model sees it, neutral form; providers render it to their wire schema. */

@@ -1,5 +1,5 @@
 import type { Autonomy, Dialect, MatchMode } from './case.js';
-import type { RunError, RunStatus, ToolCall } from './run.js';
+import type { RunError, RunStatus, ToolCall, ToolLogEntry } from './run.js';
 import type { ToolMode } from './toolset.js';
 
 /** Every verdict category; renderers map over this with Record<VerdictCategory, ...>. */
@@ -123,10 +123,95 @@ export interface Verdict {
   trace?: TraceRef;
 }
 
+/** One step of a sample's timeline: a model call or a tool call, with its offset from the sample start. */
+export type SampleTraceStep =
+  | {
+      kind: 'llm';
+      turn: number;
+      /** Index of the model call in the run. */
+      index: number;
+      offsetMs: number;
+      durationMs: number;
+      model?: string;
+      inputTokens?: number;
+      outputTokens?: number;
+      finishReason?: string;
+      /** Text the model wrote (cut to {@link TRACE_TEXT_CHARS}). */
+      text?: string;
+      /** Names of the tools this call asked for. */
+      toolCalls: string[];
+      error?: RunError;
+    }
+  | {
+      kind: 'tool';
+      turn: number;
+      name: string;
+      callId: string;
+      offsetMs: number;
+      durationMs: number;
+      /** Decision-mode terminal calls are captured, never executed. */
+      executed: boolean;
+      arguments?: Record<string, unknown>;
+      /** What the tool returned (cut to {@link TRACE_TEXT_CHARS}). */
+      result?: string;
+      isError?: boolean;
+    };
+
+/**
+ * What happened in one sample (turns, model and tool calls, timings, results), kept with the verdict so a
+ * report can draw its waterfall with telemetry off or sent elsewhere.
+ */
+export interface SampleTrace {
+  /** Epoch milliseconds of the sample start. */
+  startTimeMs: number;
+  durationMs: number;
+  status: RunStatus;
+  steps: SampleTraceStep[];
+  /** Steps left out past {@link TRACE_MAX_STEPS}. */
+  droppedSteps?: number;
+  error?: RunError;
+}
+
+/** Longest model text or tool result a sample trace keeps. */
+export const TRACE_TEXT_CHARS = 2000;
+/** Most steps a sample trace keeps. */
+export const TRACE_MAX_STEPS = 200;
+
 /** One sample of a case: a scored run, or an infrastructure error (never a wrong answer). */
 export type SampleOutcome =
-  | { status: 'scored'; sample: number; verdict: Verdict; elapsedMs: number; tokens: number }
-  | { status: 'errored'; sample: number; error: RunError; elapsedMs: number };
+  | { status: 'scored'; sample: number; verdict: Verdict; elapsedMs: number; tokens: number; toolLog?: ToolLogEntry[]; trace?: SampleTrace }
+  | {
+      status: 'errored';
+      sample: number;
+      error: RunError;
+      elapsedMs: number;
+      /**
+       * What happened before the failure (a provider that failed mid-run): the verdict scored over the
+       * partial run, its replio metrics with status `error`. Never counted as a pass or a fail.
+       */
+      partial?: Verdict;
+      /** Tokens spent before the failure. */
+      tokens?: number;
+      toolLog?: ToolLogEntry[];
+      trace?: SampleTrace;
+    };
+
+/** Unbiased estimates over the n scored samples (errored and unscorable samples are left out of n). */
+export interface PassKValue {
+  k: number;
+  /** 1 − C(n−c, k)/C(n, k); null when k > n. */
+  passAt: number | null;
+  /** C(c, k)/C(n, k); null when k > n. */
+  passHat: number | null;
+}
+
+export interface GateResult {
+  /** Canonical text, e.g. "pass@3 >= 0.9". */
+  text: string;
+  /** The metric's value; null when it cannot be computed (k > n, or nothing scored). */
+  value: number | null;
+  met: boolean;
+}
 
 export interface CaseResult {
   caseId: string;
@@ -143,6 +228,10 @@ export interface CaseResult {
   /** Unbiased pass@k and pass^k for k = number of scored samples. */
   passAtK: number;
   passHatK: number;
+  /** pass@k and pass^k for each requested k (`--pass-k`, plus the gate's k); null where k > n. */
+  passK: PassKValue[];
+  /** The gate that decided `meetsThreshold`, when the case (or `--gate`) set one. */
+  gate?: GateResult;
   avgScore?: number;
   threshold: number;
   meetsThreshold: boolean;

@@ -16,6 +16,7 @@ function result(caseId: string, over: Partial<CaseResult> = {}): CaseResult {
     passRateHigh: 1,
     passAtK: 1,
     passHatK: 1,
+    passK: [],
     threshold: 1,
     meetsThreshold: true,
     errored: false,
@@ -49,11 +50,12 @@ describe('toolset per case', () => {
 });
 
 describe('exit code', () => {
-  const base = { interrupted: false, infraFailed: [] as CaseResult[], badInput: undefined, results: [result('a')] } satisfies Pick<ExecuteResult, 'interrupted' | 'infraFailed' | 'badInput' | 'results'>;
+  const facts = (belowThreshold: number) => ({ cases: 2, belowThreshold, infraFailed: [] });
+  const base = { interrupted: false, infraFailed: [] as ExecuteResult['infraFailed'], badInput: undefined, facts: facts(0) } satisfies Pick<ExecuteResult, 'interrupted' | 'infraFailed' | 'badInput' | 'facts'>;
   it.each([
     { name: '0 when every case meets its threshold', r: base, want: 0 },
-    { name: '1 when a case misses it', r: { ...base, results: [result('a'), result('b', { meetsThreshold: false })] }, want: 1 },
-    { name: '3 when a case only errored, even with failures', r: { ...base, results: [result('b', { meetsThreshold: false })], infraFailed: [result('c')] }, want: 3 },
+    { name: '1 when a case misses it', r: { ...base, facts: facts(1) }, want: 1 },
+    { name: '3 when a case only errored, even with failures', r: { ...base, facts: facts(1), infraFailed: [{ caseId: 'c', message: 'down' }] }, want: 3 },
     { name: '3 when interrupted', r: { ...base, interrupted: true }, want: 3 },
     { name: '2 on a stale recording, over everything else', r: { ...base, interrupted: true, badInput: { code: 'REPLAY_STALE' as const, message: 'stale' } }, want: 2 },
   ])('$name', ({ r, want }) => {

@@ -45,6 +45,29 @@ describe('schedules', () => {
     expect(JSON.parse(list.stdout)[0]).toMatchObject({ id: 'n', eval_fixture: 'fleet', eval_samples: 2 });
   });
 
+  it("keeps other tools' [[schedule]] entries and ignores them", async () => {
+    const other = '[[schedule]]\nid = "backup"\naction = "backup"\ntarget = "s3://bucket"\n\n[schedule.when]\ncron = "0 3 * * *"\n\n';
+    const dir = project(other + SEED);
+    expect(loadSchedules(dir).map((s) => s.id)).toEqual(['nightly-evals']);
+    const add = await runCli(['--path', dir, 'schedule', 'add', '--id', 'weekly', '--fixture', 'fleet', '--cron', '0 7 * * 1']);
+    expect(add.exitCode, add.stderr).toBe(0);
+    const text = readFileSync(join(dir, 'runspec_schedules.toml'), 'utf8');
+    expect(text).toContain('target = "s3://bucket"');
+    expect(loadSchedules(dir).map((s) => s.id)).toEqual(['nightly-evals', 'weekly']);
+  });
+
+  it.each([
+    { provider: 'mock', want: 'provider "mock" needs a mock script' },
+    { provider: 'replay', want: 'provider "replay" needs a recording' },
+    { provider: 'nosuch', want: 'unknown provider "nosuch"' },
+  ])('schedule add rejects --provider $provider it could not run (exit 2)', async ({ provider, want }) => {
+    const dir = project();
+    const add = await runCli(['--path', dir, 'schedule', 'add', '--id', 'n', '--fixture', 'fleet', '--cron', '0 6 * * *', '--provider', provider]);
+    expect(add.exitCode).toBe(2);
+    expect(add.stderr).toContain(want);
+    expect(() => readFileSync(join(dir, 'runspec_schedules.toml'), 'utf8')).toThrow(/ENOENT/);
+  });
+
   it.each([
     // The line of the cron value itself (it used to be the line of the [[schedule]] header).
     { name: 'a bad cron expression', text: SEED.replace('0 6 * * 1-5', 'every day'), message: `runspec_schedules.toml:${SEED.split('\n').findIndex((l) => l.includes('0 6 * * 1-5')) + 1}: schedule[0].when.cron: not a cron expression` },

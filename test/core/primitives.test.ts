@@ -58,8 +58,18 @@ describe('valuesEqual', () => {
     expect(valuesEqual({ a: [1, { c: 2, d: 3 }] }, { a: [1, { d: 3, c: 2 }] }, 'strict')).toBe(true);
   });
 
+  it('bfcl mode is BFCL\'s checker: punctuation, spaces and case ignored in strings and list items; numbers by value', () => {
+    expect(valuesEqual('New York, NY', 'new york ny', 'bfcl')).toBe(true);
+    expect(valuesEqual('April 1, 2024', 'april 1 2024', 'bfcl')).toBe(true);
+    expect(valuesEqual(['Boston, MA', 3], ['boston ma', 3], 'bfcl')).toBe(true);
+    expect(valuesEqual([1, 3, 5], [5, 3, 1], 'bfcl')).toBe(false);
+    expect(valuesEqual(5, 5.0, 'bfcl')).toBe(true);
+    expect(valuesEqual('3', 3, 'bfcl')).toBe(false);
+    expect(valuesEqual('Boston', 'Boston, MA', 'bfcl')).toBe(false);
+  });
+
   it('names its modes', () => {
-    expect(EQUALITY_MODES).toEqual(['tolerant', 'text', 'strict']);
+    expect(EQUALITY_MODES).toEqual(['tolerant', 'text', 'strict', 'bfcl']);
   });
 });
 

@@ -42,7 +42,8 @@ export function readJson<T = any>(file: string): T {
   return JSON.parse(readFileSync(file, 'utf8')) as T;
 }
 
-const VOLATILE = new Set(['started', 'finished', 'timestamp', 'run_id', 'elapsed', 'elapsed_ms', 'shard']);
+// A sample's trace timeline (start, offsets, durations) is wall-clock time too.
+const VOLATILE = new Set(['started', 'finished', 'timestamp', 'run_id', 'elapsed', 'elapsed_ms', 'shard', 'start_ms', 'offset_ms', 'duration_ms']);
 
 /** A results document with time, ids and shard markers blanked, for equality checks. */
 export function stable(doc: unknown): unknown {

@@ -74,4 +74,12 @@ describe('runspec-eval optimize', () => {
     expect(cli.exitCode, cli.stderr).toBe(1);
     expect(JSON.parse(readFileSync(out, 'utf8')).iterations).toHaveLength(1);
   });
+
+  it('records the auto-detected model and n_runs_default (the suite default) in meta; -v logs every turn', async () => {
+    const out = join(dir, 'meta.json');
+    const cli = await runCli(['--path', dir, 'optimize', join(dir, 'suite.json'), '--provider', 'openai', '--base-url', model.url, '--out', out, '--no-optimize', '-v']);
+    expect(cli.exitCode, cli.stderr).toBe(1);
+    expect(cli.stderr).toMatch(/^\[fix-typo#0 turn 0\] tool write_file \{"path":"a\.py"/m);
+    expect(JSON.parse(readFileSync(out, 'utf8')).meta).toMatchObject({ model: 'fake-model', n_runs_default: 1 });
+  });
 });

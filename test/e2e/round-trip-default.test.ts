@@ -53,7 +53,7 @@ describe('round trip on the embedded default (no content capture)', () => {
     expect(rootsByTrace.get(`${failing.trace_id}/${failing.root_span_id}`)).toBe('status-not-restart');
     const link = `http://phoenix.test/projects/ops/traces/${failing.trace_id}?span=${failing.root_span_id}`;
     expect(failing.trace_url).toBe(link);
-    expect(renderHtml(parsed)).toContain(`<a class="trace" href="${link.replace(/&/g, '&amp;')}">${failing.trace_id}</a>`);
+    expect(renderHtml(parsed)).toContain(`<a class="trace-link" href="${link.replace(/&/g, '&amp;')}"`);
     expect(renderMarkdown(parsed)).toContain(`(${link})`);
     expect(renderJUnit(parsed)).toContain(`<property name="trace_id" value="${failing.trace_id}"/>`);
     expect(renderTable(parsed)).toContain(`  status-not-restart  ${link}`);

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
@@ -102,6 +102,8 @@ describe('run, end to end against a scripted OpenAI-compatible server', { timeou
     const run = casesOf(readJson(join(project.dir, 'out/replio.json')))['read-app'].runs[0];
     expect(run.replio).toMatchObject({ names: ['file_read'], accuracy: 1, pass: true, calls: 1, redundant: 0 });
     expect(JSON.parse(cli.stdout).iterations[0].cases['read-app'].pass_rate).toBe(1);
+    // --output json is the results file itself, copied from disk (the run holds no document in memory).
+    expect(cli.stdout).toBe(readFileSync(join(project.dir, 'out/replio.json'), 'utf8'));
   });
 
   it('runs a turnstone suite with its n_runs default and the exact match mode', async () => {

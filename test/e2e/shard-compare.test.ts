@@ -106,4 +106,39 @@ describe('compare', { timeout: 120_000 }, () => {
     good.requests.length = 0;
     bad.requests.length = 0;
   });
+
+  it.each([
+    { format: 'table', want: /^accuracy\s+—\s+—$/m },
+    { format: 'md', want: /^\| \*\*calls\*\* \| 3 \| 3 \(±0\) \|$/m },
+  ])('prints the full side-by-side summary as $format', async ({ format, want }) => {
+    const cli = await runCli(['--path', project.dir, 'compare', 'good,bad', 'evals/ops.toml', '--output', format, '--no-telemetry', '--out', `cmp-${format}.json`], {
+      env: cliEnv(project.dir),
+      cwd: project.dir,
+    });
+    expect(cli.exitCode).toBe(1);
+    for (const metric of ['pass rate', 'accuracy', 'cases meeting threshold', 'calls', 'redundant', 'errors', 'tokens']) expect(cli.stdout).toContain(metric);
+    expect(cli.stdout).toMatch(want);
+    expect(cli.stdout).toMatch(/pass rate.*100\.0%.*0\.0% \(−100 pts\)/);
+    good.requests.length = 0;
+    bad.requests.length = 0;
+  });
+
+  it('gives the summary rows with deltas in JSON', async () => {
+    const cli = await runCli(['--path', project.dir, 'compare', 'good,bad', 'evals/ops.toml', '--output', 'json', '--no-telemetry', '--out', 'cmp-json.json'], {
+      env: cliEnv(project.dir),
+      cwd: project.dir,
+    });
+    const rows = JSON.parse(cli.stdout).summary_rows;
+    expect(rows.find((r: any) => r.metric === 'pass rate')).toMatchObject({ values: [1, 0], deltas: [null, -1] });
+    expect(rows.find((r: any) => r.metric === 'calls')).toMatchObject({ values: [3, 3], deltas: [null, 0] });
+    good.requests.length = 0;
+    bad.requests.length = 0;
+  });
+
+  it.each(['junit', 'html'])('refuses --output %s with a usage error before running anything', async (format) => {
+    const cli = await runCli(['--path', project.dir, 'compare', 'good,bad', 'evals/ops.toml', '--output', format, '--no-telemetry'], { env: cliEnv(project.dir), cwd: project.dir });
+    expect(cli.exitCode).toBe(2);
+    expect(cli.stderr).toMatch(new RegExp(`^error: --output ${format}: compare prints the side-by-side summary as table, json, md`, 'm'));
+    expect(good.chatRequests()).toHaveLength(0);
+  });
 });

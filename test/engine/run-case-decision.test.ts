@@ -6,7 +6,8 @@ import { loadFixtureFile } from '../../src/fixtures/load.js';
 import { createOpenAIProvider } from '../../src/providers/openai.js';
 import type { Provider } from '../../src/providers/types.js';
 import { scoreRun } from '../../src/scoring/verdict.js';
-import { createLayout } from '../../src/toolset/layout.js';
+import { createLayout, layoutFor } from '../../src/toolset/layout.js';
+import { toOpenAITools } from '../../src/toolset/wire.js';
 import { loadToolset } from '../../src/toolset/load.js';
 import type { ArgExpectation, Case } from '../../src/types/case.js';
 import type { ToolMode, Toolset } from '../../src/types/toolset.js';
@@ -189,5 +190,17 @@ describe('decision mode: edges', () => {
   it('throws on bad input: a decision case without a toolset', async () => {
     await expect(runCase({ case: c, sample: 0, provider })).rejects.toThrow(UsageError);
     await expect(runCase({ case: c, sample: -1, provider, toolset })).rejects.toThrow(/sample must be a non-negative integer/);
+  });
+});
+
+describe('tool schemas are built once per toolset and mode, not per case', () => {
+  it('sends every case the same tool list and the same wire encoding of it', async () => {
+    // Each case used to rebuild its layout, tool schemas and wire tools before its first request.
+    const fleet = await loadToolset('builtin:fleet', { projectDir: '.', env: {} });
+    expect(layoutFor(fleet, 'dedup')).toBe(layoutFor(fleet, 'dedup'));
+    expect(layoutFor(fleet, 'dedup')).not.toBe(layoutFor(fleet, 'search'));
+    const tools = layoutFor(fleet, 'dedup').tools();
+    expect(layoutFor(fleet, 'dedup').tools()).toBe(tools);
+    expect(toOpenAITools(tools)).toBe(toOpenAITools(tools));
   });
 });

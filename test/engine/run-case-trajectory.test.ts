@@ -179,7 +179,7 @@ describe('trajectory mode: permissions, caps and limits', () => {
       const run = await runCase({ case: replioCase('deny'), sample: 0, provider: p, keepWorktrees: true });
       try {
         expect(run.toolCalls.map((t) => [t.executed, t.isError])).toEqual([[false, true], [false, true]]);
-        expect(run.toolCalls[0]!.result).toBe('Error: permission denied: file_write is a edit tool and edit tools are denied for this case (tool_permission)');
+        expect(run.toolCalls[0]!.result).toBe('Error: permission denied: file_write is an edit tool and edit tools are denied for this case (tool_permission)');
         expect(existsSync(join(run.worktree!, 'x.txt'))).toBe(false);
         expect(existsSync(join(run.worktree!, 'y'))).toBe(false);
         const fed = s.chatRequests()[1]!.json.messages.filter((m: { role: string }) => m.role === 'tool');

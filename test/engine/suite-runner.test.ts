@@ -67,6 +67,7 @@ const scoring: SuiteScoring = {
       passRateHigh: 1,
       passAtK: passRate,
       passHatK: passRate,
+      passK: [],
       threshold,
       meetsThreshold: passRate >= threshold,
       errored: outcomes.some((o) => o.status === 'errored'),
@@ -262,5 +263,44 @@ describe('runSuite', () => {
         scoring,
       }),
     ).rejects.toThrow('boom');
+  });
+});
+
+describe('runSuite keeps the configured number of samples in flight', () => {
+  it('while a finished case is being reported (logged, traced), the other lanes keep running', async () => {
+    // Lanes used to await each case report before taking the next sample, so the run dipped below
+    // --concurrency whenever a case was logged or its traces rendered.
+    const concurrency = 4;
+    const cases = Array.from({ length: 40 }, (_, i) => mkCase(`c${i}`));
+    let inFlight = 0;
+    const atEnd: number[] = [];
+    const runCase: RunCaseFn = async ({ case: c, sample }) => {
+      inFlight++;
+      await new Promise((r) => setImmediate(r));
+      atEnd.push(inFlight);
+      inFlight--;
+      return mkRun(c, sample);
+    };
+    const reported: string[] = [];
+    const r = await runSuite({
+      cases,
+      provider: PROVIDER,
+      toolsetFor: () => TOOLSET,
+      concurrency,
+      runId: 'r',
+      runCase,
+      scoring,
+      keepResults: false,
+      onCaseResult: async (res) => {
+        // The first report is slow (three turns of the event loop); later reports queue behind it.
+        if (res.caseId === 'c0') for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+        reported.push(res.caseId);
+      },
+    });
+    expect(reported).toEqual(cases.map((c) => c.id));
+    expect(r.results).toEqual([]);
+    expect(r.unfinished).toEqual([]);
+    // Every sample but the last few (when the queue runs dry) ended with all lanes busy.
+    expect(atEnd.slice(0, -concurrency)).toEqual(Array(40 - concurrency).fill(concurrency));
   });
 });

@@ -1,5 +1,6 @@
 // A fake Arize Phoenix server for tests: accepts OTLP traces on POST /v1/traces (protobuf only, as
-// Phoenix does: JSON gets 415) and records POST /v1/span_annotations bodies.
+// Phoenix does: JSON gets 415) and records POST /v1/span_annotations bodies; GET
+// /v1/projects/{project}/spans and …/span_annotations read them back.
 //
 //   const phoenix = await startFakePhoenix();                 // or { annotationStatuses: [503, 200] }
 //   ... [telemetry] endpoint = `${phoenix.url}/v1/traces`, eval_annotations = true ...
@@ -41,6 +42,8 @@ export interface FakePhoenixOptions {
   hangAnnotations?: boolean;
   /** Status for /v1/traces. @default 200 */
   traceStatus?: number;
+  /** File every span under "default" unless the x-project-name header names a project (a Phoenix that ignores the resource attribute). */
+  projectFromHeaderOnly?: boolean;
 }
 
 export async function startFakePhoenix(opts: FakePhoenixOptions = {}): Promise<FakePhoenix> {
@@ -80,9 +83,36 @@ export async function startFakePhoenix(opts: FakePhoenixOptions = {}): Promise<F
         res.end(status === 200 ? '{"data":[]}' : '{"detail":"error"}');
         return;
       }
+      // Read-back (Phoenix REST): spans and span annotations of a project (doctor uses these).
+      const read = /^\/v1\/projects\/([^/]+)\/(spans|span_annotations)$/.exec(url.pathname);
+      if (req.method === 'GET' && read) {
+        const project = decodeURIComponent(read[1]!);
+        const inProject = projectSpans(project);
+        const data =
+          read[2] === 'spans'
+            ? inProject.map((sp) => ({ name: sp.name, context: { trace_id: sp.traceId, span_id: sp.spanId }, parent_id: sp.parentSpanId ?? null, attributes: sp.attributes }))
+            : annotations
+                .filter((a, i) => (statuses[Math.min(i, statuses.length - 1)] ?? 200) === 200)
+                .flatMap((a) => a.body.data)
+                .filter((d) => inProject.some((sp) => sp.spanId === d.span_id))
+                .map((d) => ({ span_id: d.span_id, name: d.name, result: d.result, annotator_kind: d.annotator_kind }));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ data, next_cursor: null }));
+        return;
+      }
       res.writeHead(404).end();
     });
   };
+  // Phoenix's project: the x-project-name header, else the resource attribute, else "default".
+  const projectSpans = (project: string): FlatSpan[] =>
+    traceRequests
+      .filter((r) => r.contentType.includes('application/x-protobuf') && (opts.traceStatus ?? 200) === 200)
+      .flatMap((r) => {
+        const header = r.headers['x-project-name'];
+        const spans = flattenTraceRequest(decodeTraceRequest(new Uint8Array(r.headers['content-encoding'] === 'gzip' ? gunzipSync(r.body) : r.body)));
+        const fromResource = (sp: FlatSpan): string => (opts.projectFromHeaderOnly ? 'default' : String(sp.resource['openinference.project.name'] ?? 'default'));
+        return spans.filter((sp) => (typeof header === 'string' ? header : fromResource(sp)) === project);
+      });
   const server = opts.tls ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, handler) : createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -27,6 +27,7 @@ function result(pass: boolean, score = pass ? 1 : 0.5): CaseResult {
     passRateHigh: 1,
     passAtK: pass ? 1 : 0,
     passHatK: pass ? 1 : 0,
+    passK: [],
     avgScore: score,
     threshold: 1,
     meetsThreshold: pass,
@@ -80,6 +81,25 @@ describe('runOptimization', () => {
     const out = await runOptimization({ cases, initialPrompt: 'same', evaluate: async () => [result(false)], model: scripted(['```\nsame\n```']) });
     expect(out.stopReason).toBe('unchanged');
     expect(out.iterations).toHaveLength(1);
+  });
+
+  it('treats a proposal that differs only in whitespace as unchanged', async () => {
+    const out = await runOptimization({ cases, initialPrompt: 'Read first.\nThen edit.', evaluate: async () => [result(false)], model: scripted(['Read first.  Then\n\nedit.\n']) });
+    expect(out.stopReason).toBe('unchanged');
+  });
+
+  it('sends a proposal over 130% of the prompt back once, then stops with over_length', async () => {
+    const model = scripted(['x'.repeat(1301), 'y'.repeat(1400)]);
+    const out = await runOptimization({ cases, initialPrompt: 'p'.repeat(1000), evaluate: async () => [result(false)], model });
+    expect(out.stopReason).toBe('over_length');
+    expect(model.calls).toHaveLength(2);
+    expect(model.calls[1]!.user).toContain('Your rewrite was 1301 characters; the limit is 1300 characters');
+  });
+
+  it('accepts the shortened retry', async () => {
+    const model = scripted(['x'.repeat(1301), 'q'.repeat(1200)]);
+    const out = await runOptimization({ cases, initialPrompt: 'p'.repeat(1000), maxIterations: 2, evaluate: async () => [result(false)], model });
+    expect(out.iterations.map((i) => i.prompt.length)).toEqual([1000, 1200]);
   });
 
   it('runs the observer after the third iteration and resets to the best prompt', async () => {

@@ -35,6 +35,19 @@ describe('provider presets and profiles', () => {
     expect(resolveProviderSpec(undefined, { config, env: { RUNSPEC_PROVIDER: 'ollama' } }).name).toBe('ollama');
   });
 
+  it('takes reasoning effort and context window from flag > profile > [llm], and leaves them unset otherwise', () => {
+    const config = {
+      llm: { reasoning_effort: 'high' as const, context_window: 1000 },
+      providers: { think: { kind: 'anthropic' as const, base_url: 'http://127.0.0.1:1', reasoning_effort: 'low' as const, context_window: 500 } },
+    };
+    expect(resolveProviderSpec('think', { config, env: {} })).toMatchObject({ reasoningEffort: 'low', contextWindow: 500 });
+    expect(resolveProviderSpec('think', { config, env: {}, flags: { reasoningEffort: 'medium', contextWindow: 200 } })).toMatchObject({ reasoningEffort: 'medium', contextWindow: 200 });
+    expect(resolveProviderSpec('vllm', { config, env: {} })).toMatchObject({ reasoningEffort: 'high', contextWindow: 1000 });
+    const bare = resolveProviderSpec('vllm', { config: {}, env: {} });
+    expect(bare.reasoningEffort).toBeUndefined();
+    expect(bare.maxTokens).toBeUndefined();
+  });
+
   it('rejects an unknown provider naming the known ones', () => {
     expect(() => resolveProviderSpec('olama', { config: {}, env: {} })).toThrow(ConfigError);
     expect(() => resolveProviderSpec('olama', { config: {}, env: {} })).toThrow(/unknown provider "olama".*ollama/);

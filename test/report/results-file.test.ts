@@ -37,6 +37,7 @@ function result(caseId: string, passRate: number): CaseResult {
     passRateHigh: 1,
     passAtK: passRate,
     passHatK: passRate,
+    passK: [],
     threshold: 1,
     meetsThreshold: passRate >= 1,
     errored: false,
@@ -61,11 +62,11 @@ describe('results paths', () => {
 });
 
 describe('results log', () => {
-  it('writes a header then one line per finished case, and reads them back', () => {
+  it('writes a header then one line per finished case, and reads them back', async () => {
     const file = join(tmp(), 'r.jsonl');
-    const w = openResultsLog(file, header('/f.json'));
+    const w = await openResultsLog(file, header('/f.json'));
     w.append({ type: 'case', caseId: 'a', result: result('a', 1) });
-    w.close();
+    await w.close();
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     const log = readResultsLog(file);
@@ -75,22 +76,49 @@ describe('results log', () => {
     expect(log.truncatedTail).toBe(false);
   });
 
-  it('drops a torn last line left by a crash, and appending after it starts a fresh line', () => {
+  it('drops a torn last line left by a crash, and appending after it starts a fresh line', async () => {
     const file = join(tmp(), 'r.jsonl');
-    const w = openResultsLog(file, header('/f.json'));
+    const w = await openResultsLog(file, header('/f.json'));
     w.append({ type: 'case', caseId: 'a', result: result('a', 1) });
-    w.close();
+    await w.close();
     appendFileSync(file, '{"type":"case","caseId":"b","res');
     const log = readResultsLog(file);
     expect(log.truncatedTail).toBe(true);
     expect([...log.cases.keys()]).toEqual(['a']);
-    const w2 = openResultsLog(file, header('/f.json'));
+    const w2 = await openResultsLog(file, header('/f.json'));
     w2.append({ type: 'case', caseId: 'b', result: result('b', 0) });
-    w2.close();
+    await w2.close();
     const again = readResultsLog(file);
     expect([...again.cases.keys()]).toEqual(['a', 'b']);
     // Resuming does not write a second header.
     expect(readFileSync(file, 'utf8').match(/"type":"run"/g)).toHaveLength(1);
+  });
+
+  it('batches: appended cases reach the file within the window, not one write per case', async () => {
+    const file = join(tmp(), 'r.jsonl');
+    const w = await openResultsLog(file, header('/f.json'), { windowMs: 60_000, maxBatch: 3 });
+    const spans = ['a', 'b'].map((id) => w.append({ type: 'case', caseId: id, result: result(id, 1) }));
+    // Inside the window and below the batch size nothing is written yet: a crash now loses a and b.
+    expect(readFileSync(file, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+    spans.push(w.append({ type: 'case', caseId: 'c', result: result('c', 0) }));
+    await w.flush();
+    const text = readFileSync(file, 'utf8');
+    expect(text.split('\n').filter(Boolean)).toHaveLength(4);
+    // Each append says where its line sits, so a document can be streamed from the log.
+    for (const [i, span] of spans.entries()) {
+      expect(JSON.parse(Buffer.from(text).subarray(span.offset, span.offset + span.length).toString()).caseId).toBe(['a', 'b', 'c'][i]);
+    }
+    await w.close();
+  });
+
+  it('writes a pending batch when the window ends, without close', async () => {
+    const file = join(tmp(), 'r.jsonl');
+    const w = await openResultsLog(file, header('/f.json'), { windowMs: 5 });
+    w.append({ type: 'case', caseId: 'a', result: result('a', 1) });
+    // Bounded wait: the batch is due 5 ms after the append.
+    for (let i = 0; i < 200 && readFileSync(file, 'utf8').split('\n').filter(Boolean).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(readFileSync(file, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
+    await w.close();
   });
 
   it('rejects a corrupt line in the middle with its line number', () => {

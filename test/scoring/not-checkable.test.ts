@@ -111,7 +111,8 @@ describe('run --fail-on-unscorable', () => {
     const ok = { status: 'scored' as const, sample: 0, verdict: scoreRun(c, decide([{ name: 'restart-service', arguments: { host: 'web-01', service: 'nginx' } }]), { toolset: fleet }), elapsedMs: 1, tokens: 0 };
     const blind = { status: 'scored' as const, sample: 1, verdict: scoreRun(c, decide([{ name: 'restart-service', absent: true }]), { toolset: fleet }), elapsedMs: 1, tokens: 0 };
     const result = aggregateCase(c, [ok, blind], { threshold: 1 });
-    const r = { interrupted: false, infraFailed: [], badInput: undefined, results: [result] };
+    // The run hands exitCodeOf the facts gathered while its document is streamed, not the results.
+    const r = { interrupted: false, infraFailed: [], badInput: undefined, facts: { cases: 1, belowThreshold: result.meetsThreshold ? 0 : 1, unscorableCases: (result.unscorable ?? 0) > 0 ? 1 : 0, infraFailed: [] } };
     expect(exitCodeOf(r)).toBe(0);
     expect(exitCodeOf(r, { failOnUnscorable: true })).toBe(1);
   });

@@ -177,6 +177,7 @@ export const DECISION_RESULT: CaseResult = {
   passRateHigh: 0.9,
   passAtK: 0.75,
   passHatK: 0.25,
+  passK: [],
   threshold: 0.8,
   meetsThreshold: false,
   errored: false,

@@ -86,8 +86,7 @@ describe('resolveTelemetryConfig', () => {
   });
 
   it.each([
-    { name: 'grpc protocol', env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, warning: /grpc is not supported/ },
-    { name: 'unknown protocol', env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'thrift' }, warning: /expected http\/protobuf or http\/json/ },
+    { name: 'unknown protocol', env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'thrift' }, warning: /expected http\/protobuf, http\/json or grpc/ },
     { name: 'non-numeric timeout', env: { OTEL_EXPORTER_OTLP_TIMEOUT: '10s' }, warning: /OTEL_EXPORTER_OTLP_TIMEOUT: expected an integer/ },
     { name: 'zero timeout', env: { OTEL_EXPORTER_OTLP_TIMEOUT: '0' }, warning: /positive number of milliseconds/ },
     { name: 'bad compression', env: { OTEL_EXPORTER_OTLP_COMPRESSION: 'zstd' }, warning: /expected gzip or none/ },
@@ -98,6 +97,12 @@ describe('resolveTelemetryConfig', () => {
     expect(warnings.join('\n')).toMatch(warning);
     expect(config.exporter).toMatchObject({ kind: 'otlp', protocol: 'http/protobuf', compression: 'none', headers: {} });
     expect(config.timeoutMs).toBe(10_000);
+  });
+
+  it('takes grpc and uses the endpoint as given (no /v1/traces for gRPC)', () => {
+    const { config, warnings } = resolve({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    expect(warnings).toEqual([]);
+    expect(config.exporter).toMatchObject({ kind: 'otlp', protocol: 'grpc', url: 'http://c:4317' });
   });
 
   it('ignores a non-URL endpoint variable with a warning and falls back to the file sink', () => {

@@ -23,9 +23,9 @@ function expectNotesToolset(ts: Toolset): void {
     { name: 'id', type: 'string', required: true, description: 'Note id' },
     { name: 'lines', type: 'int', required: false, min: 1, max: 100 },
   ]);
-  expect(by.delete_note).toMatchObject({ category: 'mcp', autonomy: 'manual' });
+  expect(by.delete_note).toMatchObject({ category: 'edit', autonomy: 'manual' });
   expect(by.delete_note!.args[1]).toMatchObject({ name: 'mode', type: 'string', required: true, choices: ['soft', 'hard'] });
-  expect(by.append_note).toMatchObject({ category: 'mcp', autonomy: 'confirm' });
+  expect(by.append_note).toMatchObject({ category: 'edit', autonomy: 'confirm' });
   expect(by.append_note!.args[2]).toMatchObject({ name: 'tags', type: 'array', required: false, schema: { type: 'array', items: { type: 'string' } } });
   expect(by.ping!.ownHostArg).toBe(true);
 }

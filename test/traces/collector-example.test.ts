@@ -28,20 +28,20 @@ describe('examples/collector', () => {
     const c = load('gateway.yaml');
     expect(checkWiring(c)).toEqual([]);
     expect(c.exporters!['file/traces']).toMatchObject({ format: 'json' });
-    expect(c.exporters!['loadbalancing/scorers']).toMatchObject({ routing_key: 'traceID' });
+    expect(c.exporters!['load_balancing/scorers']).toMatchObject({ routing_key: 'traceID' });
     const dims = (c.connectors!['spanmetrics/verdicts'] as { dimensions: Array<{ name: string }> }).dimensions.map((d) => d.name);
     expect(dims).toContain('runspec.eval.category');
-    expect(c.service.pipelines['traces/in']!.exporters).toContain('loadbalancing/scorers');
-    expect(c.service.pipelines['logs/in']!.exporters).toContain('loadbalancing/scorers');
+    expect(c.service.pipelines['traces/in']!.exporters).toContain('load_balancing/scorers');
+    expect(c.service.pipelines['logs/in']!.exporters).toContain('load_balancing/scorers');
     expect(c.service.pipelines['metrics/verdicts']!.receivers).toEqual(['spanmetrics/verdicts']);
     // Verdict spans must not be routed back to the scorers.
     expect(c.service.pipelines['traces/verdicts']!.receivers).toEqual(['otlp/verdicts']);
   });
 
-  it('sidecar: forwards traces and logs to serve on loopback', () => {
-    const c = load('scorer-sidecar.yaml');
-    expect(checkWiring(c)).toEqual([]);
-    expect(c.exporters!['otlphttp/serve']).toMatchObject({ endpoint: 'http://127.0.0.1:4318' });
-    expect(Object.keys(c.service.pipelines).sort()).toEqual(['logs', 'traces']);
+  it('routes straight to `serve --grpc` replicas on 4317 (no sidecar)', () => {
+    const c = load('gateway.yaml');
+    const lb = c.exporters!['load_balancing/scorers'] as { resolver: { static: { hostnames: string[] } } };
+    expect(lb.resolver.static.hostnames.every((h) => h.endsWith(':4317'))).toBe(true);
+    expect(readFileSync(join(REPO_ROOT, 'examples/collector/README.md'), 'utf8')).toContain('serve --host 0.0.0.0 --grpc 4317');
   });
 });

@@ -68,6 +68,20 @@ describe('OTLP protobuf codec', () => {
     expect(span.parentSpanId).toBeUndefined();
   });
 
+  it('renders span-link ids as hex and leaves a bytes attribute as base64, as OTLP/JSON writes them', () => {
+    // Ids are converted where OTLP puts them (spans, links, log records); a bytes attribute is not an id.
+    const req: OtlpTraceRequest = {
+      resourceSpans: [{ scopeSpans: [{ spans: [{
+        traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), name: 's', startTimeUnixNano: '1', endTimeUnixNano: '2',
+        attributes: [{ key: 'blob', value: { bytesValue: Buffer.from('hi').toString('base64') } }],
+        links: [{ traceId: '12'.repeat(16), spanId: '34'.repeat(8) }],
+      }] }] }],
+    };
+    const span = decodeTraceRequest(encodeTraceRequest(req)).resourceSpans![0]!.scopeSpans![0]!.spans![0]!;
+    expect(span.links).toEqual([{ traceId: '12'.repeat(16), spanId: '34'.repeat(8) }]);
+    expect(span.attributes).toEqual([{ key: 'blob', value: { bytesValue: Buffer.from('hi').toString('base64') } }]);
+  });
+
   it('round-trips log records with bodies, trace ids and event names', () => {
     const req: OtlpLogsRequest = {
       resourceLogs: [{ scopeLogs: [{ logRecords: [{

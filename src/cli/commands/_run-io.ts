@@ -1,13 +1,16 @@
 // What only a terminal front end adds to a suite run: Ctrl-C handling, the progress bar, and printing
 // the outcome. The run itself is `runEvalSuite` in app/.
 
+import { closeSync, openSync, readSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import cliProgress from 'cli-progress';
 import { problemsOf, type ExecuteResult, type RunEvalOutcome, type RunProgress } from '../../app/run-suite.js';
-import { renderComparison } from '../../report/comparison.js';
+import { renderComparison, type ComparisonFormat } from '../../report/comparison.js';
 import { renderDocument } from '../../report/render.js';
 import type { OutputFormat } from '../../report/formats.js';
 import type { CliContext } from '../context.js';
 import { ensureNewline } from './_run-options.js';
+import { loadConfigFile } from '../../config/file.js';
 import { handleInterrupts } from './_interrupt.js';
 
 /**
@@ -65,7 +68,8 @@ export function printOutcome(ctx: CliContext, command: string, outcome: RunEvalO
       if (!result.interrupted) ctx.err(`results (${label}): ${result.finalFile}`);
       reportProblems(ctx, result);
     }
-    const f = format === 'json' || format === 'md' ? format : 'table';
+    // runEvalSuite refused any other format before running.
+    const f: ComparisonFormat = format === 'json' || format === 'md' ? format : 'table';
     ctx.stdout.write(ensureNewline(renderComparison(outcome.comparison, f)));
     return outcome.exitCode;
   }
@@ -74,8 +78,43 @@ export function printOutcome(ctx: CliContext, command: string, outcome: RunEvalO
   const r = run.result;
   if (outcome.recording) ctx.err(`recording: ${outcome.recording}`);
   if (outcome.recording && !r.interrupted) ctx.err(`results: ${r.finalFile}`);
-  ctx.stdout.write(ensureNewline(renderDocument(r.doc, format ?? 'table')));
+  writeRunReport(ctx, r, format ?? 'table');
   if (!outcome.recording && !r.interrupted) ctx.err(`results: ${r.finalFile}`);
   reportProblems(ctx, r);
   return outcome.exitCode;
+}
+
+/**
+ * Print the report of a run. `json` is the results file itself, copied in chunks (a large run never
+ * holds its document); other formats read the document back and render it.
+ */
+function writeRunReport(ctx: CliContext, r: ExecuteResult, format: OutputFormat): void {
+  if (format === 'json' && !r.interrupted) {
+    const fd = openSync(r.finalFile, 'r');
+    try {
+      const buf = Buffer.alloc(1 << 20);
+      // A chunk may end inside a multi-byte character: the decoder carries it over to the next one.
+      const text = new StringDecoder('utf8');
+      for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) ctx.stdout.write(text.write(buf.subarray(0, n)));
+      const rest = text.end();
+      if (rest) ctx.stdout.write(rest);
+    } finally {
+      closeSync(fd);
+    }
+    return;
+  }
+  ctx.stdout.write(ensureNewline(renderDocument(r.doc, format, format === 'html' ? traceUrlOf(ctx.projectDir) : {})));
+}
+
+/**
+ * `[telemetry] trace_url` of runspec.toml (a Phoenix or LangSmith link template with `{trace_id}`) for the
+ * HTML report, read loosely: a config without the key, or one that does not load, gives no links.
+ */
+export function traceUrlOf(projectDir: string): { traceUrl?: string } {
+  try {
+    const t = loadConfigFile(projectDir).telemetry as Record<string, unknown> | undefined;
+    return typeof t?.trace_url === 'string' ? { traceUrl: t.trace_url } : {};
+  } catch {
+    return {};
+  }
 }

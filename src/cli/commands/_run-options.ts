@@ -4,6 +4,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { OUTPUT_FORMATS } from '../../report/formats.js';
 import { TOOL_MODES } from '../../core/vocabulary.js';
+import { GATE_SYNTAX, parseGate } from '../../fixtures/gate.js';
 import { SHARD_HELP } from '../../core/shard.js';
 
 export { OUTPUT_FORMATS } from '../../report/formats.js';
@@ -43,6 +44,15 @@ const oneOf = <T extends string>(values: readonly T[]) => (v: string): T => {
   if (!(values as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected one of ${values.join(', ')} (got ${JSON.stringify(v)})`);
   return v as T;
 };
+const kList = (v: string): number[] => {
+  const parts = v.split(',').map((x) => x.trim());
+  if (parts.some((x) => !/^\d+$/.test(x) || Number(x) < 1)) throw new InvalidArgumentError(`expected a comma-separated list of positive integers such as 1,3,5 (got ${JSON.stringify(v)})`);
+  return [...new Set(parts.map(Number))].sort((a, b) => a - b);
+};
+const gateText = (v: string): string => {
+  if (!parseGate(v)) throw new InvalidArgumentError(`${GATE_SYNTAX} (got ${JSON.stringify(v)})`);
+  return v;
+};
 const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
 
 /** Case selection flags. */
@@ -60,7 +70,9 @@ export function addModelOptions(cmd: Command, opts: { provider?: boolean } = {})
     .option('--model <name>', 'model name (default: the provider\'s, or the first of GET /models)')
     .option('--base-url <url>', 'API base URL of the provider')
     .option('--temperature <t>', 'sampling temperature', number)
-    .option('--max-tokens <n>', 'max completion tokens', positiveInt)
+    .option('--max-tokens <n>', 'max completion tokens (sent only when set)', positiveInt)
+    .option('--reasoning-effort <level>', 'low, medium or high, sent on every model request (only when set)', oneOf(['low', 'medium', 'high'] as const))
+    .option('--context-window <n>', "the model's context window in tokens: a trajectory whose request fills it stops as truncated", positiveInt)
     .option('--timeout-ms <ms>', 'per-attempt time limit in milliseconds (default 120000); a hung sample holds its slot at most timeout × attempts + (attempts − 1) × 30 s of waits: 7 min by default', positiveInt)
     .option('--attempts <n>', 'attempts per model request, the first included, on transient errors (default 3; 1 = no retry); each wait prints one "retrying:" line', positiveInt)
     // The old name: it always counted attempts, not retries. Kept working, out of --help.
@@ -75,11 +87,14 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--tool-mode <mode>', 'tool layout: dedup, per_host or search', oneOf(TOOL_MODES))
     .option('--samples <n>', `samples per case (a case's own count wins; at most ${MAX_SAMPLES_FLAG})`, boundedInt(MAX_SAMPLES_FLAG))
     .option('--threshold <t>', 'pass rate every case must reach (0..1)', ratio)
+    .option('--pass-k <list>', 'report pass@k and pass^k for these k (comma-separated, e.g. 1,3,5)', kList)
+    .option('--gate <expr>', 'gate for cases without their own, replacing --threshold (e.g. "pass@3 >= 0.9")', gateText)
     .option('--validate-args', 'check arguments against the toolset (bounce buckets)')
     .option('--fail-on-unscorable', 'exit 1 when any sample is unscorable (a check the case needs could not be judged)')
     .option('--concurrency <n>', `case samples in flight at once (at most ${MAX_CONCURRENCY_FLAG})`, boundedInt(MAX_CONCURRENCY_FLAG))
     .option('--max-turns <n>', `model turns per case run (at most ${MAX_TURNS_FLAG})`, boundedInt(MAX_TURNS_FLAG))
     .option('--system-prompt <file>', 'system prompt text file')
+    .option('-v, --verbose', 'per-turn log on stderr: each model call and each tool call with its arguments and result')
     .option('--output <format>', 'report format: table, json, junit, md or html', oneOf(OUTPUT_FORMATS));
   if (opts.out !== false) cmd.option('--out <path>', opts.out ?? 'results JSON file (the JSON-lines log is written next to it as .jsonl)');
   cmd
@@ -87,6 +102,7 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--no-telemetry', 'emit no traces')
     .option('--capture-content', 'attach prompts, messages and arguments to spans')
     .option('--annotations', 'post verdicts as Phoenix span annotations')
+    .option('--langsmith-feedback', 'post verdicts as LangSmith feedback on each trace\'s run (LANGSMITH_ENDPOINT, LANGSMITH_API_KEY)')
     .option('--endpoint <url>', 'OTLP/HTTP traces endpoint (default: OTEL_* variables, runspec.toml, else .runspec/traces/)')
     .option('--keep-worktrees', 'keep trajectory worktrees for inspection')
     .option('--unsafe-host-commands', 'run model-driven commands (bash, run_command) on this machine without the bubblewrap sandbox (warned on every run)');

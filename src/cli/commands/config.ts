@@ -68,6 +68,12 @@ function configAction(ctx: CliContext, flags: ConfigFlags): number {
   add('telemetry.service_name', { value: t.serviceName, source: ctx.env.OTEL_SERVICE_NAME ? 'env' : 'default' });
   if (t.project) add('telemetry.project', { value: t.project, source: 'file' });
   add('telemetry.timeout_ms', { value: t.timeoutMs, source: t.sources.timeoutMs });
+  if (t.langsmith) {
+    add('telemetry.langsmith.feedback', { value: true, source: 'file' });
+    add('telemetry.langsmith.endpoint', { value: t.langsmith.endpoint, source: ctx.env.LANGSMITH_ENDPOINT ? 'env' : config.telemetry?.langsmith?.endpoint ? 'file' : 'default' });
+    add('telemetry.langsmith.api_key', { value: `${config.telemetry?.langsmith?.api_key_env ?? 'LANGSMITH_API_KEY'} (${t.langsmith.apiKey ? 'set' : 'not set'})`, source: 'env' });
+    add('telemetry.langsmith.max_wait_ms', { value: t.langsmith.maxWaitMs, source: config.telemetry?.langsmith?.max_wait_ms ? 'file' : 'default' });
+  }
 
   for (const w of env.warnings) ctx.warn(w);
   if (flags.output === 'json') {

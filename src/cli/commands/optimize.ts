@@ -33,9 +33,8 @@ export const optimizeCommand: CommandModule = {
       .option('--n-runs <n>', 'runs per case (a case\'s own n_runs wins; else the suite default, else 3)', positiveInt)
       .option('--max-iter <n>', 'maximum optimisation iterations', positiveInt, 5)
       .option('--no-optimize', 'evaluate only (a single iteration)')
-      .option('--reasoning-effort <level>', 'low, medium or high (sent to the optimiser calls)')
       .option('--out <file>', 'results file, rewritten after every iteration', 'eval_results.json')
-      .option('-v, --verbose', 'per-case pass rates after every iteration')
+      .option('-v, --verbose', 'per-turn log (model calls, tool arguments and results) and per-case pass rates after every iteration')
       .addHelpText(
         'after',
         '\nEvery iteration runs each case n times with the current prompt, saves the results file, and stops when\n' +

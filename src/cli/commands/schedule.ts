@@ -9,6 +9,8 @@ import { writeFileAtomic } from '../../core/atomic-write.js';
 import type { CliContext } from '../context.js';
 import type { RunFlags } from './_run-options.js';
 import { runTargets } from './run.js';
+import { loadConfigFile } from '../../config/file.js';
+import { resolveProviderSpec } from '../../config/providers.js';
 
 const STATE_FILE = join('.runspec', 'schedules-state.json');
 
@@ -71,6 +73,8 @@ export const scheduleCommand: CommandModule = {
         action(getContext, setExit, (ctx, o: { id: string; fixture: string; cron: string; timezone: string; samples?: number; validate?: boolean; threshold?: number; provider?: string }) => {
           if (o.samples !== undefined && !(Number.isInteger(o.samples) && o.samples > 0)) throw new UsageError('USAGE', `--samples: expected a positive integer (got ${o.samples})`);
           if (o.threshold !== undefined && !(o.threshold >= 0 && o.threshold <= 1)) throw new UsageError('USAGE', `--threshold: expected a number from 0 to 1 (got ${o.threshold})`);
+          // A provider the sweep could not build (mock or replay without a script, an unknown name) fails now, not at 6 am.
+          if (o.provider) resolveProviderSpec(o.provider, { config: loadConfigFile(ctx.projectDir), env: ctx.env, projectDir: ctx.projectDir });
           const entry: ScheduleEntry = {
             id: o.id,
             action: 'eval',

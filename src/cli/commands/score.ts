@@ -7,10 +7,12 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../../errors.js';
+// The formatters are light; the scorer (app/score-traces) loads when a command runs, so `score --help`
+// and `serve --help` start fast.
 import { SCORE_OUTPUT_FORMATS, renderJson, renderJunit, renderMarkdown, renderSummaryTable, renderTable, verdictLineJson } from '../../traces/format.js';
 import type { ScoreOutputFormat } from '../../traces/format.js';
 import type { TraceVerdictLine } from '../../traces/score-traces.js';
-import { scoreExitCode, scoreTraces, type TraceScoringFlags } from '../../app/score-traces.js';
+import type { TraceScoringFlags } from '../../app/score-traces.js';
 import { TOOL_MODES } from '../../core/vocabulary.js';
 import { parseShard, SHARD_HELP } from '../../core/shard.js';
 
@@ -27,6 +29,7 @@ export function addTraceScoringOptions(cmd: Command): Command {
     .option('--rules <file>', 'case-less rules (TOML) applied to every trace; see examples/rules.toml')
     .option('--annotate', 'post each verdict to Phoenix as a span annotation on the trace\'s root span')
     .option('--phoenix-url <url>', 'Phoenix base URL for --annotate (default: derived from the telemetry endpoint)')
+    .option('--langsmith-feedback', 'with --annotate, post each verdict as LangSmith feedback on the root span\'s run (LANGSMITH_ENDPOINT, LANGSMITH_API_KEY)')
     .option('--export', 'send one verdict span per scored trace (linked to its root) to the OTLP endpoint')
     .option('--otlp-endpoint <url>', 'OTLP traces endpoint for --export (default: OTEL_EXPORTER_OTLP_* / runspec.toml)');
 }
@@ -64,6 +67,7 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
     else ctx.out(text);
   };
   const { shard: _spec, failOnUnscorable, results: resultsFile, ...scoring } = flags;
+  const { scoreExitCode, scoreTraces } = await import('../../app/score-traces.js');
   const { summary, document } = await scoreTraces(ctx, inputs, {
     ...scoring,
     stdin: ctx.stdin,

@@ -5,11 +5,9 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { RunspecError, UsageError } from '../../errors.js';
-import { createOtlpReceiver } from '../../traces/receiver.js';
-import { createTracePipeline } from '../../traces/pipeline.js';
 import { renderSummaryTable, verdictLineJson } from '../../traces/format.js';
-import { createResultsCollector, loadTraceScoring, scoreMeta, type TraceScoringFlags } from '../../app/score-traces.js';
-import { writeResultsDocument } from '../../report/results-docs.js';
+import type { createGrpcReceiver } from '../../traces/grpc-receiver.js';
+import type { TraceScoringFlags } from '../../app/score-traces.js';
 import { addTraceScoringOptions, intOption as int } from './score.js';
 
 interface ServeFlags extends TraceScoringFlags {
@@ -22,6 +20,8 @@ interface ServeFlags extends TraceScoringFlags {
   out?: string;
   /** On shutdown, write the verdicts as a results document (as `score --results`). */
   results?: string;
+  /** `--grpc` alone: 4317; `--grpc PORT`: that port. */
+  grpc?: number | true;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -37,6 +37,12 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
     }
   }
   if (!LOOPBACK.has(flags.host) && !token) ctx.warn(`listening on ${flags.host} without --token-env: anyone who can reach it can post traces`);
+  // The receiver and the scorer load when the command runs (`serve --help` stays light).
+  const [{ createResultsCollector, loadTraceScoring, scoreMeta }, { createOtlpReceiver }, { createTracePipeline }] = await Promise.all([
+    import('../../app/score-traces.js'),
+    import('../../traces/receiver.js'),
+    import('../../traces/pipeline.js'),
+  ]);
   const setup = await loadTraceScoring(ctx, flags);
   const started = new Date().toISOString();
   const collector = flags.results ? createResultsCollector(setup.cases) : undefined;
@@ -77,6 +83,34 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
     });
   }
   ctx.err(`runspec-eval serve: listening on ${url} (POST /v1/traces, /v1/logs; GET /healthz)`);
+  let grpcReceiver: Awaited<ReturnType<typeof createGrpcReceiver>> | undefined;
+  if (flags.grpc !== undefined) {
+    const grpcPort = flags.grpc === true ? 4317 : flags.grpc;
+    const { createGrpcReceiver } = await import('../../traces/grpc-receiver.js');
+    grpcReceiver = await createGrpcReceiver({
+      pipeline,
+      host: flags.host,
+      port: grpcPort,
+      maxMessageBytes: flags.maxBodyBytes,
+      // The HTTP receiver ticks the shared pipeline and scores open traces when it closes.
+      tickMs: 0,
+      flushOnClose: false,
+      ...(token ? { token } : {}),
+      onRequest: (r) => {
+        if (r.status !== 0) ctx.warn(`gRPC ${r.path}: status ${r.status}${r.message ? ` (${r.message})` : ''}`);
+      },
+    });
+    try {
+      const gurl = await grpcReceiver.listen();
+      ctx.err(`runspec-eval serve: OTLP/gRPC on ${gurl} (TraceService/Export, LogsService/Export)`);
+    } catch (err) {
+      await receiver.close();
+      throw new RunspecError('COLLECTOR', `serve: cannot listen for gRPC on ${flags.host}:${grpcPort} (${(err as Error).message})`, {
+        hint: 'pick another --grpc PORT, or stop what is using it',
+        cause: err,
+      });
+    }
+  }
   const annotationTimer = setInterval(() => void setup.sinks.flushAnnotations(), 2000);
   annotationTimer.unref();
   await new Promise<void>((done) => {
@@ -90,12 +124,14 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   });
   ctx.err('runspec-eval serve: shutting down, scoring open traces');
   clearInterval(annotationTimer);
+  await grpcReceiver?.close();
   await receiver.close();
   await setup.sinks.close();
   if (file) await new Promise<void>((r) => file!.end(() => r()));
   ctx.err(renderSummaryTable(pipeline.summary()));
   if (collector && flags.results) {
     const path = resolve(ctx.cwd, flags.results);
+    const { writeResultsDocument } = await import('../../report/results-docs.js');
     writeResultsDocument(path, collector.document(scoreMeta(started, `serve ${flags.host}:${flags.port}`, 1), 1));
     ctx.err(`results: ${path}`);
   }
@@ -114,11 +150,14 @@ export const serveCommand: CommandModule = {
       .option('--max-traces <n>', 'open traces held before the oldest is scored early (counted as evicted)', int('--max-traces', 1), 10000)
       .option('--max-body-bytes <n>', 'largest request body, compressed or inflated (413 beyond)', int('--max-body-bytes', 1), 64 * 1024 * 1024)
       .option('--out <file>', 'append verdict JSON lines to a file instead of stdout')
-      .option('--results <file>', 'on shutdown, write the verdicts as a results JSON (as score --results; render it with report)');
+      .option('--results <file>', 'on shutdown, write the verdicts as a results JSON (as score --results; render it with report)')
+      .option('--grpc [port]', 'also receive OTLP/gRPC traces and logs on this port (default 4317; 0 picks a free one)', int('--grpc', 0));
     addTraceScoringOptions(cmd)
       .addHelpText(
         'after',
         `
+With --grpc, OTLP/gRPC (TraceService/Export, LogsService/Export; gzip) is received too, on its own port,
+for the Collector's load_balancing exporter and other gRPC senders; the same --token-env applies.
 Accepts application/x-protobuf and application/json, optionally gzip, and answers in the same encoding
 (partial_success lists rejected spans). 413 over --max-body-bytes (also for decompression bombs), 400 for
 a bad payload, 415 for another content type, 401 without the bearer token. SIGINT/SIGTERM score the open

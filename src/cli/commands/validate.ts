@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
@@ -9,6 +10,7 @@ import { loadToolset } from '../../toolset/load.js';
 import { validateFixtures, type FixtureProblem } from '../../toolset/validate-fixtures.js';
 import type { Case } from '../../types/case.js';
 // One rule for which toolset a case runs against, shared with run/record/replay.
+import { ownToolsetOf } from '../../app/run-suite.js';
 import { toolsetSetting, toolsetSpecOf } from '../../config/settings.js';
 
 interface ValidateOptions {
@@ -30,21 +32,36 @@ async function validate(ctx: CliContext, paths: string[], o: ValidateOptions): P
   const env = readEnv(ctx.env);
   const all =
     paths.length > 0
-      ? mergeSuites(loadCasesFromPaths(paths, { onWarning })).cases
+      ? mergeSuites(loadCasesFromPaths(paths.map((p) => resolve(ctx.cwd, p)), { onWarning })).cases
       : (await discoverFixtures({ projectDir: ctx.projectDir, env: ctx.env, includeBundled: o.bundled, onWarning })).cases;
-  const cases = selectCases(all, { suites: o.suite });
+  let cases = selectCases(all, { suites: o.suite });
+  // `--toolset FILE` over the discovered catalog checks the cases that toolset is for: the decision cases
+  // ([toolset] applies to them). Trajectory cases run on the workspace tools unless their files are named.
+  let leftOut = 0;
+  if (o.toolset && paths.length === 0) {
+    const decision = cases.filter((c) => c.mode === 'decision');
+    leftOut = cases.length - decision.length;
+    cases = decision;
+  }
+  const problems: FixtureProblem[] = [];
   if (cases.length === 0) {
     ctx.warn('no fixtures to validate');
     return 0;
   }
   const bySpec = new Map<string, Case[]>();
+  const own: Case[] = [];
   for (const c of cases) {
+    const ts = ownToolsetOf(c, o.toolset, env);
+    if (ts) {
+      problems.push(...validateFixtures([c], ts));
+      own.push(c);
+      continue;
+    }
     const spec = toolsetSpecOf(toolsetSetting(o.toolset, env, config), c);
     bySpec.set(spec, [...(bySpec.get(spec) ?? []), c]);
   }
   const timeoutMs = o.timeoutMs !== undefined ? Number(o.timeoutMs) : undefined;
-  const problems: FixtureProblem[] = [];
-  const summary: string[] = [];
+  const summary: string[] = own.length ? [`${own.length} case${own.length === 1 ? '' : 's'} against their own tools`] : [];
   for (const [spec, group] of bySpec) {
     const toolset = await loadToolset(spec, { projectDir: ctx.projectDir, env: ctx.env, ...(timeoutMs && timeoutMs > 0 ? { timeoutMs } : {}) });
     problems.push(...validateFixtures(group, toolset));
@@ -52,7 +69,8 @@ async function validate(ctx: CliContext, paths: string[], o: ValidateOptions): P
   }
   for (const p of problems) ctx.out(formatProblem(p));
   const verdict = problems.length === 0 ? 'ok' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
-  ctx.out(`validate: ${summary.join(', ')}: ${verdict}`);
+  const note = leftOut > 0 ? ` (${leftOut} trajectory case${leftOut === 1 ? '' : 's'} left out: they run on builtin:workspace; name their files to check them against ${o.toolset})` : '';
+  ctx.out(`validate: ${summary.join(', ')}: ${verdict}${note}`);
   return problems.length === 0 ? 0 : 2;
 }
 
@@ -74,6 +92,8 @@ expected and verifier tools and arg names; turnstone expected_actions tools and 
 Each problem prints as  file:line: case <id>: <field>: <message>  with a "did you mean".
 Exit 0 when clean, 2 on any problem.
 
+With --toolset and no paths, the discovered decision (runspec) cases are checked against it; trajectory
+cases are left out (counted) unless their files are named.
 Toolset per case when --toolset is absent: $RUNSPEC_TOOLSET, else (for runspec cases) runspec.toml
 [toolset] file / mcp, else runspec cases against builtin:fleet and replio / turnstone cases against
 builtin:workspace (the tools the trajectory engine executes).

@@ -1,6 +1,6 @@
 // Our own traces (telemetry/ writes them): runspec.eval.* attributes on the root (case id, suite,
 // sample, tool mode) and runspec.eval.executed = false on a tool call a decision run captured unexecuted.
-import { ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_EXECUTED, ATTR_RUNSPEC_EVAL_SAMPLE, ATTR_RUNSPEC_EVAL_SUITE, ATTR_RUNSPEC_EVAL_TOOL_MODE } from '../../semconv/attributes.js';
+import { ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_DROPPED, ATTR_RUNSPEC_EVAL_EXECUTED, ATTR_RUNSPEC_EVAL_SAMPLE, ATTR_RUNSPEC_EVAL_SUITE, ATTR_RUNSPEC_EVAL_TOOL_MODE } from '../../semconv/attributes.js';
 import { isToolMode } from '../../core/vocabulary.js';
 import type { ToolMode } from '../../types/toolset.js';
 import { toInt, toStr } from '../_json.js';
@@ -12,6 +12,11 @@ const RUNSPEC_EVAL_PREFIX = ATTR_RUNSPEC_EVAL_CASE_ID.slice(0, ATTR_RUNSPEC_EVAL
 /** True when any span carries a runspec.eval.* attribute. */
 export function isRunspecTrace(spans: SpanRecord[]): boolean {
   return spans.some((s) => Object.keys(s.attributes).some((k) => k.startsWith(RUNSPEC_EVAL_PREFIX)));
+}
+
+/** A trajectory call our run dropped beyond the parallel cap (runspec.eval.dropped). */
+export function wasDropped(a: Record<string, unknown>): boolean {
+  return a[ATTR_RUNSPEC_EVAL_DROPPED] === true || a[ATTR_RUNSPEC_EVAL_DROPPED] === 'true';
 }
 
 /** False only for a call our decision run captured without executing it. */

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import type { CommandModule } from '../command.js';
+import { action } from '../command.js';
+import { UsageError } from '../../errors.js';
+import { writeFileAtomic } from '../../core/atomic-write.js';
+import { cwdPath } from './_run-options.js';
+
+function readInput(file: string, what: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError('USAGE', `${what}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`, { hint: 'pass a BFCL JSON-lines file' });
+  }
+}
+
+/** `import bfcl QUESTIONS [ANSWERS] --out FILE`: a BFCL category as a runspec suite that carries its tools. */
+export const importCommand: CommandModule = {
+  register(program, getContext, setExit) {
+    const cmd = program.command('import').description('Import cases from another format (bfcl)');
+    cmd
+      .command('bfcl')
+      .description('Convert BFCL v3/v4 question (and possible-answer) JSON lines into a runspec suite that carries its tools')
+      .argument('<questions>', 'BFCL question file, e.g. BFCL_v4_parallel.json')
+      .argument('[answers]', 'BFCL possible-answer file, e.g. possible_answer/BFCL_v4_parallel.json (not needed for irrelevance)')
+      .requiredOption('--out <file>', 'write the suite here (JSON; run it with `runspec-eval run FILE`)')
+      .option('--category <name>', 'BFCL category of every entry (default: read from each id)')
+      .addHelpText('after', '\nCategories: simple, multiple, parallel, parallel_multiple, irrelevance and their live_* forms.\nThe cases check with equality = "bfcl" (docs/bfcl.md).\n')
+      .action(
+        action(getContext, setExit, async (ctx, questions: string, answers: string | undefined, flags: { out: string; category?: string }) => {
+          const { importBfcl } = await import('../../fixtures/bfcl.js');
+          const qFile = cwdPath(ctx, questions);
+          const aFile = answers !== undefined ? cwdPath(ctx, answers) : undefined;
+          const result = importBfcl({
+            questions: readInput(qFile, 'QUESTIONS'),
+            questionsFile: questions,
+            ...(aFile !== undefined && answers !== undefined ? { answers: readInput(aFile, 'ANSWERS'), answersFile: answers } : {}),
+            ...(flags.category !== undefined ? { category: flags.category } : {}),
+          });
+          for (const w of result.warnings) ctx.warn(w);
+          if (result.suite.eval.length === 0) throw new UsageError('USAGE', `${questions}: no case to import`, { hint: 'pass a single-response BFCL category (simple, multiple, parallel, parallel_multiple, irrelevance, live_*)' });
+          const out = cwdPath(ctx, flags.out);
+          writeFileAtomic(out, JSON.stringify(result.suite, null, 1) + '\n');
+          const counts = Object.entries(result.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');
+          ctx.err(`import bfcl: ${result.suite.eval.length} cases (${counts}) → ${out}`);
+          return 0;
+        }),
+      );
+  },
+};

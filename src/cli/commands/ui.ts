@@ -1,0 +1,104 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type { CommandModule } from '../command.js';
+import { action } from '../command.js';
+import type { CliContext } from '../context.js';
+import { readEnv } from '../../config/env.js';
+import { loadConfigFile } from '../../config/file.js';
+import { PROVIDER_PRESETS } from '../../config/providers.js';
+import { resolveTelemetryConfig } from '../../config/telemetry.js';
+import { VERSION } from '../../core/version.js';
+import { intOption } from './score.js';
+import { handleInterrupts } from './_interrupt.js';
+
+interface UiFlags {
+  host: string;
+  port: number;
+  open?: boolean;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** The first of `names` on PATH (never a fixed system path). */
+function onPath(names: string[], env: Record<string, string | undefined>): string | undefined {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    for (const n of names) {
+      const p = join(dir, n);
+      if (dir && existsSync(p)) return p;
+    }
+  }
+  return undefined;
+}
+
+function openBrowser(ctx: CliContext, url: string): void {
+  const opener = process.platform === 'darwin' ? onPath(['open'], ctx.env) : process.platform === 'win32' ? undefined : onPath(['xdg-open', 'sensible-browser'], ctx.env);
+  if (!opener) {
+    ctx.warn('--open: no browser opener found on PATH; open the URL yourself');
+    return;
+  }
+  const child = spawn(opener, [url], { stdio: 'ignore', detached: true });
+  child.on('error', () => ctx.warn('--open: could not start the browser; open the URL yourself'));
+  child.unref();
+}
+
+async function ui(ctx: CliContext, flags: UiFlags): Promise<number> {
+  const env = readEnv(ctx.env);
+  const config = loadConfigFile(ctx.projectDir);
+  if (!LOOPBACK.has(flags.host)) ctx.warn(`listening on ${flags.host}: the console is reachable beyond this machine (the session token still guards every request)`);
+  // [telemetry] trace_url (Phoenix / LangSmith link template) is read when the config has it.
+  const telemetry = config.telemetry as Record<string, unknown> | undefined;
+  const traceUrl = typeof telemetry?.trace_url === 'string' ? telemetry.trace_url : undefined;
+  // The Run tab's Emit telemetry box starts as a plain `run` would: flag-less, from env and runspec.toml.
+  const defaults: { provider?: string; model?: string; telemetry: boolean } = {
+    telemetry: resolveTelemetryConfig({ flags: {}, env, file: config.telemetry, projectDir: ctx.projectDir }).enabled,
+  };
+  env.warnings.length = 0;
+  const provider = env.get('RUNSPEC_PROVIDER') ?? config.llm?.provider;
+  const model = env.get('RUNSPEC_MODEL') ?? config.llm?.model;
+  if (provider) defaults.provider = provider;
+  if (model) defaults.model = model;
+  const { startConsole } = await import('../../console/server.js');
+  const server = await startConsole({
+    projectDir: ctx.projectDir,
+    env: ctx.env,
+    host: flags.host,
+    port: flags.port,
+    version: VERSION,
+    providers: [...Object.keys(config.providers ?? {}), ...Object.keys(PROVIDER_PRESETS).filter((p) => p !== 'mock' && p !== 'replay')],
+    defaults,
+    ...(traceUrl ? { traceUrl } : {}),
+    onWarning: (w) => ctx.warn(w),
+  });
+  ctx.out(`runspec-eval console: ${server.url}`);
+  ctx.err('press Ctrl-C to stop');
+  if (flags.open) openBrowser(ctx, server.url);
+  // The first SIGINT/SIGTERM stops the console (a run in progress ends as cancelled); a second one kills
+  // running commands and exits at once, as it does for `run`.
+  const ac = new AbortController();
+  const off = handleInterrupts(ctx, ac);
+  try {
+    await new Promise<void>((done) => ac.signal.addEventListener('abort', () => done(), { once: true }));
+    await server.close();
+  } finally {
+    off();
+  }
+  return 0;
+}
+
+export const uiCommand: CommandModule = {
+  register(program, getContext, setExit) {
+    program
+      .command('ui')
+      .description('Open the Evals console: suites, runs, saved reports and production verdicts in the browser')
+      .option('--host <host>', 'address to bind (loopback unless given)', '127.0.0.1')
+      .option('--port <port>', 'port (0 picks a free one)', intOption('--port', 0), 0)
+      .option('--open', 'open the console in the default browser')
+      .addHelpText(
+        'after',
+        '\nThe URL it prints carries a per-session token (after #); every API request must present it, and\n' +
+          'state-changing requests must come from the console page itself (Origin check).\n',
+      )
+      .action(action(getContext, setExit, (ctx, flags: UiFlags) => ui(ctx, flags)));
+  },
+};

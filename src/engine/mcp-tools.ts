@@ -1,0 +1,115 @@
+import type { McpConnection } from '../toolset/mcp.js';
+import type { Toolset } from '../types/toolset.js';
+
+// MCP tools executed in trajectory mode. A host connects to each MCP server of a run the first time
+// one of its tools is called, keeps the connection for the rest of the run (every case and sample
+// shares it), and stops every server on close(). Each call has a time limit; a failure is an error
+// result for the model, never an exception.
+
+/** The outcome of one executed tool call. */
+export interface ExecutedTool {
+  /** What the model is sent: the text content, or the structured content as JSON when there is no text. */
+  result: string;
+  isError: boolean;
+  /** MCP `structuredContent`, recorded as given. */
+  structuredContent?: Record<string, unknown>;
+  /** Why a call failed before the tool answered (`tool_timeout`, `mcp_unavailable`, `cancelled`). */
+  errorType?: string;
+}
+
+/** Runs calls on a toolset's own backend (its MCP server). */
+export interface ToolHost {
+  /** Whether calls to this toolset's tools run here. */
+  handles(toolset: Toolset): boolean;
+  call(toolset: Toolset, tool: string, args: Record<string, unknown>, opts?: { signal?: AbortSignal }): Promise<ExecutedTool>;
+  /** Stop every server this host started; idempotent. */
+  close(): Promise<void>;
+}
+
+export interface McpToolHostOptions {
+  /** Working directory of stdio servers. */
+  projectDir: string;
+  /** Environment (process.env-like); a stdio server gets only the SDK's safe default variables from it. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Time limit of one tool call. @default 30000 */
+  callTimeoutMs?: number;
+  /** Time limit of connecting. @default 30000 */
+  connectTimeoutMs?: number;
+}
+
+/** Text of an MCP tool result: text parts joined; other parts named; structured content as JSON. */
+function resultText(res: { content?: unknown; structuredContent?: unknown; toolResult?: unknown }): string {
+  const parts: string[] = [];
+  for (const c of Array.isArray(res.content) ? (res.content as Array<Record<string, unknown>>) : []) {
+    if (c.type === 'text' && typeof c.text === 'string') parts.push(c.text);
+    else if (c.type === 'resource' && typeof c.resource === 'object' && c.resource !== null) {
+      const r = c.resource as Record<string, unknown>;
+      parts.push(typeof r.text === 'string' ? r.text : `[resource ${String(r.uri ?? '')}]`);
+    } else if (c.type === 'resource_link') parts.push(`[resource ${String(c.uri ?? '')}]`);
+    else parts.push(`[${String(c.type)}${typeof c.mimeType === 'string' ? ` ${c.mimeType}` : ''}]`);
+  }
+  if (parts.length === 0 && res.structuredContent !== undefined) return JSON.stringify(res.structuredContent);
+  // Protocol 2024-10-07 servers answer { toolResult } instead of content.
+  if (parts.length === 0 && res.toolResult !== undefined) return typeof res.toolResult === 'string' ? res.toolResult : JSON.stringify(res.toolResult);
+  return parts.join('\n');
+}
+
+/**
+ * A ToolHost for the `mcp:` toolsets of a run (stdio command lines and streamable HTTP URLs).
+ * @example const host = createMcpToolHost({ projectDir, env: process.env }); try { ... } finally { await host.close(); }
+ */
+export function createMcpToolHost(opts: McpToolHostOptions): ToolHost {
+  const callTimeoutMs = opts.callTimeoutMs ?? 30_000;
+  const connections = new Map<string, Promise<McpConnection>>();
+  let closed = false;
+
+  const connect = (target: string): Promise<McpConnection> => {
+    let conn = connections.get(target);
+    if (!conn) {
+      // The MCP SDK loads with the first MCP tool call, not with every run.
+      conn = import('../toolset/mcp.js').then(({ connectMcp }) =>
+        connectMcp(target, { projectDir: opts.projectDir, env: opts.env, timeoutMs: opts.connectTimeoutMs ?? 30_000, what: 'cannot start the MCP server' }),
+      );
+      // A failed start is not retried for every call: each call reports it.
+      conn.catch(() => undefined);
+      connections.set(target, conn);
+    }
+    return conn;
+  };
+
+  return {
+    handles: (toolset) => toolset.source.startsWith('mcp:'),
+    async call(toolset, tool, args, callOpts = {}) {
+      if (closed) return { result: 'Error: the run is over; the MCP server was stopped', isError: true, errorType: 'mcp_unavailable' };
+      const target = toolset.source.slice('mcp:'.length).trim();
+      let conn: McpConnection;
+      try {
+        conn = await connect(target);
+      } catch (err) {
+        return { result: `Error: ${err instanceof Error ? err.message : String(err)}`, isError: true, errorType: 'mcp_unavailable' };
+      }
+      try {
+        const res: { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown } = await conn.client.callTool({ name: tool, arguments: args }, undefined, {
+          timeout: callTimeoutMs,
+          ...(callOpts.signal ? { signal: callOpts.signal } : {}),
+        });
+        const out: ExecutedTool = { result: resultText(res), isError: res.isError === true };
+        if (res.structuredContent !== undefined) out.structuredContent = res.structuredContent as Record<string, unknown>;
+        return out;
+      } catch (err) {
+        const msg = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+        if (callOpts.signal?.aborted) return { result: 'Error: cancelled', isError: true, errorType: 'cancelled' };
+        if (/timed out|timeout/i.test(msg)) {
+          return { result: `Error: ${tool} did not answer within ${callTimeoutMs} ms`, isError: true, errorType: 'tool_timeout' };
+        }
+        return { result: `Error: ${msg}`, isError: true, errorType: 'mcp_error' };
+      }
+    },
+    async close() {
+      closed = true;
+      const all = [...connections.values()];
+      connections.clear();
+      await Promise.all(all.map((p) => p.then((c) => c.close(), () => undefined)));
+    },
+  };
+}

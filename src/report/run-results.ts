@@ -1,0 +1,173 @@
+// A run's results without holding them: each finished case goes to the results log (batched fsync, see
+// results-file.ts) and the run keeps only where its line sits; the final document is then streamed from
+// the log, case by case in the selected order, with the aggregate folded in as it goes. Memory: the
+// offsets index (two numbers per case) plus one case at a time, whatever the number of cases.
+
+import { closeSync, openSync } from 'node:fs';
+import { EXIT_CODES, type ErrorCode } from '../errors.js';
+import type { CaseResult } from '../types/verdict.js';
+import { aggregateFromSummary, caseEntryOf, caseResultOf, RESULTS_SCHEMA, type CaseEntry, type ResultsMeta } from './results.js';
+import { redactUrl } from '../core/redact.js';
+import { createSummaryAccumulator } from '../scoring/summary.js';
+import { isUnjudgedCategory } from '../scoring/samples.js';
+import { createAtomicFileWriter } from '../core/atomic-write.js';
+import {
+  isCaseRecord,
+  openResultsLog,
+  readLogLine,
+  scanLogLines,
+  type LogSpan,
+  type ResultsLogHeader,
+  type ResultsLogOptions,
+  type ResultsLogWriter,
+} from './results-file.js';
+
+/** What the exit code and the problem lines of a run need, gathered while the document is written. */
+export interface RunFacts {
+  /** Cases in the document. */
+  cases: number;
+  /** Cases below their threshold. */
+  belowThreshold: number;
+  /** Cases with an `unscorable` or `incomplete` sample (for `--fail-on-unscorable`). */
+  unscorableCases: number;
+  /** Cases whose every sample errored, with the first error. */
+  infraFailed: Array<{ caseId: string; message: string }>;
+  /** The first errored sample whose code is bad input (exit 2), if any. */
+  badInput?: { code: ErrorCode; message: string };
+}
+
+/** The iteration fields of a plain run's document besides its cases and aggregate. */
+export interface DocumentIteration {
+  iteration: number;
+  timestamp: string;
+  prompt?: string;
+}
+
+export interface RunRecorder {
+  readonly logFile: string;
+  /** Ids of the cases already in the log when it was opened (resume). */
+  readonly prior: ReadonlySet<string>;
+  /** Log a finished case (queued; on disk within the log's window). */
+  add(result: CaseResult): void;
+  /** Flush and close the log. */
+  close(): Promise<void>;
+  /**
+   * Stream the results document of `caseIds` (in that order; ids not in the log are left out) to
+   * `file`, atomically. Call after {@link close}.
+   */
+  writeDocument(file: string, opts: { meta: ResultsMeta; iteration: DocumentIteration; caseIds: readonly string[] }): RunFacts;
+}
+
+/**
+ * Open a run's results log: a new one, or (resume) an existing one whose case lines are indexed first.
+ * @example const rec = await openRunRecorder(logFile, header); rec.add(result); await rec.close(); rec.writeDocument(finalFile, { meta, iteration, caseIds });
+ */
+export async function openRunRecorder(logFile: string, header: ResultsLogHeader, opts: ResultsLogOptions & { resume?: boolean } = {}): Promise<RunRecorder> {
+  const spans = new Map<string, LogSpan>();
+  const prior = new Set<string>();
+  if (opts.resume) {
+    scanLogLines(logFile, (line, span) => {
+      if (!line.includes('"type":"case"')) return;
+      let rec: unknown;
+      try {
+        rec = JSON.parse(line);
+      } catch {
+        return;
+      }
+      if (isCaseRecord(rec)) {
+        spans.set(rec.caseId, span);
+        prior.add(rec.caseId);
+      }
+    });
+  }
+  const log: ResultsLogWriter = await openResultsLog(logFile, { ...header, version: 2 }, opts);
+  return {
+    logFile,
+    prior,
+    add(result) {
+      spans.set(result.caseId, log.append({ type: 'case', caseId: result.caseId, entry: caseEntryOf(result) }));
+    },
+    close: () => log.close(),
+    writeDocument(file, { meta, iteration, caseIds }) {
+      return streamDocument(file, { logFile, spans, meta, iteration, caseIds });
+    },
+  };
+}
+
+const INDENT_CASE = ' '.repeat(8);
+const INDENT_CASES = ' '.repeat(6);
+
+function streamDocument(
+  file: string,
+  o: { logFile: string; spans: ReadonlyMap<string, LogSpan>; meta: ResultsMeta; iteration: DocumentIteration; caseIds: readonly string[] },
+): RunFacts {
+  const meta = { ...o.meta };
+  if (typeof meta.base_url === 'string') meta.base_url = redactUrl(meta.base_url);
+  // The skeleton is laid out by JSON.stringify itself, so the streamed file is byte for byte what
+  // JSON.stringify(doc, null, 2) of the whole document would give.
+  const mark = `\u0000runspec-${process.pid}-${Date.now()}`;
+  const iteration: Record<string, unknown> = { iteration: o.iteration.iteration, timestamp: o.iteration.timestamp, cases: `${mark}cases`, aggregate: `${mark}aggregate` };
+  if (o.iteration.prompt !== undefined) iteration.prompt = o.iteration.prompt;
+  const skeleton = JSON.stringify({ schema: RESULTS_SCHEMA, meta, iterations: [iteration] }, null, 2);
+  const [head, rest] = splitOnce(skeleton, JSON.stringify(`${mark}cases`));
+  const [middle, tail] = splitOnce(rest, JSON.stringify(`${mark}aggregate`));
+
+  const acc = createSummaryAccumulator();
+  const passRates: Record<string, number> = {};
+  const facts: RunFacts = { cases: 0, belowThreshold: 0, unscorableCases: 0, infraFailed: [] };
+  const out = createAtomicFileWriter(file);
+  const fd = openSync(o.logFile, 'r');
+  try {
+    out.write(head);
+    let first = true;
+    for (const caseId of o.caseIds) {
+      const span = o.spans.get(caseId);
+      if (!span) continue;
+      const rec: unknown = JSON.parse(readLogLine(fd, span));
+      if (!isCaseRecord(rec)) continue;
+      const entry: CaseEntry = 'entry' in rec ? rec.entry : caseEntryOf(rec.result);
+      const result = 'entry' in rec ? undefined : rec.result;
+      foldFacts(facts, caseId, entry);
+      acc.add(result ?? caseResultOf(caseId, entry));
+      passRates[caseId] = entry.pass_rate;
+      out.write(first ? '{\n' : ',\n');
+      first = false;
+      out.write(`${INDENT_CASE}${JSON.stringify(caseId)}: ${JSON.stringify(entry, null, 2).replace(/\n/g, `\n${INDENT_CASE}`)}`);
+    }
+    out.write(first ? '{}' : `\n${INDENT_CASES}}`);
+    out.write(middle);
+    out.write(JSON.stringify(aggregateFromSummary(acc.summary(), passRates), null, 2).replace(/\n/g, `\n${INDENT_CASES}`));
+    out.write(tail);
+    out.write('\n');
+    out.commit();
+  } catch (err) {
+    out.abort();
+    throw err;
+  } finally {
+    closeSync(fd);
+  }
+  return facts;
+}
+
+function splitOnce(text: string, sep: string): [string, string] {
+  const at = text.indexOf(sep);
+  return [text.slice(0, at), text.slice(at + sep.length)];
+}
+
+function foldFacts(facts: RunFacts, caseId: string, entry: CaseEntry): void {
+  facts.cases++;
+  if (!entry.meets_threshold) facts.belowThreshold++;
+  if (entry.runs.some((r) => r.status === 'scored' && r.verdict !== null && isUnjudgedCategory(r.verdict.category))) facts.unscorableCases++;
+  if (entry.runs.length > 0 && entry.runs.every((r) => r.status === 'errored')) {
+    const first = entry.runs[0]!;
+    facts.infraFailed.push({ caseId, message: first.error?.message ?? first.detail });
+  }
+  if (!facts.badInput) {
+    for (const r of entry.runs) {
+      if (r.status === 'errored' && r.error && (EXIT_CODES as Record<string, number>)[r.error.code] === 2) {
+        facts.badInput = { code: r.error.code as ErrorCode, message: r.error.message };
+        break;
+      }
+    }
+  }
+}

@@ -1,0 +1,151 @@
+// OTLP/gRPC receiver (opentelemetry-proto docs/specification.md "OTLP/gRPC"): the unary Export methods of
+// opentelemetry.proto.collector.{trace,logs}.v1.{Trace,Logs}Service on one @grpc/grpc-js server. Messages
+// stay bytes on the wire side and are decoded by the project's one OTLP protobuf decoder (otlp-proto.ts),
+// then go to the same pipeline as OTLP/HTTP. Errors are gRPC statuses: INVALID_ARGUMENT for a bad payload,
+// UNAUTHENTICATED without the bearer token, RESOURCE_EXHAUSTED over the size limit (grpc-js enforces it).
+// The Collector's load_balancing exporter speaks only this protocol, so replicas can sit behind it directly.
+import type * as Grpc from '@grpc/grpc-js';
+import { timingSafeEqual } from 'node:crypto';
+import { ATTR_EVENT_NAME } from '../semconv/gen-ai.js';
+import { decodeLogsRequest, decodeTraceRequest, encodeLogsResponse, encodeTraceResponse } from './otlp-proto.js';
+import { logsFromRequest, spansFromRequest } from './spans.js';
+import type { TracePipeline } from './pipeline.js';
+
+export const TRACE_EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
+export const LOGS_EXPORT_PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
+
+export interface GrpcReceiverOptions {
+  pipeline: TracePipeline;
+  /** @default "127.0.0.1" */
+  host?: string;
+  /** 0 picks a free port. @default 4317 */
+  port?: number;
+  /** Require `authorization: Bearer <token>` metadata when set. */
+  token?: string;
+  /** Largest message (grpc-js rejects larger ones with RESOURCE_EXHAUSTED). @default 67108864 */
+  maxMessageBytes?: number;
+  /** How often complete traces are looked for; 0 leaves ticking to another receiver. @default 250 */
+  tickMs?: number;
+  /** Score open traces on close; off when an OTLP/HTTP receiver shares the pipeline and does it. @default true */
+  flushOnClose?: boolean;
+  now?: () => number;
+  onRequest?: (info: { path: string; status: number; spans: number; logs: number; rejected: number; message?: string }) => void;
+}
+
+export interface GrpcReceiver {
+  /** `grpc://host:port` once listening. */
+  readonly url: string;
+  readonly port: number;
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Unary method whose messages pass through as bytes (decoding is ours). */
+function bytesMethod(path: string): Grpc.MethodDefinition<Buffer, Uint8Array> {
+  return {
+    path,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: (b: Buffer) => b,
+    requestDeserialize: (b: Buffer) => b,
+    responseSerialize: (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength),
+    responseDeserialize: (b: Buffer) => b,
+  };
+}
+
+/** @example const r = await createGrpcReceiver({ pipeline, port: 0 }); await r.listen(); */
+export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<GrpcReceiver> {
+  const grpc = await import('@grpc/grpc-js');
+  const host = options.host ?? '127.0.0.1';
+  const now = options.now ?? Date.now;
+  const pipeline = options.pipeline;
+  const maxMessageBytes = options.maxMessageBytes ?? 64 * 1024 * 1024;
+  const tokenBuf = options.token ? Buffer.from(`Bearer ${options.token}`) : undefined;
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': maxMessageBytes });
+  let url = '';
+  let port = 0;
+  let timer: NodeJS.Timeout | undefined;
+
+  const authorised = (md: Grpc.Metadata): boolean => {
+    if (!tokenBuf) return true;
+    const got = Buffer.from(String(md.get('authorization')[0] ?? ''));
+    return got.length === tokenBuf.length && timingSafeEqual(got, tokenBuf);
+  };
+  const fail = (cb: Grpc.sendUnaryData<Uint8Array>, path: string, code: Grpc.status, message: string): void => {
+    options.onRequest?.({ path, status: code, spans: 0, logs: 0, rejected: 0, message });
+    cb({ code, details: message, metadata: new grpc.Metadata() } as Grpc.ServiceError, null);
+  };
+
+  const traces: Grpc.handleUnaryCall<Buffer, Uint8Array> = (call, cb) => {
+    if (!authorised(call.metadata)) return fail(cb, TRACE_EXPORT_PATH, grpc.status.UNAUTHENTICATED, 'missing or wrong bearer token');
+    let request: unknown;
+    try {
+      request = decodeTraceRequest(call.request);
+    } catch (err) {
+      return fail(cb, TRACE_EXPORT_PATH, grpc.status.INVALID_ARGUMENT, (err as Error).message);
+    }
+    const { spans, problems } = spansFromRequest(request, 'grpc');
+    for (const p of problems) pipeline.addProblem(p);
+    pipeline.addSpans(spans, now());
+    const rejected = problems.length;
+    options.onRequest?.({ path: TRACE_EXPORT_PATH, status: 0, spans: spans.length, logs: 0, rejected });
+    cb(null, encodeTraceResponse(rejected ? { rejectedSpans: rejected, errorMessage: `${rejected} spans rejected: ${problems[0]!.reason}` } : {}));
+  };
+
+  const logs: Grpc.handleUnaryCall<Buffer, Uint8Array> = (call, cb) => {
+    if (!authorised(call.metadata)) return fail(cb, LOGS_EXPORT_PATH, grpc.status.UNAUTHENTICATED, 'missing or wrong bearer token');
+    let request: unknown;
+    try {
+      request = decodeLogsRequest(call.request);
+    } catch (err) {
+      return fail(cb, LOGS_EXPORT_PATH, grpc.status.INVALID_ARGUMENT, (err as Error).message);
+    }
+    const { logs: records, problems } = logsFromRequest(request, 'grpc', ATTR_EVENT_NAME);
+    if (problems.length) return fail(cb, LOGS_EXPORT_PATH, grpc.status.INVALID_ARGUMENT, problems[0]!.reason);
+    pipeline.addLogs(records, now());
+    options.onRequest?.({ path: LOGS_EXPORT_PATH, status: 0, spans: 0, logs: records.length, rejected: 0 });
+    cb(null, encodeLogsResponse({}));
+  };
+
+  server.addService({ Export: bytesMethod(TRACE_EXPORT_PATH) } as Grpc.ServiceDefinition, { Export: traces });
+  server.addService({ Export: bytesMethod(LOGS_EXPORT_PATH) } as Grpc.ServiceDefinition, { Export: logs });
+
+  return {
+    get url() {
+      return url;
+    },
+    get port() {
+      return port;
+    },
+    listen() {
+      return new Promise((resolve, reject) => {
+        const address = host.includes(':') ? `[${host}]:${options.port ?? 4317}` : `${host}:${options.port ?? 4317}`;
+        server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+          if (err) return reject(err);
+          port = bound;
+          url = `grpc://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+          if ((options.tickMs ?? 250) > 0) {
+            timer = setInterval(() => pipeline.tick(now()), options.tickMs ?? 250);
+            timer.unref();
+          }
+          resolve(url);
+        });
+      });
+    },
+    close() {
+      return new Promise((resolve) => {
+        if (timer) clearInterval(timer);
+        const done = (): void => {
+          if (options.flushOnClose !== false) pipeline.flush();
+          resolve();
+        };
+        const force = setTimeout(() => server.forceShutdown(), 2000);
+        force.unref();
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          done();
+        });
+      });
+    },
+  };
+}

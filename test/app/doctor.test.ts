@@ -1,0 +1,154 @@
+// `doctor` against local fakes of Phoenix and LangSmith: success, and the fix for each common mistake.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { startFakePhoenix, type FakePhoenix } from '../helpers/fake-phoenix.js';
+import { startFakeLangSmith, type FakeLangSmith } from '../helpers/fake-langsmith.js';
+import { createGrpcReceiver } from '../../src/traces/grpc-receiver.js';
+import { createTracePipeline } from '../../src/traces/pipeline.js';
+
+const root = mkdtempSync(join(tmpdir(), 'runspec-doctor-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+function project(toml = ''): string {
+  const dir = join(root, `p${n++}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'runspec.toml'), toml);
+  return dir;
+}
+
+let phoenix: FakePhoenix | undefined;
+let ls: FakeLangSmith | undefined;
+afterEach(async () => {
+  await phoenix?.close();
+  await ls?.close();
+  phoenix = undefined;
+  ls = undefined;
+});
+
+describe('runspec-eval doctor', () => {
+  it('Phoenix: the canary span and its annotation arrive in the project, exit 0', async () => {
+    phoenix = await startFakePhoenix();
+    const dir = project(`[telemetry]\nendpoint = "${phoenix.url}/v1/traces"\nproject = "agents"\neval_annotations = true\n`);
+    const r = await runCli(['doctor', '--timeout-ms', '2000'], { cwd: dir });
+    expect(r.stdout).toMatch(/runspec-eval doctor: phoenix at http:\/\/127\.0\.0\.1:\d+\/v1\/traces/);
+    expect(r.stdout).toMatch(/✓ canary trace: trace [0-9a-f]{32} accepted \(HTTP 200\)/);
+    expect(r.stdout).toMatch(/✓ trace read-back: span [0-9a-f]{16} is in Phoenix project "agents"/);
+    expect(r.stdout).toMatch(/✓ annotation read-back: annotation runspec\.doctor is on span/);
+    expect(r.stdout).toContain('everything sent arrived');
+    expect(r.exitCode).toBe(0);
+    expect(phoenix.spans()[0]!.resource['openinference.project.name']).toBe('agents');
+    expect(phoenix.annotations[0]!.body.data[0]).toMatchObject({ name: 'runspec.doctor', span_id: phoenix.spans()[0]!.spanId });
+  });
+
+  it('Phoenix without a project: a note; a Phoenix that files the canary under "default": the project-header fix', async () => {
+    phoenix = await startFakePhoenix();
+    const plain = await runCli(['doctor', '--timeout-ms', '1000'], { cwd: project(`[telemetry]\nendpoint = "${phoenix.url}/v1/traces"\neval_annotations = true\n`) });
+    expect(plain.stdout).toMatch(/✓ project: no Phoenix project set: spans go to the project "default"\n\s+note: set \[telemetry\] project/);
+    expect(plain.exitCode).toBe(0);
+    await phoenix.close();
+    phoenix = await startFakePhoenix({ projectFromHeaderOnly: true });
+    const r = await runCli(['doctor', '--timeout-ms', '300'], { cwd: project(`[telemetry]\nendpoint = "${phoenix.url}/v1/traces"\nproject = "agents"\n`) });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/✗ trace read-back: span [0-9a-f]{16} landed in project "default", not "agents"/);
+    expect(r.stdout).toMatch(/fix: the project did not reach Phoenix: .*x-project-name=agents/);
+  });
+
+  it('Phoenix with OTLP/JSON: 415, and the fix is protobuf', async () => {
+    phoenix = await startFakePhoenix();
+    const dir = project(`[telemetry]\nendpoint = "${phoenix.url}/v1/traces"\nprotocol = "http/json"\neval_annotations = true\n`);
+    const r = await runCli(['doctor', '--timeout-ms', '500'], { cwd: dir });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/✗ canary trace: POST http:\/\/127\.0\.0\.1:\d+\/v1\/traces answered HTTP 415/);
+    expect(r.stdout).toMatch(/fix: the server does not take OTLP\/JSON \(Phoenix accepts only protobuf\): set OTEL_EXPORTER_OTLP_PROTOCOL=http\/protobuf/);
+  });
+
+  it('a doubled /v1/traces suffix is named', async () => {
+    phoenix = await startFakePhoenix();
+    const dir = project('[telemetry]\neval_annotations = true\n');
+    const r = await runCli(['doctor', '--timeout-ms', '500'], { cwd: dir, env: { OTEL_EXPORTER_OTLP_ENDPOINT: `${phoenix.url}/v1/traces` } });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/✗ endpoint: http:\/\/127\.0\.0\.1:\d+\/v1\/traces\/v1\/traces/);
+    expect(r.stdout).toMatch(/fix: the traces path is doubled/);
+  });
+
+  it('nothing listening: connection refused, with the fix', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const dir = project(`[telemetry]\nendpoint = "http://127.0.0.1:${port}/v1/traces"\n`);
+    const r = await runCli(['doctor', '--timeout-ms', '500'], { cwd: dir });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/fix: nothing listens on 127\.0\.0\.1:\d+/);
+  });
+
+  it('https to a plain-HTTP server: the TLS fix', async () => {
+    phoenix = await startFakePhoenix();
+    const dir = project(`[telemetry]\nendpoint = "${phoenix.url.replace('http:', 'https:')}/v1/traces"\n`);
+    const r = await runCli(['doctor', '--timeout-ms', '500', '--backend', 'otlp'], { cwd: dir });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/fix: the server speaks plain HTTP on 127\.0\.0\.1:\d+: use http:\/\//);
+  });
+
+  it('LangSmith: the canary run and its feedback read back, exit 0; no key in the output', async () => {
+    const KEY = 'lsv2-doctor-secret';
+    ls = await startFakeLangSmith({ apiKey: KEY, lagRequests: 1 });
+    const dir = project('');
+    const r = await runCli(['doctor', '--timeout-ms', '3000'], {
+      cwd: dir,
+      env: {
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${ls.url}/otel/v1/traces`,
+        OTEL_EXPORTER_OTLP_HEADERS: `x-api-key=${KEY},Langsmith-Project=agents`,
+        LANGSMITH_ENDPOINT: ls.url,
+        LANGSMITH_API_KEY: KEY,
+      },
+    });
+    expect(r.stdout).toMatch(/runspec-eval doctor: langsmith at/);
+    expect(r.stdout).toMatch(/✓ trace read-back: run 00000000-0000-0000-[0-9a-f]{4}-[0-9a-f]{12} \(from span [0-9a-f]{16}\) is in LangSmith/);
+    expect(r.stdout).toMatch(/✓ feedback read-back: feedback runspec\.doctor is on run/);
+    expect(r.exitCode).toBe(0);
+    expect(ls.accepted()[0]).toMatchObject({ key: 'runspec.doctor', score: 1 });
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+  });
+
+  it('LangSmith with a wrong key: 401 on the canary and the x-api-key fix', async () => {
+    ls = await startFakeLangSmith({ apiKey: 'right' });
+    const dir = project('');
+    const r = await runCli(['doctor', '--timeout-ms', '500'], {
+      cwd: dir,
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${ls.url}/otel/v1/traces`, OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=wrong', LANGSMITH_ENDPOINT: ls.url, LANGSMITH_API_KEY: 'wrong' },
+    });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/answered HTTP 401/);
+    expect(r.stdout).toMatch(/fix: LangSmith wants header x-api-key/);
+  });
+
+  it('OTLP/gRPC: the canary goes over gRPC to a generic receiver (no read-back), exit 0', async () => {
+    const spans: string[] = [];
+    const pipeline = createTracePipeline({ assembler: { quiet: 10 }, onOutcome: (o) => spans.push(o.traceId) });
+    const receiver = await createGrpcReceiver({ pipeline, port: 0, tickMs: 10 });
+    await receiver.listen();
+    try {
+      const r = await runCli(['doctor', '--timeout-ms', '500'], { cwd: project(''), env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}` } });
+      expect(r.stdout).toMatch(/✓ canary trace: trace ([0-9a-f]{32}) accepted over OTLP\/gRPC/);
+      expect(r.exitCode).toBe(0);
+      const traceId = /trace ([0-9a-f]{32}) accepted/.exec(r.stdout)![1]!;
+      pipeline.flush();
+      expect(spans).toContain(traceId);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('no endpoint configured: says where traces go, exit 1', async () => {
+    const r = await runCli(['doctor'], { cwd: project('') });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/✗ endpoint: no OTLP endpoint configured/);
+  });
+});

@@ -1,0 +1,44 @@
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { confinedPath, productionDocument } from '../../src/console/_production.js';
+
+describe('console production input', () => {
+  const project = mkdtempSync(join(tmpdir(), 'runspec-prod-'));
+  const outside = mkdtempSync(join(tmpdir(), 'runspec-outside-'));
+  writeFileSync(join(outside, 'secret.jsonl'), '{}\n');
+  mkdirSync(join(project, 'traces'));
+  writeFileSync(join(project, 'traces', 'a.jsonl'), '{}\n');
+  symlinkSync(join(outside, 'secret.jsonl'), join(project, 'traces', 'link.jsonl'));
+
+  it.each([
+    { name: 'a parent path', path: '../x', status: 403 },
+    { name: 'an absolute path elsewhere', path: join(outside, 'secret.jsonl'), status: 403 },
+    { name: 'a symlink inside that points outside', path: 'traces/link.jsonl', status: 403 },
+    { name: 'a missing file', path: 'traces/none.jsonl', status: 404 },
+  ])('refuses $name', ({ path, status }) => {
+    expect(() => confinedPath(project, path)).toThrow(expect.objectContaining({ status }));
+  });
+
+  it('accepts files and folders inside the project', () => {
+    expect(confinedPath(project, 'traces/a.jsonl')).toMatch(/traces\/a\.jsonl$/);
+    expect(confinedPath(project, 'traces')).toMatch(/traces$/);
+  });
+
+  it('makes one row per scored trace, unique even when a trace has a case and a rule verdict', () => {
+    const base = { traceId: '0af7651916cd43dd8448eb211c80319c', rootSpanId: 'b7ad6b7169203331', sample: 0, mode: 'decision' as const, producers: ['runspec'], calls: [] };
+    const { doc, unmatched } = productionDocument(
+      [
+        { ...base, case: 'c1', category: 'pass', pass: true, reason: 'ok' },
+        { ...base, case: 'c1', category: 'wrong_tool', pass: false, reason: 'again' },
+        { ...base, category: null, pass: null, reason: 'no case or rule' },
+      ],
+      'x',
+    );
+    expect(unmatched).toBe(1);
+    const cases = doc.iterations[0]!.cases;
+    expect(Object.keys(cases)).toEqual(['c1 · 0af7651916cd', 'c1 · 0af7651916cd #2']);
+    expect(cases['c1 · 0af7651916cd #2']!.runs[0]).toMatchObject({ trace_id: base.traceId, span_id: base.rootSpanId, verdict: { category: 'wrong_tool' } });
+  });
+});

@@ -1,0 +1,105 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openRunRecorder } from '../../src/report/run-results.js';
+import type { ResultsLogHeader } from '../../src/report/results-file.js';
+import { buildResultsDocument, caseResultsFromDocument } from '../../src/report/results.js';
+import { aggregateCase, scoreRun } from '../../src/scoring/index.js';
+import type { CaseResult } from '../../src/types/index.js';
+import { makeCase, makeRun } from '../scoring/_build.js';
+import { sampleCaseResults } from '../scoring/_results.js';
+
+const dirs: string[] = [];
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), 'runspec-run-results-'));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const header = (caseIds: string[]): ResultsLogHeader => ({ type: 'run', version: 2, runId: 'r1', startedAt: 't0', finalFile: '/x.json', caseIds, options: {} });
+const meta = { run_id: 'r1', started: 't0', provider: 'mock', base_url: 'https://user:pw@example.test/v1', case_order: ['a'] };
+const iteration = { iteration: 0, timestamp: 't1', prompt: 'be brief' };
+
+describe('run results: log then streamed document', () => {
+  it('streams byte for byte the document built in memory, in the selected order, whatever order cases finished in', async () => {
+    const results = sampleCaseResults();
+    const ids = results.map((r) => r.caseId);
+    const dir = tmp();
+    const rec = await openRunRecorder(join(dir, 'r.jsonl'), header(ids));
+    for (const r of [...results].reverse()) rec.add(r);
+    await rec.close();
+    const facts = rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: ids });
+    const expected = JSON.stringify(buildResultsDocument({ meta, iterations: [{ ...iteration, caseResults: results }] }), null, 2) + '\n';
+    expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
+    expect(facts).toEqual({
+      cases: results.length,
+      belowThreshold: results.filter((r) => !r.meetsThreshold).length,
+      unscorableCases: 0,
+      infraFailed: [{ caseId: 'provider-down', message: 'no answer in 60000 ms' }],
+    });
+  });
+
+  it('counts cases with an unscorable sample for --fail-on-unscorable', async () => {
+    const [a, b] = sampleCaseResults();
+    const first = a!.samples[0]!;
+    if (first.status !== 'scored') throw new Error('fixture: expected a scored sample');
+    const blind: CaseResult = { ...a!, samples: [{ ...first, verdict: { ...first.verdict, category: 'unscorable', pass: false } }, ...a!.samples.slice(1)] };
+    const dir = tmp();
+    const rec = await openRunRecorder(join(dir, 'r.jsonl'), header([blind.caseId, b!.caseId]));
+    rec.add(blind);
+    rec.add(b!);
+    await rec.close();
+    expect(rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: [blind.caseId, b!.caseId] }).unscorableCases).toBe(1);
+  });
+
+  it('writes an empty cases object when nothing finished', async () => {
+    const dir = tmp();
+    const rec = await openRunRecorder(join(dir, 'r.jsonl'), header([]));
+    await rec.close();
+    rec.writeDocument(join(dir, 'r.json'), { meta, iteration: { iteration: 0, timestamp: 't1' }, caseIds: ['never-ran'] });
+    const expected = JSON.stringify(buildResultsDocument({ meta, iterations: [{ iteration: 0, timestamp: 't1', caseResults: [] }] }), null, 2) + '\n';
+    expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
+  });
+
+  it('on resume indexes the cases already logged, keeps the last line of a case logged twice, and drops unselected ones', async () => {
+    const [a, b, c] = sampleCaseResults();
+    const dir = tmp();
+    const log = join(dir, 'r.jsonl');
+    const first = await openRunRecorder(log, header([a!.caseId, b!.caseId, c!.caseId]));
+    first.add(a!);
+    first.add({ ...b!, passRate: 0.123 });
+    first.add(c!);
+    await first.close();
+    const again = await openRunRecorder(log, header([a!.caseId, b!.caseId]), { resume: true });
+    expect([...again.prior]).toEqual([a!.caseId, b!.caseId, c!.caseId]);
+    again.add(b!);
+    await again.close();
+    again.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: [a!.caseId, b!.caseId] });
+    const expected = JSON.stringify(buildResultsDocument({ meta, iterations: [{ ...iteration, caseResults: [a!, b!] }] }), null, 2) + '\n';
+    expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
+  });
+
+  it('stores a tool call argument once per sample, and reading the document back restores every place it appeared', async () => {
+    // A 1 MB argument used to be written four times (tool_args, calls, observed args, replio trace).
+    const big = 'x'.repeat(1_000_000);
+    const c = makeCase({ id: 'big', runspec: { tool: ['write-file'] }, replio: { expected: ['write-file'] } });
+    const run = makeRun({ calls: [{ name: 'write-file', arguments: { path: '/tmp/f', content: big } }], terminal: true });
+    const verdict = scoreRun(c, run, {});
+    expect(verdict.replio?.trace[0]?.arguments).toEqual({ path: '/tmp/f', content: big });
+    expect(verdict.observed.args).toEqual({ path: '/tmp/f', content: big });
+    const result: CaseResult = aggregateCase(c, [{ status: 'scored', sample: 0, verdict, elapsedMs: 1, tokens: 0 }], { threshold: 1 });
+    const dir = tmp();
+    const rec = await openRunRecorder(join(dir, 'r.jsonl'), header(['big']));
+    rec.add(result);
+    await rec.close();
+    rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: ['big'] });
+    expect(statSync(join(dir, 'r.jsonl')).size).toBeLessThan(1_200_000);
+    expect(statSync(join(dir, 'r.json')).size).toBeLessThan(1_200_000);
+    const back = caseResultsFromDocument(JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')));
+    expect(back).toEqual([result]);
+  });
+});
