@@ -108,8 +108,7 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   for (const w of env.warnings) ctx.warn(w);
   env.warnings.length = 0;
   // The OpenTelemetry SDK loads only for --export / --annotate (most of a cold start otherwise).
-  const tm: TelemetryModules | undefined =
-    flags.export || flags.annotate ? { ...(await import('../telemetry/index.js')), annotationTls: (await import('../telemetry/telemetry.js')).annotationTls } : undefined;
+  const tm: TelemetryModules | undefined = flags.export || flags.annotate ? await loadTelemetryModules() : undefined;
   const sinks = createVerdictSinks(ctx, flags, env, config, tm);
   const template = config.telemetry?.trace_url;
   const project = config.telemetry?.project ?? env.get('PHOENIX_PROJECT_NAME');
@@ -120,7 +119,24 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   return { scorer, env, config, cases, rules, sinks, decorate };
 }
 
-type TelemetryModules = typeof import('../telemetry/index.js') & { annotationTls: typeof annotationTls };
+interface TelemetryModules {
+  createTelemetry: typeof import('../telemetry/telemetry.js').createTelemetry;
+  annotationTls: typeof annotationTls;
+  emitVerdictSpan: typeof emitVerdictSpan;
+  buildSpanAnnotations: typeof import('../telemetry/phoenix.js').buildSpanAnnotations;
+  postSpanAnnotations: typeof postSpanAnnotations;
+}
+
+async function loadTelemetryModules(): Promise<TelemetryModules> {
+  const [telemetry, render, phoenix] = await Promise.all([import('../telemetry/telemetry.js'), import('../telemetry/render.js'), import('../telemetry/phoenix.js')]);
+  return {
+    createTelemetry: telemetry.createTelemetry,
+    annotationTls: telemetry.annotationTls,
+    emitVerdictSpan: render.emitVerdictSpan,
+    buildSpanAnnotations: phoenix.buildSpanAnnotations,
+    postSpanAnnotations: phoenix.postSpanAnnotations,
+  };
+}
 
 function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env, config: ConfigFile, tm: TelemetryModules | undefined): VerdictSinks {
   let telemetry: Telemetry | undefined;
