@@ -104,6 +104,8 @@ export const ToolsetFileSchema = zTable({
   groups: z.record(z.string(), zList(zName(), 'a list of strings'), { error: (iss) => `expected a table/object ${got(iss.input)}` }).optional(),
   runnable: zList(RunnableFileSchema, 'a list of runnable tables').optional(),
   runnables: zList(RunnableFileSchema, 'a list of runnable tables').optional(),
+  /** `[mocks]`: canned tool answers, checked by core/tool-mocks.ts. */
+  mocks: z.unknown().optional(),
 });
 
 /** The first schema problem as (path, message): a union reports the branch that fits the input's shape. */

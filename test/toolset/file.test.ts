@@ -181,7 +181,7 @@ describe('errors name file:line and the field path', () => {
 describe('ToolsetFileSchema', () => {
   it('is the zod schema of the file format (JSON Schema for editors) and gates every file first', () => {
     const schema = z.toJSONSchema(ToolsetFileSchema, { unrepresentable: 'any' }) as { properties: Record<string, unknown>; additionalProperties: unknown };
-    expect(Object.keys(schema.properties)).toEqual(['name', 'description', 'hosts', 'groups', 'runnable', 'runnables']);
+    expect(Object.keys(schema.properties)).toEqual(['name', 'description', 'hosts', 'groups', 'runnable', 'runnables', 'mocks']);
     expect(schema.additionalProperties).toBe(false);
     // A keyed-args table with a wrong field: the zod issue, in our wording, with the exact path and line.
     expect(() => parseToolsetText('[[runnable]]\nname = "a"\n[runnable.args.n]\nrequired = "yes"\n', 't.toml')).toThrow(
