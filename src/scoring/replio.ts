@@ -30,6 +30,19 @@ export function countRedundant(calls: readonly ToolCall[]): number {
   return redundant;
 }
 
+/**
+ * Redundant calls as far as the captured arguments tell: `min` counts only calls whose arguments were
+ * captured (those repeats are certain); `max` assumes every repeated name repeats its arguments too.
+ * Equal when every call's arguments were captured.
+ */
+export function redundantBounds(calls: readonly ToolCall[]): { min: number; max: number } {
+  if (!calls.some((c) => c.argumentsAbsent)) {
+    const n = countRedundant(calls);
+    return { min: n, max: n };
+  }
+  return { min: countRedundant(calls.filter((c) => !c.argumentsAbsent)), max: calls.length - new Set(calls.map((c) => c.name)).size };
+}
+
 /** total_tokens from provider usage, falling back to prompt + completion, then to the model calls' usage. */
 export function tokensOf(run: Run): number {
   const own = totalTokens(run.usage);

@@ -52,7 +52,7 @@ import { expectationsHash } from './arg-hash.js';
 import { checkExpectedCalls } from './expect-calls.js';
 import { detectJsonDump } from './json-dump.js';
 import { scoreMatch } from './match-modes.js';
-import { checkVerifierDetailed, replioMetrics, withoutDropped } from './replio.js';
+import { checkVerifierDetailed, redundantBounds, replioMetrics, withoutDropped } from './replio.js';
 import { commandText, resolveRecord, type ResolveContext } from '../toolset/resolve.js';
 import { toolsetAutonomy, toolsetProblems, expectedToolMatches } from './_toolset.js';
 
@@ -242,8 +242,12 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   }
   // Opt-in checks (off by default, so turnstone and replio cases keep their seed semantics).
   const maxRedundant = c.settings.maxRedundant;
-  if (maxRedundant !== undefined && metrics.redundant > maxRedundant) {
-    fail('redundant_call', `${metrics.redundant} redundant call${metrics.redundant === 1 ? '' : 's'} (same tool, same arguments), at most ${maxRedundant} allowed`);
+  if (maxRedundant !== undefined) {
+    // Redundancy compares arguments: a repeated name without them is not checkable, never a failure.
+    const bounds = redundantBounds(calls);
+    if (bounds.min > maxRedundant) {
+      fail('redundant_call', `${bounds.min} redundant call${bounds.min === 1 ? '' : 's'} (same tool, same arguments), at most ${maxRedundant} allowed`);
+    } else if (bounds.max > maxRedundant) notCheckable('max_redundant', 'arguments of repeated calls not captured (content capture off)', maxRedundant);
   }
   if (c.settings.allowToolErrors === false) {
     const failed = records.filter((r) => r.isError === true || (r.result !== undefined && r.result.startsWith('Error')));

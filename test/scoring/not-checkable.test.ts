@@ -85,6 +85,22 @@ describe('not checkable', () => {
   });
 });
 
+describe('max_redundant without arguments', () => {
+  const c = makeCase({ dialect: 'replio', mode: 'trajectory', settings: { maxRedundant: 0 }, replio: { expected: ['file_read', 'file_read'] } });
+  it('is not checkable on a repeated name, never a false redundant_call', () => {
+    const v = scoreRun(c, makeRun({ calls: [{ name: 'file_read', absent: true }, { name: 'file_read', absent: true }] }));
+    expect(v.category).toBe('unscorable');
+    expect(v.checks?.find((k) => k.check === 'max_redundant')).toMatchObject({ judged: false });
+  });
+  it('still fails on repeats that are certain, and passes when no name repeats', () => {
+    const same = { name: 'file_read', arguments: { path: 'a' } };
+    const three = makeCase({ dialect: 'replio', mode: 'trajectory', settings: { maxRedundant: 0 }, replio: { expected: ['file_read', 'file_read', 'file_read'] } });
+    expect(scoreRun(three, makeRun({ calls: [same, same, { name: 'file_read', absent: true }] })).category).toBe('redundant_call');
+    const once = makeCase({ dialect: 'replio', mode: 'trajectory', settings: { maxRedundant: 0 }, replio: { expected: ['file_read'] } });
+    expect(scoreRun(once, makeRun({ calls: [{ name: 'file_read', absent: true }] })).category).toBe('pass');
+  });
+});
+
 describe('unscorable samples in aggregates', () => {
   it('are left out of the pass rate, interval and pass@k, and counted on their own', () => {
     const c = makeCase({ runspec: { tool: ['restart-service'], args: { service: eq('nginx') } } });
