@@ -380,14 +380,14 @@ function checkTerminal(
   } else if (spec.args) {
     const target = call ?? { arguments: terminal.args };
     const recorded = opts.recordedArgs;
-    if (call && argsMissingReason(call, opts.hashKey) && recorded && recorded.expectationsHash === expectationsHash(spec.args)) {
-      // The expectations are the ones the trace was judged against: its recorded argument verdict stands.
+    // The resolved call's args drop the host selector and subcommand; judge those, unless only hashes exist.
+    const source = call?.argumentsAbsent ? target : { arguments: terminal.args };
+    const argChecks = checkArgs(spec.args, source, opts.hashKey !== undefined ? { hashKey: opts.hashKey } : {});
+    // Without values (no content, or hashes a regex cannot use), expectations the trace was judged against keep its recorded verdict.
+    if (call?.argumentsAbsent && argChecks.some((k) => !k.judged) && recorded && recorded.expectationsHash === expectationsHash(spec.args)) {
       judged('args', recorded.pass, 'recorded argument check (expectations unchanged)', recorded.pass ? 'pass' : 'fail', 'recorded');
       if (!recorded.pass) fail('wrong_args', 'arguments did not match when the trace was recorded (expectations unchanged since)');
     } else {
-      // The resolved call's args drop the host selector and subcommand; judge those, unless only hashes exist.
-      const source = call?.argumentsAbsent ? target : { arguments: terminal.args };
-      const argChecks = checkArgs(spec.args, source, opts.hashKey !== undefined ? { hashKey: opts.hashKey } : {});
       for (const k of argChecks) {
         if (k.judged) judged(k.check, k.pass === true, k.expected, k.observed, k.via);
         else notCheckable(k.check, k.missing ?? 'not captured', k.expected);

@@ -69,6 +69,12 @@ describe('not checkable', () => {
     expect(noKey.category).toBe('unscorable');
     expect(noKey.reason).toContain('RUNSPEC_HASH_KEY');
     expect(argumentHash(key, '3')).toBe(argumentHash(key, 3));
+    // The key never makes a verdict worse: a regex the hashes cannot judge keeps the recorded verdict
+    // while the expectations are the ones the trace was judged against.
+    const recordedArgs = { expectationsHash: expectationsHash(regex.runspec!.args!), pass: true };
+    const kept = scoreRun(regex, decide([call]), { toolset: fleet, hashKey: key, recordedArgs });
+    expect(kept.category).toBe('pass');
+    expect(kept.checks?.find((k) => k.check === 'args')).toMatchObject({ judged: true, via: 'recorded' });
   });
 
   it('a turnstone action with arguments is unscorable against calls without them, wrong_sequence when the name differs', () => {
