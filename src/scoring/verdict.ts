@@ -228,7 +228,7 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   const verifier = c.replio?.verifier;
   if (verifier) {
     // verifier.args is row 15: after the call-count checks, unlike the runspec wrong_args of row 8.
-    const v = checkVerifierDetailed(verifier, calls);
+    const v = checkVerifierDetailed(verifier, calls, opts.hashKey);
     for (const f of v.failures) fail(f.category, f.reason, f.category === 'wrong_args' ? VERIFIER_ARGS_RANK : undefined);
     judged('verifier', v.failures.length === 0);
     for (const tool of v.notCheckable) notCheckable(`verifier.args.${tool}`, `arguments of ${tool} not captured`);

@@ -89,6 +89,16 @@ describe('not checkable', () => {
     expect(v.category).toBe('unscorable');
     expect(v.checks?.find((k) => !k.judged)?.check).toBe('verifier.args.file_read');
   });
+
+  it('replio verifier.args is re-checked from keyed hashes with the key, not checkable without it', () => {
+    const c = makeCase({ dialect: 'replio', mode: 'trajectory', replio: { verifier: { mustInclude: ['file_read'], args: { file_read: { path: eq('Src/A.ts ') } } } } });
+    const hashed = (path: string): Run => makeRun({ calls: [{ name: 'file_read', absent: true, argumentHashes: hashArguments('k', { path }) }] });
+    expect(scoreRun(c, hashed('src/a.ts'), { hashKey: 'k' }).category).toBe('pass');
+    const wrong = scoreRun(c, hashed('src/b.ts'), { hashKey: 'k' });
+    expect(wrong.category).toBe('wrong_args');
+    expect(wrong.reason).toContain('hashed values do not match');
+    expect(scoreRun(c, hashed('src/a.ts')).category).toBe('unscorable');
+  });
 });
 
 describe('max_redundant without arguments', () => {
