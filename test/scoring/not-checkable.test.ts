@@ -81,6 +81,11 @@ describe('not checkable', () => {
     const c = makeCase({ dialect: 'turnstone', mode: 'trajectory', turnstone: { actions: [{ tool: 'read_file', args: { path: eq('a.py') } }], matchMode: 'ordered_subset' } });
     expect(scoreRun(c, makeRun({ calls: [{ name: 'read_file', absent: true }] })).category).toBe('unscorable');
     expect(scoreRun(c, makeRun({ calls: [{ name: 'grep', absent: true }] })).category).toBe('wrong_sequence');
+    // A definite failure names as missing only the action no uncaptured arguments could have matched.
+    const two = makeCase({ dialect: 'turnstone', mode: 'trajectory', turnstone: { actions: [{ tool: 'bash' }, { tool: 'read_file', args: { path: eq('a.py') } }], matchMode: 'subset' } });
+    const v = scoreRun(two, makeRun({ calls: [{ name: 'read_file', absent: true }] }));
+    expect(v.category).toBe('wrong_sequence');
+    expect(v.reason).toBe('Subset: 1/2; missing bash; 1 matched by name only (arguments not captured)');
   });
 
   it('replio verifier.args is unscorable against calls without arguments', () => {
