@@ -29,7 +29,7 @@ function sampleLines(view: CaseView): string {
     .map((r) =>
       r.status === 'errored'
         ? `sample ${r.sample}: errored: ${r.error ? `${r.error.code}: ${r.error.message}` : r.detail}`
-        : `sample ${r.sample}: ${r.verdict?.category ?? (r.pass ? 'pass' : 'fail')}: ${r.verdict?.reason ?? r.detail}`,
+        : `sample ${r.sample}: ${r.verdict?.category ?? (r.pass ? 'pass' : 'fail')}: ${r.verdict?.reason ?? r.detail}${r.verdict?.trace_id ? ` (trace ${r.verdict.trace_id})` : ''}`,
     )
     .join('\n');
 }

@@ -144,6 +144,11 @@ export function scoreMatch(actions: readonly ExpectedAction[], calls: readonly T
     // Would it pass if every call without arguments matched? Then the failure is not definite.
     const optimistic = scoreEdges(actions, log, results.map((row) => row.map((r) => r.ok || r.unknown === true)), mode);
     if (optimistic.pass) out.notCheckable = 'arguments not captured for calls the expected actions need';
+    else {
+      // A definite failure: name as missing only what no uncaptured arguments could have matched.
+      const byNameOnly = out.unmatched.length - optimistic.unmatched.length;
+      out.detail = byNameOnly ? `${optimistic.detail}; ${byNameOnly} matched by name only (arguments not captured)` : optimistic.detail;
+    }
   }
   return out;
 }

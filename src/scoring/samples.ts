@@ -133,8 +133,6 @@ export interface AggregateOptions {
 }
 
 /**
- * Aggregate the samples of one case. Errored samples (infrastructure) are counted apart and never as
- * failures: the pass rate is over scored samples only. A case with no scored sample cannot meet its
  * Aggregate the samples of one case. Errored samples (infrastructure) and unscorable ones (a needed check could
  * not be judged) are counted apart and never as failures: the pass rate is over scored samples only. A case with no scored sample cannot meet its
  * threshold. The case's own `threshold` setting wins over `opts.threshold` (as turnstone's per-case

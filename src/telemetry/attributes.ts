@@ -144,6 +144,10 @@ export function verdictAttributes(ctx: VerdictContext): Attributes {
   const v = ctx.verdict;
   const s = summarizeVerdict(ctx);
   const r = ctx.result;
+  // A case with no judged sample (all errored or unscorable) has no pass rate: absent, not 0, so an outage
+  // never reads as a regression on a pass_rate or meets_threshold alert.
+  const judgedSamples = r ? r.samples.filter((x) => x.status === 'scored').length - (r.unscorable ?? 0) : 0;
+  const rated = r && (judgedSamples > 0 || (!r.errored && !r.unscorable)) ? r : undefined;
   // Absent, not 0, when nothing reported usage (replio's metric counts unknown as 0).
   const tokens = v?.replio?.tokens ? v.replio.tokens : totalTokens(ctx.usage);
   return compact({
@@ -175,11 +179,11 @@ export function verdictAttributes(ctx: VerdictContext): Attributes {
     [ATTR_RUNSPEC_EVAL_MATCH_MODE]: v?.match?.matchMode,
     [ATTR_RUNSPEC_EVAL_TOKENS]: tokens,
     [ATTR_RUNSPEC_EVAL_SAMPLES]: r?.samples.length,
-    [ATTR_RUNSPEC_EVAL_PASS_RATE]: r?.passRate,
-    [ATTR_RUNSPEC_EVAL_PASS_RATE_LOW]: r?.passRateLow,
-    [ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH]: r?.passRateHigh,
+    [ATTR_RUNSPEC_EVAL_PASS_RATE]: rated?.passRate,
+    [ATTR_RUNSPEC_EVAL_PASS_RATE_LOW]: rated?.passRateLow,
+    [ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH]: rated?.passRateHigh,
     [ATTR_RUNSPEC_EVAL_THRESHOLD]: r?.threshold,
-    [ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD]: r?.meetsThreshold,
+    [ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD]: rated?.meetsThreshold,
     [ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH]: ctx.expectedArgs ? expectationsHash(ctx.expectedArgs) : undefined,
     [ATTR_RUNSPEC_EVAL_ARGS_PASS]: ctx.expectedArgs ? argsPass(v) : undefined,
   });
