@@ -126,5 +126,12 @@ export function saveSchedule(projectDir: string, entry: ScheduleEntry): void {
   // Other tools' entries stay where they are; an eval entry with this id is replaced.
   const kept = data.schedule.filter((s) => !(isEvalEntry(s) && (s as { id?: unknown }).id === entry.id));
   const file = join(projectDir, SCHEDULES_FILE);
+  if (kept.length === data.schedule.length && existsSync(file)) {
+    // A new id is appended to the text, so the file's comments and formatting (other tools' too) stay.
+    const text = readFileSync(file, 'utf8');
+    const sep = text === '' || text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n';
+    writeFileAtomic(file, `${text}${sep}${stringifyToml({ schedule: [parsed.data] })}\n`);
+    return;
+  }
   writeFileAtomic(file, stringifyToml({ ...data, schedule: [...kept, parsed.data] }) + '\n');
 }
