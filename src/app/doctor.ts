@@ -11,7 +11,7 @@ import type { Agent } from 'undici';
 import { readEnv } from '../config/env.js';
 import { loadConfigFile } from '../config/file.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
-import { ATTR_RUNSPEC_EVAL_CASE_ID } from '../semconv/index.js';
+import { ATTR_RUNSPEC_EVAL_CASE_ID } from '../semconv/attributes.js';
 import { postSpanAnnotations } from '../telemetry/phoenix.js';
 import { langsmithRunId } from '../core/trace-link.js';
 import { postLangSmithFeedback } from '../telemetry/langsmith.js';

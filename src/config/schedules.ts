@@ -7,7 +7,7 @@ import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 
-/** `runspec_schedules.toml`: `[[schedule]]` entries with `action = "eval"` (runspec seed, "Scheduling a sweep"). */
+/** `runspec_schedules.toml`: `[[schedule]]` entries with `action = "eval"` (a nightly sweep, the twin of the CI live tier). */
 const WhenSchema = z
   .object({
     cron: z.string(),

@@ -2,7 +2,10 @@
 // aggregates a case once all its samples end, then renders telemetry for that case (so every trace
 // carries the final verdict and pass rate) and reports the case through a callback.
 
-import type { Case, CaseGate, CaseResult, Run, RunError, SampleOutcome, ToolMode, Toolset, Verdict } from '../types/index.js';
+import type { Case, CaseGate } from '../types/case.js';
+import type { CaseResult, SampleOutcome, Verdict } from '../types/verdict.js';
+import type { Run, RunError } from '../types/run.js';
+import type { ToolMode, Toolset } from '../types/toolset.js';
 import { runPool } from '../core/concurrency.js';
 import { runCase, type TurnEvent } from './run-case.js';
 import { toolLog } from './tool-log.js';

@@ -1,7 +1,7 @@
 // What every renderer shows for a case: the verdict of its representative sample (the first failing
 // scored sample, else the first scored one), its observed tool/command/autonomy/host, and the pass rate.
 import type { CaseEntry, ResultsDocument, ResultsIteration, RunEntry } from './results.js';
-import type { VerdictCategory } from '../types/index.js';
+import type { VerdictCategory } from '../types/verdict.js';
 
 export interface CaseView {
   caseId: string;
@@ -134,7 +134,7 @@ export function titleOf(doc: ResultsDocument): string {
   return parts.join(' · ');
 }
 
-/** What each verdict means (seed taxonomy), shown as tooltips and legends. A new category fails the build here. */
+/** What each verdict means (docs/verdicts.md), shown as tooltips and legends. A new category fails the build here. */
 export const VERDICT_MEANINGS: Record<VerdictCategory, string> = {
   pass: 'The expected tool, with the expected args (and, if enabled, no preflight bounce).',
   wrong_tool: 'The model ran a different runnable than expected.',

@@ -1,7 +1,7 @@
 // The side-by-side summary of `compare` / `run --compare`.
 import type { Comparison, ComparisonCell } from './compare.js';
 import { percent } from './_present.js';
-import { escapeCell, mdCode } from './_escape.js';
+import { escapeCell, mdCode } from '../core/escape.js';
 
 function cellText(cell: ComparisonCell | null): string {
   if (!cell) return '—';

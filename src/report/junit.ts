@@ -2,7 +2,7 @@
 // threshold is a <failure> whose message is the reason; a case with no scored sample is an <error>.
 import type { ResultsDocument } from './results.js';
 import { caseViews, type CaseView } from './_present.js';
-import { escapeAttr, escapeXml } from './_escape.js';
+import { escapeAttr, escapeXml } from '../core/escape.js';
 
 function seconds(view: CaseView): number {
   return view.entry.runs.reduce((sum, r) => sum + r.elapsed, 0);

@@ -1,7 +1,7 @@
 // Markdown for CI step summaries (GitHub's $GITHUB_STEP_SUMMARY, GitLab MR notes).
 import type { ResultsDocument, RunEntry } from './results.js';
 import { caseViews, categoryCounts, formatInt, gateText, hasPassK, lastIteration, passKText, percent, thresholdText, titleOf, type CaseView } from './_present.js';
-import { escapeCell, mdCode } from './_escape.js';
+import { escapeCell, mdCode } from '../core/escape.js';
 
 /** Failing-sample lines listed before the rest is summarised as a count. */
 const MAX_FAILING_LINES = 200;

@@ -10,24 +10,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { redactUrl } from '../core/redact.js';
 import { RunspecError } from '../errors.js';
-import {
-  VERDICT_CATEGORIES,
-  type CaseResult,
-  type CheckResult,
-  type Dialect,
-  type Expected,
-  type MatchScore,
-  type Observed,
-  type ReplioMetrics,
-  type SampleOutcome,
-  type ToolCall,
-  type ToolLogEntry,
-  type SampleTrace,
-  type SampleTraceStep,
-  type Verdict,
-} from '../types/index.js';
+import { VERDICT_CATEGORIES, type CaseResult, type CheckResult, type Expected, type MatchScore, type Observed, type ReplioMetrics, type SampleOutcome, type SampleTrace, type SampleTraceStep, type Verdict } from '../types/verdict.js';
+import { type ToolCall, type ToolLogEntry } from '../types/run.js';
 import { sampleScore, summarize, type SuiteSummary } from '../scoring/summary.js';
-import { AUTONOMY_LEVELS, TOOL_MODES } from '../core/vocabulary.js';
+import { AUTONOMY_LEVELS, DIALECTS, MATCH_MODES, TOOL_MODES } from '../core/vocabulary.js';
 
 /** Marks a document written by this module (turnstone readers ignore it). */
 export const RESULTS_SCHEMA = 'runspec-eval.results/v1';
@@ -36,8 +22,7 @@ const num = z.number();
 const int = z.number().int();
 const autonomy = z.enum(AUTONOMY_LEVELS);
 const runStatus = z.enum(['ok', 'truncated', 'error', 'cancelled']);
-const dialect = z.enum(['runspec', 'replio', 'turnstone']);
-const matchMode = z.enum(['exact', 'ordered_subset', 'subset', 'contains_any']);
+const matchMode = z.enum(MATCH_MODES);
 const toolMode = z.enum(TOOL_MODES);
 const args = z.record(z.string(), z.unknown());
 
@@ -70,7 +55,7 @@ const replioSchema = z.looseObject({
 const verdictSchema = z.looseObject({
   category: z.enum(VERDICT_CATEGORIES),
   reason: z.string(),
-  dialect: z.enum(['runspec', 'replio', 'turnstone', 'rule']),
+  dialect: z.enum([...DIALECTS, 'rule']),
   expected: z.looseObject({
     tool: z.array(z.string()).optional(),
     command: z.string().optional(),
@@ -172,7 +157,7 @@ const caseEntrySchema = z.looseObject({
   pass_rate: num,
   avg_score: num,
   suite: z.string().nullable(),
-  dialect,
+  dialect: z.enum([...DIALECTS, 'rule']),
   tags: z.array(z.string()),
   pass_rate_low: num,
   pass_rate_high: num,
@@ -570,7 +555,7 @@ export function buildResultsDocument(input: ResultsInput): ResultsDocument {
   };
 }
 
-function outcomeOf(caseId: string, dialect: Dialect, run: RunEntry): SampleOutcome {
+function outcomeOf(caseId: string, dialect: CaseResult['dialect'], run: RunEntry): SampleOutcome {
   const calls = runEntryCalls(run);
   if (run.status === 'errored' || !run.verdict) {
     const outcome: SampleOutcome = {
@@ -663,10 +648,10 @@ export function caseResultsFromDocument(doc: ResultsDocument, iteration?: number
 
 /** A case result from its case entry (the inverse of {@link caseEntryOf}). */
 export function caseResultOf(caseId: string, entry: CaseEntry): CaseResult {
-  const samples = entry.runs.map((run) => outcomeOf(caseId, entry.dialect as Dialect, run));
+  const samples = entry.runs.map((run) => outcomeOf(caseId, entry.dialect, run));
   const result: CaseResult = {
     caseId,
-    dialect: entry.dialect as Dialect,
+    dialect: entry.dialect,
     tags: [...entry.tags],
     samples,
     passRate: entry.pass_rate,

@@ -5,7 +5,7 @@ import { wilsonInterval } from '../scoring/samples.js';
 import { compareResults } from './compare.js';
 import type { CaseEntry, ResultsDocument, RunEntry, SampleTraceJson, SampleTraceStepJson } from './results.js';
 import { barChart, type BarItem } from './_charts.js';
-import { escapeXml as esc } from './_escape.js';
+import { escapeXml as esc } from '../core/escape.js';
 import { caseViews, categoryCounts, formatInt, gateText, isJudgedRun, lastIteration, meaningOf, passKText, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 
 /** Options of the report view. */

@@ -10,7 +10,9 @@
 // score = matched / total and pass = (score === 1), except: `exact` divides by max(expected, actual)
 // so that extra calls lower the score (and fail it), and `contains_any` scores 1 when anything matched.
 // An empty expectation passes every mode except `exact` with calls present.
-import type { ExpectedAction, MatchMode, MatchScore, ToolCall } from '../types/index.js';
+import type { ExpectedAction, MatchMode } from '../types/case.js';
+import type { MatchScore } from '../types/verdict.js';
+import type { ToolCall } from '../types/run.js';
 import { showValue } from '../core/canonical-json.js';
 import { valueText, valuesEqual } from '../core/equality.js';
 import { regexSearch } from '../core/regex.js';

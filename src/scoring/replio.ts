@@ -1,5 +1,7 @@
 // replio eval metrics and the declarative verifier.
-import type { ArgExpectation, Case, ReplioMetrics, ReplioVerifier, Run, ToolCall, VerdictCategory } from '../types/index.js';
+import type { ArgExpectation, Case, ReplioVerifier } from '../types/case.js';
+import type { ReplioMetrics, VerdictCategory } from '../types/verdict.js';
+import type { Run, ToolCall } from '../types/run.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { describeArgFailures, matchArgs } from './arg-match.js';
 import { totalTokens } from '../core/tokens.js';

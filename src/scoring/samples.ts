@@ -1,5 +1,6 @@
 // Samples of one case: pass rate, Wilson interval, pass@k / pass^k, threshold.
-import type { Case, CaseGate, CaseResult, GateResult, PassKValue, SampleOutcome, VerdictCategory } from '../types/index.js';
+import type { Case, CaseGate } from '../types/case.js';
+import type { CaseResult, GateResult, PassKValue, SampleOutcome, VerdictCategory } from '../types/verdict.js';
 
 /** Verdicts that judged nothing definite: left out of pass rates, intervals and pass@k, counted on their own. */
 const UNJUDGED: ReadonlySet<VerdictCategory> = new Set<VerdictCategory>(['unscorable', 'incomplete']);
@@ -77,6 +78,9 @@ export function meetsThreshold(passRate: number, threshold: number): boolean {
   return passRate + EPSILON >= threshold;
 }
 
+/** What aggregation needs of a case (a trace rule's results are aggregated the same way). */
+export type AggregateSubject = Pick<Case, 'id' | 'tags' | 'suite'> & { dialect: CaseResult['dialect']; settings: Pick<Case['settings'], 'threshold' | 'gate'> };
+
 /**
  * pass@k and pass^k for each k (sorted, deduplicated) over n scored samples with c passes; null where
  * k > n (the estimator needs at least k samples).
@@ -136,7 +140,7 @@ export interface AggregateOptions {
  * threshold. The case's own `threshold` setting wins over `opts.threshold` (as turnstone's per-case
  * n_runs wins over the CLI); a gate (the case's, else `opts.gate`) replaces the threshold check.
  */
-export function aggregateCase(c: Case, outcomes: readonly SampleOutcome[], opts: AggregateOptions): CaseResult {
+export function aggregateCase(c: AggregateSubject, outcomes: readonly SampleOutcome[], opts: AggregateOptions): CaseResult {
   const samples = [...outcomes].sort((a, b) => a.sample - b.sample);
   const scored = samples.filter((o): o is Extract<SampleOutcome, { status: 'scored' }> => isJudged(o));
   const n = scored.length;

@@ -33,20 +33,10 @@
 // replio's `expected` is its accuracy metric; it decides the verdict only when there is no verifier
 // (replio's pass is the verifier). A runspec no_run keeps its category when the text is a JSON dump
 // (the verdict's jsonDump flag says so); json_dump replaces only trajectory failures.
-import type {
-  Autonomy,
-  Case,
-  CheckResult,
-  Expected,
-  Observed,
-  ResolvedCall,
-  Run,
-  ToolCallRecord,
-  ToolMode,
-  Toolset,
-  Verdict,
-  VerdictCategory,
-} from '../types/index.js';
+import type { Autonomy, Case } from '../types/case.js';
+import type { CheckResult, Expected, Observed, Verdict, VerdictCategory } from '../types/verdict.js';
+import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
+import type { Run, ToolCallRecord } from '../types/run.js';
 import { argFailuresOf, argsMissingReason, checkArgs, describeArgFailures } from './arg-match.js';
 import { expectationsHash } from './arg-hash.js';
 import { checkExpectedCalls } from './expect-calls.js';

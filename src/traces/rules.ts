@@ -23,7 +23,7 @@ import { z } from 'zod';
 import { regexError } from '../core/regex.js';
 import { parseStructuredText, validateStructured } from '../core/structured-file.js';
 import { TraceError } from '../errors.js';
-import { detectJsonDump } from '../scoring/index.js';
+import { detectJsonDump } from '../scoring/json-dump.js';
 import { countRedundant } from '../scoring/replio.js';
 import { unscorableReason } from '../scoring/verdict.js';
 import { validateCallArgs } from '../toolset/validate-args.js';

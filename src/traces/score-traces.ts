@@ -12,16 +12,7 @@ import { SemanticConventions as OI } from '@arizeai/openinference-semantic-conve
 import { isUnjudgedCategory } from '../scoring/samples.js';
 import { scoreRun } from '../scoring/verdict.js';
 import type { ScoreOptions } from '../scoring/verdict.js';
-import {
-  ATTR_RUNSPEC_EVAL_ARGS_PASS,
-  ATTR_RUNSPEC_EVAL_CASE_ID,
-  ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES,
-  ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH,
-  ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY,
-  ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND,
-  ATTR_RUNSPEC_EVAL_OBSERVED_HOST,
-  ATTR_RUNSPEC_EVAL_OBSERVED_TOOL,
-} from '../semconv/index.js';
+import { ATTR_RUNSPEC_EVAL_ARGS_PASS, ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES, ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH, ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY, ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND, ATTR_RUNSPEC_EVAL_OBSERVED_HOST, ATTR_RUNSPEC_EVAL_OBSERVED_TOOL } from '../semconv/attributes.js';
 import * as K from '../semconv/producers.js';
 import type { Run } from '../types/run.js';
 import { layoutFor } from '../toolset/layout.js';
@@ -36,6 +27,7 @@ import type { TraceInfo } from './normalise.js';
 import { applyRule } from './rules.js';
 import type { TraceRule } from './rules.js';
 import type { InputProblem } from './spans.js';
+import { isRecord as isObject } from '../core/is-record.js';
 
 /** One observed tool call as written in verdict lines. */
 export interface ObservedCallLine {
@@ -219,9 +211,6 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
   };
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** null for verdicts that are not evaluations: unscorable, incomplete, and infrastructure errors. */
 function passOf(v: Verdict): boolean | null {

@@ -220,7 +220,8 @@ export interface GateResult {
 export interface CaseResult {
   caseId: string;
   suite?: string;
-  dialect: Dialect;
+  /** The case's dialect; `rule` for a trace rule's results (`score --results`). */
+  dialect: Dialect | 'rule';
   tags: string[];
   samples: SampleOutcome[];
   /** Passed scored samples / scored samples (errored samples excluded; 0 when none scored). */

@@ -1,10 +1,10 @@
 import { PROVIDER_PRESETS, resolveProviderSpec, toEnv, type ProviderSpec, type ResolveProviderOptions } from '../config/providers.js';
 import { ConfigError } from '../errors.js';
-import { createAnthropicProvider } from './anthropic.js';
-import { createMockProvider } from './mock.js';
-import { createOpenAIProvider } from './openai.js';
-import { createReplayProvider } from './recording.js';
-import type { HttpProviderOptions, Provider } from './types.js';
+import { createAnthropicProvider } from '../providers/anthropic.js';
+import { createMockProvider } from '../providers/mock.js';
+import { createOpenAIProvider } from '../providers/openai.js';
+import { createReplayProvider } from '../providers/recording.js';
+import type { HttpProviderOptions, Provider } from '../providers/types.js';
 
 /**
  * Build the provider a name stands for: a preset (openai, anthropic, ollama, vllm, mock:FILE,
