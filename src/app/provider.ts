@@ -33,7 +33,8 @@ function isHostedApi(baseUrl: string | undefined): boolean {
 
 /** Build a provider from an already resolved spec. */
 export function createProviderFromSpec(spec: ProviderSpec, opts: Pick<ResolveProviderOptions, 'env'> & { extra?: Partial<HttpProviderOptions> }): Provider {
-  if (spec.kind === 'mock') return createMockProvider({ file: spec.script!, name: spec.name });
+  // --context-window applies to a scripted model too (a recording carries its own).
+  if (spec.kind === 'mock') return { ...createMockProvider({ file: spec.script!, name: spec.name }), ...(spec.contextWindow !== undefined ? { contextWindow: spec.contextWindow } : {}) };
   if (spec.kind === 'replay') return createReplayProvider({ file: spec.script!, name: spec.name });
   const env = toEnv(opts.env);
   const apiKey = spec.apiKeyEnv ? env.get(spec.apiKeyEnv) : undefined;

@@ -108,6 +108,8 @@ const traceStepSchema = z.discriminatedUnion('kind', [
     arguments: args.optional(),
     result: z.string().optional(),
     is_error: z.boolean().optional(),
+    dropped: z.boolean().optional(),
+    mocked: z.boolean().optional(),
   }),
 ]);
 
@@ -287,6 +289,8 @@ function traceToJson(t: SampleTrace): SampleTraceJson {
       arguments: s.arguments,
       result: s.result,
       is_error: s.isError,
+      dropped: s.dropped,
+      mocked: s.mocked,
     });
   });
   return dropUndefined({
@@ -315,6 +319,8 @@ function traceFromJson(t: SampleTraceJson): SampleTrace {
     if (s.arguments !== undefined) step.arguments = s.arguments;
     if (s.result !== undefined) step.result = s.result;
     if (s.is_error !== undefined) step.isError = s.is_error;
+    if (s.dropped) step.dropped = true;
+    if (s.mocked) step.mocked = true;
     return step;
   });
   const trace: SampleTrace = { startTimeMs: t.start_ms, durationMs: t.duration_ms, status: t.status, steps };

@@ -188,7 +188,10 @@ function waterfallRows(trace: SampleTraceJson): WaterfallRow[] {
             : s.executed
               ? '<div class="facts">no result recorded</div>'
               : '<div class="facts">captured, not executed (decision mode)</div>';
-        rows.push({ level: 2, kind: 'tool', label: s.name, offset: s.offset_ms, duration: s.duration_ms, error: s.is_error === true, body: args + result });
+        // A call past the parallel cap was never run; a mocked result is canned, not the tool's.
+        const how = s.dropped ? '<div class="facts">dropped: beyond the per-turn parallel cap, not run</div>' : s.mocked ? '<div class="facts">mocked (tool_mocks)</div>' : '';
+        const label = s.dropped ? `${s.name} (dropped)` : s.mocked ? `${s.name} (mock)` : s.name;
+        rows.push({ level: 2, kind: 'tool', label, offset: s.offset_ms, duration: s.duration_ms, error: s.is_error === true, body: how + args + result });
       }
     }
   }

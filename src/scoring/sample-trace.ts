@@ -49,6 +49,8 @@ export function sampleTraceOf(run: Run): SampleTrace {
     const result = cut(t.result);
     if (result !== undefined) step.result = result;
     if (t.isError) step.isError = true;
+    if (t.dropped) step.dropped = true;
+    if (t.mocked) step.mocked = true;
     steps.push(step);
   }
   // Stable: equal offsets keep model calls ahead of the tool calls they produced.

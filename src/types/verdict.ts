@@ -155,6 +155,10 @@ export type SampleTraceStep =
       /** What the tool returned (cut to {@link TRACE_TEXT_CHARS}). */
       result?: string;
       isError?: boolean;
+      /** Beyond the per-turn parallel cap: not run (the model was told so). */
+      dropped?: boolean;
+      /** The result came from `tool_mocks`. */
+      mocked?: boolean;
     };
 
 /**
