@@ -189,7 +189,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         for (let i = 0; i < verdicts.length; i++) {
           const v = verdicts[i]!.verdict;
           if (v.category !== 'pass' && v.category !== 'unscorable') continue;
-          v.reason = `incomplete trace (a root did not end or a parent span never arrived); judged on what arrived: ${v.reason}`;
+          v.reason = incompleteReason(v) + note;
           v.category = 'incomplete';
           v.pass = false;
           const line = lines[i]!;
@@ -211,6 +211,24 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
   };
 }
 
+
+/**
+ * The reason of a verdict on a trace that never became whole. It says which checks found nothing wrong in
+ * the spans that did arrive and which could not be checked, never that the rule or case "holds": the
+ * spans that never arrived were not checked at all.
+ */
+function incompleteReason(v: Verdict): string {
+  const head = 'incomplete trace (a root did not end or a parent span never arrived)';
+  const checks = v.checks ?? [];
+  if (checks.length === 0) return `${head}; the spans that never arrived could not be checked`;
+  const clean = checks.filter((k) => k.judged && k.pass !== false).map((k) => k.check);
+  const unchecked = checks.filter((k) => !k.judged).map((k) => (k.missing ? `${k.check} (${k.missing})` : k.check));
+  const parts = [head];
+  if (clean.length) parts.push(`no fault found on what arrived by ${clean.join(', ')}`);
+  if (unchecked.length) parts.push(`not checkable: ${unchecked.join('; ')}`);
+  parts.push('the spans that never arrived could not be checked');
+  return parts.join('; ');
+}
 
 /** null for verdicts that are not evaluations: unscorable, incomplete, and infrastructure errors. */
 function passOf(v: Verdict): boolean | null {
