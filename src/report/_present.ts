@@ -1,6 +1,6 @@
 // What every renderer shows for a case: the verdict of its representative sample (the first failing
 // scored sample, else the first scored one), its observed tool/command/autonomy/host, and the pass rate.
-import type { CaseEntry, ResultsDocument, ResultsIteration, RunEntry } from './results.js';
+import { runEntryTrace, type CaseEntry, type ResultsDocument, type ResultsIteration, type RunEntry } from './results.js';
 import type { VerdictCategory } from '../types/verdict.js';
 
 export interface CaseView {
@@ -47,6 +47,13 @@ export function passRateText(entry: CaseEntry): string {
   return `${passed}/${scored.length} ${percent(entry.pass_rate)}`;
 }
 
+/** The trace id and link of the sample a case row shows (an errored sample's exported trace too). */
+function traceOfView(r: RunEntry | undefined): { traceId?: string; traceUrl?: string } {
+  const ref = r ? runEntryTrace(r) : undefined;
+  if (!ref) return {};
+  return { traceId: ref.traceId, ...(ref.url ? { traceUrl: ref.url } : {}) };
+}
+
 export function caseViews(doc: ResultsDocument): CaseView[] {
   const it = lastIteration(doc);
   if (!it) return [];
@@ -76,8 +83,7 @@ export function caseViews(doc: ResultsDocument): CaseView[] {
       reason,
       meetsThreshold: entry.meets_threshold,
       errored,
-      ...(sample?.verdict?.trace_id ? { traceId: sample.verdict.trace_id } : {}),
-      ...(sample?.verdict?.trace_url ? { traceUrl: sample.verdict.trace_url } : {}),
+      ...traceOfView(sample ?? firstError),
     };
   });
 }

@@ -1,6 +1,6 @@
 // JUnit XML for CI systems: one <testsuite> per suite, one <testcase> per case; a case below its
 // threshold is a <failure> whose message is the reason; a case with no scored sample is an <error>.
-import type { ResultsDocument } from './results.js';
+import { runEntryTrace, type ResultsDocument, type RunEntry } from './results.js';
 import { caseViews, type CaseView } from './_present.js';
 import { escapeAttr, escapeXml } from '../core/escape.js';
 
@@ -24,12 +24,17 @@ function properties(view: CaseView): string[] {
   return ['      <properties>', ...props.map(([n, v]) => `        <property name="${escapeAttr(n)}" value="${escapeAttr(v)}"/>`), '      </properties>'];
 }
 
+function traceNote(r: RunEntry): string {
+  const ref = runEntryTrace(r);
+  return ref ? ` (trace ${ref.traceId})` : '';
+}
+
 function sampleLines(view: CaseView): string {
   return view.entry.runs
     .map((r) =>
       r.status === 'errored'
-        ? `sample ${r.sample}: errored: ${r.error ? `${r.error.code}: ${r.error.message}` : r.detail}`
-        : `sample ${r.sample}: ${r.verdict?.category ?? (r.pass ? 'pass' : 'fail')}: ${r.verdict?.reason ?? r.detail}${r.verdict?.trace_id ? ` (trace ${r.verdict.trace_id})` : ''}`,
+        ? `sample ${r.sample}: errored: ${r.error ? `${r.error.code}: ${r.error.message}` : r.detail}${traceNote(r)}`
+        : `sample ${r.sample}: ${r.verdict?.category ?? (r.pass ? 'pass' : 'fail')}: ${r.verdict?.reason ?? r.detail}${traceNote(r)}`,
     )
     .join('\n');
 }

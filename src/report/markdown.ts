@@ -1,5 +1,5 @@
 // Markdown for CI step summaries (GitHub's $GITHUB_STEP_SUMMARY, GitLab MR notes).
-import type { ResultsDocument, RunEntry } from './results.js';
+import { runEntryTrace, type ResultsDocument, type RunEntry } from './results.js';
 import { caseViews, categoryCounts, formatInt, gateText, hasPassK, lastIteration, passKText, percent, thresholdText, titleOf, type CaseView } from './_present.js';
 import { escapeCell, mdCode } from '../core/escape.js';
 
@@ -8,9 +8,10 @@ const MAX_FAILING_LINES = 200;
 
 /** ` · trace [0af76519…](url)`, or the bare id without a `trace_url` template. */
 function traceRef(r: RunEntry): string {
-  const id = r.verdict?.trace_id;
-  if (!id) return '';
-  const url = r.verdict?.trace_url;
+  const ref = runEntryTrace(r);
+  if (!ref) return '';
+  const id = ref.traceId;
+  const url = ref.url;
   return url ? ` · trace [\`${id.slice(0, 16)}\`](${url.replace(/[()\s]/g, encodeURIComponent)})` : ` · trace ${mdCode(id)}`;
 }
 

@@ -150,6 +150,10 @@ const runEntrySchema = z.looseObject({
   tool_log: z.array(z.looseObject({ tool: z.string(), args, result: z.string().optional(), turn: int })).optional(),
   /** The sample's turns, model and tool calls with timings and results. */
   trace: sampleTraceSchema.optional(),
+  /** Errored samples: where their exported trace lives (scored samples carry these on `verdict`). */
+  trace_id: z.string().optional(),
+  root_span_id: z.string().optional(),
+  trace_url: z.string().optional(),
 });
 
 const caseEntrySchema = z.looseObject({
@@ -365,6 +369,18 @@ function replioFromJson(m: z.infer<typeof replioSchema>, calls: readonly ToolCal
   };
 }
 
+/**
+ * Where a run entry's trace lives: the verdict's ids for a scored sample, the entry's own for an errored
+ * one (its trace was exported although nothing was judged).
+ */
+export function runEntryTrace(r: RunEntry): { traceId: string; rootSpanId?: string; url?: string } | undefined {
+  const traceId = r.verdict?.trace_id ?? r.trace_id;
+  if (!traceId) return undefined;
+  const rootSpanId = r.verdict?.trace_id ? r.verdict.root_span_id : r.root_span_id;
+  const url = r.verdict?.trace_id ? r.verdict.trace_url : r.trace_url;
+  return { traceId, ...(rootSpanId ? { rootSpanId } : {}), ...(url ? { url } : {}) };
+}
+
 /** One sample as a turnstone run entry (plus the verdict). */
 export function runEntryOf(outcome: SampleOutcome): RunEntry {
   if (outcome.status === 'errored') {
@@ -393,6 +409,8 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
       error: { code: outcome.error.code, message: outcome.error.message },
       ...(outcome.toolLog ? { tool_log: outcome.toolLog.map((e) => ({ ...e })) } : {}),
       ...(outcome.trace ? { trace: traceToJson(outcome.trace) } : {}),
+      ...(outcome.traceRef ? { trace_id: outcome.traceRef.traceId, root_span_id: outcome.traceRef.rootSpanId } : {}),
+      ...(outcome.traceRef?.url ? { trace_url: outcome.traceRef.url } : {}),
     };
   }
   const v = outcome.verdict;
@@ -565,6 +583,10 @@ function outcomeOf(caseId: string, dialect: CaseResult['dialect'], run: RunEntry
       elapsedMs: run.elapsed_ms,
       ...(run.trace ? { trace: traceFromJson(run.trace) } : {}),
     };
+    if (run.trace_id && run.root_span_id) {
+      outcome.traceRef = { traceId: run.trace_id, rootSpanId: run.root_span_id };
+      if (run.trace_url) outcome.traceRef.url = run.trace_url;
+    }
     if (run.tool_log) outcome.toolLog = run.tool_log.map(toolLogEntry);
     if (run.run_status === 'error') {
       const partial: Verdict = {

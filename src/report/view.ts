@@ -61,6 +61,7 @@ function traceRef(run: RunEntry): { traceId?: string; spanId?: string; url?: str
   if (traceId) out.traceId = traceId;
   if (spanId) out.spanId = spanId;
   if (typeof v.trace_url === 'string') out.url = v.trace_url;
+  else if (!run.verdict && typeof r.trace_url === 'string') out.url = r.trace_url;
   return out;
 }
 

@@ -198,6 +198,8 @@ export type SampleOutcome =
       tokens?: number;
       toolLog?: ToolLogEntry[];
       trace?: SampleTrace;
+      /** Where the errored sample's exported trace lives (set once telemetry has sent it). */
+      traceRef?: TraceRef;
     };
 
 /** Unbiased estimates over the n scored samples (errored and unscorable samples are left out of n). */
