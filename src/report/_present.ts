@@ -2,6 +2,7 @@
 // scored sample, else the first scored one), its observed tool/command/autonomy/host, and the pass rate.
 import { runEntryTrace, type CaseEntry, type ResultsDocument, type ResultsIteration, type RunEntry } from './results.js';
 import type { VerdictCategory } from '../types/verdict.js';
+import { wilsonInterval } from '../scoring/samples.js';
 
 export interface CaseView {
   caseId: string;
@@ -29,6 +30,34 @@ export interface CaseView {
 /** A sample that counts in the pass rate (scored, and neither unscorable nor incomplete). */
 export function isJudgedRun(r: RunEntry): boolean {
   return r.status === 'scored' && r.verdict?.category !== 'unscorable' && r.verdict?.category !== 'incomplete';
+}
+
+/** The headline pass rate every report shows: judged samples pooled over all cases, with its 95% Wilson interval. */
+export interface PooledPassRate {
+  passed: number;
+  judged: number;
+  /** passed / judged; 0 when nothing was judged. */
+  rate: number;
+  low: number;
+  high: number;
+}
+
+/**
+ * The headline pass rate of the last iteration: passed / judged samples over every case (errored,
+ * unscorable and incomplete samples left out), not the mean of the case pass rates, so a case with many
+ * samples weighs as many samples. Terminal, Markdown and HTML all show this one number.
+ */
+export function pooledPassRate(doc: ResultsDocument): PooledPassRate {
+  const runs = Object.values(lastIteration(doc)?.cases ?? {}).flatMap((e) => e.runs);
+  const judged = runs.filter(isJudgedRun);
+  const passed = judged.filter((r) => r.pass).length;
+  const { low, high } = wilsonInterval(passed, judged.length);
+  return { passed, judged: judged.length, rate: judged.length ? passed / judged.length : 0, low, high };
+}
+
+/** The headline pass rate as text: `pass rate 80.6% (25/31 judged samples, 95% interval 63%–91%)`. */
+export function pooledPassRateText(p: PooledPassRate): string {
+  return `pass rate ${percent(p.rate, 1)} (${p.passed}/${p.judged} judged samples, 95% interval ${percent(p.low)}–${percent(p.high)})`;
 }
 
 /** The iteration reports show: the last one. */
