@@ -40,6 +40,14 @@ export function wilsonInterval(passes: number, n: number, z: number = Z_95): { l
   return { low: passes <= 0 ? 0 : Math.max(0, center - half), high: passes >= n ? 1 : Math.min(1, center + half) };
 }
 
+/**
+ * An estimator's value to 12 significant digits: the products below leave float noise in the last bits
+ * (pass@1 of 2 in 5 comes out 0.3999999999999999), which would reach the results JSON, JUnit and gates.
+ */
+function roundEstimate(x: number): number {
+  return Number(x.toPrecision(12));
+}
+
 function validCounts(n: number, c: number, k: number): boolean {
   return Number.isInteger(n) && Number.isInteger(c) && Number.isInteger(k) && n >= 1 && c >= 0 && c <= n && k >= 1 && k <= n;
 }
@@ -56,7 +64,7 @@ export function passAtK(n: number, c: number, k: number): number {
   // 1 - C(n-c, k) / C(n, k) as a product, which stays finite for large n.
   let fail = 1;
   for (let i = n - c + 1; i <= n; i++) fail *= 1 - k / i;
-  return 1 - fail;
+  return roundEstimate(1 - fail);
 }
 
 /**
@@ -70,7 +78,7 @@ export function passHatK(n: number, c: number, k: number): number {
   if (c < k) return 0;
   let all = 1;
   for (let i = 0; i < k; i++) all *= (c - i) / (n - i);
-  return all;
+  return roundEstimate(all);
 }
 
 /** Whether a pass rate meets a threshold (with float slack). */
