@@ -11,7 +11,7 @@ import type { Agent } from 'undici';
 import { readEnv } from '../config/env.js';
 import { loadConfigFile } from '../config/file.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
-import { ATTR_RUNSPEC_EVAL_CASE_ID } from '../semconv/index.js';
+import { ATTR_RUNSPEC_EVAL_CASE_ID } from '../semconv/attributes.js';
 import { postSpanAnnotations } from '../telemetry/phoenix.js';
 import { langsmithRunId } from '../core/trace-link.js';
 import { postLangSmithFeedback } from '../telemetry/langsmith.js';
@@ -31,14 +31,24 @@ export interface DoctorCheck {
   detail: string;
   /** What to change, when something is wrong (or worth changing). */
   fix?: string;
+  /**
+   * Nothing could be checked here (a generic OTLP receiver has no read-back): not a failure, but not proof
+   * of arrival either. Such a check has `ok: true` and leaves `report.verified` false.
+   */
+  notCheckable?: true;
 }
 
 export interface DoctorReport {
   backend: DoctorBackend | 'file';
   endpoint?: string;
   checks: DoctorCheck[];
-  /** Every check passed: everything sent arrived. */
+  /**
+   * Every check made passed (exit 0). What could not be checked does not count against it: a generic OTLP
+   * receiver that accepted the canary is ok, with `verified` false.
+   */
   ok: boolean;
+  /** ok, and every check was made: everything sent was read back. */
+  verified: boolean;
 }
 
 export interface DoctorOptions {
@@ -170,7 +180,10 @@ export async function runDoctor(ctx: AppContext, opts: DoctorOptions = {}): Prom
   const cfg = resolveTelemetryConfig({ flags: { telemetry: true, langsmithFeedback: true, feedbackOnly: true }, env, file: file.telemetry, projectDir: ctx.projectDir });
   for (const w of env.warnings.splice(0)) ctx.warn(w);
   const checks: DoctorCheck[] = [];
-  const done = (report: Omit<DoctorReport, 'ok'>): DoctorReport => ({ ...report, ok: report.checks.length > 0 && report.checks.every((c) => c.ok) });
+  const done = (report: Omit<DoctorReport, 'ok' | 'verified'>): DoctorReport => {
+    const ok = report.checks.length > 0 && report.checks.every((c) => c.ok);
+    return { ...report, ok, verified: ok && !report.checks.some((c) => c.notCheckable) };
+  };
   if (cfg.exporter.kind === 'file') {
     checks.push({
       name: 'endpoint',
@@ -238,7 +251,7 @@ export async function runDoctor(ctx: AppContext, opts: DoctorOptions = {}): Prom
 
     if (backend === 'phoenix') await phoenixChecks({ cfg, url, spanId, http, poll, checks, timeoutMs });
     else if (backend === 'langsmith') await langsmithChecks({ cfg, spanId, http, poll, checks, timeoutMs, pollMs });
-    else checks.push({ name: 'read-back', ok: true, detail: 'a generic OTLP receiver offers no read-back; the canary was accepted' });
+    else checks.push({ name: 'read-back', ok: true, notCheckable: true, detail: 'not checked: a generic OTLP receiver offers no read-back, so arrival cannot be confirmed' });
     return done({ backend, endpoint: url, checks });
   } finally {
     await dispatcher.destroy().catch(() => undefined);

@@ -2,7 +2,7 @@
 // in the results log header so that `--resume` finds them again.
 
 import type { OutputFormat } from '../report/formats.js';
-import type { ToolMode } from '../types/index.js';
+import type { ToolMode } from '../types/toolset.js';
 import { cwdPath, type AppContext } from './context.js';
 import { redactUrl } from '../core/redact.js';
 
@@ -21,6 +21,9 @@ export interface RunFlags {
   /** turnstone `--context-window`: a trajectory that fills it stops as truncated. */
   contextWindow?: number;
   timeoutMs?: number;
+  /** Attempts per model request, the first included (1 = no retry). */
+  attempts?: number;
+  /** @deprecated the old name of `attempts` (it always counted attempts). */
   retries?: number;
   maxRequests?: number;
   toolset?: string;

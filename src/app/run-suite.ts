@@ -7,14 +7,18 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readEnv, type Env } from '../config/env.js';
 import { loadConfigFile, type ConfigFile } from '../config/file.js';
-import { firstSet } from '../config/setting.js';
-import { RunspecError, UsageError, type ErrorCode } from '../errors.js';
-import type { Case, CaseResult, ToolMode, Toolset } from '../types/index.js';
-import { discoverFixtures, loadCasesFromPaths, selectCases } from '../fixtures/index.js';
+import { resolveRunSettings, toolsetSetting, toolsetSpecOf, type RunSettings, type SettingFlags } from '../config/settings.js';
+import { UsageError, type ErrorCode } from '../errors.js';
+import type { Case } from '../types/case.js';
+import type { CaseResult } from '../types/verdict.js';
+import type { Toolset } from '../types/toolset.js';
+import { discoverFixtures, loadCasesFromPaths } from '../fixtures/discover.js';
+import { selectCases } from '../fixtures/select.js';
 import { parseGate } from '../fixtures/gate.js';
 import { loadToolset } from '../toolset/load.js';
 import { parseToolsetText } from '../toolset/file.js';
-import { resolveProvider, type Provider } from '../providers/index.js';
+import { resolveProvider } from './provider.js';
+import type { Provider } from '../providers/types.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../engine/suite-runner.js';
 import type { TurnEvent } from '../engine/run-case.js';
 import { formatTurnEvent } from '../engine/turn-log.js';
@@ -22,7 +26,6 @@ import { readResultsLog, resultsPaths, type ResultsLogHeader } from '../report/r
 import { openRunRecorder, type RunFacts } from '../report/run-results.js';
 import { caseResultsFromDocument, type ResultsDocument } from '../report/results.js';
 import { resolveTelemetryConfig } from '../config/telemetry.js';
-import { TOOL_MODES } from '../core/vocabulary.js';
 import { inShard, parseShard } from '../core/shard.js';
 import { VERSION } from '../core/version.js';
 import type { AppContext } from './context.js';
@@ -87,9 +90,25 @@ function looksLikePath(t: string): boolean {
  * replio and turnstone → builtin:workspace.
  */
 export function toolsetSpecFor(c: Case, flag: string | undefined, env: Env, config: ConfigFile): string {
-  const fileSpec = config.toolset?.file ?? (config.toolset?.mcp ? `mcp:${config.toolset.mcp}` : undefined);
-  const fallback = c.dialect === 'runspec' ? 'builtin:fleet' : 'builtin:workspace';
-  return firstSet(flag, env.get('RUNSPEC_TOOLSET'), c.mode === 'decision' ? fileSpec : undefined, fallback).value;
+  return toolsetSpecOf(toolsetSetting(flag, env, config), c);
+}
+
+/** Every run setting of these flags with its source (config/settings.ts). */
+export function runSettings(project: LoadedProject, flags: RunFlags): RunSettings {
+  return resolveRunSettings({ flags: settingFlags(flags), env: project.env, file: project.config });
+}
+
+/** The resolver's view of the run flags; `--retries` is the old spelling of `--attempts`. */
+function settingFlags(flags: RunFlags): SettingFlags {
+  const out: SettingFlags = {};
+  if (flags.provider !== undefined) out.provider = flags.provider;
+  if (flags.toolMode !== undefined) out.toolMode = flags.toolMode;
+  if (flags.concurrency !== undefined) out.concurrency = flags.concurrency;
+  if (flags.maxRequests !== undefined) out.maxRequests = flags.maxRequests;
+  if (flags.toolset !== undefined) out.toolset = flags.toolset;
+  const attempts = flags.attempts ?? flags.retries;
+  if (attempts !== undefined) out.attempts = attempts;
+  return out;
 }
 
 /** Load each distinct toolset once. A toolset that does not load is bad input (exit 2). */
@@ -124,11 +143,17 @@ export function ownToolsetOf(c: Case, flag: string | undefined, env: Env): Tools
 
 /** The provider name: flag > RUNSPEC_PROVIDER > [llm] provider > openai. */
 export function providerName(flags: RunFlags, project: LoadedProject): string {
-  return firstSet(flags.provider, project.env.get('RUNSPEC_PROVIDER'), project.config.llm?.provider, 'openai').value;
+  return runSettings(project, flags).provider.value;
 }
 
+const warnedRetries = new WeakSet<RunFlags>();
+
 /** Build the provider of a run: a preset, a [providers.NAME] profile, or mock/replay with `--script`. */
-export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir'> & Partial<Pick<AppContext, 'err'>>, project: LoadedProject, name: string, flags: RunFlags): Provider {
+export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir' | 'warn'> & Partial<Pick<AppContext, 'err'>>, project: LoadedProject, name: string, flags: RunFlags): Provider {
+  if (flags.retries !== undefined && flags.attempts === undefined && !warnedRetries.has(flags)) {
+    warnedRetries.add(flags);
+    ctx.warn('--retries is now --attempts (it counts attempts per request, the first included); the old spelling still works');
+  }
   const spec = (name === 'mock' || name === 'replay') && flags.script ? `${name}:${resolve(ctx.cwd, flags.script)}` : name;
   return resolveProvider(spec, {
     config: project.config,
@@ -142,10 +167,11 @@ export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir'> & Part
       reasoningEffort: flags.reasoningEffort,
       contextWindow: flags.contextWindow,
       timeoutMs: flags.timeoutMs,
-      retries: flags.retries,
+      // The providers' option is named retries but counts attempts, the first included.
+      retries: flags.attempts ?? flags.retries,
     },
     extra: {
-      maxConcurrent: firstSet(flags.maxRequests, project.env.int('RUNSPEC_MAX_REQUESTS'), project.config.llm?.max_requests, 8).value,
+      maxConcurrent: runSettings(project, flags).maxRequests.value,
       // Unset: the HTTP client's default (32 MiB).
       maxResponseBytes: project.env.int('RUNSPEC_MAX_RESPONSE_BYTES') ?? project.config.llm?.max_response_bytes,
       // One line per wait, so a slow run says why it is slow (stderr: the terminal and any CI log).
@@ -265,14 +291,13 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   for (const w of project.env.warnings.splice(0)) ctx.warn(w);
   // The OpenTelemetry SDK costs a noticeable share of start-up time: load it only when it is used.
   const telemetry = telemetryConfig.enabled
-    ? (await import('../telemetry/index.js')).createTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
+    ? (await import('../telemetry/telemetry.js')).createTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
     : undefined;
 
-  const toolMode = firstSet<ToolMode>(flags.toolMode, envToolMode(project.env), project.config.llm?.tool_mode, 'dedup').value;
-  const concurrency = firstSet(flags.concurrency, project.env.int('RUNSPEC_CONCURRENCY'), project.config.llm?.concurrency, 4).value;
-  if (concurrency < 1 || concurrency > 256) {
-    throw new UsageError('USAGE', `RUNSPEC_CONCURRENCY: expected 1 to 256 (got ${concurrency})`, { hint: 'case samples in flight at once; the flag and [llm] concurrency have the same bounds' });
-  }
+  // Bounds (RUNSPEC_CONCURRENCY 1 to 256...) are checked by the resolver, so `config` rejects them too.
+  const settings = runSettings(project, flags);
+  const toolMode = settings.toolMode.value;
+  const concurrency = settings.concurrency.value;
   const threshold = flags.threshold ?? 1;
   const systemPrompt = flags.systemPrompt
     ? readText(resolve(ctx.cwd, flags.systemPrompt), '--system-prompt')
@@ -382,14 +407,6 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   };
 }
 
-function envToolMode(env: Env): ToolMode | undefined {
-  const v = env.get('RUNSPEC_TOOL_MODE');
-  if (v === undefined) return undefined;
-  if (!(TOOL_MODES as readonly string[]).includes(v)) {
-    throw new RunspecError('CONFIG', `RUNSPEC_TOOL_MODE: expected one of ${TOOL_MODES.join(', ')} (got ${JSON.stringify(v)})`);
-  }
-  return v as ToolMode;
-}
 
 function readText(file: string, what: string): string {
   try {

@@ -8,20 +8,29 @@ import { readEnv } from '../config/env.js';
 import type { Env } from '../config/env.js';
 import { loadConfigFile } from '../config/file.js';
 import type { ConfigFile } from '../config/file.js';
-import { firstSet } from '../config/setting.js';
+import { resolveRunSettings } from '../config/settings.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
-import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../fixtures/index.js';
+import { discoverFixtures, loadCasesFromPaths, mergeSuites } from '../fixtures/discover.js';
+import { selectCases } from '../fixtures/select.js';
 import { loadToolset } from '../toolset/load.js';
-import type { emitVerdictSpan, postSpanAnnotations } from '../telemetry/index.js';
+import type { emitVerdictSpan } from '../telemetry/render.js';
+import type { postSpanAnnotations } from '../telemetry/phoenix.js';
 import type { annotationTls } from '../telemetry/telemetry.js';
 import { traceLink } from '../core/trace-link.js';
-import type { AnnotationTarget, Telemetry } from '../telemetry/index.js';
-import { loadRulesFile, scoreTraceFiles } from '../traces/index.js';
-import type { ScoreSummary, TraceOutcome, TraceRule, TraceScorerOptions, TraceVerdictLine } from '../traces/index.js';
+import type { AnnotationTarget } from '../telemetry/phoenix.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
+import { loadRulesFile } from '../traces/rules.js';
+import { scoreTraceFiles } from '../traces/pipeline.js';
+import type { ScoreSummary, TraceOutcome, TraceScorerOptions, TraceVerdictLine } from '../traces/score-traces.js';
+import type { TraceRule } from '../traces/rules.js';
 import type { Case } from '../types/case.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import type { AppContext } from './context.js';
 import { ownToolsetOf, toolsetSpecFor } from './run-suite.js';
+import { aggregateCase, type AggregateSubject } from '../scoring/samples.js';
+import { buildResultsDocument, type ResultsDocument, type ResultsMeta } from '../report/results.js';
+import type { SampleOutcome } from '../types/verdict.js';
+import { VERSION } from '../core/version.js';
 
 /** Options shared by `score` and `serve` (their flags). */
 export interface TraceScoringFlags {
@@ -86,7 +95,10 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   for (const c of cases) byCase.set(c, ownToolsetOf(c, toolsetSpec, env) ?? (await load(toolsetSpecFor(c, toolsetSpec, env, config))));
   const ruleToolset = toolsetSpec ? await load(toolsetSpec) : undefined;
   if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; without it those rules are unscorable (the check cannot be judged)');
-  const toolMode = firstSet<ToolMode | undefined>(flags.toolMode, undefined, config.llm?.tool_mode, undefined).value;
+  // The same resolver as `run` (RUNSPEC_TOOL_MODE included); left unset, each trace's own tool mode
+  // decides, else dedup.
+  const resolved = resolveRunSettings({ flags: flags.toolMode ? { toolMode: flags.toolMode } : {}, env, file: config }).toolMode;
+  const toolMode = resolved.source === 'default' ? undefined : resolved.value;
   const scorer: TraceScorerOptions = { cases, rules, toolsetFor: (c) => byCase.get(c) };
   if (ruleToolset) scorer.toolset = ruleToolset;
   if (toolMode) scorer.toolMode = toolMode;
@@ -96,8 +108,7 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   for (const w of env.warnings) ctx.warn(w);
   env.warnings.length = 0;
   // The OpenTelemetry SDK loads only for --export / --annotate (most of a cold start otherwise).
-  const tm: TelemetryModules | undefined =
-    flags.export || flags.annotate ? { ...(await import('../telemetry/index.js')), annotationTls: (await import('../telemetry/telemetry.js')).annotationTls } : undefined;
+  const tm: TelemetryModules | undefined = flags.export || flags.annotate ? await loadTelemetryModules() : undefined;
   const sinks = createVerdictSinks(ctx, flags, env, config, tm);
   const template = config.telemetry?.trace_url;
   const project = config.telemetry?.project ?? env.get('PHOENIX_PROJECT_NAME');
@@ -108,7 +119,24 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   return { scorer, env, config, cases, rules, sinks, decorate };
 }
 
-type TelemetryModules = typeof import('../telemetry/index.js') & { annotationTls: typeof annotationTls };
+interface TelemetryModules {
+  createTelemetry: typeof import('../telemetry/telemetry.js').createTelemetry;
+  annotationTls: typeof annotationTls;
+  emitVerdictSpan: typeof emitVerdictSpan;
+  buildSpanAnnotations: typeof import('../telemetry/phoenix.js').buildSpanAnnotations;
+  postSpanAnnotations: typeof postSpanAnnotations;
+}
+
+async function loadTelemetryModules(): Promise<TelemetryModules> {
+  const [telemetry, render, phoenix] = await Promise.all([import('../telemetry/telemetry.js'), import('../telemetry/render.js'), import('../telemetry/phoenix.js')]);
+  return {
+    createTelemetry: telemetry.createTelemetry,
+    annotationTls: telemetry.annotationTls,
+    emitVerdictSpan: render.emitVerdictSpan,
+    buildSpanAnnotations: phoenix.buildSpanAnnotations,
+    postSpanAnnotations: phoenix.postSpanAnnotations,
+  };
+}
 
 function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env, config: ConfigFile, tm: TelemetryModules | undefined): VerdictSinks {
   let telemetry: Telemetry | undefined;
@@ -204,16 +232,37 @@ export interface ScoreTracesOptions extends TraceScoringFlags {
   stdin?: AsyncIterable<Uint8Array>;
   /** Each verdict line as its trace is scored. */
   onLine?: (line: TraceVerdictLine) => void;
+  /**
+   * Also build a results document, the model `run` writes: one case per case or rule, one run per
+   * scored trace, so `report` (table, JSON, JUnit, Markdown, HTML) and the console render score output
+   * as they render runs. Holds every verdict in memory.
+   */
+  results?: boolean;
+  /** Pass rate a case or rule must reach in that document. @default 1 */
+  threshold?: number;
+  /** Count unscorable and incomplete verdicts as failures in the exit code. */
+  failOnUnscorable?: boolean;
+}
+
+export interface ScoreTracesOutcome {
+  summary: ScoreSummary;
+  /** With `results`: the verdicts as a results document. */
+  document?: ResultsDocument;
+  /** 2 an input had nothing readable, 1 some verdict fails, 0 otherwise. */
+  exitCode: number;
 }
 
 /**
  * Score OTLP trace files (or `-`) end to end: cases and rules as `run` would pick them, annotations and
- * verdict spans best effort. Returns the summary; verdict lines go to `onLine` as they are scored.
+ * verdict spans best effort. Verdict lines go to `onLine` as they are scored.
  */
-export async function scoreTraces(ctx: AppContext, inputs: string[], options: ScoreTracesOptions): Promise<ScoreSummary> {
+export async function scoreTraces(ctx: AppContext, inputs: string[], options: ScoreTracesOptions): Promise<ScoreTracesOutcome> {
   const setup = await loadTraceScoring(ctx, options);
+  const collector = options.results ? createResultsCollector(setup.cases) : undefined;
+  const started = new Date().toISOString();
+  let summary: ScoreSummary;
   try {
-    return await scoreTraceFiles(inputs, {
+    summary = await scoreTraceFiles(inputs, {
       ...setup.scorer,
       cwd: ctx.cwd,
       ...(options.stdin ? { stdin: options.stdin } : {}),
@@ -222,6 +271,7 @@ export async function scoreTraces(ctx: AppContext, inputs: string[], options: Sc
       ...(options.maxOpenBytes !== undefined ? { maxOpenBytes: options.maxOpenBytes } : {}),
       onOutcome: (o) => {
         setup.sinks.add(o);
+        collector?.add(o);
         if (o.supersedes) options.onSupersede?.(o.traceId);
         if (o.kind === 'scored') for (const l of o.lines) options.onLine?.(setup.decorate(l));
       },
@@ -229,6 +279,24 @@ export async function scoreTraces(ctx: AppContext, inputs: string[], options: Sc
   } finally {
     await setup.sinks.close();
   }
+  const outcome: ScoreTracesOutcome = { summary, exitCode: scoreExitCode(summary, { failOnUnscorable: options.failOnUnscorable === true }) };
+  if (collector) {
+    outcome.document = collector.document(scoreMeta(started, `score ${inputs.join(',')}`, options.threshold ?? 1, options.shard), options.threshold ?? 1);
+  }
+  return outcome;
+}
+
+/** The meta of a scoring's results document. */
+export function scoreMeta(started: string, label: string, threshold: number, shard?: { index: number; count: number }): ResultsMeta {
+  return {
+    started,
+    finished: new Date().toISOString(),
+    tool: 'runspec-eval',
+    version: VERSION,
+    test_suite: label,
+    threshold,
+    ...(shard ? { shard: { ...shard } } : {}),
+  };
 }
 
 /**
@@ -239,4 +307,48 @@ export function scoreExitCode(s: ScoreSummary, opts: { failOnUnscorable?: boolea
   if (s.badFiles.length) return 2;
   if (opts.failOnUnscorable && s.unscorable > 0) return 1;
   return s.failed > 0 ? 1 : 0;
+}
+
+/** Collects scored traces into a results document (`score --results`, `serve --results`). */
+export interface ResultsCollector {
+  add(outcome: TraceOutcome): void;
+  document(meta: ResultsMeta, threshold: number): ResultsDocument;
+}
+
+/** Verdicts of scored traces grouped by case (or `rule:NAME`), in first-seen order: one sample per trace. */
+export function createResultsCollector(cases: readonly Case[]): ResultsCollector {
+  const byId = new Map(cases.map((c) => [c.id, c]));
+  const groups = new Map<string, { subject: AggregateSubject; outcomes: SampleOutcome[]; traces: string[] }>();
+  return {
+    add(o) {
+      // A later judgement of the same trace (late spans re-opened it) replaces the earlier one.
+      if (o.supersedes) {
+        for (const g of groups.values()) {
+          for (let i = g.traces.length - 1; i >= 0; i--) {
+            if (g.traces[i] === o.traceId) {
+              g.traces.splice(i, 1);
+              g.outcomes.splice(i, 1);
+            }
+          }
+        }
+      }
+      if (o.kind !== 'scored') return;
+      for (const v of o.verdicts) {
+        const key = v.caseId ?? `rule:${v.rule ?? v.verdict.caseId}`;
+        let g = groups.get(key);
+        if (!g) {
+          const c = v.caseId !== undefined ? byId.get(v.caseId) : undefined;
+          const subject: AggregateSubject = c ?? { id: key, dialect: 'rule', tags: [], suite: undefined, settings: {} };
+          g = { subject, outcomes: [], traces: [] };
+          groups.set(key, g);
+        }
+        g.traces.push(o.traceId);
+        g.outcomes.push({ status: 'scored', sample: g.outcomes.length, verdict: v.verdict, elapsedMs: 0, tokens: v.verdict.replio?.tokens ?? 0 });
+      }
+    },
+    document(meta, threshold) {
+      const caseResults = [...groups.values()].map((g) => aggregateCase(g.subject, g.outcomes.map((x, sample) => ({ ...x, sample })), { threshold }));
+      return buildResultsDocument({ meta, iterations: [{ iteration: 0, timestamp: meta.finished ?? meta.started, caseResults }] });
+    },
+  };
 }

@@ -1,6 +1,8 @@
 // The only reader of the process environment: callers pass `process.env` (tests pass a plain object).
 
-export type EnvSource = Readonly<Record<string, string | undefined>>;
+import type { EnvSource } from '../types/env.js';
+
+export type { EnvSource } from '../types/env.js';
 
 export interface Env {
   /** The value, or undefined when unset or empty (OTel semantics: empty means unset). */
@@ -55,4 +57,3 @@ export function readEnv(source: EnvSource): Env {
   };
 }
 
-export { isSecretName, redactSecrets } from '../core/redact.js';

@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { readEnv, type Env, type EnvSource } from './env.js';
 import type { ConfigFile } from './file.js';
-import { firstSet } from './setting.js';
+import { firstSet, type Source } from './setting.js';
 
 // Provider presets and [providers.NAME] profiles → one plain ProviderSpec. The spec names the
 // environment variable of the key, never the key; providers/resolve.ts turns a spec into a Provider.
@@ -44,6 +44,8 @@ export interface ProviderSpec {
   contextWindow?: number;
   timeoutMs?: number;
   retries?: number;
+  /** Where the base URL and the model came from (flag, env, file, default), for `config`. */
+  sources?: { baseUrl: Source; model: Source };
 }
 
 /** Values from command-line flags; they win over everything else. */
@@ -103,11 +105,14 @@ export function resolveProviderSpec(name: string | undefined, opts: ResolveProvi
   const apiKeyEnv = profile ? (profile.api_key_env ?? (profile.base_url ? undefined : preset.apiKeyEnv)) : preset.apiKeyEnv;
   const scriptPath = inlineScript ?? profile?.script;
 
+  const baseUrl = firstSet(flags.baseUrl, env.url('RUNSPEC_BASE_URL'), profile?.base_url ?? (llmApplies ? llm.base_url : undefined), preset.baseUrl);
+  const model = firstSet(flags.model, env.get('RUNSPEC_MODEL'), profile?.model ?? (llmApplies ? llm.model : undefined), undefined);
   const spec: ProviderSpec = {
     name: base,
     kind,
-    baseUrl: firstSet(flags.baseUrl, env.url('RUNSPEC_BASE_URL'), profile?.base_url ?? (llmApplies ? llm.base_url : undefined), preset.baseUrl).value,
-    model: firstSet(flags.model, env.get('RUNSPEC_MODEL'), profile?.model ?? (llmApplies ? llm.model : undefined), undefined).value,
+    baseUrl: baseUrl.value,
+    model: model.value,
+    sources: { baseUrl: baseUrl.source, model: model.source },
     apiKeyEnv,
     script: scriptPath ? (isAbsolute(scriptPath) ? scriptPath : resolve(opts.projectDir ?? '.', scriptPath)) : undefined,
     temperature: firstSet(flags.temperature, undefined, profile?.temperature ?? llm.temperature, undefined).value,

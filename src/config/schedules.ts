@@ -3,11 +3,11 @@ import { writeFileAtomic } from '../core/atomic-write.js';
 import { parseStructuredText, validateStructured } from '../core/structured-file.js';
 import { join } from 'node:path';
 import { Cron } from 'croner';
-import { stringify as stringifyToml } from 'smol-toml';
+import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 
-/** `runspec_schedules.toml`: `[[schedule]]` entries with `action = "eval"` (runspec seed, "Scheduling a sweep"). */
+/** `runspec_schedules.toml`: `[[schedule]]` entries with `action = "eval"` (a nightly sweep, the twin of the CI live tier). */
 const WhenSchema = z
   .object({
     cron: z.string(),
@@ -113,6 +113,15 @@ export function dueSchedules(schedules: ScheduleEntry[], since: Date, at: Date):
   return schedules.filter((s) => s.enabled !== false && nextFire(s, since).getTime() <= at.getTime());
 }
 
+function appendable(text: string, entries: number): boolean {
+  try {
+    const doc = parseToml(text) as { schedule?: unknown };
+    return Array.isArray(doc.schedule) && doc.schedule.length === entries;
+  } catch {
+    return false;
+  }
+}
+
 /** Append (or replace by id) a schedule and rewrite the file atomically. */
 export function saveSchedule(projectDir: string, entry: ScheduleEntry): void {
   const parsed = ScheduleSchema.safeParse(entry);
@@ -126,5 +135,13 @@ export function saveSchedule(projectDir: string, entry: ScheduleEntry): void {
   // Other tools' entries stay where they are; an eval entry with this id is replaced.
   const kept = data.schedule.filter((s) => !(isEvalEntry(s) && (s as { id?: unknown }).id === entry.id));
   const file = join(projectDir, SCHEDULES_FILE);
+  if (kept.length === data.schedule.length && existsSync(file)) {
+    // A new id is appended to the text, so the file's comments and formatting (other tools' too) stay.
+    const text = readFileSync(file, 'utf8');
+    const sep = text === '' || text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n';
+    const after = `${text}${sep}${stringifyToml({ schedule: [parsed.data] })}\n`;
+    // (An inline `schedule = [...]` array cannot take a [[schedule]] block: rewrite the file then.)
+    if (appendable(after, data.schedule.length + 1)) return writeFileAtomic(file, after);
+  }
   writeFileAtomic(file, stringifyToml({ ...data, schedule: [...kept, parsed.data] }) + '\n');
 }

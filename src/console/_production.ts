@@ -3,10 +3,10 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { buildResultsDocument, type ResultsDocument } from '../report/results.js';
-import { wilsonInterval } from '../scoring/index.js';
-import type { TraceVerdictLine } from '../traces/index.js';
-import type { CaseResult, SampleTrace, SampleTraceStep, Verdict, VerdictCategory } from '../types/index.js';
-import { VERDICT_CATEGORIES } from '../types/index.js';
+import { wilsonInterval } from '../scoring/samples.js';
+import type { TraceVerdictLine } from '../traces/score-traces.js';
+import type { CaseResult, SampleTrace, SampleTraceStep, Verdict, VerdictCategory } from '../types/verdict.js';
+import { VERDICT_CATEGORIES } from '../types/verdict.js';
 import { HttpProblem } from './_http.js';
 
 /** Most verdict lines the console reads from one file (the newest are kept). */

@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { logFileFor, readResultsLog } from '../report/results-file.js';
 import { basename, join } from 'node:path';
-import type { CaseResult, ToolMode } from '../types/index.js';
+import type { CaseResult } from '../types/verdict.js';
+import type { ToolMode } from '../types/toolset.js';
 import { HttpProblem } from './_http.js';
 import { resultsDir } from './_reports.js';
 

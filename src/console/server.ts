@@ -10,7 +10,7 @@ import { redactSecrets } from '../core/redact.js';
 import { isRunspecError } from '../errors.js';
 import { renderCompareView, renderReportView } from '../report/view.js';
 import { scoreTraces } from '../app/score-traces.js';
-import type { TraceVerdictLine } from '../traces/index.js';
+import type { TraceVerdictLine } from '../traces/score-traces.js';
 import { guard, HttpProblem, readJson, securityHeaders, sendJson, sendText } from './_http.js';
 import { CONSOLE_HTML, CONSOLE_SCRIPT, CONSOLE_STYLE } from './_page.js';
 import { confinedPath, productionDocument, readVerdictFile } from './_production.js';
@@ -102,7 +102,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleServer>
     if (traceFiles.length) {
       // The app layer's scoring, as `score` does it: the cases, rules and toolsets `run` would pick.
       const ctx = { projectDir: opts.projectDir, cwd: opts.projectDir, env: opts.env, err: () => {}, warn: (w: string) => void problems.push(w) };
-      const summary = await scoreTraces(ctx, traceFiles, { onLine: (l) => void lines.push(l) });
+      const { summary } = await scoreTraces(ctx, traceFiles, { onLine: (l) => void lines.push(l) });
       for (const f of summary.badFiles) problems.push(`${f}: nothing readable`);
     }
     const { doc, unmatched } = productionDocument(lines, paths.join(', '));

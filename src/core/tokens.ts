@@ -1,4 +1,4 @@
-import type { Usage } from '../types/index.js';
+import type { Usage } from '../types/run.js';
 
 /**
  * The total tokens of a usage record: `totalTokens` when the producer reported it, else prompt +

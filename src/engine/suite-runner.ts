@@ -2,7 +2,10 @@
 // aggregates a case once all its samples end, then renders telemetry for that case (so every trace
 // carries the final verdict and pass rate) and reports the case through a callback.
 
-import type { Case, CaseGate, CaseResult, Run, RunError, SampleOutcome, ToolMode, Toolset, Verdict } from '../types/index.js';
+import type { Case, CaseGate } from '../types/case.js';
+import type { CaseResult, SampleOutcome, Verdict } from '../types/verdict.js';
+import type { Run, RunError } from '../types/run.js';
+import type { ToolMode, Toolset } from '../types/toolset.js';
 import { runPool } from '../core/concurrency.js';
 import { runCase, type TurnEvent } from './run-case.js';
 import { toolLog } from './tool-log.js';
@@ -231,8 +234,8 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     const result = scoring.aggregateCase(s.c, outcomes, aggregate);
     finished.set(s.c.id, keep ? result : undefined);
     if (opts.telemetry) {
-      for (const { run, verdict } of scored) {
-        const outcome = sampleOutcome(run, verdict);
+      for (const [i, { run, verdict }] of scored.entries()) {
+        const outcome = outcomes[i] ?? sampleOutcome(run, verdict);
         const judged = outcome.status === 'scored' ? { verdict } : { error: outcome.error };
         try {
           const rendered = await opts.telemetry.emitCase({ case: s.c, run, ...judged, result, runId: opts.runId, agentName: opts.agentName, toolset: s.toolset });
@@ -240,6 +243,10 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
           if (outcome.status === 'scored' && isTraceIds(rendered)) {
             verdict.trace = { traceId: rendered.traceId, rootSpanId: rendered.rootSpanId };
             if (rendered.url !== undefined) verdict.trace.url = rendered.url;
+          } else if (outcome.status === 'errored' && isTraceIds(rendered)) {
+            // An errored sample's trace was exported too: its run entry links to it like a verdict does.
+            outcome.traceRef = { traceId: rendered.traceId, rootSpanId: rendered.rootSpanId };
+            if (rendered.url !== undefined) outcome.traceRef.url = rendered.url;
           }
         } catch (err) {
           warn(`telemetry: ${s.c.id}#${run.sample}: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,5 +1,6 @@
 import { createTwoFilesPatch } from 'diff';
-import type { Case, CaseResult } from '../types/index.js';
+import type { Case } from '../types/case.js';
+import type { CaseResult } from '../types/verdict.js';
 import { cleanModelText } from './_text.js';
 import { OBSERVER_SYSTEM, OPTIMIZER_SYSTEM } from './prompts.js';
 

@@ -1,4 +1,4 @@
-// System prompts of the optimisation loop (turnstone seed, "Optimization Loop"). Our own wording.
+// System prompts of the optimisation loop (the optimiser and observer of `runspec-eval optimize --help`). Our own wording.
 
 export const OPTIMIZER_SYSTEM = `You rewrite the developer prompt of a tool-using coding agent. You are a text rewriter, not the agent.
 You receive the current prompt, the test cases (user prompt and the tool calls expected), the results of the last

@@ -241,7 +241,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
         }
         const tries = retryable && attempts > 1 ? ` after ${attempts} attempts` : '';
         throw new ProviderError('PROVIDER', `${opts.label}: ${where} answered ${status}${tries}: ${snippet(text) || '(empty body)'}`, {
-          hint: retryable ? 'the server is failing or rate-limiting; retry later or raise --retries' : 'the request was refused; check --model and the server logs',
+          hint: retryable ? 'the server is failing or rate-limiting; retry later or raise --attempts' : 'the request was refused; check --model and the server logs',
           status,
         });
       }

@@ -1,4 +1,4 @@
-import { toAnthropicTools } from '../toolset/wire.js';
+import { toAnthropicTools } from './tools-wire.js';
 import type { Message, ToolCall } from '../types/run.js';
 import { createModelLookup, createProviderHttp, joinUrl, jsonWithTail, serverOf } from './_http.js';
 import { badShape, defined, parseToolArguments, usageOf } from './_wire.js';

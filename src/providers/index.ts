@@ -6,6 +6,7 @@ export { createMockProvider, loadMockScript, MockScriptSchema } from './mock.js'
 export type { MockScript, MockTurn } from './mock.js';
 export { createRecordingProvider, createReplayProvider, loadRecording, RECORDING_FORMAT } from './recording.js';
 export type { RecordedResponse, RecordingEntry, RecordingFile, RecordingProvider } from './recording.js';
-export { createProviderFromSpec, resolveProvider } from './resolve.js';
 export { requestHash } from './_canonical.js';
 export { canonicalJson } from '../core/canonical-json.js';
+export { toOpenAITools, toAnthropicTools } from './tools-wire.js';
+export type { OpenAITool, AnthropicTool } from './tools-wire.js';

@@ -1,4 +1,4 @@
-import { toOpenAITools } from '../toolset/wire.js';
+import { toOpenAITools } from './tools-wire.js';
 import type { Message, ToolCall } from '../types/run.js';
 import { createModelLookup, createProviderHttp, joinUrl, jsonWithTail, serverOf } from './_http.js';
 import { argumentsText, badShape, defined, parseToolArguments, usageOf } from './_wire.js';

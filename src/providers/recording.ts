@@ -43,6 +43,8 @@ export interface RecordingFile {
   provider: string;
   system: string;
   model?: string;
+  /** `--context-window` of the recorded run: a replay truncates where the recording did. */
+  contextWindow?: number;
   entries: RecordingEntry[];
 }
 
@@ -58,6 +60,7 @@ export function createReplayProvider(opts: { file: string; name?: string }): Pro
     name: opts.name ?? 'replay',
     system: recording.system || 'replay',
     model: recording.model,
+    ...(typeof recording.contextWindow === 'number' ? { contextWindow: recording.contextWindow } : {}),
     async chat(req: ChatRequest): Promise<ChatResponse> {
       if (req.signal?.aborted) throw new ProviderError('CANCELLED', 'replay provider: request cancelled');
       if (!req.key) {
@@ -105,6 +108,7 @@ export function createRecordingProvider(inner: Provider, opts: { file: string; m
       return inner.model;
     },
     baseUrl: inner.baseUrl,
+    ...(inner.contextWindow !== undefined ? { contextWindow: inner.contextWindow } : {}),
     get entries() {
       return [...recorded.values()];
     },
@@ -141,6 +145,7 @@ export function createRecordingProvider(inner: Provider, opts: { file: string; m
         provider: inner.name,
         system: inner.system,
         ...(inner.model ? { model: inner.model } : {}),
+        ...(inner.contextWindow !== undefined ? { contextWindow: inner.contextWindow } : {}),
         entries: [...all.values()].sort(compareEntries).map(orderEntry),
       };
       writeFileAtomic(opts.file, `${JSON.stringify(file, null, 2)}\n`);

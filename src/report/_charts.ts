@@ -1,5 +1,5 @@
 // Inline SVG bar charts for the report view: no library, no script, text escaped like the rest.
-import { escapeXml as esc } from './_escape.js';
+import { escapeXml as esc } from '../core/escape.js';
 
 export interface BarItem {
   label: string;

@@ -1,7 +1,8 @@
 // What every renderer shows for a case: the verdict of its representative sample (the first failing
 // scored sample, else the first scored one), its observed tool/command/autonomy/host, and the pass rate.
-import type { CaseEntry, ResultsDocument, ResultsIteration, RunEntry } from './results.js';
-import type { VerdictCategory } from '../types/index.js';
+import { runEntryTrace, type CaseEntry, type ResultsDocument, type ResultsIteration, type RunEntry } from './results.js';
+import type { VerdictCategory } from '../types/verdict.js';
+import { wilsonInterval } from '../scoring/samples.js';
 
 export interface CaseView {
   caseId: string;
@@ -31,6 +32,34 @@ export function isJudgedRun(r: RunEntry): boolean {
   return r.status === 'scored' && r.verdict?.category !== 'unscorable' && r.verdict?.category !== 'incomplete';
 }
 
+/** The headline pass rate every report shows: judged samples pooled over all cases, with its 95% Wilson interval. */
+export interface PooledPassRate {
+  passed: number;
+  judged: number;
+  /** passed / judged; 0 when nothing was judged. */
+  rate: number;
+  low: number;
+  high: number;
+}
+
+/**
+ * The headline pass rate of the last iteration: passed / judged samples over every case (errored,
+ * unscorable and incomplete samples left out), not the mean of the case pass rates, so a case with many
+ * samples weighs as many samples. Terminal, Markdown and HTML all show this one number.
+ */
+export function pooledPassRate(doc: ResultsDocument): PooledPassRate {
+  const runs = Object.values(lastIteration(doc)?.cases ?? {}).flatMap((e) => e.runs);
+  const judged = runs.filter(isJudgedRun);
+  const passed = judged.filter((r) => r.pass).length;
+  const { low, high } = wilsonInterval(passed, judged.length);
+  return { passed, judged: judged.length, rate: judged.length ? passed / judged.length : 0, low, high };
+}
+
+/** The headline pass rate as text: `pass rate 80.6% (25/31 judged samples, 95% interval 63%–91%)`. */
+export function pooledPassRateText(p: PooledPassRate): string {
+  return `pass rate ${percent(p.rate, 1)} (${p.passed}/${p.judged} judged samples, 95% interval ${percent(p.low)}–${percent(p.high)})`;
+}
+
 /** The iteration reports show: the last one. */
 export function lastIteration(doc: ResultsDocument): ResultsIteration | undefined {
   return doc.iterations[doc.iterations.length - 1];
@@ -45,6 +74,13 @@ export function passRateText(entry: CaseEntry): string {
   const passed = scored.filter((r) => r.pass).length;
   if (scored.length === 0) return `0/0`;
   return `${passed}/${scored.length} ${percent(entry.pass_rate)}`;
+}
+
+/** The trace id and link of the sample a case row shows (an errored sample's exported trace too). */
+function traceOfView(r: RunEntry | undefined): { traceId?: string; traceUrl?: string } {
+  const ref = r ? runEntryTrace(r) : undefined;
+  if (!ref) return {};
+  return { traceId: ref.traceId, ...(ref.url ? { traceUrl: ref.url } : {}) };
 }
 
 export function caseViews(doc: ResultsDocument): CaseView[] {
@@ -76,8 +112,7 @@ export function caseViews(doc: ResultsDocument): CaseView[] {
       reason,
       meetsThreshold: entry.meets_threshold,
       errored,
-      ...(sample?.verdict?.trace_id ? { traceId: sample.verdict.trace_id } : {}),
-      ...(sample?.verdict?.trace_url ? { traceUrl: sample.verdict.trace_url } : {}),
+      ...traceOfView(sample ?? firstError),
     };
   });
 }
@@ -134,7 +169,7 @@ export function titleOf(doc: ResultsDocument): string {
   return parts.join(' · ');
 }
 
-/** What each verdict means (seed taxonomy), shown as tooltips and legends. A new category fails the build here. */
+/** What each verdict means (docs/verdicts.md), shown as tooltips and legends. A new category fails the build here. */
 export const VERDICT_MEANINGS: Record<VerdictCategory, string> = {
   pass: 'The expected tool, with the expected args (and, if enabled, no preflight bounce).',
   wrong_tool: 'The model ran a different runnable than expected.',

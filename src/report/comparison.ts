@@ -1,7 +1,7 @@
 // The side-by-side summary of `compare` / `run --compare`.
 import type { Comparison, ComparisonCell } from './compare.js';
 import { percent } from './_present.js';
-import { escapeCell, mdCode } from './_escape.js';
+import { escapeCell, mdCode } from '../core/escape.js';
 
 function cellText(cell: ComparisonCell | null): string {
   if (!cell) return '—';
@@ -45,8 +45,9 @@ export function summaryRows(c: Comparison): ComparisonSummaryRow[] {
     return { metric: name, percent: pct, values, deltas: values.map((v, i) => (i === 0 || v === null || first === null ? null : v - first)) };
   };
   return [
-    metric('pass rate', true, (s) => s.avgPassRate),
-    metric('accuracy', true, (s) => s.avgAccuracy),
+    // The headline pass rate of every report: judged samples pooled over the cases (as the HTML view).
+    metric('pass rate (judged samples)', true, (s) => s.overallPassRate),
+    metric('expected-sequence accuracy', true, (s) => s.avgAccuracy),
     metric('cases meeting threshold', false, (s) => s.casesMeetingThreshold),
     metric('calls', false, (s) => s.calls),
     metric('redundant', false, (s) => s.redundant),

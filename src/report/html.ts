@@ -3,7 +3,7 @@
 // fetch of any kind, so the file can be attached to a CI run and opened offline.
 import { createHash } from 'node:crypto';
 import type { ResultsDocument } from './results.js';
-import { escapeXml as esc } from './_escape.js';
+import { escapeXml as esc } from '../core/escape.js';
 import { titleOf } from './_present.js';
 import { REPORT_CSS, REPORT_SCRIPT } from './_view-assets.js';
 import { renderCompareView, renderReportView, type ReportViewOptions } from './view.js';

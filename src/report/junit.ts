@@ -1,8 +1,8 @@
 // JUnit XML for CI systems: one <testsuite> per suite, one <testcase> per case; a case below its
 // threshold is a <failure> whose message is the reason; a case with no scored sample is an <error>.
-import type { ResultsDocument } from './results.js';
+import { runEntryTrace, type ResultsDocument, type RunEntry } from './results.js';
 import { caseViews, type CaseView } from './_present.js';
-import { escapeAttr, escapeXml } from './_escape.js';
+import { escapeAttr, escapeXml } from '../core/escape.js';
 
 function seconds(view: CaseView): number {
   return view.entry.runs.reduce((sum, r) => sum + r.elapsed, 0);
@@ -24,12 +24,17 @@ function properties(view: CaseView): string[] {
   return ['      <properties>', ...props.map(([n, v]) => `        <property name="${escapeAttr(n)}" value="${escapeAttr(v)}"/>`), '      </properties>'];
 }
 
+function traceNote(r: RunEntry): string {
+  const ref = runEntryTrace(r);
+  return ref ? ` (trace ${ref.traceId})` : '';
+}
+
 function sampleLines(view: CaseView): string {
   return view.entry.runs
     .map((r) =>
       r.status === 'errored'
-        ? `sample ${r.sample}: errored: ${r.error ? `${r.error.code}: ${r.error.message}` : r.detail}`
-        : `sample ${r.sample}: ${r.verdict?.category ?? (r.pass ? 'pass' : 'fail')}: ${r.verdict?.reason ?? r.detail}`,
+        ? `sample ${r.sample}: errored: ${r.error ? `${r.error.code}: ${r.error.message}` : r.detail}${traceNote(r)}`
+        : `sample ${r.sample}: ${r.verdict?.category ?? (r.pass ? 'pass' : 'fail')}: ${r.verdict?.reason ?? r.detail}${traceNote(r)}`,
     )
     .join('\n');
 }

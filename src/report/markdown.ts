@@ -1,16 +1,17 @@
 // Markdown for CI step summaries (GitHub's $GITHUB_STEP_SUMMARY, GitLab MR notes).
-import type { ResultsDocument, RunEntry } from './results.js';
-import { caseViews, categoryCounts, formatInt, gateText, hasPassK, lastIteration, passKText, percent, thresholdText, titleOf, type CaseView } from './_present.js';
-import { escapeCell, mdCode } from './_escape.js';
+import { runEntryTrace, type ResultsDocument, type RunEntry } from './results.js';
+import { caseViews, categoryCounts, formatInt, gateText, hasPassK, lastIteration, passKText, percent, pooledPassRate, pooledPassRateText, thresholdText, titleOf, type CaseView } from './_present.js';
+import { escapeCell, mdCode } from '../core/escape.js';
 
 /** Failing-sample lines listed before the rest is summarised as a count. */
 const MAX_FAILING_LINES = 200;
 
 /** ` · trace [0af76519…](url)`, or the bare id without a `trace_url` template. */
 function traceRef(r: RunEntry): string {
-  const id = r.verdict?.trace_id;
-  if (!id) return '';
-  const url = r.verdict?.trace_url;
+  const ref = runEntryTrace(r);
+  if (!ref) return '';
+  const id = ref.traceId;
+  const url = ref.url;
   return url ? ` · trace [\`${id.slice(0, 16)}\`](${url.replace(/[()\s]/g, encodeURIComponent)})` : ` · trace ${mdCode(id)}`;
 }
 
@@ -32,9 +33,9 @@ export function renderMarkdown(doc: ResultsDocument): string {
     const head = agg.all_meet_threshold ? '✅' : '❌';
     const bits = [
       `${head} **${agg.cases_meeting_threshold}/${agg.total_cases} cases meet the threshold** (${thresholdText(views)})`,
-      `pass rate ${percent(agg.avg_pass_rate, 1)}`,
+      pooledPassRateText(pooledPassRate(doc)),
     ];
-    if (agg.avg_accuracy !== null) bits.push(`accuracy ${percent(agg.avg_accuracy, 1)}`);
+    if (agg.avg_accuracy !== null) bits.push(`expected-sequence accuracy ${percent(agg.avg_accuracy, 1)}`);
     bits.push(`${agg.scored_runs} samples`);
     if (agg.errored_runs > 0) bits.push(`⚠️ ${agg.errored_runs} errored`);
     if (agg.unscorable_runs) bits.push(`${agg.unscorable_runs} unscorable`);
@@ -56,7 +57,7 @@ export function renderMarkdown(doc: ResultsDocument): string {
     if (categories.length) out.push(`**By verdict:** ${categories.map(([c, n]) => `${escapeCell(c)} ${n}`).join(' · ')}`, '');
     const tags = Object.entries(agg.by_tag);
     if (tags.length) {
-      out.push(`**By tag:** ${tags.map(([t, g]) => `${mdCode(t)} ${g.cases_meeting_threshold}/${g.cases} (${percent(g.avg_pass_rate)})`).join(' · ')}`, '');
+      out.push(`**By tag:** ${tags.map(([t, g]) => `${mdCode(t)} ${g.cases_meeting_threshold}/${g.cases} (${percent(g.runs ? g.passed_runs / g.runs : 0)})`).join(' · ')}`, '');
     }
   }
   const failing = views.flatMap((v) =>

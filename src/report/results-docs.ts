@@ -2,7 +2,7 @@
 
 import { readFileSync } from 'node:fs';
 import { RunspecError } from '../errors.js';
-import type { CaseResult } from '../types/index.js';
+import type { CaseResult } from '../types/verdict.js';
 import { buildResultsDocument, caseResultsFromDocument, parseResultsDocument, resultsDocumentText, type ResultsDocument } from './results.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
 

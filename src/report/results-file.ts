@@ -12,7 +12,7 @@ import { open as openAsync, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { RunspecError } from '../errors.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
-import type { CaseResult } from '../types/index.js';
+import type { CaseResult } from '../types/verdict.js';
 import { caseResultOf, type CaseEntry } from './results.js';
 
 /** First line of a results log: who ran what, so `--resume` can finish the same run. */

@@ -10,24 +10,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { redactUrl } from '../core/redact.js';
 import { RunspecError } from '../errors.js';
-import {
-  VERDICT_CATEGORIES,
-  type CaseResult,
-  type CheckResult,
-  type Dialect,
-  type Expected,
-  type MatchScore,
-  type Observed,
-  type ReplioMetrics,
-  type SampleOutcome,
-  type ToolCall,
-  type ToolLogEntry,
-  type SampleTrace,
-  type SampleTraceStep,
-  type Verdict,
-} from '../types/index.js';
+import { VERDICT_CATEGORIES, type CaseResult, type CheckResult, type Expected, type MatchScore, type Observed, type ReplioMetrics, type SampleOutcome, type SampleTrace, type SampleTraceStep, type Verdict } from '../types/verdict.js';
+import { type ToolCall, type ToolLogEntry } from '../types/run.js';
 import { sampleScore, summarize, type SuiteSummary } from '../scoring/summary.js';
-import { AUTONOMY_LEVELS, TOOL_MODES } from '../core/vocabulary.js';
+import { AUTONOMY_LEVELS, DIALECTS, MATCH_MODES, TOOL_MODES } from '../core/vocabulary.js';
 
 /** Marks a document written by this module (turnstone readers ignore it). */
 export const RESULTS_SCHEMA = 'runspec-eval.results/v1';
@@ -36,8 +22,7 @@ const num = z.number();
 const int = z.number().int();
 const autonomy = z.enum(AUTONOMY_LEVELS);
 const runStatus = z.enum(['ok', 'truncated', 'error', 'cancelled']);
-const dialect = z.enum(['runspec', 'replio', 'turnstone']);
-const matchMode = z.enum(['exact', 'ordered_subset', 'subset', 'contains_any']);
+const matchMode = z.enum(MATCH_MODES);
 const toolMode = z.enum(TOOL_MODES);
 const args = z.record(z.string(), z.unknown());
 
@@ -70,7 +55,7 @@ const replioSchema = z.looseObject({
 const verdictSchema = z.looseObject({
   category: z.enum(VERDICT_CATEGORIES),
   reason: z.string(),
-  dialect: z.enum(['runspec', 'replio', 'turnstone', 'rule']),
+  dialect: z.enum([...DIALECTS, 'rule']),
   expected: z.looseObject({
     tool: z.array(z.string()).optional(),
     command: z.string().optional(),
@@ -123,6 +108,8 @@ const traceStepSchema = z.discriminatedUnion('kind', [
     arguments: args.optional(),
     result: z.string().optional(),
     is_error: z.boolean().optional(),
+    dropped: z.boolean().optional(),
+    mocked: z.boolean().optional(),
   }),
 ]);
 
@@ -163,6 +150,10 @@ const runEntrySchema = z.looseObject({
   tool_log: z.array(z.looseObject({ tool: z.string(), args, result: z.string().optional(), turn: int })).optional(),
   /** The sample's turns, model and tool calls with timings and results. */
   trace: sampleTraceSchema.optional(),
+  /** Errored samples: where their exported trace lives (scored samples carry these on `verdict`). */
+  trace_id: z.string().optional(),
+  root_span_id: z.string().optional(),
+  trace_url: z.string().optional(),
 });
 
 const caseEntrySchema = z.looseObject({
@@ -170,7 +161,7 @@ const caseEntrySchema = z.looseObject({
   pass_rate: num,
   avg_score: num,
   suite: z.string().nullable(),
-  dialect,
+  dialect: z.enum([...DIALECTS, 'rule']),
   tags: z.array(z.string()),
   pass_rate_low: num,
   pass_rate_high: num,
@@ -302,6 +293,8 @@ function traceToJson(t: SampleTrace): SampleTraceJson {
       arguments: s.arguments,
       result: s.result,
       is_error: s.isError,
+      dropped: s.dropped,
+      mocked: s.mocked,
     });
   });
   return dropUndefined({
@@ -330,6 +323,8 @@ function traceFromJson(t: SampleTraceJson): SampleTrace {
     if (s.arguments !== undefined) step.arguments = s.arguments;
     if (s.result !== undefined) step.result = s.result;
     if (s.is_error !== undefined) step.isError = s.is_error;
+    if (s.dropped) step.dropped = true;
+    if (s.mocked) step.mocked = true;
     return step;
   });
   const trace: SampleTrace = { startTimeMs: t.start_ms, durationMs: t.duration_ms, status: t.status, steps };
@@ -374,6 +369,18 @@ function replioFromJson(m: z.infer<typeof replioSchema>, calls: readonly ToolCal
   };
 }
 
+/**
+ * Where a run entry's trace lives: the verdict's ids for a scored sample, the entry's own for an errored
+ * one (its trace was exported although nothing was judged).
+ */
+export function runEntryTrace(r: RunEntry): { traceId: string; rootSpanId?: string; url?: string } | undefined {
+  const traceId = r.verdict?.trace_id ?? r.trace_id;
+  if (!traceId) return undefined;
+  const rootSpanId = r.verdict?.trace_id ? r.verdict.root_span_id : r.root_span_id;
+  const url = r.verdict?.trace_id ? r.verdict.trace_url : r.trace_url;
+  return { traceId, ...(rootSpanId ? { rootSpanId } : {}), ...(url ? { url } : {}) };
+}
+
 /** One sample as a turnstone run entry (plus the verdict). */
 export function runEntryOf(outcome: SampleOutcome): RunEntry {
   if (outcome.status === 'errored') {
@@ -402,6 +409,8 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
       error: { code: outcome.error.code, message: outcome.error.message },
       ...(outcome.toolLog ? { tool_log: outcome.toolLog.map((e) => ({ ...e })) } : {}),
       ...(outcome.trace ? { trace: traceToJson(outcome.trace) } : {}),
+      ...(outcome.traceRef ? { trace_id: outcome.traceRef.traceId, root_span_id: outcome.traceRef.rootSpanId } : {}),
+      ...(outcome.traceRef?.url ? { trace_url: outcome.traceRef.url } : {}),
     };
   }
   const v = outcome.verdict;
@@ -564,7 +573,7 @@ export function buildResultsDocument(input: ResultsInput): ResultsDocument {
   };
 }
 
-function outcomeOf(caseId: string, dialect: Dialect, run: RunEntry): SampleOutcome {
+function outcomeOf(caseId: string, dialect: CaseResult['dialect'], run: RunEntry): SampleOutcome {
   const calls = runEntryCalls(run);
   if (run.status === 'errored' || !run.verdict) {
     const outcome: SampleOutcome = {
@@ -574,6 +583,10 @@ function outcomeOf(caseId: string, dialect: Dialect, run: RunEntry): SampleOutco
       elapsedMs: run.elapsed_ms,
       ...(run.trace ? { trace: traceFromJson(run.trace) } : {}),
     };
+    if (run.trace_id && run.root_span_id) {
+      outcome.traceRef = { traceId: run.trace_id, rootSpanId: run.root_span_id };
+      if (run.trace_url) outcome.traceRef.url = run.trace_url;
+    }
     if (run.tool_log) outcome.toolLog = run.tool_log.map(toolLogEntry);
     if (run.run_status === 'error') {
       const partial: Verdict = {
@@ -657,10 +670,10 @@ export function caseResultsFromDocument(doc: ResultsDocument, iteration?: number
 
 /** A case result from its case entry (the inverse of {@link caseEntryOf}). */
 export function caseResultOf(caseId: string, entry: CaseEntry): CaseResult {
-  const samples = entry.runs.map((run) => outcomeOf(caseId, entry.dialect as Dialect, run));
+  const samples = entry.runs.map((run) => outcomeOf(caseId, entry.dialect, run));
   const result: CaseResult = {
     caseId,
-    dialect: entry.dialect as Dialect,
+    dialect: entry.dialect,
     tags: [...entry.tags],
     samples,
     passRate: entry.pass_rate,

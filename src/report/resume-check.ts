@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
-import type { Case, CaseResult } from '../types/index.js';
+import type { Case } from '../types/case.js';
+import type { CaseResult } from '../types/verdict.js';
 import type { ResultsLogHeader } from './results-file.js';
 
 // Resume that cannot lie: a log is only ever continued by the run that wrote it, with the same cases

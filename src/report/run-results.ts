@@ -5,7 +5,7 @@
 
 import { closeSync, openSync } from 'node:fs';
 import { EXIT_CODES, type ErrorCode } from '../errors.js';
-import type { CaseResult } from '../types/index.js';
+import type { CaseResult } from '../types/verdict.js';
 import { aggregateFromSummary, caseEntryOf, caseResultOf, RESULTS_SCHEMA, type CaseEntry, type ResultsMeta } from './results.js';
 import { redactUrl } from '../core/redact.js';
 import { createSummaryAccumulator } from '../scoring/summary.js';

@@ -1,7 +1,7 @@
 // The terminal table: verdict, tool, command, autonomy, host, pass rate and reason per case, then the summary.
 import { safeText } from '../core/safe-text.js';
 import type { ResultsDocument } from './results.js';
-import { caseViews, categoryCounts, formatInt, gateText, hasPassK, lastIteration, passKText, percent, thresholdText, titleOf, type CaseView } from './_present.js';
+import { caseViews, categoryCounts, formatInt, gateText, hasPassK, lastIteration, passKText, percent, pooledPassRate, pooledPassRateText, thresholdText, titleOf, type CaseView } from './_present.js';
 
 /** Options of {@link renderTable}. */
 export interface TableOptions {
@@ -92,17 +92,20 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
     const verdictLine = agg.all_meet_threshold
       ? paint(ANSI.green, `${agg.cases_meeting_threshold}/${agg.total_cases} cases meet the threshold (${thresholdText(views)})`)
       : paint(ANSI.red, `${agg.cases_meeting_threshold}/${agg.total_cases} cases meet the threshold (${thresholdText(views)})`);
-    const parts = [verdictLine, `pass rate ${percent(agg.avg_pass_rate, 1)}`];
-    if (agg.avg_accuracy !== null) parts.push(`accuracy ${percent(agg.avg_accuracy, 1)}`);
+    const parts = [verdictLine];
     if (agg.errored_cases > 0) parts.push(paint(ANSI.yellow, `${agg.errored_cases} errored`));
     lines.push(parts.join(' · '));
+    const rates = [pooledPassRateText(pooledPassRate(doc))];
+    // replio's accuracy: the share of samples whose call names equal the expected sequence, not a pass rate.
+    if (agg.avg_accuracy !== null) rates.push(`expected-sequence accuracy ${percent(agg.avg_accuracy, 1)}`);
+    lines.push(rates.join(' · '));
     lines.push(
       `samples ${agg.scored_runs} scored, ${agg.errored_runs} errored${agg.unscorable_runs ? `, ${agg.unscorable_runs} unscorable` : ''} · calls ${formatInt(agg.calls)} · redundant ${formatInt(agg.redundant)} · errors ${formatInt(agg.errors)} · tokens ${formatInt(agg.tokens)}${agg.json_dumps ? ` · json dumps ${agg.json_dumps}` : ''}`,
     );
     const categories = categoryCounts(agg.by_category);
     if (categories.length) lines.push(`by verdict: ${categories.map(([c, n]) => `${c} ${n}`).join(' · ')}`);
     const tags = Object.entries(agg.by_tag);
-    if (tags.length) lines.push(`by tag: ${tags.map(([t, g]) => `${t} ${g.cases_meeting_threshold}/${g.cases} (${percent(g.avg_pass_rate)})`).join(' · ')}`);
+    if (tags.length) lines.push(`by tag: ${tags.map(([t, g]) => `${t} ${g.cases_meeting_threshold}/${g.cases} (${percent(g.runs ? g.passed_runs / g.runs : 0)})`).join(' · ')}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -5,8 +5,8 @@ import { wilsonInterval } from '../scoring/samples.js';
 import { compareResults } from './compare.js';
 import type { CaseEntry, ResultsDocument, RunEntry, SampleTraceJson, SampleTraceStepJson } from './results.js';
 import { barChart, type BarItem } from './_charts.js';
-import { escapeXml as esc } from './_escape.js';
-import { caseViews, categoryCounts, formatInt, gateText, isJudgedRun, lastIteration, meaningOf, passKText, percent, thresholdText, titleOf, type CaseView } from './_present.js';
+import { escapeXml as esc } from '../core/escape.js';
+import { caseViews, categoryCounts, formatInt, gateText, isJudgedRun, lastIteration, meaningOf, passKText, percent, pooledPassRate, thresholdText, titleOf, type CaseView } from './_present.js';
 
 /** Options of the report view. */
 export interface ReportViewOptions {
@@ -61,6 +61,7 @@ function traceRef(run: RunEntry): { traceId?: string; spanId?: string; url?: str
   if (traceId) out.traceId = traceId;
   if (spanId) out.spanId = spanId;
   if (typeof v.trace_url === 'string') out.url = v.trace_url;
+  else if (!run.verdict && typeof r.trace_url === 'string') out.url = r.trace_url;
   return out;
 }
 
@@ -99,17 +100,15 @@ function statsOf(doc: ResultsDocument): Stats {
   const views = caseViews(doc);
   const runs = views.flatMap((v) => v.entry.runs);
   // Unscorable and incomplete verdicts are neither passes nor failures: out of the pass rate, as in summaries.
-  const scored = runs.filter(isJudgedRun);
-  const passed = scored.filter((r) => r.pass).length;
-  const { low, high } = wilsonInterval(passed, scored.length);
+  const { passed, judged, rate, low, high } = pooledPassRate(doc);
   const multi = views.filter((v) => v.entry.k > 1);
   const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
   return {
-    scored: scored.length,
+    scored: judged,
     passed,
     errored: runs.filter((r) => r.status === 'errored').length,
     unjudged: runs.filter((r) => r.status === 'scored' && !isJudgedRun(r)).length,
-    rate: scored.length ? passed / scored.length : 0,
+    rate,
     low,
     high,
     meeting: views.filter((v) => v.meetsThreshold).length,
@@ -137,7 +136,7 @@ function card(id: string, value: string, label: string, sub = '', cls = ''): str
 
 function cardsHtml(s: Stats, p: string): string {
   const cards = [
-    card(`${p}-passrate`, percent(s.rate, 1), `pass rate (${s.passed}/${s.scored} samples)`, `95% interval ${percent(s.low)}–${percent(s.high)}`, s.scored && s.passed === s.scored ? 'ok' : s.scored ? 'bad' : ''),
+    card(`${p}-passrate`, percent(s.rate, 1), `pass rate (${s.passed}/${s.scored} judged samples)`, `95% interval ${percent(s.low)}–${percent(s.high)}`, s.scored && s.passed === s.scored ? 'ok' : s.scored ? 'bad' : ''),
     card(`${p}-meeting`, `${s.meeting}/${s.cases}`, 'cases meet the threshold', `threshold ${s.threshold}`, s.meeting === s.cases ? 'ok' : 'bad'),
   ];
   if (s.passAtK !== null) {
@@ -188,7 +187,10 @@ function waterfallRows(trace: SampleTraceJson): WaterfallRow[] {
             : s.executed
               ? '<div class="facts">no result recorded</div>'
               : '<div class="facts">captured, not executed (decision mode)</div>';
-        rows.push({ level: 2, kind: 'tool', label: s.name, offset: s.offset_ms, duration: s.duration_ms, error: s.is_error === true, body: args + result });
+        // A call past the parallel cap was never run; a mocked result is canned, not the tool's.
+        const how = s.dropped ? '<div class="facts">dropped: beyond the per-turn parallel cap, not run</div>' : s.mocked ? '<div class="facts">mocked (tool_mocks)</div>' : '';
+        const label = s.dropped ? `${s.name} (dropped)` : s.mocked ? `${s.name} (mock)` : s.name;
+        rows.push({ level: 2, kind: 'tool', label, offset: s.offset_ms, duration: s.duration_ms, error: s.is_error === true, body: how + args + result });
       }
     }
   }

@@ -2,7 +2,8 @@
 import { effectiveAutonomy } from '../toolset/autonomy.js';
 import { matchName } from '../toolset/lookup.js';
 import { validateCallArgs, type ArgProblem } from '../toolset/validate-args.js';
-import type { Autonomy, ResolvedCall, Toolset } from '../types/index.js';
+import type { Autonomy } from '../types/case.js';
+import type { ResolvedCall, Toolset } from '../types/toolset.js';
 
 export function toolsetAutonomy(toolset: Toolset, call: ResolvedCall): Autonomy | undefined {
   return effectiveAutonomy(toolset, call);

@@ -6,10 +6,14 @@
 // | wrong number of calls                        | too_many_calls / too_few_calls (no_run when none) |
 // | function name not found                      | wrong_tool      |
 // | missing required / unexpected / missing non-optional / type / value | wrong_args |
-import type { CaseTool, CallsEquality, ExpectedCall, ToolCall, Toolset, VerdictCategory } from '../types/index.js';
+import type { CaseTool, CallsEquality, ExpectedCall } from '../types/case.js';
+import type { ToolCall } from '../types/run.js';
+import type { Toolset } from '../types/toolset.js';
+import type { VerdictCategory } from '../types/verdict.js';
 import { argsToJsonSchema } from '../toolset/json-schema.js';
 import { acceptableArgMatch, type ParamSchema } from './arg-match.js';
 import { showValue } from '../core/canonical-json.js';
+import { isRecord } from '../core/is-record.js';
 
 export interface CallsFailure {
   category: VerdictCategory;
@@ -19,10 +23,6 @@ export interface CallsFailure {
 interface ToolSchema {
   properties?: Record<string, ParamSchema>;
   required: string[];
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** The parameter schema of a tool: the case's own tools first, else the toolset's runnable. */

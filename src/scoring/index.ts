@@ -14,4 +14,3 @@ export { unscorableReason } from './verdict.js';
 export { summarize, sampleScore } from './summary.js';
 export { sampleTraceOf } from './sample-trace.js';
 export type { SuiteSummary, GroupRollup } from './summary.js';
-export { contentFreeReason } from './content-free.js';

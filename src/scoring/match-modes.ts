@@ -10,7 +10,9 @@
 // score = matched / total and pass = (score === 1), except: `exact` divides by max(expected, actual)
 // so that extra calls lower the score (and fail it), and `contains_any` scores 1 when anything matched.
 // An empty expectation passes every mode except `exact` with calls present.
-import type { ExpectedAction, MatchMode, MatchScore, ToolCall } from '../types/index.js';
+import type { ExpectedAction, MatchMode } from '../types/case.js';
+import type { MatchScore } from '../types/verdict.js';
+import type { ToolCall } from '../types/run.js';
 import { showValue } from '../core/canonical-json.js';
 import { valueText, valuesEqual } from '../core/equality.js';
 import { regexSearch } from '../core/regex.js';
@@ -142,6 +144,11 @@ export function scoreMatch(actions: readonly ExpectedAction[], calls: readonly T
     // Would it pass if every call without arguments matched? Then the failure is not definite.
     const optimistic = scoreEdges(actions, log, results.map((row) => row.map((r) => r.ok || r.unknown === true)), mode);
     if (optimistic.pass) out.notCheckable = 'arguments not captured for calls the expected actions need';
+    else {
+      // A definite failure: name as missing only what no uncaptured arguments could have matched.
+      const byNameOnly = out.unmatched.length - optimistic.unmatched.length;
+      out.detail = byNameOnly ? `${optimistic.detail}; ${byNameOnly} matched by name only (arguments not captured)` : optimistic.detail;
+    }
   }
   return out;
 }

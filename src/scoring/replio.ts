@@ -1,7 +1,9 @@
 // replio eval metrics and the declarative verifier.
-import type { ArgExpectation, Case, ReplioMetrics, ReplioVerifier, Run, ToolCall, VerdictCategory } from '../types/index.js';
+import type { ArgExpectation, Case, ReplioVerifier } from '../types/case.js';
+import type { ReplioMetrics, VerdictCategory } from '../types/verdict.js';
+import type { Run, ToolCall } from '../types/run.js';
 import { canonicalJson } from '../core/canonical-json.js';
-import { describeArgFailures, matchArgs } from './arg-match.js';
+import { argsMissingReason, checkArgs, describeArgFailures, matchArgs } from './arg-match.js';
 import { totalTokens } from '../core/tokens.js';
 
 /** The records themselves (no copy) unless some call was dropped at the parallel cap. */
@@ -28,6 +30,19 @@ export function countRedundant(calls: readonly ToolCall[]): number {
     else seen.add(key);
   }
   return redundant;
+}
+
+/**
+ * Redundant calls as far as the captured arguments tell: `min` counts only calls whose arguments were
+ * captured (those repeats are certain); `max` assumes every repeated name repeats its arguments too.
+ * Equal when every call's arguments were captured.
+ */
+export function redundantBounds(calls: readonly ToolCall[]): { min: number; max: number } {
+  if (!calls.some((c) => c.argumentsAbsent)) {
+    const n = countRedundant(calls);
+    return { min: n, max: n };
+  }
+  return { min: countRedundant(calls.filter((c) => !c.argumentsAbsent)), max: calls.length - new Set(calls.map((c) => c.name)).size };
 }
 
 /** total_tokens from provider usage, falling back to prompt + completion, then to the model calls' usage. */
@@ -68,8 +83,15 @@ export function checkVerifier(verifier: ReplioVerifier, calls: readonly ToolCall
 }
 
 /** {@link checkVerifier}, also naming the `args` checks that could not be judged (arguments not captured). */
-export function checkVerifierDetailed(verifier: ReplioVerifier, calls: readonly ToolCall[]): { failures: VerifierFailure[]; notCheckable: string[] } {
+export function checkVerifierDetailed(verifier: ReplioVerifier, calls: readonly ToolCall[], hashKey?: string): { failures: VerifierFailure[]; notCheckable: string[] } {
   const notCheckable: string[] = [];
+  // A call without values: true/false when its keyed hashes decide every expected argument, else unknown.
+  const byHash = (expected: Record<string, ArgExpectation>, c: ToolCall): boolean | undefined => {
+    if (hashKey === undefined || !c.argumentHashes || argsMissingReason(c, hashKey)) return undefined;
+    const checks = checkArgs(expected, c, { hashKey });
+    if (checks.some((k) => k.judged && k.pass === false)) return false;
+    return checks.every((k) => k.judged) ? true : undefined;
+  };
   const names = calls.map((c) => c.name);
   const failures: VerifierFailure[] = [];
   const avoided = (verifier.avoid ?? []).filter((name) => names.includes(name));
@@ -86,18 +108,23 @@ export function checkVerifierDetailed(verifier: ReplioVerifier, calls: readonly 
     failures.push({ category: 'too_few_calls', reason: `${names.length} tool calls, at least ${verifier.minCalls} required` });
   }
   for (const [tool, expected] of Object.entries(verifier.args ?? {})) {
+    const want = expected as Record<string, ArgExpectation>;
     const candidates = calls.filter((c) => c.name === tool);
-    if (candidates.some((c) => matchArgs(expected as Record<string, ArgExpectation>, c.arguments ?? {}).ok)) continue;
+    if (candidates.some((c) => (c.argumentsAbsent ? byHash(want, c) === true : matchArgs(want, c.arguments ?? {}).ok))) continue;
     if (!candidates.length) {
       failures.push({ category: 'wrong_args', reason: `no call to ${tool} to check its arguments` });
       continue;
     }
-    if (candidates.some((c) => c.argumentsAbsent)) {
+    if (candidates.some((c) => c.argumentsAbsent && byHash(want, c) === undefined)) {
       notCheckable.push(tool);
       continue;
     }
     // Arguments that were not JSON are a malformed call, not "arg X: missing".
-    const parsed = candidates.filter((c) => !isUnparsedArgs(c.arguments));
+    const parsed = candidates.filter((c) => !c.argumentsAbsent && !isUnparsedArgs(c.arguments));
+    if (parsed.length === 0 && candidates.every((c) => c.argumentsAbsent)) {
+      failures.push({ category: 'wrong_args', reason: `no ${tool} call passes the expected arguments: hashed values do not match` });
+      continue;
+    }
     if (parsed.length === 0) {
       failures.push({ category: 'wrong_args', reason: `malformed call: the arguments of ${tool} are not valid JSON` });
       continue;

@@ -1,6 +1,7 @@
 // A sample's timeline as the results file keeps it: model calls and tool calls with offsets, durations,
 // model text and tool results (cut), so a report draws the turn → llm → tool waterfall without telemetry.
-import { TRACE_MAX_STEPS, TRACE_TEXT_CHARS, type Run, type SampleTrace, type SampleTraceStep } from '../types/index.js';
+import { TRACE_MAX_STEPS, TRACE_TEXT_CHARS, type SampleTrace, type SampleTraceStep } from '../types/verdict.js';
+import { type Run } from '../types/run.js';
 
 function cut(text: string | undefined): string | undefined {
   if (text === undefined || text === '') return undefined;
@@ -48,6 +49,8 @@ export function sampleTraceOf(run: Run): SampleTrace {
     const result = cut(t.result);
     if (result !== undefined) step.result = result;
     if (t.isError) step.isError = true;
+    if (t.dropped) step.dropped = true;
+    if (t.mocked) step.mocked = true;
     steps.push(step);
   }
   // Stable: equal offsets keep model calls ahead of the tool calls they produced.

@@ -1,5 +1,6 @@
 // Samples of one case: pass rate, Wilson interval, pass@k / pass^k, threshold.
-import type { Case, CaseGate, CaseResult, GateResult, PassKValue, SampleOutcome, VerdictCategory } from '../types/index.js';
+import type { Case, CaseGate } from '../types/case.js';
+import type { CaseResult, GateResult, PassKValue, SampleOutcome, VerdictCategory } from '../types/verdict.js';
 
 /** Verdicts that judged nothing definite: left out of pass rates, intervals and pass@k, counted on their own. */
 const UNJUDGED: ReadonlySet<VerdictCategory> = new Set<VerdictCategory>(['unscorable', 'incomplete']);
@@ -39,6 +40,14 @@ export function wilsonInterval(passes: number, n: number, z: number = Z_95): { l
   return { low: passes <= 0 ? 0 : Math.max(0, center - half), high: passes >= n ? 1 : Math.min(1, center + half) };
 }
 
+/**
+ * An estimator's value to 12 significant digits: the products below leave float noise in the last bits
+ * (pass@1 of 2 in 5 comes out 0.3999999999999999), which would reach the results JSON, JUnit and gates.
+ */
+function roundEstimate(x: number): number {
+  return Number(x.toPrecision(12));
+}
+
 function validCounts(n: number, c: number, k: number): boolean {
   return Number.isInteger(n) && Number.isInteger(c) && Number.isInteger(k) && n >= 1 && c >= 0 && c <= n && k >= 1 && k <= n;
 }
@@ -55,7 +64,7 @@ export function passAtK(n: number, c: number, k: number): number {
   // 1 - C(n-c, k) / C(n, k) as a product, which stays finite for large n.
   let fail = 1;
   for (let i = n - c + 1; i <= n; i++) fail *= 1 - k / i;
-  return 1 - fail;
+  return roundEstimate(1 - fail);
 }
 
 /**
@@ -69,13 +78,16 @@ export function passHatK(n: number, c: number, k: number): number {
   if (c < k) return 0;
   let all = 1;
   for (let i = 0; i < k; i++) all *= (c - i) / (n - i);
-  return all;
+  return roundEstimate(all);
 }
 
 /** Whether a pass rate meets a threshold (with float slack). */
 export function meetsThreshold(passRate: number, threshold: number): boolean {
   return passRate + EPSILON >= threshold;
 }
+
+/** What aggregation needs of a case (a trace rule's results are aggregated the same way). */
+export type AggregateSubject = Pick<Case, 'id' | 'tags' | 'suite'> & { dialect: CaseResult['dialect']; settings: Pick<Case['settings'], 'threshold' | 'gate'> };
 
 /**
  * pass@k and pass^k for each k (sorted, deduplicated) over n scored samples with c passes; null where
@@ -129,14 +141,12 @@ export interface AggregateOptions {
 }
 
 /**
- * Aggregate the samples of one case. Errored samples (infrastructure) are counted apart and never as
- * failures: the pass rate is over scored samples only. A case with no scored sample cannot meet its
  * Aggregate the samples of one case. Errored samples (infrastructure) and unscorable ones (a needed check could
  * not be judged) are counted apart and never as failures: the pass rate is over scored samples only. A case with no scored sample cannot meet its
  * threshold. The case's own `threshold` setting wins over `opts.threshold` (as turnstone's per-case
  * n_runs wins over the CLI); a gate (the case's, else `opts.gate`) replaces the threshold check.
  */
-export function aggregateCase(c: Case, outcomes: readonly SampleOutcome[], opts: AggregateOptions): CaseResult {
+export function aggregateCase(c: AggregateSubject, outcomes: readonly SampleOutcome[], opts: AggregateOptions): CaseResult {
   const samples = [...outcomes].sort((a, b) => a.sample - b.sample);
   const scored = samples.filter((o): o is Extract<SampleOutcome, { status: 'scored' }> => isJudged(o));
   const n = scored.length;

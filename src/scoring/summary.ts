@@ -1,6 +1,6 @@
 // Suite roll-ups: replio's summary (averages accuracy and pass rate, totals calls, redundant, errors,
 // tokens), turnstone's aggregate, and roll-ups by verdict category, tag and suite.
-import { VERDICT_CATEGORIES, type CaseResult, type VerdictCategory } from '../types/index.js';
+import { VERDICT_CATEGORIES, type CaseResult, type VerdictCategory } from '../types/verdict.js';
 import { isJudged, meetsThreshold } from './samples.js';
 
 /** Cases sharing a tag (or a suite). */

@@ -33,26 +33,16 @@
 // replio's `expected` is its accuracy metric; it decides the verdict only when there is no verifier
 // (replio's pass is the verifier). A runspec no_run keeps its category when the text is a JSON dump
 // (the verdict's jsonDump flag says so); json_dump replaces only trajectory failures.
-import type {
-  Autonomy,
-  Case,
-  CheckResult,
-  Expected,
-  Observed,
-  ResolvedCall,
-  Run,
-  ToolCallRecord,
-  ToolMode,
-  Toolset,
-  Verdict,
-  VerdictCategory,
-} from '../types/index.js';
+import type { Autonomy, Case } from '../types/case.js';
+import type { CheckResult, Expected, Observed, Verdict, VerdictCategory } from '../types/verdict.js';
+import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
+import type { Run, ToolCallRecord } from '../types/run.js';
 import { argFailuresOf, argsMissingReason, checkArgs, describeArgFailures } from './arg-match.js';
 import { expectationsHash } from './arg-hash.js';
 import { checkExpectedCalls } from './expect-calls.js';
 import { detectJsonDump } from './json-dump.js';
 import { scoreMatch } from './match-modes.js';
-import { checkVerifierDetailed, replioMetrics, withoutDropped } from './replio.js';
+import { checkVerifierDetailed, redundantBounds, replioMetrics, withoutDropped } from './replio.js';
 import { commandText, resolveRecord, type ResolveContext } from '../toolset/resolve.js';
 import { toolsetAutonomy, toolsetProblems, expectedToolMatches } from './_toolset.js';
 
@@ -228,7 +218,7 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   const verifier = c.replio?.verifier;
   if (verifier) {
     // verifier.args is row 15: after the call-count checks, unlike the runspec wrong_args of row 8.
-    const v = checkVerifierDetailed(verifier, calls);
+    const v = checkVerifierDetailed(verifier, calls, opts.hashKey);
     for (const f of v.failures) fail(f.category, f.reason, f.category === 'wrong_args' ? VERIFIER_ARGS_RANK : undefined);
     judged('verifier', v.failures.length === 0);
     for (const tool of v.notCheckable) notCheckable(`verifier.args.${tool}`, `arguments of ${tool} not captured`);
@@ -242,8 +232,12 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   }
   // Opt-in checks (off by default, so turnstone and replio cases keep their seed semantics).
   const maxRedundant = c.settings.maxRedundant;
-  if (maxRedundant !== undefined && metrics.redundant > maxRedundant) {
-    fail('redundant_call', `${metrics.redundant} redundant call${metrics.redundant === 1 ? '' : 's'} (same tool, same arguments), at most ${maxRedundant} allowed`);
+  if (maxRedundant !== undefined) {
+    // Redundancy compares arguments: a repeated name without them is not checkable, never a failure.
+    const bounds = redundantBounds(calls);
+    if (bounds.min > maxRedundant) {
+      fail('redundant_call', `${bounds.min} redundant call${bounds.min === 1 ? '' : 's'} (same tool, same arguments), at most ${maxRedundant} allowed`);
+    } else if (bounds.max > maxRedundant) notCheckable('max_redundant', 'arguments of repeated calls not captured (content capture off)', maxRedundant);
   }
   if (c.settings.allowToolErrors === false) {
     const failed = records.filter((r) => r.isError === true || (r.result !== undefined && r.result.startsWith('Error')));
@@ -376,14 +370,14 @@ function checkTerminal(
   } else if (spec.args) {
     const target = call ?? { arguments: terminal.args };
     const recorded = opts.recordedArgs;
-    if (call && argsMissingReason(call, opts.hashKey) && recorded && recorded.expectationsHash === expectationsHash(spec.args)) {
-      // The expectations are the ones the trace was judged against: its recorded argument verdict stands.
+    // The resolved call's args drop the host selector and subcommand; judge those, unless only hashes exist.
+    const source = call?.argumentsAbsent ? target : { arguments: terminal.args };
+    const argChecks = checkArgs(spec.args, source, opts.hashKey !== undefined ? { hashKey: opts.hashKey } : {});
+    // Without values (no content, or hashes a regex cannot use), expectations the trace was judged against keep its recorded verdict.
+    if (call?.argumentsAbsent && argChecks.some((k) => !k.judged) && recorded && recorded.expectationsHash === expectationsHash(spec.args)) {
       judged('args', recorded.pass, 'recorded argument check (expectations unchanged)', recorded.pass ? 'pass' : 'fail', 'recorded');
       if (!recorded.pass) fail('wrong_args', 'arguments did not match when the trace was recorded (expectations unchanged since)');
     } else {
-      // The resolved call's args drop the host selector and subcommand; judge those, unless only hashes exist.
-      const source = call?.argumentsAbsent ? target : { arguments: terminal.args };
-      const argChecks = checkArgs(spec.args, source, opts.hashKey !== undefined ? { hashKey: opts.hashKey } : {});
       for (const k of argChecks) {
         if (k.judged) judged(k.check, k.pass === true, k.expected, k.observed, k.via);
         else notCheckable(k.check, k.missing ?? 'not captured', k.expected);

@@ -1,6 +1,5 @@
 // Attribute keys and span names written by producers that no installed package exports (Vercel AI SDK,
-// OpenLLMetry/Traceloop, deprecated GenAI events). Each cites where it is documented; see
-// shared/reference/telemetry-conventions.md sections 1.7, 1.9 and 1.11. Everything else comes from
+// OpenLLMetry/Traceloop, deprecated GenAI events). Each cites where it is documented. Everything else comes from
 // @opentelemetry/semantic-conventions, @arizeai/openinference-semantic-conventions or src/semconv.
 
 /** Vercel AI SDK tool span name (older SDKs) and its attributes (vercel/ai 60-telemetry.mdx). */

@@ -1,8 +1,8 @@
 // Attribute builders shared by the trace renderer and the verdict carrier span. Every span carries both
-// conventions (reference/telemetry-conventions.md section 7.2): gen_ai.* (semantic-conventions v1.41.0,
+// conventions (docs/semconv.md): gen_ai.* (semantic-conventions v1.41.0,
 // vendored in src/semconv/gen-ai.ts from the incubating entry point) for LangSmith and generic backends, OpenInference
 // (`@arizeai/openinference-semantic-conventions`) for Phoenix, plus `langsmith.span.kind` and our
-// `runspec.eval.*` registry. Structured values are JSON strings and OpenInference lists are flattened (7.1).
+// `runspec.eval.*` registry. Structured values are JSON strings and OpenInference lists are flattened (Arize-ai/openinference: spec/semantic_conventions.md).
 import type { Attributes, AttributeValue, Span, TimeInput } from '@opentelemetry/api';
 import { SemanticConventions as OI, LLMProvider, LLMSystem, MimeType } from '@arizeai/openinference-semantic-conventions';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
@@ -36,51 +36,13 @@ import {
   GEN_AI_PROVIDER_NAME_VALUE_PERPLEXITY,
   GEN_AI_PROVIDER_NAME_VALUE_X_AI,
 } from '../semconv/gen-ai.js';
-import {
-  ATTR_RUNSPEC_EVAL_ACCURACY,
-  ATTR_RUNSPEC_EVAL_CALLS,
-  ATTR_RUNSPEC_EVAL_CASE_ID,
-  ATTR_RUNSPEC_EVAL_CATEGORY,
-  ATTR_RUNSPEC_EVAL_DIALECT,
-  ATTR_RUNSPEC_EVAL_ERRORS,
-  ATTR_RUNSPEC_EVAL_EXPECTED_AUTONOMY,
-  ATTR_RUNSPEC_EVAL_EXPECTED_COMMAND,
-  ATTR_RUNSPEC_EVAL_EXPECTED_HOST,
-  ATTR_RUNSPEC_EVAL_EXPECTED_TOOL,
-  ATTR_RUNSPEC_EVAL_JSON_DUMP,
-  ATTR_RUNSPEC_EVAL_MATCH_MODE,
-  ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD,
-  ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY,
-  ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND,
-  ATTR_RUNSPEC_EVAL_OBSERVED_HOST,
-  ATTR_RUNSPEC_EVAL_OBSERVED_TOOL,
-  ATTR_RUNSPEC_EVAL_PASS,
-  ATTR_RUNSPEC_EVAL_PASS_RATE,
-  ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH,
-  ATTR_RUNSPEC_EVAL_PASS_RATE_LOW,
-  ATTR_RUNSPEC_EVAL_REASON,
-  ATTR_RUNSPEC_EVAL_REDUNDANT,
-  ATTR_RUNSPEC_EVAL_RULE,
-  ATTR_RUNSPEC_EVAL_RUN_ID,
-  ATTR_RUNSPEC_EVAL_SAMPLE,
-  ATTR_RUNSPEC_EVAL_SAMPLES,
-  ATTR_RUNSPEC_EVAL_SCORE,
-  ATTR_RUNSPEC_EVAL_STATUS,
-  ATTR_RUNSPEC_EVAL_SUITE,
-  ATTR_RUNSPEC_EVAL_THRESHOLD,
-  ATTR_RUNSPEC_EVAL_TOKENS,
-  ATTR_RUNSPEC_EVAL_TOOL_MODE,
-  ATTR_RUNSPEC_EVAL_ARGS_PASS,
-  ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH,
-  RUNSPEC_EVALUATION_NAME,
-  RUNSPEC_RULE_EVALUATION_PREFIX,
-  RUNSPEC_TRAJECTORY_EVALUATION_NAME,
-} from '../semconv/index.js';
+import { ATTR_RUNSPEC_EVAL_ACCURACY, ATTR_RUNSPEC_EVAL_CALLS, ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_CATEGORY, ATTR_RUNSPEC_EVAL_DIALECT, ATTR_RUNSPEC_EVAL_ERRORS, ATTR_RUNSPEC_EVAL_EXPECTED_AUTONOMY, ATTR_RUNSPEC_EVAL_EXPECTED_COMMAND, ATTR_RUNSPEC_EVAL_EXPECTED_HOST, ATTR_RUNSPEC_EVAL_EXPECTED_TOOL, ATTR_RUNSPEC_EVAL_JSON_DUMP, ATTR_RUNSPEC_EVAL_MATCH_MODE, ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD, ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY, ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND, ATTR_RUNSPEC_EVAL_OBSERVED_HOST, ATTR_RUNSPEC_EVAL_OBSERVED_TOOL, ATTR_RUNSPEC_EVAL_PASS, ATTR_RUNSPEC_EVAL_PASS_RATE, ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH, ATTR_RUNSPEC_EVAL_PASS_RATE_LOW, ATTR_RUNSPEC_EVAL_REASON, ATTR_RUNSPEC_EVAL_REDUNDANT, ATTR_RUNSPEC_EVAL_RULE, ATTR_RUNSPEC_EVAL_RUN_ID, ATTR_RUNSPEC_EVAL_SAMPLE, ATTR_RUNSPEC_EVAL_SAMPLES, ATTR_RUNSPEC_EVAL_SCORE, ATTR_RUNSPEC_EVAL_STATUS, ATTR_RUNSPEC_EVAL_SUITE, ATTR_RUNSPEC_EVAL_THRESHOLD, ATTR_RUNSPEC_EVAL_TOKENS, ATTR_RUNSPEC_EVAL_TOOL_MODE, ATTR_RUNSPEC_EVAL_ARGS_PASS, ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH } from '../semconv/attributes.js';
+import { RUNSPEC_EVALUATION_NAME, RUNSPEC_RULE_EVALUATION_PREFIX, RUNSPEC_TRAJECTORY_EVALUATION_NAME } from '../semconv/vendor.js';
 import type { ArgExpectation } from '../types/case.js';
 import type { Message, ModelCallRecord, RunError, RunStatus, ToolCall, Usage } from '../types/run.js';
 import type { ToolDefinition, ToolMode } from '../types/toolset.js';
 import type { CaseResult, Verdict, VerdictCategory } from '../types/verdict.js';
-import { contentFreeReason } from '../scoring/content-free.js';
+import { contentFreeReason } from './content-free.js';
 import { expectationsHash } from '../scoring/arg-hash.js';
 import { isUnjudgedCategory } from '../scoring/samples.js';
 import { totalTokens } from '../core/tokens.js';
@@ -182,6 +144,10 @@ export function verdictAttributes(ctx: VerdictContext): Attributes {
   const v = ctx.verdict;
   const s = summarizeVerdict(ctx);
   const r = ctx.result;
+  // A case with no judged sample (all errored or unscorable) has no pass rate: absent, not 0, so an outage
+  // never reads as a regression on a pass_rate or meets_threshold alert.
+  const judgedSamples = r ? r.samples.filter((x) => x.status === 'scored').length - (r.unscorable ?? 0) : 0;
+  const rated = r && (judgedSamples > 0 || (!r.errored && !r.unscorable)) ? r : undefined;
   // Absent, not 0, when nothing reported usage (replio's metric counts unknown as 0).
   const tokens = v?.replio?.tokens ? v.replio.tokens : totalTokens(ctx.usage);
   return compact({
@@ -213,11 +179,11 @@ export function verdictAttributes(ctx: VerdictContext): Attributes {
     [ATTR_RUNSPEC_EVAL_MATCH_MODE]: v?.match?.matchMode,
     [ATTR_RUNSPEC_EVAL_TOKENS]: tokens,
     [ATTR_RUNSPEC_EVAL_SAMPLES]: r?.samples.length,
-    [ATTR_RUNSPEC_EVAL_PASS_RATE]: r?.passRate,
-    [ATTR_RUNSPEC_EVAL_PASS_RATE_LOW]: r?.passRateLow,
-    [ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH]: r?.passRateHigh,
+    [ATTR_RUNSPEC_EVAL_PASS_RATE]: rated?.passRate,
+    [ATTR_RUNSPEC_EVAL_PASS_RATE_LOW]: rated?.passRateLow,
+    [ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH]: rated?.passRateHigh,
     [ATTR_RUNSPEC_EVAL_THRESHOLD]: r?.threshold,
-    [ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD]: r?.meetsThreshold,
+    [ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD]: rated?.meetsThreshold,
     [ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH]: ctx.expectedArgs ? expectationsHash(ctx.expectedArgs) : undefined,
     [ATTR_RUNSPEC_EVAL_ARGS_PASS]: ctx.expectedArgs ? argsPass(v) : undefined,
   });

@@ -16,3 +16,4 @@ export {
   openInferenceProvider,
 } from './attributes.js';
 export type { VerdictContext, VerdictSummary } from './attributes.js';
+export { contentFreeReason } from './content-free.js';

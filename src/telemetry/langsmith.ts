@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { Agent } from 'undici';
 import { runPool } from '../core/concurrency.js';
 import { langsmithRunId } from '../core/trace-link.js';
-import { RUNSPEC_EVALUATION_NAME } from '../semconv/index.js';
+import { RUNSPEC_EVALUATION_NAME } from '../semconv/vendor.js';
 import type { AnnotationTarget } from './phoenix.js';
 import { summarizeVerdict } from './attributes.js';
 

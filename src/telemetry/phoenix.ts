@@ -1,5 +1,5 @@
 // Phoenix span annotations: POST {base}/v1/span_annotations?sync=false with {data:[...]}
-// (Arize-ai/phoenix src/phoenix/server/api/routers/v1/annotations.py; reference section 4.1 / 7.6).
+// (Arize-ai/phoenix src/phoenix/server/api/routers/v1/annotations.py).
 // sync=false because the spans were exported moments ago: Phoenix queues annotations for span ids it has
 // not ingested yet and retries them for ~10 minutes. Best effort: never throws, returns a warning.
 import { readFileSync } from 'node:fs';

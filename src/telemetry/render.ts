@@ -38,17 +38,8 @@ import {
   GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
 } from '../semconv/gen-ai.js';
-import {
-  ATTR_LANGSMITH_SPAN_KIND,
-  ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES,
-  ATTR_RUNSPEC_EVAL_DROPPED,
-  ATTR_RUNSPEC_EVAL_EXECUTED,
-  ATTR_RUNSPEC_EVAL_MOCKED,
-  GEN_AI_TOOL_TYPE_VALUE_FUNCTION,
-  LANGSMITH_SPAN_KIND_VALUE_CHAIN,
-  LANGSMITH_SPAN_KIND_VALUE_LLM,
-  LANGSMITH_SPAN_KIND_VALUE_TOOL,
-} from '../semconv/index.js';
+import { ATTR_LANGSMITH_SPAN_KIND, GEN_AI_TOOL_TYPE_VALUE_FUNCTION, LANGSMITH_SPAN_KIND_VALUE_CHAIN, LANGSMITH_SPAN_KIND_VALUE_LLM, LANGSMITH_SPAN_KIND_VALUE_TOOL } from '../semconv/vendor.js';
+import { ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES, ATTR_RUNSPEC_EVAL_DROPPED, ATTR_RUNSPEC_EVAL_EXECUTED, ATTR_RUNSPEC_EVAL_MOCKED } from '../semconv/attributes.js';
 import type { Case } from '../types/case.js';
 import type { ModelCallRecord, Run, RunError, ToolCallRecord } from '../types/run.js';
 import type { Toolset } from '../types/toolset.js';
@@ -329,7 +320,7 @@ function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | und
     [OI.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.TOOL,
     [OI.TOOL_NAME]: record.call.name,
     [OI.TOOL_DESCRIPTION]: description,
-    // Both ids: the npm converter reads tool_call.id, Phoenix's server converter tool.id (reference 3.2).
+    // Both ids: the npm converter reads tool_call.id, Phoenix's server converter tool.id (Arize-ai/openinference: spec/semantic_conventions.md).
     [OI.TOOL_CALL_ID]: record.call.id,
     [OI.TOOL_ID]: record.call.id,
     [ATTR_RUNSPEC_EVAL_EXECUTED]: record.executed,

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { z } from 'zod';
 import { basename, extname } from 'node:path';
 import { parseToolMocks, type ToolMockIssue } from '../core/tool-mocks.js';
 import { ToolsetError } from '../errors.js';
@@ -8,7 +9,7 @@ import { jsonSchemaToArgs } from './json-schema.js';
 import { QUALIFIER_SEPARATOR } from './lookup.js';
 import { coerceArgValue } from './validate-args.js';
 import { isRecord } from '../core/is-record.js';
-import { AUTONOMY_LEVELS } from '../core/vocabulary.js';
+import { AUTONOMY_LEVELS, TOOL_CATEGORIES } from '../core/vocabulary.js';
 import { parseStructuredText } from '../core/structured-file.js';
 import { dotPath, type LineFinder } from '../core/lines.js';
 
@@ -18,7 +19,7 @@ import { dotPath, type LineFinder } from '../core/lines.js';
 type Path = (string | number)[];
 
 const ARG_TYPES: readonly ArgType[] = ['string', 'int', 'float', 'bool', 'array', 'object'];
-const CATEGORIES: readonly ToolCategory[] = ['read', 'list', 'web', 'edit', 'bash', 'mcp'];
+const CATEGORIES: readonly ToolCategory[] = TOOL_CATEGORIES;
 const AUTONOMY: readonly Autonomy[] = AUTONOMY_LEVELS;
 /** Type aliases accepted in `type = ...` for authors used to JSON Schema names. */
 const TYPE_ALIASES: Record<string, ArgType> = { integer: 'int', number: 'float', boolean: 'bool', str: 'string' };
@@ -32,6 +33,104 @@ function show(v: unknown): string {
   if (v === undefined) return 'nothing';
   const s = JSON.stringify(v) ?? String(v);
   return s.length > 50 ? s.slice(0, 47) + '...' : s;
+}
+
+// ---- the file format as a zod schema: structure, types and vocabularies. Cross-field rules (duplicate
+// names, hosts of groups, choices and defaults of the arg's type, min ≤ max) are checked after it, by
+// the reader below. Messages keep our style: `expected one of a, b (got "x")`, `unknown key (...)`.
+
+const got = (input: unknown): string => `(got ${show(input)})`;
+const zStr = (): z.ZodString => z.string({ error: (iss) => `expected a string ${got(iss.input)}` });
+const zName = (): z.ZodString => z.string({ error: (iss) => `expected a non-empty string ${got(iss.input)}` }).min(1, { error: (iss) => `expected a non-empty string ${got(iss.input)}` });
+const zBool = (): z.ZodBoolean => z.boolean({ error: (iss) => `expected true or false ${got(iss.input)}` });
+const zNum = (): z.ZodNumber => z.number({ error: (iss) => `expected a number ${got(iss.input)}` });
+function zOneOf<T extends readonly [string, ...string[]]>(values: T, shown: readonly string[] = values): z.ZodEnum<{ [K in T[number]]: K }> {
+  return z.enum(values, { error: (iss) => `expected one of ${shown.join(', ')} ${got(iss.input)}` });
+}
+function zTable<S extends z.ZodRawShape>(shape: S): z.ZodObject<S, z.core.$strict> {
+  return z.strictObject(shape, {
+    error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown key (expected one of ${Object.keys(shape).join(', ')})` : `expected a table/object ${got(iss.input)}`),
+  });
+}
+const zList = <T extends z.ZodType>(item: T, what = 'a list'): z.ZodArray<T> => z.array(item, { error: (iss) => `expected ${what} ${got(iss.input)}` });
+
+const AUTONOMY_ENUM = zOneOf(AUTONOMY_LEVELS);
+const ArgFileSchema = zTable({
+  name: zName().optional(),
+  type: zOneOf(['string', 'int', 'float', 'bool', 'array', 'object', ...Object.keys(TYPE_ALIASES)] as [string, ...string[]], ARG_TYPES).optional(),
+  description: zStr().optional(),
+  required: zBool().optional(),
+  choices: zList(z.unknown(), 'a non-empty list').min(1, { error: (iss) => `expected a non-empty list ${got(iss.input)}` }).optional(),
+  min: zNum().optional(),
+  max: zNum().optional(),
+  default: z.unknown().optional(),
+  schema: z.record(z.string(), z.unknown(), { error: (iss) => `expected a table/object ${got(iss.input)}` }).optional(),
+  escalate: z.union([AUTONOMY_ENUM, zTable({ level: AUTONOMY_ENUM, when: z.unknown().optional() })]).optional(),
+});
+const ArgsFileSchema = z.union([zList(ArgFileSchema), z.record(z.string(), ArgFileSchema)]);
+type SubcommandFile = { name: string; description?: string | undefined; autonomy?: string | undefined; args?: unknown; subcommands?: SubcommandFile[] | undefined; require_command?: boolean | undefined };
+const SubcommandFileSchema: z.ZodType<SubcommandFile> = z.lazy(() =>
+  zTable({
+    name: zName(),
+    description: zStr().optional(),
+    autonomy: AUTONOMY_ENUM.optional(),
+    args: ArgsFileSchema.optional(),
+    subcommands: zList(SubcommandFileSchema, 'a list of subcommand tables').optional(),
+    require_command: zBool().optional(),
+  }),
+);
+const RunnableFileSchema = zTable({
+  name: zName(),
+  description: zStr().optional(),
+  group: zStr().optional(),
+  category: zOneOf(TOOL_CATEGORIES).optional(),
+  autonomy: AUTONOMY_ENUM.optional(),
+  args: ArgsFileSchema.optional(),
+  subcommands: zList(SubcommandFileSchema, 'a list of subcommand tables').optional(),
+  require_command: zBool().optional(),
+  own_host_arg: zBool().optional(),
+  hidden: zBool().optional(),
+  hosts: zList(zName(), 'a list of strings').optional(),
+});
+
+/**
+ * Our toolset file (examples/toolset.toml) as a zod schema; `z.toJSONSchema(ToolsetFileSchema)` gives
+ * editors its JSON Schema. OpenAI `tools` arrays are read by their own path.
+ */
+export const ToolsetFileSchema = zTable({
+  name: zName().optional(),
+  description: zStr().optional(),
+  hosts: zList(zName(), 'a list of strings').optional(),
+  groups: z.record(z.string(), zList(zName(), 'a list of strings'), { error: (iss) => `expected a table/object ${got(iss.input)}` }).optional(),
+  runnable: zList(RunnableFileSchema, 'a list of runnable tables').optional(),
+  runnables: zList(RunnableFileSchema, 'a list of runnable tables').optional(),
+  /** `[mocks]`: canned tool answers, checked by core/tool-mocks.ts. */
+  mocks: z.unknown().optional(),
+});
+
+/** The first schema problem as (path, message): a union reports the branch that fits the input's shape. */
+function firstProblem(issues: readonly z.core.$ZodIssue[], data: unknown, base: Path = []): { path: Path; message: string } | undefined {
+  const issue = issues[0];
+  if (!issue) return undefined;
+  const path: Path = [...base, ...(issue.path as Path)];
+  if (issue.code === 'invalid_union') {
+    const input = valueAt(data, path);
+    // Branches in schema order: a list form first, then a table form (or an enum, then a table).
+    const branch = issue.errors.find((errs) => errs.length > 0 && !(errs.length === 1 && errs[0]!.code === 'invalid_type' && errs[0]!.path.length === 0));
+    const pick = Array.isArray(input) ? issue.errors[0] : branch ?? issue.errors[issue.errors.length - 1];
+    return firstProblem(pick ?? [], data, path) ?? { path, message: issue.message };
+  }
+  if (issue.code === 'unrecognized_keys') return { path: [...path, issue.keys[0]!], message: issue.message };
+  return { path, message: issue.message };
+}
+
+function valueAt(data: unknown, path: Path): unknown {
+  let cur = data;
+  for (const seg of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string | number, unknown>)[seg];
+  }
+  return cur;
 }
 
 class Reader {
@@ -185,6 +284,11 @@ function declaresHost(args: ArgSpec[], subs: Subcommand[] | undefined): boolean 
 }
 
 function parseOwnFormat(rd: Reader, data: unknown, fallbackName: string, source: string): Toolset {
+  const checked = ToolsetFileSchema.safeParse(data);
+  if (!checked.success) {
+    const problem = firstProblem(checked.error.issues, data);
+    if (problem) rd.fail(problem.path, problem.message);
+  }
   const top = rd.record(data, []);
   rd.keys(top, TOP_KEYS, []);
   const name = top.name === undefined ? fallbackName : rd.string(top.name, ['name']);

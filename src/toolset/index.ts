@@ -1,7 +1,7 @@
 // Exports added here are public.
 export { loadToolset, FLEET_TOOLSET_FILE, BUILTIN_TOOLSETS } from './load.js';
 export type { LoadToolsetOptions } from './load.js';
-export { loadToolsetFile, parseToolsetText } from './file.js';
+export { loadToolsetFile, parseToolsetText, ToolsetFileSchema } from './file.js';
 export { loadMcpToolset, mcpToolToRunnable } from './mcp.js';
 export { createLayout, DISCOVERY_TOOLS } from './layout.js';
 export type { Layout, CallTarget } from './layout.js';
@@ -16,6 +16,4 @@ export { matchName, hostParamName, commandParamName, maxAutonomy } from './looku
 export { closestName } from '../core/did-you-mean.js';
 export type { NameMatch } from './lookup.js';
 export { argToJsonSchema, argsToJsonSchema, jsonSchemaToArgs } from './json-schema.js';
-export { toOpenAITools, toAnthropicTools } from './wire.js';
-export type { OpenAITool, AnthropicTool } from './wire.js';
 export { WORKSPACE_TOOLSET, WORKSPACE_RUNNABLES } from './workspace.js';

@@ -25,7 +25,7 @@ export interface CallTarget {
 }
 
 /**
- * One way of laying a toolset out as tools for the model (the seed's `tool_mode`), with its inverse.
+ * One way of laying a toolset out as tools for the model (the `tool_mode` setting), with its inverse.
  * `tools()` is what the model sees; `resolve()` maps any observed call back onto the toolset and never
  * throws; `renderCall()` builds the call the model would make for a target, so
  * `resolve(renderCall(t))` recovers `t`.

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { EnvSource } from '../config/env.js';
+import type { EnvSource } from '../types/env.js';
 import { ToolsetError } from '../errors.js';
 import type { Toolset } from '../types/toolset.js';
 import { loadToolsetFile } from './file.js';

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { EnvSource } from '../config/env.js';
+import type { EnvSource } from '../types/env.js';
 import { ToolsetError } from '../errors.js';
 import type { Runnable, ToolCategory, Toolset } from '../types/toolset.js';
 import { jsonSchemaToArgs } from './json-schema.js';

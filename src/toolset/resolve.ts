@@ -4,7 +4,8 @@
 // scoring, trace rules and trace scoring all resolve through here.
 import { layoutFor, DISCOVERY_TOOLS as DISCOVERY_TOOL_NAMES, RUN_TOOLS } from './layout.js';
 import { QUALIFIER_SEPARATOR } from './lookup.js';
-import type { ResolvedCall, ToolCall, ToolCallRecord, ToolMode, Toolset } from '../types/index.js';
+import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
+import type { ToolCall, ToolCallRecord } from '../types/run.js';
 import { isRecord } from '../core/is-record.js';
 
 /** Discovery tools of the search layout: never terminal. */

@@ -8,7 +8,7 @@ import { allArgs, commandParamName, hasHosts, hostParamName, hostsOf, leafComman
 
 const MAX_LISTED = 20;
 
-/** Description of the host slot: a host, or a group to fan out to (the seed's run_runnable wording). */
+/** Description of the host slot: a host, or a group to fan out to (the run_runnable wording). */
 export function hostSelectorSchema(toolset: Toolset, hosts: readonly string[]): Record<string, unknown> {
   const groups = Object.keys(toolset.groups);
   // Big fleets: name the first few, so the description stays a description and not an inventory.

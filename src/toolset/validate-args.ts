@@ -4,7 +4,7 @@ import { argSetFor, commandPath, leafCommandPaths, walkCommand } from './lookup.
 import { didYouMean } from '../core/did-you-mean.js';
 import { isRecord as isPlainObject } from '../core/is-record.js';
 
-/** One preflight bounce, bucketed as the seed's verdict categories. */
+/** One preflight bounce, bucketed as verdict categories (docs/verdicts.md). */
 export interface ArgProblem {
   bucket: 'missing_required' | 'unknown_arg' | 'bad_choice' | 'out_of_range' | 'bad_command';
   arg?: string;

@@ -1,6 +1,6 @@
 import type { ArgSpec, Runnable, Toolset } from '../types/toolset.js';
 
-// The built-in workspace toolset for trajectory cases. Names cover the seeds' fixtures: replio's fs tools
+// The built-in workspace toolset for trajectory cases. Names cover the dialects' fixtures: replio's fs tools
 // (file_read with offset/limit paging, glob, grep, list_directory, file_edit, file_write, run_command) and
 // turnstone's (read_file, write_file, edit_file, bash). The implementations live in engine/.
 

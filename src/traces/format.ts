@@ -2,6 +2,7 @@
 // Pure string functions; only the CLI prints.
 import { safeText } from '../core/safe-text.js';
 import { VERDICT_CATEGORIES } from '../types/verdict.js';
+import { escapeAttr, escapeCell, escapeXml } from '../core/escape.js';
 import type { ScoreSummary, TraceVerdictLine } from './score-traces.js';
 
 export type ScoreOutputFormat = 'table' | 'json' | 'jsonl' | 'junit' | 'md';
@@ -72,10 +73,6 @@ export function renderJson(lines: TraceVerdictLine[], s: ScoreSummary): string {
   return JSON.stringify({ verdicts: lines, summary: s }, null, 2);
 }
 
-function xml(s: string): string {
-  return s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
-}
-
 /** JUnit XML: one testsuite per case or rule, one testcase per trace; unmatched traces are skipped tests. */
 export function renderJunit(lines: TraceVerdictLine[], s: ScoreSummary): string {
   const groups = new Map<string, TraceVerdictLine[]>();
@@ -89,28 +86,24 @@ export function renderJunit(lines: TraceVerdictLine[], s: ScoreSummary): string 
   for (const [name, ls] of groups) {
     const failures = ls.filter((l) => l.pass === false).length;
     const skipped = ls.filter((l) => l.pass === null).length;
-    out.push(`  <testsuite name="${xml(name)}" tests="${ls.length}" failures="${failures}" skipped="${skipped}">`);
+    out.push(`  <testsuite name="${escapeAttr(name)}" tests="${ls.length}" failures="${failures}" skipped="${skipped}">`);
     for (const l of ls) {
-      out.push(`    <testcase classname="${xml(name)}" name="trace ${l.traceId}">`);
+      out.push(`    <testcase classname="${escapeAttr(name)}" name="trace ${l.traceId}">`);
       const props = [['trace_id', l.traceId], ['root_span_id', l.rootSpanId], ...(l.traceUrl ? [['trace_url', l.traceUrl]] : [])];
-      out.push(`      <properties>${props.map(([k, v]) => `<property name="${k}" value="${xml(v!)}"/>`).join('')}</properties>`);
-      if (l.pass === false) out.push(`      <failure type="${xml(l.category ?? '')}" message="${xml(cut(l.reason, 200))}">${xml(`${l.reason}\ncalls: ${callsText(l)}`)}</failure>`);
-      if (l.pass === null) out.push(`      <skipped message="${xml(l.reason)}"/>`);
+      out.push(`      <properties>${props.map(([k, v]) => `<property name="${k}" value="${escapeAttr(v!)}"/>`).join('')}</properties>`);
+      if (l.pass === false) out.push(`      <failure type="${escapeAttr(l.category ?? '')}" message="${escapeAttr(cut(l.reason, 200))}">${escapeXml(`${l.reason}\ncalls: ${callsText(l)}`)}</failure>`);
+      if (l.pass === null) out.push(`      <skipped message="${escapeAttr(l.reason)}"/>`);
       out.push('    </testcase>');
     }
     out.push('  </testsuite>');
   }
   if (s.uninterpretable) {
     out.push(`  <testsuite name="uninterpretable traces" tests="${s.uninterpretableExamples.length}" errors="${s.uninterpretableExamples.length}">`);
-    for (const u of s.uninterpretableExamples) out.push(`    <testcase classname="uninterpretable" name="trace ${u.traceId}"><error message="${xml(u.reason)}"/></testcase>`);
+    for (const u of s.uninterpretableExamples) out.push(`    <testcase classname="uninterpretable" name="trace ${u.traceId}"><error message="${escapeAttr(u.reason)}"/></testcase>`);
     out.push('  </testsuite>');
   }
   out.push('</testsuites>');
   return out.join('\n');
-}
-
-function mdCell(s: string): string {
-  return safeText(s).replace(/\|/g, '\\|').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** Markdown: a verdict table and the summary counts. */
@@ -120,7 +113,7 @@ export function renderMarkdown(lines: TraceVerdictLine[], s: ScoreSummary): stri
   out.push('| trace | case / rule | category | result | calls | reason |', '| --- | --- | --- | --- | --- | --- |');
   for (const l of lines) {
     const id = `\`${l.traceId.slice(0, 16)}\``;
-    out.push(`| ${l.traceUrl ? `[${id}](${l.traceUrl.replace(/[()]/g, encodeURIComponent)})` : id} | ${mdCell(label(l))} | ${l.category ?? '-'} | ${l.pass === null ? '-' : l.pass ? '✅' : '❌'} | ${mdCell(callsText(l))} | ${mdCell(l.reason)} |`);
+    out.push(`| ${l.traceUrl ? `[${id}](${l.traceUrl.replace(/[()]/g, encodeURIComponent)})` : id} | ${escapeCell(label(l))} | ${l.category ?? '-'} | ${l.pass === null ? '-' : l.pass ? '✅' : '❌'} | ${escapeCell(callsText(l))} | ${escapeCell(l.reason)} |`);
   }
   const cats = VERDICT_CATEGORIES.filter((c) => s.byCategory[c] > 0);
   if (cats.length) {
@@ -130,7 +123,7 @@ export function renderMarkdown(lines: TraceVerdictLine[], s: ScoreSummary): stri
   const reasons = Object.entries(s.uninterpretableReasons);
   if (reasons.length) {
     out.push('', '**Uninterpretable traces**', '');
-    for (const [r, n] of reasons) out.push(`- ${n} × ${mdCell(r)}`);
+    for (const [r, n] of reasons) out.push(`- ${n} × ${escapeCell(r)}`);
   }
   if (s.inputProblems) out.push('', `**Input problems:** ${s.inputProblems}`);
   if (s.evictedTraces) out.push('', `**Evicted traces:** ${s.evictedTraces}`);

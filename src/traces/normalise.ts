@@ -1,5 +1,5 @@
 // Spans of one trace → the Run that scoring understands. Reads our own traces and the common producers
-// (reference 7.3): OpenInference, OTel GenAI (current message JSON and execute_tool spans), the legacy
+// (the readers in producers/ cite each convention's specification): OpenInference, OTel GenAI (current message JSON and execute_tool spans), the legacy
 // indexed gen_ai.completion.* form (OpenLLMetry), the Vercel AI SDK, and the deprecated gen_ai.choice
 // events recorded as log records (opentelemetry-python-contrib openai-v2). One reader per producer lives
 // in producers/; this file classifies spans and joins what the readers found, so that a call seen several
@@ -89,7 +89,7 @@ export function isToolCallFinish(reason: string | undefined): boolean {
 
 /**
  * Requested calls of an LLM span: GenAI output messages, else OpenInference, else OpenLLMetry, plus
- * gen_ai.choice events not already seen, else the Vercel AI SDK (reference 7.3 "Requested calls").
+ * gen_ai.choice events not already seen, else the Vercel AI SDK.
  * Text and finish reason: the first source that has one.
  */
 function llmOutput(span: SpanRecord, logs: LogRecordEntry[], producers: Set<string>): LlmOutput {

@@ -1,4 +1,4 @@
-// Spans read back from Phoenix's REST API, saved as JSON (reference 4.4), so traces already in Phoenix can
+// Spans read back from Phoenix's REST API, saved as JSON (Arize-ai/phoenix REST API: GET /v1/projects/{project_identifier}/spans), so traces already in Phoenix can
 // be scored offline too:
 // - `GET /v1/projects/{p}/spans`: `{data: [{context: {trace_id, span_id}, parent_id, name, span_kind,
 //   start_time, end_time (ISO), status_code, status_message, attributes (flat dotted keys), events}]}`;

@@ -23,8 +23,8 @@ import { z } from 'zod';
 import { regexError } from '../core/regex.js';
 import { parseStructuredText, validateStructured } from '../core/structured-file.js';
 import { TraceError } from '../errors.js';
-import { detectJsonDump } from '../scoring/index.js';
-import { countRedundant } from '../scoring/replio.js';
+import { detectJsonDump } from '../scoring/json-dump.js';
+import { redundantBounds } from '../scoring/replio.js';
 import { unscorableReason } from '../scoring/verdict.js';
 import { validateCallArgs } from '../toolset/validate-args.js';
 import { resolveCall } from '../toolset/resolve.js';
@@ -180,9 +180,10 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
   }
   if (rule.maxRedundant !== undefined) {
     // Redundancy compares arguments: without them every repeated name would look redundant.
-    if (withoutArgs) skip('max_redundant', `arguments of ${withoutArgs} call(s) not captured (content capture off)`);
+    // Certain repeats fail; a repeated name without arguments is not checkable; no repeated name passes.
+    const { min: redundant, max } = redundantBounds(calls);
+    if (redundant <= rule.maxRedundant && max > rule.maxRedundant) skip('max_redundant', `arguments of ${withoutArgs} call(s) not captured (content capture off)`);
     else {
-      const redundant = countRedundant(calls);
       judge('max_redundant', redundant <= rule.maxRedundant, rule.maxRedundant, redundant);
       if (redundant > rule.maxRedundant) {
         failures.push({ category: 'redundant_call', reason: `${redundant} redundant calls (same tool, same arguments), at most ${rule.maxRedundant} allowed` });

@@ -12,16 +12,7 @@ import { SemanticConventions as OI } from '@arizeai/openinference-semantic-conve
 import { isUnjudgedCategory } from '../scoring/samples.js';
 import { scoreRun } from '../scoring/verdict.js';
 import type { ScoreOptions } from '../scoring/verdict.js';
-import {
-  ATTR_RUNSPEC_EVAL_ARGS_PASS,
-  ATTR_RUNSPEC_EVAL_CASE_ID,
-  ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES,
-  ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH,
-  ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY,
-  ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND,
-  ATTR_RUNSPEC_EVAL_OBSERVED_HOST,
-  ATTR_RUNSPEC_EVAL_OBSERVED_TOOL,
-} from '../semconv/index.js';
+import { ATTR_RUNSPEC_EVAL_ARGS_PASS, ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES, ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH, ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY, ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND, ATTR_RUNSPEC_EVAL_OBSERVED_HOST, ATTR_RUNSPEC_EVAL_OBSERVED_TOOL } from '../semconv/attributes.js';
 import * as K from '../semconv/producers.js';
 import type { Run } from '../types/run.js';
 import { layoutFor } from '../toolset/layout.js';
@@ -36,6 +27,7 @@ import type { TraceInfo } from './normalise.js';
 import { applyRule } from './rules.js';
 import type { TraceRule } from './rules.js';
 import type { InputProblem } from './spans.js';
+import { isRecord as isObject } from '../core/is-record.js';
 
 /** One observed tool call as written in verdict lines. */
 export interface ObservedCallLine {
@@ -197,7 +189,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         for (let i = 0; i < verdicts.length; i++) {
           const v = verdicts[i]!.verdict;
           if (v.category !== 'pass' && v.category !== 'unscorable') continue;
-          v.reason = `incomplete trace (a root did not end or a parent span never arrived); judged on what arrived: ${v.reason}`;
+          v.reason = incompleteReason(v) + note;
           v.category = 'incomplete';
           v.pass = false;
           const line = lines[i]!;
@@ -219,8 +211,23 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
   };
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The reason of a verdict on a trace that never became whole. It says which checks found nothing wrong in
+ * the spans that did arrive and which could not be checked, never that the rule or case "holds": the
+ * spans that never arrived were not checked at all.
+ */
+function incompleteReason(v: Verdict): string {
+  const head = 'incomplete trace (a root did not end or a parent span never arrived)';
+  const checks = v.checks ?? [];
+  if (checks.length === 0) return `${head}; the spans that never arrived could not be checked`;
+  const clean = checks.filter((k) => k.judged && k.pass !== false).map((k) => k.check);
+  const unchecked = checks.filter((k) => !k.judged).map((k) => (k.missing ? `${k.check} (${k.missing})` : k.check));
+  const parts = [head];
+  if (clean.length) parts.push(`no fault found on what arrived by ${clean.join(', ')}`);
+  if (unchecked.length) parts.push(`not checkable: ${unchecked.join('; ')}`);
+  parts.push('the spans that never arrived could not be checked');
+  return parts.join('; ');
 }
 
 /** null for verdicts that are not evaluations: unscorable, incomplete, and infrastructure errors. */

@@ -1,5 +1,5 @@
 // OTLP/JSON request → flat span and log records with plain attribute values. Tolerant of the
-// non-conforming writers seen in the wild (opentelemetry-proto docs/specification.md; reference 6.1, 7.4):
+// non-conforming writers seen in the wild (open-telemetry/opentelemetry-proto: docs/specification.md, CHANGELOG.md):
 // int64 as string or number, kind as int or SPAN_KIND_* string, ids in any hex case or base64,
 // `instrumentationLibrarySpans`, kvlistValue/arrayValue values. Bad items are reported, never thrown.
 import type { OtlpAnyValue, OtlpKeyValue, OtlpLogsRequest, OtlpTraceRequest } from './otlp-types.js';
@@ -165,7 +165,7 @@ export function spansFromRequest(req: unknown, place: string): { spans: SpanReco
   for (const rs of asArray((req as OtlpTraceRequest).resourceSpans)) {
     if (!isObject(rs)) continue;
     const resource = attributesToPlain(isObject(rs.resource) ? rs.resource.attributes : undefined);
-    // instrumentationLibrarySpans: the pre-v0.15 name of scopeSpans (reference 6.1).
+    // instrumentationLibrarySpans: the pre-v0.15 name of scopeSpans (open-telemetry/opentelemetry-proto: CHANGELOG.md, 0.15.0).
     const scopes = [...asArray(rs.scopeSpans), ...asArray(rs.instrumentationLibrarySpans)];
     for (const ss of scopes) {
       if (!isObject(ss)) continue;

@@ -1,4 +1,4 @@
-// The normalised fixture: all three dialects load into one Case (DESIGN.md "Case").
+// The normalised fixture: all three dialects (runspec TOML, replio JSON, turnstone JSON) load into one Case.
 import type { ToolMocks } from './toolset.js';
 
 export type Dialect = 'runspec' | 'replio' | 'turnstone';

@@ -63,3 +63,4 @@ export type {
   Verdict,
   VerdictCategory,
 } from './verdict.js';
+export type { EnvSource } from './env.js';

@@ -155,6 +155,10 @@ export type SampleTraceStep =
       /** What the tool returned (cut to {@link TRACE_TEXT_CHARS}). */
       result?: string;
       isError?: boolean;
+      /** Beyond the per-turn parallel cap: not run (the model was told so). */
+      dropped?: boolean;
+      /** The result came from `tool_mocks`. */
+      mocked?: boolean;
     };
 
 /**
@@ -194,6 +198,8 @@ export type SampleOutcome =
       tokens?: number;
       toolLog?: ToolLogEntry[];
       trace?: SampleTrace;
+      /** Where the errored sample's exported trace lives (set once telemetry has sent it). */
+      traceRef?: TraceRef;
     };
 
 /** Unbiased estimates over the n scored samples (errored and unscorable samples are left out of n). */
@@ -216,7 +222,8 @@ export interface GateResult {
 export interface CaseResult {
   caseId: string;
   suite?: string;
-  dialect: Dialect;
+  /** The case's dialect; `rule` for a trace rule's results (`score --results`). */
+  dialect: Dialect | 'rule';
   tags: string[];
   samples: SampleOutcome[];
   /** Passed scored samples / scored samples (errored samples excluded; 0 when none scored). */

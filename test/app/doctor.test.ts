@@ -137,6 +137,10 @@ describe('runspec-eval doctor', () => {
     try {
       const r = await runCli(['doctor', '--timeout-ms', '500'], { cwd: project(''), env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}` } });
       expect(r.stdout).toMatch(/✓ canary trace: trace ([0-9a-f]{32}) accepted over OTLP\/gRPC/);
+      // Only the acceptance was checked: exit 0, but never "everything sent arrived".
+      expect(r.stdout).toMatch(/– read-back: not checked: a generic OTLP receiver offers no read-back/);
+      expect(r.stdout).toContain('accepted (cannot read back from this endpoint)');
+      expect(r.stdout).not.toContain('everything sent arrived');
       expect(r.exitCode).toBe(0);
       const traceId = /trace ([0-9a-f]{32}) accepted/.exec(r.stdout)![1]!;
       pipeline.flush();

@@ -46,13 +46,14 @@ describe('schedules', () => {
   });
 
   it("keeps other tools' [[schedule]] entries and ignores them", async () => {
-    const other = '[[schedule]]\nid = "backup"\naction = "backup"\ntarget = "s3://bucket"\n\n[schedule.when]\ncron = "0 3 * * *"\n\n';
+    const other = '# shared with the backup tool\n[[schedule]]\nid = "backup"\naction = "backup"\ntarget = "s3://bucket"  # nightly\n\n[schedule.when]\ncron = "0 3 * * *"\n\n';
     const dir = project(other + SEED);
     expect(loadSchedules(dir).map((s) => s.id)).toEqual(['nightly-evals']);
     const add = await runCli(['--path', dir, 'schedule', 'add', '--id', 'weekly', '--fixture', 'fleet', '--cron', '0 7 * * 1']);
     expect(add.exitCode, add.stderr).toBe(0);
     const text = readFileSync(join(dir, 'runspec_schedules.toml'), 'utf8');
-    expect(text).toContain('target = "s3://bucket"');
+    // Appended: every line that was there stays as written, comments included.
+    expect(text.startsWith(other + SEED)).toBe(true);
     expect(loadSchedules(dir).map((s) => s.id)).toEqual(['nightly-evals', 'weekly']);
   });
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../src/config/file.js';
-import { readEnv, redactSecrets } from '../../src/config/env.js';
+import { readEnv } from '../../src/config/env.js';
+import { redactSecrets } from '../../src/core/redact.js';
 import { firstSet } from '../../src/config/setting.js';
 import { REPO_ROOT } from '../helpers/run-cli.js';
 

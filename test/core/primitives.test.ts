@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/core/atomic-write.js';
+import { escapeAttr, escapeCell, escapeXml } from '../../src/core/escape.js';
+import { renderJunit } from '../../src/traces/format.js';
 import { canonicalJson, sortKeys } from '../../src/core/canonical-json.js';
 import { createLimiter, runPool } from '../../src/core/concurrency.js';
 import { closestName, didYouMean } from '../../src/core/did-you-mean.js';
@@ -234,5 +236,20 @@ describe('vocabularies', () => {
     expect(VERDICT_CATEGORIES[0]).toBe('pass');
     expect(isToolMode('per_host') && !isToolMode('bogus')).toBe(true);
     expect(isAutonomy('confirm') && !isAutonomy('auto')).toBe(true);
+  });
+});
+
+describe('markup escaping', () => {
+  it('escapes XML text and attributes one way for every renderer', () => {
+    expect(escapeXml('a<b & "c" \u0001')).toBe('a&lt;b &amp; &quot;c&quot; \uFFFD');
+    expect(escapeAttr('two\nlines')).toBe('two&#10;lines');
+    expect(escapeCell('a|b\nc <x>')).toBe('a\\|b c &lt;x&gt;');
+  });
+  it('score --output junit uses it (it used to drop control characters and keep newlines in attributes)', () => {
+    const summary = { traces: 1, verdicts: 1, passed: 0, failed: 1, unmatched: 0, uninterpretable: 0, uninterpretableExamples: [], uninterpretableReasons: {}, byCategory: {}, badFiles: [], inputProblems: 0, evictedTraces: 0 };
+    const line = { traceId: 't1', rootSpanId: 'r1', case: 'c<1>', pass: false, category: 'wrong_tool', reason: 'used "x"\nthen y', calls: [] };
+    const xml = renderJunit([line] as never, summary as never);
+    expect(xml).toContain('<testsuite name="c&lt;1&gt;"');
+    expect(xml).toContain('message="used &quot;x&quot;&#10;then y"');
   });
 });

@@ -71,6 +71,8 @@ describe('exit codes', { timeout: 120_000 }, () => {
       const cli = await run(['run', 'evals/ops.toml', '--base-url', down.url, '--model', 'fake-model', '--retries', '1', '--out', 'out/down.json']);
       expect(cli.exitCode).toBe(3);
       expect(cli.stderr).toMatch(/status-check: every sample failed/);
+      // --retries still works, and says it is now --attempts (it always counted attempts).
+      expect(cli.stderr).toContain('warning: --retries is now --attempts');
       const c = casesOf(readJson(join(project.dir, 'out/down.json')))['status-check'];
       expect(c.runs[0].status).toBe('errored');
       expect(cli.stdout + cli.stderr + allText(project.dir)).not.toContain(SECRET);

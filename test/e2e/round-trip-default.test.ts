@@ -56,6 +56,9 @@ describe('round trip on the embedded default (no content capture)', () => {
     expect(renderHtml(parsed)).toContain(`<a class="trace-link" href="${link.replace(/&/g, '&amp;')}"`);
     expect(renderMarkdown(parsed)).toContain(`(${link})`);
     expect(renderJUnit(parsed)).toContain(`<property name="trace_id" value="${failing.trace_id}"/>`);
+    // Every sample's verdict names its trace in JUnit, not only the case's first one.
+    const junit = renderJUnit(parsed);
+    for (const { traceId } of live.values()) expect(junit).toContain(traceId);
     expect(renderTable(parsed)).toContain(`  status-not-restart  ${link}`);
     const scored = await runCli(['--path', dir, 'score', traces, '--output', 'jsonl', '--rules', join(REPO_ROOT, 'examples', 'rules.toml'), '--toolset', 'builtin:fleet']);
     const lines = parse(scored.stdout);

@@ -108,7 +108,7 @@ describe('compare', { timeout: 120_000 }, () => {
   });
 
   it.each([
-    { format: 'table', want: /^accuracy\s+—\s+—$/m },
+    { format: 'table', want: /^expected-sequence accuracy\s+—\s+—$/m },
     { format: 'md', want: /^\| \*\*calls\*\* \| 3 \| 3 \(±0\) \|$/m },
   ])('prints the full side-by-side summary as $format', async ({ format, want }) => {
     const cli = await runCli(['--path', project.dir, 'compare', 'good,bad', 'evals/ops.toml', '--output', format, '--no-telemetry', '--out', `cmp-${format}.json`], {
@@ -129,7 +129,7 @@ describe('compare', { timeout: 120_000 }, () => {
       cwd: project.dir,
     });
     const rows = JSON.parse(cli.stdout).summary_rows;
-    expect(rows.find((r: any) => r.metric === 'pass rate')).toMatchObject({ values: [1, 0], deltas: [null, -1] });
+    expect(rows.find((r: any) => r.metric === 'pass rate (judged samples)')).toMatchObject({ values: [1, 0], deltas: [null, -1] });
     expect(rows.find((r: any) => r.metric === 'calls')).toMatchObject({ values: [3, 3], deltas: [null, 0] });
     good.requests.length = 0;
     bad.requests.length = 0;

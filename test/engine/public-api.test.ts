@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMockProvider, loadFixtureFile, resolveProvider, runCase, scoreRun, toolLog } from '../../src/index.js';
+import { createMockProvider, loadFixtureFile, resolveProvider, runCase, scoreRun } from '../../src/index.js';
+import { toolLog } from '../../src/engine/index.js';
 import { REPO_ROOT } from '../helpers/run-cli.js';
 
 describe('public API: engine + providers', () => {

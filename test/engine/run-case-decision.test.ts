@@ -7,7 +7,7 @@ import { createOpenAIProvider } from '../../src/providers/openai.js';
 import type { Provider } from '../../src/providers/types.js';
 import { scoreRun } from '../../src/scoring/verdict.js';
 import { createLayout, layoutFor } from '../../src/toolset/layout.js';
-import { toOpenAITools } from '../../src/toolset/wire.js';
+import { toOpenAITools } from '../../src/providers/tools-wire.js';
 import { loadToolset } from '../../src/toolset/load.js';
 import type { ArgExpectation, Case } from '../../src/types/case.js';
 import type { ToolMode, Toolset } from '../../src/types/toolset.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PROVIDER_PRESETS, resolveProviderSpec } from '../../src/config/providers.js';
 import { readEnv } from '../../src/config/env.js';
 import { ConfigError } from '../../src/errors.js';
-import { resolveProvider } from '../../src/providers/resolve.js';
+import { resolveProvider } from '../../src/app/provider.js';
 import { REPO_ROOT } from '../helpers/run-cli.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
 

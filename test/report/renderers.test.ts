@@ -18,6 +18,23 @@ describe('golden reports (volatile fields blanked)', () => {
   });
 });
 
+describe('headline pass rate', () => {
+  it('is one number with one label in the terminal, Markdown and HTML: judged samples pooled, with its interval', () => {
+    // The sample document's case pass rates average 63.3%; its judged samples pool to 5/8.
+    const text = 'pass rate 62.5% (5/8 judged samples, 95% interval 31%–86%)';
+    expect(renderTable(doc)).toContain(text);
+    expect(renderMarkdown(doc)).toContain(text);
+    const html = renderHtml(doc);
+    expect(html).toContain('<b>62.5%</b><span>pass rate (5/8 judged samples)</span><small>95% interval 31%–86%</small>');
+    for (const out of [renderTable(doc), renderMarkdown(doc)]) {
+      expect(out).not.toContain('63.3%');
+      // replio's accuracy is labelled so it cannot read as a second pass rate.
+      expect(out).not.toMatch(/(?<!expected-sequence )accuracy \d/);
+      expect(out).toContain('expected-sequence accuracy 50.0%');
+    }
+  });
+});
+
 describe('renderTable', () => {
   it('colours only when asked', () => {
     expect(renderTable(doc)).not.toContain('\u001b[');

@@ -8,7 +8,7 @@ describe('report view (markup)', () => {
     const run = Object.values(doc.iterations[0]!.cases)[1]!.runs[1]!; // restart-nginx, the failing sample
     run.verdict!.category = 'unscorable';
     const html = renderReportView(doc);
-    expect(html).toContain('<b>100.0%</b><span>pass rate (4/4 samples)</span>');
+    expect(html).toContain('<b>100.0%</b><span>pass rate (4/4 judged samples)</span>');
     expect(html).toMatch(/id="rv-samples"><b>4<\/b><span>samples judged<\/span><small>1 errored \(infrastructure\), 1 unscorable or incomplete: not counted<\/small>/);
   });
 

@@ -69,12 +69,23 @@ describe('not checkable', () => {
     expect(noKey.category).toBe('unscorable');
     expect(noKey.reason).toContain('RUNSPEC_HASH_KEY');
     expect(argumentHash(key, '3')).toBe(argumentHash(key, 3));
+    // The key never makes a verdict worse: a regex the hashes cannot judge keeps the recorded verdict
+    // while the expectations are the ones the trace was judged against.
+    const recordedArgs = { expectationsHash: expectationsHash(regex.runspec!.args!), pass: true };
+    const kept = scoreRun(regex, decide([call]), { toolset: fleet, hashKey: key, recordedArgs });
+    expect(kept.category).toBe('pass');
+    expect(kept.checks?.find((k) => k.check === 'args')).toMatchObject({ judged: true, via: 'recorded' });
   });
 
   it('a turnstone action with arguments is unscorable against calls without them, wrong_sequence when the name differs', () => {
     const c = makeCase({ dialect: 'turnstone', mode: 'trajectory', turnstone: { actions: [{ tool: 'read_file', args: { path: eq('a.py') } }], matchMode: 'ordered_subset' } });
     expect(scoreRun(c, makeRun({ calls: [{ name: 'read_file', absent: true }] })).category).toBe('unscorable');
     expect(scoreRun(c, makeRun({ calls: [{ name: 'grep', absent: true }] })).category).toBe('wrong_sequence');
+    // A definite failure names as missing only the action no uncaptured arguments could have matched.
+    const two = makeCase({ dialect: 'turnstone', mode: 'trajectory', turnstone: { actions: [{ tool: 'bash' }, { tool: 'read_file', args: { path: eq('a.py') } }], matchMode: 'subset' } });
+    const v = scoreRun(two, makeRun({ calls: [{ name: 'read_file', absent: true }] }));
+    expect(v.category).toBe('wrong_sequence');
+    expect(v.reason).toBe('Subset: 1/2; missing bash; 1 matched by name only (arguments not captured)');
   });
 
   it('replio verifier.args is unscorable against calls without arguments', () => {
@@ -82,6 +93,32 @@ describe('not checkable', () => {
     const v = scoreRun(c, makeRun({ calls: [{ name: 'file_read', absent: true }] }));
     expect(v.category).toBe('unscorable');
     expect(v.checks?.find((k) => !k.judged)?.check).toBe('verifier.args.file_read');
+  });
+
+  it('replio verifier.args is re-checked from keyed hashes with the key, not checkable without it', () => {
+    const c = makeCase({ dialect: 'replio', mode: 'trajectory', replio: { verifier: { mustInclude: ['file_read'], args: { file_read: { path: eq('Src/A.ts ') } } } } });
+    const hashed = (path: string): Run => makeRun({ calls: [{ name: 'file_read', absent: true, argumentHashes: hashArguments('k', { path }) }] });
+    expect(scoreRun(c, hashed('src/a.ts'), { hashKey: 'k' }).category).toBe('pass');
+    const wrong = scoreRun(c, hashed('src/b.ts'), { hashKey: 'k' });
+    expect(wrong.category).toBe('wrong_args');
+    expect(wrong.reason).toContain('hashed values do not match');
+    expect(scoreRun(c, hashed('src/a.ts')).category).toBe('unscorable');
+  });
+});
+
+describe('max_redundant without arguments', () => {
+  const c = makeCase({ dialect: 'replio', mode: 'trajectory', settings: { maxRedundant: 0 }, replio: { expected: ['file_read', 'file_read'] } });
+  it('is not checkable on a repeated name, never a false redundant_call', () => {
+    const v = scoreRun(c, makeRun({ calls: [{ name: 'file_read', absent: true }, { name: 'file_read', absent: true }] }));
+    expect(v.category).toBe('unscorable');
+    expect(v.checks?.find((k) => k.check === 'max_redundant')).toMatchObject({ judged: false });
+  });
+  it('still fails on repeats that are certain, and passes when no name repeats', () => {
+    const same = { name: 'file_read', arguments: { path: 'a' } };
+    const three = makeCase({ dialect: 'replio', mode: 'trajectory', settings: { maxRedundant: 0 }, replio: { expected: ['file_read', 'file_read', 'file_read'] } });
+    expect(scoreRun(three, makeRun({ calls: [same, same, { name: 'file_read', absent: true }] })).category).toBe('redundant_call');
+    const once = makeCase({ dialect: 'replio', mode: 'trajectory', settings: { maxRedundant: 0 }, replio: { expected: ['file_read'] } });
+    expect(scoreRun(once, makeRun({ calls: [{ name: 'file_read', absent: true }] })).category).toBe('pass');
   });
 });
 

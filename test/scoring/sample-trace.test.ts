@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { buildResultsDocument, caseResultsFromDocument, parseResultsDocument } from '../../src/report/results.js';
+import { renderReportView } from '../../src/report/view.js';
+import { makeCase } from './_build.js';
 import { sampleTraceOf } from '../../src/scoring/index.js';
 import { TRACE_TEXT_CHARS } from '../../src/types/index.js';
 import { viewCases } from '../report/_view-doc.js';
-import { aggregateCase } from '../../src/scoring/index.js';
+import { aggregateCase, scoreRun } from '../../src/scoring/index.js';
 import type { Run } from '../../src/types/index.js';
 
 describe('sample trace: the timeline a results file keeps per sample', () => {
@@ -34,6 +36,29 @@ describe('sample trace: the timeline a results file keeps per sample', () => {
     const back = caseResultsFromDocument(parseResultsDocument(JSON.stringify(doc), 'r.json'));
     expect(back.map((r) => r.samples.map((s) => s.trace))).toEqual(results.map((r) => r.samples.map((s) => s.trace)));
     expect(Object.values(doc.iterations[0]!.cases)[0]!.runs[0]!.trace!.steps[1]).toMatchObject({ kind: 'tool', call_id: 'c0_0', is_error: true, offset_ms: 400 });
+  });
+
+  it('keeps dropped (past the parallel cap) and mocked tool calls marked, through the document and in the waterfall', () => {
+    const rec = (i: number, extra: { dropped?: boolean; mocked?: boolean }) => ({
+      turn: 0, modelCallIndex: 0, call: { id: `c${i}`, name: 'get_weather', arguments: { city: 'Paris' } }, startTimeMs: 12, endTimeMs: 13, ...extra,
+      executed: !extra.dropped, result: extra.dropped ? 'Error: too many parallel tool calls (at most 10 per turn); this call was not run' : '{"forecast":"rain"}',
+    });
+    const run: Run = {
+      caseId: 'mocked', sample: 0, mode: 'trajectory', provider: 'mock', startTimeMs: 10, endTimeMs: 20, status: 'ok', usage: {},
+      modelCalls: [{ index: 0, turn: 0, startTimeMs: 10, endTimeMs: 12, provider: 'openai', request: { messages: [], tools: [], params: {} }, response: { toolCalls: [] }, usage: {} }],
+      toolCalls: [rec(0, { mocked: true }), rec(1, { dropped: true })],
+    };
+    const trace = sampleTraceOf(run);
+    expect(trace.steps.slice(1)).toMatchObject([{ kind: 'tool', mocked: true }, { kind: 'tool', dropped: true, executed: false }]);
+    const c = makeCase({ id: 'mocked' });
+    const result = aggregateCase(c, [{ status: 'scored', sample: 0, verdict: scoreRun(c, run, {}), elapsedMs: 10, tokens: 0, trace }], { threshold: 1 });
+    const doc = buildResultsDocument({ meta: { started: '2026-01-01T00:00:00Z' }, iterations: [{ iteration: 0, timestamp: '2026-01-01T00:00:00Z', caseResults: [result] }] });
+    const parsed = parseResultsDocument(JSON.stringify(doc), 'r.json');
+    expect(caseResultsFromDocument(parsed)[0]!.samples[0]!.trace).toEqual(trace);
+    const html = renderReportView(parsed);
+    expect(html).toContain('get_weather (mock)');
+    expect(html).toContain('get_weather (dropped)');
+    expect(html).toContain('dropped: beyond the per-turn parallel cap, not run');
   });
 
   it('reads a results file written before traces were kept', () => {

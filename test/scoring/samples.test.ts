@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { aggregateCase, passAtK, passHatK, wilsonInterval } from '../../src/scoring/index.js';
 import type { SampleOutcome, Verdict } from '../../src/types/index.js';
 import { makeCase } from './_build.js';
+import { caseEntryOf } from '../../src/report/results.js';
 
 function scored(sample: number, pass: boolean, extra: Partial<Verdict> = {}): SampleOutcome {
   const verdict: Verdict = {
@@ -57,6 +58,17 @@ describe('passAtK and passHatK', () => {
     expect(passHatK(3, 3, 3)).toBe(1);
     expect(passHatK(3, 2, 3)).toBe(0);
     expect(passAtK(3, 4, 1)).toBeNaN();
+  });
+
+  it('carry no float noise into the results JSON (0.4, not 0.3999999999999999)', () => {
+    expect(passAtK(5, 2, 1)).toBe(0.4);
+    expect(passAtK(5, 2, 2)).toBe(0.7);
+    expect(passHatK(5, 2, 2)).toBe(0.1);
+    const r = aggregateCase(makeCase({ id: 'k' }), [0, 1, 2, 3, 4].map((i) => scored(i, i < 2)), { threshold: 0.5, passK: [1, 2, 3] });
+    const json = JSON.stringify(caseEntryOf(r));
+    expect(json).toContain('{"k":1,"pass_at":0.4,"pass_hat":0.4}');
+    expect(json).toContain('{"k":2,"pass_at":0.7,"pass_hat":0.1}');
+    expect(JSON.stringify(caseEntryOf(r).pass_k)).not.toMatch(/\d\.\d{13,}/);
   });
 
   it('pass^k ≤ pass rate ≤ pass@k, and k = 1 gives the pass rate', () => {

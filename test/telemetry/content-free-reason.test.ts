@@ -3,7 +3,7 @@
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildSpanAnnotations, emitVerdictSpan, renderRunTrace } from '../../src/telemetry/index.js';
-import { contentFreeReason } from '../../src/scoring/index.js';
+import { contentFreeReason } from '../../src/telemetry/index.js';
 import type { Verdict } from '../../src/types/index.js';
 import { DECISION_CASE, decisionRun, decisionVerdict } from './_fixtures.js';
 

@@ -4,6 +4,7 @@ import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emitVerdictSpan, renderRunTrace } from '../../src/telemetry/index.js';
+import type { CaseResult } from '../../src/types/index.js';
 import { DECISION_CASE, decisionRun, decisionVerdict, takePromised, T0 } from './_fixtures.js';
 
 const exporter = new InMemorySpanExporter();
@@ -84,6 +85,18 @@ describe('renderRunTrace status', () => {
         },
       ],
     ]);
+  });
+
+  it('gives a case whose samples all errored no pass rate and no meets_threshold (an outage is not a regression)', () => {
+    const error = { code: 'PROVIDER', message: 'ECONNREFUSED' };
+    const result: CaseResult = {
+      caseId: 'check-api', dialect: 'runspec', tags: [], samples: [{ status: 'errored', sample: 0, error, elapsedMs: 1 }],
+      passRate: 0, passRateLow: 0, passRateHigh: 1, passAtK: 0, passHatK: 0, passK: [], threshold: 1, meetsThreshold: false, errored: true,
+    };
+    renderRunTrace(tracer, { case: DECISION_CASE, runId: 'r', captureContent: false, sample: 0, error, result, startTimeMs: T0, endTimeMs: T0 + 5 });
+    const attrs = rootOf().attributes;
+    expect(attrs['runspec.eval.samples']).toBe(1);
+    for (const key of ['runspec.eval.pass_rate', 'runspec.eval.pass_rate_low', 'runspec.eval.pass_rate_high', 'runspec.eval.meets_threshold']) expect(attrs[key], key).toBeUndefined();
   });
 
   it('renders an errored sample that has a partial Run: its spans plus the error on the root', () => {

@@ -1,9 +1,10 @@
+import { z } from 'zod';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ToolsetError, EXIT_CODES } from '../../src/errors.js';
-import { loadToolset, loadToolsetFile, parseToolsetText } from '../../src/toolset/index.js';
+import { loadToolset, loadToolsetFile, parseToolsetText, ToolsetFileSchema } from '../../src/toolset/index.js';
 import { REPO_ROOT } from '../helpers/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolset-file-'));
@@ -174,5 +175,17 @@ describe('errors name file:line and the field path', () => {
   it('derives ownHostArg from a host arg inside a subcommand and honours an explicit flag', () => {
     const ts = parseToolsetText('[[runnable]]\nname = "a"\n[[runnable.subcommands]]\nname = "s"\nargs.host = {}\n[[runnable]]\nname = "b"\nown_host_arg = true\n', 'x.toml');
     expect(ts.runnables.map((r) => r.ownHostArg)).toEqual([true, true]);
+  });
+});
+
+describe('ToolsetFileSchema', () => {
+  it('is the zod schema of the file format (JSON Schema for editors) and gates every file first', () => {
+    const schema = z.toJSONSchema(ToolsetFileSchema, { unrepresentable: 'any' }) as { properties: Record<string, unknown>; additionalProperties: unknown };
+    expect(Object.keys(schema.properties)).toEqual(['name', 'description', 'hosts', 'groups', 'runnable', 'runnables', 'mocks']);
+    expect(schema.additionalProperties).toBe(false);
+    // A keyed-args table with a wrong field: the zod issue, in our wording, with the exact path and line.
+    expect(() => parseToolsetText('[[runnable]]\nname = "a"\n[runnable.args.n]\nrequired = "yes"\n', 't.toml')).toThrow(
+      /^t\.toml:4: runnable\[0\]\.args\.n\.required: expected true or false \(got "yes"\)$/,
+    );
   });
 });

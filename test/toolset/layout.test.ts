@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ToolCall } from '../../src/types/run.js';
 import type { Toolset } from '../../src/types/toolset.js';
-import { createLayout, loadToolset, parseToolsetText, searchRunnables, toAnthropicTools, toOpenAITools, WORKSPACE_TOOLSET } from '../../src/toolset/index.js';
+import { createLayout, loadToolset, parseToolsetText, searchRunnables, WORKSPACE_TOOLSET } from '../../src/toolset/index.js';
+import { toAnthropicTools, toOpenAITools } from '../../src/providers/index.js';
 
 let fleet: Toolset;
 beforeAll(async () => {

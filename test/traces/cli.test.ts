@@ -13,6 +13,7 @@ import { startOtlpSink } from '../helpers/otlp-sink.js';
 import { startFakePhoenix } from '../helpers/fake-phoenix.js';
 import { encodeTraceRequest } from '../../src/traces/otlp-proto.js';
 import type { OtlpTraceRequest } from '../../src/traces/otlp-types.js';
+import { parseResultsDocument } from '../../src/report/results.js';
 import { request, span, traceId } from './_otlp.js';
 
 let dir: string;
@@ -87,6 +88,22 @@ describe('runspec-eval score', () => {
     expect(lines.filter((l) => l.rule === 'no-shell')).toHaveLength(4);
     expect(lines.every((l) => typeof l.rootSpanId === 'string' && (l.rootSpanId as string).length === 16)).toBe(true);
     expect(r.exitCode).toBe(1);
+  });
+
+  it('writes the verdicts as a results document that report renders like a run (one model for both)', async () => {
+    const r = await runCli(['score', 'traces', '--cases', 'suite.json', '--rules', 'rules.toml', '--results', 'scored.json'], { cwd: dir });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('results: ');
+    const doc = parseResultsDocument(readFileSync(join(dir, 'scored.json'), 'utf8'), 'scored.json');
+    const cases = doc.iterations[0]!.cases;
+    expect(Object.keys(cases).sort()).toEqual(['find-todos', 'read-readme', 'rule:no-shell']);
+    expect(cases['find-todos']).toMatchObject({ pass_rate: 0.5, k: 2, dialect: 'turnstone' });
+    expect(cases['rule:no-shell']).toMatchObject({ dialect: 'rule', k: 4, pass_rate: 0.75 });
+    for (const output of ['md', 'junit', 'html', 'table']) {
+      const rep = await runCli(['report', 'scored.json', '--output', output], { cwd: dir });
+      expect(rep.exitCode, rep.stderr).toBe(0);
+      expect(rep.stdout).toContain('rule:no-shell');
+    }
   });
 
   it('writes one line per trace with the extracted calls when there are no cases and no rules', async () => {
@@ -221,7 +238,7 @@ describe('malformed corpus', () => {
 
 describe('runspec-eval serve (process)', () => {
   it('prints its URL, requires the token, scores what the official proto exporter posts, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '100', '--cases', 'suite.json', '--rules', 'rules.toml', '--token-env', 'SERVE_TOKEN'], {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '100', '--cases', 'suite.json', '--rules', 'rules.toml', '--token-env', 'SERVE_TOKEN', '--results', 'served.json'], {
       cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, SERVE_TOKEN: 'tok-serve' }, stdio: 'pipe',
     });
     let stdout = '';
@@ -263,5 +280,8 @@ describe('runspec-eval serve (process)', () => {
     expect(await exited).toBe(0);
     expect(stderr).toMatch(/traces: 1 +verdicts: 2 +passed: 2/);
     expect(stdout + stderr).not.toContain('tok-serve');
+    // On shutdown the verdicts are also a results document, like score --results.
+    const served = parseResultsDocument(readFileSync(join(dir, 'served.json'), 'utf8'), 'served.json');
+    expect(Object.keys(served.iterations[0]!.cases).sort()).toEqual(['read-readme', 'rule:no-shell']);
   });
 });

@@ -48,4 +48,18 @@ describe('completion rule over files', () => {
     expect(verdicts).toEqual([['03', 'incomplete', false]]);
     expect(summary).toMatchObject({ traces: 1, unscorable: 1, failed: 0, passed: 0 });
   });
+
+  it('says what a rule on an incomplete trace could and could not check, never that it holds', async () => {
+    const orphan = span({ trace: 4, id: 3, parent: 2, name: 'execute_tool service_status', start: 1, end: 2, attrs: { 'gen_ai.tool.name': 'service_status' } });
+    const dir = mkdtempSync(join(tmpdir(), 'runspec-completion-'));
+    writeFileSync(join(dir, 't.jsonl'), JSON.stringify(request([root(4), orphan])) + '\n');
+    const mixed = parseRulesText('[[rule]]\nname = "lean"\nforbid_tools = ["service_restart"]\nmax_redundant = 0\n', 'rules.toml');
+    const outcomes: TraceOutcome[] = [];
+    await scoreTraceFiles([join(dir, 't.jsonl')], { cwd: dir, rules: mixed, onOutcome: (o) => outcomes.push(o) });
+    const line = outcomes[0]?.kind === 'scored' ? outcomes[0].lines[0] : undefined;
+    expect(line?.category).toBe('incomplete');
+    expect(line?.reason).not.toMatch(/holds/);
+    expect(line?.reason).toMatch(/no fault found on what arrived by forbid_tools, max_redundant/);
+    expect(line?.reason).toMatch(/the spans that never arrived could not be checked/);
+  });
 });

@@ -54,6 +54,13 @@ describe('applyRule', () => {
     expect(v).toMatchObject({ caseId: 'r', dialect: 'rule', pass: false, category });
   });
 
+  it('judges max_redundant without arguments when no name repeats; a repeated name is not checkable', () => {
+    const absent = (name: string): ToolCallRecord => record(name, {}, { call: { id: '', name, arguments: {}, argumentsAbsent: true } });
+    expect(applyRule({ name: 'r', maxRedundant: 0 }, run([absent('grep'), absent('glob')])).category).toBe('pass');
+    expect(applyRule({ name: 'r', maxRedundant: 0 }, run([absent('grep'), absent('grep')])).category).toBe('unscorable');
+    expect(applyRule({ name: 'r', maxRedundant: 0 }, run([record('grep', { p: 1 }), record('grep', { p: 1 }), absent('grep')])).category).toBe('redundant_call');
+  });
+
   it('flags a JSON dump in the final text', () => {
     const v = applyRule({ name: 'r', jsonDump: true }, run([], '{"name": "file_read", "arguments": {"path": "a"}}'));
     expect(v.category).toBe('json_dump');

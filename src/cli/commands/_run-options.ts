@@ -1,7 +1,7 @@
 // Options of `run` and the commands built on it, plus small path/label helpers. Kept free of the heavy
 // modules (engine, providers, telemetry) so that registering the commands costs nothing at start-up.
 
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { OUTPUT_FORMATS } from '../../report/formats.js';
 import { TOOL_MODES } from '../../core/vocabulary.js';
 import { GATE_SYNTAX, parseGate } from '../../fixtures/gate.js';
@@ -74,7 +74,9 @@ export function addModelOptions(cmd: Command, opts: { provider?: boolean } = {})
     .option('--reasoning-effort <level>', 'low, medium or high, sent on every model request (only when set)', oneOf(['low', 'medium', 'high'] as const))
     .option('--context-window <n>', "the model's context window in tokens: a trajectory whose request fills it stops as truncated", positiveInt)
     .option('--timeout-ms <ms>', 'per-attempt time limit in milliseconds (default 120000); a hung sample holds its slot at most timeout × attempts + (attempts − 1) × 30 s of waits: 7 min by default', positiveInt)
-    .option('--retries <n>', 'attempts per request on transient provider errors (default 3; 1 = no retry); each wait prints one "retrying:" line', nonNegativeInt)
+    .option('--attempts <n>', 'attempts per model request, the first included, on transient errors (default 3; 1 = no retry); each wait prints one "retrying:" line', positiveInt)
+    // The old name: it always counted attempts, not retries. Kept working, out of --help.
+    .addOption(new Option('--retries <n>', 'old name of --attempts').argParser(nonNegativeInt).hideHelp())
     .option('--max-requests <n>', 'model requests in flight at once per provider (default 8)', positiveInt);
 }
 

@@ -7,7 +7,8 @@ import type { CliContext } from '../context.js';
 import { readEnv } from '../../config/env.js';
 import { loadConfigFile } from '../../config/file.js';
 import { resolveProviderSpec } from '../../config/providers.js';
-import { firstSet, type Setting } from '../../config/setting.js';
+import type { Setting } from '../../config/setting.js';
+import { resolveRunSettings, toolsetSpecOf } from '../../config/settings.js';
 import { resolveTelemetryConfig } from '../../config/telemetry.js';
 
 interface ConfigFlags {
@@ -30,22 +31,23 @@ function configAction(ctx: CliContext, flags: ConfigFlags): number {
   add('project', { value: ctx.projectDir, source: '--path' });
   add('config file', { value: existsSync(file) ? file : '(none)', source: '--path' });
 
-  const providerName = firstSet(flags.provider, env.get('RUNSPEC_PROVIDER'), config.llm?.provider, 'openai');
+  // The settings every run and scoring command resolves (a bad value throws here as it does there).
+  const settings = resolveRunSettings({ flags: flags.provider ? { provider: flags.provider } : {}, env, file: config });
+  const providerName = settings.provider;
   add('provider', providerName);
   const spec = resolveProviderSpec(providerName.value, { config, env, flags: {} });
   add('provider.kind', { value: spec.kind, source: 'default' });
-  const profile = config.providers?.[providerName.value];
-  const llm = config.llm?.provider === providerName.value || config.llm?.provider === undefined ? config.llm : undefined;
-  const sourceOf = (envName: string, fromFile: unknown): string => (env.get(envName) ? 'env' : fromFile !== undefined ? 'file' : 'default');
-  add('provider.base_url', { value: spec.baseUrl, source: sourceOf('RUNSPEC_BASE_URL', profile?.base_url ?? llm?.base_url) });
-  add('provider.model', { value: spec.model ?? '(first of GET /models)', source: sourceOf('RUNSPEC_MODEL', profile?.model ?? llm?.model) });
+  add('provider.base_url', { value: spec.baseUrl, source: spec.sources?.baseUrl ?? 'default' });
+  add('provider.model', { value: spec.model ?? '(first of GET /models)', source: spec.sources?.model ?? 'default' });
   if (spec.apiKeyEnv) add('provider.api_key', { value: `${spec.apiKeyEnv} (${env.get(spec.apiKeyEnv) ? 'set' : 'not set'})`, source: 'env' });
-  add('tool_mode', firstSet(undefined, env.get('RUNSPEC_TOOL_MODE'), config.llm?.tool_mode, 'dedup'));
-  add('concurrency', firstSet(undefined, env.int('RUNSPEC_CONCURRENCY'), config.llm?.concurrency, 4));
-  add('max_requests', firstSet(undefined, env.int('RUNSPEC_MAX_REQUESTS'), config.llm?.max_requests, 8));
-  const toolsetFile = config.toolset?.file ?? (config.toolset?.mcp ? `mcp:${config.toolset.mcp}` : undefined);
-  add('toolset (runspec cases)', firstSet(undefined, env.get('RUNSPEC_TOOLSET'), toolsetFile, 'builtin:fleet'));
-  add('toolset (replio, turnstone)', { value: 'builtin:workspace', source: 'default' });
+  add('attempts', settings.attempts);
+  add('tool_mode', settings.toolMode);
+  add('concurrency', settings.concurrency);
+  add('max_requests', settings.maxRequests);
+  const toolsetSource = settings.toolset.value === undefined ? 'default' : settings.toolset.source;
+  add('toolset (runspec cases)', { value: toolsetSpecOf(settings.toolset, { dialect: 'runspec', mode: 'decision' }), source: toolsetSource });
+  const trajectory = toolsetSpecOf(settings.toolset, { dialect: 'replio', mode: 'trajectory' });
+  add('toolset (replio, turnstone)', { value: trajectory, source: trajectory === 'builtin:workspace' ? 'default' : toolsetSource });
 
   const t = resolveTelemetryConfig({ flags: {}, env, file: config.telemetry, projectDir: ctx.projectDir });
   add('telemetry.enabled', { value: t.enabled, source: t.sources.enabled });

@@ -5,7 +5,7 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { RunspecError } from '../../errors.js';
-import type { Toolset } from '../../types/index.js';
+import type { Toolset } from '../../types/toolset.js';
 import { ensureNewline, OUTPUT_FORMATS, type OutputFormat } from './_run-options.js';
 
 /** The package root (holds fixtures/), from dist/cli/commands or src/cli/commands alike. */
@@ -40,8 +40,8 @@ export async function demoAction(ctx: CliContext, flags: { output?: string; tele
   const { executeRun, loadProject } = await import('../../app/run-suite.js');
   const { renderDocument } = await import('../../report/render.js');
   const { progressBar, reportProblems, withInterrupt } = await import('./_run-io.js');
-  const { loadCasesFromPaths } = await import('../../fixtures/index.js');
-  const { loadToolset } = await import('../../toolset/index.js');
+  const { loadCasesFromPaths } = await import('../../fixtures/discover.js');
+  const { loadToolset } = await import('../../toolset/load.js');
   const { createReplayProvider } = await import('../../providers/recording.js');
   const loaded = loadProject(ctx);
   // The recording matches only the bundled setup: keep the project's telemetry settings, ignore the

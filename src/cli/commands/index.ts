@@ -60,7 +60,7 @@ export const COMMAND_LOADERS: readonly CommandLoader[] = [
   {
     name: 'merge',
     term: 'merge [options] <files...>',
-    summary: 'Combine shard results (--shard i/n) into one results file',
+    summary: 'Combine shard results (--shard i/n, 1-based: 1/n … n/n, split by SHA-256 of the case id) into one results file, in the unsharded case order',
     load: async () => (await import('./merge.js')).mergeCommand,
   },
   {

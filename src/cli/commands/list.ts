@@ -2,7 +2,8 @@ import { Option } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../../fixtures/index.js';
+import { discoverFixtures, loadCasesFromPaths, mergeSuites } from '../../fixtures/discover.js';
+import { selectCases } from '../../fixtures/select.js';
 import type { Case } from '../../types/case.js';
 
 interface ListOptions {

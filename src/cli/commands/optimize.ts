@@ -1,143 +1,23 @@
-import { chooseCommandSandbox } from '../../engine/sandbox/select.js';
-import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import { UsageError } from '../../errors.js';
-import type { TurnEvent } from '../../engine/run-case.js';
-import { formatTurnEvent } from '../../engine/turn-log.js';
-import { runSuite } from '../../engine/suite-runner.js';
-import { writeResultsDocument } from '../../report/results-docs.js';
-import { ensureOutputDir } from '../../report/out-path.js';
-import { buildResultsDocument } from '../../report/results.js';
-import { DEFAULT_AGENT_PROMPT, runOptimization, type IterationRecord, type OptimizerModel } from '../../optimize/index.js';
-import type { Provider } from '../../providers/index.js';
-import { VERSION } from '../../core/version.js';
-import { buildProvider, loadProject, loadToolsets, newRunId, providerName, selectRunCases } from '../../app/run-suite.js';
-import { addModelOptions, addSelectionOptions, cwdPath, type RunFlags } from './_run-options.js';
+import type { OptimizeFlags } from '../../app/optimize.js';
+import { addModelOptions, addSelectionOptions } from './_run-options.js';
 
-interface OptimizeFlags extends RunFlags {
-  prompt?: string;
-  nRuns?: number;
-  maxIter: number;
-  optimize: boolean;
-  verbose?: boolean;
+/** `optimize`: parse, call `optimizeSuite` (app/optimize.ts), print, exit. */
+async function optimizeAction(ctx: CliContext, targets: string[], flags: OptimizeFlags): Promise<number> {
+  const { optimizeSuite } = await import('../../app/optimize.js');
+  const { result, resultsFile, exitCode } = await optimizeSuite(ctx, targets, flags);
+  ctx.out(`stopped: ${result.stopReason} after ${result.iterations.length} iteration(s); best: iteration ${result.best.iteration}, pass rate ${result.best.passRate.toFixed(2)}`);
+  ctx.out(`results: ${resultsFile}`);
+  return exitCode;
 }
 
 const positiveInt = (v: string): number => {
   if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`expected a positive integer (got ${JSON.stringify(v)})`);
   return Number(v);
 };
-
-/** The optimiser and the observer talk to the same model as the agent, without tools. */
-function optimizerModel(provider: Provider, flags: OptimizeFlags): OptimizerModel {
-  return {
-    async complete(system, user) {
-      const res = await provider.chat({
-        messages: [
-          { role: 'system', content: system },
-          { role: 'user', content: user },
-        ],
-        tools: [],
-        ...(flags.reasoningEffort ? { reasoningEffort: flags.reasoningEffort } : {}),
-      });
-      return res.text ?? '';
-    },
-  };
-}
-
-async function optimizeAction(ctx: CliContext, targets: string[], flags: OptimizeFlags): Promise<number> {
-  const project = loadProject(ctx);
-  const { cases } = await selectRunCases(ctx, project, targets, flags);
-  if (cases.length === 0) throw new UsageError('USAGE', 'optimize: no cases selected', { hint: 'name a suite or a fixture file' });
-  const toolsets = await loadToolsets(ctx, project, cases, flags.toolset);
-  const name = providerName(flags, project);
-  const provider = buildProvider(ctx, project, name, flags);
-  let initialPrompt = DEFAULT_AGENT_PROMPT;
-  if (flags.prompt) {
-    try {
-      initialPrompt = readFileSync(cwdPath(ctx, flags.prompt), 'utf8');
-    } catch {
-      throw new UsageError('USAGE', `--prompt: cannot read ${cwdPath(ctx, flags.prompt)}`);
-    }
-  }
-  const out = cwdPath(ctx, flags.out ?? 'eval_results.json');
-  ensureOutputDir(out, '--out');
-  const runId = newRunId();
-  const started = new Date().toISOString();
-  // turnstone's meta.n_runs_default: --n-runs, else the suite's defaults.n_runs, else 3.
-  const suiteDefault = cases.find((c) => c.settings.suiteSamples !== undefined)?.settings.suiteSamples;
-  const meta = () => ({
-    run_id: runId,
-    tool: 'runspec-eval',
-    version: VERSION,
-    started,
-    provider: name,
-    // Read at every save: an auto-detected model is known once the first request has gone out.
-    model: provider.model ?? flags.model ?? null,
-    base_url: provider.baseUrl ?? null,
-    test_suite: targets.join(',') || '(all)',
-    n_runs_default: flags.nRuns ?? suiteDefault ?? 3,
-  });
-  const persist = (all: IterationRecord[]): void => {
-    const doc = buildResultsDocument({
-      meta: meta(),
-      iterations: all.map((it) => ({
-        iteration: it.iteration,
-        timestamp: it.timestamp,
-        prompt: it.prompt,
-        promptDiff: it.promptDiff,
-        optimizerSystem: it.optimizerSystem,
-        caseResults: it.caseResults,
-      })),
-    });
-    writeResultsDocument(out, doc);
-  };
-  const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
-    { configured: project.config.trajectory?.sandbox, bwrap: project.env.get('RUNSPEC_BWRAP'), searchPath: project.env.get('PATH') },
-    cases.some((c) => c.mode === 'trajectory'),
-  );
-  if (sandboxWarning) ctx.warn(sandboxWarning);
-  try {
-    const result = await runOptimization({
-      cases,
-      initialPrompt,
-      maxIterations: flags.maxIter,
-      optimize: flags.optimize,
-      model: optimizerModel(provider, flags),
-      evaluate: async (prompt, iteration) => {
-        const run = await runSuite({
-          cases,
-          provider,
-          toolsetFor: (c) => toolsets.get(c.id)!,
-          samples: flags.nRuns,
-          systemPrompt: prompt,
-          mcpServers: { projectDir: ctx.projectDir, env: project.env.raw },
-          // turnstone-eval -v: per-turn logging (API calls, tool args, results).
-          ...(flags.verbose ? { onTurn: (e: TurnEvent) => ctx.err(formatTurnEvent(e)) } : {}),
-          sandbox,
-          runId: `${runId}-i${iteration}`,
-          onWarning: (w) => ctx.warn(w),
-        });
-        return run.results;
-      },
-      onIteration: (record, all) => {
-        persist(all);
-        ctx.err(`iteration ${record.iteration}: pass rate ${record.passRate.toFixed(2)}, avg score ${record.avgScore.toFixed(2)}${record.observed ? ' (observer revised the optimiser)' : ''}`);
-        if (flags.verbose) for (const r of record.caseResults) ctx.err(`  ${r.caseId}: ${r.passRate.toFixed(2)}`);
-      },
-    });
-    persist(result.iterations);
-    ctx.out(`stopped: ${result.stopReason} after ${result.iterations.length} iteration(s); best: iteration ${result.best.iteration}, pass rate ${result.best.passRate.toFixed(2)}`);
-    ctx.out(`results: ${out}`);
-    const last = result.iterations[result.iterations.length - 1]!;
-    if (last.caseResults.length > 0 && last.caseResults.every((r) => r.errored && r.samples.every((s) => s.status === 'errored'))) return 3;
-    return result.best.allPass ? 0 : 1;
-  } finally {
-    await provider.close().catch(() => {});
-  }
-}
 
 export const optimizeCommand: CommandModule = {
   register(program, getContext, setExit) {

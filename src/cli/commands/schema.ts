@@ -1,10 +1,11 @@
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import { UsageError } from '../../errors.js';
-import { jsonSchemaFor } from '../../fixtures/index.js';
+import { jsonSchemaFor } from '../../fixtures/schemas.js';
 import type { Dialect } from '../../types/case.js';
+import { DIALECTS as ALL_DIALECTS } from '../../core/vocabulary.js';
 
-const DIALECTS: Dialect[] = ['runspec', 'replio', 'turnstone'];
+const DIALECTS: readonly Dialect[] = ALL_DIALECTS;
 const KINDS = [...DIALECTS, 'results'];
 
 export const schemaCommand: CommandModule = {

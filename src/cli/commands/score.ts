@@ -11,7 +11,8 @@ import { UsageError } from '../../errors.js';
 // The formatters are light; the scorer (app/score-traces) loads when a command runs, so `score --help`
 // and `serve --help` start fast.
 import { SCORE_OUTPUT_FORMATS, renderJson, renderJunit, renderMarkdown, renderSummaryTable, renderTable, verdictLineJson } from '../../traces/format.js';
-import type { ScoreOutputFormat, TraceVerdictLine } from '../../traces/index.js';
+import type { ScoreOutputFormat } from '../../traces/format.js';
+import type { TraceVerdictLine } from '../../traces/score-traces.js';
 import type { TraceScoringFlags } from '../../app/score-traces.js';
 import { TOOL_MODES } from '../../core/vocabulary.js';
 import { parseShard, SHARD_HELP } from '../../core/shard.js';
@@ -51,6 +52,8 @@ interface ScoreFlags extends TraceScoringFlags {
   maxTraces?: number;
   maxOpenBytes?: number;
   failOnUnscorable?: boolean;
+  /** Also write the verdicts as a results document (what `run` writes), for `report` and the console. */
+  results?: string;
 }
 
 
@@ -67,12 +70,13 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
     if (file) file.write(text + '\n');
     else ctx.out(text);
   };
-  const { shard: _spec, failOnUnscorable, ...scoring } = flags;
+  const { shard: _spec, failOnUnscorable, results: resultsFile, ...scoring } = flags;
   const { scoreExitCode, scoreTraces } = await import('../../app/score-traces.js');
-  const summary = await scoreTraces(ctx, inputs, {
+  const { summary, document } = await scoreTraces(ctx, inputs, {
     ...scoring,
     stdin: ctx.stdin,
     ...(shard ? { shard } : {}),
+    ...(resultsFile ? { results: true } : {}),
     // A superseding judgement (late spans re-opened the trace) replaces the earlier lines in reports; the
     // JSON-lines stream shows both, the later ones marked `supersedes`.
     onSupersede: (traceId) => {
@@ -94,6 +98,12 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
   const nothingRead = summary.traces === 0 && summary.badFiles.length === 0 && !shard;
   if (nothingRead) ctx.err('error: no trace could be read from the input, so nothing was scored (expected OTLP JSON, JSON lines or length-prefixed protobuf)');
   if (file) await new Promise<void>((r) => file!.end(() => r()));
+  if (resultsFile && document) {
+    const { writeResultsDocument } = await import('../../report/results-docs.js');
+    const path = resolve(ctx.cwd, resultsFile);
+    writeResultsDocument(path, document);
+    ctx.err(`results: ${path} (render it with \`runspec-eval report ${resultsFile} --output html\`)`);
+  }
   return nothingRead ? 2 : scoreExitCode(summary, { failOnUnscorable: failOnUnscorable === true });
 }
 
@@ -107,6 +117,7 @@ export const scoreCommand: CommandModule = {
       .addOption(new Option('--output <format>', 'jsonl (verdict lines; summary on stderr), table, json, junit or md').choices([...SCORE_OUTPUT_FORMATS]).default('jsonl'))
       .option('--out <file>', 'write the output to a file instead of stdout')
       .option('--shard <i/n>', SHARD_HELP)
+      .option('--results <file>', 'also write the verdicts as a results JSON (one case per case or rule, one run per trace), as `run --out` does; `report` renders it')
       .option('--max-traces <n>', 'open traces held in memory before the oldest is scored early (counted as evicted)', intOption('--max-traces', 1))
       .option('--max-open-bytes <n>', 'estimated bytes of open traces held before the oldest is scored early (default 64 MiB)', intOption('--max-open-bytes', 1024))
       .option('--fail-on-unscorable', 'exit 1 when any verdict is unscorable (a needed check could not be judged) or incomplete')

@@ -19,6 +19,8 @@ interface ServeFlags extends TraceScoringFlags {
   maxTraces: number;
   maxBodyBytes: number;
   out?: string;
+  /** On shutdown, write the verdicts as a results document (as `score --results`). */
+  results?: string;
   /** `--grpc` alone: 4317; `--grpc PORT`: that port. */
   grpc?: number | true;
 }
@@ -37,8 +39,14 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   }
   if (!LOOPBACK.has(flags.host) && !token) ctx.warn(`listening on ${flags.host} without --token-env: anyone who can reach it can post traces`);
   // The receiver and the scorer load when the command runs (`serve --help` stays light).
-  const [{ loadTraceScoring }, { createOtlpReceiver, createTracePipeline }] = await Promise.all([import('../../app/score-traces.js'), import('../../traces/index.js')]);
+  const [{ createResultsCollector, loadTraceScoring, scoreMeta }, { createOtlpReceiver }, { createTracePipeline }] = await Promise.all([
+    import('../../app/score-traces.js'),
+    import('../../traces/receiver.js'),
+    import('../../traces/pipeline.js'),
+  ]);
   const setup = await loadTraceScoring(ctx, flags);
+  const started = new Date().toISOString();
+  const collector = flags.results ? createResultsCollector(setup.cases) : undefined;
   let file: WriteStream | undefined;
   if (flags.out) {
     const out = resolve(ctx.cwd, flags.out);
@@ -53,6 +61,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
     assembler: { quiet: flags.quietMs, maxOpenTraces: flags.maxTraces },
     onOutcome: (o) => {
       setup.sinks.add(o);
+      collector?.add(o);
       if (o.kind === 'scored') for (const l of o.lines) write(verdictLineJson(setup.decorate(l)));
       else if (ctx.debug) ctx.err(`trace ${o.traceId}: not interpretable (${o.reason})`);
     },
@@ -124,6 +133,12 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   await setup.sinks.close();
   if (file) await new Promise<void>((r) => file!.end(() => r()));
   ctx.err(renderSummaryTable(pipeline.summary()));
+  if (collector && flags.results) {
+    const path = resolve(ctx.cwd, flags.results);
+    const { writeResultsDocument } = await import('../../report/results-docs.js');
+    writeResultsDocument(path, collector.document(scoreMeta(started, `serve ${flags.host}:${flags.port}`, 1), 1));
+    ctx.err(`results: ${path}`);
+  }
   return 0;
 }
 
@@ -139,6 +154,7 @@ export const serveCommand: CommandModule = {
       .option('--max-traces <n>', 'open traces held before the oldest is scored early (counted as evicted)', int('--max-traces', 1), 10000)
       .option('--max-body-bytes <n>', 'largest request body, compressed or inflated (413 beyond)', int('--max-body-bytes', 1), 64 * 1024 * 1024)
       .option('--out <file>', 'append verdict JSON lines to a file instead of stdout')
+      .option('--results <file>', 'on shutdown, write the verdicts as a results JSON (as score --results; render it with report)')
       .option('--grpc [port]', 'also receive OTLP/gRPC traces and logs on this port (default 4317; 0 picks a free one)', int('--grpc', 0));
     addTraceScoringOptions(cmd)
       .addHelpText(

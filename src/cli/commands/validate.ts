@@ -4,11 +4,14 @@ import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { loadConfigFile } from '../../config/file.js';
 import { readEnv } from '../../config/env.js';
-import { discoverFixtures, loadCasesFromPaths, mergeSuites, selectCases } from '../../fixtures/index.js';
-import { loadToolset, validateFixtures, type FixtureProblem } from '../../toolset/index.js';
+import { discoverFixtures, loadCasesFromPaths, mergeSuites } from '../../fixtures/discover.js';
+import { selectCases } from '../../fixtures/select.js';
+import { loadToolset } from '../../toolset/load.js';
+import { validateFixtures, type FixtureProblem } from '../../toolset/validate-fixtures.js';
 import type { Case } from '../../types/case.js';
 // One rule for which toolset a case runs against, shared with run/record/replay.
-import { ownToolsetOf, toolsetSpecFor } from '../../app/run-suite.js';
+import { ownToolsetOf } from '../../app/run-suite.js';
+import { toolsetSetting, toolsetSpecOf } from '../../config/settings.js';
 
 interface ValidateOptions {
   toolset?: string;
@@ -54,7 +57,7 @@ async function validate(ctx: CliContext, paths: string[], o: ValidateOptions): P
       own.push(c);
       continue;
     }
-    const spec = toolsetSpecFor(c, o.toolset, env, config);
+    const spec = toolsetSpecOf(toolsetSetting(o.toolset, env, config), c);
     bySpec.set(spec, [...(bySpec.get(spec) ?? []), c]);
   }
   const timeoutMs = o.timeoutMs !== undefined ? Number(o.timeoutMs) : undefined;

@@ -1,13 +1,6 @@
 // Our own traces (telemetry/ writes them): runspec.eval.* attributes on the root (case id, suite,
 // sample, tool mode) and runspec.eval.executed = false on a tool call a decision run captured unexecuted.
-import {
-  ATTR_RUNSPEC_EVAL_CASE_ID,
-  ATTR_RUNSPEC_EVAL_DROPPED,
-  ATTR_RUNSPEC_EVAL_EXECUTED,
-  ATTR_RUNSPEC_EVAL_SAMPLE,
-  ATTR_RUNSPEC_EVAL_SUITE,
-  ATTR_RUNSPEC_EVAL_TOOL_MODE,
-} from '../../semconv/index.js';
+import { ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_DROPPED, ATTR_RUNSPEC_EVAL_EXECUTED, ATTR_RUNSPEC_EVAL_SAMPLE, ATTR_RUNSPEC_EVAL_SUITE, ATTR_RUNSPEC_EVAL_TOOL_MODE } from '../../semconv/attributes.js';
 import { isToolMode } from '../../core/vocabulary.js';
 import type { ToolMode } from '../../types/toolset.js';
 import { toInt, toStr } from '../_json.js';

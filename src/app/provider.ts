@@ -1,10 +1,10 @@
 import { PROVIDER_PRESETS, resolveProviderSpec, toEnv, type ProviderSpec, type ResolveProviderOptions } from '../config/providers.js';
 import { ConfigError } from '../errors.js';
-import { createAnthropicProvider } from './anthropic.js';
-import { createMockProvider } from './mock.js';
-import { createOpenAIProvider } from './openai.js';
-import { createReplayProvider } from './recording.js';
-import type { HttpProviderOptions, Provider } from './types.js';
+import { createAnthropicProvider } from '../providers/anthropic.js';
+import { createMockProvider } from '../providers/mock.js';
+import { createOpenAIProvider } from '../providers/openai.js';
+import { createReplayProvider } from '../providers/recording.js';
+import type { HttpProviderOptions, Provider } from '../providers/types.js';
 
 /**
  * Build the provider a name stands for: a preset (openai, anthropic, ollama, vllm, mock:FILE,
@@ -33,7 +33,8 @@ function isHostedApi(baseUrl: string | undefined): boolean {
 
 /** Build a provider from an already resolved spec. */
 export function createProviderFromSpec(spec: ProviderSpec, opts: Pick<ResolveProviderOptions, 'env'> & { extra?: Partial<HttpProviderOptions> }): Provider {
-  if (spec.kind === 'mock') return createMockProvider({ file: spec.script!, name: spec.name });
+  // --context-window applies to a scripted model too (a recording carries its own).
+  if (spec.kind === 'mock') return { ...createMockProvider({ file: spec.script!, name: spec.name }), ...(spec.contextWindow !== undefined ? { contextWindow: spec.contextWindow } : {}) };
   if (spec.kind === 'replay') return createReplayProvider({ file: spec.script!, name: spec.name });
   const env = toEnv(opts.env);
   const apiKey = spec.apiKeyEnv ? env.get(spec.apiKeyEnv) : undefined;

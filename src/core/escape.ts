@@ -1,6 +1,7 @@
-// Escaping for the markup renderers.
+// Escaping for the markup renderers, the one owner: results reports (report/) and `score` output
+// (traces/format.ts) escape XML and Markdown the same way.
 
-import { safeText } from '../core/safe-text.js';
+import { safeText } from './safe-text.js';
 
 /** Characters XML 1.0 cannot carry at all (most C0 controls, lone surrogates, U+FFFE/U+FFFF). */
 const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

@@ -1,0 +1,98 @@
+// The one settings resolver: every setting of a run (run, record, replay, compare, optimize, schedule
+// run) and of trace scoring (score, serve), each with where it came from. `config` prints exactly this,
+// so `config` rejects what `run` rejects and shows what `run` would use.
+
+import { isToolMode, TOOL_MODES } from '../core/vocabulary.js';
+import { ConfigError, UsageError } from '../errors.js';
+import type { ToolMode } from '../types/toolset.js';
+import type { Env } from './env.js';
+import type { ConfigFile } from './file.js';
+import { firstSet, type Setting } from './setting.js';
+
+/** The flags that feed the resolver (all optional: a command passes the ones it has). */
+export interface SettingFlags {
+  provider?: string;
+  toolMode?: ToolMode;
+  concurrency?: number;
+  maxRequests?: number;
+  toolset?: string;
+  /** Attempts per model request, the first included. */
+  attempts?: number;
+}
+
+export interface RunSettings {
+  /** Provider preset or profile: --provider > RUNSPEC_PROVIDER > [llm] provider > openai. */
+  provider: Setting<string>;
+  /** Tool layout: --tool-mode > RUNSPEC_TOOL_MODE > [llm] tool_mode > dedup. */
+  toolMode: Setting<ToolMode>;
+  /** Case samples in flight: --concurrency > RUNSPEC_CONCURRENCY > [llm] concurrency > 4. */
+  concurrency: Setting<number>;
+  /** Model requests in flight per provider: --max-requests > RUNSPEC_MAX_REQUESTS > [llm] max_requests > 8. */
+  maxRequests: Setting<number>;
+  /**
+   * Toolset of decision cases: --toolset > RUNSPEC_TOOLSET > [toolset] file (or mcp:) > none (then
+   * runspec cases get builtin:fleet, replio and turnstone cases builtin:workspace).
+   */
+  toolset: Setting<string | undefined>;
+  /** Attempts per model request, the first included: --attempts > [llm] retries > 3 (1 = no retry). */
+  attempts: Setting<number>;
+}
+
+/** Most case samples in flight (--concurrency, RUNSPEC_CONCURRENCY and [llm] concurrency alike). */
+export const MAX_CONCURRENCY = 256;
+
+/** Default attempts per model request (the providers' HTTP client default). */
+export const DEFAULT_ATTEMPTS = 3;
+
+/**
+ * Resolve every run and scoring setting, flag > env > runspec.toml > default, remembering the source.
+ * A bad value of ours (RUNSPEC_TOOL_MODE=bogus) is a ConfigError (exit 2) for every command alike.
+ *
+ * @example resolveRunSettings({ flags: {}, env: readEnv(process.env), file: loadConfigFile('.') }).toolMode
+ */
+export function resolveRunSettings(input: { flags?: SettingFlags; env: Env; file: ConfigFile }): RunSettings {
+  const { env, file } = input;
+  const flags = input.flags ?? {};
+  const concurrency = firstSet(flags.concurrency, env.int('RUNSPEC_CONCURRENCY'), file.llm?.concurrency, 4);
+  if (concurrency.value < 1 || concurrency.value > MAX_CONCURRENCY) {
+    throw new UsageError('USAGE', `RUNSPEC_CONCURRENCY: expected 1 to ${MAX_CONCURRENCY} (got ${concurrency.value})`, {
+      hint: 'case samples in flight at once; the flag and [llm] concurrency have the same bounds',
+    });
+  }
+  return {
+    provider: firstSet(flags.provider, env.get('RUNSPEC_PROVIDER'), file.llm?.provider, 'openai'),
+    toolMode: firstSet<ToolMode>(flags.toolMode, envToolMode(env), file.llm?.tool_mode, 'dedup'),
+    concurrency,
+    maxRequests: firstSet(flags.maxRequests, env.int('RUNSPEC_MAX_REQUESTS'), file.llm?.max_requests, 8),
+    toolset: toolsetSetting(flags.toolset, env, file),
+    attempts: firstSet(flags.attempts, undefined, file.llm?.retries, DEFAULT_ATTEMPTS),
+  };
+}
+
+/** The toolset setting alone (see {@link RunSettings.toolset}). */
+export function toolsetSetting(flag: string | undefined, env: Env, file: ConfigFile): Setting<string | undefined> {
+  const fileToolset = file.toolset?.file ?? (file.toolset?.mcp ? `mcp:${file.toolset.mcp}` : undefined);
+  return firstSet<string | undefined>(flag, env.get('RUNSPEC_TOOLSET'), fileToolset, undefined);
+}
+
+/**
+ * The toolset spec of one case: the setting, except that runspec.toml's [toolset] applies to decision
+ * cases only (trajectory cases need the workspace tools); else runspec → builtin:fleet, replio and
+ * turnstone → builtin:workspace.
+ */
+export function toolsetSpecOf(setting: Setting<string | undefined>, c: { dialect: string; mode: string }): string {
+  const fallback = c.dialect === 'runspec' ? 'builtin:fleet' : 'builtin:workspace';
+  if (setting.value === undefined || (setting.source === 'file' && c.mode !== 'decision')) return fallback;
+  return setting.value;
+}
+
+function envToolMode(env: Env): ToolMode | undefined {
+  const v = env.get('RUNSPEC_TOOL_MODE');
+  if (v === undefined) return undefined;
+  if (!isToolMode(v)) {
+    throw new ConfigError('CONFIG', `RUNSPEC_TOOL_MODE: expected one of ${TOOL_MODES.join(', ')} (got ${JSON.stringify(v)})`, {
+      hint: `unset it or set one of ${TOOL_MODES.join(', ')}`,
+    });
+  }
+  return v;
+}

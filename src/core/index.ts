@@ -1,0 +1,22 @@
+// Exports added here are public. One owner per idea; docs/architecture.md lists them.
+export { writeFileAtomic } from './atomic-write.js';
+export { canonicalJson, sortKeys, showValue } from './canonical-json.js';
+export { createLimiter, runPool } from './concurrency.js';
+export type { Limiter } from './concurrency.js';
+export { closestName, didYouMean, editDistance, isPlausibleName } from './did-you-mean.js';
+export { EQUALITY_MODES, valuesEqual, tolerantEquals } from './equality.js';
+export type { EqualityMode } from './equality.js';
+export { isRecord } from './is-record.js';
+export { dotPath, jsonLineFinder, tomlLineFinder } from './lines.js';
+export type { LineFinder, PathSegment } from './lines.js';
+export { isSecretName, redactSecrets, redactUrl } from './redact.js';
+export { compileRegex, regexError, regexSearch } from './regex.js';
+export { isRetryableStatus, retryAfterMs, retryDelayMs } from './retry.js';
+export type { BackoffOptions } from './retry.js';
+export { inShard, parseShard, shardOf, SHARD_HELP } from './shard.js';
+export type { Shard } from './shard.js';
+export { loadStructuredFile, parseStructuredText, validateStructured } from './structured-file.js';
+export type { ErrorFactory, StructuredFormat, StructuredOptions, StructuredText } from './structured-file.js';
+export { totalTokens, withTotal } from './tokens.js';
+export { AUTONOMY_LEVELS, DIALECTS, MATCH_MODES, TOOL_CATEGORIES, TOOL_MODES, VERDICT_CATEGORIES, isAutonomy, isToolMode } from './vocabulary.js';
+export { VERSION } from './version.js';
