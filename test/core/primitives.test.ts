@@ -128,6 +128,12 @@ describe('retry policy', () => {
   ])('status %i retryable: %s', (status, want) => {
     expect(isRetryableStatus(status)).toBe(want);
   });
+  it('takes API-specific "not yet" statuses on top of the rule (LangSmith feedback: 404, 425)', () => {
+    expect(isRetryableStatus(404, { alsoRetry: [404, 425] })).toBe(true);
+    expect(isRetryableStatus(425, { alsoRetry: [404, 425] })).toBe(true);
+    expect(isRetryableStatus(503, { alsoRetry: [404] })).toBe(true);
+    expect(isRetryableStatus(401, { alsoRetry: [404, 425] })).toBe(false);
+  });
   it('backs off exponentially with jitter, honours Retry-After, and caps at maxMs', () => {
     const opts = { baseMs: 1000, maxMs: 30_000, random: () => 0 };
     expect([1, 2, 3].map((a) => retryDelayMs(a, opts))).toEqual([500, 1000, 2000]);

@@ -5,6 +5,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { buildLangSmithFeedback, postLangSmithFeedback } from '../../src/telemetry/langsmith.js';
 import { langsmithRunId } from '../../src/core/trace-link.js';
+import { retryDelayMs } from '../../src/core/retry.js';
 import { startFakeLangSmith, type FakeLangSmith } from '../helpers/fake-langsmith.js';
 
 const KEY = 'lsv2-test-secret-key';
@@ -131,11 +132,22 @@ describe('LangSmith feedback', () => {
     expect(feedback[0]!.run_id).toBe('00000000-0000-0000-1a2b-3c4d5e6f7a8b');
     // A fake clock: every sleep advances it, so the 60 s budget passes without waiting.
     let t = 0;
-    const never = await postLangSmithFeedback({ endpoint: ls.url, apiKey: KEY, feedback, now: () => t, sleep: async (ms) => void (t += ms) });
+    const waits: number[] = [];
+    const random = () => 0.5;
+    const never = await postLangSmithFeedback({ endpoint: ls.url, apiKey: KEY, feedback, now: () => t, random, sleep: async (ms) => void (waits.push(ms), (t += ms)) });
     expect(never.posted).toBe(0);
     expect(never.warning).toMatch(/HTTP 404: run not ingested yet.*1 feedback item\(s\) not sent/);
-    // Doubling backoff from 1 s, capped at 8 s, within 60 s: 1+2+4+8+8+8+8+8+8+5 → 11 posts.
-    expect(ls.feedback.length).toBe(11);
+    // The waits are the shared backoff (core/retry.ts: from 1 s, doubling, equal jitter, capped at 8 s),
+    // the last one cut to what is left of the 60 s budget; one post per round.
+    const expected: number[] = [];
+    for (let a = 1, sum = 0; sum < 60_000 && a < 100; a++) {
+      const w = Math.min(retryDelayMs(a, { baseMs: 1000, maxMs: 8000, random }), 60_000 - sum);
+      expected.push(w);
+      sum += w;
+    }
+    expect(waits).toEqual(expected);
+    expect(waits.slice(0, 4)).toEqual([750, 1500, 3000, 6000]);
+    expect(ls.feedback.length).toBe(expected.length + 1);
     const before = ls.feedback.length;
     const bad = await postLangSmithFeedback({ endpoint: ls.url, apiKey: 'wrong', feedback, now: () => t, sleep: async (ms) => void (t += ms) });
     expect(bad.warning).toMatch(/answered 401 \(check LANGSMITH_API_KEY\)/);
