@@ -176,14 +176,8 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
     const batch = pending;
     pending = [];
     if (langsmith) {
-      const { buildLangSmithFeedback, postLangSmithFeedback } = await import('../telemetry/langsmith.js');
-      const r = await postLangSmithFeedback({
-        endpoint: langsmith.endpoint,
-        feedback: buildLangSmithFeedback(batch),
-        maxWaitMs: langsmith.maxWaitMs,
-        ...(langsmith.apiKey !== undefined ? { apiKey: langsmith.apiKey } : {}),
-        ...(langsmith.backoffMs !== undefined ? { backoffMs: langsmith.backoffMs } : {}),
-      });
+      const { postFeedbackForTargets } = await import('../telemetry/langsmith.js');
+      const r = await postFeedbackForTargets(langsmith, batch);
       if (r.warning) ctx.warn(r.warning);
     }
     if (!annotationsUrl) return;

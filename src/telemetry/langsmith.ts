@@ -160,3 +160,25 @@ export async function postLangSmithFeedback(opts: PostFeedbackOptions): Promise<
     warning: `langsmith feedback: POST ${url} failed (${lastProblem || 'not accepted'}); ${opts.feedback.length - posted} feedback item(s) not sent`,
   };
 }
+
+/** The `[telemetry.langsmith]` settings a feedback post needs (config/telemetry.ts resolves them). */
+export interface LangSmithFeedbackSettings {
+  endpoint: string;
+  apiKey?: string | undefined;
+  maxWaitMs?: number | undefined;
+  backoffMs?: number | undefined;
+}
+
+/**
+ * Feedback for annotation targets, posted with the configured settings: the one path `run` (telemetry.ts)
+ * and `score`/`serve` (app/score-traces.ts) share. Never throws: a failure is the result's warning.
+ */
+export function postFeedbackForTargets(settings: LangSmithFeedbackSettings, targets: readonly AnnotationTarget[]): Promise<PostFeedbackResult> {
+  return postLangSmithFeedback({
+    endpoint: settings.endpoint,
+    feedback: buildLangSmithFeedback(targets),
+    ...(settings.maxWaitMs !== undefined ? { maxWaitMs: settings.maxWaitMs } : {}),
+    ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+    ...(settings.backoffMs !== undefined ? { backoffMs: settings.backoffMs } : {}),
+  }).catch((err: Error) => ({ posted: 0, warning: `langsmith feedback: ${err.message}` }));
+}

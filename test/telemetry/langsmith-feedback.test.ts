@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { buildLangSmithFeedback, postLangSmithFeedback } from '../../src/telemetry/langsmith.js';
+import { buildLangSmithFeedback, postFeedbackForTargets, postLangSmithFeedback } from '../../src/telemetry/langsmith.js';
 import { langsmithRunId } from '../../src/core/trace-link.js';
 import { retryDelayMs } from '../../src/core/retry.js';
 import { startFakeLangSmith, type FakeLangSmith } from '../helpers/fake-langsmith.js';
@@ -152,5 +152,15 @@ describe('LangSmith feedback', () => {
     const bad = await postLangSmithFeedback({ endpoint: ls.url, apiKey: 'wrong', feedback, now: () => t, sleep: async (ms) => void (t += ms) });
     expect(bad.warning).toMatch(/answered 401 \(check LANGSMITH_API_KEY\)/);
     expect(ls.feedback.length - before).toBe(1);
+  });
+
+  it('run and score post through one path: the [telemetry.langsmith] settings and the targets', async () => {
+    ls = await startFakeLangSmith({ apiKey: KEY });
+    const targets = [{ spanId: '1a2b3c4d5e6f7a8b', caseId: 'c', sample: 0, error: { code: 'PROVIDER', message: 'down' } }];
+    const bad = await postFeedbackForTargets({ endpoint: ls.url, apiKey: 'wrong', maxWaitMs: 0 }, targets);
+    expect(bad).toMatchObject({ posted: 0, warning: expect.stringMatching(/answered 401/) });
+    const gone = await postFeedbackForTargets({ endpoint: 'http://127.0.0.1:9', apiKey: KEY, maxWaitMs: 0 }, targets);
+    expect(gone.posted).toBe(0);
+    expect(gone.warning).toMatch(/^langsmith feedback: /);
   });
 });
