@@ -1,5 +1,5 @@
 // Each primitive of src/core/ has one rule; these tests pin it (STYLE.md: one idea, one owner).
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -115,6 +115,10 @@ describe('writeFileAtomic', () => {
       writeFileAtomic(file, 'two');
       expect(readFileSync(file, 'utf8')).toBe('two');
       expect(readdirSync(join(dir, 'a'))).toEqual(['b.json']);
+      // One path for both writers: a rename that fails (the target is a folder) leaves no temp file.
+      mkdirSync(join(dir, 'a', 'dir.json'));
+      expect(() => writeFileAtomic(join(dir, 'a', 'dir.json'), 'x')).toThrow();
+      expect(readdirSync(join(dir, 'a')).sort()).toEqual(['b.json', 'dir.json']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
