@@ -11,7 +11,7 @@ import { createLimiter, runPool } from '../../src/core/concurrency.js';
 import { closestName, didYouMean } from '../../src/core/did-you-mean.js';
 import { EQUALITY_MODES, valuesEqual } from '../../src/core/equality.js';
 import { isRecord } from '../../src/core/is-record.js';
-import { isSecretName, redactSecrets, redactUrl } from '../../src/core/redact.js';
+import { isSecretName, redactSecrets, redactUrl, redactUrlsInText } from '../../src/core/redact.js';
 import { compileRegex, regexError, regexSearch } from '../../src/core/regex.js';
 import { isRetryableStatus, retryAfterMs, retryDelayMs } from '../../src/core/retry.js';
 import { inShard, parseShard, shardOf, SHARD_HELP } from '../../src/core/shard.js';
@@ -122,6 +122,14 @@ describe('writeFileAtomic', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('redactUrlsInText', () => {
+  it('redacts every URL in a line as redactUrl does, keeping sentence punctuation', () => {
+    expect(redactUrlsInText('POST https://u:pw@h/v1 failed.')).toBe('POST https://***:***@h/v1 failed.');
+    expect(redactUrlsInText('see (http://h/x?token=abc), then')).toBe('see (http://h/x?token=***), then');
+    expect(redactUrlsInText('no url here')).toBe('no url here');
   });
 });
 
