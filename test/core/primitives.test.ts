@@ -13,6 +13,7 @@ import { EQUALITY_MODES, valuesEqual } from '../../src/core/equality.js';
 import { isRecord } from '../../src/core/is-record.js';
 import { isSecretName, redactSecrets, redactUrl, redactUrlsInText } from '../../src/core/redact.js';
 import { compileRegex, regexError, regexSearch } from '../../src/core/regex.js';
+import { isBearerToken, sameSecret } from '../../src/core/token.js';
 import { isRetryableStatus, retryAfterMs, retryDelayMs } from '../../src/core/retry.js';
 import { inShard, parseShard, shardOf, SHARD_HELP } from '../../src/core/shard.js';
 import { totalTokens, withTotal } from '../../src/core/tokens.js';
@@ -130,6 +131,20 @@ describe('redactUrlsInText', () => {
     expect(redactUrlsInText('POST https://u:pw@h/v1 failed.')).toBe('POST https://***:***@h/v1 failed.');
     expect(redactUrlsInText('see (http://h/x?token=abc), then')).toBe('see (http://h/x?token=***), then');
     expect(redactUrlsInText('no url here')).toBe('no url here');
+  });
+});
+
+describe('shared-secret checks (receivers over HTTP and gRPC, the console)', () => {
+  it('takes the bearer scheme in any case, the token exactly, one space between', () => {
+    expect(isBearerToken('Bearer s3cret', 's3cret')).toBe(true);
+    expect(isBearerToken('bearer s3cret', 's3cret')).toBe(true);
+    expect(isBearerToken('BEARER s3cret', 's3cret')).toBe(true);
+    expect(isBearerToken('Bearer S3cret', 's3cret')).toBe(false);
+    expect(isBearerToken('Bearer  s3cret', 's3cret')).toBe(false);
+    expect(isBearerToken('Basic s3cret', 's3cret')).toBe(false);
+    expect(isBearerToken(undefined, 's3cret')).toBe(false);
+    expect(sameSecret('abc', 'abc')).toBe(true);
+    expect(sameSecret('abcd', 'abc')).toBe(false);
   });
 });
 
