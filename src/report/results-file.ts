@@ -216,7 +216,16 @@ export function readResultsLog(file: string): ResultsLog {
       hint: 'pass the .jsonl file a previous run wrote next to its results (see --out)',
     });
   }
-  const text = readFileSync(file, 'utf8');
+  const hint = 'pass the .jsonl file a previous run wrote next to its results (see --out)';
+  const st = statSync(file);
+  // A directory read was EISDIR (exit 3); a FIFO would block.
+  if (!st.isFile()) throw new RunspecError('RESULTS', `${file}: ${st.isDirectory() ? 'a directory' : 'not a regular file'}, not a results log`, { hint });
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new RunspecError('RESULTS', `${file}: cannot read the results log (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { hint });
+  }
   const lines = text.split('\n');
   const truncatedTail = lines.length > 0 && lines[lines.length - 1] !== '';
   if (!truncatedTail) lines.pop();

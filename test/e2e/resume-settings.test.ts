@@ -85,3 +85,12 @@ describe('--resume compares the resolved settings, not only the flags', { timeou
     expect(resumed.exitCode).not.toBe(2);
   });
 });
+
+describe('--resume of something that is not a log', () => {
+  it('a directory is one line and exit 2 (it was EISDIR, exit 3)', async () => {
+    const r = await cli(['run', '--resume', project.dir]);
+    expect(r.exitCode).toBe(2);
+    expect(errorLine(r.stderr)).toBe(`error: ${project.dir}: a directory, not a results log`);
+    expect(r.stderr).not.toMatch(/EISDIR|\n\s+at /);
+  });
+});
