@@ -129,7 +129,10 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
   }
   const fh: FileHandle = await openAsync(file, 'a');
   let size = statSync(file).size;
-  let queued: Buffer[] = [];
+  // Lines as text: one Buffer per batch, not one per case plus a concatenation (huge batches are encoded
+  // line by line: a joined string has a maximum length).
+  let queued: string[] = [];
+  let queuedBytes = 0;
   let timer: NodeJS.Timeout | undefined;
   let chain: Promise<void> = Promise.resolve();
   let failure: unknown;
@@ -139,8 +142,9 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
     if (timer) clearTimeout(timer);
     timer = undefined;
     if (queued.length === 0) return chain;
-    const batch = Buffer.concat(queued);
+    const batch = queuedBytes <= 64 * 2 ** 20 ? Buffer.from(queued.join(''), 'utf8') : Buffer.concat(queued.map((l) => Buffer.from(l, 'utf8')));
     queued = [];
+    queuedBytes = 0;
     // One write + fdatasync per batch, on the thread pool; batches stay in order on one chain.
     chain = chain.then(async () => {
       if (failure !== undefined) return;
@@ -163,9 +167,11 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
     file,
     append(record) {
       if (!open) throw new RunspecError('INTERNAL', `${file}: results log already closed`);
-      const line = Buffer.from(JSON.stringify(record) + '\n');
-      const span = { offset: size, length: line.length - 1 };
-      size += line.length;
+      const line = JSON.stringify(record) + '\n';
+      const bytes = Buffer.byteLength(line, 'utf8');
+      const span = { offset: size, length: bytes - 1 };
+      size += bytes;
+      queuedBytes += bytes;
       queued.push(line);
       if (queued.length >= maxBatch) void writeQueued();
       else if (!timer) {
