@@ -217,12 +217,8 @@ function intactLength(file: string): number {
 
 /** Read a results log for `--resume`. A torn last line is dropped; any other bad line is an error. */
 export function readResultsLog(file: string): ResultsLog {
-  if (!existsSync(file)) {
-    throw new RunspecError('RESULTS', `${file}: results log not found`, {
-      hint: 'pass the .jsonl file a previous run wrote next to its results (see --out)',
-    });
-  }
   const hint = 'pass the .jsonl file a previous run wrote next to its results (see --out)';
+  if (!existsSync(file)) throw new RunspecError('RESULTS', `${file}: results log not found`, { hint });
   const st = statSync(file);
   // A directory read was EISDIR (exit 3); a FIFO would block.
   if (!st.isFile()) throw new RunspecError('RESULTS', `${file}: ${st.isDirectory() ? 'a directory' : 'not a regular file'}, not a results log`, { hint });
