@@ -21,7 +21,7 @@ describe('lint rules', () => {
   const dir = mkdtempSync(join(tmpdir(), 'runspec-lint-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('flag floating promises, explicit any, and console/process.exit outside src/cli/', async () => {
+  it('flag floating promises, explicit any, and console/process.exit outside src/cli/, also through globalThis or global', async () => {
     const config = JSON.parse(readFileSync(join(REPO_ROOT, '.oxlintrc.json'), 'utf8')) as Record<string, unknown>;
     delete config.$schema;
     writeFileSync(join(dir, '.oxlintrc.json'), JSON.stringify(config));
@@ -40,12 +40,20 @@ describe('lint rules', () => {
         '  console.log(x);',
         '  process.exit(1);',
         '}',
+        // Reaching process and console through the global object does not evade the rules.
+        'export function sly(): void {',
+        "  globalThis.console.error('x');",
+        '  globalThis.process.exit(1);',
+        "  global.console.log('y');",
+        '  const { exit } = global.process;',
+        '  exit(2);',
+        '}',
         '',
       ].join('\n'),
     );
     write(
       'src/cli/ok.ts',
-      ['export async function later(): Promise<number> {', '  return 1;', '}', 'export async function run(): Promise<void> {', '  console.log(await later());', '  process.exit(0);', '}', ''].join('\n'),
+      ['export async function later(): Promise<number> {', '  return 1;', '}', 'export async function run(): Promise<void> {', '  console.log(await later());', "  globalThis.console.error('done');", '  process.exit(0);', '}', ''].join('\n'),
     );
     const { stdout } = await promisify(execFile)(process.execPath, [OXLINT, '--type-aware', '-c', join(dir, '.oxlintrc.json'), '--format', 'json', join(dir, 'src')], {
       cwd: dir,
@@ -53,12 +61,16 @@ describe('lint rules', () => {
     }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
     const found = (JSON.parse(stdout) as { diagnostics: Diagnostic[] }).diagnostics
       .map((d) => `${isAbsolute(d.filename) ? relative(dir, d.filename) : d.filename}:${d.labels[0]?.span.line ?? 0} ${d.code}`)
-      .sort();
+      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
     expect(found).toEqual([
       'src/engine/bad.ts:4 typescript(no-explicit-any)',
       'src/engine/bad.ts:5 typescript(no-floating-promises)',
       'src/engine/bad.ts:6 eslint(no-console)',
       'src/engine/bad.ts:7 eslint(no-restricted-properties)',
+      'src/engine/bad.ts:10 eslint(no-restricted-properties)',
+      'src/engine/bad.ts:11 eslint(no-restricted-properties)',
+      'src/engine/bad.ts:12 eslint(no-restricted-properties)',
+      'src/engine/bad.ts:13 eslint(no-restricted-properties)',
     ]);
   });
 });

@@ -2,7 +2,7 @@
 // with its results log (and --resume), telemetry, interruption, and the final document. `run`, `compare`,
 // `record`, `replay`, `schedule run` and `demo` are options of `runEvalSuite`; nothing here prints or exits.
 
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readEnv, type Env } from '../config/env.js';
@@ -18,6 +18,7 @@ import { parseGate } from '../fixtures/gate.js';
 import { loadToolset } from '../toolset/load.js';
 import { parseToolsetText } from '../toolset/file.js';
 import { resolveProvider } from './provider.js';
+import { resolveProviderSpec, type ResolveProviderOptions } from '../config/providers.js';
 import type { Provider } from '../providers/types.js';
 import { runSuite, sampleCount, type SuiteRunResult } from '../engine/suite-runner.js';
 import type { TurnEvent } from '../engine/run-case.js';
@@ -38,7 +39,7 @@ import { chooseCommandSandbox } from '../engine/sandbox/select.js';
 import { sweepStaleWorktrees } from '../engine/worktree-sweep.js';
 import { ensureOutputDir } from '../report/out-path.js';
 import { safeText } from '../core/safe-text.js';
-import { CASE_DIGESTS_KEY, caseDigests, checkResumeHeader, moveAsideOldLog, retryOnResume } from '../report/resume-check.js';
+import { CASE_DIGESTS_KEY, RESOLVED_SETTINGS_KEY, caseDigests, checkResumeHeader, moveAsideOldLog, retryOnResume } from '../report/resume-check.js';
 
 export interface LoadedProject {
   env: Env;
@@ -154,22 +155,9 @@ export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir' | 'warn
     warnedRetries.add(flags);
     ctx.warn('--retries is now --attempts (it counts attempts per request, the first included); the old spelling still works');
   }
-  const spec = (name === 'mock' || name === 'replay') && flags.script ? `${name}:${resolve(ctx.cwd, flags.script)}` : name;
+  const { spec, options } = providerRequest(ctx, project, name, flags);
   return resolveProvider(spec, {
-    config: project.config,
-    env: project.env,
-    projectDir: ctx.projectDir,
-    flags: {
-      model: flags.model,
-      baseUrl: flags.baseUrl,
-      temperature: flags.temperature,
-      maxTokens: flags.maxTokens,
-      reasoningEffort: flags.reasoningEffort,
-      contextWindow: flags.contextWindow,
-      timeoutMs: flags.timeoutMs,
-      // The providers' option is named retries but counts attempts, the first included.
-      retries: flags.attempts ?? flags.retries,
-    },
+    ...options,
     extra: {
       maxConcurrent: runSettings(project, flags).maxRequests.value,
       // Unset: the HTTP client's default (32 MiB).
@@ -178,6 +166,63 @@ export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir' | 'warn
       onRetry: (r) => ctx.err?.(`retrying: ${name}: ${r.reason}; attempt ${r.attempt + 1} in ${(r.delayMs / 1000).toFixed(1)} s`),
     },
   });
+}
+
+/** What buildProvider resolves: the provider spec string and the resolver's options. */
+function providerRequest(ctx: Pick<AppContext, 'cwd' | 'projectDir'>, project: LoadedProject, name: string, flags: RunFlags): { spec: string; options: ResolveProviderOptions } {
+  const spec = (name === 'mock' || name === 'replay') && flags.script ? `${name}:${resolve(ctx.cwd, flags.script)}` : name;
+  return {
+    spec,
+    options: {
+      config: project.config,
+      env: project.env,
+      projectDir: ctx.projectDir,
+      flags: {
+        model: flags.model,
+        baseUrl: flags.baseUrl,
+        temperature: flags.temperature,
+        maxTokens: flags.maxTokens,
+        reasoningEffort: flags.reasoningEffort,
+        contextWindow: flags.contextWindow,
+        timeoutMs: flags.timeoutMs,
+        // The providers' option is named retries but counts attempts, the first included.
+        retries: flags.attempts ?? flags.retries,
+      },
+    },
+  };
+}
+
+/**
+ * The settings that change a run's results, as resolved (flag > env > runspec.toml > default) whatever
+ * their source, for the log header: `--resume` refuses a run whose resolved settings differ. The base
+ * URL is stored redacted and no key is ever stored; the system prompt as a digest of its text.
+ * @example resultSettings(ctx, project, 'openai', flags).temperature === 0.2
+ */
+export function resultSettings(ctx: Pick<AppContext, 'cwd' | 'projectDir'>, project: LoadedProject, name: string, flags: RunFlags): Record<string, string | number | boolean | null> {
+  const { spec, options } = providerRequest(ctx, project, name, flags);
+  const p = resolveProviderSpec(spec, options);
+  const settings = runSettings(project, flags);
+  const prompt = systemPromptOf(ctx, project, flags);
+  const sandbox = flags.unsafeHostCommands ? 'none' : (project.config.trajectory?.sandbox ?? 'bwrap');
+  return {
+    provider: p.name,
+    providerKind: p.kind,
+    baseUrl: redactUrl(p.baseUrl) ?? null,
+    model: p.model ?? null,
+    temperature: p.temperature ?? null,
+    maxTokens: p.maxTokens ?? null,
+    reasoningEffort: p.reasoningEffort ?? null,
+    contextWindow: p.contextWindow ?? null,
+    toolMode: settings.toolMode.value,
+    toolset: settings.toolset.value ?? null,
+    systemPrompt: prompt === undefined ? null : `sha256:${createHash('sha256').update(prompt).digest('hex').slice(0, 12)}`,
+    sandbox,
+  };
+}
+
+/** The system prompt of a run: --system-prompt FILE > [llm] system_prompt > none. */
+function systemPromptOf(ctx: Pick<AppContext, 'cwd'>, project: LoadedProject, flags: RunFlags): string | undefined {
+  return flags.systemPrompt ? readText(resolve(ctx.cwd, flags.systemPrompt), '--system-prompt') : project.config.llm?.system_prompt;
 }
 
 /** Generate a run id: sortable time + a random suffix. */
@@ -299,9 +344,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   const toolMode = settings.toolMode.value;
   const concurrency = settings.concurrency.value;
   const threshold = flags.threshold ?? 1;
-  const systemPrompt = flags.systemPrompt
-    ? readText(resolve(ctx.cwd, flags.systemPrompt), '--system-prompt')
-    : project.config.llm?.system_prompt;
+  const systemPrompt = systemPromptOf(ctx, project, flags);
 
   const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
     { unsafeHostCommands: flags.unsafeHostCommands, configured: project.config.trajectory?.sandbox, bwrap: project.env.get('RUNSPEC_BWRAP'), searchPath: project.env.get('PATH') },
@@ -535,7 +578,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
         provider,
         providerLabel: name,
         flags: perProvider,
-        storedOptions: normaliseForLog(ctx, targets, perProvider),
+        storedOptions: { ...normaliseForLog(ctx, targets, perProvider), [RESOLVED_SETTINGS_KEY]: resultSettings(ctx, project, name, perProvider) },
         ...(finalFile ? { finalFile } : {}),
         ...(options.agentName ? { agentName: options.agentName } : {}),
       });
@@ -561,7 +604,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     provider,
     providerLabel: name,
     flags,
-    storedOptions: normaliseForLog(ctx, targets, flags),
+    storedOptions: { ...normaliseForLog(ctx, targets, flags), [RESOLVED_SETTINGS_KEY]: resultSettings(ctx, project, name, flags) },
     ...(flags.resume ? { resumeLog: flags.resume } : {}),
     ...(options.agentName ? { agentName: options.agentName } : {}),
   });

@@ -102,6 +102,16 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const limiter = createLimiter(Math.max(1, opts.maxConcurrent));
   const attempts = Math.max(1, Math.floor(opts.retries));
   let closed = false;
+  // Every request of a provider goes to the same few URLs: redact each once, not per request.
+  let lastUrl: string | undefined;
+  let lastRedacted = '';
+  const redacted = (url: string): string => {
+    if (url !== lastUrl) {
+      lastRedacted = redactUrl(url);
+      lastUrl = url;
+    }
+    return lastRedacted;
+  };
 
   const snippet = (text: string): string => {
     let s = text.replace(/\s+/g, ' ').trim();
@@ -171,7 +181,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     await limiter.acquire(ex.signal).catch(() => {
       throw cancelled(opts.label);
     });
-    const where = `${ex.method} ${redactUrl(ex.url)}`;
+    const where = `${ex.method} ${redacted(ex.url)}`;
     try {
       for (let attempt = 1; ; attempt++) {
         let reply: Awaited<ReturnType<typeof attemptOnce>>;

@@ -129,7 +129,10 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
   }
   const fh: FileHandle = await openAsync(file, 'a');
   let size = statSync(file).size;
-  let queued: Buffer[] = [];
+  // Lines as text: one Buffer per batch, not one per case plus a concatenation (huge batches are encoded
+  // line by line: a joined string has a maximum length).
+  let queued: string[] = [];
+  let queuedBytes = 0;
   let timer: NodeJS.Timeout | undefined;
   let chain: Promise<void> = Promise.resolve();
   let failure: unknown;
@@ -139,8 +142,9 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
     if (timer) clearTimeout(timer);
     timer = undefined;
     if (queued.length === 0) return chain;
-    const batch = Buffer.concat(queued);
+    const batch = queuedBytes <= 64 * 2 ** 20 ? Buffer.from(queued.join(''), 'utf8') : Buffer.concat(queued.map((l) => Buffer.from(l, 'utf8')));
     queued = [];
+    queuedBytes = 0;
     // One write + fdatasync per batch, on the thread pool; batches stay in order on one chain.
     chain = chain.then(async () => {
       if (failure !== undefined) return;
@@ -163,9 +167,11 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
     file,
     append(record) {
       if (!open) throw new RunspecError('INTERNAL', `${file}: results log already closed`);
-      const line = Buffer.from(JSON.stringify(record) + '\n');
-      const span = { offset: size, length: line.length - 1 };
-      size += line.length;
+      const line = JSON.stringify(record) + '\n';
+      const bytes = Buffer.byteLength(line, 'utf8');
+      const span = { offset: size, length: bytes - 1 };
+      size += bytes;
+      queuedBytes += bytes;
       queued.push(line);
       if (queued.length >= maxBatch) void writeQueued();
       else if (!timer) {
@@ -211,12 +217,17 @@ function intactLength(file: string): number {
 
 /** Read a results log for `--resume`. A torn last line is dropped; any other bad line is an error. */
 export function readResultsLog(file: string): ResultsLog {
-  if (!existsSync(file)) {
-    throw new RunspecError('RESULTS', `${file}: results log not found`, {
-      hint: 'pass the .jsonl file a previous run wrote next to its results (see --out)',
-    });
+  const hint = 'pass the .jsonl file a previous run wrote next to its results (see --out)';
+  if (!existsSync(file)) throw new RunspecError('RESULTS', `${file}: results log not found`, { hint });
+  const st = statSync(file);
+  // A directory read was EISDIR (exit 3); a FIFO would block.
+  if (!st.isFile()) throw new RunspecError('RESULTS', `${file}: ${st.isDirectory() ? 'a directory' : 'not a regular file'}, not a results log`, { hint });
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new RunspecError('RESULTS', `${file}: cannot read the results log (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { hint });
   }
-  const text = readFileSync(file, 'utf8');
   const lines = text.split('\n');
   const truncatedTail = lines.length > 0 && lines[lines.length - 1] !== '';
   if (!truncatedTail) lines.pop();

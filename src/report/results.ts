@@ -334,7 +334,14 @@ function traceFromJson(t: SampleTraceJson): SampleTrace {
 }
 
 function dropUndefined<T extends Record<string, unknown>>(obj: T): T {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
+  // Runs for several objects of every logged case: no [key, value] pair or intermediate array per key.
+  const out: Record<string, unknown> = {};
+  for (const k in obj) {
+    if (!Object.hasOwn(obj, k)) continue;
+    const v = obj[k];
+    if (v !== undefined) out[k] = v;
+  }
+  return out as T;
 }
 
 function matchToJson(m: MatchScore): z.infer<typeof matchSchema> {

@@ -19,6 +19,12 @@ export const RESUME_SENSITIVE_FLAGS = [
 /** Header option key holding a digest per case (its content, not where it was loaded from). */
 export const CASE_DIGESTS_KEY = 'caseDigests';
 
+/**
+ * Header option key holding the resolved settings that change results (model, temperature, tool mode...),
+ * whatever their source: a flag, the environment or runspec.toml. Base URLs redacted, keys never stored.
+ */
+export const RESOLVED_SETTINGS_KEY = 'resolved';
+
 /** A digest of each case's content, so `--resume` notices a case edited since the log was written. */
 export function caseDigests(cases: readonly Case[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -73,10 +79,28 @@ export function checkResumeHeader(opts: {
   const before = flagsOf(header.options);
   const after = flagsOf(opts.options);
   const differ = RESUME_SENSITIVE_FLAGS.filter((k) => stableJson(before[k]) !== stableJson(after[k]));
-  if (differ.length > 0) {
-    const shown = differ.map((k) => `${k}: ${show(before[k])} → ${show(after[k])}`).join(', ');
-    throw new UsageError('USAGE', `--resume ${file}: settings differ from the logged run (${shown})`, { hint });
+  const shown = differ.map((k) => `${k}: ${show(before[k])} → ${show(after[k])}`);
+  // The resolved settings, whatever their source (runspec.toml, RUNSPEC_*, a profile). A log written
+  // before they were stored, or a setting it does not hold, is unknown rather than a mismatch.
+  const logged = recordOf(header.options[RESOLVED_SETTINGS_KEY]);
+  const current = recordOf(opts.options[RESOLVED_SETTINGS_KEY]);
+  if (logged && current) {
+    const reported = new Set<string>(differ);
+    if (reported.has('unsafeHostCommands')) reported.add('sandbox');
+    for (const k of Object.keys(logged)) {
+      if (!(k in current) || reported.has(k) || stableJson(logged[k]) === stableJson(current[k])) continue;
+      shown.push(`${k}: ${show(logged[k])} → ${show(current[k])}`);
+    }
   }
+  if (shown.length > 0) {
+    throw new UsageError('USAGE', `--resume ${file}: settings differ from the logged run (${shown.join(', ')})`, {
+      hint: `${hint}; settings come from flags, RUNSPEC_* variables and runspec.toml alike`,
+    });
+  }
+}
+
+function recordOf(v: unknown): Record<string, unknown> | undefined {
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
 function flagsOf(options: Record<string, unknown>): Record<string, unknown> {
@@ -84,7 +108,7 @@ function flagsOf(options: Record<string, unknown>): Record<string, unknown> {
   return f && typeof f === 'object' ? (f as Record<string, unknown>) : {};
 }
 
-const show = (v: unknown): string => (v === undefined ? '(unset)' : JSON.stringify(v));
+const show = (v: unknown): string => (v === undefined || v === null ? '(unset)' : JSON.stringify(v));
 const list = (ids: string[]): string => (ids.length > 5 ? `${ids.slice(0, 5).join(', ')} and ${ids.length - 5} more` : ids.join(', '));
 
 /** A logged case that had an infrastructure error in any sample: `--resume` runs it again. */

@@ -22,6 +22,8 @@ export function callsOf(run: Run): ToolCall[] {
 
 /** Count of calls that repeat an earlier call with the same name and canonically equal arguments. */
 export function countRedundant(calls: readonly ToolCall[]): number {
+  // Nothing to repeat (every decision run): skip canonicalising the arguments.
+  if (calls.length < 2) return 0;
   const seen = new Set<string>();
   let redundant = 0;
   for (const call of calls) {

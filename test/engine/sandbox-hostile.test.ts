@@ -9,7 +9,7 @@ import { main } from '../../src/cli/main.js';
 import { runCase } from '../../src/engine/run-case.js';
 import { executeWorkspaceTool } from '../../src/engine/workspace-tools.js';
 import { createWorktree } from '../../src/engine/worktree.js';
-import { createCommandSandbox, type CommandSandbox, type SandboxReadiness } from '../../src/engine/sandbox/command.js';
+import { createCommandSandbox, findExecutable, type CommandSandbox, type SandboxReadiness } from '../../src/engine/sandbox/command.js';
 import { createMockProvider, type MockTurn } from '../../src/providers/mock.js';
 import type { Case } from '../../src/types/case.js';
 import type { Run } from '../../src/types/run.js';
@@ -105,12 +105,27 @@ function expectCommand(result: string, contained: (r: string) => void): void {
 // The same attempts against the sandbox this machine has, and against a bwrap that is not there (what a
 // machine without bubblewrap sees), so both branches run and assert everywhere.
 describe.each([
-  { branch: 'the sandbox on PATH', make: () => createCommandSandbox() },
-  { branch: 'bubblewrap missing', make: () => createCommandSandbox({ bwrap: join(outside, 'no-such-bwrap') }) },
-])('hostile model, $branch', ({ make }) => {
+  { branch: 'the sandbox on PATH', missing: false, make: () => createCommandSandbox() },
+  { branch: 'bubblewrap missing', missing: true, make: () => createCommandSandbox({ bwrap: join(outside, 'no-such-bwrap') }) },
+])('hostile model, $branch', ({ make, missing }) => {
 beforeAll(async () => {
   sandbox = make();
   ready = await sandbox.ready();
+});
+
+// CI installs bubblewrap, so CI must check containment: a bwrap that is installed but does not work there
+// (seccomp, an AppArmor user-namespace restriction) fails here instead of silently testing the refusal.
+it('checks containment in CI where bwrap is installed; elsewhere either branch', () => {
+  if (missing) {
+    expect(ready.ok).toBe(false);
+    return;
+  }
+  const installed = findExecutable('bwrap', process.env.PATH ?? '') ?? findExecutable('bwrap');
+  if (process.env.CI === 'true' && installed) {
+    expect(ready.ok, `CI=true and ${installed} is installed, but the sandbox probe failed: ${ready.ok ? '' : ready.message}`).toBe(true);
+  } else {
+    expect(typeof ready.ok).toBe('boolean');
+  }
 });
 
 describe('file tools', () => {
