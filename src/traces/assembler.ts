@@ -52,7 +52,7 @@ export interface AssemblerOptions {
   maxSpansPerTrace?: number;
   /**
    * Estimated bytes of open and retained traces (attribute keys and values, ids, names). The documented
-   * memory cap of the streaming scorer. @default 67108864 (64 MiB)
+   * memory cap of the streaming scorer. @default 33554432 (32 MiB)
    */
   maxOpenBytes?: number;
   /** Judged trace ids remembered so late spans are counted instead of starting a new trace. @default 10000 */
@@ -103,7 +103,12 @@ interface OpenTrace {
   judgedAt: number;
 }
 
-const SPAN_OVERHEAD_BYTES = 200;
+// Calibrated against V8 heap use (OTLP/JSON agent traces, Node 20): the span and trace objects, the id
+// strings and the attributes object cost ~360 bytes per span, each attribute ~40 bytes beyond its key and
+// value characters (the property slot and the string header). The old 200 / 0 undercounted real heap by
+// ~1.8×, so the old 64 MiB cap held ~115 MB of heap.
+const SPAN_OVERHEAD_BYTES = 360;
+const ATTRIBUTE_OVERHEAD_BYTES = 40;
 /** OTLP SpanKind SERVER (2) and CONSUMER (5): entry points of a service, typically with a remote parent. */
 const REMOTE_ENTRY_KINDS = new Set([2, 5]);
 
@@ -112,7 +117,7 @@ function spanBytes(span: SpanRecord): number {
   let n = SPAN_OVERHEAD_BYTES + span.name.length;
   for (const k in span.attributes) {
     const v = span.attributes[k];
-    n += k.length + (typeof v === 'string' ? v.length : 16);
+    n += ATTRIBUTE_OVERHEAD_BYTES + k.length + (typeof v === 'string' ? v.length : 16);
   }
   return n + span.events.length * 64;
 }
@@ -131,7 +136,7 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
   const maxOpenTraces = options.maxOpenTraces ?? 10_000;
   const maxOpenSpans = options.maxOpenSpans ?? 250_000;
   const maxSpansPerTrace = options.maxSpansPerTrace ?? 10_000;
-  const maxOpenBytes = options.maxOpenBytes ?? 64 * 1024 * 1024;
+  const maxOpenBytes = options.maxOpenBytes ?? 32 * 1024 * 1024;
   const rememberCompleted = options.rememberCompleted ?? 10_000;
   // Map iteration order = least recently updated first (entries are re-inserted on update).
   const open = new Map<string, OpenTrace>();

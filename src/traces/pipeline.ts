@@ -86,7 +86,7 @@ export interface ScoreFilesOptions extends TraceScorerOptions, ReaderOptions {
   reopenRecords?: number;
   maxOpenTraces?: number;
   maxOpenSpans?: number;
-  /** Estimated bytes of open and retained traces before the oldest is judged early. @default 64 MiB */
+  /** Estimated bytes of open and retained traces before the oldest is judged early. @default 32 MiB */
   maxOpenBytes?: number;
   onOutcome: (outcome: TraceOutcome) => void;
 }
