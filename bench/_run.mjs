@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createLayout } from '../dist/toolset/layout.js';
-import { toOpenAITools } from '../dist/toolset/wire.js';
+import { toOpenAITools } from '../dist/providers/tools-wire.js';
 import { loadToolset } from '../dist/toolset/index.js';
 import { DEFAULT_DECISION_SYSTEM_PROMPT } from '../dist/engine/run-case.js';
 
