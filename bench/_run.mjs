@@ -93,7 +93,7 @@ export async function benchRun({ cases, concurrency = 8, latencyMs = 0, telemetr
     const bodies = join(dir, 'requests.json');
     writeFileSync(bodies, await requestBodies(cases, dir));
     const env = { OPENAI_API_KEY: 'sk-bench', RUNSPEC_TELEMETRY: undefined, OTEL_EXPORTER_OTLP_ENDPOINT: undefined, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined };
-    const runArgs = (extra) => ['--import', join(here, '_rss.mjs'), cli, 'run', ...fixtures, '--base-url', model.url, '--model', 'bench-model', '--toolset', 'builtin:fleet',
+    const runArgs = (extra) => [...(process.env.BENCH_RUN_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', join(here, '_rss.mjs'), cli, 'run', ...fixtures, '--base-url', model.url, '--model', 'bench-model', '--toolset', 'builtin:fleet',
       '--concurrency', String(concurrency), '--max-requests', String(concurrency), '--output', 'json', '--out', join(dir, 'results.json'), ...extra];
     const out = { cases, concurrency, latencyMs };
     if (bare) {
