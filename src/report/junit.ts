@@ -92,12 +92,13 @@ export function renderJUnit(doc: ResultsDocument): string {
 
 /**
  * Scored traces only: an `inputs` testsuite. Each uninterpretable trace is an <error> testcase, each
- * unmatched trace a <skipped> one; input problems go to its <system-err>.
+ * unmatched trace a <skipped> one; input problems go to its <system-err>. Nothing of note: no suite.
  */
-function inputsSuite(i: ResultsInputs): { tests: number; errors: number; lines: string[] } {
+function inputsSuite(i: ResultsInputs): { tests: number; errors: number; lines: string[] } | undefined {
   const uninterpretable = i.uninterpretable_traces ?? [];
   const unmatched = i.unmatched_traces ?? [];
   const tests = uninterpretable.length + unmatched.length;
+  if (tests === 0 && i.problems === 0 && !i.bad_files?.length) return undefined;
   const lines = [`  <testsuite name="inputs" tests="${tests}" failures="0" errors="${uninterpretable.length}" skipped="${unmatched.length}" time="0.000">`];
   for (const u of uninterpretable) lines.push(`    <testcase classname="uninterpretable" name="trace ${escapeAttr(u.trace_id)}" time="0.000"><error message="${escapeAttr(u.reason)}" type="uninterpretable"/></testcase>`);
   for (const u of unmatched) lines.push(`    <testcase classname="unmatched" name="trace ${escapeAttr(u.trace_id)}" time="0.000"><skipped message="no case or rule applied"/></testcase>`);
