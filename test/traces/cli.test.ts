@@ -313,5 +313,6 @@ describe('runspec-eval serve (process)', () => {
     // On shutdown the verdicts are also a results document, like score --results.
     const served = parseResultsDocument(readFileSync(join(dir, 'served.json'), 'utf8'), 'served.json');
     expect(Object.keys(served.iterations[0]!.cases).sort()).toEqual(['read-readme', 'rule:no-shell']);
+    expect(served.inputs).toMatchObject({ traces: 1, unmatched: 0, uninterpretable: 0, problems: 0 });
   });
 });
