@@ -60,7 +60,7 @@ export interface TraceScoringSetup {
   /** Adds `traceUrl` to a verdict line when `[telemetry] trace_url` is set. */
   decorate(line: TraceVerdictLine): TraceVerdictLine;
   /** A trace's link when `[telemetry] trace_url` is set. */
-  traceUrl(traceId: string, rootSpanId: string): string | undefined;
+  traceUrl: (traceId: string, rootSpanId: string) => string | undefined;
 }
 
 /** Annotations and verdict spans, best effort: failures warn and never change verdicts or exit codes. */
