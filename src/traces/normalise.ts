@@ -29,18 +29,19 @@ import { OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openi
 import { DISCOVERY_TOOLS } from '../toolset/layout.js';
 import type { Message, ModelCallRecord, Run, ToolCall, ToolCallRecord, Usage } from '../types/run.js';
 import * as K from '../semconv/producers.js';
-import { decodeJsonish, parseArguments, toInt, toStr } from './_json.js';
+import { decodeJsonish, parseArguments, toInt, toStr } from '../telemetry/conventions/_json.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { isRecord } from '../core/is-record.js';
 import type { AssembledTrace } from './assembler.js';
 import type { LogRecordEntry, SpanRecord } from './spans.js';
-import { contentText, indexed, normaliseRole, toolCallsOf, type ExtractedCall, type LlmOutput, type ToolSpanFields } from './producers/_shared.js';
-import { genAiFinishReason, genAiMessages, readGenAiInput, readGenAiOutput, readGenAiToolSpan } from './producers/gen-ai.js';
-import { oiFinishReason, readOiInput, readOiOutput, readOiToolSpan } from './producers/openinference.js';
+import { contentText, indexed, normaliseRole, toolCallsOf, type ExtractedCall, type LlmOutput, type ToolSpanFields } from '../telemetry/conventions/_read.js';
+import { genAiFinishReason, genAiMessages, readGenAiInput, readGenAiOutput, readGenAiToolSpan } from '../telemetry/conventions/gen-ai.js';
+import { oiFinishReason, readOiInput, readOiToolSpan } from '../telemetry/conventions/openinference.js';
+import { readOiOutput } from './producers/openinference.js';
 import { readLegacyInput, readLegacyOutput, readTraceloopToolSpan } from './producers/openllmetry.js';
 import { readVercelInput, readVercelOutput, readVercelToolSpan } from './producers/vercel.js';
 import { readChoiceEvents, readEventInput, readToolMessageLogs } from './producers/gen-ai-events.js';
-import { isRunspecTrace, readRunspecCase, wasDropped, wasExecuted } from './producers/runspec.js';
+import { isRunspecTrace, readRunspecCase, wasDropped, wasExecuted } from '../telemetry/conventions/runspec.js';
 import { withTotal } from '../core/tokens.js';
 
 /** What the normaliser learned about a trace besides the Run (for matching, annotations and output). */
