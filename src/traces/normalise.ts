@@ -1,8 +1,9 @@
 // Spans of one trace → the Run that scoring understands. Reads our own traces and the common producers
-// (the readers in producers/ cite each convention's specification): OpenInference, OTel GenAI (current message JSON and execute_tool spans), the legacy
+// (each reader cites its convention's specification): OpenInference, OTel GenAI (current message JSON and execute_tool spans), the legacy
 // indexed gen_ai.completion.* form (OpenLLMetry), the Vercel AI SDK, and the deprecated gen_ai.choice
-// events recorded as log records (opentelemetry-python-contrib openai-v2). One reader per producer lives
-// in producers/; this file classifies spans and joins what the readers found, so that a call seen several
+// events recorded as log records (opentelemetry-python-contrib openai-v2). The readers of the conventions
+// we emit (gen_ai.*, OpenInference, runspec.eval.*) live beside their writers in telemetry/conventions/;
+// those of producers we only read, in producers/; this file classifies spans and joins what the readers found, so that a call seen several
 // times (LLM output, a later input history, a tool span) is counted once.
 import {
   ATTR_GEN_AI_COMPLETION,
