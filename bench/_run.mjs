@@ -83,7 +83,7 @@ export async function benchRun({ cases, concurrency = 8, latencyMs = 0, telemetr
   const dir = mkdtempSync(join(tmpdir(), 'runspec-bench-run-'));
   const model = await startFakeModel(latencyMs);
   try {
-    // Files of at most 50,000 cases: a fixture file is capped at 16 MiB (bounded inputs).
+    // Files of at most 50,000 cases (a fixture file is capped at 64 MiB; test/fixtures times one 100k file by hand).
     const fixtures = [];
     for (let from = 0; from < cases; from += 50_000) {
       const file = join(dir, `bench-${fixtures.length}.toml`);

@@ -29,7 +29,8 @@ import type { AppContext } from './context.js';
 import { ownToolsetOf, toolsetSpecFor } from './run-suite.js';
 import { aggregateCase, type AggregateSubject } from '../scoring/samples.js';
 import { buildResultsDocument, type ResultsDocument, type ResultsMeta } from '../report/results.js';
-import type { SampleOutcome } from '../types/verdict.js';
+import type { SampleOutcome, SampleTrace, SampleTraceStep, Verdict, VerdictCategory } from '../types/verdict.js';
+import { VERDICT_CATEGORIES } from '../types/verdict.js';
 import { VERSION } from '../core/version.js';
 
 /** Options shared by `score` and `serve` (their flags). */
@@ -175,14 +176,8 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
     const batch = pending;
     pending = [];
     if (langsmith) {
-      const { buildLangSmithFeedback, postLangSmithFeedback } = await import('../telemetry/langsmith.js');
-      const r = await postLangSmithFeedback({
-        endpoint: langsmith.endpoint,
-        feedback: buildLangSmithFeedback(batch),
-        maxWaitMs: langsmith.maxWaitMs,
-        ...(langsmith.apiKey !== undefined ? { apiKey: langsmith.apiKey } : {}),
-        ...(langsmith.backoffMs !== undefined ? { backoffMs: langsmith.backoffMs } : {}),
-      });
+      const { postFeedbackForTargets } = await import('../telemetry/langsmith.js');
+      const r = await postFeedbackForTargets(langsmith, batch);
       if (r.warning) ctx.warn(r.warning);
     }
     if (!annotationsUrl) return;
@@ -309,16 +304,79 @@ export function scoreExitCode(s: ScoreSummary, opts: { failOnUnscorable?: boolea
   return s.failed > 0 ? 1 : 0;
 }
 
-/** Collects scored traces into a results document (`score --results`, `serve --results`). */
+/** Collects scored traces into a results document (`score --results`, `serve --results`, the console). */
 export interface ResultsCollector {
   add(outcome: TraceOutcome): void;
+  /**
+   * A verdict line scored earlier (a `serve --out` or `score --output jsonl` file). Lines no case or rule
+   * graded (category null) are not verdicts: they are skipped and `false` is returned.
+   */
+  addLine(line: TraceVerdictLine): boolean;
   document(meta: ResultsMeta, threshold: number): ResultsDocument;
 }
 
-/** Verdicts of scored traces grouped by case (or `rule:NAME`), in first-seen order: one sample per trace. */
-export function createResultsCollector(cases: readonly Case[]): ResultsCollector {
+export interface ResultsCollectorOptions {
+  /**
+   * `case` (default): one case per case or `rule:NAME`, one run per trace, as `run` writes.
+   * `trace`: one row per verdict, named `CASE · TRACEID12` (the console's production view).
+   */
+  rows?: 'case' | 'trace';
+}
+
+/** The verdict behind a verdict line (what a `serve --out` file keeps of it), with its trace ids. */
+function verdictOfLine(l: TraceVerdictLine, category: VerdictCategory): Verdict {
+  return {
+    caseId: l.case ?? `rule:${l.rule ?? '?'}`,
+    sample: l.sample,
+    dialect: l.rule !== undefined ? 'rule' : 'runspec',
+    pass: l.pass === true,
+    category,
+    reason: l.reason,
+    expected: {},
+    observed: l.calls[0] ? { tool: l.calls[0].name, args: l.calls[0].arguments } : {},
+    jsonDump: category === 'json_dump',
+    status: 'ok',
+    calls: l.calls.map((c, i) => ({ id: c.id ?? `call_${i}`, name: c.name, arguments: c.arguments })),
+    trace: { traceId: l.traceId, rootSpanId: l.rootSpanId, ...(l.traceUrl !== undefined ? { url: l.traceUrl } : {}) },
+  };
+}
+
+/** The calls of a verdict line as a sample timeline (no timings: a line does not keep them). */
+function timelineOfLine(l: TraceVerdictLine): SampleTrace {
+  const steps: SampleTraceStep[] = l.calls.map((c, i) => {
+    const step: SampleTraceStep = { kind: 'tool', turn: 0, name: c.name, callId: c.id ?? `call_${i}`, offsetMs: 0, durationMs: 0, executed: c.executed, arguments: c.arguments };
+    if (c.isError) step.isError = true;
+    return step;
+  });
+  return { startTimeMs: 0, durationMs: 0, status: 'ok', steps };
+}
+
+/**
+ * Verdicts of scored traces grouped by case (or `rule:NAME`), in first-seen order: one sample per trace;
+ * the pass rates are `aggregateCase`'s, as for a run.
+ */
+export function createResultsCollector(cases: readonly Case[], options: ResultsCollectorOptions = {}): ResultsCollector {
   const byId = new Map(cases.map((c) => [c.id, c]));
   const groups = new Map<string, { subject: AggregateSubject; outcomes: SampleOutcome[]; traces: string[] }>();
+  const perTrace = options.rows === 'trace';
+  const put = (key: string, subject: () => AggregateSubject, traceId: string, outcome: SampleOutcome): void => {
+    if (perTrace) {
+      let row = `${key} · ${traceId.slice(0, 12)}`;
+      for (let n = 2; groups.has(row); n++) row = `${key} · ${traceId.slice(0, 12)} #${n}`;
+      key = row;
+    }
+    let g = groups.get(key);
+    if (!g) {
+      g = { subject: { ...subject(), id: key }, outcomes: [], traces: [] };
+      groups.set(key, g);
+    }
+    g.traces.push(traceId);
+    g.outcomes.push(outcome);
+  };
+  const subjectOf = (caseId: string | undefined, key: string, tags: string[] = []): AggregateSubject => {
+    const c = caseId !== undefined ? byId.get(caseId) : undefined;
+    return c ?? { id: key, dialect: caseId === undefined ? 'rule' : 'runspec', tags, suite: undefined, settings: {} };
+  };
   return {
     add(o) {
       // A later judgement of the same trace (late spans re-opened it) replaces the earlier one.
@@ -335,16 +393,19 @@ export function createResultsCollector(cases: readonly Case[]): ResultsCollector
       if (o.kind !== 'scored') return;
       for (const v of o.verdicts) {
         const key = v.caseId ?? `rule:${v.rule ?? v.verdict.caseId}`;
-        let g = groups.get(key);
-        if (!g) {
-          const c = v.caseId !== undefined ? byId.get(v.caseId) : undefined;
-          const subject: AggregateSubject = c ?? { id: key, dialect: 'rule', tags: [], suite: undefined, settings: {} };
-          g = { subject, outcomes: [], traces: [] };
-          groups.set(key, g);
-        }
-        g.traces.push(o.traceId);
-        g.outcomes.push({ status: 'scored', sample: g.outcomes.length, verdict: v.verdict, elapsedMs: 0, tokens: v.verdict.replio?.tokens ?? 0 });
+        put(key, () => subjectOf(v.caseId, key), o.traceId, { status: 'scored', sample: 0, verdict: v.verdict, elapsedMs: 0, tokens: v.verdict.replio?.tokens ?? 0 });
       }
+    },
+    addLine(l) {
+      if (l.category === null || !(VERDICT_CATEGORIES as readonly string[]).includes(l.category)) return false;
+      const key = l.case ?? (l.rule !== undefined ? `rule:${l.rule}` : 'trace');
+      const tags = [l.rule !== undefined ? 'rule' : 'case', l.mode, ...l.producers];
+      const subject = (): AggregateSubject => {
+        const s = subjectOf(l.case, key, tags);
+        return perTrace ? { ...s, dialect: 'runspec', tags, ...(l.suite !== undefined ? { suite: l.suite } : {}) } : s;
+      };
+      put(key, subject, l.traceId, { status: 'scored', sample: 0, verdict: verdictOfLine(l, l.category), elapsedMs: 0, tokens: 0, trace: timelineOfLine(l) });
+      return true;
     },
     document(meta, threshold) {
       const caseResults = [...groups.values()].map((g) => aggregateCase(g.subject, g.outcomes.map((x, sample) => ({ ...x, sample })), { threshold }));

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { redactUrlsInText } from '../core/redact-url.js';
+import { redactUrlsInText } from '../core/redact.js';
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { EnvSource } from '../config/env.js';

@@ -49,16 +49,7 @@ export interface ProviderSpec {
 }
 
 /** Values from command-line flags; they win over everything else. */
-export interface ProviderFlags {
-  model?: string;
-  baseUrl?: string;
-  temperature?: number;
-  maxTokens?: number;
-  reasoningEffort?: 'low' | 'medium' | 'high';
-  contextWindow?: number;
-  timeoutMs?: number;
-  retries?: number;
-}
+export type ProviderFlags = Pick<ProviderSpec, 'model' | 'baseUrl' | 'temperature' | 'maxTokens' | 'reasoningEffort' | 'contextWindow' | 'timeoutMs' | 'retries'>;
 
 export interface ResolveProviderOptions {
   config: ConfigFile;

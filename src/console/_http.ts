@@ -1,6 +1,6 @@
 // The console's HTTP guard rails: every response gets the security headers; every /api request must
 // carry the session token and a Host we serve (DNS rebinding); state-changing ones an Origin of ours.
-import { timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../core/token.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** The console page's Content-Security-Policy: its own script and style only, no frames, no plugins. */
@@ -39,12 +39,6 @@ export function sendText(res: ServerResponse, status: number, type: string, body
   res.end(body);
 }
 
-function sameToken(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 export interface GuardOptions {
   token: string;
   /** `host:port` values the Host header may carry. */
@@ -57,7 +51,7 @@ export function guard(req: IncomingMessage, opts: GuardOptions, api: boolean): v
   if (!opts.allowedHosts.has(host)) throw new HttpProblem(421, `unexpected Host header ${JSON.stringify(host)}`);
   if (!api) return;
   const given = req.headers['x-runspec-token'];
-  if (typeof given !== 'string' || !sameToken(given, opts.token)) throw new HttpProblem(401, 'missing or wrong session token');
+  if (typeof given !== 'string' || !sameSecret(given, opts.token)) throw new HttpProblem(401, 'missing or wrong session token');
   const method = req.method ?? 'GET';
   if (method !== 'GET' && method !== 'HEAD') {
     // A page of another origin can send a simple POST; ours always says where it comes from.

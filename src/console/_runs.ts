@@ -23,14 +23,7 @@ export interface ConsoleRunRequest {
 }
 
 /** The run options handed to the library run (the `run` command's flags of the same names). */
-export interface ConsoleRunFlags {
-  provider?: string;
-  model?: string;
-  samples?: number;
-  validateArgs?: boolean;
-  telemetry?: boolean;
-  toolMode?: ToolMode;
-  threshold?: number;
+export interface ConsoleRunFlags extends Omit<ConsoleRunRequest, 'suite'> {
   /** The results document; its log is the same name with `.jsonl`. */
   out: string;
 }

@@ -7,19 +7,14 @@ import { basename, dirname, join } from 'node:path';
  * a crash leaves at most a `.name.*.tmp` file. Parent directories are created.
  */
 export function writeFileAtomic(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
-  const fd = openSync(tmp, 'w');
+  const w = createAtomicFileWriter(file);
   try {
-    writeSync(fd, text);
-    fsyncSync(fd);
+    w.write(text);
+    w.commit();
   } catch (err) {
-    closeSync(fd);
-    rmQuiet(tmp);
+    w.abort();
     throw err;
   }
-  closeSync(fd);
-  renameSync(tmp, file);
 }
 
 function rmQuiet(file: string): void {
@@ -39,10 +34,13 @@ export interface AtomicFileWriter {
   abort(): void;
 }
 
+let tmpCounter = 0;
+
 /** Open an {@link AtomicFileWriter}: writes are buffered up to 1 MiB, then go to a temp file. */
 export function createAtomicFileWriter(file: string): AtomicFileWriter {
   mkdirSync(dirname(file), { recursive: true });
-  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  // pid + time + a counter: two writers of one file in the same millisecond never share a temp file.
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.${++tmpCounter}.tmp`);
   const fd = openSync(tmp, 'w');
   let pending: string[] = [];
   let pendingLength = 0;
@@ -62,16 +60,18 @@ export function createAtomicFileWriter(file: string): AtomicFileWriter {
     commit() {
       if (done) return;
       done = true;
+      let open = true;
       try {
         drain();
         fsyncSync(fd);
-      } catch (err) {
+        open = false;
         closeSync(fd);
+        renameSync(tmp, file);
+      } catch (err) {
+        if (open) closeSync(fd);
         rmQuiet(tmp);
         throw err;
       }
-      closeSync(fd);
-      renameSync(tmp, file);
     },
     abort() {
       if (done) return;

@@ -35,6 +35,18 @@ export function redactUrl(url: string | undefined): string | undefined {
   return changed ? parsed.toString().replace(/%2A%2A%2A/g, '***') : url;
 }
 
+/**
+ * Every URL inside free text (an error, a status or warning line), redacted as `redactUrl` does.
+ * @example redactUrlsInText('POST https://u:pw@h/v1 failed.') // 'POST https://***:***@h/v1 failed.'
+ */
+export function redactUrlsInText(text: string): string {
+  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi, (m) => {
+    // Keep trailing punctuation of the sentence out of the URL.
+    const tail = /[).,;:!?\]]+$/.exec(m)?.[0] ?? '';
+    return redactUrl(m.slice(0, m.length - tail.length)) + tail;
+  });
+}
+
 /** Replace every secret value of the environment (a secret-named variable, 4+ characters) in `text` by `***`. */
 export function redactSecrets(text: string, env: Readonly<Record<string, string | undefined>>): string {
   let out = text;

@@ -1,4 +1,4 @@
-// The retry policy of every HTTP client we run (model providers, Phoenix annotations).
+// The retry policy of every HTTP client we run (model providers, Phoenix annotations, LangSmith feedback).
 
 /**
  * Whether an HTTP status is worth retrying: 408 (request timeout), 409 (conflict, e.g. a lock),
@@ -6,8 +6,18 @@
  * official OpenAI and Anthropic SDKs (`shouldRetry` in openai/openai-node: src/client.ts and
  * anthropics/anthropic-sdk-typescript: src/client.ts). Other 4xx are the caller's mistake and are not retried.
  */
-export function isRetryableStatus(status: number): boolean {
+export function isRetryableStatus(status: number, options?: RetryableStatusOptions): boolean {
+  if (options?.alsoRetry?.includes(status)) return true;
   return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** Statuses a client retries on top of the SDK rule. */
+export interface RetryableStatusOptions {
+  /**
+   * Extra statuses that mean "not yet" for this API, e.g. LangSmith feedback answers 404 until the run
+   * has been ingested, and 425 (Too Early).
+   */
+  alsoRetry?: readonly number[];
 }
 
 /** Backoff settings: the first retry waits about `baseMs`, each next one twice as long, capped at `maxMs`. */

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { Agent } from 'undici';
 import { runPool } from '../core/concurrency.js';
+import { isRetryableStatus, retryDelayMs } from '../core/retry.js';
 import { langsmithRunId } from '../core/trace-link.js';
 import { RUNSPEC_EVALUATION_NAME } from '../semconv/vendor.js';
 import type { AnnotationTarget } from './phoenix.js';
@@ -56,7 +57,7 @@ export interface PostFeedbackOptions {
   feedback: LangSmithFeedback[];
   /** The longest the post waits for runs to be ingested (404s), retries included. @default 60000 */
   maxWaitMs?: number;
-  /** First backoff between rounds; doubles up to `maxBackoffMs`. @default 1000 */
+  /** First backoff between rounds (core/retry.ts: doubling, equal jitter) up to `maxBackoffMs`. @default 1000 */
   backoffMs?: number;
   /** @default 8000 */
   maxBackoffMs?: number;
@@ -69,6 +70,8 @@ export interface PostFeedbackOptions {
   /** Injected for tests: the clock and the wait between rounds. */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** [0, 1) jitter source of the backoff (tests pass a constant). @default Math.random */
+  random?: () => number;
 }
 
 export interface PostFeedbackResult {
@@ -77,8 +80,8 @@ export interface PostFeedbackResult {
   warning?: string;
 }
 
-/** Answers that mean "try again later": 404 (run not ingested yet) and the usual transient ones. */
-const RETRYABLE = new Set([404, 408, 425, 429, 500, 502, 503, 504]);
+/** Answers that mean "try again later": the shared rule (core/retry.ts) plus 404 (run not ingested yet) and 425. */
+const NOT_YET = [404, 425] as const;
 
 /** The feedback URL of an API base: `${endpoint}/feedback` (trailing slashes dropped). */
 export function feedbackUrl(endpoint: string): string {
@@ -86,8 +89,8 @@ export function feedbackUrl(endpoint: string): string {
 }
 
 /**
- * POST every feedback item; items answered 404 (or another transient status) are retried in rounds
- * with doubling backoff until `maxWaitMs` has passed. Never throws.
+ * POST every feedback item; items answered 404 (or another retryable status, core/retry.ts) are retried
+ * in rounds with the shared backoff until `maxWaitMs` has passed. Never throws.
  */
 export async function postLangSmithFeedback(opts: PostFeedbackOptions): Promise<PostFeedbackResult> {
   const now = opts.now ?? Date.now;
@@ -108,7 +111,7 @@ export async function postLangSmithFeedback(opts: PostFeedbackOptions): Promise<
   let pending = [...opts.feedback];
   let posted = 0;
   let lastProblem = '';
-  let backoffMs = opts.backoffMs ?? 1000;
+  const backoff = { baseMs: opts.backoffMs ?? 1000, maxMs: maxBackoffMs, ...(opts.random ? { random: opts.random } : {}) };
   try {
     for (let round = 0; pending.length > 0 && round < 10_000; round++) {
       const retry: LangSmithFeedback[] = [];
@@ -132,7 +135,7 @@ export async function postLangSmithFeedback(opts: PostFeedbackOptions): Promise<
             return;
           }
           lastProblem = res.statusCode === 404 ? 'HTTP 404: run not ingested yet' : `HTTP ${res.statusCode}`;
-          if (RETRYABLE.has(res.statusCode)) retry.push(item);
+          if (isRetryableStatus(res.statusCode, { alsoRetry: NOT_YET })) retry.push(item);
           else if (res.statusCode === 401 || res.statusCode === 403) denied = res.statusCode;
         } catch (err) {
           lastProblem = (err as Error).name === 'TimeoutError' ? `no answer within ${requestTimeoutMs} ms` : (err as Error).message;
@@ -146,8 +149,7 @@ export async function postLangSmithFeedback(opts: PostFeedbackOptions): Promise<
       if (pending.length === 0) break;
       const left = deadline - now();
       if (left <= 0) break;
-      await sleep(Math.min(backoffMs, left));
-      backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
+      await sleep(Math.min(retryDelayMs(round + 1, backoff), left));
     }
   } finally {
     await dispatcher.destroy().catch(() => undefined);
@@ -157,4 +159,26 @@ export async function postLangSmithFeedback(opts: PostFeedbackOptions): Promise<
     posted,
     warning: `langsmith feedback: POST ${url} failed (${lastProblem || 'not accepted'}); ${opts.feedback.length - posted} feedback item(s) not sent`,
   };
+}
+
+/** The `[telemetry.langsmith]` settings a feedback post needs (config/telemetry.ts resolves them). */
+export interface LangSmithFeedbackSettings {
+  endpoint: string;
+  apiKey?: string | undefined;
+  maxWaitMs?: number | undefined;
+  backoffMs?: number | undefined;
+}
+
+/**
+ * Feedback for annotation targets, posted with the configured settings: the one path `run` (telemetry.ts)
+ * and `score`/`serve` (app/score-traces.ts) share. Never throws: a failure is the result's warning.
+ */
+export function postFeedbackForTargets(settings: LangSmithFeedbackSettings, targets: readonly AnnotationTarget[]): Promise<PostFeedbackResult> {
+  return postLangSmithFeedback({
+    endpoint: settings.endpoint,
+    feedback: buildLangSmithFeedback(targets),
+    ...(settings.maxWaitMs !== undefined ? { maxWaitMs: settings.maxWaitMs } : {}),
+    ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+    ...(settings.backoffMs !== undefined ? { backoffMs: settings.backoffMs } : {}),
+  }).catch((err: Error) => ({ posted: 0, warning: `langsmith feedback: ${err.message}` }));
 }

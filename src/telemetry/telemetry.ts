@@ -161,14 +161,8 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
   };
 
   const postFeedback = async (ls: NonNullable<TelemetryConfig['langsmith']>, targets: AnnotationTarget[]): Promise<void> => {
-    const { buildLangSmithFeedback, postLangSmithFeedback } = await import('./langsmith.js');
-    const result = await postLangSmithFeedback({
-      endpoint: ls.endpoint,
-      feedback: buildLangSmithFeedback(targets),
-      maxWaitMs: ls.maxWaitMs,
-      ...(ls.apiKey !== undefined ? { apiKey: ls.apiKey } : {}),
-      ...(ls.backoffMs !== undefined ? { backoffMs: ls.backoffMs } : {}),
-    }).catch((err: Error) => ({ posted: 0, warning: `langsmith feedback: ${err.message}` }));
+    const { postFeedbackForTargets } = await import('./langsmith.js');
+    const result = await postFeedbackForTargets(ls, targets);
     if (result.warning !== undefined) warn('feedback', result.warning);
   };
 

@@ -5,11 +5,11 @@
 // UNAUTHENTICATED without the bearer token, RESOURCE_EXHAUSTED over the size limit (grpc-js enforces it).
 // The Collector's load_balancing exporter speaks only this protocol, so replicas can sit behind it directly.
 import type * as Grpc from '@grpc/grpc-js';
-import { timingSafeEqual } from 'node:crypto';
 import { ATTR_EVENT_NAME } from '../semconv/gen-ai.js';
 import { decodeLogsRequest, decodeTraceRequest, encodeLogsResponse, encodeTraceResponse } from './otlp-proto.js';
 import { logsFromRequest, spansFromRequest } from './spans.js';
 import type { TracePipeline } from './pipeline.js';
+import { isBearerToken } from '../core/token.js';
 
 export const TRACE_EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 export const LOGS_EXPORT_PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
@@ -60,17 +60,13 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
   const now = options.now ?? Date.now;
   const pipeline = options.pipeline;
   const maxMessageBytes = options.maxMessageBytes ?? 64 * 1024 * 1024;
-  const tokenBuf = options.token ? Buffer.from(`Bearer ${options.token}`) : undefined;
+  const token = options.token;
   const server = new grpc.Server({ 'grpc.max_receive_message_length': maxMessageBytes });
   let url = '';
   let port = 0;
   let timer: NodeJS.Timeout | undefined;
 
-  const authorised = (md: Grpc.Metadata): boolean => {
-    if (!tokenBuf) return true;
-    const got = Buffer.from(String(md.get('authorization')[0] ?? ''));
-    return got.length === tokenBuf.length && timingSafeEqual(got, tokenBuf);
-  };
+  const authorised = (md: Grpc.Metadata): boolean => !token || isBearerToken(String(md.get('authorization')[0] ?? ''), token);
   const fail = (cb: Grpc.sendUnaryData<Uint8Array>, path: string, code: Grpc.status, message: string): void => {
     options.onRequest?.({ path, status: code, spans: 0, logs: 0, rejected: 0, message });
     cb({ code, details: message, metadata: new grpc.Metadata() } as Grpc.ServiceError, null);

@@ -5,13 +5,13 @@
 // Loopback by default; optional bearer token; GET /healthz for orchestrators.
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
 import { createGunzip, createInflate } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { ATTR_EVENT_NAME } from '../semconv/gen-ai.js';
 import { decodeLogsRequest, decodeTraceRequest, encodeLogsResponse, encodeRpcStatus, encodeTraceResponse } from './otlp-proto.js';
 import { logsFromRequest, spansFromRequest } from './spans.js';
 import type { TracePipeline } from './pipeline.js';
+import { isBearerToken } from '../core/token.js';
 
 export interface OtlpReceiverOptions {
   pipeline: TracePipeline;
@@ -92,14 +92,9 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
   const pipeline = options.pipeline;
   let url = '';
   let timer: NodeJS.Timeout | undefined;
-  const tokenBuf = options.token ? Buffer.from(`Bearer ${options.token}`) : undefined;
+  const token = options.token;
 
-  const authorised = (req: IncomingMessage): boolean => {
-    if (!tokenBuf) return true;
-    // RFC 7235: the auth scheme is case-insensitive ("bearer", "BEARER"); the token is not.
-    const got = Buffer.from(String(req.headers.authorization ?? '').replace(/^bearer(?=\s)/i, 'Bearer'));
-    return got.length === tokenBuf.length && timingSafeEqual(got, tokenBuf);
-  };
+  const authorised = (req: IncomingMessage): boolean => !token || isBearerToken(req.headers.authorization, token);
 
   const send = (res: ServerResponse, status: number, body: Uint8Array | string, type: string): void => {
     if (res.headersSent) return;

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createResultsCollector } from '../../src/app/score-traces.js';
 import { confinedPath, productionDocument } from '../../src/console/_production.js';
 
 describe('console production input', () => {
@@ -39,6 +40,23 @@ describe('console production input', () => {
     expect(unmatched).toBe(1);
     const cases = doc.iterations[0]!.cases;
     expect(Object.keys(cases)).toEqual(['c1 · 0af7651916cd', 'c1 · 0af7651916cd #2']);
-    expect(cases['c1 · 0af7651916cd #2']!.runs[0]).toMatchObject({ trace_id: base.traceId, span_id: base.rootSpanId, verdict: { category: 'wrong_tool' } });
+    expect(cases['c1 · 0af7651916cd #2']!.runs[0]).toMatchObject({ verdict: { category: 'wrong_tool', trace_id: base.traceId, root_span_id: base.rootSpanId } });
+  });
+
+  it('builds its rows with the shared results collector: pass rates are aggregateCase\'s, unscorable is not a fail', () => {
+    const base = { traceId: '1af7651916cd43dd8448eb211c80319c', rootSpanId: 'c7ad6b7169203331', sample: 0, mode: 'decision' as const, producers: ['runspec'], calls: [] };
+    const lines = [
+      { ...base, case: 'c1', category: 'pass' as const, pass: true, reason: 'ok' },
+      { ...base, traceId: '2af7651916cd43dd8448eb211c80319c', rule: 'no-shell', category: 'unscorable' as const, pass: null, reason: 'hashed' },
+    ];
+    const { doc } = productionDocument(lines, 'x');
+    const collector = createResultsCollector([], { rows: 'trace' });
+    for (const l of lines) collector.addLine(l);
+    const shared = collector.document(doc.meta, 1);
+    expect(doc.iterations[0]!.cases).toEqual(shared.iterations[0]!.cases);
+    const rule = doc.iterations[0]!.cases['rule:no-shell · 2af7651916cd']!;
+    // Not judged: no judged sample counts, so the interval is 0..1 (the hand-written maths made it a 0/1 fail).
+    expect(rule.pass_rate_high).toBe(1);
+    expect(doc.iterations[0]!.cases['c1 · 1af7651916cd']!.pass_rate).toBe(1);
   });
 });

@@ -1,5 +1,5 @@
 // Each primitive of src/core/ has one rule; these tests pin it (STYLE.md: one idea, one owner).
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,8 +11,9 @@ import { createLimiter, runPool } from '../../src/core/concurrency.js';
 import { closestName, didYouMean } from '../../src/core/did-you-mean.js';
 import { EQUALITY_MODES, valuesEqual } from '../../src/core/equality.js';
 import { isRecord } from '../../src/core/is-record.js';
-import { isSecretName, redactSecrets, redactUrl } from '../../src/core/redact.js';
+import { isSecretName, redactSecrets, redactUrl, redactUrlsInText } from '../../src/core/redact.js';
 import { compileRegex, regexError, regexSearch } from '../../src/core/regex.js';
+import { isBearerToken, sameSecret } from '../../src/core/token.js';
 import { isRetryableStatus, retryAfterMs, retryDelayMs } from '../../src/core/retry.js';
 import { inShard, parseShard, shardOf, SHARD_HELP } from '../../src/core/shard.js';
 import { totalTokens, withTotal } from '../../src/core/tokens.js';
@@ -115,9 +116,35 @@ describe('writeFileAtomic', () => {
       writeFileAtomic(file, 'two');
       expect(readFileSync(file, 'utf8')).toBe('two');
       expect(readdirSync(join(dir, 'a'))).toEqual(['b.json']);
+      // One path for both writers: a rename that fails (the target is a folder) leaves no temp file.
+      mkdirSync(join(dir, 'a', 'dir.json'));
+      expect(() => writeFileAtomic(join(dir, 'a', 'dir.json'), 'x')).toThrow(/EISDIR|EPERM|ENOTEMPTY|EEXIST/);
+      expect(readdirSync(join(dir, 'a')).sort()).toEqual(['b.json', 'dir.json']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('redactUrlsInText', () => {
+  it('redacts every URL in a line as redactUrl does, keeping sentence punctuation', () => {
+    expect(redactUrlsInText('POST https://u:pw@h/v1 failed.')).toBe('POST https://***:***@h/v1 failed.');
+    expect(redactUrlsInText('see (http://h/x?token=abc), then')).toBe('see (http://h/x?token=***), then');
+    expect(redactUrlsInText('no url here')).toBe('no url here');
+  });
+});
+
+describe('shared-secret checks (receivers over HTTP and gRPC, the console)', () => {
+  it('takes the bearer scheme in any case, the token exactly, one space between', () => {
+    expect(isBearerToken('Bearer s3cret', 's3cret')).toBe(true);
+    expect(isBearerToken('bearer s3cret', 's3cret')).toBe(true);
+    expect(isBearerToken('BEARER s3cret', 's3cret')).toBe(true);
+    expect(isBearerToken('Bearer S3cret', 's3cret')).toBe(false);
+    expect(isBearerToken('Bearer  s3cret', 's3cret')).toBe(false);
+    expect(isBearerToken('Basic s3cret', 's3cret')).toBe(false);
+    expect(isBearerToken(undefined, 's3cret')).toBe(false);
+    expect(sameSecret('abc', 'abc')).toBe(true);
+    expect(sameSecret('abcd', 'abc')).toBe(false);
   });
 });
 
@@ -127,6 +154,12 @@ describe('retry policy', () => {
     [400, false], [401, false], [404, false], [422, false],
   ])('status %i retryable: %s', (status, want) => {
     expect(isRetryableStatus(status)).toBe(want);
+  });
+  it('takes API-specific "not yet" statuses on top of the rule (LangSmith feedback: 404, 425)', () => {
+    expect(isRetryableStatus(404, { alsoRetry: [404, 425] })).toBe(true);
+    expect(isRetryableStatus(425, { alsoRetry: [404, 425] })).toBe(true);
+    expect(isRetryableStatus(503, { alsoRetry: [404] })).toBe(true);
+    expect(isRetryableStatus(401, { alsoRetry: [404, 425] })).toBe(false);
   });
   it('backs off exponentially with jitter, honours Retry-After, and caps at maxMs', () => {
     const opts = { baseMs: 1000, maxMs: 30_000, random: () => 0 };

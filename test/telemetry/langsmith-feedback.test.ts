@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { buildLangSmithFeedback, postLangSmithFeedback } from '../../src/telemetry/langsmith.js';
+import { buildLangSmithFeedback, postFeedbackForTargets, postLangSmithFeedback } from '../../src/telemetry/langsmith.js';
 import { langsmithRunId } from '../../src/core/trace-link.js';
+import { retryDelayMs } from '../../src/core/retry.js';
 import { startFakeLangSmith, type FakeLangSmith } from '../helpers/fake-langsmith.js';
 
 const KEY = 'lsv2-test-secret-key';
@@ -131,14 +132,35 @@ describe('LangSmith feedback', () => {
     expect(feedback[0]!.run_id).toBe('00000000-0000-0000-1a2b-3c4d5e6f7a8b');
     // A fake clock: every sleep advances it, so the 60 s budget passes without waiting.
     let t = 0;
-    const never = await postLangSmithFeedback({ endpoint: ls.url, apiKey: KEY, feedback, now: () => t, sleep: async (ms) => void (t += ms) });
+    const waits: number[] = [];
+    const random = () => 0.5;
+    const never = await postLangSmithFeedback({ endpoint: ls.url, apiKey: KEY, feedback, now: () => t, random, sleep: async (ms) => void (waits.push(ms), (t += ms)) });
     expect(never.posted).toBe(0);
     expect(never.warning).toMatch(/HTTP 404: run not ingested yet.*1 feedback item\(s\) not sent/);
-    // Doubling backoff from 1 s, capped at 8 s, within 60 s: 1+2+4+8+8+8+8+8+8+5 → 11 posts.
-    expect(ls.feedback.length).toBe(11);
+    // The waits are the shared backoff (core/retry.ts: from 1 s, doubling, equal jitter, capped at 8 s),
+    // the last one cut to what is left of the 60 s budget; one post per round.
+    const expected: number[] = [];
+    for (let a = 1, sum = 0; sum < 60_000 && a < 100; a++) {
+      const w = Math.min(retryDelayMs(a, { baseMs: 1000, maxMs: 8000, random }), 60_000 - sum);
+      expected.push(w);
+      sum += w;
+    }
+    expect(waits).toEqual(expected);
+    expect(waits.slice(0, 4)).toEqual([750, 1500, 3000, 6000]);
+    expect(ls.feedback.length).toBe(expected.length + 1);
     const before = ls.feedback.length;
     const bad = await postLangSmithFeedback({ endpoint: ls.url, apiKey: 'wrong', feedback, now: () => t, sleep: async (ms) => void (t += ms) });
     expect(bad.warning).toMatch(/answered 401 \(check LANGSMITH_API_KEY\)/);
     expect(ls.feedback.length - before).toBe(1);
+  });
+
+  it('run and score post through one path: the [telemetry.langsmith] settings and the targets', async () => {
+    ls = await startFakeLangSmith({ apiKey: KEY });
+    const targets = [{ spanId: '1a2b3c4d5e6f7a8b', caseId: 'c', sample: 0, error: { code: 'PROVIDER', message: 'down' } }];
+    const bad = await postFeedbackForTargets({ endpoint: ls.url, apiKey: 'wrong', maxWaitMs: 0 }, targets);
+    expect(bad).toMatchObject({ posted: 0, warning: expect.stringMatching(/answered 401/) });
+    const gone = await postFeedbackForTargets({ endpoint: 'http://127.0.0.1:9', apiKey: KEY, maxWaitMs: 0 }, targets);
+    expect(gone.posted).toBe(0);
+    expect(gone.warning).toMatch(/^langsmith feedback: /);
   });
 });

@@ -1,4 +1,4 @@
-import { redactUrlsInText } from '../../core/redact-url.js';
+import { redactUrlsInText } from '../../core/redact.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandModule } from '../command.js';
