@@ -105,7 +105,7 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
     const categories = categoryCounts(agg.by_category);
     if (categories.length) lines.push(`by verdict: ${categories.map(([c, n]) => `${c} ${n}`).join(' · ')}`);
     const tags = Object.entries(agg.by_tag);
-    if (tags.length) lines.push(`by tag: ${tags.map(([t, g]) => `${t} ${g.cases_meeting_threshold}/${g.cases} (${percent(g.runs ? g.passed_runs / g.runs : 0)})`).join(' · ')}`);
+    if (tags.length) lines.push(`by tag: ${tags.map(([t, g]) => `${t} ${g.cases_meeting_threshold}/${g.cases} cases, ${percent(g.runs ? g.passed_runs / g.runs : 0)} of samples`).join(' · ')}`);
   }
   if (doc.inputs) lines.push(...inputsLines(doc.inputs));
   return `${lines.join('\n')}\n`;
