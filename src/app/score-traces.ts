@@ -28,7 +28,7 @@ import type { ToolMode, Toolset } from '../types/toolset.js';
 import type { AppContext } from './context.js';
 import { ownToolsetOf, toolsetSpecFor } from './run-suite.js';
 import { aggregateCase, type AggregateSubject } from '../scoring/samples.js';
-import { buildResultsDocument, type ResultsDocument, type ResultsMeta } from '../report/results.js';
+import { buildResultsDocument, type ResultsDocument, type ResultsInputs, type ResultsMeta } from '../report/results.js';
 import type { SampleOutcome, SampleTrace, SampleTraceStep, Verdict, VerdictCategory } from '../types/verdict.js';
 import { VERDICT_CATEGORIES } from '../types/verdict.js';
 import { VERSION } from '../core/version.js';
@@ -59,6 +59,8 @@ export interface TraceScoringSetup {
   sinks: VerdictSinks;
   /** Adds `traceUrl` to a verdict line when `[telemetry] trace_url` is set. */
   decorate(line: TraceVerdictLine): TraceVerdictLine;
+  /** A trace's link when `[telemetry] trace_url` is set. */
+  traceUrl: (traceId: string, rootSpanId: string) => string | undefined;
 }
 
 /** Annotations and verdict spans, best effort: failures warn and never change verdicts or exit codes. */
@@ -113,11 +115,12 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   const sinks = createVerdictSinks(ctx, flags, env, config, tm);
   const template = config.telemetry?.trace_url;
   const project = config.telemetry?.project ?? env.get('PHOENIX_PROJECT_NAME');
+  const traceUrl = (traceId: string, spanId: string): string | undefined => traceLink(template, { traceId, spanId, ...(project !== undefined ? { project } : {}) });
   const decorate = (line: TraceVerdictLine): TraceVerdictLine => {
-    const url = traceLink(template, { traceId: line.traceId, spanId: line.rootSpanId, ...(project !== undefined ? { project } : {}) });
+    const url = traceUrl(line.traceId, line.rootSpanId);
     return url ? { ...line, traceUrl: url } : line;
   };
-  return { scorer, env, config, cases, rules, sinks, decorate };
+  return { scorer, env, config, cases, rules, sinks, decorate, traceUrl };
 }
 
 interface TelemetryModules {
@@ -253,7 +256,7 @@ export interface ScoreTracesOutcome {
  */
 export async function scoreTraces(ctx: AppContext, inputs: string[], options: ScoreTracesOptions): Promise<ScoreTracesOutcome> {
   const setup = await loadTraceScoring(ctx, options);
-  const collector = options.results ? createResultsCollector(setup.cases) : undefined;
+  const collector = options.results ? createResultsCollector(setup.cases, { traceUrl: setup.traceUrl }) : undefined;
   const started = new Date().toISOString();
   let summary: ScoreSummary;
   try {
@@ -276,7 +279,7 @@ export async function scoreTraces(ctx: AppContext, inputs: string[], options: Sc
   }
   const outcome: ScoreTracesOutcome = { summary, exitCode: scoreExitCode(summary, { failOnUnscorable: options.failOnUnscorable === true }) };
   if (collector) {
-    outcome.document = collector.document(scoreMeta(started, `score ${inputs.join(',')}`, options.threshold ?? 1, options.shard), options.threshold ?? 1);
+    outcome.document = collector.document(scoreMeta(started, `score ${inputs.join(',')}`, options.threshold ?? 1, options.shard), options.threshold ?? 1, summary);
   }
   return outcome;
 }
@@ -312,7 +315,34 @@ export interface ResultsCollector {
    * graded (category null) are not verdicts: they are skipped and `false` is returned.
    */
   addLine(line: TraceVerdictLine): boolean;
-  document(meta: ResultsMeta, threshold: number): ResultsDocument;
+  /**
+   * The document. With the scoring's `summary`, it carries `inputs` (unmatched and uninterpretable traces,
+   * input problems, superseded counts), which every report renderer shows.
+   */
+  document(meta: ResultsMeta, threshold: number, summary?: ScoreSummary): ResultsDocument;
+}
+
+/** Unmatched traces listed in a document's `inputs` (the rest are counted). */
+const MAX_UNMATCHED_LISTED = 20;
+
+/** A scoring's summary as the results document's `inputs`. */
+export function resultsInputsOf(s: ScoreSummary, unmatched: ReadonlyArray<{ trace_id: string; root_span_id?: string }> = []): ResultsInputs {
+  const inputs: ResultsInputs = {
+    traces: s.traces,
+    unmatched: s.unmatched,
+    uninterpretable: s.uninterpretable,
+    problems: s.inputProblems,
+    superseded: s.reopenedTraces,
+    evicted_traces: s.evictedTraces,
+    dropped_spans: s.droppedSpans,
+    late_records: s.lateRecords,
+  };
+  if (unmatched.length) inputs.unmatched_traces = unmatched.map((u) => ({ ...u }));
+  if (Object.keys(s.uninterpretableReasons).length) inputs.uninterpretable_reasons = { ...s.uninterpretableReasons };
+  if (s.uninterpretableExamples.length) inputs.uninterpretable_traces = s.uninterpretableExamples.map((u) => ({ trace_id: u.traceId, reason: u.reason }));
+  if (s.inputProblemExamples.length) inputs.problem_examples = s.inputProblemExamples.map((p) => ({ place: p.place, reason: p.reason }));
+  if (s.badFiles.length) inputs.bad_files = [...s.badFiles];
+  return inputs;
 }
 
 export interface ResultsCollectorOptions {
@@ -321,6 +351,8 @@ export interface ResultsCollectorOptions {
    * `trace`: one row per verdict, named `CASE · TRACEID12` (the console's production view).
    */
   rows?: 'case' | 'trace';
+  /** The link of a trace (`[telemetry] trace_url`), kept on its verdicts. */
+  traceUrl?: (traceId: string, rootSpanId: string) => string | undefined;
 }
 
 /** The verdict behind a verdict line (what a `serve --out` file keeps of it), with its trace ids. */
@@ -377,10 +409,12 @@ export function createResultsCollector(cases: readonly Case[], options: ResultsC
     const c = caseId !== undefined ? byId.get(caseId) : undefined;
     return c ?? { id: key, dialect: caseId === undefined ? 'rule' : 'runspec', tags, suite: undefined, settings: {} };
   };
+  let unmatched: Array<{ trace_id: string; root_span_id: string }> = [];
   return {
     add(o) {
       // A later judgement of the same trace (late spans re-opened it) replaces the earlier one.
       if (o.supersedes) {
+        unmatched = unmatched.filter((u) => u.trace_id !== o.traceId);
         for (const g of groups.values()) {
           for (let i = g.traces.length - 1; i >= 0; i--) {
             if (g.traces[i] === o.traceId) {
@@ -391,9 +425,12 @@ export function createResultsCollector(cases: readonly Case[], options: ResultsC
         }
       }
       if (o.kind !== 'scored') return;
+      if (unmatched.length < MAX_UNMATCHED_LISTED && o.lines.some((l) => l.category === null)) unmatched.push({ trace_id: o.traceId, root_span_id: o.info.rootSpanId });
+      const url = options.traceUrl?.(o.traceId, o.info.rootSpanId);
       for (const v of o.verdicts) {
         const key = v.caseId ?? `rule:${v.rule ?? v.verdict.caseId}`;
-        put(key, () => subjectOf(v.caseId, key), o.traceId, { status: 'scored', sample: 0, verdict: v.verdict, elapsedMs: 0, tokens: v.verdict.replio?.tokens ?? 0 });
+        const verdict = url ? { ...v.verdict, trace: { ...(v.verdict.trace ?? { traceId: o.traceId, rootSpanId: o.info.rootSpanId }), url } } : v.verdict;
+        put(key, () => subjectOf(v.caseId, key), o.traceId, { status: 'scored', sample: 0, verdict, elapsedMs: 0, tokens: v.verdict.replio?.tokens ?? 0 });
       }
     },
     addLine(l) {
@@ -407,9 +444,11 @@ export function createResultsCollector(cases: readonly Case[], options: ResultsC
       put(key, subject, l.traceId, { status: 'scored', sample: 0, verdict: verdictOfLine(l, l.category), elapsedMs: 0, tokens: 0, trace: timelineOfLine(l) });
       return true;
     },
-    document(meta, threshold) {
+    document(meta, threshold, summary) {
       const caseResults = [...groups.values()].map((g) => aggregateCase(g.subject, g.outcomes.map((x, sample) => ({ ...x, sample })), { threshold }));
-      return buildResultsDocument({ meta, iterations: [{ iteration: 0, timestamp: meta.finished ?? meta.started, caseResults }] });
+      const doc = buildResultsDocument({ meta, iterations: [{ iteration: 0, timestamp: meta.finished ?? meta.started, caseResults }] });
+      if (summary) doc.inputs = resultsInputsOf(summary, unmatched);
+      return doc;
     },
   };
 }

@@ -1,5 +1,5 @@
-// Escaping for the markup renderers, the one owner: results reports (report/) and `score` output
-// (traces/format.ts) escape XML and Markdown the same way.
+// Escaping for the markup renderers, the one owner: the report/ renderers (which also render `score`
+// output: it is a results document) escape XML and Markdown one way.
 
 import { safeText } from './safe-text.js';
 

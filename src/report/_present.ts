@@ -1,6 +1,6 @@
 // What every renderer shows for a case: the verdict of its representative sample (the first failing
 // scored sample, else the first scored one), its observed tool/command/autonomy/host, and the pass rate.
-import { runEntryTrace, type CaseEntry, type ResultsDocument, type ResultsIteration, type RunEntry } from './results.js';
+import { runEntryTrace, type CaseEntry, type ResultsDocument, type ResultsInputs, type ResultsIteration, type RunEntry } from './results.js';
 import type { VerdictCategory } from '../types/verdict.js';
 import { wilsonInterval } from '../scoring/samples.js';
 
@@ -201,4 +201,21 @@ export const VERDICT_MEANINGS: Record<VerdictCategory, string> = {
 export function meaningOf(category: string): string {
   if (category === 'errored') return 'Every sample failed for infrastructure reasons (provider, network); not counted as a failure.';
   return (VERDICT_MEANINGS as Record<string, string>)[category] ?? category;
+}
+
+/** Examples of each kind of input listed before the rest is summarised as a count. */
+export const MAX_INPUT_EXAMPLES = 10;
+
+/** The inputs section's headline: `traces 5 · unmatched 1 · uninterpretable 1 · input problems 2 …`. */
+export function inputsHeadline(i: ResultsInputs): string {
+  const bits = [`traces ${i.traces}`, `unmatched ${i.unmatched}`, `uninterpretable ${i.uninterpretable}`, `input problems ${i.problems}`];
+  if (i.superseded) bits.push(`superseded ${i.superseded}`);
+  if (i.evicted_traces || i.dropped_spans || i.late_records) bits.push(`evicted traces ${i.evicted_traces ?? 0}`, `dropped spans ${i.dropped_spans ?? 0}`, `late spans/records ${i.late_records ?? 0}`);
+  if (i.bad_files?.length) bits.push(`unreadable files ${i.bad_files.length}`);
+  return bits.join(' · ');
+}
+
+/** Uninterpretable reasons, most frequent first. */
+export function inputReasons(i: ResultsInputs): Array<[string, number]> {
+  return Object.entries(i.uninterpretable_reasons ?? {}).sort((a, b) => b[1] - a[1]);
 }

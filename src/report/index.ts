@@ -20,7 +20,7 @@ export {
   RESULTS_SCHEMA,
   resultsJsonSchema,
 } from './results.js';
-export type { ResultsDocument, ResultsMeta, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate, SampleTraceJson, SampleTraceStepJson } from './results.js';
+export type { ResultsDocument, ResultsMeta, ResultsInputs, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate, SampleTraceJson, SampleTraceStepJson } from './results.js';
 export { compareResults } from './compare.js';
 export type { Comparison, ComparisonRow, ComparisonCell } from './compare.js';
 export { summarize } from '../scoring/summary.js';

@@ -1,7 +1,7 @@
 // JUnit XML for CI systems: one <testsuite> per suite, one <testcase> per case; a case below its
 // threshold is a <failure> whose message is the reason; a case with no scored sample is an <error>.
-import { runEntryTrace, type ResultsDocument, type RunEntry } from './results.js';
-import { caseViews, type CaseView } from './_present.js';
+import { runEntryTrace, type ResultsDocument, type ResultsInputs, type RunEntry } from './results.js';
+import { caseViews, inputsHeadline, type CaseView } from './_present.js';
 import { escapeAttr, escapeXml } from '../core/escape.js';
 
 function seconds(view: CaseView): number {
@@ -55,8 +55,9 @@ export function renderJUnit(doc: ResultsDocument): string {
   const errorsOf = (list: CaseView[]): number => list.filter((v) => v.errored).length;
   const timeOf = (list: CaseView[]): string => list.reduce((s, v) => s + seconds(v), 0).toFixed(3);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  const inputs = doc.inputs ? inputsSuite(doc.inputs) : undefined;
   out.push(
-    `<testsuites name="runspec-eval" tests="${views.length}" failures="${failuresOf(views)}" errors="${errorsOf(views)}" time="${timeOf(views)}">`,
+    `<testsuites name="runspec-eval" tests="${views.length + (inputs?.tests ?? 0)}" failures="${failuresOf(views)}" errors="${errorsOf(views) + (inputs?.errors ?? 0)}" time="${timeOf(views)}">`,
   );
   for (const [name, list] of suites) {
     out.push(
@@ -84,6 +85,28 @@ export function renderJUnit(doc: ResultsDocument): string {
     }
     out.push('  </testsuite>');
   }
+  if (inputs) out.push(...inputs.lines);
   out.push('</testsuites>');
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * Scored traces only: an `inputs` testsuite. Each uninterpretable trace is an <error> testcase, each
+ * unmatched trace a <skipped> one; input problems go to its <system-err>. Nothing of note: no suite.
+ */
+function inputsSuite(i: ResultsInputs): { tests: number; errors: number; lines: string[] } | undefined {
+  const uninterpretable = i.uninterpretable_traces ?? [];
+  const unmatched = i.unmatched_traces ?? [];
+  const tests = uninterpretable.length + unmatched.length;
+  if (tests === 0 && i.problems === 0 && !i.bad_files?.length) return undefined;
+  const lines = [`  <testsuite name="inputs" tests="${tests}" failures="0" errors="${uninterpretable.length}" skipped="${unmatched.length}" time="0.000">`];
+  for (const u of uninterpretable) lines.push(`    <testcase classname="uninterpretable" name="trace ${escapeAttr(u.trace_id)}" time="0.000"><error message="${escapeAttr(u.reason)}" type="uninterpretable"/></testcase>`);
+  for (const u of unmatched) lines.push(`    <testcase classname="unmatched" name="trace ${escapeAttr(u.trace_id)}" time="0.000"><skipped message="no case or rule applied"/></testcase>`);
+  const problems = (i.problem_examples ?? []).map((p) => `${p.place}: ${p.reason}`);
+  if (i.problems > problems.length) problems.push(`… and ${i.problems - problems.length} more`);
+  for (const f of i.bad_files ?? []) problems.push(`unreadable: ${f}`);
+  lines.push(`    <system-out>${escapeXml(inputsHeadline(i))}</system-out>`);
+  if (problems.length) lines.push(`    <system-err>${escapeXml(`input problems: ${i.problems}\n${problems.join('\n')}`)}</system-err>`);
+  lines.push('  </testsuite>');
+  return { tests, errors: uninterpretable.length, lines };
 }

@@ -1,6 +1,6 @@
 // Markdown for CI step summaries (GitHub's $GITHUB_STEP_SUMMARY, GitLab MR notes).
-import { runEntryTrace, type ResultsDocument, type RunEntry } from './results.js';
-import { caseViews, categoryCounts, formatInt, gateText, hasPassK, lastIteration, passKText, percent, pooledPassRate, pooledPassRateText, thresholdText, titleOf, type CaseView } from './_present.js';
+import { runEntryTrace, type ResultsDocument, type ResultsInputs, type RunEntry } from './results.js';
+import { caseViews, categoryCounts, inputReasons, inputsHeadline, MAX_INPUT_EXAMPLES, formatInt, gateText, hasPassK, lastIteration, passKText, percent, pooledPassRate, pooledPassRateText, thresholdText, titleOf, type CaseView } from './_present.js';
 import { escapeCell, mdCode } from '../core/escape.js';
 
 /** Failing-sample lines listed before the rest is summarised as a count. */
@@ -71,5 +71,30 @@ export function renderMarkdown(doc: ResultsDocument): string {
     if (failing.length > shown.length) shown.push(`- … and ${failing.length - shown.length} more`);
     out.push(`<details><summary>Failing samples (${failing.length})</summary>`, '', ...shown, '', '</details>', '');
   }
+  if (doc.inputs) out.push(...inputsMarkdown(doc.inputs));
   return `${out.join('\n')}`;
+}
+
+/** Scored traces only: what was read besides verdicts. */
+function inputsMarkdown(i: ResultsInputs): string[] {
+  const out = [`**Inputs:** ${escapeCell(inputsHeadline(i))}`, ''];
+  const reasons = inputReasons(i);
+  if (reasons.length) {
+    out.push('**Uninterpretable traces**', '');
+    for (const [r, n] of reasons) out.push(`- ${n} × ${escapeCell(r)}`);
+    for (const u of (i.uninterpretable_traces ?? []).slice(0, MAX_INPUT_EXAMPLES)) out.push(`- trace ${mdCode(u.trace_id)}: ${escapeCell(u.reason)}`);
+    out.push('');
+  }
+  const unmatched = i.unmatched_traces ?? [];
+  if (unmatched.length) {
+    out.push(`**Unmatched traces** (no case or rule applied): ${unmatched.slice(0, MAX_INPUT_EXAMPLES).map((u) => mdCode(u.trace_id)).join(' ')}${i.unmatched > MAX_INPUT_EXAMPLES ? ` … and ${i.unmatched - MAX_INPUT_EXAMPLES} more` : ''}`, '');
+  }
+  if (i.problems) {
+    out.push(`**Input problems:** ${i.problems}`, '');
+    for (const p of (i.problem_examples ?? []).slice(0, MAX_INPUT_EXAMPLES)) out.push(`- ${escapeCell(p.place)}: ${escapeCell(p.reason)}`);
+    if (i.problems > MAX_INPUT_EXAMPLES) out.push(`- … and ${i.problems - MAX_INPUT_EXAMPLES} more`);
+    out.push('');
+  }
+  for (const f of i.bad_files ?? []) out.push(`- unreadable: ${escapeCell(f)}`);
+  return out;
 }

@@ -246,6 +246,34 @@ const iterationSchema = z.looseObject({
   aggregate: aggregateSchema,
 });
 
+/**
+ * What scoring traces read besides verdicts (`score`, `serve`): traces no case or rule graded, traces
+ * that could not be read as agent traces, bad input, and traces judged again. Absent in run results;
+ * the report renderers show it as an "inputs" section (JUnit: an `inputs` testsuite).
+ */
+const inputsSchema = z.looseObject({
+  /** Traces read. */
+  traces: int,
+  /** Traces no case or rule applied to (first few in `unmatched_traces`). */
+  unmatched: int,
+  unmatched_traces: z.array(z.looseObject({ trace_id: z.string(), root_span_id: z.string().optional() })).optional(),
+  /** Traces that are not GenAI agent traces (no LLM or tool spans...), by reason, with the first few. */
+  uninterpretable: int,
+  uninterpretable_reasons: z.record(z.string(), int).optional(),
+  uninterpretable_traces: z.array(z.looseObject({ trace_id: z.string(), reason: z.string() })).optional(),
+  /** Bad lines, spans and files (`place` is `file:line`), with the first few. */
+  problems: int,
+  problem_examples: z.array(z.looseObject({ place: z.string(), reason: z.string() })).optional(),
+  /** Inputs from which nothing could be read (not OTLP at all). */
+  bad_files: z.array(z.string()).optional(),
+  /** Traces judged again after late spans: their earlier verdicts were replaced. */
+  superseded: int.optional(),
+  /** Open traces scored early to bound memory, spans dropped, spans/records that came after their trace was judged. */
+  evicted_traces: int.optional(),
+  dropped_spans: int.optional(),
+  late_records: int.optional(),
+});
+
 /** zod schema of the results document (validate a file read back; `z.toJSONSchema` for docs). */
 export const resultsDocumentSchema = z.looseObject({
   schema: z.string().optional(),
@@ -253,10 +281,14 @@ export const resultsDocumentSchema = z.looseObject({
   iterations: z.array(iterationSchema),
   /** Free-form extension point (e.g. a comparison's labels); kept as it is. */
   results: z.unknown().optional(),
+  /** Scoring traces only: what was read besides verdicts (see {@link ResultsInputs}). */
+  inputs: inputsSchema.optional(),
 });
 
 export type ResultsDocument = z.infer<typeof resultsDocumentSchema>;
 export type ResultsMeta = z.infer<typeof metaSchema>;
+/** What scoring traces read besides verdicts: unmatched and uninterpretable traces, input problems, superseded counts. */
+export type ResultsInputs = z.infer<typeof inputsSchema>;
 export type ResultsIteration = z.infer<typeof iterationSchema>;
 export type CaseEntry = z.infer<typeof caseEntrySchema>;
 export type RunEntry = z.infer<typeof runEntrySchema>;

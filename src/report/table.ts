@@ -1,7 +1,7 @@
 // The terminal table: verdict, tool, command, autonomy, host, pass rate and reason per case, then the summary.
 import { safeText } from '../core/safe-text.js';
-import type { ResultsDocument } from './results.js';
-import { caseViews, categoryCounts, formatInt, gateText, hasPassK, lastIteration, passKText, percent, pooledPassRate, pooledPassRateText, thresholdText, titleOf, type CaseView } from './_present.js';
+import type { ResultsDocument, ResultsInputs } from './results.js';
+import { caseViews, categoryCounts, inputReasons, inputsHeadline, MAX_INPUT_EXAMPLES, formatInt, gateText, hasPassK, lastIteration, passKText, percent, pooledPassRate, pooledPassRateText, thresholdText, titleOf, type CaseView } from './_present.js';
 
 /** Options of {@link renderTable}. */
 export interface TableOptions {
@@ -84,7 +84,7 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
   const failing = views.filter((v) => !v.meetsThreshold && v.traceId !== undefined);
   if (failing.length) {
     lines.push('traces of failing cases:');
-    for (const v of failing) lines.push(`  ${v.caseId}  ${v.traceUrl ?? v.traceId}`);
+    for (const v of failing) lines.push(`  ${safeText(v.caseId)}  ${safeText(v.traceUrl ?? v.traceId ?? '')}`);
     lines.push('');
   }
   const agg = lastIteration(doc)?.aggregate;
@@ -105,7 +105,28 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
     const categories = categoryCounts(agg.by_category);
     if (categories.length) lines.push(`by verdict: ${categories.map(([c, n]) => `${c} ${n}`).join(' · ')}`);
     const tags = Object.entries(agg.by_tag);
-    if (tags.length) lines.push(`by tag: ${tags.map(([t, g]) => `${t} ${g.cases_meeting_threshold}/${g.cases} (${percent(g.runs ? g.passed_runs / g.runs : 0)})`).join(' · ')}`);
+    if (tags.length) lines.push(`by tag: ${tags.map(([t, g]) => `${t} ${g.cases_meeting_threshold}/${g.cases} cases, ${percent(g.runs ? g.passed_runs / g.runs : 0)} of samples`).join(' · ')}`);
   }
+  if (doc.inputs) lines.push(...inputsLines(doc.inputs));
   return `${lines.join('\n')}\n`;
+}
+
+/** Scored traces only: unmatched and uninterpretable traces, input problems (text from the input: made safe). */
+function inputsLines(i: ResultsInputs): string[] {
+  const out = ['', `inputs: ${inputsHeadline(i)}`];
+  const reasons = inputReasons(i);
+  if (reasons.length) {
+    out.push('uninterpretable traces:');
+    for (const [reason, n] of reasons) out.push(`  ${n} × ${safeText(oneLine(reason))}`);
+    for (const u of (i.uninterpretable_traces ?? []).slice(0, MAX_INPUT_EXAMPLES)) out.push(`  trace ${safeText(u.trace_id)}: ${safeText(oneLine(u.reason))}`);
+  }
+  const unmatched = i.unmatched_traces ?? [];
+  if (unmatched.length) out.push(`unmatched traces (no case or rule applied): ${unmatched.slice(0, MAX_INPUT_EXAMPLES).map((u) => safeText(u.trace_id)).join(' ')}${i.unmatched > MAX_INPUT_EXAMPLES ? ` … and ${i.unmatched - MAX_INPUT_EXAMPLES} more` : ''}`);
+  if (i.problems) {
+    out.push(`input problems: ${i.problems}`);
+    for (const p of (i.problem_examples ?? []).slice(0, MAX_INPUT_EXAMPLES)) out.push(`  ${safeText(oneLine(p.place))}: ${safeText(oneLine(p.reason))}`);
+    if (i.problems > MAX_INPUT_EXAMPLES) out.push(`  … and ${i.problems - MAX_INPUT_EXAMPLES} more`);
+  }
+  for (const f of i.bad_files ?? []) out.push(`unreadable: ${safeText(oneLine(f))}`);
+  return out;
 }

@@ -5,15 +5,8 @@ export { annotationTls, createTelemetry, TRACER_NAME } from './telemetry.js';
 export type { Telemetry, TelemetryOptions } from './telemetry.js';
 export { buildSpanAnnotations, postSpanAnnotations } from './phoenix.js';
 export type { AnnotationTarget, PostAnnotationsOptions, PostAnnotationsResult, SpanAnnotation } from './phoenix.js';
-export {
-  verdictAttributes,
-  evaluationAttributes,
-  addEvaluationEvent,
-  summarizeVerdict,
-  evaluationIdentifier,
-  canonicalFinishReason,
-  genAiMessage,
-  openInferenceProvider,
-} from './attributes.js';
-export type { VerdictContext, VerdictSummary } from './attributes.js';
+export { verdictAttributes, summarizeVerdict, evaluationIdentifier } from './conventions/runspec.js';
+export type { VerdictContext, VerdictSummary } from './conventions/runspec.js';
+export { evaluationAttributes, openInferenceProvider } from './conventions/openinference.js';
+export { addEvaluationEvent, canonicalFinishReason, genAiMessage } from './conventions/gen-ai.js';
 export { contentFreeReason } from './content-free.js';

@@ -11,7 +11,7 @@ import { isRetryableStatus, retryDelayMs } from '../core/retry.js';
 import { langsmithRunId } from '../core/trace-link.js';
 import { RUNSPEC_EVALUATION_NAME } from '../semconv/vendor.js';
 import type { AnnotationTarget } from './phoenix.js';
-import { summarizeVerdict } from './attributes.js';
+import { summarizeVerdict } from './conventions/runspec.js';
 
 
 /** One LangSmith FeedbackCreate body. */

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Agent } from 'undici';
 import type { RunError } from '../types/run.js';
 import type { Verdict } from '../types/verdict.js';
-import { evaluationIdentifier, summarizeVerdict } from './attributes.js';
+import { evaluationIdentifier, summarizeVerdict } from './conventions/runspec.js';
 import { redactUrl } from '../core/redact.js';
 import { isRetryableStatus, retryDelayMs } from '../core/retry.js';
 

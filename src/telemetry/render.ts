@@ -26,42 +26,24 @@ import {
   ATTR_GEN_AI_RESPONSE_ID,
   ATTR_GEN_AI_RESPONSE_MODEL,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
-  ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_CALL_RESULT,
   ATTR_GEN_AI_TOOL_DEFINITIONS,
-  ATTR_GEN_AI_TOOL_DESCRIPTION,
-  ATTR_GEN_AI_TOOL_NAME,
-  ATTR_GEN_AI_TOOL_TYPE,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
   GEN_AI_OPERATION_NAME_VALUE_CHAT,
   GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
 } from '../semconv/gen-ai.js';
-import { ATTR_LANGSMITH_SPAN_KIND, GEN_AI_TOOL_TYPE_VALUE_FUNCTION, LANGSMITH_SPAN_KIND_VALUE_CHAIN, LANGSMITH_SPAN_KIND_VALUE_LLM, LANGSMITH_SPAN_KIND_VALUE_TOOL } from '../semconv/vendor.js';
-import { ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES, ATTR_RUNSPEC_EVAL_DROPPED, ATTR_RUNSPEC_EVAL_EXECUTED, ATTR_RUNSPEC_EVAL_MOCKED } from '../semconv/attributes.js';
+import { ATTR_LANGSMITH_SPAN_KIND, LANGSMITH_SPAN_KIND_VALUE_CHAIN, LANGSMITH_SPAN_KIND_VALUE_LLM, LANGSMITH_SPAN_KIND_VALUE_TOOL } from '../semconv/vendor.js';
+import { ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES } from '../semconv/attributes.js';
 import type { Case } from '../types/case.js';
 import type { ModelCallRecord, Run, RunError, ToolCallRecord } from '../types/run.js';
 import type { Toolset } from '../types/toolset.js';
 import type { CaseResult, Verdict } from '../types/verdict.js';
-import {
-  addEvaluationEvent,
-  compact,
-  evaluationAttributes,
-  evaluationIdentifier,
-  genAiMessage,
-  genAiOutputMessages,
-  genAiToolDefinitions,
-  MimeType,
-  openInferenceMessages,
-  openInferenceProvider,
-  openInferenceTools,
-  requestParamAttributes,
-  summarizeVerdict,
-  verdictAttributes,
-  type VerdictContext,
-  type VerdictSummary,
-} from './attributes.js';
+import { compact } from './attributes.js';
+import { addEvaluationEvent, genAiMessage, genAiOutputMessages, genAiToolDefinitions, genAiToolSpanAttributes, requestParamAttributes } from './conventions/gen-ai.js';
+import { evaluationAttributes, MimeType, oiToolSpanAttributes, openInferenceMessages, openInferenceProvider, openInferenceTools } from './conventions/openinference.js';
+import { evaluationIdentifier, runspecToolSpanAttributes, summarizeVerdict, verdictAttributes, type VerdictContext, type VerdictSummary } from './conventions/runspec.js';
 import { totalTokens } from '../core/tokens.js';
 
 /** What one case sample's trace is rendered from. */
@@ -312,20 +294,9 @@ function toolDescription(record: ToolCallRecord, run: Run, toolset: Toolset | un
 function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | undefined, captureContent: boolean, hashKey?: string): Attributes {
   const description = toolDescription(record, run, toolset);
   const attrs: Attributes = compact({
-    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
-    [ATTR_GEN_AI_TOOL_NAME]: record.call.name,
-    [ATTR_GEN_AI_TOOL_CALL_ID]: record.call.id,
-    [ATTR_GEN_AI_TOOL_TYPE]: GEN_AI_TOOL_TYPE_VALUE_FUNCTION,
-    [ATTR_GEN_AI_TOOL_DESCRIPTION]: description,
-    [OI.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.TOOL,
-    [OI.TOOL_NAME]: record.call.name,
-    [OI.TOOL_DESCRIPTION]: description,
-    // Both ids: the npm converter reads tool_call.id, Phoenix's server converter tool.id (Arize-ai/openinference: spec/semantic_conventions.md).
-    [OI.TOOL_CALL_ID]: record.call.id,
-    [OI.TOOL_ID]: record.call.id,
-    [ATTR_RUNSPEC_EVAL_EXECUTED]: record.executed,
-    [ATTR_RUNSPEC_EVAL_DROPPED]: record.dropped ? true : undefined,
-    [ATTR_RUNSPEC_EVAL_MOCKED]: record.mocked ? true : undefined,
+    ...genAiToolSpanAttributes(record.call, description),
+    ...oiToolSpanAttributes(record.call, description),
+    ...runspecToolSpanAttributes(record),
     [ATTR_LANGSMITH_SPAN_KIND]: LANGSMITH_SPAN_KIND_VALUE_TOOL,
   });
   if (!captureContent && hashKey !== undefined) {

@@ -1,8 +1,9 @@
 // Spans of one trace → the Run that scoring understands. Reads our own traces and the common producers
-// (the readers in producers/ cite each convention's specification): OpenInference, OTel GenAI (current message JSON and execute_tool spans), the legacy
+// (each reader cites its convention's specification): OpenInference, OTel GenAI (current message JSON and execute_tool spans), the legacy
 // indexed gen_ai.completion.* form (OpenLLMetry), the Vercel AI SDK, and the deprecated gen_ai.choice
-// events recorded as log records (opentelemetry-python-contrib openai-v2). One reader per producer lives
-// in producers/; this file classifies spans and joins what the readers found, so that a call seen several
+// events recorded as log records (opentelemetry-python-contrib openai-v2). The readers of the conventions
+// we emit (gen_ai.*, OpenInference, runspec.eval.*) live beside their writers in telemetry/conventions/;
+// those of producers we only read, in producers/; this file classifies spans and joins what the readers found, so that a call seen several
 // times (LLM output, a later input history, a tool span) is counted once.
 import {
   ATTR_GEN_AI_COMPLETION,
@@ -29,18 +30,19 @@ import { OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openi
 import { DISCOVERY_TOOLS } from '../toolset/layout.js';
 import type { Message, ModelCallRecord, Run, ToolCall, ToolCallRecord, Usage } from '../types/run.js';
 import * as K from '../semconv/producers.js';
-import { decodeJsonish, parseArguments, toInt, toStr } from './_json.js';
+import { decodeJsonish, parseArguments, toInt, toStr } from '../telemetry/conventions/_json.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { isRecord } from '../core/is-record.js';
 import type { AssembledTrace } from './assembler.js';
 import type { LogRecordEntry, SpanRecord } from './spans.js';
-import { contentText, indexed, normaliseRole, toolCallsOf, type ExtractedCall, type LlmOutput, type ToolSpanFields } from './producers/_shared.js';
-import { genAiFinishReason, genAiMessages, readGenAiInput, readGenAiOutput, readGenAiToolSpan } from './producers/gen-ai.js';
-import { oiFinishReason, readOiInput, readOiOutput, readOiToolSpan } from './producers/openinference.js';
+import { contentText, indexed, normaliseRole, toolCallsOf, type ExtractedCall, type LlmOutput, type ToolSpanFields } from '../telemetry/conventions/_read.js';
+import { genAiFinishReason, genAiMessages, readGenAiInput, readGenAiOutput, readGenAiToolSpan } from '../telemetry/conventions/gen-ai.js';
+import { oiFinishReason, readOiInput, readOiToolSpan } from '../telemetry/conventions/openinference.js';
+import { readOiOutput } from './producers/openinference.js';
 import { readLegacyInput, readLegacyOutput, readTraceloopToolSpan } from './producers/openllmetry.js';
 import { readVercelInput, readVercelOutput, readVercelToolSpan } from './producers/vercel.js';
 import { readChoiceEvents, readEventInput, readToolMessageLogs } from './producers/gen-ai-events.js';
-import { isRunspecTrace, readRunspecCase, wasDropped, wasExecuted } from './producers/runspec.js';
+import { isRunspecTrace, readRunspecCase, wasDropped, wasExecuted } from '../telemetry/conventions/runspec.js';
 import { withTotal } from '../core/tokens.js';
 
 /** What the normaliser learned about a trace besides the Run (for matching, annotations and output). */

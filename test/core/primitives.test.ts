@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/core/atomic-write.js';
 import { escapeAttr, escapeCell, escapeXml } from '../../src/core/escape.js';
-import { renderJunit } from '../../src/traces/format.js';
+import { createResultsCollector, scoreMeta } from '../../src/app/score-traces.js';
+import { renderJUnit } from '../../src/report/junit.js';
 import { canonicalJson, sortKeys } from '../../src/core/canonical-json.js';
 import { createLimiter, runPool } from '../../src/core/concurrency.js';
 import { closestName, didYouMean } from '../../src/core/did-you-mean.js';
@@ -279,10 +280,12 @@ describe('markup escaping', () => {
     expect(escapeCell('a|b\nc <x>')).toBe('a\\|b c &lt;x&gt;');
   });
   it('score --output junit uses it (it used to drop control characters and keep newlines in attributes)', () => {
-    const summary = { traces: 1, verdicts: 1, passed: 0, failed: 1, unmatched: 0, uninterpretable: 0, uninterpretableExamples: [], uninterpretableReasons: {}, byCategory: {}, badFiles: [], inputProblems: 0, evictedTraces: 0 };
-    const line = { traceId: 't1', rootSpanId: 'r1', case: 'c<1>', pass: false, category: 'wrong_tool', reason: 'used "x"\nthen y', calls: [] };
-    const xml = renderJunit([line] as never, summary as never);
+    // score renders the results document with report/junit.ts; its case ids and reasons come from traces.
+    const line = { traceId: 't1', rootSpanId: 'r1', case: 'c<1>', suite: 'c<1>', sample: 0, mode: 'dedup', producers: [], pass: false, category: 'wrong_tool', reason: 'used "x"\nthen y', calls: [] };
+    const collector = createResultsCollector([], { rows: 'trace' });
+    collector.addLine(line as never);
+    const xml = renderJUnit(collector.document(scoreMeta('2026-01-01T00:00:00Z', 'score', 1), 1));
     expect(xml).toContain('<testsuite name="c&lt;1&gt;"');
-    expect(xml).toContain('message="used &quot;x&quot;&#10;then y"');
+    expect(xml).toContain('used &quot;x&quot;&#10;then y"');
   });
 });

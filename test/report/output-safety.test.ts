@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { buildResultsDocument, renderMarkdown, renderTable } from '../../src/report/index.js';
 import { aggregateCase, scoreRun } from '../../src/scoring/index.js';
-import { renderMarkdown as renderScoreMarkdown, renderTable as renderScoreTable } from '../../src/traces/format.js';
+import { createResultsCollector, scoreMeta } from '../../src/app/score-traces.js';
 import { makeCase, makeRun } from '../scoring/_build.js';
 
 // Case ids, model text and trace attributes are untrusted: in the terminal table and in Markdown no
@@ -42,14 +42,19 @@ describe('output safety', () => {
     expect(rows[0]).toContain('got wipe\\\\x1b[31m all &amp; more |');
   });
 
-  it('score reports neutralise trace text too', () => {
-    const line = { traceId: 'abc', case: HOSTILE_ID, category: 'wrong_tool', pass: false, reason: 'got \u001b[31mred\nline & more', calls: [{ name: 'x\u001b[0m' }] };
-    const summary = { traces: 1, verdicts: 1, passed: 0, failed: 1, unmatched: 0, byCategory: {}, uninterpretable: 0, uninterpretableReasons: {}, uninterpretableExamples: [], inputProblems: 0, inputProblemExamples: [], evictedTraces: 0, droppedSpans: 0, lateRecords: 0, badFiles: [] };
-    for (const out of [renderScoreTable([line] as never, summary as never), renderScoreMarkdown([line] as never, summary as never)]) {
+  it('score reports (the results document with its inputs section) neutralise trace text too', () => {
+    const line = { traceId: 'abc', rootSpanId: 'r1', case: HOSTILE_ID, sample: 0, mode: 'dedup', producers: [], category: 'wrong_tool', pass: false, reason: 'got \u001b[31mred\nline & more', calls: [{ name: 'x\u001b[0m', arguments: {} }] };
+    const summary = { traces: 2, verdicts: 1, passed: 0, failed: 1, unmatched: 0, byCategory: {}, uninterpretable: 1, uninterpretableReasons: { 'bad \u001b[2J span': 1 }, uninterpretableExamples: [{ traceId: 'def', reason: 'bad \u001b[2J span' }], inputProblems: 1, inputProblemExamples: [{ place: 'f.jsonl:1', reason: 'odd \u001b]0;title\u0007 & more' }], evictedTraces: 0, droppedSpans: 0, lateRecords: 0, reopenedTraces: 0, badFiles: [] };
+    const collector = createResultsCollector([]);
+    collector.addLine(line as never);
+    const doc = collector.document(scoreMeta('2026-01-01T00:00:00Z', 'score', 1), 1, summary as never);
+    for (const out of [renderTable(doc), renderMarkdown(doc)]) {
       expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
       expect(out.split('\n').filter((l) => l.includes('abc'))).toHaveLength(1);
+      expect(out).toContain('def');
     }
-    expect(renderScoreMarkdown([line] as never, summary as never)).toContain('line &amp; more');
+    expect(renderMarkdown(doc)).toContain('line &amp; more');
+    expect(renderMarkdown(doc)).toMatch(/^- f\.jsonl:1: odd \S*x1b\]0;title\S*x07 &amp; more$/m);
   });
 });
 

@@ -168,6 +168,15 @@ describe('resultsJsonSchema', () => {
     expect(schema.properties.meta.properties.case_order?.type).toBe('array');
   });
 
+  it('lists the optional inputs of scored traces (unmatched, uninterpretable, problems) and checks them on read', () => {
+    const schema = resultsJsonSchema() as { required: string[]; properties: { inputs?: { properties: Record<string, unknown>; required: string[] } } };
+    expect(schema.required).not.toContain('inputs');
+    expect(Object.keys(schema.properties.inputs!.properties)).toEqual(expect.arrayContaining(['traces', 'unmatched', 'unmatched_traces', 'uninterpretable', 'uninterpretable_traces', 'problems', 'problem_examples', 'superseded']));
+    const inputs = { traces: 2, unmatched: 1, unmatched_traces: [{ trace_id: 'ab' }], uninterpretable: 0, problems: 0 };
+    expect(parseResultsDocument({ meta: { started: 't' }, iterations: [], inputs }, 'r.json').inputs).toEqual(inputs);
+    expect(() => parseResultsDocument({ meta: { started: 't' }, iterations: [], inputs: { traces: 'two' } }, 'r.json')).toThrow(/^r\.json: inputs\.traces: /);
+  });
+
   it('rejects a case_order that is not a list of ids, naming the field', () => {
     expect(() => parseResultsDocument({ meta: { started: 't', case_order: 'a,b' }, iterations: [] }, 'r.json')).toThrow(/^r\.json: meta\.case_order: /);
   });

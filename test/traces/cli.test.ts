@@ -13,7 +13,7 @@ import { startOtlpSink } from '../helpers/otlp-sink.js';
 import { startFakePhoenix } from '../helpers/fake-phoenix.js';
 import { encodeTraceRequest } from '../../src/traces/otlp-proto.js';
 import type { OtlpTraceRequest } from '../../src/traces/otlp-types.js';
-import { parseResultsDocument } from '../../src/report/results.js';
+import { parseResultsDocument, runEntryTrace } from '../../src/report/results.js';
 import { request, span, traceId } from './_otlp.js';
 
 let dir: string;
@@ -140,10 +140,32 @@ describe('runspec-eval score', () => {
   it('renders junit and md outputs, and writes --out', async () => {
     const junit = await runCli(['score', 'traces', '--cases', 'suite.json', '--output', 'junit', '--out', 'out.xml'], { cwd: dir });
     expect(junit.exitCode).toBe(1);
+    // The results document rendered by report/junit.ts: one testcase per case, its samples' trace ids.
     const xml = readFileSync(join(dir, 'out.xml'), 'utf8');
-    expect(xml).toContain('<testsuite name="find-todos" tests="2" failures="1"');
+    expect(xml).toContain('<testsuite name="suite" tests="2" failures="2" errors="0"');
+    expect(xml).toContain('<testcase classname="suite" name="find-todos"');
+    expect(xml).toContain(`sample 1: wrong_sequence: Ordered subset: 0/1; missing grep(pattern=TODO) (trace ${traceId(4)})`);
+    expect(xml).not.toContain('name="inputs"');
     const md = await runCli(['score', 'traces', '--cases', 'suite.json', '--output', 'md'], { cwd: dir });
-    expect(md.stdout).toContain('| category | count |');
+    expect(md.exitCode).toBe(1);
+    expect(md.stdout).toContain('**By verdict:** pass 2 · wrong_sequence 2');
+    expect(md.stdout).toContain(`· trace \`${traceId(2)}\``);
+    expect(md.stdout).toContain('**Inputs:** traces 4 · unmatched 0 · uninterpretable 0 · input problems 0');
+    const table = await runCli(['score', 'traces', '--cases', 'suite.json', '--output', 'table'], { cwd: dir });
+    expect(table.exitCode).toBe(1);
+    expect(table.stdout).toMatch(/✗\s+find-todos\s+wrong_sequence/);
+    expect(table.stdout).toContain(`find-todos  ${traceId(4)}`);
+    expect(table.stdout).toContain('inputs: traces 4 · unmatched 0 · uninterpretable 0 · input problems 0');
+  });
+
+  it('lists traces no case or rule applied to as skipped JUnit testcases and in the inputs section', async () => {
+    const junit = await runCli(['score', 'traces', '--cases', 'empty', '--output', 'junit'], { cwd: dir });
+    expect(junit.exitCode).toBe(0);
+    expect(junit.stdout).toContain('<testsuites name="runspec-eval" tests="4" failures="0" errors="0"');
+    expect(junit.stdout).toContain('<testsuite name="inputs" tests="4" failures="0" errors="0" skipped="4"');
+    expect(junit.stdout).toContain(`<testcase classname="unmatched" name="trace ${traceId(1)}" time="0.000"><skipped message="no case or rule applied"/></testcase>`);
+    const table = await runCli(['score', 'traces', '--cases', 'empty', '--output', 'table'], { cwd: dir });
+    expect(table.stdout).toContain(`unmatched traces (no case or rule applied): ${traceId(1)} ${traceId(2)} ${traceId(3)} ${traceId(4)}`);
   });
 
   it('exits 2 on a missing input file with a one-line error', async () => {
@@ -215,12 +237,15 @@ describe('malformed corpus', () => {
     writeFileSync(join(m, 'bomb.json.gz'), gzipSync(Buffer.alloc(48 * 1024 * 1024, 0x20)));
     writeFileSync(join(m, 'notes.txt'), 'this is not OTLP at all\n');
     const r = await runCli(['score', 'malformed', '--cases', 'suite.json', '--output', 'json'], { cwd: dir, timeoutMs: 60_000 });
-    const doc = JSON.parse(r.stdout) as { verdicts: Array<Record<string, unknown>>; summary: Record<string, unknown> };
-    expect(doc.summary.traces).toBe(3);
-    expect(doc.summary.uninterpretable).toBe(1);
-    expect(doc.summary.uninterpretableReasons).toEqual({ 'no LLM or tool spans (not a GenAI agent trace)': 1 });
-    expect(doc.verdicts.find((v) => v.traceId === traceId(50))).toMatchObject({ case: 'read-readme', category: 'pass' });
-    const problems = (doc.summary.inputProblemExamples as Array<{ place: string; reason: string }>).map((p) => `${p.place.replace(/^.*malformed\//, '')}: ${p.reason}`);
+    // --output json is the results document; what is not a verdict is in its `inputs`.
+    const doc = parseResultsDocument(r.stdout, 'stdout');
+    const inputs = doc.inputs!;
+    expect(inputs.traces).toBe(3);
+    expect(inputs.uninterpretable).toBe(1);
+    expect(inputs.uninterpretable_reasons).toEqual({ 'no LLM or tool spans (not a GenAI agent trace)': 1 });
+    const readme = doc.iterations[0]!.cases['read-readme']!;
+    expect(readme.runs.map((run) => [runEntryTrace(run)?.traceId, run.verdict?.category])).toContainEqual([traceId(50), 'pass']);
+    const problems = (inputs.problem_examples ?? []).map((p) => `${p.place.replace(/^.*malformed\//, '')}: ${p.reason}`);
     expect(problems).toEqual([
       expect.stringMatching(/^bomb\.json\.gz: gzip input abandoned: compression ratio over 200:1/),
       expect.stringMatching(/^lines\.jsonl:2: invalid JSON/),
@@ -230,9 +255,14 @@ describe('malformed corpus', () => {
       expect.stringMatching(/^lines\.jsonl:5: invalid JSON/),
       expect.stringMatching(/^notes\.txt#0: frame length \d+ over/),
     ]);
-    expect(doc.summary.badFiles).toEqual([expect.stringMatching(/bomb\.json\.gz$/), expect.stringMatching(/notes\.txt$/)]);
+    expect(inputs.bad_files).toEqual([expect.stringMatching(/bomb\.json\.gz$/), expect.stringMatching(/notes\.txt$/)]);
     expect(r.stderr).toMatch(/error: .*notes\.txt: nothing readable/);
     expect(r.exitCode).toBe(2);
+    // JUnit: the uninterpretable trace is an error testcase; input problems are the inputs suite's system-err.
+    const junit = await runCli(['score', 'malformed', '--cases', 'suite.json', '--output', 'junit'], { cwd: dir, timeoutMs: 60_000 });
+    expect(junit.exitCode).toBe(2);
+    expect(junit.stdout).toMatch(/<testcase classname="uninterpretable" name="trace [0-9a-f]{32}" time="0.000"><error message="no LLM or tool spans \(not a GenAI agent trace\)" type="uninterpretable"\/><\/testcase>/);
+    expect(junit.stdout).toMatch(/<system-err>input problems: 7\n.*bomb\.json\.gz: gzip input abandoned/);
   });
 });
 
@@ -283,5 +313,6 @@ describe('runspec-eval serve (process)', () => {
     // On shutdown the verdicts are also a results document, like score --results.
     const served = parseResultsDocument(readFileSync(join(dir, 'served.json'), 'utf8'), 'served.json');
     expect(Object.keys(served.iterations[0]!.cases).sort()).toEqual(['read-readme', 'rule:no-shell']);
+    expect(served.inputs).toMatchObject({ traces: 1, unmatched: 0, uninterpretable: 0, problems: 0 });
   });
 });

@@ -5,7 +5,9 @@ import { applyRule, parseRulesText } from '../../src/traces/rules.js';
 import { casesForTrace, matchRuleHolds } from '../../src/traces/match.js';
 import { createTraceAssembler, shardOfTrace } from '../../src/traces/assembler.js';
 import { createSummaryCollector, createTraceScorer } from '../../src/traces/score-traces.js';
-import { renderJunit, renderMarkdown, renderSummaryTable, renderTable } from '../../src/traces/format.js';
+import { renderSummaryTable } from '../../src/traces/format.js';
+import { createResultsCollector, scoreMeta } from '../../src/app/score-traces.js';
+import { renderJUnit, renderMarkdown, renderTable } from '../../src/report/index.js';
 import type { TraceInfo } from '../../src/traces/normalise.js';
 import type { Case } from '../../src/types/case.js';
 import type { Run, ToolCallRecord } from '../../src/types/run.js';
@@ -197,15 +199,22 @@ describe('scorer and renderers', () => {
     expect(renderSummaryTable(sum.summary())).toContain('1 × no LLM or tool spans');
   });
 
-  it('renders a table, JUnit and Markdown with every line', () => {
+  it('renders a table, JUnit and Markdown through the results document (the renderers of report)', () => {
     const scorer = createTraceScorer({ rules: [{ name: 'no-bash', forbidTools: ['bash'] }] });
     const o = scorer.score(one(request([span({ trace: 2, id: 1, name: 'execute_tool bash', start: 0, attrs: { 'gen_ai.tool.name': 'bash', 'gen_ai.tool.call.arguments': '{"command":"rm <x> & y"}' } })])));
     if (o.kind !== 'scored') throw new Error('not scored');
     const sum = createSummaryCollector();
     sum.addOutcome(o);
     const s = sum.summary();
-    expect(renderTable(o.lines, s)).toMatch(/rule:no-bash\s+forbidden_tool\s+FAIL\s+bash/);
-    expect(renderJunit(o.lines, s)).toContain('<failure type="forbidden_tool" message="called forbidden tool bash">');
-    expect(renderMarkdown(o.lines, s)).toContain('| forbidden_tool | 1 |');
+    const collector = createResultsCollector([]);
+    collector.add(o);
+    const doc = collector.document(scoreMeta(new Date().toISOString(), 'score', 1), 1, s);
+    expect(doc.inputs).toMatchObject({ traces: 1, unmatched: 0, uninterpretable: 0, problems: 0 });
+    expect(renderTable(doc)).toMatch(/✗\s+rule:no-bash\s+forbidden_tool\s+bash/);
+    expect(renderTable(doc)).toContain('inputs: traces 1 · unmatched 0 · uninterpretable 0 · input problems 0');
+    expect(renderJUnit(doc)).toContain('<failure message="forbidden_tool: called forbidden tool bash" type="forbidden_tool">');
+    expect(renderJUnit(doc)).toContain(`(trace ${o.traceId})`);
+    expect(renderMarkdown(doc)).toContain('**By verdict:** forbidden_tool 1');
+    expect(renderMarkdown(doc)).toContain('**Inputs:** traces 1');
   });
 });

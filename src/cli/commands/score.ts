@@ -11,10 +11,10 @@ import type { CliContext } from '../context.js';
 import { UsageError } from '../../errors.js';
 // The formatters are light; the scorer (app/score-traces) loads when a command runs, so `score --help`
 // and `serve --help` start fast.
-import { SCORE_OUTPUT_FORMATS, renderJson, renderJunit, renderMarkdown, renderSummaryTable, renderTable, verdictLineJson } from '../../traces/format.js';
+import { SCORE_OUTPUT_FORMATS, renderSummaryTable, verdictLineJson } from '../../traces/format.js';
 import type { ScoreOutputFormat } from '../../traces/format.js';
-import type { TraceVerdictLine } from '../../traces/score-traces.js';
 import type { TraceScoringFlags } from '../../app/score-traces.js';
+import type { ResultsDocument } from '../../report/results.js';
 import { TOOL_MODES } from '../../core/vocabulary.js';
 import { parseShard, SHARD_HELP } from '../../core/shard.js';
 
@@ -58,9 +58,14 @@ interface ScoreFlags extends TraceScoringFlags {
 }
 
 
+/** The results document in a `score --output` format other than jsonl: the renderers of `report`. */
+async function renderDocument(doc: ResultsDocument, output: Exclude<ScoreOutputFormat, 'jsonl'>): Promise<string> {
+  const { renderDocument: render } = await import('../../report/render.js');
+  return render(doc, output).trimEnd();
+}
+
 async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Promise<number> {
   const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
-  const lines: TraceVerdictLine[] = [];
   let file: WriteStream | undefined;
   const streaming = flags.output === 'jsonl';
   if (flags.out) {
@@ -81,23 +86,14 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
     ...scoring,
     stdin: ctx.stdin,
     ...(shard ? { shard } : {}),
-    ...(resultsFile ? { results: true } : {}),
-    // A superseding judgement (late spans re-opened the trace) replaces the earlier lines in reports; the
-    // JSON-lines stream shows both, the later ones marked `supersedes`.
-    onSupersede: (traceId) => {
-      if (streaming) return;
-      for (let i = lines.length - 1; i >= 0; i--) if (lines[i]!.traceId === traceId) lines.splice(i, 1);
-    },
-    onLine: (l) => {
-      if (streaming) write(verdictLineJson(l));
-      else lines.push(l);
-    },
+    // Every output but the JSON-lines stream renders the results document `run` writes, with the
+    // renderers of `report` (a superseding judgement replaces the earlier one there; the stream shows both,
+    // the later lines marked `supersedes`).
+    ...(resultsFile || !streaming ? { results: true } : {}),
+    ...(streaming ? { onLine: (l) => write(verdictLineJson(l)) } : {}),
   });
-  if (flags.output === 'jsonl') ctx.err(renderSummaryTable(summary));
-  else if (flags.output === 'table') write(renderTable(lines, summary));
-  else if (flags.output === 'json') write(renderJson(lines, summary));
-  else if (flags.output === 'junit') write(renderJunit(lines, summary));
-  else write(renderMarkdown(lines, summary));
+  if (streaming) ctx.err(renderSummaryTable(summary));
+  else if (document && flags.output !== 'jsonl') write(await renderDocument(document, flags.output));
   for (const f of summary.badFiles) ctx.err(`error: ${f}: nothing readable (expected OTLP JSON, JSON lines or length-prefixed protobuf)`);
   // Nothing read at all is bad input, not a clean pass with an empty report (an empty shard is fine).
   const nothingRead = summary.traces === 0 && summary.badFiles.length === 0 && !shard;
@@ -119,7 +115,7 @@ export const scoreCommand: CommandModule = {
       .description('Score OTLP traces offline (files, directories or - for stdin)')
       .argument('<inputs...>', 'OTLP JSON / JSON lines / length-prefixed protobuf files (gzip ok), directories, or -');
     addTraceScoringOptions(cmd)
-      .addOption(new Option('--output <format>', 'jsonl (verdict lines; summary on stderr), table, json, junit or md').choices([...SCORE_OUTPUT_FORMATS]).default('jsonl'))
+      .addOption(new Option('--output <format>', 'jsonl (verdict lines, streamed; summary on stderr); table, json (the results document), junit or md render the results document as `report` does, with an inputs section (unmatched and uninterpretable traces, input problems)').choices([...SCORE_OUTPUT_FORMATS]).default('jsonl'))
       .option('--out <file>', 'write the output to a file instead of stdout')
       .option('--shard <i/n>', SHARD_HELP)
       .option('--results <file>', 'also write the verdicts as a results JSON (one case per case or rule, one run per trace), as `run --out` does; `report` renders it')

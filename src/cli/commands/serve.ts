@@ -46,7 +46,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   ]);
   const setup = await loadTraceScoring(ctx, flags);
   const started = new Date().toISOString();
-  const collector = flags.results ? createResultsCollector(setup.cases) : undefined;
+  const collector = flags.results ? createResultsCollector(setup.cases, { traceUrl: setup.traceUrl }) : undefined;
   let file: WriteStream | undefined;
   if (flags.out) {
     const out = resolve(ctx.cwd, flags.out);
@@ -136,7 +136,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   if (collector && flags.results) {
     const path = resolve(ctx.cwd, flags.results);
     const { writeResultsDocument } = await import('../../report/results-docs.js');
-    writeResultsDocument(path, collector.document(scoreMeta(started, `serve ${flags.host}:${flags.port}`, 1), 1));
+    writeResultsDocument(path, collector.document(scoreMeta(started, `serve ${flags.host}:${flags.port}`, 1), 1, pipeline.summary()));
     ctx.err(`results: ${path}`);
   }
   return 0;

@@ -3,10 +3,10 @@
 // as logs joined to their span by trace and span id).
 import type { Message } from '../../types/run.js';
 import * as K from '../../semconv/producers.js';
-import { decodeJsonish, toStr } from '../_json.js';
+import { decodeJsonish, toStr } from '../../telemetry/conventions/_json.js';
 import { isRecord } from '../../core/is-record.js';
 import type { LogRecordEntry, SpanRecord } from '../spans.js';
-import { call, contentText, indexed, toolCallsOf, unflatten, type ExtractedCall, type LlmOutput } from './_shared.js';
+import { call, contentText, indexed, toolCallsOf, unflatten, type ExtractedCall, type LlmOutput } from '../../telemetry/conventions/_read.js';
 
 /** gen_ai.choice body (deprecated event): tool calls at `message.tool_calls` (python-contrib) or `tool_calls`. */
 export function choiceCalls(body: unknown): { calls: ExtractedCall[]; text?: string; finishReason?: string } {

@@ -3,9 +3,9 @@
 import { ATTR_GEN_AI_COMPLETION, ATTR_GEN_AI_PROMPT } from '../../semconv/gen-ai.js';
 import type { Message, ToolCall } from '../../types/run.js';
 import * as K from '../../semconv/producers.js';
-import { toStr } from '../_json.js';
+import { toStr } from '../../telemetry/conventions/_json.js';
 import type { SpanRecord } from '../spans.js';
-import { call, contentText, getPath, indexed, messageCalls, normaliseRole, subtree, type LlmOutput, type ToolSpanReading } from './_shared.js';
+import { call, contentText, getPath, indexed, messageCalls, normaliseRole, subtree, type LlmOutput, type ToolSpanReading } from '../../telemetry/conventions/_read.js';
 
 /** OpenLLMetry indexed `gen_ai.prompt.{i}.*` / `gen_ai.completion.{i}.*` (traceloop/openllmetry-js). */
 function legacyMessages(attrs: Record<string, unknown>, prefix: string): Array<Message & { finishReason?: string }> {

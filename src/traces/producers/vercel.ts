@@ -2,10 +2,10 @@
 // ai.toolCall spans for executed tools (ai-sdk.dev/docs/ai-sdk-core/telemetry).
 import type { Message, ToolCall } from '../../types/run.js';
 import * as K from '../../semconv/producers.js';
-import { decodeJsonish, toStr } from '../_json.js';
+import { decodeJsonish, toStr } from '../../telemetry/conventions/_json.js';
 import { isRecord } from '../../core/is-record.js';
 import type { SpanRecord } from '../spans.js';
-import { call, contentText, indexed, normaliseRole, type ExtractedCall, type LlmOutput, type ToolSpanReading } from './_shared.js';
+import { call, contentText, indexed, normaliseRole, type ExtractedCall, type LlmOutput, type ToolSpanReading } from '../../telemetry/conventions/_read.js';
 
 /** Vercel AI SDK `ai.response.toolCalls` items: `{toolCallId, toolName, input | args}`; args may be JSON in JSON. */
 function vercelCalls(v: unknown): ExtractedCall[] {

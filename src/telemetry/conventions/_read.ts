@@ -1,10 +1,16 @@
-// What every producer reader shares: flattened attribute access and the shape of an extracted call.
-// The readers (one file per producer convention) sit next to this file; the joiner that turns their
-// findings into one Run, counting each call once, is ../normalise.ts.
+// What every convention reader shares: flattened attribute access and the shape of an extracted call.
+// The readers of the conventions we emit sit next to this file (one module per convention, beside its
+// writer); the readers of producers we only read are in src/traces/producers/; the joiner that turns
+// their findings into one Run, counting each call once, is src/traces/normalise.ts.
 
 import type { Message, ToolCall } from '../../types/run.js';
-import { decodeJsonish, parseArguments, toStr } from '../_json.js';
+import { decodeJsonish, parseArguments, toStr } from './_json.js';
 import { isRecord } from '../../core/is-record.js';
+
+/** What a reader needs of a span: its attributes (a traces `SpanRecord` is one). */
+export interface AttributeCarrier {
+  attributes: Record<string, unknown>;
+}
 
 /** A tool call as a producer recorded it (the id is optional: many producers omit it). */
 export interface ExtractedCall {

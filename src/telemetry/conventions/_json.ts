@@ -1,5 +1,5 @@
 // Small JSON helpers for trace content: tolerant parsing of (double-)encoded values.
-import { isRecord } from '../core/is-record.js';
+import { isRecord } from '../../core/is-record.js';
 
 /** Parse a JSON string; undefined when it does not parse. */
 export function tryParseJson(text: string): unknown {

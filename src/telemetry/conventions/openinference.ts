@@ -1,0 +1,218 @@
+// OpenInference (Arize-ai/openinference: spec/semantic_conventions.md, spec/tool_calling.md,
+// spec/annotations.md), read by Phoenix: the writer (flattened llm.input_messages / llm.output_messages,
+// llm.tools, llm.provider / llm.system, TOOL span keys, evaluations.0.evaluation.*) and, below it, the
+// reader that turns those attributes back into model and tool calls. A change to what we write goes next
+// to what we read; repairs of third-party instrumentations' garbling stay in traces/producers/openinference.ts.
+import type { Attributes, AttributeValue } from '@opentelemetry/api';
+import { LLMProvider, LLMSystem, MimeType, OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
+import {
+  GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC,
+  GEN_AI_PROVIDER_NAME_VALUE_AWS_BEDROCK,
+  GEN_AI_PROVIDER_NAME_VALUE_AZURE_AI_INFERENCE,
+  GEN_AI_PROVIDER_NAME_VALUE_AZURE_AI_OPENAI,
+  GEN_AI_PROVIDER_NAME_VALUE_COHERE,
+  GEN_AI_PROVIDER_NAME_VALUE_DEEPSEEK,
+  GEN_AI_PROVIDER_NAME_VALUE_GCP_GEMINI,
+  GEN_AI_PROVIDER_NAME_VALUE_GCP_GEN_AI,
+  GEN_AI_PROVIDER_NAME_VALUE_GCP_VERTEX_AI,
+  GEN_AI_PROVIDER_NAME_VALUE_GROQ,
+  GEN_AI_PROVIDER_NAME_VALUE_MISTRAL_AI,
+  GEN_AI_PROVIDER_NAME_VALUE_OPENAI,
+  GEN_AI_PROVIDER_NAME_VALUE_PERPLEXITY,
+  GEN_AI_PROVIDER_NAME_VALUE_X_AI,
+} from '../../semconv/gen-ai.js';
+import type { Message, ToolCall } from '../../types/run.js';
+import type { ToolDefinition } from '../../types/toolset.js';
+import { isRecord } from '../../core/is-record.js';
+import { compact } from '../attributes.js';
+import type { VerdictSummary } from './runspec.js';
+import { decodeJsonish, toStr } from './_json.js';
+import { call, getPath, indexed, messageCalls, normaliseRole, subtree, type AttributeCarrier, type LlmOutput, type ToolSpanReading } from './_read.js';
+
+export { MimeType };
+
+// ================================================================ writer
+
+/**
+ * gen_ai.provider.name → OpenInference (llm.provider, llm.system). The two vocabularies differ; mapping
+ * follows Phoenix's converter (Arize-ai/phoenix src/phoenix/trace/gen_ai/conversion.py).
+ */
+const PROVIDERS: Record<string, { provider?: string; system?: string }> = {
+  [GEN_AI_PROVIDER_NAME_VALUE_OPENAI]: { provider: LLMProvider.OPENAI, system: LLMSystem.OPENAI },
+  [GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC]: { provider: LLMProvider.ANTHROPIC, system: LLMSystem.ANTHROPIC },
+  [GEN_AI_PROVIDER_NAME_VALUE_AZURE_AI_OPENAI]: { provider: LLMProvider.AZURE, system: LLMSystem.OPENAI },
+  [GEN_AI_PROVIDER_NAME_VALUE_AZURE_AI_INFERENCE]: { provider: LLMProvider.AZURE },
+  [GEN_AI_PROVIDER_NAME_VALUE_GCP_GEMINI]: { provider: LLMProvider.GOOGLE, system: LLMSystem.VERTEXAI },
+  [GEN_AI_PROVIDER_NAME_VALUE_GCP_VERTEX_AI]: { provider: LLMProvider.GOOGLE, system: LLMSystem.VERTEXAI },
+  [GEN_AI_PROVIDER_NAME_VALUE_GCP_GEN_AI]: { provider: LLMProvider.GOOGLE, system: LLMSystem.VERTEXAI },
+  [GEN_AI_PROVIDER_NAME_VALUE_AWS_BEDROCK]: { provider: LLMProvider.AWS },
+  [GEN_AI_PROVIDER_NAME_VALUE_MISTRAL_AI]: { provider: LLMProvider.MISTRALAI, system: LLMSystem.MISTRALAI },
+  [GEN_AI_PROVIDER_NAME_VALUE_COHERE]: { provider: LLMProvider.COHERE, system: LLMSystem.COHERE },
+  [GEN_AI_PROVIDER_NAME_VALUE_DEEPSEEK]: { provider: LLMProvider.DEEPSEEK },
+  [GEN_AI_PROVIDER_NAME_VALUE_GROQ]: { provider: LLMProvider.GROQ },
+  [GEN_AI_PROVIDER_NAME_VALUE_X_AI]: { provider: LLMProvider.XAI },
+  [GEN_AI_PROVIDER_NAME_VALUE_PERPLEXITY]: { provider: LLMProvider.PERPLEXITY },
+};
+
+export function openInferenceProvider(genAiProvider: string): { provider?: string; system?: string } {
+  return PROVIDERS[genAiProvider] ?? {};
+}
+
+/** Flattened OpenInference message attributes under `prefix.{i}.message.*` (spec/semantic_conventions.md). */
+export function openInferenceMessages(prefix: string, messages: Message[]): Attributes {
+  const out: Record<string, AttributeValue | undefined> = {};
+  messages.forEach((m, i) => {
+    const base = `${prefix}.${i}.`;
+    out[base + OI.MESSAGE_ROLE] = m.role;
+    if (m.content !== undefined) out[base + OI.MESSAGE_CONTENT] = m.content;
+    if (m.role === 'tool' && m.toolCallId !== undefined) out[base + OI.MESSAGE_TOOL_CALL_ID] = m.toolCallId;
+    if (m.name !== undefined) out[base + OI.MESSAGE_NAME] = m.name;
+    Object.assign(out, openInferenceToolCalls(`${base}${OI.MESSAGE_TOOL_CALLS}`, m.toolCalls ?? []));
+  });
+  return compact(out);
+}
+
+function openInferenceToolCalls(prefix: string, calls: ToolCall[]): Attributes {
+  const out: Attributes = {};
+  calls.forEach((c, j) => {
+    const base = `${prefix}.${j}.`;
+    out[base + OI.TOOL_CALL_ID] = c.id;
+    out[base + OI.TOOL_CALL_FUNCTION_NAME] = c.name;
+    out[base + OI.TOOL_CALL_FUNCTION_ARGUMENTS_JSON] = JSON.stringify(c.arguments);
+  });
+  return out;
+}
+
+/** `llm.tools.{i}.tool.json_schema` in OpenAI's `{type, function:{name, description, parameters}}` form. */
+export function openInferenceTools(tools: ToolDefinition[]): Attributes {
+  const out: Attributes = {};
+  tools.forEach((t, i) => {
+    out[`${OI.LLM_TOOLS}.${i}.${OI.TOOL_JSON_SCHEMA}`] = JSON.stringify({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    });
+  });
+  return out;
+}
+
+/** The OpenInference keys of a TOOL span that name the call (content goes on separately). */
+export function oiToolSpanAttributes(call: Pick<ToolCall, 'id' | 'name'>, description: string | undefined): Attributes {
+  return compact({
+    [OI.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.TOOL,
+    [OI.TOOL_NAME]: call.name,
+    [OI.TOOL_DESCRIPTION]: description,
+    // Both ids: the npm converter reads tool_call.id, Phoenix's server converter tool.id (Arize-ai/openinference: spec/semantic_conventions.md).
+    [OI.TOOL_CALL_ID]: call.id,
+    [OI.TOOL_ID]: call.id,
+  });
+}
+
+/** OpenInference span-scope feedback attributes (spec/annotations.md): `evaluations.0.evaluation.*`. */
+export function evaluationAttributes(s: VerdictSummary, identifier: string): Attributes {
+  const key = (field: string): string => `${OI.EVALUATIONS}.0.${field}`;
+  return compact({
+    [key(OI.EVALUATION_NAME)]: s.name,
+    [key(OI.EVALUATION_SCORE)]: s.judged ? (s.pass ? 1 : 0) : undefined,
+    [key(OI.EVALUATION_LABEL)]: s.category,
+    [key(OI.EVALUATION_EXPLANATION)]: s.reason,
+    [key(OI.EVALUATION_ANNOTATOR_KIND)]: 'CODE',
+    [key(OI.EVALUATION_IDENTIFIER)]: identifier,
+  });
+}
+
+// ================================================================ reader
+
+/** OpenInference flattened messages: `{prefix}.{i}.message.*` (spec/semantic_conventions.md, tool_calling.md). */
+function oiMessages(attrs: Record<string, unknown>, prefix: string): Message[] {
+  return indexed(subtree(attrs, prefix)).map((m) => {
+    const msg: Message = { role: normaliseRole(getPath(m, OI.MESSAGE_ROLE)) };
+    const calls: ToolCall[] = [];
+    for (const tc of indexed(getPath(m, OI.MESSAGE_TOOL_CALLS))) {
+      const c = call(getPath(tc, OI.TOOL_CALL_ID), getPath(tc, OI.TOOL_CALL_FUNCTION_NAME), getPath(tc, OI.TOOL_CALL_FUNCTION_ARGUMENTS_JSON));
+      if (c) calls.push({ id: c.id ?? '', name: c.name, arguments: c.arguments });
+    }
+    const texts: string[] = [];
+    for (const part of indexed(getPath(m, OI.MESSAGE_CONTENTS))) {
+      const type = getPath(part, OI.MESSAGE_CONTENT_TYPE);
+      if (type === 'tool_use' && calls.length === 0) {
+        const c = call(getPath(part, OI.TOOL_CALL_ID), getPath(part, OI.TOOL_CALL_FUNCTION_NAME), getPath(part, OI.TOOL_CALL_FUNCTION_ARGUMENTS_JSON));
+        if (c) calls.push({ id: c.id ?? '', name: c.name, arguments: c.arguments });
+      } else if (type === 'text' || type === undefined) {
+        const t = getPath(part, OI.MESSAGE_CONTENT_TEXT);
+        if (typeof t === 'string') texts.push(t);
+      }
+    }
+    if (calls.length === 0) {
+      const legacy = call(undefined, getPath(m, OI.MESSAGE_FUNCTION_CALL_NAME), getPath(m, OI.MESSAGE_FUNCTION_CALL_ARGUMENTS_JSON));
+      if (legacy) calls.push({ id: '', name: legacy.name, arguments: legacy.arguments });
+    }
+    const content = getPath(m, OI.MESSAGE_CONTENT);
+    if (typeof content === 'string') msg.content = content;
+    else if (texts.length) msg.content = texts.join('\n');
+    if (calls.length) msg.toolCalls = calls;
+    const tcid = toStr(getPath(m, OI.MESSAGE_TOOL_CALL_ID));
+    if (tcid) msg.toolCallId = tcid;
+    const name = toStr(getPath(m, OI.MESSAGE_NAME));
+    if (name) msg.name = name;
+    return msg;
+  });
+}
+
+/** `llm.finish_reason`, when the span has it. */
+export function oiFinishReason(a: Record<string, unknown>): string | undefined {
+  return toStr(a[OI.LLM_FINISH_REASON]);
+}
+
+/** Names of the tools offered on an LLM span (`llm.tools.{i}.tool.json_schema`, OpenAI or flat form). */
+export function offeredToolNames(attrs: Record<string, unknown>): string[] {
+  const names: string[] = [];
+  for (const t of indexed(subtree(attrs, OI.LLM_TOOLS))) {
+    const schema = decodeJsonish(getPath(t, OI.TOOL_JSON_SCHEMA));
+    if (!isRecord(schema)) continue;
+    const fn = isRecord(schema.function) ? schema.function : schema;
+    const name = toStr(fn.name);
+    if (name) names.push(name);
+  }
+  return names;
+}
+
+/**
+ * The model's answer from `llm.output_messages`, as written (no repair of third-party garbling: see
+ * traces/producers/openinference.ts); undefined when the span has none.
+ */
+export function readOiOutput(span: AttributeCarrier): LlmOutput | undefined {
+  const oi = oiMessages(span.attributes, OI.LLM_OUTPUT_MESSAGES);
+  if (!oi.length) return undefined;
+  const out: LlmOutput = { calls: messageCalls(oi) };
+  const text = oi.find((m) => m.content !== undefined)?.content;
+  if (text !== undefined) out.text = text;
+  return out;
+}
+
+/** The request history from `llm.input_messages`; undefined when the span has none. */
+export function readOiInput(span: AttributeCarrier): Message[] | undefined {
+  const oi = oiMessages(span.attributes, OI.LLM_INPUT_MESSAGES);
+  return oi.length ? oi : undefined;
+}
+
+/** Looks like a JSON Schema rather than call arguments (OI converters put either in tool.parameters). */
+function looksLikeSchema(v: Record<string, unknown>): boolean {
+  return v.type === 'object' && isRecord(v.properties);
+}
+
+/** A TOOL span's call: tool.name, tool_call.id, input.value (or non-schema tool.parameters), output.value. */
+export function readOiToolSpan(span: AttributeCarrier): ToolSpanReading {
+  const a = span.attributes;
+  if (a[OI.OPENINFERENCE_SPAN_KIND] !== OpenInferenceSpanKind.TOOL && a[OI.TOOL_NAME] === undefined) return { recognised: false, fields: {} };
+  let rawArgs: unknown;
+  const input = decodeJsonish(a[OI.INPUT_VALUE]);
+  if (isRecord(input)) rawArgs = input;
+  else {
+    const params = decodeJsonish(a[OI.TOOL_PARAMETERS]);
+    if (isRecord(params) && !looksLikeSchema(params)) rawArgs = params;
+  }
+  return {
+    recognised: true,
+    fields: { name: toStr(a[OI.TOOL_NAME]), id: toStr(a[OI.TOOL_CALL_ID]) ?? toStr(a[OI.TOOL_ID]), rawArgs, result: a[OI.OUTPUT_VALUE] },
+  };
+}

@@ -1,0 +1,249 @@
+// Our own `runspec.eval.*` registry (docs/semconv.md, src/semconv/attributes.ts): the writer (verdict
+// attributes on the root / carrier span, the executed / dropped / mocked marks on tool spans) and, below
+// it, the reader that finds our traces and the case they ran. A change to what we write goes next to what
+// we read.
+import type { Attributes } from '@opentelemetry/api';
+import {
+  ATTR_RUNSPEC_EVAL_ACCURACY,
+  ATTR_RUNSPEC_EVAL_ARGS_PASS,
+  ATTR_RUNSPEC_EVAL_CALLS,
+  ATTR_RUNSPEC_EVAL_CASE_ID,
+  ATTR_RUNSPEC_EVAL_CATEGORY,
+  ATTR_RUNSPEC_EVAL_DIALECT,
+  ATTR_RUNSPEC_EVAL_DROPPED,
+  ATTR_RUNSPEC_EVAL_ERRORS,
+  ATTR_RUNSPEC_EVAL_EXECUTED,
+  ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH,
+  ATTR_RUNSPEC_EVAL_EXPECTED_AUTONOMY,
+  ATTR_RUNSPEC_EVAL_EXPECTED_COMMAND,
+  ATTR_RUNSPEC_EVAL_EXPECTED_HOST,
+  ATTR_RUNSPEC_EVAL_EXPECTED_TOOL,
+  ATTR_RUNSPEC_EVAL_JSON_DUMP,
+  ATTR_RUNSPEC_EVAL_MATCH_MODE,
+  ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD,
+  ATTR_RUNSPEC_EVAL_MOCKED,
+  ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY,
+  ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND,
+  ATTR_RUNSPEC_EVAL_OBSERVED_HOST,
+  ATTR_RUNSPEC_EVAL_OBSERVED_TOOL,
+  ATTR_RUNSPEC_EVAL_PASS,
+  ATTR_RUNSPEC_EVAL_PASS_RATE,
+  ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH,
+  ATTR_RUNSPEC_EVAL_PASS_RATE_LOW,
+  ATTR_RUNSPEC_EVAL_REASON,
+  ATTR_RUNSPEC_EVAL_REDUNDANT,
+  ATTR_RUNSPEC_EVAL_RULE,
+  ATTR_RUNSPEC_EVAL_RUN_ID,
+  ATTR_RUNSPEC_EVAL_SAMPLE,
+  ATTR_RUNSPEC_EVAL_SAMPLES,
+  ATTR_RUNSPEC_EVAL_SCORE,
+  ATTR_RUNSPEC_EVAL_STATUS,
+  ATTR_RUNSPEC_EVAL_SUITE,
+  ATTR_RUNSPEC_EVAL_THRESHOLD,
+  ATTR_RUNSPEC_EVAL_TOKENS,
+  ATTR_RUNSPEC_EVAL_TOOL_MODE,
+} from '../../semconv/attributes.js';
+import { RUNSPEC_EVALUATION_NAME, RUNSPEC_RULE_EVALUATION_PREFIX, RUNSPEC_TRAJECTORY_EVALUATION_NAME } from '../../semconv/vendor.js';
+import type { ArgExpectation } from '../../types/case.js';
+import type { RunError, RunStatus, ToolCallRecord, Usage } from '../../types/run.js';
+import type { ToolMode } from '../../types/toolset.js';
+import type { CaseResult, Verdict, VerdictCategory } from '../../types/verdict.js';
+import { expectationsHash } from '../../scoring/arg-hash.js';
+import { isUnjudgedCategory } from '../../scoring/samples.js';
+import { totalTokens } from '../../core/tokens.js';
+import { isToolMode } from '../../core/vocabulary.js';
+import { compact } from '../attributes.js';
+import { contentFreeReason } from '../content-free.js';
+import { toInt, toStr } from './_json.js';
+import type { AttributeCarrier } from './_read.js';
+
+// ================================================================ writer
+
+/** What the verdict attributes are built from; `verdict` is absent when the sample errored before scoring. */
+export interface VerdictContext {
+  caseId: string;
+  sample?: number;
+  suite?: string;
+  runId?: string;
+  rule?: string;
+  verdict?: Verdict;
+  /** The error of a sample that never produced a verdict. */
+  error?: RunError;
+  result?: CaseResult;
+  /** Content capture on: the verdict's full reason (which may quote arguments) is exported. */
+  captureContent?: boolean;
+  /** The case's argument expectations (runspec `expect_args`): their fingerprint goes on the root span. */
+  expectedArgs?: Record<string, ArgExpectation>;
+  /** Fallbacks when the verdict lacks them. */
+  toolMode?: ToolMode;
+  status?: RunStatus;
+  usage?: Usage;
+}
+
+/** What every verdict form (attributes, event, annotation) shares. */
+export interface VerdictSummary {
+  pass: boolean;
+  category: VerdictCategory;
+  reason: string;
+  /**
+   * A real verdict to score and alert on. False for infrastructure errors and for `unscorable` /
+   * `incomplete` verdicts: those export no score and no `runspec.eval.pass`, so a mean score or an alert on
+   * `pass=false` counts only real verdicts.
+   */
+  judged: boolean;
+  /** `error.type` of an errored sample (the error code). */
+  errorType?: string;
+  /** Evaluator name: tool selection, trajectory, or one per offline rule. */
+  name: string;
+}
+
+/** The evaluator (annotation) name of a verdict: distinct per kind so Phoenix does not average them together. */
+export function evaluationName(verdict: Pick<Verdict, 'dialect' | 'caseId'> | undefined, rule?: string): string {
+  if (rule !== undefined) return `${RUNSPEC_RULE_EVALUATION_PREFIX}${rule}`;
+  if (verdict?.dialect === 'rule') return `${RUNSPEC_RULE_EVALUATION_PREFIX}${verdict.caseId}`;
+  if (verdict?.dialect === 'replio' || verdict?.dialect === 'turnstone') return RUNSPEC_TRAJECTORY_EVALUATION_NAME;
+  return RUNSPEC_EVALUATION_NAME;
+}
+
+/** Without content capture the reason is rebuilt from names only: it may quote argument values. */
+export function summarizeVerdict(ctx: Pick<VerdictContext, 'verdict' | 'error' | 'captureContent' | 'rule'>): VerdictSummary {
+  const name = evaluationName(ctx.verdict, ctx.rule);
+  if (ctx.verdict) {
+    const v = ctx.verdict;
+    const reason = ctx.captureContent ? v.reason : contentFreeReason(v);
+    const s: VerdictSummary = { pass: v.pass, category: v.category, reason, judged: v.category !== 'error' && !isUnjudgedCategory(v.category), name };
+    if (v.category === 'error') s.errorType = errorTypeOf(v);
+    return s;
+  }
+  return {
+    pass: false,
+    category: 'error',
+    reason: ctx.error ? `${ctx.error.code}: ${ctx.error.message}` : 'no verdict',
+    judged: false,
+    errorType: ctx.error?.code || '_OTHER',
+    name,
+  };
+}
+
+/** The error code recorded in the verdict's `run_status` check (`_OTHER` when there is none). */
+function errorTypeOf(v: Verdict): string {
+  const observed = v.checks?.find((k) => k.check === 'run_status')?.observed;
+  return typeof observed === 'string' && observed !== '' ? observed : '_OTHER';
+}
+
+/** Whether the argument checks of a verdict all held (true), one failed (false), or were not all judged. */
+function argsPass(v: Verdict | undefined): boolean | undefined {
+  const checks = (v?.checks ?? []).filter((k) => k.check === 'args' || k.check.startsWith('args.'));
+  if (!checks.length || checks.some((k) => !k.judged)) return undefined;
+  return checks.every((k) => k.pass === true);
+}
+
+/** `runspec.eval.*` attributes: always attached, independent of content capture. */
+export function verdictAttributes(ctx: VerdictContext): Attributes {
+  const v = ctx.verdict;
+  const s = summarizeVerdict(ctx);
+  const r = ctx.result;
+  // A case with no judged sample (all errored or unscorable) has no pass rate: absent, not 0, so an outage
+  // never reads as a regression on a pass_rate or meets_threshold alert.
+  const judgedSamples = r ? r.samples.filter((x) => x.status === 'scored').length - (r.unscorable ?? 0) : 0;
+  const rated = r && (judgedSamples > 0 || (!r.errored && !r.unscorable)) ? r : undefined;
+  // Absent, not 0, when nothing reported usage (replio's metric counts unknown as 0).
+  const tokens = v?.replio?.tokens ? v.replio.tokens : totalTokens(ctx.usage);
+  return compact({
+    [ATTR_RUNSPEC_EVAL_CASE_ID]: ctx.caseId,
+    [ATTR_RUNSPEC_EVAL_SUITE]: ctx.suite,
+    [ATTR_RUNSPEC_EVAL_SAMPLE]: ctx.sample ?? v?.sample,
+    [ATTR_RUNSPEC_EVAL_RUN_ID]: ctx.runId,
+    [ATTR_RUNSPEC_EVAL_RULE]: ctx.rule,
+    [ATTR_RUNSPEC_EVAL_DIALECT]: v?.dialect,
+    [ATTR_RUNSPEC_EVAL_PASS]: s.judged ? s.pass : undefined,
+    [ATTR_RUNSPEC_EVAL_CATEGORY]: s.category,
+    [ATTR_RUNSPEC_EVAL_REASON]: s.reason,
+    [ATTR_RUNSPEC_EVAL_STATUS]: v ? v.status : ctx.error ? 'error' : ctx.status,
+    [ATTR_RUNSPEC_EVAL_TOOL_MODE]: v?.toolMode ?? ctx.toolMode,
+    [ATTR_RUNSPEC_EVAL_EXPECTED_TOOL]: v?.expected.tool && v.expected.tool.length > 0 ? v.expected.tool.join('|') : undefined,
+    [ATTR_RUNSPEC_EVAL_OBSERVED_TOOL]: v?.observed.tool,
+    [ATTR_RUNSPEC_EVAL_EXPECTED_COMMAND]: v?.expected.command,
+    [ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND]: v?.observed.command,
+    [ATTR_RUNSPEC_EVAL_EXPECTED_HOST]: v?.expected.host,
+    [ATTR_RUNSPEC_EVAL_OBSERVED_HOST]: v?.observed.host,
+    [ATTR_RUNSPEC_EVAL_EXPECTED_AUTONOMY]: v?.expected.autonomy,
+    [ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY]: v?.observed.autonomy,
+    [ATTR_RUNSPEC_EVAL_JSON_DUMP]: v?.jsonDump,
+    [ATTR_RUNSPEC_EVAL_CALLS]: v ? v.replio?.calls ?? v.calls.length : undefined,
+    [ATTR_RUNSPEC_EVAL_REDUNDANT]: v?.replio?.redundant,
+    [ATTR_RUNSPEC_EVAL_ERRORS]: v?.replio?.errors,
+    [ATTR_RUNSPEC_EVAL_ACCURACY]: v?.replio?.accuracy ?? undefined,
+    [ATTR_RUNSPEC_EVAL_SCORE]: v?.match?.score,
+    [ATTR_RUNSPEC_EVAL_MATCH_MODE]: v?.match?.matchMode,
+    [ATTR_RUNSPEC_EVAL_TOKENS]: tokens,
+    [ATTR_RUNSPEC_EVAL_SAMPLES]: r?.samples.length,
+    [ATTR_RUNSPEC_EVAL_PASS_RATE]: rated?.passRate,
+    [ATTR_RUNSPEC_EVAL_PASS_RATE_LOW]: rated?.passRateLow,
+    [ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH]: rated?.passRateHigh,
+    [ATTR_RUNSPEC_EVAL_THRESHOLD]: r?.threshold,
+    [ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD]: rated?.meetsThreshold,
+    [ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH]: ctx.expectedArgs ? expectationsHash(ctx.expectedArgs) : undefined,
+    [ATTR_RUNSPEC_EVAL_ARGS_PASS]: ctx.expectedArgs ? argsPass(v) : undefined,
+  });
+}
+
+/** The stable annotation/evaluation identifier of a (case, sample): re-runs upsert rather than duplicate. */
+export function evaluationIdentifier(caseId: string, sample: number | undefined, rule?: string): string {
+  return `${rule ?? caseId}#${sample ?? 0}`;
+}
+
+/** `runspec.eval.executed` / `dropped` / `mocked` of a tool span (marks absent unless set). */
+export function runspecToolSpanAttributes(record: Pick<ToolCallRecord, 'executed' | 'dropped' | 'mocked'>): Attributes {
+  return compact({
+    [ATTR_RUNSPEC_EVAL_EXECUTED]: record.executed,
+    [ATTR_RUNSPEC_EVAL_DROPPED]: record.dropped ? true : undefined,
+    [ATTR_RUNSPEC_EVAL_MOCKED]: record.mocked ? true : undefined,
+  });
+}
+
+// ================================================================ reader
+
+/** `runspec.eval.`: the namespace of our verdict attributes (derived, not spelled out). */
+const RUNSPEC_EVAL_PREFIX = ATTR_RUNSPEC_EVAL_CASE_ID.slice(0, ATTR_RUNSPEC_EVAL_CASE_ID.lastIndexOf('.') + 1);
+
+/** True when any span carries a runspec.eval.* attribute. */
+export function isRunspecTrace(spans: AttributeCarrier[]): boolean {
+  return spans.some((s) => Object.keys(s.attributes).some((k) => k.startsWith(RUNSPEC_EVAL_PREFIX)));
+}
+
+/** A trajectory call our run dropped beyond the parallel cap (runspec.eval.dropped). */
+export function wasDropped(a: Record<string, unknown>): boolean {
+  return a[ATTR_RUNSPEC_EVAL_DROPPED] === true || a[ATTR_RUNSPEC_EVAL_DROPPED] === 'true';
+}
+
+/** False only for a call our decision run captured without executing it. */
+export function wasExecuted(a: Record<string, unknown>): boolean {
+  return a[ATTR_RUNSPEC_EVAL_EXECUTED] !== false && a[ATTR_RUNSPEC_EVAL_EXECUTED] !== 'false';
+}
+
+/** What our root span (else the first span that has it) says about the case this trace ran. */
+export interface RunspecCaseInfo {
+  caseId?: string;
+  suite?: string;
+  sample?: number;
+  toolMode?: ToolMode;
+}
+
+export function readRunspecCase(root: AttributeCarrier, spans: AttributeCarrier[]): RunspecCaseInfo {
+  const info: RunspecCaseInfo = {};
+  const caseId = findAttr(root, spans, ATTR_RUNSPEC_EVAL_CASE_ID);
+  if (caseId !== undefined) info.caseId = caseId;
+  const suite = findAttr(root, spans, ATTR_RUNSPEC_EVAL_SUITE);
+  if (suite) info.suite = suite;
+  const sample = toInt(findAttr(root, spans, ATTR_RUNSPEC_EVAL_SAMPLE));
+  if (sample !== undefined) info.sample = sample;
+  const toolMode = findAttr(root, spans, ATTR_RUNSPEC_EVAL_TOOL_MODE);
+  if (isToolMode(toolMode)) info.toolMode = toolMode;
+  return info;
+}
+
+function findAttr(root: AttributeCarrier, spans: AttributeCarrier[], key: string): string | undefined {
+  const v = root.attributes[key] ?? spans.find((s) => s.attributes[key] !== undefined)?.attributes[key];
+  return v === undefined ? undefined : toStr(v);
+}
