@@ -154,6 +154,20 @@ describe('assembler', () => {
     expect(a.flush().map((t) => [t.traceId, t.complete])).toEqual([[traceId(6), false]]);
   });
 
+  it('keeps at most 32 MiB of estimated bytes by default, counting each attribute\'s overhead beyond its characters', () => {
+    const a = createTraceAssembler({ rule: 'structural', quiet: 0 });
+    // Judged traces are retained for late spans until the default cap lets the oldest go.
+    for (let t = 1; t <= 40; t++) a.addSpans([{ ...s(100 + t, 'r'), attributes: { blob: 'x'.repeat(1024 * 1024) } }], t);
+    expect(a.stats().openBytes).toBeLessThanOrEqual(32 * 1024 * 1024);
+    expect(a.stats().openBytes).toBeGreaterThan(30 * 1024 * 1024);
+    const few = createTraceAssembler({ rule: 'structural', quiet: 0 });
+    const many = createTraceAssembler({ rule: 'structural', quiet: 0 });
+    few.addSpans([{ ...s(200, 'r'), attributes: { ab: 'xy' } }], 1);
+    many.addSpans([{ ...s(200, 'r'), attributes: { a: 'x', b: 'y' } }], 1);
+    // Same characters, one more attribute: V8 pays a property slot and a string header for it.
+    expect(many.stats().openBytes - few.stats().openBytes).toBeGreaterThanOrEqual(32);
+  });
+
   it('bounds memory by the estimated bytes of open traces: judged ones are let go first, then the oldest open one is evicted', () => {
     const big = (t: number, id: string, parent?: string): SpanRecord => ({ ...s(t, id, parent), attributes: { blob: 'x'.repeat(4000) } });
     const a = createTraceAssembler({ rule: 'structural', quiet: 0, maxOpenBytes: 10_000 });
