@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { canonicalJson } from '../core/canonical-json.js';
 import type { Case } from '../types/case.js';
 import type { CaseResult } from '../types/verdict.js';
 import type { ResultsLogHeader } from './results-file.js';
@@ -30,21 +31,9 @@ export function caseDigests(cases: readonly Case[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const c of cases) {
     const { source: _source, ...content } = c as Case & { source?: unknown };
-    out[c.id] = createHash('sha256').update(stableJson(content)).digest('hex').slice(0, 16);
+    out[c.id] = createHash('sha256').update(canonicalJson(content)).digest('hex').slice(0, 16);
   }
   return out;
-}
-
-function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v as object)
-      .sort()
-      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
 }
 
 /**
@@ -78,7 +67,7 @@ export function checkResumeHeader(opts: {
   }
   const before = flagsOf(header.options);
   const after = flagsOf(opts.options);
-  const differ = RESUME_SENSITIVE_FLAGS.filter((k) => stableJson(before[k]) !== stableJson(after[k]));
+  const differ = RESUME_SENSITIVE_FLAGS.filter((k) => canonicalJson(before[k]) !== canonicalJson(after[k]));
   const shown = differ.map((k) => `${k}: ${show(before[k])} → ${show(after[k])}`);
   // The resolved settings, whatever their source (runspec.toml, RUNSPEC_*, a profile). A log written
   // before they were stored, or a setting it does not hold, is unknown rather than a mismatch.
@@ -88,7 +77,7 @@ export function checkResumeHeader(opts: {
     const reported = new Set<string>(differ);
     if (reported.has('unsafeHostCommands')) reported.add('sandbox');
     for (const k of Object.keys(logged)) {
-      if (!(k in current) || reported.has(k) || stableJson(logged[k]) === stableJson(current[k])) continue;
+      if (!(k in current) || reported.has(k) || canonicalJson(logged[k]) === canonicalJson(current[k])) continue;
       shown.push(`${k}: ${show(logged[k])} → ${show(current[k])}`);
     }
   }
