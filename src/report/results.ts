@@ -29,15 +29,17 @@ const args = z.record(z.string(), z.unknown());
 /** `arguments` is absent when `tool_args` holds them (documents written since args are stored once). */
 const toolCallSchema = z.looseObject({ id: z.string(), name: z.string(), arguments: args.optional() });
 
-const matchSchema = z.looseObject({
-  match_mode: matchMode,
+/** The fields turnstone writes for a match, on both the case's match and each run. */
+const matchFields = {
   pass: z.boolean(),
   score: num,
   matched: z.array(int),
   unmatched: z.array(int),
   extra_tools: z.array(z.string()),
   detail: z.string(),
-});
+};
+
+const matchSchema = z.looseObject({ match_mode: matchMode, ...matchFields });
 
 const replioSchema = z.looseObject({
   /** Absent when it equals the run's calls (names and arguments). */
@@ -126,12 +128,7 @@ const runEntrySchema = z.looseObject({
   sample: int,
   status: z.enum(['scored', 'errored']),
   // turnstone run fields
-  pass: z.boolean(),
-  score: num,
-  matched: z.array(int),
-  unmatched: z.array(int),
-  extra_tools: z.array(z.string()),
-  detail: z.string(),
+  ...matchFields,
   tool_sequence: z.array(z.string()),
   tool_args: z.array(z.record(z.string(), args)),
   /** Seconds, as turnstone writes it. */
