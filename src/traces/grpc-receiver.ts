@@ -72,14 +72,23 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
     cb({ code, details: message, metadata: new grpc.Metadata() } as Grpc.ServiceError, null);
   };
 
-  const traces: Grpc.handleUnaryCall<Buffer, Uint8Array> = (call, cb) => {
-    if (!authorised(call.metadata)) return fail(cb, TRACE_EXPORT_PATH, grpc.status.UNAUTHENTICATED, 'missing or wrong bearer token');
-    let request: unknown;
-    try {
-      request = decodeTraceRequest(call.request);
-    } catch (err) {
-      return fail(cb, TRACE_EXPORT_PATH, grpc.status.INVALID_ARGUMENT, (err as Error).message);
+  /** The decoded request, or undefined once the call has been failed (no token, or bytes that do not decode). */
+  const accept = <T>(call: Grpc.ServerUnaryCall<Buffer, Uint8Array>, cb: Grpc.sendUnaryData<Uint8Array>, path: string, decode: (b: Uint8Array) => T): T | undefined => {
+    if (!authorised(call.metadata)) {
+      fail(cb, path, grpc.status.UNAUTHENTICATED, 'missing or wrong bearer token');
+      return undefined;
     }
+    try {
+      return decode(call.request);
+    } catch (err) {
+      fail(cb, path, grpc.status.INVALID_ARGUMENT, (err as Error).message);
+      return undefined;
+    }
+  };
+
+  const traces: Grpc.handleUnaryCall<Buffer, Uint8Array> = (call, cb) => {
+    const request = accept(call, cb, TRACE_EXPORT_PATH, decodeTraceRequest);
+    if (!request) return;
     const { spans, problems } = spansFromRequest(request, 'grpc');
     for (const p of problems) pipeline.addProblem(p);
     pipeline.addSpans(spans, now());
@@ -89,13 +98,8 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
   };
 
   const logs: Grpc.handleUnaryCall<Buffer, Uint8Array> = (call, cb) => {
-    if (!authorised(call.metadata)) return fail(cb, LOGS_EXPORT_PATH, grpc.status.UNAUTHENTICATED, 'missing or wrong bearer token');
-    let request: unknown;
-    try {
-      request = decodeLogsRequest(call.request);
-    } catch (err) {
-      return fail(cb, LOGS_EXPORT_PATH, grpc.status.INVALID_ARGUMENT, (err as Error).message);
-    }
+    const request = accept(call, cb, LOGS_EXPORT_PATH, decodeLogsRequest);
+    if (!request) return;
     const { logs: records, problems } = logsFromRequest(request, 'grpc', ATTR_EVENT_NAME);
     if (problems.length) return fail(cb, LOGS_EXPORT_PATH, grpc.status.INVALID_ARGUMENT, problems[0]!.reason);
     pipeline.addLogs(records, now());
