@@ -11,7 +11,7 @@ import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-tra
 import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { JsonLogsSerializer, ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { createGrpcReceiver, LOGS_EXPORT_PATH, type GrpcReceiver } from '../../src/traces/grpc-receiver.js';
+import { createGrpcReceiver, LOGS_EXPORT_PATH, TRACE_EXPORT_PATH, type GrpcReceiver } from '../../src/traces/grpc-receiver.js';
 import { createTracePipeline, type TracePipeline } from '../../src/traces/pipeline.js';
 import type { TraceOutcome } from '../../src/traces/score-traces.js';
 import { parseRulesText } from '../../src/traces/rules.js';
@@ -94,6 +94,20 @@ describe('OTLP/gRPC receiver', () => {
     });
     client.close();
     expect(code).toBe(grpc.status.UNAUTHENTICATED);
+  });
+
+  it.each([
+    { name: 'traces', path: TRACE_EXPORT_PATH },
+    { name: 'logs', path: LOGS_EXPORT_PATH },
+  ])('answers INVALID_ARGUMENT to $name bytes that are not an OTLP request', async ({ path }) => {
+    const client = new grpc.Client(`127.0.0.1:${receiver.port}`, grpc.credentials.createInsecure());
+    // Field 1 as a length-delimited record claiming 127 bytes, with none following.
+    const garbage = Buffer.from([0x0a, 0x7f]);
+    const err = await new Promise<grpc.ServiceError | null>((resolve) => {
+      client.makeUnaryRequest(path, (b: Buffer) => b, (b: Buffer) => b, garbage, metadata(), (e) => resolve(e));
+    });
+    client.close();
+    expect(err?.code).toBe(grpc.status.INVALID_ARGUMENT);
   });
 
   it('joins gen_ai.choice log records sent over gRPC (official serializer) with the spans, and decodes them as the official JSON serializer writes them', async () => {
