@@ -8,28 +8,21 @@ import type * as Grpc from '@grpc/grpc-js';
 import { ATTR_EVENT_NAME } from '../semconv/gen-ai.js';
 import { decodeLogsRequest, decodeTraceRequest, encodeLogsResponse, encodeTraceResponse } from './otlp-proto.js';
 import { logsFromRequest, spansFromRequest } from './spans.js';
-import type { TracePipeline } from './pipeline.js';
+import type { ReceiverCommonOptions } from './receiver.js';
 import { isBearerToken } from '../core/token.js';
 
 export const TRACE_EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 export const LOGS_EXPORT_PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
 
-export interface GrpcReceiverOptions {
-  pipeline: TracePipeline;
-  /** @default "127.0.0.1" */
-  host?: string;
+export interface GrpcReceiverOptions extends ReceiverCommonOptions {
   /** 0 picks a free port. @default 4317 */
   port?: number;
-  /** Require `authorization: Bearer <token>` metadata when set. */
-  token?: string;
   /** Largest message (grpc-js rejects larger ones with RESOURCE_EXHAUSTED). @default 67108864 */
   maxMessageBytes?: number;
   /** How often complete traces are looked for; 0 leaves ticking to another receiver. @default 250 */
   tickMs?: number;
   /** Score open traces on close; off when an OTLP/HTTP receiver shares the pipeline and does it. @default true */
   flushOnClose?: boolean;
-  now?: () => number;
-  onRequest?: (info: { path: string; status: number; spans: number; logs: number; rejected: number; message?: string }) => void;
 }
 
 export interface GrpcReceiver {

@@ -13,22 +13,26 @@ import { logsFromRequest, spansFromRequest } from './spans.js';
 import type { TracePipeline } from './pipeline.js';
 import { isBearerToken } from '../core/token.js';
 
-export interface OtlpReceiverOptions {
+/** Options the OTLP/HTTP and OTLP/gRPC receivers share. */
+export interface ReceiverCommonOptions {
   pipeline: TracePipeline;
   /** @default "127.0.0.1" */
   host?: string;
+  /** Require a bearer token (`Authorization` header, or `authorization` gRPC metadata) when set. */
+  token?: string;
+  /** Clock for the assembler's quiet window. @default Date.now */
+  now?: () => number;
+  /** Called after each request (for logs/metrics); `status` is the HTTP status or the gRPC status code. */
+  onRequest?: (info: { path: string; status: number; spans: number; logs: number; rejected: number; message?: string }) => void;
+}
+
+export interface OtlpReceiverOptions extends ReceiverCommonOptions {
   /** 0 picks a free port. @default 4318 */
   port?: number;
-  /** Require `Authorization: Bearer <token>` on POSTs when set. */
-  token?: string;
   /** Largest body, compressed or inflated. @default 67108864 (64 MiB, the OTLP spec's suggestion) */
   maxBodyBytes?: number;
   /** How often complete traces are looked for. @default 250 */
   tickMs?: number;
-  /** Clock for the assembler's quiet window. @default Date.now */
-  now?: () => number;
-  /** Called after each accepted request (for logs/metrics). */
-  onRequest?: (info: { path: string; status: number; spans: number; logs: number; rejected: number; message?: string }) => void;
 }
 
 export interface OtlpReceiver {
