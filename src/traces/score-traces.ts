@@ -28,6 +28,7 @@ import { applyRule } from './rules.js';
 import type { TraceRule } from './rules.js';
 import type { InputProblem } from './spans.js';
 import { isRecord as isObject } from '../core/is-record.js';
+import { isAutonomy } from '../core/vocabulary.js';
 
 /** One observed tool call as written in verdict lines. */
 export interface ObservedCallLine {
@@ -289,8 +290,6 @@ interface Recorded {
   autonomy?: Autonomy;
 }
 
-const AUTONOMY_LEVELS = new Set<string>(['autonomous', 'confirm', 'manual']);
-
 function markAbsentData(run: Run, trace: AssembledTrace, info: TraceInfo): Recorded {
   if (traceCarriesContent(trace)) return {};
   const hashesByCallId = new Map<string, { key?: string; args: Record<string, string> }>();
@@ -328,7 +327,7 @@ function markAbsentData(run: Run, trace: AssembledTrace, info: TraceInfo): Recor
   if (!info.producers.includes('runspec')) return {};
   const recorded: Recorded = {};
   const level = a[ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY];
-  if (typeof level === 'string' && AUTONOMY_LEVELS.has(level)) recorded.autonomy = level as Autonomy;
+  if (isAutonomy(level)) recorded.autonomy = level;
   const tool = a[ATTR_RUNSPEC_EVAL_OBSERVED_TOOL];
   if (run.terminal && typeof tool === 'string' && tool !== '' && run.terminal.call.argumentsAbsent) {
     const resolved: ResolvedCall = { runnable: tool, known: true, discovery: false, args: {}, layout: run.toolMode ?? 'dedup', calledName: run.terminal.call.name };
