@@ -55,7 +55,12 @@ function overlaps(a: ComparisonCell, b: ComparisonCell): boolean {
  * in the first run's order, then any a later run adds.
  */
 export function compareResults(runs: ReadonlyArray<{ label: string; doc: ResultsDocument }>): Comparison {
-  const perRun = runs.map((r) => ({ label: r.label, results: caseResultsFromDocument(r.doc) }));
+  const perRun = runs.map((r) => {
+    const results = caseResultsFromDocument(r.doc);
+    const byCase = new Map<string, (typeof results)[number]>();
+    for (const x of results) if (!byCase.has(x.caseId)) byCase.set(x.caseId, x);
+    return { label: r.label, results, byCase };
+  });
   const order: string[] = [];
   const suites = new Map<string, string | undefined>();
   for (const run of perRun) {
@@ -68,7 +73,7 @@ export function compareResults(runs: ReadonlyArray<{ label: string; doc: Results
   }
   const rows = order.map((caseId): ComparisonRow => {
     const cells = perRun.map((run) => {
-      const r = run.results.find((x) => x.caseId === caseId);
+      const r = run.byCase.get(caseId);
       return r ? cellOf(r) : null;
     });
     const base = cells[0] ?? null;
