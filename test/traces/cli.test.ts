@@ -116,6 +116,18 @@ describe('runspec-eval score', () => {
     expect(r.exitCode).toBe(0);
   });
 
+  it('scores the Collector file exporter with compression: zstd (each framed message zstd-compressed)', async () => {
+    // agentTrace(60, 'read the readme', [file_read README.md]) as JSON, compressed with `zstd -19`.
+    const zst = Buffer.from('KLUv/WROA1UMAPZUPx9AjxvfZUtUI2F03UtT/BRPikOmvZeChd9cmasikEYENAA3ADUA/Aph0bm2Kc2p31ytRqp+8j271qJNGW437J5FsiukGK7wZ5Mn/1czkEog9V7MwU5m0VlqJto6vl/JWGzeTs1V0wJBIDAUDI9CGnsZl9cQhu/xct+1PZBS/SraJq5ES7+mz0TdwKEU7Fa+vgcMA2x9gFqW3/wd3V/4Mcz7y8U0ahpJ9kwjSCO+otQoI3Gu1p1h8xnWr82pDwz8Wk7Q5kM1B4ApTcc3t8eZsEksEIdEw/pMM8wquRNfjwK3nckpOOpd17rpirGjL8vJ8teP0vv+3PezKE1pahQ6IHBEhMzOA9UIgNqWSAq3EBioEW0JN+Aphx2NSbdVAvJBL5hB5jS1aJRDLpazAP/9gYOSc0xQcmIc9MwaASeQBTaBcbYSbhq4hQR6e5ApwJcqhBCNBWK/g8sSJgcWZFaDFH6zeRcPU07M5L2JoMUwxFdpsLICyrCiB/UGF2D5veRjgrqjf3y19TDixQbd', 'base64');
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(zst.length);
+    mkdirSync(join(dir, 'zstd'));
+    writeFileSync(join(dir, 'zstd', 'traces.json'), Buffer.concat([len, zst]));
+    const r = await runCli(['score', 'zstd', '--cases', 'suite.json'], { cwd: dir });
+    expect(jsonLines(r.stdout)).toEqual([expect.objectContaining({ traceId: traceId(60), case: 'read-readme', category: 'pass' })]);
+    expect(r.exitCode, r.stderr).toBe(0);
+  });
+
   it('reads stdin with -', async () => {
     const r = await runCli(['score', '-', '--cases', 'empty', '--rules', 'rules.toml'], { cwd: dir, input: JSON.stringify(agentTrace(9, 'x', [{ name: 'run_command', args: {} }])) + '\n' });
     expect(jsonLines(r.stdout)).toEqual([expect.objectContaining({ traceId: traceId(9), rule: 'no-shell', category: 'forbidden_tool' })]);
