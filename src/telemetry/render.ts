@@ -269,17 +269,20 @@ function llmAttributes(call: ModelCallRecord, conversationId: string, sessionId:
   const outMessages = call.response
     ? [{ role: 'assistant' as const, ...(call.response.text !== undefined ? { content: call.response.text } : {}), toolCalls: call.response.toolCalls }]
     : [];
+  // The history grows each turn: serialise it once for both conventions.
+  const inputJson = json(input);
+  const outputJson = call.response ? json(output) : undefined;
   return {
     ...attrs,
-    [ATTR_GEN_AI_INPUT_MESSAGES]: json(input),
-    ...(call.response ? { [ATTR_GEN_AI_OUTPUT_MESSAGES]: json(output) } : {}),
+    [ATTR_GEN_AI_INPUT_MESSAGES]: inputJson,
+    ...(outputJson !== undefined ? { [ATTR_GEN_AI_OUTPUT_MESSAGES]: outputJson } : {}),
     ...(call.request.tools.length > 0 ? { [ATTR_GEN_AI_TOOL_DEFINITIONS]: json(genAiToolDefinitions(call.request.tools)) } : {}),
     ...openInferenceMessages(OI.LLM_INPUT_MESSAGES, call.request.messages),
     ...openInferenceMessages(OI.LLM_OUTPUT_MESSAGES, outMessages),
     ...openInferenceTools(call.request.tools),
-    [OI.INPUT_VALUE]: json(input),
+    [OI.INPUT_VALUE]: inputJson,
     [OI.INPUT_MIME_TYPE]: MimeType.JSON,
-    ...(call.response ? { [OI.OUTPUT_VALUE]: json(output), [OI.OUTPUT_MIME_TYPE]: MimeType.JSON } : {}),
+    ...(outputJson !== undefined ? { [OI.OUTPUT_VALUE]: outputJson, [OI.OUTPUT_MIME_TYPE]: MimeType.JSON } : {}),
   };
 }
 
