@@ -2,7 +2,7 @@
 // scored sample, else the first scored one), its observed tool/command/autonomy/host, and the pass rate.
 import { runEntryTrace, type CaseEntry, type ResultsDocument, type ResultsInputs, type ResultsIteration, type RunEntry } from './results.js';
 import type { VerdictCategory } from '../types/verdict.js';
-import { wilsonInterval } from '../scoring/samples.js';
+import { isUnjudgedCategory, wilsonInterval } from '../scoring/samples.js';
 
 export interface CaseView {
   caseId: string;
@@ -29,7 +29,8 @@ export interface CaseView {
 
 /** A sample that counts in the pass rate (scored, and neither unscorable nor incomplete). */
 export function isJudgedRun(r: RunEntry): boolean {
-  return r.status === 'scored' && r.verdict?.category !== 'unscorable' && r.verdict?.category !== 'incomplete';
+  // The document's verdict is nullable: a scored entry without one counts on its pass field.
+  return r.status === 'scored' && (!r.verdict || !isUnjudgedCategory(r.verdict.category));
 }
 
 /** The headline pass rate every report shows: judged samples pooled over all cases, with its 95% Wilson interval. */
