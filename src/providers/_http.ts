@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { redactUrl } from '../core/redact.js';
+import { redactEchoedSecrets, redactUrl } from '../core/redact.js';
 import { ProviderError } from '../errors.js';
 import type { HttpProviderOptions, RetryInfo } from './types.js';
 import { isRecord } from '../core/is-record.js';
@@ -32,20 +32,6 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 /** A response over the size limit: reported once, never retried. */
 class BodyTooLargeError extends Error {}
-
-/**
- * Blank out what looks like a credential in text a server sent back (error bodies echo requests):
- * Bearer tokens, `sk-...` keys, `key=`/`api-key=`/`token=` query values, URL passwords.
- * @example redactEchoedSecrets('bad key Bearer sk-abc123456789') // 'bad key Bearer ***'
- */
-export function redactEchoedSecrets(text: string): string {
-  return text
-    .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, '$1 ***')
-    .replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, '$1-***')
-    .replace(/([?&;\s"']((?:x-)?api[-_]?key|key|token|access_token|secret|password|sig)=)[^&\s"'#]+/gi, '$1***')
-    .replace(/("(?:api[-_]?key|authorization|x-api-key|token|secret|password)"\s*:\s*")[^"]*"/gi, '$1***"')
-    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:)[^@\s/]*@/gi, '$1***@');
-}
 
 /** A request body already serialised as JSON (see {@link jsonWithTail}). */
 export class JsonText {

@@ -4,7 +4,7 @@ import { createAnthropicProvider } from '../../src/providers/anthropic.js';
 import { createOpenAIProvider } from '../../src/providers/openai.js';
 import { startFakeAnthropic } from '../helpers/fake-anthropic.js';
 import type { HttpProviderOptions } from '../../src/providers/types.js';
-import { redactEchoedSecrets } from '../../src/providers/_http.js';
+import { redactEchoedSecrets } from '../../src/core/redact.js';
 import { startFakeOpenAI, type FakeAnswer, type FakeModelServer } from '../helpers/fake-openai.js';
 import { runCli } from '../helpers/run-cli.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
