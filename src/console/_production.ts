@@ -2,6 +2,7 @@
 // as it grows; trace files are scored with the offline scorer. Each scored trace becomes one row.
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { isRecord } from '../core/is-record.js';
 import { isInside } from '../core/path-inside.js';
 import { createResultsCollector } from '../app/score-traces.js';
 import type { ResultsDocument } from '../report/results.js';
@@ -27,8 +28,7 @@ export function confinedPath(projectDir: string, p: string): string {
 }
 
 function isVerdictLine(v: unknown): v is TraceVerdictLine {
-  const o = v as Record<string, unknown> | null;
-  return !!o && typeof o === 'object' && typeof o.traceId === 'string' && 'category' in o && Array.isArray(o.calls);
+  return isRecord(v) && typeof v.traceId === 'string' && 'category' in v && Array.isArray(v.calls);
 }
 
 /** Verdict lines of a JSON-lines file, or undefined when the file is not one (trace files are). */
