@@ -46,13 +46,10 @@ async function ui(ctx: CliContext, flags: UiFlags): Promise<number> {
   const env = readEnv(ctx.env);
   const config = loadConfigFile(ctx.projectDir);
   if (!LOOPBACK.has(flags.host)) ctx.warn(`listening on ${flags.host}: the console is reachable beyond this machine (the session token still guards every request)`);
-  // [telemetry] trace_url (Phoenix / LangSmith link template) is read when the config has it.
-  const telemetry = config.telemetry as Record<string, unknown> | undefined;
-  const traceUrl = typeof telemetry?.trace_url === 'string' ? telemetry.trace_url : undefined;
-  // The Run tab's Emit telemetry box starts as a plain `run` would: flag-less, from env and runspec.toml.
-  const defaults: { provider?: string; model?: string; telemetry: boolean } = {
-    telemetry: resolveTelemetryConfig({ flags: {}, env, file: config.telemetry, projectDir: ctx.projectDir }).enabled,
-  };
+  // The Run tab's Emit telemetry box starts as a plain `run` would: flag-less, from env and runspec.toml;
+  // [telemetry] trace_url (Phoenix / LangSmith link template) comes with it.
+  const { enabled, traceUrl } = resolveTelemetryConfig({ flags: {}, env, file: config.telemetry, projectDir: ctx.projectDir });
+  const defaults: { provider?: string; model?: string; telemetry: boolean } = { telemetry: enabled };
   env.warnings.length = 0;
   const provider = env.get('RUNSPEC_PROVIDER') ?? config.llm?.provider;
   const model = env.get('RUNSPEC_MODEL') ?? config.llm?.model;
