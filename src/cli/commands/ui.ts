@@ -1,6 +1,4 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
@@ -9,6 +7,7 @@ import { loadConfigFile } from '../../config/file.js';
 import { PROVIDER_PRESETS } from '../../config/providers.js';
 import { resolveTelemetryConfig } from '../../config/telemetry.js';
 import { VERSION } from '../../core/version.js';
+import { findExecutable } from '../../engine/sandbox/command.js';
 import { intOption } from './score.js';
 import { handleInterrupts } from './_interrupt.js';
 
@@ -20,13 +19,11 @@ interface UiFlags {
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
-/** The first of `names` on PATH (never a fixed system path). */
+/** The first of `names` that is an executable on the user's PATH (never a fixed system path). */
 function onPath(names: string[], env: Record<string, string | undefined>): string | undefined {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    for (const n of names) {
-      const p = join(dir, n);
-      if (dir && existsSync(p)) return p;
-    }
+  for (const n of names) {
+    const found = findExecutable(n, env.PATH ?? '');
+    if (found) return found;
   }
   return undefined;
 }
