@@ -7,6 +7,7 @@ import type { CaseResult, SampleOutcome, Verdict } from '../types/verdict.js';
 import type { Run, RunError } from '../types/run.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import { runPool } from '../core/concurrency.js';
+import { isRecord } from '../core/is-record.js';
 import { runCase, type TurnEvent } from './run-case.js';
 import { toolLog } from './tool-log.js';
 import { createMcpToolHost, type ToolHost } from './mcp-tools.js';
@@ -40,9 +41,7 @@ export interface SuiteScoring {
 }
 
 function isTraceIds(v: unknown): v is { traceId: string; rootSpanId: string; url?: string } {
-  if (typeof v !== 'object' || v === null) return false;
-  const r = v as { traceId?: unknown; rootSpanId?: unknown; url?: unknown };
-  return typeof r.traceId === 'string' && typeof r.rootSpanId === 'string' && (r.url === undefined || typeof r.url === 'string');
+  return isRecord(v) && typeof v.traceId === 'string' && typeof v.rootSpanId === 'string' && (v.url === undefined || typeof v.url === 'string');
 }
 
 /** What the runner hands telemetry once a case is final: one call per sample. */
