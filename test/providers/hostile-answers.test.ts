@@ -96,6 +96,17 @@ describe('bounded and honest HTTP', () => {
     expect(err!.message).toContain('Bearer ***');
   });
 
+  it('names the request with its URL redacted (user-info of the base URL)', async () => {
+    server = await startFakeOpenAI({ respond: () => ({ status: 400, body: { error: { message: 'no' } } }) });
+    const baseUrl = server.url.replace('http://', 'http://user:BASEURLPW99@');
+    const provider = createOpenAIProvider({ baseUrl, model: 'm', retries: 1 });
+    const err = await provider.chat({ messages: [{ role: 'user', content: 'hi' }], tools: [] }).catch((e: unknown) => e as ProviderError);
+    await provider.close();
+    expect(err).toBeInstanceOf(ProviderError);
+    expect((err as ProviderError).message).toMatch(/POST http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:\d+\//);
+    expect((err as ProviderError).message).not.toContain('BASEURLPW99');
+  });
+
   it('says what each retry wait is for', async () => {
     const lines: string[] = [];
     const { res } = await ask((i) => (i < 2 ? { status: 503 } : { text: 'ok' }), { onRetry: (r) => lines.push(`${r.attempt} ${r.reason}`) });
