@@ -1,5 +1,6 @@
 // The console's HTTP guard rails: every response gets the security headers; every /api request must
 // carry the session token and a Host we serve (DNS rebinding); state-changing ones an Origin of ours.
+import { isRecord } from '../core/is-record.js';
 import { sameSecret } from '../core/token.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -77,6 +78,6 @@ export async function readJson(req: IncomingMessage): Promise<Record<string, unk
   } catch {
     throw new HttpProblem(400, 'expected a JSON body');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HttpProblem(400, 'expected a JSON object');
-  return value as Record<string, unknown>;
+  if (!isRecord(value)) throw new HttpProblem(400, 'expected a JSON object');
+  return value;
 }

@@ -1,7 +1,9 @@
 // Production verdicts in the report view: a `serve --out` (or `score --output jsonl`) verdict file is read
 // as it grows; trace files are scored with the offline scorer. Each scored trace becomes one row.
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
+import { isRecord } from '../core/is-record.js';
+import { isInside } from '../core/path-inside.js';
 import { createResultsCollector } from '../app/score-traces.js';
 import type { ResultsDocument } from '../report/results.js';
 import type { TraceVerdictLine } from '../traces/score-traces.js';
@@ -21,14 +23,12 @@ export function confinedPath(projectDir: string, p: string): string {
   } catch {
     throw new HttpProblem(404, `${p}: not found`);
   }
-  const rel = relative(root, real);
-  if (rel.startsWith('..') || isAbsolute(rel) || (rel !== '' && rel.split(sep)[0] === '..')) throw new HttpProblem(403, `${p}: outside the project directory`);
+  if (!isInside(root, real)) throw new HttpProblem(403, `${p}: outside the project directory`);
   return real;
 }
 
 function isVerdictLine(v: unknown): v is TraceVerdictLine {
-  const o = v as Record<string, unknown> | null;
-  return !!o && typeof o === 'object' && typeof o.traceId === 'string' && 'category' in o && Array.isArray(o.calls);
+  return isRecord(v) && typeof v.traceId === 'string' && 'category' in v && Array.isArray(v.calls);
 }
 
 /** Verdict lines of a JSON-lines file, or undefined when the file is not one (trace files are). */

@@ -7,6 +7,7 @@ import { logFileFor, readResultsLog } from '../report/results-file.js';
 import { basename, join } from 'node:path';
 import type { CaseResult } from '../types/verdict.js';
 import type { ToolMode } from '../types/toolset.js';
+import { isToolMode, TOOL_MODES } from '../core/vocabulary.js';
 import { HttpProblem } from './_http.js';
 import { resultsDir } from './_reports.js';
 
@@ -57,8 +58,6 @@ interface RunRecord {
   out: string;
 }
 
-const TOOL_MODES: readonly ToolMode[] = ['dedup', 'per_host', 'search'];
-
 function parseRequest(body: Record<string, unknown>): ConsoleRunRequest {
   const bad = (field: string, expected: string): never => {
     throw new HttpProblem(400, `${field}: expected ${expected} (got ${JSON.stringify(body[field])})`);
@@ -88,8 +87,8 @@ function parseRequest(body: Record<string, unknown>): ConsoleRunRequest {
     req.threshold = t;
   }
   if (body.toolMode !== undefined && body.toolMode !== null && body.toolMode !== '') {
-    if (!TOOL_MODES.includes(body.toolMode as ToolMode)) bad('toolMode', TOOL_MODES.join(', '));
-    req.toolMode = body.toolMode as ToolMode;
+    if (!isToolMode(body.toolMode)) return bad('toolMode', TOOL_MODES.join(', '));
+    req.toolMode = body.toolMode;
   }
   for (const k of ['validateArgs', 'telemetry'] as const) {
     if (body[k] === undefined) continue;

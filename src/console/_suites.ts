@@ -1,13 +1,14 @@
 // Suites for the console: what discovery finds (with its source and case count), the text of one suite,
 // validation with the loader the CLI uses, and Save / Delete into the project's runspec_evals.toml.
 import { existsSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import type { EnvSource } from '../config/env.js';
 import { isRunspecError } from '../errors.js';
 import { discoverFixtures, SUITES_FILE } from '../fixtures/discover.js';
 import { loadFixtureText } from '../fixtures/load.js';
 import { removeSuite, replaceSuite, suiteEditorText, validateSuiteText } from '../fixtures/suites-file.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
+import { escapesBase } from '../core/path-inside.js';
 import type { Suite } from '../types/case.js';
 import { HttpProblem } from './_http.js';
 
@@ -40,7 +41,7 @@ function suitesFile(projectDir: string): string {
 function shownPath(projectDir: string, file: string): string {
   const rel = relative(projectDir, file);
   // Files outside the project (bundled, global, sync) show their name only: no home paths in the page.
-  return rel.startsWith('..') || rel === '' || rel.startsWith('/') ? (file.split(/[\\/]/).pop() ?? file) : rel;
+  return rel === '' || escapesBase(rel) ? basename(file) : rel;
 }
 
 function isEditable(projectDir: string, s: Suite): boolean {

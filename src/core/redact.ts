@@ -56,3 +56,17 @@ export function redactSecrets(text: string, env: Readonly<Record<string, string 
   }
   return out;
 }
+
+/**
+ * Blank out what looks like a credential in text a server sent back (error bodies echo requests):
+ * Bearer tokens, `sk-...` keys, `key=`/`api-key=`/`token=` query values, URL passwords.
+ * @example redactEchoedSecrets('bad key Bearer sk-abc123456789') // 'bad key Bearer ***'
+ */
+export function redactEchoedSecrets(text: string): string {
+  return text
+    .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, '$1 ***')
+    .replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, '$1-***')
+    .replace(/([?&;\s"']((?:x-)?api[-_]?key|key|token|access_token|secret|password|sig)=)[^&\s"'#]+/gi, '$1***')
+    .replace(/("(?:api[-_]?key|authorization|x-api-key|token|secret|password)"\s*:\s*")[^"]*"/gi, '$1***"')
+    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:)[^@\s/]*@/gi, '$1***@');
+}

@@ -7,6 +7,7 @@ import type { CaseResult, SampleOutcome, Verdict } from '../types/verdict.js';
 import type { Run, RunError } from '../types/run.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import { runPool } from '../core/concurrency.js';
+import { isRecord } from '../core/is-record.js';
 import { runCase, type TurnEvent } from './run-case.js';
 import { toolLog } from './tool-log.js';
 import { createMcpToolHost, type ToolHost } from './mcp-tools.js';
@@ -40,9 +41,7 @@ export interface SuiteScoring {
 }
 
 function isTraceIds(v: unknown): v is { traceId: string; rootSpanId: string; url?: string } {
-  if (typeof v !== 'object' || v === null) return false;
-  const r = v as { traceId?: unknown; rootSpanId?: unknown; url?: unknown };
-  return typeof r.traceId === 'string' && typeof r.rootSpanId === 'string' && (r.url === undefined || typeof r.url === 'string');
+  return isRecord(v) && typeof v.traceId === 'string' && typeof v.rootSpanId === 'string' && (v.url === undefined || typeof v.url === 'string');
 }
 
 /** What the runner hands telemetry once a case is final: one call per sample. */
@@ -192,7 +191,8 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     c: Case;
     toolset: Toolset;
     samples: number;
-    runs: Array<{ run: Run; verdict: Verdict } | undefined>;
+    /** Each ended sample with its outcome, built once (onSample and the case's aggregate share it). */
+    runs: Array<{ run: Run; verdict: Verdict; outcome: SampleOutcome } | undefined>;
     ended: number;
     cancelled: boolean;
   }
@@ -226,16 +226,15 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   const toolHost = opts.toolHost ?? ownHost;
 
   const finishCase = async (s: CaseState): Promise<void> => {
-    const scored = s.runs as Array<{ run: Run; verdict: Verdict }>;
-    const outcomes = scored.map(({ run, verdict }) => sampleOutcome(run, verdict));
+    const scored = s.runs as Array<{ run: Run; verdict: Verdict; outcome: SampleOutcome }>;
+    const outcomes = scored.map((r) => r.outcome);
     const aggregate: AggregateOptions = { threshold };
     if (opts.passK) aggregate.passK = opts.passK;
     if (opts.gate) aggregate.gate = opts.gate;
     const result = scoring.aggregateCase(s.c, outcomes, aggregate);
     finished.set(s.c.id, keep ? result : undefined);
     if (opts.telemetry) {
-      for (const [i, { run, verdict }] of scored.entries()) {
-        const outcome = outcomes[i] ?? sampleOutcome(run, verdict);
+      for (const { run, verdict, outcome } of scored) {
         const judged = outcome.status === 'scored' ? { verdict } : { error: outcome.error };
         try {
           const rendered = await opts.telemetry.emitCase({ case: s.c, run, ...judged, result, runId: opts.runId, agentName: opts.agentName, toolset: s.toolset });
@@ -294,10 +293,11 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
         return;
       }
       const verdict = scoring.scoreRun(s.c, run, { toolset: s.toolset, toolMode, validateArgs: !!opts.validateArgs });
-      s.runs[sample] = { run, verdict };
+      const outcome = sampleOutcome(run, verdict);
+      s.runs[sample] = { run, verdict, outcome };
       s.ended++;
       done++;
-      opts.onSample?.({ caseId: s.c.id, sample, done, total, outcome: sampleOutcome(run, verdict), ...(run.worktree ? { worktree: run.worktree } : {}) });
+      opts.onSample?.({ caseId: s.c.id, sample, done, total, outcome, ...(run.worktree ? { worktree: run.worktree } : {}) });
       if (s.ended === s.samples && !s.cancelled) {
         reportsPending++;
         const report = reportChain.then(() => finishCase(s)).finally(() => reportsPending--);

@@ -1,6 +1,7 @@
 import { mkdir, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { compileRegex } from '../core/regex.js';
+import { isInside } from '../core/path-inside.js';
 import { compileGlob } from './_glob.js';
 import { createCommandSandbox, type CommandSandbox } from './sandbox/command.js';
 import { PathRefusedError, readRegularFile, withTimeLimit, writeRegularFile } from './sandbox/paths.js';
@@ -184,7 +185,7 @@ async function walk(wt: Worktree, startAbs: string, maxDepth: number): Promise<{
       let dir = d.isDirectory();
       if (d.isSymbolicLink()) {
         const real = await realpath(child).catch(() => undefined);
-        if (!real || relative(wt.root, real).startsWith('..')) continue;
+        if (!real || !isInside(wt.root, real)) continue;
         dir = (await stat(real).catch(() => undefined))?.isDirectory() ?? false;
         if (dir) {
           // Listed, but not descended into: a link cycle would never end.

@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { FixtureError } from '../errors.js';
-import { escapes, resolveInside } from './sandbox/paths.js';
+import { escapesBase } from '../core/path-inside.js';
+import { resolveInside } from './sandbox/paths.js';
 import { ownedPrefix } from './worktree-sweep.js';
 
 // A fresh temp directory per case run. The process working directory is never changed (runs are
@@ -33,7 +34,7 @@ export interface Worktree {
  */
 export async function createWorktree(files: Record<string, string>, opts: { prefix?: string; place?: string } = {}): Promise<Worktree> {
   for (const rel of Object.keys(files)) {
-    if (rel.trim() === '' || isAbsolute(rel) || escapes(normalize(rel))) {
+    if (rel.trim() === '' || isAbsolute(rel) || escapesBase(normalize(rel))) {
       throw new FixtureError('FIXTURE_PATH', `${opts.place ?? 'case'}: files.${rel}: expected a path relative to the worktree, got one that escapes it`, {
         hint: 'use paths like "src/app.py" (no leading "/" and no "..")',
       });

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { redactUrl } from '../core/redact.js';
+import { redactEchoedSecrets, redactUrl } from '../core/redact.js';
 import { ProviderError } from '../errors.js';
 import type { HttpProviderOptions, RetryInfo } from './types.js';
 import { isRecord } from '../core/is-record.js';
@@ -32,20 +32,6 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 /** A response over the size limit: reported once, never retried. */
 class BodyTooLargeError extends Error {}
-
-/**
- * Blank out what looks like a credential in text a server sent back (error bodies echo requests):
- * Bearer tokens, `sk-...` keys, `key=`/`api-key=`/`token=` query values, URL passwords.
- * @example redactEchoedSecrets('bad key Bearer sk-abc123456789') // 'bad key Bearer ***'
- */
-export function redactEchoedSecrets(text: string): string {
-  return text
-    .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, '$1 ***')
-    .replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, '$1-***')
-    .replace(/([?&;\s"']((?:x-)?api[-_]?key|key|token|access_token|secret|password|sig)=)[^&\s"'#]+/gi, '$1***')
-    .replace(/("(?:api[-_]?key|authorization|x-api-key|token|secret|password)"\s*:\s*")[^"]*"/gi, '$1***"')
-    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:)[^@\s/]*@/gi, '$1***@');
-}
 
 /** A request body already serialised as JSON (see {@link jsonWithTail}). */
 export class JsonText {
@@ -102,17 +88,6 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const limiter = createLimiter(Math.max(1, opts.maxConcurrent));
   const attempts = Math.max(1, Math.floor(opts.retries));
   let closed = false;
-  // Every request of a provider goes to the same few URLs: redact each once, not per request.
-  let lastUrl: string | undefined;
-  let lastRedacted = '';
-  const redacted = (url: string): string => {
-    if (url !== lastUrl) {
-      lastRedacted = redactUrl(url);
-      lastUrl = url;
-    }
-    return lastRedacted;
-  };
-
   const snippet = (text: string): string => {
     let s = text.replace(/\s+/g, ' ').trim();
     if (opts.apiKey && opts.apiKey.length >= 4) s = s.split(opts.apiKey).join('***');
@@ -181,7 +156,8 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     await limiter.acquire(ex.signal).catch(() => {
       throw cancelled(opts.label);
     });
-    const where = `${ex.method} ${redacted(ex.url)}`;
+    // Only error messages name the request: its URL is redacted when one is written, not per request.
+    const where = (): string => `${ex.method} ${redactUrl(ex.url)}`;
     try {
       for (let attempt = 1; ; attempt++) {
         let reply: Awaited<ReturnType<typeof attemptOnce>>;
@@ -190,7 +166,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
         } catch (err) {
           if (ex.signal?.aborted) throw cancelled(opts.label);
           if (err instanceof BodyTooLargeError) {
-            throw new ProviderError('PROVIDER_RESPONSE', `${opts.label}: ${where}: ${err.message} (not retried)`, {
+            throw new ProviderError('PROVIDER_RESPONSE', `${opts.label}: ${where()}: ${err.message} (not retried)`, {
               hint: 'raise the limit with [llm] max_response_bytes or RUNSPEC_MAX_RESPONSE_BYTES, or check --base-url',
             });
           }
@@ -202,12 +178,12 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
           }
           const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
           if (timedOut) {
-            throw new ProviderError('PROVIDER_TIMEOUT', `${opts.label}: ${where}: ${reason}${tries}`, {
+            throw new ProviderError('PROVIDER_TIMEOUT', `${opts.label}: ${where()}: ${reason}${tries}`, {
               hint: 'raise the time limit (--timeout-ms or [llm] timeout_ms) or check the server',
               cause: err,
             });
           }
-          throw new ProviderError('PROVIDER', `${opts.label}: ${where}: ${reason}${tries}`, {
+          throw new ProviderError('PROVIDER', `${opts.label}: ${where()}: ${reason}${tries}`, {
             hint: 'is the server running at that address? check --base-url',
             cause: err,
           });
@@ -217,7 +193,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
           try {
             return { json: JSON.parse(text), status, latencyMs: reply.latencyMs };
           } catch (err) {
-            throw new ProviderError('PROVIDER_RESPONSE', `${opts.label}: ${where}: the response body is not JSON: ${JSON.stringify(snippet(text))}`, {
+            throw new ProviderError('PROVIDER_RESPONSE', `${opts.label}: ${where()}: the response body is not JSON: ${JSON.stringify(snippet(text))}`, {
               hint: 'is --base-url pointing at an API endpoint (for OpenAI-compatible servers it usually ends in /v1)?',
               cause: err,
               status,
@@ -232,14 +208,14 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
             : 'set api_key_env on the provider profile in runspec.toml and export that variable';
           throw new ProviderError(
             'PROVIDER_AUTH',
-            `${opts.label}: ${where} answered ${status}: the API key was ${opts.apiKey ? 'rejected' : 'missing'} (${snippet(text)})`,
+            `${opts.label}: ${where()} answered ${status}: the API key was ${opts.apiKey ? 'rejected' : 'missing'} (${snippet(text)})`,
             { hint: keyHint, status },
           );
         }
         if (status >= 300 && status < 400) {
           const location = reply.headers.location;
           const to = typeof location === 'string' ? redactUrl(location) : '(no location header)';
-          throw new ProviderError('PROVIDER', `${opts.label}: ${where} answered ${status}: redirect to ${to}; redirects are not followed`, {
+          throw new ProviderError('PROVIDER', `${opts.label}: ${where()} answered ${status}: redirect to ${to}; redirects are not followed`, {
             hint: 'point --base-url (or base_url in runspec.toml) at the address the server redirects to',
             status,
           });
@@ -250,7 +226,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
           continue;
         }
         const tries = retryable && attempts > 1 ? ` after ${attempts} attempts` : '';
-        throw new ProviderError('PROVIDER', `${opts.label}: ${where} answered ${status}${tries}: ${snippet(text) || '(empty body)'}`, {
+        throw new ProviderError('PROVIDER', `${opts.label}: ${where()} answered ${status}${tries}: ${snippet(text) || '(empty body)'}`, {
           hint: retryable ? 'the server is failing or rate-limiting; retry later or raise --attempts' : 'the request was refused; check --model and the server logs',
           status,
         });

@@ -316,6 +316,13 @@ describe('Evals console (ui) in headless Chromium', () => {
     expect(crossOrigin.status).toBe(403);
     const formPost = await raw(`${base}/api/runs`, { method: 'POST', headers: { host, origin: `http://${host}`, 'content-type': 'text/plain' }, body: '{"suite":"mine"}' });
     expect(formPost.status).toBe(401);
+    const badMode = await raw(`${base}/api/runs`, {
+      method: 'POST',
+      headers: { host, origin: `http://${host}`, 'content-type': 'application/json', 'x-runspec-token': ui.token },
+      body: JSON.stringify({ suite: 'mine', toolMode: 'flat' }),
+    });
+    expect(badMode.status).toBe(400);
+    expect(badMode.body).toContain('toolMode: expected dedup, per_host, search (got \\"flat\\")');
     expect(readFileSync(join(project, 'runspec_evals.toml'), 'utf8')).toBe(before);
     // The browser's own cross-origin attempt (a page on another origin) gets nothing back either.
     const other = await browser.newPage();

@@ -12,6 +12,7 @@ import { createLimiter, runPool } from '../../src/core/concurrency.js';
 import { closestName, didYouMean } from '../../src/core/did-you-mean.js';
 import { EQUALITY_MODES, valuesEqual } from '../../src/core/equality.js';
 import { isRecord } from '../../src/core/is-record.js';
+import { escapesBase, isInside } from '../../src/core/path-inside.js';
 import { isSecretName, redactSecrets, redactUrl, redactUrlsInText } from '../../src/core/redact.js';
 import { compileRegex, regexError, regexSearch } from '../../src/core/regex.js';
 import { isBearerToken, sameSecret } from '../../src/core/token.js';
@@ -287,5 +288,18 @@ describe('markup escaping', () => {
     const xml = renderJUnit(collector.document(scoreMeta('2026-01-01T00:00:00Z', 'score', 1), 1));
     expect(xml).toContain('<testsuite name="c&lt;1&gt;"');
     expect(xml).toContain('used &quot;x&quot;&#10;then y"');
+  });
+});
+
+describe('isInside', () => {
+  it('keeps the base and what lies under it, refuses parents, siblings and absolute climbs', () => {
+    const base = join(tmpdir(), 'p');
+    expect(isInside(base, base)).toBe(true);
+    expect(isInside(base, join(base, 'src', 'a.ts'))).toBe(true);
+    expect(isInside(base, join(base, '..notes'))).toBe(true);
+    expect(isInside(base, join(base, '..'))).toBe(false);
+    expect(isInside(base, join(tmpdir(), 'p2', 'a'))).toBe(false);
+    expect(escapesBase(join('..', 'x'))).toBe(true);
+    expect(escapesBase(join('a', 'b'))).toBe(false);
   });
 });

@@ -1,6 +1,3 @@
-import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpToolHost, type ToolHost } from '../../src/engine/mcp-tools.js';
 import { runCase } from '../../src/engine/run-case.js';
@@ -13,6 +10,7 @@ import { parseToolsetText } from '../../src/toolset/file.js';
 import type { Case } from '../../src/types/case.js';
 import type { Toolset } from '../../src/types/toolset.js';
 import { startFakeOpenAI, type FakeAnswer, type FakeModelServer } from '../helpers/fake-openai.js';
+import { startMcpHttp, type McpHttpServer } from '../helpers/mcp-http.js';
 // @ts-expect-error plain .mjs test fixture without types
 import { createServer as createMcpServer } from './fixtures/mcp-tools-server.mjs';
 
@@ -21,8 +19,7 @@ import { createServer as createMcpServer } from './fixtures/mcp-tools-server.mjs
 // implementation, and calls beyond the parallel cap.
 
 const env = { PATH: process.env.PATH, HOME: process.env.HOME };
-let http: Server;
-let url: string;
+let http: McpHttpServer;
 let model: FakeModelServer;
 let provider: Provider;
 let host: ToolHost;
@@ -45,29 +42,17 @@ const calls = (...list: Array<[string, Record<string, unknown>]>): FakeAnswer =>
 });
 
 beforeAll(async () => {
-  http = createHttpServer(async (req, res) => {
-    const server = createMcpServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  http = await startMcpHttp(createMcpServer);
   model = await startFakeOpenAI({ script });
   provider = createOpenAIProvider({ baseUrl: model.url, model: 'fake-model', retryBaseMs: 1 });
-  mcp = await loadToolset(`mcp:${url}`, { projectDir: process.cwd(), env, timeoutMs: 20_000 });
+  mcp = await loadToolset(`mcp:${http.url}`, { projectDir: process.cwd(), env, timeoutMs: 20_000 });
   host = createMcpToolHost({ projectDir: process.cwd(), env, callTimeoutMs: 30_000 });
 });
 afterAll(async () => {
   await host.close();
   await provider.close();
   await model.close();
-  http.closeAllConnections();
-  await new Promise((resolve) => http.close(resolve));
+  await http.close();
 });
 
 describe('MCP tools executed over streamable HTTP', () => {

@@ -4,7 +4,7 @@ import { createAnthropicProvider } from '../../src/providers/anthropic.js';
 import { createOpenAIProvider } from '../../src/providers/openai.js';
 import { startFakeAnthropic } from '../helpers/fake-anthropic.js';
 import type { HttpProviderOptions } from '../../src/providers/types.js';
-import { redactEchoedSecrets } from '../../src/providers/_http.js';
+import { redactEchoedSecrets } from '../../src/core/redact.js';
 import { startFakeOpenAI, type FakeAnswer, type FakeModelServer } from '../helpers/fake-openai.js';
 import { runCli } from '../helpers/run-cli.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -94,6 +94,17 @@ describe('bounded and honest HTTP', () => {
     const { err } = await ask({ status, body: { error: { message: 'invalid header Authorization: Bearer sk-proj-ECHOEDKEY123456 for key=sk-ECHOEDKEY123456' } } }, { retries: 1 });
     expect(err!.message).not.toContain('ECHOEDKEY');
     expect(err!.message).toContain('Bearer ***');
+  });
+
+  it('names the request with its URL redacted (user-info of the base URL)', async () => {
+    server = await startFakeOpenAI({ respond: () => ({ status: 400, body: { error: { message: 'no' } } }) });
+    const baseUrl = server.url.replace('http://', 'http://user:BASEURLPW99@');
+    const provider = createOpenAIProvider({ baseUrl, model: 'm', retries: 1 });
+    const err = await provider.chat({ messages: [{ role: 'user', content: 'hi' }], tools: [] }).catch((e: unknown) => e as ProviderError);
+    await provider.close();
+    expect(err).toBeInstanceOf(ProviderError);
+    expect((err as ProviderError).message).toMatch(/POST http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:\d+\//);
+    expect((err as ProviderError).message).not.toContain('BASEURLPW99');
   });
 
   it('says what each retry wait is for', async () => {

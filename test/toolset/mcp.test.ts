@@ -1,12 +1,10 @@
-import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolsetError, EXIT_CODES } from '../../src/errors.js';
 import { createLayout, effectiveAutonomy, loadToolset } from '../../src/toolset/index.js';
 import { splitCommandLine } from '../../src/toolset/mcp.js';
 import type { Toolset } from '../../src/types/toolset.js';
+import { startMcpHttp, type McpHttpServer } from '../helpers/mcp-http.js';
 // @ts-expect-error plain .mjs test fixture without types
 import { createServer as createMcpServer } from './fixtures/mcp-server.mjs';
 
@@ -58,30 +56,16 @@ describe('MCP over stdio', () => {
 });
 
 describe('MCP over streamable HTTP', () => {
-  let http: Server;
-  let url: string;
+  let http: McpHttpServer;
   beforeAll(async () => {
-    http = createHttpServer(async (req, res) => {
-      // Stateless mode: a fresh server and transport per request, as the SDK documents.
-      const server = createMcpServer();
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res);
-    });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    http = await startMcpHttp(createMcpServer);
   });
   afterAll(async () => {
-    http.closeAllConnections();
-    await new Promise((resolve) => http.close(resolve));
+    await http.close();
   });
 
   it('lists the same tools from a URL', async () => {
-    const ts = await loadToolset(`mcp:${url}`, { projectDir: process.cwd(), env, timeoutMs: 20_000 });
+    const ts = await loadToolset(`mcp:${http.url}`, { projectDir: process.cwd(), env, timeoutMs: 20_000 });
     expectNotesToolset(ts);
   });
 

@@ -1,6 +1,4 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
@@ -9,6 +7,7 @@ import { loadConfigFile } from '../../config/file.js';
 import { PROVIDER_PRESETS } from '../../config/providers.js';
 import { resolveTelemetryConfig } from '../../config/telemetry.js';
 import { VERSION } from '../../core/version.js';
+import { findExecutable } from '../../engine/sandbox/command.js';
 import { intOption } from './score.js';
 import { handleInterrupts } from './_interrupt.js';
 
@@ -20,13 +19,11 @@ interface UiFlags {
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
-/** The first of `names` on PATH (never a fixed system path). */
+/** The first of `names` that is an executable on the user's PATH (never a fixed system path). */
 function onPath(names: string[], env: Record<string, string | undefined>): string | undefined {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    for (const n of names) {
-      const p = join(dir, n);
-      if (dir && existsSync(p)) return p;
-    }
+  for (const n of names) {
+    const found = findExecutable(n, env.PATH ?? '');
+    if (found) return found;
   }
   return undefined;
 }
@@ -46,13 +43,10 @@ async function ui(ctx: CliContext, flags: UiFlags): Promise<number> {
   const env = readEnv(ctx.env);
   const config = loadConfigFile(ctx.projectDir);
   if (!LOOPBACK.has(flags.host)) ctx.warn(`listening on ${flags.host}: the console is reachable beyond this machine (the session token still guards every request)`);
-  // [telemetry] trace_url (Phoenix / LangSmith link template) is read when the config has it.
-  const telemetry = config.telemetry as Record<string, unknown> | undefined;
-  const traceUrl = typeof telemetry?.trace_url === 'string' ? telemetry.trace_url : undefined;
-  // The Run tab's Emit telemetry box starts as a plain `run` would: flag-less, from env and runspec.toml.
-  const defaults: { provider?: string; model?: string; telemetry: boolean } = {
-    telemetry: resolveTelemetryConfig({ flags: {}, env, file: config.telemetry, projectDir: ctx.projectDir }).enabled,
-  };
+  // The Run tab's Emit telemetry box starts as a plain `run` would: flag-less, from env and runspec.toml;
+  // [telemetry] trace_url (Phoenix / LangSmith link template) comes with it.
+  const { enabled, traceUrl } = resolveTelemetryConfig({ flags: {}, env, file: config.telemetry, projectDir: ctx.projectDir });
+  const defaults: { provider?: string; model?: string; telemetry: boolean } = { telemetry: enabled };
   env.warnings.length = 0;
   const provider = env.get('RUNSPEC_PROVIDER') ?? config.llm?.provider;
   const model = env.get('RUNSPEC_MODEL') ?? config.llm?.model;

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { isInside } from '../../core/path-inside.js';
 
 // File-path guards of the workspace tools. A model-chosen path is resolved against the worktree root,
 // then the realpath of its deepest existing ancestor must still be inside the root, so `..`, absolute
@@ -10,11 +11,6 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** A path a tool may not touch; the tool turns it into an `Error: ...` result. */
 export class PathRefusedError extends Error {}
-
-/** True when `rel` (relative, already normalised) climbs out of its base. */
-export function escapes(rel: string): boolean {
-  return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
-}
 
 const MAX_PATH_CHARS = 4096;
 
@@ -30,7 +26,7 @@ export async function resolveInside(root: string, path: string): Promise<string>
   if (p === '' || p === '.' || p === './') return root;
   if (isAbsolute(p)) throw new PathRefusedError(`absolute paths are not allowed (${p}); use a path relative to the workspace root`);
   const abs = resolve(root, p);
-  if (escapes(relative(root, abs))) throw new PathRefusedError(`path escapes the workspace: ${p}`);
+  if (!isInside(root, abs)) throw new PathRefusedError(`path escapes the workspace: ${p}`);
   // The deepest ancestor that exists (lstat: a dangling symlink exists as a link).
   let probe = abs;
   let rest = '';
@@ -49,7 +45,7 @@ export async function resolveInside(root: string, path: string): Promise<string>
     // Exists as a link but does not resolve: dangling, or a chain that ends nowhere or loops.
     throw new PathRefusedError(`path goes through a symlink that points nowhere: ${p}`);
   }
-  if (escapes(relative(root, real))) throw new PathRefusedError(`path escapes the workspace through a symlink: ${p}`);
+  if (!isInside(root, real)) throw new PathRefusedError(`path escapes the workspace through a symlink: ${p}`);
   return rest ? join(real, rest) : real;
 }
 
