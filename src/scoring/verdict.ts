@@ -170,7 +170,7 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
         runnableCalls.some((r) => expectedToolMatches(name, r, opts.toolset)),
       );
       // A search-layout call without its arguments names no runnable: it may be a forbidden one.
-      const unnamed = runnableCalls.filter((r) => r.runnable === '' && records[resolvedAll.indexOf(r)]?.call.argumentsAbsent);
+      const unnamed = resolvedAll.filter((r, i) => !r.discovery && r.runnable === '' && records[i]?.call.argumentsAbsent);
       if (spec.forbidTools?.length) {
         if (forbidden.length || !unnamed.length) judged('forbid_tools', forbidden.length === 0, spec.forbidTools, forbidden.length ? forbidden : undefined);
         else notCheckable('forbid_tools', `the runnable of ${unnamed.length} call(s) is named in arguments that were not captured`, spec.forbidTools);
