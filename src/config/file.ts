@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { TOOL_MODES } from '../core/vocabulary.js';
+import { REASONING_EFFORTS, TOOL_MODES } from '../core/vocabulary.js';
 import { loadStructuredFile } from '../core/structured-file.js';
 
 /** `runspec.toml`: [llm], [toolset], [telemetry], [sync], [fixtures], [providers.NAME]. */
@@ -15,7 +15,7 @@ export const ProviderProfileSchema = z
     script: z.string().optional(),
     temperature: z.number().optional(),
     max_tokens: z.number().int().positive().optional(),
-    reasoning_effort: z.enum(['low', 'medium', 'high']).optional(),
+    reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
     context_window: z.number().int().positive().optional(),
     timeout_ms: z.number().int().positive().optional(),
   })
@@ -31,7 +31,7 @@ export const ConfigFileSchema = z
         tool_mode: z.enum(TOOL_MODES).optional(),
         temperature: z.number().optional(),
         max_tokens: z.number().int().positive().optional(),
-        reasoning_effort: z.enum(['low', 'medium', 'high']).optional(),
+        reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
         context_window: z.number().int().positive().optional(),
         timeout_ms: z.number().int().positive().optional(),
         retries: z.number().int().min(0).optional(),
