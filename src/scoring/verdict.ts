@@ -37,7 +37,7 @@ import type { Autonomy, Case } from '../types/case.js';
 import type { CheckResult, Expected, Observed, Verdict, VerdictCategory } from '../types/verdict.js';
 import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
 import type { Run, ToolCallRecord } from '../types/run.js';
-import { argFailuresOf, argsMissingReason, checkArgs, describeArgFailures } from './arg-match.js';
+import { argFailuresOf, argsMissingReason, checkArgs, describeArgFailures, isUnparsedArgs } from './arg-match.js';
 import { expectationsHash } from './arg-hash.js';
 import { checkExpectedCalls } from './expect-calls.js';
 import { detectJsonDump } from './json-dump.js';
@@ -311,12 +311,6 @@ interface CheckSink {
   notCheckable: (check: string, missing: string, expected?: unknown) => void;
 }
 
-/** Arguments the provider adapter could not parse (`{ _raw: text }`). */
-function isMalformedCall(args: Record<string, unknown> | undefined): args is { _raw: unknown } {
-  const keys = args ? Object.keys(args) : [];
-  return keys.length === 1 && keys[0] === '_raw';
-}
-
 function snippet(v: unknown): string {
   const text = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
@@ -363,7 +357,7 @@ function checkTerminal(
       if (!ok) fail('wrong_host', `expected host ${spec.host}, got ${terminal.host ?? 'no host'}`);
     }
   }
-  if (spec.args && isMalformedCall(terminal.args)) {
+  if (spec.args && isUnparsedArgs(terminal.args)) {
     // Not "arg X: missing": the model did send arguments, just not as JSON.
     judged('args', false, 'valid JSON arguments', 'malformed');
     fail('wrong_args', `malformed call: the arguments are not valid JSON (${snippet(terminal.args._raw)})`);
