@@ -85,15 +85,6 @@ function looksLikePath(t: string): boolean {
   return /[\\/]/.test(t) || /\.(toml|json)$/i.test(t);
 }
 
-/**
- * The toolset spec of a case: `--toolset` for every case; else `[toolset]` of runspec.toml for
- * decision cases (trajectory cases need the workspace tools); else runspec → builtin:fleet,
- * replio and turnstone → builtin:workspace.
- */
-export function toolsetSpecFor(c: Case, flag: string | undefined, env: Env, config: ConfigFile): string {
-  return toolsetSpecOf(toolsetSetting(flag, env, config), c);
-}
-
 /** Every run setting of these flags with its source (config/settings.ts). */
 export function runSettings(project: LoadedProject, flags: RunFlags): RunSettings {
   return resolveRunSettings({ flags: settingFlags(flags), env: project.env, file: project.config });
