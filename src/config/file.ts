@@ -5,6 +5,9 @@ import { ConfigError } from '../errors.js';
 import { REASONING_EFFORTS, TOOL_MODES } from '../core/vocabulary.js';
 import { loadStructuredFile } from '../core/structured-file.js';
 
+/** OTLP protocols we export with (OTEL_EXPORTER_OTLP_PROTOCOL, `[telemetry] protocol`). */
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
+
 /** `runspec.toml`: [llm], [toolset], [telemetry], [sync], [fixtures], [providers.NAME]. */
 export const ProviderProfileSchema = z
   .object({
@@ -54,7 +57,7 @@ export const ConfigFileSchema = z
       .object({
         enabled: z.boolean().optional(),
         endpoint: z.string().optional(),
-        protocol: z.enum(['http/protobuf', 'http/json', 'grpc']).optional(),
+        protocol: z.enum(OTLP_PROTOCOLS).optional(),
         capture_content: z.union([z.boolean(), z.literal('hashed')]).optional(),
         trace_url: z.string().optional(),
         eval_annotations: z.boolean().optional(),
