@@ -5,6 +5,7 @@ import type { OutputFormat } from '../report/formats.js';
 import type { ToolMode } from '../types/toolset.js';
 import { cwdPath, type AppContext } from './context.js';
 import { redactUrl } from '../core/redact.js';
+import type { ReasoningEffort } from '../core/vocabulary.js';
 
 /** Every option of `run` (and the commands built on it), as the CLI parses its flags. */
 export interface RunFlags {
@@ -17,7 +18,7 @@ export interface RunFlags {
   temperature?: number;
   maxTokens?: number;
   /** Sent on every model request, only when set. */
-  reasoningEffort?: 'low' | 'medium' | 'high';
+  reasoningEffort?: ReasoningEffort;
   /** turnstone `--context-window`: a trajectory that fills it stops as truncated. */
   contextWindow?: number;
   timeoutMs?: number;

@@ -85,15 +85,6 @@ function looksLikePath(t: string): boolean {
   return /[\\/]/.test(t) || /\.(toml|json)$/i.test(t);
 }
 
-/**
- * The toolset spec of a case: `--toolset` for every case; else `[toolset]` of runspec.toml for
- * decision cases (trajectory cases need the workspace tools); else runspec → builtin:fleet,
- * replio and turnstone → builtin:workspace.
- */
-export function toolsetSpecFor(c: Case, flag: string | undefined, env: Env, config: ConfigFile): string {
-  return toolsetSpecOf(toolsetSetting(flag, env, config), c);
-}
-
 /** Every run setting of these flags with its source (config/settings.ts). */
 export function runSettings(project: LoadedProject, flags: RunFlags): RunSettings {
   return resolveRunSettings({ flags: settingFlags(flags), env: project.env, file: project.config });
@@ -112,24 +103,33 @@ function settingFlags(flags: RunFlags): SettingFlags {
   return out;
 }
 
-/** Load each distinct toolset once. A toolset that does not load is bad input (exit 2). */
-export async function loadToolsets(ctx: Pick<AppContext, 'projectDir'>, project: LoadedProject, cases: Case[], flag: string | undefined): Promise<Map<string, Toolset>> {
+/** A loader that loads each toolset spec once. A toolset that does not load is bad input (exit 2). */
+export function toolsetLoader(ctx: Pick<AppContext, 'projectDir'>, env: Env): (spec: string) => Promise<Toolset> {
   const bySpec = new Map<string, Toolset>();
-  const byCase = new Map<string, Toolset>();
-  for (const c of cases) {
-    const own = ownToolsetOf(c, flag, project.env);
-    if (own) {
-      byCase.set(c.id, own);
-      continue;
-    }
-    const spec = toolsetSpecFor(c, flag, project.env, project.config);
+  return async (spec) => {
     let ts = bySpec.get(spec);
     if (!ts) {
-      ts = await loadToolset(spec, { projectDir: ctx.projectDir, env: project.env.raw });
+      ts = await loadToolset(spec, { projectDir: ctx.projectDir, env: env.raw });
       bySpec.set(spec, ts);
     }
-    byCase.set(c.id, ts);
-  }
+    return ts;
+  };
+}
+
+/**
+ * Each case's toolset by case id, loading each distinct toolset once (through `load`, which a caller
+ * may share to load more specs from the same cache). A toolset that does not load is bad input (exit 2).
+ */
+export async function loadToolsets(
+  ctx: Pick<AppContext, 'projectDir'>,
+  project: LoadedProject,
+  cases: Case[],
+  flag: string | undefined,
+  load: (spec: string) => Promise<Toolset> = toolsetLoader(ctx, project.env),
+): Promise<Map<string, Toolset>> {
+  const setting = toolsetSetting(flag, project.env, project.config);
+  const byCase = new Map<string, Toolset>();
+  for (const c of cases) byCase.set(c.id, ownToolsetOf(c, flag, project.env) ?? (await load(toolsetSpecOf(setting, c))));
   return byCase;
 }
 

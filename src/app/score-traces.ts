@@ -12,7 +12,6 @@ import { resolveRunSettings } from '../config/settings.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
 import { discoverFixtures, loadCasesFromPaths, mergeSuites } from '../fixtures/discover.js';
 import { selectCases } from '../fixtures/select.js';
-import { loadToolset } from '../toolset/load.js';
 import type { emitVerdictSpan } from '../telemetry/render.js';
 import type { postSpanAnnotations } from '../telemetry/phoenix.js';
 import type { annotationTls } from '../telemetry/telemetry.js';
@@ -24,9 +23,9 @@ import { scoreTraceFiles } from '../traces/pipeline.js';
 import type { ScoreSummary, TraceOutcome, TraceScorerOptions, TraceVerdictLine } from '../traces/score-traces.js';
 import type { TraceRule } from '../traces/rules.js';
 import type { Case } from '../types/case.js';
-import type { ToolMode, Toolset } from '../types/toolset.js';
+import type { ToolMode } from '../types/toolset.js';
 import type { AppContext } from './context.js';
-import { ownToolsetOf, toolsetSpecFor } from './run-suite.js';
+import { loadToolsets, toolsetLoader } from './run-suite.js';
 import { aggregateCase, type AggregateSubject } from '../scoring/samples.js';
 import { buildResultsDocument, type ResultsDocument, type ResultsInputs, type ResultsMeta } from '../report/results.js';
 import type { SampleOutcome, SampleTrace, SampleTraceStep, Verdict, VerdictCategory } from '../types/verdict.js';
@@ -84,25 +83,16 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   if (flags.suite?.length) cases = selectCases(cases, { suites: flags.suite });
   const rules = flags.rules ? loadRulesFile(resolve(ctx.cwd, flags.rules)) : [];
   const toolsetSpec = flags.toolset && !/^(builtin|mcp):/.test(flags.toolset) ? resolve(ctx.cwd, flags.toolset) : flags.toolset;
-  const cache = new Map<string, Toolset>();
-  const load = async (spec: string): Promise<Toolset> => {
-    let ts = cache.get(spec);
-    if (!ts) {
-      ts = await loadToolset(spec, { projectDir: ctx.projectDir, env: env.raw });
-      cache.set(spec, ts);
-    }
-    return ts;
-  };
+  const load = toolsetLoader(ctx, env);
   // Each case gets the toolset `run` would give it, so a live run and its traces score the same.
-  const byCase = new Map<Case, Toolset>();
-  for (const c of cases) byCase.set(c, ownToolsetOf(c, toolsetSpec, env) ?? (await load(toolsetSpecFor(c, toolsetSpec, env, config))));
+  const byId = await loadToolsets(ctx, { env, config }, cases, toolsetSpec, load);
   const ruleToolset = toolsetSpec ? await load(toolsetSpec) : undefined;
   if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; without it those rules are unscorable (the check cannot be judged)');
   // The same resolver as `run` (RUNSPEC_TOOL_MODE included); left unset, each trace's own tool mode
   // decides, else dedup.
   const resolved = resolveRunSettings({ flags: flags.toolMode ? { toolMode: flags.toolMode } : {}, env, file: config }).toolMode;
   const toolMode = resolved.source === 'default' ? undefined : resolved.value;
-  const scorer: TraceScorerOptions = { cases, rules, toolsetFor: (c) => byCase.get(c) };
+  const scorer: TraceScorerOptions = { cases, rules, toolsetFor: (c) => byId.get(c.id) };
   if (ruleToolset) scorer.toolset = ruleToolset;
   if (toolMode) scorer.toolMode = toolMode;
   if (flags.validateArgs) scorer.validateArgs = true;

@@ -2,8 +2,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { TOOL_MODES } from '../core/vocabulary.js';
+import { REASONING_EFFORTS, TOOL_MODES } from '../core/vocabulary.js';
 import { loadStructuredFile } from '../core/structured-file.js';
+
+/** OTLP protocols we export with (OTEL_EXPORTER_OTLP_PROTOCOL, `[telemetry] protocol`). */
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
 
 /** `runspec.toml`: [llm], [toolset], [telemetry], [sync], [fixtures], [providers.NAME]. */
 export const ProviderProfileSchema = z
@@ -15,7 +18,7 @@ export const ProviderProfileSchema = z
     script: z.string().optional(),
     temperature: z.number().optional(),
     max_tokens: z.number().int().positive().optional(),
-    reasoning_effort: z.enum(['low', 'medium', 'high']).optional(),
+    reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
     context_window: z.number().int().positive().optional(),
     timeout_ms: z.number().int().positive().optional(),
   })
@@ -31,7 +34,7 @@ export const ConfigFileSchema = z
         tool_mode: z.enum(TOOL_MODES).optional(),
         temperature: z.number().optional(),
         max_tokens: z.number().int().positive().optional(),
-        reasoning_effort: z.enum(['low', 'medium', 'high']).optional(),
+        reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
         context_window: z.number().int().positive().optional(),
         timeout_ms: z.number().int().positive().optional(),
         retries: z.number().int().min(0).optional(),
@@ -54,7 +57,7 @@ export const ConfigFileSchema = z
       .object({
         enabled: z.boolean().optional(),
         endpoint: z.string().optional(),
-        protocol: z.enum(['http/protobuf', 'http/json', 'grpc']).optional(),
+        protocol: z.enum(OTLP_PROTOCOLS).optional(),
         capture_content: z.union([z.boolean(), z.literal('hashed')]).optional(),
         trace_url: z.string().optional(),
         eval_annotations: z.boolean().optional(),

@@ -3,6 +3,7 @@ import { ConfigError } from '../errors.js';
 import { readEnv, type Env, type EnvSource } from './env.js';
 import type { ConfigFile } from './file.js';
 import { firstSet, type Source } from './setting.js';
+import type { ReasoningEffort } from '../core/vocabulary.js';
 
 // Provider presets and [providers.NAME] profiles → one plain ProviderSpec. The spec names the
 // environment variable of the key, never the key; providers/resolve.ts turns a spec into a Provider.
@@ -40,7 +41,7 @@ export interface ProviderSpec {
   script?: string;
   temperature?: number;
   maxTokens?: number;
-  reasoningEffort?: 'low' | 'medium' | 'high';
+  reasoningEffort?: ReasoningEffort;
   contextWindow?: number;
   timeoutMs?: number;
   retries?: number;

@@ -8,10 +8,10 @@ import { isAbsolute, join } from 'node:path';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { ConfigError } from '../errors.js';
 import type { Env } from './env.js';
-import type { ConfigFile } from './file.js';
+import { OTLP_PROTOCOLS, type ConfigFile } from './file.js';
 import { firstSet, type Source } from './setting.js';
 
-export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 export type OtlpCompression = 'gzip' | 'none';
 
 /** Where spans go: an OTLP/HTTP endpoint, or the embedded OTLP JSON lines file sink. */
@@ -354,7 +354,7 @@ function envProtocol(env: Env, warn: (m: string) => void): OtlpProtocol | undefi
   for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
     const v = env.get(name);
     if (v === undefined) continue;
-    if (v === 'http/protobuf' || v === 'http/json' || v === 'grpc') return v;
+    if ((OTLP_PROTOCOLS as readonly string[]).includes(v)) return v as OtlpProtocol;
     warn(`${name}: expected http/protobuf, http/json or grpc (got ${JSON.stringify(v)}); using http/protobuf`);
     return undefined;
   }

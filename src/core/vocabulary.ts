@@ -22,6 +22,10 @@ export const MATCH_MODES = ['exact', 'ordered_subset', 'subset', 'contains_any']
 /** What a tool does, for permissions and the workspace toolset. */
 export const TOOL_CATEGORIES = ['read', 'list', 'web', 'edit', 'bash', 'mcp'] as const satisfies readonly ToolCategory[];
 
+/** How hard a reasoning model thinks (`--reasoning-effort`, `reasoning_effort`): sent as is to the provider. */
+export const REASONING_EFFORTS = ['low', 'medium', 'high'] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
 /**
  * Every verdict category, in precedence order. Defined beside the `VerdictCategory` type in
  * types/verdict.ts (the type is derived from it); re-exported here with the other lists.

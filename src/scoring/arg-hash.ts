@@ -54,12 +54,18 @@ export function hashArguments(key: string, args: Record<string, unknown>): Recor
   return out;
 }
 
+let lastFingerprint: { key: string; fingerprint: string } | undefined;
+
 /**
  * A fingerprint of the key itself (HMAC of a fixed text, 16 hex), recorded beside the hashes so a re-score
  * with another key says so instead of reporting every argument as different.
  */
 export function keyFingerprint(key: string): string {
-  return createHmac('sha256', key).update('runspec-eval argument hash key check').digest('hex').slice(0, 16);
+  // One key per process in practice, and every hashed call is checked against it: keep the last one.
+  if (lastFingerprint?.key !== key) {
+    lastFingerprint = { key, fingerprint: createHmac('sha256', key).update('runspec-eval argument hash key check').digest('hex').slice(0, 16) };
+  }
+  return lastFingerprint.fingerprint;
 }
 
 /**

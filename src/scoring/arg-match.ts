@@ -17,6 +17,12 @@ export interface ArgMatch {
   reason?: string;
 }
 
+/** Arguments the provider adapter could not parse: `{ _raw: text }` (the turnstone `_raw` rule). */
+export function isUnparsedArgs(args: Record<string, unknown> | undefined): args is Record<string, unknown> & { _raw: unknown } {
+  const keys = args ? Object.keys(args) : [];
+  return keys.length === 1 && keys[0] === '_raw';
+}
+
 /** The text a regex is searched in: strings as they are, everything else as canonical JSON. */
 export function argText(value: unknown): string {
   if (typeof value === 'string') return value;

@@ -16,16 +16,11 @@ import type { ToolCall } from '../types/run.js';
 import { showValue } from '../core/canonical-json.js';
 import { valueText, valuesEqual } from '../core/equality.js';
 import { regexSearch } from '../core/regex.js';
-import { argText, matchArg } from './arg-match.js';
+import { argText, isUnparsedArgs, matchArg } from './arg-match.js';
 
 /** Calls past this many are ignored by the matchers (the engine caps a run far below it). */
 const MAX_CALLS = 10_000;
 
-
-function isRawOnly(args: Record<string, unknown>): boolean {
-  const keys = Object.keys(args);
-  return keys.length === 1 && keys[0] === '_raw';
-}
 
 /**
  * turnstone `_match_action`: the names are equal; every key of `args` has the same string value
@@ -41,7 +36,7 @@ export function matchAction(action: ExpectedAction, call: ToolCall): { ok: boole
   // Not checkable: the trace recorded the call but not its arguments (turnstone args compare as strings,
   // which hashed capture cannot reproduce, so hashes do not help here either).
   if (call.argumentsAbsent && expectsArgs) return { ok: false, unknown: true, reason: 'arguments not captured' };
-  if (isRawOnly(actual) && expectsArgs) return { ok: false, reason: 'arguments were not valid JSON' };
+  if (isUnparsedArgs(actual) && expectsArgs) return { ok: false, reason: 'arguments were not valid JSON' };
   for (const [key, expected] of Object.entries(args)) {
     const present = Object.hasOwn(actual, key) && actual[key] !== undefined;
     if (expected.kind === 'equals') {

@@ -3,7 +3,7 @@ import type { ArgExpectation, Case, ReplioVerifier } from '../types/case.js';
 import type { ReplioMetrics, VerdictCategory } from '../types/verdict.js';
 import type { Run, ToolCall } from '../types/run.js';
 import { canonicalJson } from '../core/canonical-json.js';
-import { argsMissingReason, checkArgs, describeArgFailures, matchArgs } from './arg-match.js';
+import { argsMissingReason, checkArgs, describeArgFailures, isUnparsedArgs, matchArgs } from './arg-match.js';
 import { totalTokens } from '../core/tokens.js';
 
 /** The records themselves (no copy) unless some call was dropped at the parallel cap. */
@@ -159,9 +159,4 @@ export function replioMetrics(c: Case, run: Run): ReplioMetrics {
     tokens: tokensOf(run),
     status: run.status,
   };
-}
-
-function isUnparsedArgs(args: Record<string, unknown> | undefined): boolean {
-  const keys = args ? Object.keys(args) : [];
-  return keys.length === 1 && keys[0] === '_raw';
 }

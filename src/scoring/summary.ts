@@ -61,79 +61,14 @@ function caseMeets(r: CaseResult, threshold: number | undefined): boolean {
   return scored > 0 && meetsThreshold(r.passRate, threshold);
 }
 
-function mean(values: readonly number[]): number {
-  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0;
-}
-
-function rollup(results: readonly CaseResult[], threshold: number | undefined): GroupRollup {
-  const scored = results.filter((r) => r.samples.some((s) => isJudged(s)));
-  const samples = results.flatMap((r) => r.samples.filter((s) => isJudged(s)));
-  return {
-    cases: results.length,
-    casesMeetingThreshold: results.filter((r) => caseMeets(r, threshold)).length,
-    avgPassRate: mean(scored.map((r) => r.passRate)),
-    scoredSamples: samples.length,
-    passedSamples: samples.filter((s) => s.status === 'scored' && s.verdict.pass).length,
-  };
-}
-
-function groupBy(results: readonly CaseResult[], keys: (r: CaseResult) => string[]): Map<string, CaseResult[]> {
-  const groups = new Map<string, CaseResult[]>();
-  for (const r of results) {
-    for (const key of new Set(keys(r))) {
-      const list = groups.get(key) ?? [];
-      list.push(r);
-      groups.set(key, list);
-    }
-  }
-  return new Map([...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-
 /**
  * Summarise a suite. `opts.threshold` re-judges every case against that threshold (as `report
  * --threshold` does over saved results); without it each case keeps its own verdict.
  */
 export function summarize(results: readonly CaseResult[], opts: { threshold?: number } = {}): SuiteSummary {
-  const outcomes = results.flatMap((r) => r.samples);
-  const all = outcomes.flatMap((s) => (s.status === 'scored' ? [s] : []));
-  const scored = all.filter((s) => isJudged(s));
-  const byCategory = Object.fromEntries(VERDICT_CATEGORIES.map((c) => [c, 0])) as Record<VerdictCategory, number>;
-  for (const s of all) byCategory[s.verdict.category]++;
-  const accuracies = scored.flatMap((s) => (s.verdict.replio?.accuracy != null ? [s.verdict.replio.accuracy] : []));
-  // Calls, errors and tokens of partial runs (a provider failed mid-run) happened: they count too.
-  const partials = outcomes.flatMap((s) => (s.status === 'errored' && s.partial ? [s] : []));
-  const metrics = [...scored.map((s) => s.verdict.replio), ...partials.map((s) => s.partial!.replio)];
-  const total = (pick: (m: NonNullable<(typeof scored)[number]['verdict']['replio']>) => number): number =>
-    metrics.reduce((sum, m) => sum + (m ? pick(m) : 0), 0);
-  const meeting = results.filter((r) => caseMeets(r, opts.threshold)).length;
-  const withScored = results.filter((r) => r.samples.some((s) => isJudged(s)));
-  const summary: SuiteSummary = {
-    cases: results.length,
-    samples: outcomes.length,
-    scoredSamples: scored.length,
-    passedSamples: scored.filter((s) => s.verdict.pass).length,
-    erroredSamples: outcomes.length - all.length,
-    unscorableSamples: all.length - scored.length,
-    casesMeetingThreshold: meeting,
-    casesBelowThreshold: withScored.filter((r) => !caseMeets(r, opts.threshold)).length,
-    errored: results.filter((r) => r.samples.some((s) => s.status === 'errored')).length,
-    avgPassRate: mean(withScored.map((r) => r.passRate)),
-    overallPassRate: scored.length ? scored.filter((s) => s.verdict.pass).length / scored.length : 0,
-    avgAccuracy: accuracies.length ? mean(accuracies) : null,
-    avgScore: scored.length ? mean(scored.map((s) => sampleScore(s.verdict))) : null,
-    calls: total((m) => m.calls),
-    redundant: total((m) => m.redundant),
-    errors: total((m) => m.errors),
-    // The sample's own token count covers runs scored without replio metrics too.
-    tokens: scored.reduce((sum, s) => sum + s.tokens, 0) + partials.reduce((sum, s) => sum + (s.tokens ?? 0), 0),
-    jsonDumps: scored.filter((s) => s.verdict.jsonDump).length,
-    byCategory,
-    byTag: Object.fromEntries([...groupBy(results, (r) => r.tags)].map(([k, v]) => [k, rollup(v, opts.threshold)])),
-    bySuite: Object.fromEntries([...groupBy(results, (r) => (r.suite ? [r.suite] : []))].map(([k, v]) => [k, rollup(v, opts.threshold)])),
-    allMeetThreshold: meeting === results.length,
-  };
-  if (opts.threshold !== undefined) summary.threshold = opts.threshold;
-  return summary;
+  const acc = createSummaryAccumulator(opts);
+  for (const r of results) acc.add(r);
+  return acc.summary();
 }
 
 /** A suite summary built one case at a time, so a run need not hold every case result. */
@@ -153,9 +88,8 @@ interface GroupSums {
 }
 
 /**
- * Fold case results into a {@link SuiteSummary} without keeping them: O(tags + suites) memory.
- * `test/scoring/summary-accumulator.test.ts` checks it against `summarize` on generated suites, so the
- * two cannot drift apart.
+ * Fold case results into a {@link SuiteSummary} without keeping them: O(tags + suites) memory. The one
+ * definition of the summary: {@link summarize} folds its whole list through it.
  */
 export function createSummaryAccumulator(opts: { threshold?: number } = {}): SummaryAccumulator {
   const byCategory = Object.fromEntries(VERDICT_CATEGORIES.map((c) => [c, 0])) as Record<VerdictCategory, number>;

@@ -37,7 +37,7 @@ import type { Autonomy, Case } from '../types/case.js';
 import type { CheckResult, Expected, Observed, Verdict, VerdictCategory } from '../types/verdict.js';
 import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
 import type { Run, ToolCallRecord } from '../types/run.js';
-import { argFailuresOf, argsMissingReason, checkArgs, describeArgFailures } from './arg-match.js';
+import { argFailuresOf, argsMissingReason, checkArgs, describeArgFailures, isUnparsedArgs } from './arg-match.js';
 import { expectationsHash } from './arg-hash.js';
 import { checkExpectedCalls } from './expect-calls.js';
 import { detectJsonDump } from './json-dump.js';
@@ -170,7 +170,7 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
         runnableCalls.some((r) => expectedToolMatches(name, r, opts.toolset)),
       );
       // A search-layout call without its arguments names no runnable: it may be a forbidden one.
-      const unnamed = runnableCalls.filter((r) => r.runnable === '' && records[resolvedAll.indexOf(r)]?.call.argumentsAbsent);
+      const unnamed = resolvedAll.filter((r, i) => !r.discovery && r.runnable === '' && records[i]?.call.argumentsAbsent);
       if (spec.forbidTools?.length) {
         if (forbidden.length || !unnamed.length) judged('forbid_tools', forbidden.length === 0, spec.forbidTools, forbidden.length ? forbidden : undefined);
         else notCheckable('forbid_tools', `the runnable of ${unnamed.length} call(s) is named in arguments that were not captured`, spec.forbidTools);
@@ -311,12 +311,6 @@ interface CheckSink {
   notCheckable: (check: string, missing: string, expected?: unknown) => void;
 }
 
-/** Arguments the provider adapter could not parse (`{ _raw: text }`). */
-function isMalformedCall(args: Record<string, unknown> | undefined): args is { _raw: unknown } {
-  const keys = args ? Object.keys(args) : [];
-  return keys.length === 1 && keys[0] === '_raw';
-}
-
 function snippet(v: unknown): string {
   const text = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
@@ -363,7 +357,7 @@ function checkTerminal(
       if (!ok) fail('wrong_host', `expected host ${spec.host}, got ${terminal.host ?? 'no host'}`);
     }
   }
-  if (spec.args && isMalformedCall(terminal.args)) {
+  if (spec.args && isUnparsedArgs(terminal.args)) {
     // Not "arg X: missing": the model did send arguments, just not as JSON.
     judged('args', false, 'valid JSON arguments', 'malformed');
     fail('wrong_args', `malformed call: the arguments are not valid JSON (${snippet(terminal.args._raw)})`);

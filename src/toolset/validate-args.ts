@@ -2,7 +2,7 @@ import type { ArgSpec, ResolvedCall, Runnable, Toolset } from '../types/toolset.
 import { tolerantEquals } from '../core/equality.js';
 import { argSetFor, commandPath, leafCommandPaths, walkCommand } from './lookup.js';
 import { didYouMean } from '../core/did-you-mean.js';
-import { isRecord as isPlainObject } from '../core/is-record.js';
+import { isRecord } from '../core/is-record.js';
 
 /** One preflight bounce, bucketed as verdict categories (docs/verdicts.md). */
 export interface ArgProblem {
@@ -71,9 +71,9 @@ export function coerceArgValue(spec: ArgSpec, value: unknown): CoerceResult {
       return Array.isArray(parsed) ? { ok: true, value: parsed } : fail('an array');
     }
     case 'object': {
-      if (isPlainObject(value)) return { ok: true, value };
+      if (isRecord(value)) return { ok: true, value };
       const parsed = typeof value === 'string' ? parseJson(value) : undefined;
-      return isPlainObject(parsed) ? { ok: true, value: parsed } : fail('an object');
+      return isRecord(parsed) ? { ok: true, value: parsed } : fail('an object');
     }
   }
 }

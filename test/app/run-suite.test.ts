@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { exitCodeOf, toolsetSpecFor, type ExecuteResult } from '../../src/app/run-suite.js';
+import { exitCodeOf, type ExecuteResult } from '../../src/app/run-suite.js';
+import { toolsetSetting, toolsetSpecOf } from '../../src/config/settings.js';
 import { mergeDocuments } from '../../src/report/results-docs.js';
 import { readEnv } from '../../src/config/env.js';
 import { buildResultsDocument, caseResultsFromDocument } from '../../src/report/results.js';
@@ -45,7 +46,7 @@ describe('toolset per case', () => {
     { name: 'runspec.toml mcp becomes an mcp: spec', c: mkCase('runspec', 'decision'), flag: undefined, config: { toolset: { mcp: 'node srv.js' } }, want: 'mcp:node srv.js' },
     { name: 'runspec.toml does not replace the workspace tools of trajectory cases', c: mkCase('replio', 'trajectory'), flag: undefined, config: { toolset: { file: 'f.toml' } }, want: 'builtin:workspace' },
   ])('$name', ({ c, flag, config, want }) => {
-    expect(toolsetSpecFor(c, flag, env, config)).toBe(want);
+    expect(toolsetSpecOf(toolsetSetting(flag, env, config), c)).toBe(want);
   });
 });
 

@@ -24,6 +24,16 @@ describe('not checkable', () => {
     ]);
   });
 
+  it('cannot check forbid_tools when a search-layout call names its runnable in arguments not captured', () => {
+    const noRestart = makeCase({ runspec: { forbidTools: ['restart-service'] } });
+    const hidden = makeRun({ calls: [{ name: 'search_runnables', arguments: { query: 'restart' } }, { name: 'run_runnable', absent: true }], terminal: true, toolMode: 'search' });
+    const v = scoreRun(noRestart, hidden, { toolset: fleet });
+    expect(v.category).toBe('unscorable');
+    expect(v.checks).toContainEqual({ check: 'forbid_tools', judged: false, expected: ['restart-service'], missing: 'the runnable of 1 call(s) is named in arguments that were not captured' });
+    const shown = makeRun({ calls: [{ name: 'run_runnable', arguments: { id: 'restart-service' } }], terminal: true, toolMode: 'search' });
+    expect(scoreRun(noRestart, shown, { toolset: fleet }).category).toBe('forbidden_tool');
+  });
+
   it('passes a tool-only case on a call without arguments (nothing needed is missing)', () => {
     const v = scoreRun(makeCase({ runspec: { tool: ['restart-service'] } }), decide([{ name: 'restart-service', absent: true }]), { toolset: fleet });
     expect(v.category).toBe('pass');

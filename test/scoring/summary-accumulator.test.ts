@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSummaryAccumulator, summarize } from '../../src/scoring/summary.js';
+import { isJudged, meetsThreshold } from '../../src/scoring/samples.js';
 import { VERDICT_CATEGORIES, type CaseResult, type SampleOutcome, type Verdict } from '../../src/types/index.js';
 
-// The run folds case results into the summary one at a time (it keeps none of them); summarize takes
-// them all at once. They are two codings of one definition: any difference is a bug in one of them.
+// The run folds case results into the summary one at a time (it keeps none of them); summarize folds a
+// whole list the same way. Checked against counts written out here, on generated suites.
 const outcome = (sample: number): fc.Arbitrary<SampleOutcome> =>
   fc.oneof(
     fc
@@ -64,13 +65,44 @@ const caseResult = (i: number): fc.Arbitrary<CaseResult> =>
 
 const suite = fc.nat(12).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => caseResult(i))));
 
+/** The counts a summary must show, written out over the whole list. */
+function counted(results: CaseResult[], threshold: number | undefined) {
+  const samples = results.flatMap((r) => r.samples);
+  const scored = samples.flatMap((s) => (s.status === 'scored' ? [s] : []));
+  const judged = scored.filter((s) => isJudged(s));
+  const meets = (r: CaseResult): boolean =>
+    threshold === undefined ? r.meetsThreshold : r.samples.some((s) => isJudged(s)) && meetsThreshold(r.passRate, threshold);
+  const byTag: Record<string, number> = {};
+  for (const r of results) for (const t of new Set(r.tags)) byTag[t] = (byTag[t] ?? 0) + 1;
+  return {
+    cases: results.length,
+    samples: samples.length,
+    scoredSamples: judged.length,
+    passedSamples: judged.filter((s) => s.verdict.pass).length,
+    erroredSamples: samples.length - scored.length,
+    unscorableSamples: scored.length - judged.length,
+    casesMeetingThreshold: results.filter(meets).length,
+    errored: results.filter((r) => r.samples.some((s) => s.status === 'errored')).length,
+    tokens: judged.reduce((n, s) => n + s.tokens, 0) + samples.reduce((n, s) => n + (s.status === 'errored' && s.partial ? (s.tokens ?? 0) : 0), 0),
+    jsonDumps: judged.filter((s) => s.verdict.jsonDump).length,
+    byCategory: Object.fromEntries(VERDICT_CATEGORIES.map((c) => [c, scored.filter((s) => s.verdict.category === c).length])),
+    byTagCases: byTag,
+  };
+}
+
 describe('summary accumulator', () => {
-  it.each([{ name: 'each case its own threshold', threshold: undefined }, { name: 're-judged at 0.6', threshold: 0.6 }])('equals summarize over the same cases ($name)', ({ threshold }) => {
+  it.each([{ name: 'each case its own threshold', threshold: undefined }, { name: 're-judged at 0.6', threshold: 0.6 }])('counts what the cases hold, one at a time as summarize does ($name)', ({ threshold }) => {
     fc.assert(
       fc.property(suite, (results) => {
-        const acc = createSummaryAccumulator(threshold === undefined ? {} : { threshold });
+        const opts = threshold === undefined ? {} : { threshold };
+        const acc = createSummaryAccumulator(opts);
         for (const r of results) acc.add(r);
-        expect(acc.summary()).toEqual(summarize(results, threshold === undefined ? {} : { threshold }));
+        const got = acc.summary();
+        const { byTagCases, ...want } = counted(results, threshold);
+        expect(got).toMatchObject(want);
+        expect(Object.fromEntries(Object.entries(got.byTag).map(([k, g]) => [k, g.cases]))).toEqual(byTagCases);
+        expect(Object.keys(got.byTag)).toEqual(Object.keys(byTagCases).sort());
+        expect(summarize(results, opts)).toEqual(got);
       }),
       { numRuns: 200 },
     );
