@@ -393,11 +393,16 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
   const lastText = [...modelCalls].reverse().find((m) => m.response?.text !== undefined)?.response?.text;
   if (lastText !== undefined) run.finalText = lastText;
 
+  let rootAttributes: Record<string, unknown> | undefined;
   const info: TraceInfo = {
     traceId: trace.traceId,
     rootSpanId: root.spanId,
     rootName: root.name,
-    rootAttributes: { ...root.resource, ...ra },
+    // Merged only when a case or rule asks for it (most scorings never do): spreading every root's
+    // attributes cost more than reading them.
+    get rootAttributes() {
+      return (rootAttributes ??= { ...root.resource, ...ra });
+    },
     spanAttributes: spans.map((s) => s.attributes),
     producers: [...producers].sort(),
     llmSpanIds: llmSpans.map((s) => s.spanId),

@@ -133,14 +133,16 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
       const rebuilt = calls.filter((c) => c.reconstructed).length;
       // The verdict says when it judged calls split back out of one garbled call.
       const note = rebuilt ? ` (${rebuilt} tool calls reconstructed from one merged call: the producer concatenated parallel calls)` : '';
-      const base = (): TraceVerdictLine => {
+      // Lines are built key by key in the order JSON output shows them (base fields, then case or rule,
+      // then checks and suite): spreading a base line and overriding its fields cost more than the rule.
+      const base = (category: VerdictCategory | null, pass: boolean | null, reason: string): TraceVerdictLine => {
         const line: TraceVerdictLine = {
           traceId: info.traceId,
           rootSpanId: info.rootSpanId,
           sample: run.sample,
-          category: null,
-          pass: null,
-          reason: '',
+          category,
+          pass,
+          reason,
           mode: run.mode,
           producers: info.producers,
           calls,
@@ -166,7 +168,8 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         if (recorded.autonomy) scoreOpts.recordedAutonomy = recorded.autonomy;
         const verdict = scoreRun(c, { ...run, caseId: c.id }, scoreOpts);
         verdict.reason += note;
-        const line: TraceVerdictLine = { ...base(), case: c.id, category: verdict.category, pass: passOf(verdict), reason: verdict.reason };
+        const line = base(verdict.category, passOf(verdict), verdict.reason);
+        line.case = c.id;
         if (verdict.checks) line.checks = verdict.checks;
         if (c.suite !== undefined) line.suite = c.suite;
         lines.push(line);
@@ -180,7 +183,8 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         if (mode) ctx.toolMode = mode;
         const verdict = applyRule(rule, run, ctx);
         verdict.reason += note;
-        const line: TraceVerdictLine = { ...base(), rule: rule.name, category: verdict.category, pass: passOf(verdict), reason: verdict.reason };
+        const line = base(verdict.category, passOf(verdict), verdict.reason);
+        line.rule = rule.name;
         if (verdict.checks) line.checks = verdict.checks;
         lines.push(line);
         verdicts.push({ verdict, rule: rule.name });
@@ -200,10 +204,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         }
       }
       if (lines.length === 0) {
-        lines.push({
-          ...base(),
-          reason: cases.length || rules.length ? 'no case or rule matched this trace' : `extracted ${calls.length} tool calls (no cases or rules given)`,
-        });
+        lines.push(base(null, null, cases.length || rules.length ? 'no case or rule matched this trace' : `extracted ${calls.length} tool calls (no cases or rules given)`));
       }
       const outcome: TraceOutcome = { kind: 'scored', traceId: info.traceId, info, lines, verdicts };
       if (trace.reopened) outcome.supersedes = true;

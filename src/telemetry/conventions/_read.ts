@@ -71,21 +71,24 @@ export function subtree(attrs: Record<string, unknown>, prefix: string): unknown
   const root: Record<string, unknown> = {};
   let found = false;
   const p = prefix + '.';
-  for (const [key, value] of Object.entries(attrs)) {
+  for (const key in attrs) {
     if (!key.startsWith(p)) continue;
+    const value = attrs[key];
     found = true;
-    const segs = key.slice(p.length).split('.');
+    // Walk the dotted segments after the prefix without splitting the key into an array.
     let node = root;
-    for (let i = 0; i < segs.length - 1; i++) {
-      const s = segs[i]!;
+    let from = p.length;
+    for (let dot = key.indexOf('.', from); dot !== -1; dot = key.indexOf('.', from)) {
+      const s = key.slice(from, dot);
       let next = node[s];
       if (!isRecord(next)) {
         next = next === undefined ? {} : { '': next };
         node[s] = next;
       }
       node = next as Record<string, unknown>;
+      from = dot + 1;
     }
-    const last = segs[segs.length - 1]!;
+    const last = key.slice(from);
     if (isRecord(node[last])) (node[last] as Record<string, unknown>)[''] = value;
     else node[last] = value;
   }
@@ -127,11 +130,11 @@ export function getPath(node: unknown, dotted: string): unknown {
     const v = node[dotted];
     return isRecord(v) && '' in v ? v[''] : v;
   }
-  const segs = dotted.split('.');
-  for (let i = 1; i < segs.length; i++) {
-    const head = segs.slice(0, i).join('.');
+  // Each dotted prefix (`a`, `a.b`, ...) that is a key, tried shortest first, with the rest of the path below it.
+  for (let dot = dotted.indexOf('.'); dot !== -1; dot = dotted.indexOf('.', dot + 1)) {
+    const head = dotted.slice(0, dot);
     if (head in node) {
-      const found = getPath(node[head], segs.slice(i).join('.'));
+      const found = getPath(node[head], dotted.slice(dot + 1));
       if (found !== undefined) return found;
     }
   }
