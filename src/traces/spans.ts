@@ -80,6 +80,7 @@ function nanosToMs(v: unknown): number | undefined {
  */
 export function normaliseId(v: unknown, bytes: 8 | 16): string | undefined {
   if (typeof v !== 'string') return undefined;
+  if (v.length === bytes * 2 && isLowerHex(v)) return isAllZero(v) ? undefined : v;
   const s = v.trim();
   if (s.length === bytes * 2 && /^[0-9a-fA-F]+$/.test(s)) return /^0+$/.test(s) ? undefined : s.toLowerCase();
   if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(s)) {
@@ -90,6 +91,20 @@ export function normaliseId(v: unknown, bytes: 8 | 16): string | undefined {
     }
   }
   return undefined;
+}
+
+/** Lowercase hex digits only (what conforming writers send): such an id is used as it is. */
+function isLowerHex(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
+}
+
+function isAllZero(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) !== 48) return false;
+  return true;
 }
 
 /** AnyValue → plain JS value (kvlist → object, array → array, int64 → number, bytes → base64 string). */
@@ -154,6 +169,13 @@ function asArray(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
 
+const NO_OBJECTS: ReadonlyArray<Record<string, unknown>> = Object.freeze([]);
+
+/** The objects of a list (most spans have no events or links: nothing is allocated for them). */
+function objectsOf(v: unknown): ReadonlyArray<Record<string, unknown>> {
+  return Array.isArray(v) && v.length > 0 ? v.filter(isObject) : NO_OBJECTS;
+}
+
 /** The spans of one ExportTraceServiceRequest, plus a problem per span that had to be skipped. */
 export function spansFromRequest(req: unknown, place: string): { spans: SpanRecord[]; problems: InputProblem[] } {
   const spans: SpanRecord[] = [];
@@ -197,12 +219,12 @@ function toSpanRecord(raw: unknown, resource: Record<string, unknown>, scopeName
     kind: kindOf(raw.kind),
     startTimeMs,
     attributes: attributesToPlain(raw.attributes),
-    events: asArray(raw.events).filter(isObject).map((e) => ({
+    events: objectsOf(raw.events).map((e) => ({
       name: typeof e.name === 'string' ? e.name : '',
       timeMs: nanosToMs(e.timeUnixNano) ?? startTimeMs,
       attributes: attributesToPlain(e.attributes),
     })),
-    links: asArray(raw.links).filter(isObject).flatMap((l) => {
+    links: objectsOf(raw.links).flatMap((l) => {
       const t = normaliseId(l.traceId, 16);
       const s = normaliseId(l.spanId, 8);
       return t && s ? [{ traceId: t, spanId: s }] : [];

@@ -45,6 +45,36 @@ export function intOption(name: string, min: number): (v: string) => number {
   };
 }
 
+/**
+ * Verdict lines written in batches: one write per ~64 KiB, or per turn of the event loop (so a slow
+ * stream still sees its lines promptly); a write per line cost more than formatting the lines.
+ * `flush` writes what is pending (call it before closing the output).
+ */
+export function createLineBatcher(write: (text: string) => void): { add(line: string): void; flush(): void } {
+  let batch: string[] = [];
+  let chars = 0;
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (batch.length === 0) return;
+    const text = batch.join('\n');
+    batch = [];
+    chars = 0;
+    write(text);
+  };
+  return {
+    add(line) {
+      batch.push(line);
+      chars += line.length + 1;
+      if (chars >= 65536) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    flush,
+  };
+}
 
 interface ScoreFlags extends TraceScoringFlags {
   output: ScoreOutputFormat;
@@ -76,28 +106,7 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
     if (file) file.write(text + '\n');
     else ctx.out(text);
   };
-  // Verdict lines go out in batches (one write per ~64 KiB, or per turn of the event loop, so a slow stream
-  // still sees its lines promptly): a write per line cost more than formatting them.
-  let batch: string[] = [];
-  let batchChars = 0;
-  let scheduled = false;
-  const flushBatch = (): void => {
-    scheduled = false;
-    if (batch.length === 0) return;
-    const text = batch.join('\n');
-    batch = [];
-    batchChars = 0;
-    write(text);
-  };
-  const writeLine = (text: string): void => {
-    batch.push(text);
-    batchChars += text.length + 1;
-    if (batchChars >= 65536) flushBatch();
-    else if (!scheduled) {
-      scheduled = true;
-      setImmediate(flushBatch);
-    }
-  };
+  const lines = createLineBatcher(write);
   const { shard: _spec, failOnUnscorable, results: resultsFile, ...scoring } = flags;
   const { scoreExitCode, scoreTraces } = await import('../../app/score-traces.js');
   // The scorer's live heap is bounded (--max-open-bytes), but it allocates fast, and V8 then lets the heap
@@ -112,8 +121,8 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
     // renderers of `report` (a superseding judgement replaces the earlier one there; the stream shows both,
     // the later lines marked `supersedes`).
     ...(resultsFile || !streaming ? { results: true } : {}),
-    ...(streaming ? { onLine: (l) => writeLine(verdictLineJson(l)) } : {}),
-  }).finally(flushBatch);
+    ...(streaming ? { onLine: (l) => lines.add(verdictLineJson(l)) } : {}),
+  }).finally(lines.flush);
   if (streaming) ctx.err(renderSummaryTable(summary));
   else if (document && flags.output !== 'jsonl') write(await renderDocument(document, flags.output));
   for (const f of summary.badFiles) ctx.err(`error: ${f}: nothing readable (expected OTLP JSON, JSON lines or length-prefixed protobuf)`);

@@ -9,7 +9,7 @@ import { RunspecError, UsageError } from '../../errors.js';
 import { renderSummaryTable, verdictLineJson } from '../../traces/format.js';
 import type { createGrpcReceiver } from '../../traces/grpc-receiver.js';
 import type { TraceScoringFlags } from '../../app/score-traces.js';
-import { addTraceScoringOptions, intOption as int } from './score.js';
+import { addTraceScoringOptions, createLineBatcher, intOption as int } from './score.js';
 
 interface ServeFlags extends TraceScoringFlags {
   host: string;
@@ -56,13 +56,14 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
     if (file) file.write(line + '\n');
     else ctx.out(line);
   };
+  const lines = createLineBatcher(write);
   const pipeline = createTracePipeline({
     ...setup.scorer,
     assembler: { quiet: flags.quietMs, maxOpenTraces: flags.maxTraces },
     onOutcome: (o) => {
       setup.sinks.add(o);
       collector?.add(o);
-      if (o.kind === 'scored') for (const l of o.lines) write(verdictLineJson(setup.decorate(l)));
+      if (o.kind === 'scored') for (const l of o.lines) lines.add(verdictLineJson(setup.decorate(l)));
       else if (ctx.debug) ctx.err(`trace ${o.traceId}: not interpretable (${o.reason})`);
     },
   });
@@ -131,6 +132,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   await grpcReceiver?.close();
   await receiver.close();
   await setup.sinks.close();
+  lines.flush();
   if (file) await new Promise<void>((r) => file!.end(() => r()));
   ctx.err(renderSummaryTable(pipeline.summary()));
   if (collector && flags.results) {

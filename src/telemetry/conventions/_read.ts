@@ -71,24 +71,24 @@ export function subtree(attrs: Record<string, unknown>, prefix: string): unknown
   const root: Record<string, unknown> = {};
   let found = false;
   const p = prefix + '.';
+  const prefixSegments = p.split('.').length - 1;
   for (const key in attrs) {
     if (!key.startsWith(p)) continue;
     const value = attrs[key];
     found = true;
-    // Walk the dotted segments after the prefix without splitting the key into an array.
+    // The key's segments after the prefix's (`p` ends with a dot, so it has as many segments as dots).
+    const segs = keySegments(key);
     let node = root;
-    let from = p.length;
-    for (let dot = key.indexOf('.', from); dot !== -1; dot = key.indexOf('.', from)) {
-      const s = key.slice(from, dot);
+    for (let i = prefixSegments; i < segs.length - 1; i++) {
+      const s = segs[i]!;
       let next = node[s];
       if (!isRecord(next)) {
         next = next === undefined ? {} : { '': next };
         node[s] = next;
       }
       node = next as Record<string, unknown>;
-      from = dot + 1;
     }
-    const last = key.slice(from);
+    const last = segs[segs.length - 1]!;
     if (isRecord(node[last])) (node[last] as Record<string, unknown>)[''] = value;
     else node[last] = value;
   }
@@ -123,6 +123,34 @@ export function indexed(node: unknown): unknown[] {
     .map((k) => node[k]);
 }
 
+// Readers ask for the same few dotted paths (convention constants) and see the same attribute keys over and
+// over: their splits are kept (bounded), so each lookup uses the same strings instead of fresh slices.
+const MAX_CACHED_SPLITS = 4096;
+const splitsOfPath = new Map<string, ReadonlyArray<readonly [string, string]>>();
+const segmentsOfKey = new Map<string, readonly string[]>();
+
+function pathSplits(dotted: string): ReadonlyArray<readonly [string, string]> {
+  let splits = splitsOfPath.get(dotted);
+  if (splits === undefined) {
+    const out: Array<readonly [string, string]> = [];
+    for (let dot = dotted.indexOf('.'); dot !== -1; dot = dotted.indexOf('.', dot + 1)) out.push([dotted.slice(0, dot), dotted.slice(dot + 1)]);
+    if (splitsOfPath.size >= MAX_CACHED_SPLITS) splitsOfPath.clear();
+    splitsOfPath.set(dotted, (splits = out));
+  }
+  return splits;
+}
+
+/** The dot-separated segments of an attribute key. */
+function keySegments(key: string): readonly string[] {
+  let segs = segmentsOfKey.get(key);
+  if (segs === undefined) {
+    segs = key.split('.');
+    if (segmentsOfKey.size >= MAX_CACHED_SPLITS) segmentsOfKey.clear();
+    segmentsOfKey.set(key, segs);
+  }
+  return segs;
+}
+
 /** Walk a dotted path through nested objects (and objects whose keys still contain dots). */
 export function getPath(node: unknown, dotted: string): unknown {
   if (!isRecord(node)) return undefined;
@@ -131,10 +159,9 @@ export function getPath(node: unknown, dotted: string): unknown {
     return isRecord(v) && '' in v ? v[''] : v;
   }
   // Each dotted prefix (`a`, `a.b`, ...) that is a key, tried shortest first, with the rest of the path below it.
-  for (let dot = dotted.indexOf('.'); dot !== -1; dot = dotted.indexOf('.', dot + 1)) {
-    const head = dotted.slice(0, dot);
+  for (const [head, rest] of pathSplits(dotted)) {
     if (head in node) {
-      const found = getPath(node[head], dotted.slice(dot + 1));
+      const found = getPath(node[head], rest);
       if (found !== undefined) return found;
     }
   }
