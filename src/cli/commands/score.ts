@@ -122,7 +122,7 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
     // the later lines marked `supersedes`).
     ...(resultsFile || !streaming ? { results: true } : {}),
     ...(streaming ? { onLine: (l) => lines.add(verdictLineJson(l)) } : {}),
-  }).finally(lines.flush);
+  }).finally(() => lines.flush());
   if (streaming) ctx.err(renderSummaryTable(summary));
   else if (document && flags.output !== 'jsonl') write(await renderDocument(document, flags.output));
   for (const f of summary.badFiles) ctx.err(`error: ${f}: nothing readable (expected OTLP JSON, JSON lines or length-prefixed protobuf)`);
