@@ -44,6 +44,7 @@ import { readVercelInput, readVercelOutput, readVercelToolSpan } from './produce
 import { readChoiceEvents, readEventInput, readToolMessageLogs } from './producers/gen-ai-events.js';
 import { isRunspecTrace, readRunspecCase, wasDropped, wasExecuted } from '../telemetry/conventions/runspec.js';
 import { withTotal } from '../core/tokens.js';
+import { byCodeUnits, sortSmall } from './_sort.js';
 
 /** What the normaliser learned about a trace besides the Run (for matching, annotations and output). */
 export interface TraceInfo {
@@ -274,17 +275,21 @@ export function normaliseTrace(trace: AssembledTrace, options: NormaliseOptions 
 
 /** A span that is its own parent, or a loop of parents: the trace has no root to read from. */
 function parentCycle(spans: readonly SpanRecord[]): string | undefined {
-  const parentOf = new Map(spans.map((s) => [s.spanId, s.parentSpanId]));
+  const parentOf = new Map<string, string | undefined>();
+  for (const s of spans) parentOf.set(s.spanId, s.parentSpanId);
   for (const s of spans) if (s.parentSpanId === s.spanId) return `span ${s.spanId} is its own parent`;
   const clean = new Set<string>();
+  // One path buffer for every walk; a set of its ids only for a deep one (a search is cheaper when short).
+  const path: string[] = [];
   for (const s of spans) {
-    const path: string[] = [];
-    const onPath = new Set<string>();
+    path.length = 0;
+    let onPath: Set<string> | undefined;
     let id: string | undefined = s.spanId;
     while (id !== undefined && parentOf.has(id) && !clean.has(id)) {
-      if (onPath.has(id)) return `parent cycle: ${[...path.slice(path.indexOf(id)), id].join(' → ')}`;
-      onPath.add(id);
+      if (onPath ? onPath.has(id) : path.includes(id)) return `parent cycle: ${[...path.slice(path.indexOf(id)), id].join(' → ')}`;
       path.push(id);
+      if (onPath) onPath.add(id);
+      else if (path.length > 8) onPath = new Set(path);
       id = parentOf.get(id);
     }
     for (const p of path) clean.add(p);
@@ -294,14 +299,15 @@ function parentCycle(spans: readonly SpanRecord[]): string | undefined {
 
 function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): NormaliseResult {
   const isDiscovery = options.isDiscovery ?? ((n: string) => DEFAULT_DISCOVERY.has(n));
-  const spans = [...trace.spans].sort(byStart);
+  const spans = sortSmall([...trace.spans], byStart);
   if (spans.length === 0) {
     return { ok: false, traceId: trace.traceId, reason: trace.logs.length ? 'only log records, no spans' : 'no spans' };
   }
-  const ids = new Set(spans.map((s) => s.spanId));
   const cycle = parentCycle(spans);
   if (cycle) return { ok: false, traceId: trace.traceId, reason: cycle };
-  const root = spans.find((s) => s.parentSpanId === undefined) ?? spans.find((s) => !ids.has(s.parentSpanId!))!;
+  const root =
+    spans.find((s) => s.parentSpanId === undefined) ??
+    ((ids) => spans.find((s) => !ids.has(s.parentSpanId!))!)(new Set(spans.map((s) => s.spanId)));
   const producers = new Set<string>();
   const logs = trace.logs;
 
@@ -404,7 +410,7 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
       return (rootAttributes ??= { ...root.resource, ...ra });
     },
     spanAttributes: spans.map((s) => s.attributes),
-    producers: [...producers].sort(),
+    producers: [],
     llmSpanIds: llmSpans.map((s) => s.spanId),
     toolSpanIds: toolSpans.map((s) => s.spanId),
     callSpanIds,
@@ -415,7 +421,7 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
   const first = firstUserMessage(inputs, root);
   if (first !== undefined) info.firstUserMessage = first;
   if (logs.length) producers.add('gen_ai_events');
-  info.producers = [...producers].sort();
+  info.producers = sortSmall([...producers], byCodeUnits);
   return { ok: true, run, info };
 }
 
@@ -503,9 +509,12 @@ function joinCalls(input: {
   for (const e of executed) {
     let match = e.id ? byId.get(e.id) : undefined;
     if (match?.matchedTool) match = undefined;
-    const canon = canonicalJson(e.arguments);
-    match ??= pending.find((p) => !p.matchedTool && (!e.id || !p.rec.call.id) && p.rec.call.name === e.name && canonicalJson(p.rec.call.arguments) === canon);
-    match ??= pending.find((p) => !p.matchedTool && (!e.id || !p.rec.call.id) && p.rec.call.name === e.name && (!e.hasArguments || Object.keys(p.rec.call.arguments).length === 0));
+    if (!match) {
+      // Canonical arguments only when the call id did not join it (most producers record ids).
+      const canon = canonicalJson(e.arguments);
+      match = pending.find((p) => !p.matchedTool && (!e.id || !p.rec.call.id) && p.rec.call.name === e.name && canonicalJson(p.rec.call.arguments) === canon);
+      match ??= pending.find((p) => !p.matchedTool && (!e.id || !p.rec.call.id) && p.rec.call.name === e.name && (!e.hasArguments || Object.keys(p.rec.call.arguments).length === 0));
+    }
     if (match) {
       match.matchedTool = true;
       const r = match.rec;
@@ -595,7 +604,7 @@ function joinCalls(input: {
 
   // A call the model only requested (no tool span, no result in a later history) is not known to have run.
   for (const p of pending) if (!p.matchedTool && p.rec.result === undefined) p.rec.executed = false;
-  pending.sort((x, y) => x.sortTimeMs - y.sortTimeMs || x.seq - y.seq);
+  sortSmall(pending, (x, y) => x.sortTimeMs - y.sortTimeMs || x.seq - y.seq);
   const toolCalls = pending.map((p) => p.rec);
   pending.forEach((p, i) => {
     if (p.spanId) callSpanIds[p.rec.call.id || `#${i}`] = p.spanId;

@@ -183,10 +183,14 @@ async function* readJsonText(source: AsyncIterable<Uint8Array>, name: string, hi
   const decoder = new TextDecoder('utf-8');
   let mode: 'undecided' | 'lines' | 'documents' = 'undecided';
   let line = 1;
-  // lines mode
-  let parts: string[] = [];
+  // lines mode: lines are cut from the raw bytes (a newline byte never sits inside a UTF-8 sequence) and
+  // each is decoded once; only a line spread over chunks is joined, as bytes, off the JS heap.
+  const lineDecoder = new TextDecoder('utf-8');
+  let parts: Uint8Array[] = [];
   let partsLen = 0;
   let skipping = false;
+  // undecided: the raw chunks, replayed as bytes once the input turns out to be JSON lines
+  let rawUndecided: Uint8Array[] = [];
   // documents mode
   let depth = 0;
   let inString = false;
@@ -250,26 +254,32 @@ async function* readJsonText(source: AsyncIterable<Uint8Array>, name: string, hi
     if (!isLast) line++;
   };
 
-  const feedLines = function* (text: string): Generator<TraceInputItem> {
+  const decodeLine = (bytes: Uint8Array): string => lineDecoder.decode(bytes);
+
+  const feedLines = function* (chunk: Uint8Array): Generator<TraceInputItem> {
     let start = 0;
     for (;;) {
-      const nl = text.indexOf('\n', start);
+      const nl = chunk.indexOf(10, start);
       if (nl === -1) break;
-      const piece = text.slice(start, nl);
       if (skipping) {
         skipping = false;
         line++;
       } else {
-        // A line inside one chunk is used as it is; only a line spread over chunks is joined.
-        const whole = parts.length === 0 ? piece : (parts.push(piece), parts.join(''));
+        // A line inside one chunk is decoded as it is; only a line spread over chunks is joined first.
+        let whole: string;
+        if (parts.length === 0) whole = decodeLine(chunk.subarray(start, nl));
+        else {
+          parts.push(chunk.subarray(start, nl));
+          whole = decodeLine(Buffer.concat(parts, partsLen + nl - start));
+        }
         parts = [];
         partsLen = 0;
         yield* flushLine(whole, false);
       }
       start = nl + 1;
     }
-    if (start < text.length && !skipping) {
-      const piece = text.slice(start);
+    if (start < chunk.length && !skipping) {
+      const piece = chunk.subarray(start);
       partsLen += piece.length;
       if (partsLen > maxRecordBytes) {
         yield { kind: 'problem', problem: { place: `${name}:${line}`, reason: `line over ${maxRecordBytes} bytes; skipped` } };
@@ -282,8 +292,13 @@ async function* readJsonText(source: AsyncIterable<Uint8Array>, name: string, hi
 
   try {
     for await (const chunk of source) {
+      if (mode === 'lines') {
+        yield* feedLines(chunk);
+        continue;
+      }
       const text = decoder.decode(chunk, { stream: true });
       if (mode === 'undecided') {
+        rawUndecided.push(chunk);
         // Search only the new text for the first newline: rescanning the whole buffer would be quadratic.
         const nlInText = text.indexOf('\n');
         const nl = nlInText === -1 ? -1 : pendingUndecided.length + nlInText;
@@ -304,11 +319,18 @@ async function* readJsonText(source: AsyncIterable<Uint8Array>, name: string, hi
         }
         mode = wholeLine ? 'lines' : 'documents';
         const buffered = pendingUndecided;
+        const raw = rawUndecided;
         pendingUndecided = '';
-        yield* mode === 'lines' ? feedLines(buffered) : feedDocuments(buffered);
+        rawUndecided = [];
+        if (mode === 'lines') for (const c of raw) yield* feedLines(c);
+        else yield* feedDocuments(buffered);
         continue;
       }
-      yield* mode === 'lines' ? feedLines(text) : feedDocuments(text);
+      yield* feedDocuments(text);
+    }
+    if (mode === 'lines') {
+      if (!skipping && parts.length > 0) yield* flushLine(decodeLine(Buffer.concat(parts, partsLen)), true);
+      return;
     }
     const tail = decoder.decode();
     if (mode === 'undecided') {
@@ -316,13 +338,8 @@ async function* readJsonText(source: AsyncIterable<Uint8Array>, name: string, hi
       if (all.trim() !== '') yield* parseJsonRecord(all.trim(), `${name}:1`, hintLogs);
       return;
     }
-    if (mode === 'lines') {
-      if (tail) yield* feedLines(tail);
-      if (!skipping && parts.length > 0) yield* flushLine(parts.join(''), true);
-    } else {
-      if (tail) yield* feedDocuments(tail);
-      if (depth > 0) yield { kind: 'problem', problem: { place: `${name}:${docStartLine}`, reason: 'truncated JSON document' } };
-    }
+    if (tail) yield* feedDocuments(tail);
+    if (depth > 0) yield { kind: 'problem', problem: { place: `${name}:${docStartLine}`, reason: 'truncated JSON document' } };
   } catch (err) {
     if (!(err instanceof StopReading)) throw err;
   }

@@ -125,6 +125,15 @@ export interface RuleContext {
   toolMode?: ToolMode;
 }
 
+// A rule's forbidden names as a set, built once per rule rather than once per trace.
+const forbiddenSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+function forbiddenOf(names: readonly string[]): ReadonlySet<string> {
+  let set = forbiddenSets.get(names);
+  if (!set) forbiddenSets.set(names, (set = new Set(names)));
+  return set;
+}
+
 /**
  * Check one rule against a Run. Pure: returns a Verdict with dialect `rule` and caseId = rule name.
  * A check without the data it needs (`validate_args` without a toolset or arguments, `max_redundant`
@@ -145,7 +154,7 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
   };
   const withoutArgs = calls.filter((c) => c.argumentsAbsent).length;
   if (rule.forbidTools?.length) {
-    const forbidden = new Set(rule.forbidTools);
+    const forbidden = forbiddenOf(rule.forbidTools);
     const hit = [...new Set(calls.filter((c) => forbidden.has(c.name) || forbidden.has(resolvedName(c, ctx))).map((c) => c.name))];
     judge('forbid_tools', hit.length === 0, rule.forbidTools, hit.length ? hit : undefined);
     if (hit.length) failures.push({ category: 'forbidden_tool', reason: `called forbidden tool ${hit.join(', ')}` });
@@ -207,7 +216,7 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
   const unscorable = failures.length === 0 && unchecked.length > 0;
   const pass = failures.length === 0 && !unscorable;
   let reason = pass ? `rule ${rule.name} holds (${calls.length} calls)` : unscorable ? unscorableReason(unchecked) : failures[0]!.reason;
-  const others = [...new Set(failures.slice(1).map((f) => f.category))].filter((c) => c !== failures[0]?.category);
+  const others = failures.length > 1 ? [...new Set(failures.slice(1).map((f) => f.category))].filter((c) => c !== failures[0]?.category) : [];
   if (others.length) reason += ` (also: ${others.join(', ')})`;
   const verdict: Verdict = {
     caseId: rule.name,

@@ -64,6 +64,16 @@ export function parseInt64(v: unknown): number | undefined {
 }
 
 function nanosToMs(v: unknown): number | undefined {
+  if (typeof v === 'string' && v.length > 6 && v.length <= 21 && isDigits(v)) {
+    // The common case (a decimal string, no spaces), read without slicing: the millisecond part has at most
+    // 15 digits, so it is accumulated exactly, and the result equals the general path's below.
+    let ms = 0;
+    const cut = v.length - 6;
+    for (let i = 0; i < cut; i++) ms = ms * 10 + (v.charCodeAt(i) - 48);
+    let frac = 0;
+    for (let i = cut; i < v.length; i++) frac = frac * 10 + (v.charCodeAt(i) - 48);
+    return ms + frac / 1e6;
+  }
   if (typeof v === 'string' && /^\d+$/.test(v.trim())) {
     const s = v.trim();
     // Split the digits so the millisecond part keeps full precision past 2^53 nanoseconds.
@@ -91,6 +101,14 @@ export function normaliseId(v: unknown, bytes: 8 | 16): string | undefined {
     }
   }
   return undefined;
+}
+
+function isDigits(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 /** Lowercase hex digits only (what conforming writers send): such an id is used as it is. */

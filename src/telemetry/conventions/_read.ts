@@ -117,10 +117,16 @@ export function unflatten(attrs: Record<string, unknown>): Record<string, unknow
 export function indexed(node: unknown): unknown[] {
   if (Array.isArray(node)) return node;
   if (!isRecord(node)) return [];
-  return Object.keys(node)
-    .filter((k) => /^\d+$/.test(k))
-    .sort((a, b) => Number(a) - Number(b))
-    .map((k) => node[k]);
+  const keys: string[] = [];
+  let ordered = true;
+  for (const k of Object.keys(node)) {
+    if (!/^\d+$/.test(k)) continue;
+    if (ordered && keys.length > 0 && Number(keys[keys.length - 1]) > Number(k)) ordered = false;
+    keys.push(k);
+  }
+  // Object.keys lists array-index keys in ascending order already: sort only what is not (`007`, huge numbers).
+  if (!ordered) keys.sort((a, b) => Number(a) - Number(b));
+  return keys.map((k) => node[k]);
 }
 
 // Readers ask for the same few dotted paths (convention constants) and see the same attribute keys over and
