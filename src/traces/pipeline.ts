@@ -16,6 +16,18 @@ export interface TracePipelineOptions extends TraceScorerOptions {
   shard?: Shard;
   /** Receives every scored or uninterpretable trace, in completion order. */
   onOutcome: (outcome: TraceOutcome) => void;
+  /**
+   * Judge the traces `tick` finds complete in slices of about this many ms between I/O callbacks, instead
+   * of all at once inside `tick`: a receiver keeps answering requests while a backlog is judged, in the
+   * same order. Unset: `tick` judges them before it returns (the file scorer, tests).
+   */
+  scoreSliceMs?: number;
+  /**
+   * With `scoreSliceMs`: traces waiting to be judged before `addSpans` / `addLogs` judge the whole backlog
+   * themselves (so ingest slows down to the judging rate instead of queueing without bound).
+   * @default 10000
+   */
+  maxQueuedTraces?: number;
 }
 
 export interface TracePipeline {
@@ -23,11 +35,12 @@ export interface TracePipeline {
   addLogs(logs: LogRecordEntry[], now: number): void;
   addProblem(problem: InputProblem): void;
   addBadFile(file: string): void;
-  /** Score traces that became complete by `now`. */
+  /** Score traces that became complete by `now` (with `scoreSliceMs`: queue them, judged in slices). */
   tick(now: number): void;
-  /** Score every open trace (end of input, shutdown). */
+  /** Score every open and queued trace (end of input, shutdown). */
   flush(): void;
   summary(): ScoreSummary;
+  /** Traces not judged yet: open ones, and complete ones waiting in the queue. */
   openTraces(): number;
 }
 
@@ -38,19 +51,61 @@ export function createTracePipeline(options: TracePipelineOptions): TracePipelin
   const summary = createSummaryCollector();
   const shard = options.shard;
   const inShard = (traceId: string): boolean => !shard || shard.count <= 1 || shardOfTrace(traceId, shard.count) === shard.index;
-  const emit = (traces: AssembledTrace[]): void => {
-    for (const t of traces) {
-      const outcome = scorer.score(t);
-      summary.addOutcome(outcome);
-      options.onOutcome(outcome);
+  const judge = (t: AssembledTrace): void => {
+    const outcome = scorer.score(t);
+    summary.addOutcome(outcome);
+    options.onOutcome(outcome);
+  };
+  // Traces complete but not yet judged (scoreSliceMs only), oldest first from `head`.
+  const sliceMs = options.scoreSliceMs;
+  const maxQueued = options.maxQueuedTraces ?? 10_000;
+  let queue: Array<AssembledTrace | undefined> = [];
+  let head = 0;
+  let scheduled = false;
+  const queued = (): number => queue.length - head;
+  const drain = (budgetMs: number): void => {
+    const until = performance.now() + budgetMs;
+    while (head < queue.length) {
+      const t = queue[head]!;
+      queue[head++] = undefined;
+      judge(t);
+      if (budgetMs !== Number.POSITIVE_INFINITY && performance.now() >= until) break;
     }
+    if (head === queue.length) {
+      queue = [];
+      head = 0;
+    } else if (head >= 4096) {
+      queue = queue.slice(head);
+      head = 0;
+    }
+  };
+  const schedule = (): void => {
+    if (scheduled || queued() === 0) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      drain(sliceMs!);
+      schedule();
+    });
+  };
+  const drainAll = (): void => drain(Number.POSITIVE_INFINITY);
+  /** Judge traces handed out now: in order after any backlog (evictions and end of input judge at once). */
+  const emitNow = (traces: AssembledTrace[]): void => {
+    if (traces.length === 0) return;
+    drainAll();
+    for (const t of traces) judge(t);
+  };
+  const afterIngest = (): void => {
+    if (queued() > maxQueued) drainAll();
   };
   return {
     addSpans(spans, now) {
-      emit(assembler.addSpans(shard ? spans.filter((s) => inShard(s.traceId)) : spans, now));
+      emitNow(assembler.addSpans(shard ? spans.filter((s) => inShard(s.traceId)) : spans, now));
+      afterIngest();
     },
     addLogs(logs, now) {
-      emit(assembler.addLogs(shard ? logs.filter((l) => inShard(l.traceId)) : logs, now));
+      emitNow(assembler.addLogs(shard ? logs.filter((l) => inShard(l.traceId)) : logs, now));
+      afterIngest();
     },
     addProblem(problem) {
       summary.addProblem(problem);
@@ -59,16 +114,23 @@ export function createTracePipeline(options: TracePipelineOptions): TracePipelin
       summary.addBadFile(file);
     },
     tick(now) {
-      emit(assembler.takeComplete(now));
+      const complete = assembler.takeComplete(now);
+      if (sliceMs === undefined) {
+        for (const t of complete) judge(t);
+        return;
+      }
+      for (const t of complete) queue.push(t);
+      schedule();
     },
     flush() {
-      emit(assembler.flush());
+      drainAll();
+      for (const t of assembler.flush()) judge(t);
     },
     summary() {
       summary.setAssemblerStats(assembler.stats());
       return summary.summary();
     },
-    openTraces: () => assembler.stats().openTraces,
+    openTraces: () => assembler.stats().openTraces + queued(),
   };
 }
 

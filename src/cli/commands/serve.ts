@@ -60,6 +60,10 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   const pipeline = createTracePipeline({
     ...setup.scorer,
     assembler: { quiet: flags.quietMs, maxOpenTraces: flags.maxTraces },
+    // Ingest first: complete traces are judged in ~5 ms slices between requests, at most --max-traces
+    // waiting (past that, ingest judges the backlog itself before answering).
+    scoreSliceMs: 5,
+    maxQueuedTraces: flags.maxTraces,
     onOutcome: (o) => {
       setup.sinks.add(o);
       collector?.add(o);

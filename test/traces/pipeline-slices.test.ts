@@ -1,0 +1,76 @@
+// `serve` judges complete traces in slices between requests (scoreSliceMs): the same outcomes in the same
+// order as judging inside `tick`, nothing lost at flush, and ingest judging the backlog itself past the cap.
+import { describe, expect, it } from 'vitest';
+import { createTracePipeline } from '../../src/traces/pipeline.js';
+import type { TracePipelineOptions } from '../../src/traces/pipeline.js';
+import type { TraceOutcome } from '../../src/traces/score-traces.js';
+import { parseRulesText } from '../../src/traces/rules.js';
+import { spansFromRequest } from '../../src/traces/spans.js';
+import { request, span, traceId } from './_otlp.js';
+
+const RULES = parseRulesText('[[rule]]\nname = "no-restarts"\nforbid_tools = ["service_restart"]\n', 'rules.toml');
+
+/** One whole agent trace: a root and a tool span calling `tool`. */
+function traceSpans(n: number, tool: string) {
+  return spansFromRequest(
+    request([
+      span({ trace: n, id: 1, name: 'invoke_agent ops', start: 0, end: 10 }),
+      span({ trace: n, id: 2, parent: 1, name: `execute_tool ${tool}`, start: 1, end: 2, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool } }),
+    ]),
+    'test',
+  ).spans;
+}
+
+const TRACES = [1, 2, 3, 4, 5].map((n) => traceSpans(n, n % 2 ? 'service_restart' : 'service_status'));
+
+function pipeline(extra: Partial<TracePipelineOptions>): { p: ReturnType<typeof createTracePipeline>; outcomes: TraceOutcome[] } {
+  const outcomes: TraceOutcome[] = [];
+  const p = createTracePipeline({ rules: RULES, assembler: { quiet: 10 }, onOutcome: (o) => outcomes.push(o), ...extra });
+  return { p, outcomes };
+}
+
+const summaryOf = (outcomes: TraceOutcome[]) => outcomes.map((o) => (o.kind === 'scored' ? `${o.traceId} ${o.lines.map((l) => l.category).join(',')}` : o.traceId));
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setImmediate(r));
+  if (!cond()) throw new Error('condition not reached in 500 turns of the event loop');
+}
+
+describe('judging in slices (serve)', () => {
+  it('gives the same outcomes in the same order as judging inside tick, after tick has returned', async () => {
+    const sync = pipeline({});
+    for (const s of TRACES) sync.p.addSpans(s, 0);
+    sync.p.tick(100);
+    expect(sync.outcomes).toHaveLength(5);
+
+    const sliced = pipeline({ scoreSliceMs: 1 });
+    for (const s of TRACES) sliced.p.addSpans(s, 0);
+    sliced.p.tick(100);
+    expect(sliced.outcomes).toEqual([]);
+    expect(sliced.p.openTraces()).toBe(5);
+    await until(() => sliced.outcomes.length === 5);
+    expect(summaryOf(sliced.outcomes)).toEqual(summaryOf(sync.outcomes));
+    expect(summaryOf(sliced.outcomes)[0]).toBe(`${traceId(1)} forbidden_tool`);
+    expect(sliced.p.openTraces()).toBe(0);
+    expect(sliced.p.summary()).toMatchObject({ traces: 5, failed: 3, passed: 2 });
+  });
+
+  it('judges queued traces at flush, before the ones still open', () => {
+    const { p, outcomes } = pipeline({ scoreSliceMs: 1 });
+    for (const s of TRACES.slice(0, 3)) p.addSpans(s, 0);
+    p.tick(100);
+    p.addSpans(TRACES[3]!, 100);
+    p.flush();
+    expect(outcomes.map((o) => o.traceId)).toEqual([1, 2, 3, 4].map(traceId));
+  });
+
+  it('makes ingest judge the backlog itself once more than maxQueuedTraces wait', () => {
+    const { p, outcomes } = pipeline({ scoreSliceMs: 1, maxQueuedTraces: 2 });
+    for (const s of TRACES.slice(0, 3)) p.addSpans(s, 0);
+    p.tick(100);
+    expect(outcomes).toEqual([]);
+    p.addSpans(TRACES[3]!, 100);
+    expect(outcomes.map((o) => o.traceId)).toEqual([1, 2, 3].map(traceId));
+    p.flush();
+  });
+});
