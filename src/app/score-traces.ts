@@ -23,9 +23,8 @@ import { scoreTraceFiles } from '../traces/pipeline.js';
 import type { ScoreSummary, TraceOutcome, TraceScorerOptions, TraceVerdictLine } from '../traces/score-traces.js';
 import type { TraceRule } from '../traces/rules.js';
 import type { Case } from '../types/case.js';
-import type { ToolMode } from '../types/toolset.js';
+import type { ToolMode, Toolset } from '../types/toolset.js';
 import type { AppContext } from './context.js';
-import { loadToolsets, toolsetLoader } from './run-suite.js';
 import { aggregateCase, type AggregateSubject } from '../scoring/samples.js';
 import { buildResultsDocument, type ResultsDocument, type ResultsInputs, type ResultsMeta } from '../report/results.js';
 import type { SampleOutcome, SampleTrace, SampleTraceStep, Verdict, VerdictCategory } from '../types/verdict.js';
@@ -83,10 +82,17 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   if (flags.suite?.length) cases = selectCases(cases, { suites: flags.suite });
   const rules = flags.rules ? loadRulesFile(resolve(ctx.cwd, flags.rules)) : [];
   const toolsetSpec = flags.toolset && !/^(builtin|mcp):/.test(flags.toolset) ? resolve(ctx.cwd, flags.toolset) : flags.toolset;
-  const load = toolsetLoader(ctx, env);
-  // Each case gets the toolset `run` would give it, so a live run and its traces score the same.
-  const byId = await loadToolsets(ctx, { env, config }, cases, toolsetSpec, load);
-  const ruleToolset = toolsetSpec ? await load(toolsetSpec) : undefined;
+  // Each case gets the toolset `run` would give it, so a live run and its traces score the same. The
+  // toolset loading lives with `run` (and loads the engine with it): rules alone, without --toolset, need
+  // none of it, and a cold start of `score` no longer pays for it then.
+  let byId = new Map<string, Toolset>();
+  let ruleToolset: Toolset | undefined;
+  if (cases.length > 0 || toolsetSpec) {
+    const { loadToolsets, toolsetLoader } = await import('./run-suite.js');
+    const load = toolsetLoader(ctx, env);
+    byId = await loadToolsets(ctx, { env, config }, cases, toolsetSpec, load);
+    ruleToolset = toolsetSpec ? await load(toolsetSpec) : undefined;
+  }
   if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; without it those rules are unscorable (the check cannot be judged)');
   // The same resolver as `run` (RUNSPEC_TOOL_MODE included); left unset, each trace's own tool mode
   // decides, else dedup.
