@@ -9,11 +9,15 @@ import { createGunzip } from 'node:zlib';
 import { Readable } from 'node:stream';
 import { ATTR_EVENT_NAME } from '../semconv/gen-ai.js';
 import { TraceError } from '../errors.js';
-import { decodeLogsRequest, decodeTraceRequest } from './otlp-proto.js';
 import { logsFromRequest, spansFromRequest } from './spans.js';
 import { spansFromPhoenix } from './phoenix-spans.js';
-import { Decompress as ZstdStream } from 'fzstd';
 import type { InputProblem, LogRecordEntry, SpanRecord } from './spans.js';
+
+// The protobuf decoder (protobufjs under it) and the pure-JS zstd inflater load when a length-prefixed input is
+// met: JSON inputs never need them.
+type ProtoDecoders = Pick<typeof import('./otlp-proto.js'), 'decodeTraceRequest' | 'decodeLogsRequest'> & {
+  ZstdStream: typeof import('fzstd').Decompress;
+};
 
 /** One thing read from the input, in order. */
 export type TraceInputItem =
@@ -361,12 +365,12 @@ function isZstd(b: Uint8Array): boolean {
  * The file exporter with `compression: zstd` writes each message zstd-compressed inside its length-prefixed
  * frame (json or proto inside). Node ≥ 22.15 inflates it natively; older Node through fzstd (pure JS).
  */
-function unwrapFrame(frame: Uint8Array, place: string, hintLogs: boolean, maxBytes: number): TraceInputItem[] {
+function unwrapFrame(proto: ProtoDecoders, frame: Uint8Array, place: string, hintLogs: boolean, maxBytes: number): TraceInputItem[] {
   let body = frame;
   if (isZstd(frame)) {
     const native = (zlib as unknown as { zstdDecompressSync?: (b: Uint8Array, o: { maxOutputLength: number }) => Uint8Array }).zstdDecompressSync;
     try {
-      body = native ? native(frame, { maxOutputLength: maxBytes }) : zstdInflate(frame, maxBytes);
+      body = native ? native(frame, { maxOutputLength: maxBytes }) : zstdInflate(proto.ZstdStream, frame, maxBytes);
     } catch (err) {
       const message = (err as Error).message;
       const tooBig = /over \d+ bytes|maxOutputLength|buffer length/i.test(message);
@@ -375,11 +379,11 @@ function unwrapFrame(frame: Uint8Array, place: string, hintLogs: boolean, maxByt
   }
   // Only the first byte decides: a protobuf request starts with 0x0a and its next byte (a length) may be '{'.
   if (body[0] === 0x7b) return parseJsonRecord(Buffer.from(body).toString('utf8'), place, hintLogs);
-  return decodeFrame(body, place, hintLogs);
+  return decodeFrame(proto, body, place, hintLogs);
 }
 
 /** Inflate one zstd frame in pure JS, giving up past `maxBytes` of output (a zstd bomb stops early). */
-function zstdInflate(frame: Uint8Array, maxBytes: number): Uint8Array {
+function zstdInflate(ZstdStream: ProtoDecoders['ZstdStream'], frame: Uint8Array, maxBytes: number): Uint8Array {
   const parts: Uint8Array[] = [];
   let size = 0;
   const stream = new ZstdStream((chunk) => {
@@ -391,18 +395,18 @@ function zstdInflate(frame: Uint8Array, maxBytes: number): Uint8Array {
   return Buffer.concat(parts, size);
 }
 
-function decodeFrame(frame: Uint8Array, place: string, hintLogs: boolean): TraceInputItem[] {
+function decodeFrame(proto: ProtoDecoders, frame: Uint8Array, place: string, hintLogs: boolean): TraceInputItem[] {
   // A frame does not say whether it is a trace or a logs request (the file exporter writes one signal per
   // file): take the decoding that yields records, the file name's hint first.
   let traces: { spans: SpanRecord[]; problems: InputProblem[] } | undefined;
   let logs: LogRecordEntry[] | undefined;
   try {
-    traces = spansFromRequest(decodeTraceRequest(frame), place);
+    traces = spansFromRequest(proto.decodeTraceRequest(frame), place);
   } catch {
     traces = undefined;
   }
   try {
-    logs = logsFromRequest(decodeLogsRequest(frame), place, ATTR_EVENT_NAME).logs;
+    logs = logsFromRequest(proto.decodeLogsRequest(frame), place, ATTR_EVENT_NAME).logs;
   } catch {
     logs = undefined;
   }
@@ -419,6 +423,8 @@ function decodeFrame(frame: Uint8Array, place: string, hintLogs: boolean): Trace
 
 /** 4-byte big-endian length-prefixed protobuf messages (Collector file exporter `format: proto`). */
 async function* readFramedProto(source: AsyncIterable<Uint8Array>, name: string, hintLogs: boolean, maxRecordBytes: number): AsyncGenerator<TraceInputItem> {
+  const [codec, zstd] = await Promise.all([import('./otlp-proto.js'), import('fzstd')]);
+  const proto: ProtoDecoders = { decodeTraceRequest: codec.decodeTraceRequest, decodeLogsRequest: codec.decodeLogsRequest, ZstdStream: zstd.Decompress };
   // Chunks are kept in a list and joined only once a whole frame is there, so a large frame arriving in
   // small chunks costs linear, not quadratic, copying.
   let pending: Buffer[] = [];
@@ -445,7 +451,7 @@ async function* readFramedProto(source: AsyncIterable<Uint8Array>, name: string,
         need = 4 + len;
         break;
       }
-      yield* unwrapFrame(buf.subarray(4, 4 + len), `${name}#${frame}`, hintLogs, maxRecordBytes);
+      yield* unwrapFrame(proto, buf.subarray(4, 4 + len), `${name}#${frame}`, hintLogs, maxRecordBytes);
       frame++;
       buf = buf.subarray(4 + len);
     }
