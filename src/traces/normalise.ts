@@ -43,7 +43,6 @@ import { readLegacyInput, readLegacyOutput, readTraceloopToolSpan } from './prod
 import { readVercelInput, readVercelOutput, readVercelToolSpan } from './producers/vercel.js';
 import { readChoiceEvents, readEventInput, readToolMessageLogs } from './producers/gen-ai-events.js';
 import { isRunspecTrace, readRunspecCase, wasDropped, wasExecuted } from '../telemetry/conventions/runspec.js';
-import { withTotal } from '../core/tokens.js';
 import { byCodeUnits, sortSmall } from './_sort.js';
 
 /** What the normaliser learned about a trace besides the Run (for matching, annotations and output). */
@@ -222,12 +221,16 @@ function isLlmSpan(span: SpanRecord): boolean {
   return hasKeyWithPrefix(a, ATTR_GEN_AI_COMPLETION) || hasKeyWithPrefix(a, OI.LLM_OUTPUT_MESSAGES) || a[K.LLM_REQUEST_TYPE] !== undefined;
 }
 
-function num(...vs: unknown[]): number | undefined {
-  for (const v of vs) {
-    const n = toInt(v);
-    if (n !== undefined) return n;
-  }
-  return undefined;
+/** The first of up to four values that reads as an integer. */
+function num(a: unknown, b?: unknown, c?: unknown, d?: unknown): number | undefined {
+  return toInt(a) ?? toInt(b) ?? toInt(c) ?? toInt(d);
+}
+
+/** The latest end (or start, for a span that did not end) of the root and every span. */
+function latestEnd(root: SpanRecord, spans: readonly SpanRecord[]): number {
+  let end = root.endTimeMs ?? root.startTimeMs;
+  for (const s of spans) end = Math.max(end, s.endTimeMs ?? s.startTimeMs);
+  return end;
 }
 
 function usageOf(a: Record<string, unknown>): Usage {
@@ -238,7 +241,9 @@ function usageOf(a: Record<string, unknown>): Usage {
   if (p !== undefined) u.promptTokens = p;
   if (c !== undefined) u.completionTokens = c;
   if (t !== undefined) u.totalTokens = t;
-  return withTotal(u);
+  // withTotal's rule, without its copy: prompt + completion when no total was reported.
+  else if (p !== undefined || c !== undefined) u.totalTokens = (p ?? 0) + (c ?? 0);
+  return u;
 }
 
 function providerOf(a: Record<string, unknown>): string | undefined {
@@ -332,10 +337,11 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
       }
     }
   }
-  const executed = toolSpans.flatMap((s) => {
+  const executed: ExecutedCall[] = [];
+  for (const s of toolSpans) {
     const c = toolSpanCall(s, producers);
-    return c ? [c] : [];
-  });
+    if (c) executed.push(c);
+  }
   if (llmSpans.length === 0 && executed.length === 0) {
     return { ok: false, traceId: trace.traceId, rootSpanId: root.spanId, reason: 'no LLM or tool spans (not a GenAI agent trace)' };
   }
@@ -360,8 +366,12 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
   const ra = root.attributes;
   const usage: Usage = {};
   const sum = (k: keyof Usage): number | undefined => {
-    const vals = modelCalls.map((m) => m.usage[k]).filter((v): v is number => v !== undefined);
-    return vals.length ? vals.reduce((x, y) => x + y, 0) : undefined;
+    let total: number | undefined;
+    for (const m of modelCalls) {
+      const v = m.usage[k];
+      if (v !== undefined) total = (total ?? 0) + v;
+    }
+    return total;
   };
   const rootUsage = usageOf(ra);
   for (const k of ['promptTokens', 'completionTokens', 'totalTokens'] as const) {
@@ -376,7 +386,7 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
     mode: decision ? 'decision' : 'trajectory',
     provider: providerOf(ra) ?? modelCalls[0]?.provider ?? 'unknown',
     startTimeMs: root.startTimeMs,
-    endTimeMs: Math.max(root.endTimeMs ?? root.startTimeMs, ...spans.map((s) => s.endTimeMs ?? s.startTimeMs)),
+    endTimeMs: latestEnd(root, spans),
     modelCalls,
     toolCalls,
     status: root.statusCode === 2 ? 'error' : 'ok',
@@ -396,7 +406,8 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
       run.terminal = terminal;
     }
   }
-  const lastText = [...modelCalls].reverse().find((m) => m.response?.text !== undefined)?.response?.text;
+  let lastText: string | undefined;
+  for (let i = modelCalls.length - 1; i >= 0 && lastText === undefined; i--) lastText = modelCalls[i]!.response?.text;
   if (lastText !== undefined) run.finalText = lastText;
 
   let rootAttributes: Record<string, unknown> | undefined;
