@@ -91,11 +91,11 @@ interface OpenTrace {
   spans: Map<string, SpanRecord>;
   logs: LogRecordEntry[];
   lastUpdate: number;
-  /** Root spans (no parent, or a remote one) not yet ended. */
-  openRoots: Set<string>;
+  /** Root spans (no parent, or a remote one) not yet ended (created when the first one arrives). */
+  openRoots: Set<string> | undefined;
   roots: number;
-  /** Spans whose parent has not arrived, by the missing parent id. */
-  waiting: Map<string, number>;
+  /** Spans whose parent has not arrived, by the missing parent id (created when the first one arrives). */
+  waiting: Map<string, number> | undefined;
   unresolved: number;
   bytes: number;
   reopened: boolean;
@@ -154,7 +154,7 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
     completed.add(traceId);
     if (completed.size > rememberCompleted) completed.delete(completed.values().next().value as string);
   };
-  const isWhole = (t: OpenTrace): boolean => t.roots > 0 && t.openRoots.size === 0 && t.unresolved === 0;
+  const isWhole = (t: OpenTrace): boolean => t.roots > 0 && (t.openRoots === undefined || t.openRoots.size === 0) && t.unresolved === 0;
   const release = (t: OpenTrace): void => {
     retained.delete(t.traceId);
     bytes -= t.bytes;
@@ -192,7 +192,7 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
         reopenedTraces++;
         t = again;
       } else if (completed.has(traceId)) return undefined;
-      else t = { traceId, spans: new Map(), logs: [], lastUpdate: now, openRoots: new Set(), roots: 0, waiting: new Map(), unresolved: 0, bytes: 0, reopened: false, judgedAt: 0 };
+      else t = { traceId, spans: new Map(), logs: [], lastUpdate: now, openRoots: undefined, roots: 0, waiting: undefined, unresolved: 0, bytes: 0, reopened: false, judgedAt: 0 };
     }
     t.lastUpdate = now;
     open.set(traceId, t);
@@ -202,7 +202,7 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
     const prior = t.spans.get(span.spanId);
     if (prior) {
       // The same span again (a retry, or an update that ended it): replace, keep the structure counts.
-      if (span.endTimeMs !== undefined) t.openRoots.delete(span.spanId);
+      if (span.endTimeMs !== undefined) t.openRoots?.delete(span.spanId);
       t.spans.set(span.spanId, span);
       return;
     }
@@ -219,15 +219,16 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
       // A SERVER / CONSUMER span whose parent is not here was called from another service, whose spans
       // may never be collected: it is this trace's local root, not a span waiting for its parent.
       t.roots++;
-      if (span.endTimeMs === undefined) t.openRoots.add(span.spanId);
+      if (span.endTimeMs === undefined) (t.openRoots ??= new Set()).add(span.spanId);
     } else if (!t.spans.has(span.parentSpanId)) {
+      t.waiting ??= new Map();
       t.waiting.set(span.parentSpanId, (t.waiting.get(span.parentSpanId) ?? 0) + 1);
       t.unresolved++;
     }
-    const children = t.waiting.get(span.spanId);
+    const children = t.waiting?.get(span.spanId);
     if (children !== undefined) {
       t.unresolved -= children;
-      t.waiting.delete(span.spanId);
+      t.waiting!.delete(span.spanId);
     }
   };
   const evict = (now: number): AssembledTrace[] => {
