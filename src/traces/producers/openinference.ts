@@ -80,6 +80,12 @@ export function recoverMergedCalls(calls: ExtractedCall[], offered: readonly str
 /** The model's answer from `llm.output_messages`, merged parallel calls split back; undefined when none. */
 export function readOiOutput(span: AttributeCarrier): LlmOutput | undefined {
   const out = readOiOutputAsWritten(span);
-  if (out) out.calls = recoverMergedCalls(out.calls, offeredToolNames(span.attributes));
+  // The offered tools are read only when a call could be a merged one (unparsed `_raw` arguments).
+  if (out?.calls.some(mayBeMerged)) out.calls = recoverMergedCalls(out.calls, offeredToolNames(span.attributes));
   return out;
+}
+
+/** What recoverMergedCalls can split: arguments that did not parse (`{ _raw }` alone). */
+function mayBeMerged(c: ExtractedCall): boolean {
+  return typeof c.arguments._raw === 'string' && Object.keys(c.arguments).length === 1;
 }
