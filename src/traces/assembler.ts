@@ -253,14 +253,19 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
     addSpans(spans, now) {
       expire(now);
       const touched = new Set<OpenTrace>();
+      let last: OpenTrace | undefined;
       for (const span of spans) {
-        const t = touch(span.traceId, now);
+        // Consecutive spans of one trace (the common case) touch it once: nothing moved it in between.
+        const t = last !== undefined && last.traceId === span.traceId ? last : touch(span.traceId, now);
         if (!t) {
           lateRecords++;
           continue;
         }
         addSpan(t, span);
-        touched.add(t);
+        if (t !== last) {
+          touched.add(t);
+          last = t;
+        }
       }
       return [...evict(now), ...ready(touched, now)];
     },
