@@ -152,10 +152,13 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
   const skip = (check: string, missing: string): void => {
     checks.push({ check, judged: false, missing });
   };
-  const withoutArgs = calls.filter((c) => c.argumentsAbsent).length;
+  let withoutArgs = 0;
+  for (const c of calls) if (c.argumentsAbsent) withoutArgs++;
   if (rule.forbidTools?.length) {
     const forbidden = forbiddenOf(rule.forbidTools);
-    const hit = [...new Set(calls.filter((c) => forbidden.has(c.name) || forbidden.has(resolvedName(c, ctx))).map((c) => c.name))];
+    // Names of forbidden calls, once each, in call order.
+    const hit: string[] = [];
+    for (const c of calls) if ((forbidden.has(c.name) || forbidden.has(resolvedName(c, ctx))) && !hit.includes(c.name)) hit.push(c.name);
     judge('forbid_tools', hit.length === 0, rule.forbidTools, hit.length ? hit : undefined);
     if (hit.length) failures.push({ category: 'forbidden_tool', reason: `called forbidden tool ${hit.join(', ')}` });
   }
@@ -204,7 +207,8 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
     judge('json_dump', !dump);
     if (dump) failures.push({ category: 'json_dump', reason: 'the final text is a tool call written as JSON instead of a call' });
   }
-  const errors = run.toolCalls.filter((r) => r.isError).length;
+  let errors = 0;
+  for (const r of run.toolCalls) if (r.isError) errors++;
   if (rule.maxToolErrors !== undefined) {
     judge('max_tool_errors', errors <= rule.maxToolErrors, rule.maxToolErrors, errors);
     if (errors > rule.maxToolErrors) {

@@ -30,6 +30,7 @@ export function choiceCalls(body: unknown): { calls: ExtractedCall[]; text?: str
 
 /** One answer per `gen_ai.choice` event of the span (span events and log records); empty when none. */
 export function readChoiceEvents(span: SpanRecord, logs: LogRecordEntry[]): LlmOutput[] {
+  if (span.events.length === 0 && logs.length === 0) return [];
   const bodies = [
     // Span-event form: the body's fields are flattened into event attributes (`tool_calls.0.function.name`).
     ...span.events.filter((e) => e.name === K.EVENT_GEN_AI_CHOICE).map((e) => unflatten(e.attributes)),
