@@ -157,7 +157,7 @@ export const serveCommand: CommandModule = {
       .option('--port <port>', 'port (0 picks a free one)', int('--port', 0), 4318)
       .option('--token-env <VAR>', 'require Authorization: Bearer $VAR on every POST')
       .option('--quiet-ms <n>', 'a trace is judged when it is whole (roots ended, parents present) and nothing arrived for this long', int('--quiet-ms', 1), 2000)
-      .option('--max-traces <n>', 'open traces held before the oldest is scored early (counted as evicted)', int('--max-traces', 1), 10000)
+      .option('--max-traces <n>', 'open traces held before the oldest is scored early (counted as evicted); also the most complete traces waiting to be judged before ingest judges them itself', int('--max-traces', 1), 10000)
       .option('--max-body-bytes <n>', 'largest request body, compressed or inflated (413 beyond)', int('--max-body-bytes', 1), 64 * 1024 * 1024)
       .option('--out <file>', 'append verdict JSON lines to a file instead of stdout')
       .option('--results <file>', 'on shutdown, write the verdicts as a results JSON (as score --results; render it with report)')
