@@ -71,7 +71,8 @@ export function subtree(attrs: Record<string, unknown>, prefix: string): unknown
   const root: Record<string, unknown> = {};
   let found = false;
   const p = prefix + '.';
-  const prefixSegments = p.split('.').length - 1;
+  let prefixSegments = 0;
+  for (let i = p.indexOf('.'); i !== -1; i = p.indexOf('.', i + 1)) prefixSegments++;
   for (const key in attrs) {
     if (!key.startsWith(p)) continue;
     const value = attrs[key];

@@ -209,7 +209,8 @@ const RUNSPEC_EVAL_PREFIX = ATTR_RUNSPEC_EVAL_CASE_ID.slice(0, ATTR_RUNSPEC_EVAL
 
 /** True when any span carries a runspec.eval.* attribute. */
 export function isRunspecTrace(spans: AttributeCarrier[]): boolean {
-  return spans.some((s) => Object.keys(s.attributes).some((k) => k.startsWith(RUNSPEC_EVAL_PREFIX)));
+  for (const s of spans) for (const k in s.attributes) if (k.startsWith(RUNSPEC_EVAL_PREFIX)) return true;
+  return false;
 }
 
 /** A trajectory call our run dropped beyond the parallel cap (runspec.eval.dropped). */
