@@ -39,6 +39,17 @@ describe('readTraceStream', () => {
     expect(problemsOf(items)).toEqual([]);
   });
 
+  it('decodes JSON lines cut inside multi-byte characters, with a BOM, CRLF endings and no final newline', async () => {
+    const named = (name: string, trace: number) => request([span({ trace, id: 1, name, start: 0 })]);
+    const text = `\uFEFF${JSON.stringify(named('café ☕ 𝄞', 1))}\r\n\r\n${JSON.stringify(named('naïve — ok', 2))}\n${JSON.stringify(named('日本語', 3))}`;
+    // Every chunk size from 1 to 9 bytes splits some 2-, 3- and 4-byte UTF-8 sequences.
+    for (let size = 1; size <= 9; size++) {
+      const items = await collect(readTraceStream(chunks(Buffer.from(text), size), { name: 'u.jsonl' }));
+      expect(spansOf(items).map((s) => s.name)).toEqual(['café ☕ 𝄞', 'naïve — ok', '日本語']);
+      expect(problemsOf(items)).toEqual([]);
+    }
+  });
+
   it('reads pretty-printed whole documents, several in one file, and a top-level array', async () => {
     const text = `${JSON.stringify(req1, null, 2)}\n${JSON.stringify([req2], null, 2)}`;
     const items = await collect(readTraceStream(chunks(Buffer.from(text), 13), { name: 'doc.json' }));
