@@ -113,6 +113,7 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   const project = config.telemetry?.project ?? env.get('PHOENIX_PROJECT_NAME');
   const traceUrl = (traceId: string, spanId: string): string | undefined => traceLink(template, { traceId, spanId, ...(project !== undefined ? { project } : {}) });
   const decorate = (line: TraceVerdictLine): TraceVerdictLine => {
+    if (!template) return line;
     const url = traceUrl(line.traceId, line.rootSpanId);
     return url ? { ...line, traceUrl: url } : line;
   };
@@ -187,7 +188,7 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
   };
   return {
     add(outcome) {
-      if (outcome.kind !== 'scored') return;
+      if (outcome.kind !== 'scored' || (!telemetry?.tracer && !annotationsUrl && !langsmith)) return;
       for (const v of outcome.verdicts) {
         const target = { traceId: outcome.info.traceId, spanId: outcome.info.rootSpanId };
         if (telemetry?.tracer) {
