@@ -35,7 +35,7 @@ import { canonicalJson } from '../core/canonical-json.js';
 import { isRecord } from '../core/is-record.js';
 import type { AssembledTrace } from './assembler.js';
 import type { LogRecordEntry, SpanRecord } from './spans.js';
-import { contentText, indexed, normaliseRole, toolCallsOf, type ExtractedCall, type LlmOutput, type ToolSpanFields } from '../telemetry/conventions/_read.js';
+import { contentText, indexed, normaliseRole, toolCallsOf, type ExtractedCall, type LlmOutput, type ToolSpanFields, type ToolSpanReading } from '../telemetry/conventions/_read.js';
 import { genAiFinishReason, genAiMessages, readGenAiInput, readGenAiOutput, readGenAiToolSpan } from '../telemetry/conventions/gen-ai.js';
 import { oiFinishReason, readOiInput, readOiToolSpan } from '../telemetry/conventions/openinference.js';
 import { readOiOutput } from './producers/openinference.js';
@@ -157,22 +157,20 @@ interface ExecutedCall {
  * this order: GenAI, OpenInference, Vercel AI SDK, OpenLLMetry; the span name `execute_tool NAME` last.
  */
 function toolSpanCall(span: SpanRecord, producers: Set<string>): ExecutedCall | undefined {
-  const readings: Array<[string, ReturnType<typeof readGenAiToolSpan>]> = [
-    ['gen_ai', readGenAiToolSpan(span)],
-    ['openinference', readOiToolSpan(span)],
-    ['vercel', readVercelToolSpan(span)],
-    ['openllmetry', readTraceloopToolSpan(span)],
-  ];
   const f: ToolSpanFields = {};
-  for (const [producer, r] of readings) {
+  const take = (producer: string, r: ToolSpanReading): void => {
     if (r.recognised) producers.add(producer);
     // gen_ai.tool.call.* count even without gen_ai.tool.name (the span name may carry the name).
-    if (!r.recognised && producer !== 'gen_ai') continue;
+    if (!r.recognised && producer !== 'gen_ai') return;
     f.name ??= r.fields.name;
     f.id ??= r.fields.id;
     f.rawArgs ??= r.fields.rawArgs;
     f.result ??= r.fields.result;
-  }
+  };
+  take('gen_ai', readGenAiToolSpan(span));
+  take('openinference', readOiToolSpan(span));
+  take('vercel', readVercelToolSpan(span));
+  take('openllmetry', readTraceloopToolSpan(span));
   let name = f.name;
   if (!name) {
     const m = /^execute_tool (.+)$/.exec(span.name);
@@ -563,8 +561,10 @@ function joinCalls(input: {
   // History fallback: calls only visible in later requests' assistant messages (no output, no tool span).
   let longest: { calls: ToolCall[]; at: number } = { calls: [], at: 0 };
   inputs.forEach((msgs, i) => {
-    const calls = msgs.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []));
-    if (calls.length > longest.calls.length) longest = { calls, at: llmSpans[i]!.startTimeMs };
+    // Counted first: most histories hold no more calls than the longest so far, and need no list.
+    let count = 0;
+    for (const m of msgs) if (m.role === 'assistant') count += m.toolCalls?.length ?? 0;
+    if (count > longest.calls.length) longest = { calls: msgs.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])), at: llmSpans[i]!.startTimeMs };
   });
   // Each history call claims at most one known call (same id; else same name with the same or unknown
   // arguments), so a call repeated in the history stays repeated and a known call is not added twice.
@@ -603,12 +603,14 @@ function joinCalls(input: {
     pending.push(p);
   }
   // Tool results from later histories, joined by call id.
-  for (const m of inputs.flat()) {
-    if (m.role !== 'tool' || !m.toolCallId) continue;
-    const p = byId.get(m.toolCallId);
-    if (p && p.rec.result === undefined && m.content !== undefined) p.rec.result = m.content;
+  for (const msgs of inputs) {
+    for (const m of msgs) {
+      if (m.role !== 'tool' || !m.toolCallId) continue;
+      const p = byId.get(m.toolCallId);
+      if (p && p.rec.result === undefined && m.content !== undefined) p.rec.result = m.content;
+    }
   }
-  for (const m of readToolMessageLogs(logs)) {
+  for (const m of logs.length ? readToolMessageLogs(logs) : []) {
     const p = byId.get(m.id);
     if (p && p.rec.result === undefined) p.rec.result = m.result;
   }
