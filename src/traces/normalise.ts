@@ -143,7 +143,8 @@ interface ExecutedCall {
   span: SpanRecord;
   id?: string;
   name: string;
-  arguments: Record<string, unknown>;
+  /** Parsed on first use: a call its id joins to the model's request keeps the request's arguments. */
+  readonly arguments: Record<string, unknown>;
   hasArguments: boolean;
   result?: string;
   isError: boolean;
@@ -178,11 +179,15 @@ function toolSpanCall(span: SpanRecord, producers: Set<string>): ExecutedCall | 
   }
   if (!name) return undefined;
   const a = span.attributes;
+  const rawArgs = f.rawArgs;
+  let args: Record<string, unknown> | undefined;
   const exec: ExecutedCall = {
     span,
     name,
-    arguments: parseArguments(f.rawArgs),
-    hasArguments: f.rawArgs !== undefined && f.rawArgs !== '',
+    get arguments() {
+      return (args ??= parseArguments(rawArgs));
+    },
+    hasArguments: rawArgs !== undefined && rawArgs !== '',
     isError: span.statusCode === 2 || a[ATTR_ERROR_TYPE] !== undefined,
     executed: wasExecuted(a),
   };
