@@ -130,7 +130,8 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         if (r.call.reconstructed) c.reconstructed = true;
         return c;
       });
-      const rebuilt = calls.filter((c) => c.reconstructed).length;
+      let rebuilt = 0;
+      for (const c of calls) if (c.reconstructed) rebuilt++;
       // The verdict says when it judged calls split back out of one garbled call.
       const note = rebuilt ? ` (${rebuilt} tool calls reconstructed from one merged call: the producer concatenated parallel calls)` : '';
       // Lines are built key by key in the order JSON output shows them (base fields, then case or rule,
@@ -266,7 +267,7 @@ function carriesContent(attrs: Record<string, unknown>): boolean {
     if (attrs[k] === K.OPENINFERENCE_REDACTED_VALUE) continue;
     if (ours && k === OI.OUTPUT_VALUE) continue;
     if (CONTENT_KEYS.has(k) || k === ATTR_GEN_AI_PROMPT || k === ATTR_GEN_AI_COMPLETION) return true;
-    if (CONTENT_PREFIXES.some((p) => k.startsWith(p))) return true;
+    for (const p of CONTENT_PREFIXES) if (k.startsWith(p)) return true;
   }
   return false;
 }
