@@ -233,7 +233,13 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
   };
   const evict = (now: number): AssembledTrace[] => {
     const out: AssembledTrace[] = [];
-    while (bytes > maxOpenBytes && retained.size > 0) release(retained.values().next().value as OpenTrace);
+    // Oldest judgement first, in one pass (deleting the entry being visited is safe during Map iteration).
+    if (bytes > maxOpenBytes) {
+      for (const t of retained.values()) {
+        if (bytes <= maxOpenBytes) break;
+        release(t);
+      }
+    }
     while (open.size > maxOpenTraces || openSpans > maxOpenSpans || bytes > maxOpenBytes) {
       const oldest = open.values().next().value as OpenTrace | undefined;
       if (!oldest) break;
