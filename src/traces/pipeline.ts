@@ -23,8 +23,8 @@ export interface TracePipelineOptions extends TraceScorerOptions {
    */
   scoreSliceMs?: number;
   /**
-   * With `scoreSliceMs`: traces waiting to be judged before `addSpans` / `addLogs` judge the whole backlog
-   * themselves (so ingest slows down to the judging rate instead of queueing without bound).
+   * With `scoreSliceMs`: the most traces waiting to be judged; past it, `addSpans` / `addLogs` judge the
+   * oldest themselves (so ingest slows down to the judging rate instead of queueing without bound).
    * @default 10000
    */
   maxQueuedTraces?: number;
@@ -63,9 +63,10 @@ export function createTracePipeline(options: TracePipelineOptions): TracePipelin
   let head = 0;
   let scheduled = false;
   const queued = (): number => queue.length - head;
-  const drain = (budgetMs: number): void => {
+  /** Judge queued traces, oldest first, for about `budgetMs` or `count` traces, whichever ends first. */
+  const drain = (budgetMs: number, count = Number.POSITIVE_INFINITY): void => {
     const until = performance.now() + budgetMs;
-    while (head < queue.length) {
+    for (let n = 0; head < queue.length && n < count; n++) {
       const t = queue[head]!;
       queue[head++] = undefined;
       judge(t);
@@ -95,8 +96,9 @@ export function createTracePipeline(options: TracePipelineOptions): TracePipelin
     drainAll();
     for (const t of traces) judge(t);
   };
+  // Backpressure: ingest judges the oldest queued traces itself until at most maxQueued wait.
   const afterIngest = (): void => {
-    if (queued() > maxQueued) drainAll();
+    if (queued() > maxQueued) drain(Number.POSITIVE_INFINITY, queued() - maxQueued);
   };
   return {
     addSpans(spans, now) {

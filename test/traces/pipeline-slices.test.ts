@@ -64,13 +64,15 @@ describe('judging in slices (serve)', () => {
     expect(outcomes.map((o) => o.traceId)).toEqual([1, 2, 3, 4].map(traceId));
   });
 
-  it('makes ingest judge the backlog itself once more than maxQueuedTraces wait', () => {
-    const { p, outcomes } = pipeline({ scoreSliceMs: 1, maxQueuedTraces: 2 });
+  it('makes ingest judge the oldest queued traces itself while more than maxQueuedTraces wait', () => {
+    const { p, outcomes } = pipeline({ scoreSliceMs: 1, maxQueuedTraces: 1 });
     for (const s of TRACES.slice(0, 3)) p.addSpans(s, 0);
     p.tick(100);
     expect(outcomes).toEqual([]);
     p.addSpans(TRACES[3]!, 100);
-    expect(outcomes.map((o) => o.traceId)).toEqual([1, 2, 3].map(traceId));
+    expect(outcomes.map((o) => o.traceId)).toEqual([1, 2].map(traceId));
+    expect(p.openTraces()).toBe(2);
     p.flush();
+    expect(outcomes.map((o) => o.traceId)).toEqual([1, 2, 3, 4].map(traceId));
   });
 });
