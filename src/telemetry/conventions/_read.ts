@@ -52,7 +52,7 @@ export function call(id: unknown, name: unknown, args: unknown): ExtractedCall |
 }
 
 export function toolCallsOf(calls: ExtractedCall[]): ToolCall[] {
-  return calls.map((c) => ({ id: c.id ?? '', name: c.name, arguments: c.arguments, ...(c.reconstructed ? { reconstructed: true } : {}) }));
+  return calls.map((c) => (c.reconstructed ? { id: c.id ?? '', name: c.name, arguments: c.arguments, reconstructed: true } : { id: c.id ?? '', name: c.name, arguments: c.arguments }));
 }
 
 /** Calls of messages as extracted calls (an empty id means none). */
