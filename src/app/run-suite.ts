@@ -334,9 +334,10 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     projectDir: ctx.projectDir,
   });
   for (const w of project.env.warnings.splice(0)) ctx.warn(w);
-  // The OpenTelemetry SDK costs a noticeable share of start-up time: load it only when it is used.
+  // The OpenTelemetry SDK costs a noticeable share of start-up time: load it only when it is used, and on a
+  // worker thread, beside the run's loop (off-thread.ts).
   const telemetry = telemetryConfig.enabled
-    ? (await import('../telemetry/telemetry.js')).createTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
+    ? await (await import('../telemetry/off-thread.js')).createRunTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
     : undefined;
 
   // Bounds (RUNSPEC_CONCURRENCY 1 to 256...) are checked by the resolver, so `config` rejects them too.

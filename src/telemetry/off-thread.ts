@@ -1,0 +1,228 @@
+// A CLI run's telemetry on a worker thread. A zero-latency run keeps one core busy with its own loop; loading
+// the OpenTelemetry SDK and exporter, rendering spans and serialising them to protobuf then ran on that same
+// core. Here the main thread only assigns the ids (so verdicts, trace links and the results file get them at
+// once, as before) and posts each case's render input; the worker (telemetry-worker.ts) renders it with
+// render.ts through the SDK and exports it with the official exporter. This module does not load the SDK.
+//
+// Without a built worker file next to this one (the TypeScript sources under vitest), or with `inProcess`,
+// the pipeline stays in process (createTelemetry), which is also what library callers get.
+import { randomFillSync } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+import type { TelemetryConfig } from '../config/telemetry.js';
+import { traceLink } from '../core/trace-link.js';
+import type { ModelCallRecord, Run } from '../types/run.js';
+import type { Toolset } from '../types/toolset.js';
+import { resolveExporterSpec } from './exporter-spec.js';
+import type { RenderedTrace, RenderInput } from './render.js';
+import type { TelemetryOptions } from './telemetry.js';
+import type { FromWorker, ModelTools, ToWorker, WorkerInit } from './worker-protocol.js';
+
+/** The run's telemetry: emitCase may wait (a promise) while the worker is this far behind. */
+export interface RunTelemetry {
+  readonly enabled: boolean;
+  readonly destination: string | undefined;
+  emitCase(input: Omit<RenderInput, 'captureContent'>): RenderedTrace | undefined | Promise<RenderedTrace | undefined>;
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+export interface RunTelemetryOptions extends TelemetryOptions {
+  /** Keep the SDK on this thread. @default false (a worker, when the built worker file exists) */
+  inProcess?: boolean;
+}
+
+/** Case samples posted to the worker and not yet handled, beyond which emitCase waits. */
+const MAX_IN_FLIGHT = 256;
+/** Distinct tool lists posted once and kept by the worker; more are sent inline. */
+const MAX_TOOL_LISTS = 64;
+/** How long past the export timeout a flush waits for the worker before giving it up. */
+const WORKER_GRACE_MS = 5000;
+
+/**
+ * Build a run's telemetry: on a worker thread when the built worker file is next to this module, else in
+ * process. Never throws; problems reach `onWarning` as with createTelemetry.
+ */
+export async function createRunTelemetry(config: TelemetryConfig, opts: RunTelemetryOptions = {}): Promise<RunTelemetry> {
+  const workerUrl = new URL('./telemetry-worker.js', import.meta.url);
+  if (opts.inProcess || !config.enabled || !import.meta.url.endsWith('.js')) {
+    return (await import('./telemetry.js')).createTelemetry(config, opts);
+  }
+  return createWorkerTelemetry(config, opts, workerUrl);
+}
+
+function createWorkerTelemetry(config: TelemetryConfig, opts: RunTelemetryOptions, workerUrl: URL): RunTelemetry {
+  const warned = new Set<string>();
+  const warn = (key: string, msg: string): void => {
+    if (key !== '' && warned.has(key)) return;
+    warned.add(key);
+    try {
+      opts.onWarning?.(msg);
+    } catch {
+      // a failing warning sink must not break the run either
+    }
+  };
+  let exporter: WorkerInit['exporter'];
+  try {
+    exporter = resolveExporterSpec(config, opts.fileName);
+  } catch (err) {
+    warn('setup', `disabled: ${(err as Error).message}`);
+    return { enabled: false, destination: undefined, emitCase: () => undefined, flush: async () => undefined, shutdown: async () => undefined };
+  }
+  const { destination } = exporter;
+  const init: WorkerInit = { config, exporter, ...(opts.version !== undefined ? { version: opts.version } : {}) };
+  let worker: Worker;
+  try {
+    worker = new Worker(workerUrl, { workerData: init });
+  } catch (err) {
+    warn('setup', `disabled: could not start the telemetry worker (${(err as Error).message})`);
+    return { enabled: false, destination: undefined, emitCase: () => undefined, flush: async () => undefined, shutdown: async () => undefined };
+  }
+  // The worker must not keep a finished process alive; it is referenced only while a flush waits for it.
+  worker.unref();
+
+  let inFlight = 0;
+  let gone = false;
+  let closed = false;
+  let seq = 0;
+  const waiting: Array<() => void> = [];
+  const requests = new Map<number, () => void>();
+  const toolsetIds = new WeakMap<Toolset, number>();
+
+  const release = (): void => {
+    while (waiting.length > 0 && (gone || inFlight < MAX_IN_FLIGHT)) waiting.shift()!();
+  };
+  const stop = (why: string): void => {
+    if (gone) return;
+    gone = true;
+    if (!closed) warn('worker', `the telemetry worker stopped (${why}); traces not yet exported were dropped, the eval run is unaffected`);
+    for (const done of requests.values()) done();
+    requests.clear();
+    release();
+  };
+  worker.on('message', (msg: FromWorker) => {
+    if (msg.type === 'ack') {
+      inFlight -= msg.count;
+      release();
+    } else if (msg.type === 'warning') warn('', msg.message);
+    else {
+      requests.get(msg.seq)?.();
+      requests.delete(msg.seq);
+    }
+  });
+  worker.on('error', (err) => stop(err.message));
+  worker.on('exit', (code) => stop(`exit code ${code}`));
+
+  const post = (msg: ToWorker): void => worker.postMessage(msg);
+
+  // A call's tool list is most of a case's message (the toolset's schemas), and every call of a run shares
+  // the layout's one array: post each array once. A bounded number, in case lists are ever built per call.
+  const toolsIdOf = new WeakMap<ModelTools, number>();
+  let toolLists = 0;
+  const withoutTools = (run: Run): { run: Run; toolsIds: number[] } => {
+    const toolsIds: number[] = [];
+    const modelCalls = run.modelCalls.map((call) => {
+      let id = toolsIdOf.get(call.request.tools);
+      if (id === undefined && toolLists < MAX_TOOL_LISTS) {
+        id = ++seq;
+        toolLists++;
+        post({ type: 'tools', id, tools: call.request.tools });
+        toolsIdOf.set(call.request.tools, id);
+      }
+      toolsIds.push(id ?? 0);
+      if (id === undefined) return call;
+      const { tools: _sent, ...request } = call.request;
+      return { ...call, request: request as ModelCallRecord['request'] };
+    });
+    return { run: { ...run, modelCalls }, toolsIds };
+  };
+
+  const request = async (type: 'flush' | 'shutdown'): Promise<void> => {
+    if (gone) return;
+    const id = ++seq;
+    worker.ref();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await new Promise<void>((resolve) => {
+        requests.set(id, resolve);
+        timer = setTimeout(() => {
+          warn('export', `${type} of ${destination} did not finish within ${config.timeoutMs} ms; spans dropped, the eval run is unaffected`);
+          requests.delete(id);
+          resolve();
+        }, config.timeoutMs + WORKER_GRACE_MS);
+        post({ type, seq: id });
+      });
+    } finally {
+      clearTimeout(timer);
+      worker.unref();
+    }
+  };
+
+  return {
+    enabled: true,
+    destination,
+    emitCase(input) {
+      if (closed || gone) return undefined;
+      const { toolset, ...rest } = input;
+      const modelCalls = input.run?.modelCalls.length ?? 0;
+      const toolCalls = input.run?.toolCalls.length ?? 0;
+      const traceId = randomId(16);
+      const spanIds = Array.from({ length: 1 + modelCalls + toolCalls }, () => randomId(8));
+      try {
+        let toolsetId: number | undefined;
+        if (toolset) {
+          toolsetId = toolsetIds.get(toolset);
+          if (toolsetId === undefined) {
+            toolsetId = ++seq;
+            post({ type: 'toolset', id: toolsetId, toolset });
+            toolsetIds.set(toolset, toolsetId);
+          }
+        }
+        const slim = rest.run ? withoutTools(rest.run) : undefined;
+        post({
+          type: 'case',
+          input: slim ? { ...rest, run: slim.run } : rest,
+          ...(toolsetId !== undefined ? { toolsetId } : {}),
+          ...(slim ? { toolsIds: slim.toolsIds } : {}),
+          traceId,
+          spanIds,
+        });
+      } catch (err) {
+        warn('render', `could not render case ${input.case.id}: ${(err as Error).message}`);
+        return undefined;
+      }
+      inFlight++;
+      const rendered: RenderedTrace = { traceId, rootSpanId: spanIds[0]!, llmSpanIds: spanIds.slice(1, 1 + modelCalls), toolSpanIds: spanIds.slice(1 + modelCalls) };
+      const url = traceLink(config.traceUrl, { traceId, spanId: rendered.rootSpanId, ...(config.project !== undefined ? { project: config.project } : {}) });
+      if (url) rendered.url = url;
+      if (inFlight < MAX_IN_FLIGHT) return rendered;
+      return new Promise((resolve) => waiting.push(() => resolve(rendered)));
+    },
+    async flush() {
+      if (closed) return;
+      await request('flush');
+    },
+    async shutdown() {
+      if (closed) return;
+      await request('shutdown');
+      closed = true;
+      await worker.terminate().catch(() => undefined);
+    },
+  };
+}
+
+// Trace and span ids as the SDK's RandomIdGenerator makes them (lowercase hex, never all zeros), drawn from
+// a pooled random buffer.
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+
+function randomId(bytes: 8 | 16): string {
+  for (;;) {
+    if (poolAt + bytes > pool.length) {
+      randomFillSync(pool);
+      poolAt = 0;
+    }
+    const id = pool.toString('hex', poolAt, poolAt + bytes);
+    poolAt += bytes;
+    if (!/^0+$/.test(id)) return id;
+  }
+}

@@ -1,0 +1,102 @@
+// The telemetry worker: owns the OpenTelemetry SDK pipeline of a CLI run (private provider, batch processor,
+// official exporter, Phoenix annotations, LangSmith feedback: createSdkTelemetry, as in process) so that
+// loading it, rendering spans and serialising them run beside the run's main thread. The main thread has
+// already handed the verdicts their trace and span ids; the id generator below makes the SDK use them.
+import { randomBytes } from 'node:crypto';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
+import type { Run } from '../types/run.js';
+import type { Toolset } from '../types/toolset.js';
+import type { RenderInput } from './render.js';
+import { createSdkTelemetry } from './telemetry.js';
+import type { FromWorker, ModelTools, ToWorker, WorkerInit } from './worker-protocol.js';
+
+/** Hands out the ids assigned on the main thread for the trace being rendered. */
+class AssignedIds implements IdGenerator {
+  private traceId = '';
+  private spanIds: string[] = [];
+  private next = 0;
+
+  assign(traceId: string, spanIds: string[]): void {
+    this.traceId = traceId;
+    this.spanIds = spanIds;
+    this.next = 0;
+  }
+
+  generateTraceId(): string {
+    return this.traceId || randomBytes(16).toString('hex');
+  }
+
+  generateSpanId(): string {
+    return this.spanIds[this.next++] ?? randomBytes(8).toString('hex');
+  }
+}
+
+const port = parentPort;
+if (!port) throw new Error('telemetry-worker.js runs as a worker thread only');
+const post = (msg: FromWorker): void => port.postMessage(msg);
+const init = workerData as WorkerInit;
+const ids = new AssignedIds();
+const telemetry = createSdkTelemetry(
+  init.config,
+  { onWarning: (message) => post({ type: 'warning', message }), ...(init.version !== undefined ? { version: init.version } : {}) },
+  { exporter: init.exporter, idGenerator: ids },
+);
+const toolsets = new Map<number, Toolset>();
+const toolLists = new Map<number, ModelTools>();
+let unacked = 0;
+let ackScheduled = false;
+let mismatchWarned = false;
+
+/** Put back the tool lists the main thread left out of each model call (the same array object, as there). */
+function restoreTools(run: Run, toolsIds: number[]): void {
+  run.modelCalls.forEach((call, i) => {
+    const id = toolsIds[i] ?? 0;
+    if (id !== 0) call.request.tools = toolLists.get(id) ?? [];
+  });
+}
+
+const ack = (): void => {
+  ackScheduled = false;
+  const count = unacked;
+  unacked = 0;
+  if (count > 0) post({ type: 'ack', count });
+};
+
+port.on('message', (msg: ToWorker) => {
+  switch (msg.type) {
+    case 'toolset':
+      toolsets.set(msg.id, msg.toolset);
+      return;
+    case 'tools':
+      toolLists.set(msg.id, msg.tools);
+      return;
+    case 'case': {
+      const input = msg.input;
+      const toolset = msg.toolsetId === undefined ? undefined : toolsets.get(msg.toolsetId);
+      if (toolset) (input as RenderInput).toolset = toolset;
+      if (input.run && msg.toolsIds) restoreTools(input.run, msg.toolsIds);
+      ids.assign(msg.traceId, msg.spanIds);
+      const rendered = telemetry.emitCase(input);
+      ids.assign('', []);
+      if (rendered && !mismatchWarned && (rendered.traceId !== msg.traceId || rendered.rootSpanId !== msg.spanIds[0])) {
+        // Would mean render.ts started spans in another order than the main thread counted them.
+        mismatchWarned = true;
+        post({ type: 'warning', message: `case ${msg.input.case.id}: exported span ids differ from the ids in the results` });
+      }
+      unacked++;
+      if (!ackScheduled) {
+        ackScheduled = true;
+        setImmediate(ack);
+      }
+      return;
+    }
+    case 'flush':
+    case 'shutdown': {
+      ack();
+      const seq = msg.seq;
+      void (msg.type === 'flush' ? telemetry.flush() : telemetry.shutdown()).finally(() => post({ type: 'done', seq }));
+      return;
+    }
+  }
+});
