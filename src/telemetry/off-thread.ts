@@ -32,7 +32,7 @@ export interface RunTelemetryOptions extends TelemetryOptions {
 }
 
 /** Case samples posted to the worker and not yet handled, beyond which emitCase waits. */
-const MAX_IN_FLIGHT = 256;
+export const MAX_IN_FLIGHT = 256;
 /** Distinct tool lists posted once and kept by the worker; more are sent inline. */
 const MAX_TOOL_LISTS = 64;
 /** How long past the export timeout a flush waits for the worker before giving it up. */
@@ -50,7 +50,8 @@ export async function createRunTelemetry(config: TelemetryConfig, opts: RunTelem
   return createWorkerTelemetry(config, opts, workerUrl);
 }
 
-function createWorkerTelemetry(config: TelemetryConfig, opts: RunTelemetryOptions, workerUrl: URL): RunTelemetry {
+/** The worker-backed pipeline with a given worker script (createRunTelemetry's; tests pass a stand-in). */
+export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOptions, workerUrl: URL): RunTelemetry {
   const warned = new Set<string>();
   const warn = (key: string, msg: string): void => {
     if (key !== '' && warned.has(key)) return;
