@@ -33,6 +33,8 @@ export interface RunTelemetryOptions extends TelemetryOptions {
 
 /** Case samples posted to the worker and not yet handled, beyond which emitCase waits. */
 export const MAX_IN_FLIGHT = 256;
+/** Messages per postMessage at most. */
+const BATCH_SIZE = 32;
 /** Distinct tool lists posted once and kept by the worker; more are sent inline. */
 const MAX_TOOL_LISTS = 64;
 /** How long past the export timeout a flush waits for the worker before giving it up. */
@@ -113,7 +115,39 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
   worker.on('error', (err) => stop(err.message));
   worker.on('exit', (code) => stop(`exit code ${code}`));
 
-  const post = (msg: ToWorker): void => worker.postMessage(msg);
+  // Messages go in batches, one per event-loop turn or BATCH_SIZE messages: a MessagePort message costs the
+  // sender several times what serialising a case does.
+  let queue: ToWorker[] = [];
+  let sendScheduled = false;
+  const send = (): void => {
+    sendScheduled = false;
+    const batch = queue;
+    queue = [];
+    if (batch.length === 0 || gone) return;
+    try {
+      worker.postMessage(batch);
+    } catch {
+      // Something in the batch cannot be cloned: send the rest, and say which case was left out.
+      for (const msg of batch) {
+        try {
+          worker.postMessage([msg]);
+        } catch (err) {
+          if (msg.type === 'case') {
+            inFlight--;
+            warn('render', `could not render case ${msg.input.case.id}: ${(err as Error).message}`);
+          }
+        }
+      }
+    }
+  };
+  const post = (msg: ToWorker): void => {
+    queue.push(msg);
+    if (queue.length >= BATCH_SIZE) send();
+    else if (!sendScheduled) {
+      sendScheduled = true;
+      setImmediate(send);
+    }
+  };
 
   // A call's tool list is most of a case's message (the toolset's schemas), and every call of a run shares
   // the layout's one array: post each array once. A bounded number, in case lists are ever built per call.
@@ -151,6 +185,7 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
           resolve();
         }, config.timeoutMs + WORKER_GRACE_MS);
         post({ type, seq: id });
+        send();
       });
     } finally {
       clearTimeout(timer);
@@ -179,6 +214,7 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
           }
         }
         const slim = rest.run ? withoutTools(rest.run) : undefined;
+        inFlight++;
         post({
           type: 'case',
           input: slim ? { ...rest, run: slim.run } : rest,
@@ -191,7 +227,6 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
         warn('render', `could not render case ${input.case.id}: ${(err as Error).message}`);
         return undefined;
       }
-      inFlight++;
       const rendered: RenderedTrace = { traceId, rootSpanId: spanIds[0]!, llmSpanIds: spanIds.slice(1, 1 + modelCalls), toolSpanIds: spanIds.slice(1 + modelCalls) };
       const url = traceLink(config.traceUrl, { traceId, spanId: rendered.rootSpanId, ...(config.project !== undefined ? { project: config.project } : {}) });
       if (url) rendered.url = url;

@@ -63,7 +63,11 @@ const ack = (): void => {
   if (count > 0) post({ type: 'ack', count });
 };
 
-port.on('message', (msg: ToWorker) => {
+port.on('message', (batch: ToWorker[]) => {
+  for (const msg of batch) handle(msg);
+});
+
+function handle(msg: ToWorker): void {
   switch (msg.type) {
     case 'toolset':
       toolsets.set(msg.id, msg.toolset);
@@ -99,4 +103,4 @@ port.on('message', (msg: ToWorker) => {
       return;
     }
   }
-});
+}

@@ -217,7 +217,7 @@ describe('worker failures (stand-in worker scripts)', () => {
 
   it('a worker that dies is one clear warning; the run keeps its results and shutdown returns', async () => {
     const warnings: string[] = [];
-    const telemetry = offThread.createWorkerTelemetry(config(), { onWarning: (m) => warnings.push(m) }, script(`parentPort.on('message', (m) => { if (m.type === 'case') throw new Error('worker blew up'); });`));
+    const telemetry = offThread.createWorkerTelemetry(config(), { onWarning: (m) => warnings.push(m) }, script(`parentPort.on('message', (batch) => { if (batch.some((m) => m.type === 'case')) throw new Error('worker blew up'); });`));
     const first = await telemetry.emitCase(inputs()[0]!);
     expect(first?.traceId).toMatch(/^[0-9a-f]{32}$/);
     await telemetry.flush(); // answered by the worker's death, not by a reply
@@ -232,7 +232,7 @@ describe('worker failures (stand-in worker scripts)', () => {
     const telemetry = offThread.createWorkerTelemetry(
       config(),
       {},
-      script(`let n = 0; parentPort.on('message', (m) => { if (m.type === 'case') n++; else if (m.type === 'flush' || m.type === 'shutdown') { parentPort.postMessage({ type: 'ack', count: n }); n = 0; parentPort.postMessage({ type: 'done', seq: m.seq }); } });`),
+      script(`let n = 0; parentPort.on('message', (batch) => { for (const m of batch) { if (m.type === 'case') n++; else if (m.type === 'flush' || m.type === 'shutdown') { parentPort.postMessage({ type: 'ack', count: n }); n = 0; parentPort.postMessage({ type: 'done', seq: m.seq }); } } });`),
     );
     const max = offThread.MAX_IN_FLIGHT;
     const results = Array.from({ length: max + 10 }, (_, i) => telemetry.emitCase({ ...inputs()[0]!, run: { ...decisionRun('dedup'), sample: i } }));
