@@ -37,7 +37,7 @@ export const MAX_IN_FLIGHT = 256;
 const BATCH_SIZE = 32;
 /** Distinct tool lists posted once and kept by the worker; more are sent inline. */
 const MAX_TOOL_LISTS = 64;
-/** How long past the export timeout a flush waits for the worker before giving it up. */
+/** How long past the in-process bound a flush waits for the worker before giving it up. */
 const WORKER_GRACE_MS = 5000;
 
 /**
@@ -171,25 +171,28 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
     return { run: { ...run, modelCalls }, toolsIds };
   };
 
+  // In process, a flush takes at most the export timeout, plus LangSmith's own wait for ingest.
+  let waitingOn = 0;
+  const waitMs = config.timeoutMs + (config.langsmith ? config.langsmith.maxWaitMs : 0) + WORKER_GRACE_MS;
   const request = async (type: 'flush' | 'shutdown'): Promise<void> => {
     if (gone) return;
     const id = ++seq;
-    worker.ref();
+    if (waitingOn++ === 0) worker.ref();
     let timer: NodeJS.Timeout | undefined;
     try {
       await new Promise<void>((resolve) => {
         requests.set(id, resolve);
         timer = setTimeout(() => {
-          warn('export', `${type} of ${destination} did not finish within ${config.timeoutMs} ms; spans dropped, the eval run is unaffected`);
+          warn('worker', `the telemetry worker did not finish the ${type} within ${waitMs} ms (${destination}); spans not yet exported were dropped, the eval run is unaffected`);
           requests.delete(id);
           resolve();
-        }, config.timeoutMs + WORKER_GRACE_MS);
+        }, waitMs);
         post({ type, seq: id });
         send();
       });
     } finally {
       clearTimeout(timer);
-      worker.unref();
+      if (--waitingOn === 0) worker.unref();
     }
   };
 

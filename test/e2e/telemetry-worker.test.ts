@@ -227,6 +227,15 @@ describe('worker failures (stand-in worker scripts)', () => {
     expect(warnings).toHaveLength(1);
   });
 
+  it('gives up on a worker that never answers a shutdown, says so, and stops it', async () => {
+    const warnings: string[] = [];
+    const telemetry = offThread.createWorkerTelemetry({ ...config(), timeoutMs: 50 }, { onWarning: (m) => warnings.push(m) }, script(`parentPort.on('message', () => {});`));
+    await telemetry.emitCase(inputs()[0]!);
+    await telemetry.shutdown();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^the telemetry worker did not finish the shutdown within \d+ ms \(http:\/\/127\.0\.0\.1:9\/v1\/traces\); spans not yet exported were dropped, the eval run is unaffected$/);
+  });
+
   it('holds emitCase back once MAX_IN_FLIGHT cases wait for the worker, and lets them go as it catches up', async () => {
     // Acknowledges nothing until asked to flush, then everything at once.
     const telemetry = offThread.createWorkerTelemetry(
