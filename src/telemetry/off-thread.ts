@@ -80,9 +80,6 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
     warn('setup', `disabled: could not start the telemetry worker (${(err as Error).message})`);
     return { enabled: false, destination: undefined, emitCase: () => undefined, flush: async () => undefined, shutdown: async () => undefined };
   }
-  // The worker must not keep a finished process alive; it is referenced only while a flush waits for it.
-  worker.unref();
-
   let inFlight = 0;
   let gone = false;
   let closed = false;
@@ -90,6 +87,19 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
   const waiting: Array<() => void> = [];
   const requests = new Map<number, () => void>();
   const toolsetIds = new WeakMap<Toolset, number>();
+
+  // The worker must not keep a finished process alive: it is referenced only while cases posted to it are
+  // not handled yet or a flush waits for it (an awaited emitCase or flush must not see the process exit).
+  worker.unref();
+  let held = false;
+  let waitingOn = 0;
+  const hold = (): void => {
+    const want = inFlight > 0 || waitingOn > 0;
+    if (want === held || gone) return;
+    held = want;
+    if (want) worker.ref();
+    else worker.unref();
+  };
 
   const release = (): void => {
     while (waiting.length > 0 && (gone || inFlight < MAX_IN_FLIGHT)) waiting.shift()!();
@@ -106,6 +116,7 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
     if (msg.type === 'ack') {
       inFlight -= msg.count;
       release();
+      hold();
     } else if (msg.type === 'warning') warn('', msg.message);
     else {
       requests.get(msg.seq)?.();
@@ -134,6 +145,7 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
         } catch (err) {
           if (msg.type === 'case') {
             inFlight--;
+            hold();
             warn('render', `could not render case ${msg.input.case.id}: ${(err as Error).message}`);
           }
         }
@@ -172,12 +184,12 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
   };
 
   // In process, a flush takes at most the export timeout, plus LangSmith's own wait for ingest.
-  let waitingOn = 0;
   const waitMs = config.timeoutMs + (config.langsmith ? config.langsmith.maxWaitMs : 0) + WORKER_GRACE_MS;
   const request = async (type: 'flush' | 'shutdown'): Promise<void> => {
     if (gone) return;
     const id = ++seq;
-    if (waitingOn++ === 0) worker.ref();
+    waitingOn++;
+    hold();
     let timer: NodeJS.Timeout | undefined;
     try {
       await new Promise<void>((resolve) => {
@@ -192,7 +204,8 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
       });
     } finally {
       clearTimeout(timer);
-      if (--waitingOn === 0) worker.unref();
+      waitingOn--;
+      hold();
     }
   };
 
@@ -218,6 +231,7 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
         }
         const slim = rest.run ? withoutTools(rest.run) : undefined;
         inFlight++;
+        hold();
         post({
           type: 'case',
           input: slim ? { ...rest, run: slim.run } : rest,

@@ -236,6 +236,27 @@ describe('worker failures (stand-in worker scripts)', () => {
     expect(warnings[0]).toMatch(/^the telemetry worker did not finish the shutdown within \d+ ms \(http:\/\/127\.0\.0\.1:9\/v1\/traces\); spans not yet exported were dropped, the eval run is unaffected$/);
   });
 
+  it('keeps the process alive while an awaited emitCase or flush waits for the worker', async () => {
+    // A script whose only pending work is the worker's answer (the worker is unref'd when idle).
+    const file = join(tempDir(), 'awaits.mjs');
+    const worker = script(`parentPort.on('message', (batch) => { let count = 0; for (const m of batch) { if (m.type === 'case') count++; else { parentPort.postMessage({ type: 'ack', count }); count = 0; parentPort.postMessage({ type: 'done', seq: m.seq }); } } if (count) setTimeout(() => parentPort.postMessage({ type: 'ack', count }), 5); });`);
+    const input = { case: { id: 'c', tags: [] }, run: { modelCalls: [], toolCalls: [] }, runId: 'r' };
+    writeFileSync(
+      file,
+      `const { createWorkerTelemetry, MAX_IN_FLIGHT } = await import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist/telemetry/off-thread.js')).href)});
+const t = createWorkerTelemetry(${JSON.stringify(config())}, {}, new URL(${JSON.stringify(worker.href)}));
+let n = 0;
+for (let i = 0; i < MAX_IN_FLIGHT * 3; i++) if (await t.emitCase(${JSON.stringify(input)})) n++;
+await t.flush();
+await t.shutdown();
+console.log('emitted', n);`,
+    );
+    const { spawnSync } = await import('node:child_process');
+    const out = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 60_000 });
+    expect(out.stdout.trim()).toBe(`emitted ${offThread.MAX_IN_FLIGHT * 3}`);
+    expect(out.status).toBe(0);
+  });
+
   it('holds emitCase back once MAX_IN_FLIGHT cases wait for the worker, and lets them go as it catches up', async () => {
     // Acknowledges nothing until asked to flush, then everything at once.
     const telemetry = offThread.createWorkerTelemetry(
