@@ -45,7 +45,7 @@ export async function telemetryCostPerTrace(n = 5000) {
 
 /** Main-thread µs per case of the worker pipeline: ids, the case message and its structured clone. */
 async function mainThreadCost(input, n) {
-  const ack = `import { parentPort } from 'node:worker_threads'; parentPort.on('message', (batch) => { let count = 0; for (const m of batch) { if (m.type === 'case') count++; else if (m.seq) { parentPort.postMessage({ type: 'ack', count }); count = 0; parentPort.postMessage({ type: 'done', seq: m.seq }); } } if (count) parentPort.postMessage({ type: 'ack', count }); });`;
+  const ack = `import { parentPort } from 'node:worker_threads'; parentPort.on('message', (batch) => { if (!Array.isArray(batch)) return; let count = 0; for (const m of batch) { if (m.type === 'case') count++; else if (m.seq) { parentPort.postMessage({ type: 'ack', count }); count = 0; parentPort.postMessage({ type: 'done', seq: m.seq }); } } if (count) parentPort.postMessage({ type: 'ack', count }); });`;
   const config = { enabled: true, captureContent: false, annotations: false, exporter: { kind: 'file', dir: '/nonexistent' }, timeoutMs: 10_000, serviceName: 'bench', resourceAttributes: {}, apiKeyEnv: 'X', sources: {} };
   const telemetry = createWorkerTelemetry(config, {}, new URL(`data:text/javascript,${encodeURIComponent(ack)}`));
   for (let i = 0; i < 500; i++) await telemetry.emitCase(input);

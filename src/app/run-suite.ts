@@ -556,6 +556,8 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
       suiteLabel = stored.suiteLabel ?? suiteLabelOf(targets);
     }
   }
+  // The telemetry worker loads the OpenTelemetry SDK while the cases and toolsets load (off-thread.ts).
+  if (flags.telemetry !== false) (await import('../telemetry/off-thread.js')).prewarmTelemetryWorker();
   const project = loadProject(ctx);
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
   // An empty shard is fine (few cases, many shards); an empty selection otherwise is a mistake.

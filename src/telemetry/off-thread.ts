@@ -45,15 +45,45 @@ const WORKER_GRACE_MS = 5000;
  * process. Never throws; problems reach `onWarning` as with createTelemetry.
  */
 export async function createRunTelemetry(config: TelemetryConfig, opts: RunTelemetryOptions = {}): Promise<RunTelemetry> {
-  const workerUrl = new URL('./telemetry-worker.js', import.meta.url);
-  if (opts.inProcess || !config.enabled || !import.meta.url.endsWith('.js')) {
+  const early = prewarmed;
+  prewarmed = undefined;
+  if (opts.inProcess || !config.enabled || !hasBuiltWorker()) {
+    void early?.terminate();
     return (await import('./telemetry.js')).createTelemetry(config, opts);
   }
-  return createWorkerTelemetry(config, opts, workerUrl);
+  return createWorkerTelemetry(config, opts, WORKER_URL, early);
 }
 
-/** The worker-backed pipeline with a given worker script (createRunTelemetry's; tests pass a stand-in). */
-export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOptions, workerUrl: URL): RunTelemetry {
+const WORKER_URL = new URL('./telemetry-worker.js', import.meta.url);
+const hasBuiltWorker = (): boolean => import.meta.url.endsWith('.js');
+let prewarmed: Worker | undefined;
+
+/**
+ * Start the telemetry worker now, so that it loads the SDK while the run loads its cases; the next
+ * createRunTelemetry takes it (or stops it when telemetry turns out off). Idempotent; never throws.
+ */
+export function prewarmTelemetryWorker(): void {
+  if (prewarmed || !hasBuiltWorker()) return;
+  try {
+    const worker = new Worker(WORKER_URL);
+    worker.unref();
+    // A worker that failed before anyone took it is dropped; createRunTelemetry then starts a fresh one.
+    const drop = (): void => {
+      if (prewarmed === worker) prewarmed = undefined;
+    };
+    worker.on('error', drop);
+    worker.on('exit', drop);
+    prewarmed = worker;
+  } catch {
+    prewarmed = undefined;
+  }
+}
+
+/**
+ * The worker-backed pipeline with a given worker script (createRunTelemetry's; tests pass a stand-in), or a
+ * worker of that script already started. The worker's first message is its WorkerInit, then batches.
+ */
+export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOptions, workerUrl: URL, started?: Worker): RunTelemetry {
   const warned = new Set<string>();
   const warn = (key: string, msg: string): void => {
     if (key !== '' && warned.has(key)) return;
@@ -75,8 +105,10 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
   const init: WorkerInit = { config, exporter, ...(opts.version !== undefined ? { version: opts.version } : {}) };
   let worker: Worker;
   try {
-    worker = new Worker(workerUrl, { workerData: init });
+    worker = started ?? new Worker(workerUrl);
+    worker.postMessage(init);
   } catch (err) {
+    void started?.terminate();
     warn('setup', `disabled: could not start the telemetry worker (${(err as Error).message})`);
     return { enabled: false, destination: undefined, emitCase: () => undefined, flush: async () => undefined, shutdown: async () => undefined };
   }
@@ -91,6 +123,10 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
   // The worker must not keep a finished process alive: it is referenced only while cases posted to it are
   // not handled yet or a flush waits for it (an awaited emitCase or flush must not see the process exit).
   worker.unref();
+  if (started) {
+    started.removeAllListeners('error');
+    started.removeAllListeners('exit');
+  }
   let held = false;
   let waitingOn = 0;
   const hold = (): void => {

@@ -3,13 +3,15 @@
 // loading it, rendering spans and serialising them run beside the run's main thread. The main thread has
 // already handed the verdicts their trace and span ids; the id generator below makes the SDK use them.
 import { randomBytes } from 'node:crypto';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
 import type { Run } from '../types/run.js';
 import type { Toolset } from '../types/toolset.js';
 import type { RenderInput } from './render.js';
-import { createSdkTelemetry } from './telemetry.js';
+import { createSdkTelemetry, type Telemetry } from './telemetry.js';
 import type { FromWorker, ModelTools, ToWorker, WorkerInit } from './worker-protocol.js';
+
+const UNCLAIMED_MS = 60_000;
 
 /** Hands out the ids assigned on the main thread for the trace being rendered. */
 class AssignedIds implements IdGenerator {
@@ -35,13 +37,26 @@ class AssignedIds implements IdGenerator {
 const port = parentPort;
 if (!port) throw new Error('telemetry-worker.js runs as a worker thread only');
 const post = (msg: FromWorker): void => port.postMessage(msg);
-const init = workerData as WorkerInit;
 const ids = new AssignedIds();
-const telemetry = createSdkTelemetry(
-  init.config,
-  { onWarning: (message) => post({ type: 'warning', message }), ...(init.version !== undefined ? { version: init.version } : {}) },
-  { exporter: init.exporter, idGenerator: ids },
-);
+// Set by the first message: the worker may be started (and load the SDK) before the run's config is known.
+let telemetry: Telemetry | undefined;
+
+// Started early and never taken (the run found no cases, say): go away rather than linger in a long-lived
+// process (the console). Closing the port leaves this thread nothing to do, so it ends.
+const unclaimed = setTimeout(() => port.close(), UNCLAIMED_MS);
+
+function start(init: WorkerInit): void {
+  clearTimeout(unclaimed);
+  telemetry = createSdkTelemetry(
+    init.config,
+    { onWarning: (message) => post({ type: 'warning', message }), ...(init.version !== undefined ? { version: init.version } : {}) },
+    { exporter: init.exporter, idGenerator: ids },
+  );
+  // The exporter loads on first export; start loading it now, beside the run.
+  const spec = init.exporter.spec;
+  if (spec.kind === 'otlp' && spec.protocol === 'http/protobuf') void import('@opentelemetry/exporter-trace-otlp-proto').catch(() => undefined);
+  else if (spec.kind === 'otlp' && spec.protocol === 'http/json') void import('@opentelemetry/exporter-trace-otlp-http').catch(() => undefined);
+}
 const toolsets = new Map<number, Toolset>();
 const toolLists = new Map<number, ModelTools>();
 let unacked = 0;
@@ -63,11 +78,12 @@ const ack = (): void => {
   if (count > 0) post({ type: 'ack', count });
 };
 
-port.on('message', (batch: ToWorker[]) => {
-  for (const msg of batch) handle(msg);
+port.on('message', (msg: WorkerInit | ToWorker[]) => {
+  if (!Array.isArray(msg)) start(msg);
+  else if (telemetry) for (const m of msg) handle(telemetry, m);
 });
 
-function handle(msg: ToWorker): void {
+function handle(telemetry: Telemetry, msg: ToWorker): void {
   switch (msg.type) {
     case 'toolset':
       toolsets.set(msg.id, msg.toolset);
