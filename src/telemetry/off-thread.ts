@@ -4,11 +4,15 @@
 // once, as before) and posts each case's render input; the worker (telemetry-worker.ts) renders it with
 // render.ts through the SDK and exports it with the official exporter. This module does not load the SDK.
 //
-// Without a built worker file next to this one (the TypeScript sources under vitest), or with `inProcess`,
-// the pipeline stays in process (createTelemetry), which is also what library callers get.
+// Without a built worker file (the TypeScript sources under vitest), or with `inProcess`, the pipeline stays
+// in process (createTelemetry), which is also what library callers get.
 import { randomFillSync } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { TelemetryConfig } from '../config/telemetry.js';
+import { PACKAGE_ROOT } from '../core/package-root.js';
 import { traceLink } from '../core/trace-link.js';
 import type { ModelCallRecord, Run } from '../types/run.js';
 import type { Toolset } from '../types/toolset.js';
@@ -47,25 +51,43 @@ const WORKER_GRACE_MS = 5000;
 export async function createRunTelemetry(config: TelemetryConfig, opts: RunTelemetryOptions = {}): Promise<RunTelemetry> {
   const early = prewarmed;
   prewarmed = undefined;
-  if (opts.inProcess || !config.enabled || !hasBuiltWorker()) {
+  const file = workerFile();
+  if (opts.inProcess || !config.enabled || !file) {
     void early?.terminate();
     return (await import('./telemetry.js')).createTelemetry(config, opts);
   }
-  return createWorkerTelemetry(config, opts, WORKER_URL, early);
+  return createWorkerTelemetry(config, opts, file, early);
 }
 
-const WORKER_URL = new URL('./telemetry-worker.js', import.meta.url);
-const hasBuiltWorker = (): boolean => import.meta.url.endsWith('.js');
 let prewarmed: Worker | undefined;
+let located: URL | null | undefined;
+
+/**
+ * The built worker script: beside this module (dist/telemetry/), or, from the bundled CLI (this code in
+ * dist/cli/chunks/), in the package's dist/telemetry/. None from the TypeScript sources: a worker cannot
+ * load a .ts file, so tests of the sources run the pipeline in process.
+ */
+function workerFile(): URL | undefined {
+  if (located === undefined) {
+    located = null;
+    if (import.meta.url.endsWith('.js')) {
+      const beside = new URL('./telemetry-worker.js', import.meta.url);
+      const packaged = pathToFileURL(join(PACKAGE_ROOT, 'dist', 'telemetry', 'telemetry-worker.js'));
+      located = existsSync(beside) ? beside : existsSync(packaged) ? packaged : null;
+    }
+  }
+  return located ?? undefined;
+}
 
 /**
  * Start the telemetry worker now, so that it loads the SDK while the run loads its cases; the next
  * createRunTelemetry takes it (or stops it when telemetry turns out off). Idempotent; never throws.
  */
 export function prewarmTelemetryWorker(): void {
-  if (prewarmed || !hasBuiltWorker()) return;
+  const file = workerFile();
+  if (prewarmed || !file) return;
   try {
-    const worker = new Worker(WORKER_URL);
+    const worker = new Worker(file);
     worker.unref();
     // A worker that failed before anyone took it is dropped; createRunTelemetry then starts a fresh one.
     const drop = (): void => {
