@@ -4,12 +4,14 @@
 // once, as before) and posts each case's render input; the worker (telemetry-worker.ts) renders it with
 // render.ts through the SDK and exports it with the official exporter. This module does not load the SDK.
 //
-// Without a built worker file (the TypeScript sources under vitest), or with `inProcess`, the pipeline stays
-// in process (createTelemetry), which is also what library callers get.
+// With fewer than MIN_CORES_FOR_WORKER cores, without a built worker file (the TypeScript sources under
+// vitest), or with `worker: false`, the pipeline stays in process (createTelemetry), which is also what
+// library callers get.
 import { randomFillSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { TelemetryConfig } from '../config/telemetry.js';
 import { PACKAGE_ROOT } from '../core/package-root.js';
@@ -31,9 +33,22 @@ export interface RunTelemetry {
 }
 
 export interface RunTelemetryOptions extends TelemetryOptions {
-  /** Keep the SDK on this thread. @default false (a worker, when the built worker file exists) */
-  inProcess?: boolean;
+  /**
+   * Render and export on a worker thread (true) or on this one (false). @default true when the machine has
+   * MIN_CORES_FOR_WORKER cores or more; always false without the built worker file.
+   */
+  worker?: boolean;
 }
+
+/**
+ * Below this many cores the pipeline stays in process. On two cores a CPU-bound run (zero latency, replay)
+ * already keeps the second core busy with V8's own threads (GC, compilation) and, in the bench, the model
+ * server; the worker then saves no wall time and adds its start-up (measured: same wall, CPU share up 2–4
+ * points). With a core to spare it takes most of telemetry's CPU off the run's loop.
+ */
+export const MIN_CORES_FOR_WORKER = 3;
+
+const wantsWorker = (worker: boolean | undefined): boolean => worker ?? availableParallelism() >= MIN_CORES_FOR_WORKER;
 
 /** Case samples posted to the worker and not yet handled, beyond which emitCase waits. */
 export const MAX_IN_FLIGHT = 256;
@@ -51,8 +66,8 @@ const WORKER_GRACE_MS = 5000;
 export async function createRunTelemetry(config: TelemetryConfig, opts: RunTelemetryOptions = {}): Promise<RunTelemetry> {
   const early = prewarmed;
   prewarmed = undefined;
-  const file = workerFile();
-  if (opts.inProcess || !config.enabled || !file) {
+  const file = wantsWorker(opts.worker) ? workerFile() : undefined;
+  if (!config.enabled || !file) {
     void early?.terminate();
     return (await import('./telemetry.js')).createTelemetry(config, opts);
   }
@@ -83,8 +98,8 @@ function workerFile(): URL | undefined {
  * Start the telemetry worker now, so that it loads the SDK while the run loads its cases; the next
  * createRunTelemetry takes it (or stops it when telemetry turns out off). Idempotent; never throws.
  */
-export function prewarmTelemetryWorker(): void {
-  const file = workerFile();
+export function prewarmTelemetryWorker(opts: { worker?: boolean } = {}): void {
+  const file = wantsWorker(opts.worker) ? workerFile() : undefined;
   if (prewarmed || !file) return;
   try {
     const worker = new Worker(file);

@@ -4,7 +4,7 @@
 // pipeline puts there (spans, attributes, resource, times, the JSON-lines file, Phoenix annotations), under the
 // ids it handed back at once; and a worker that dies or falls behind to be reported, bounded, never fatal.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -112,14 +112,15 @@ describe('telemetry on a worker thread (built modules)', () => {
     phoenix = undefined;
   });
 
-  it('uses the worker from the built module and keeps library callers in process', async () => {
+  it('uses the worker from the built module when asked, or by default with a core to spare for it', async () => {
     const config = otlpConfig('http://127.0.0.1:9', false);
-    const worker = await offThread.createRunTelemetry(config);
-    const local = await offThread.createRunTelemetry(config, { inProcess: true });
+    const worker = await offThread.createRunTelemetry(config, { worker: true });
+    const local = await offThread.createRunTelemetry(config, { worker: false });
+    const auto = await offThread.createRunTelemetry(config);
     expect('tracer' in worker).toBe(false);
     expect((local as { tracer?: unknown }).tracer).toBeDefined();
-    await worker.shutdown();
-    await local.shutdown();
+    expect('tracer' in auto).toBe(availableParallelism() < offThread.MIN_CORES_FOR_WORKER);
+    for (const t of [worker, local, auto]) await t.shutdown();
   });
 
   it.each([
@@ -129,7 +130,7 @@ describe('telemetry on a worker thread (built modules)', () => {
     sink = await startOtlpSink();
     const config = otlpConfig(sink.url, captureContent);
     const warnings: string[] = [];
-    const viaWorker = await emitAll(await offThread.createRunTelemetry(config, { onWarning: (m) => warnings.push(m), version: '9.9.9' }), inputs());
+    const viaWorker = await emitAll(await offThread.createRunTelemetry(config, { worker: true, onWarning: (m) => warnings.push(m), version: '9.9.9' }), inputs());
     const workerSpans = sink.spans();
     expect(sink.requests.every((r) => r.contentType === 'application/x-protobuf')).toBe(true);
     sink.requests.length = 0;
@@ -159,7 +160,7 @@ describe('telemetry on a worker thread (built modules)', () => {
     const dir = tempDir();
     const config = resolveTelemetryConfig({ flags: {}, env: readEnv({}), projectDir: dir });
     expect(config.exporter.kind).toBe('file');
-    const worker = await offThread.createRunTelemetry(config, { fileName: 'worker.jsonl' });
+    const worker = await offThread.createRunTelemetry(config, { worker: true, fileName: 'worker.jsonl' });
     expect(worker.destination).toBe(join(dir, '.runspec', 'traces', 'worker.jsonl'));
     const viaWorker = await emitAll(worker, inputs());
     const local = await emitAll(inProcess.createTelemetry(config, { fileName: 'local.jsonl' }), inputs());
@@ -171,7 +172,7 @@ describe('telemetry on a worker thread (built modules)', () => {
     phoenix = await startFakePhoenix();
     const config = otlpConfig(phoenix.url, false, { eval_annotations: true, project: 'evals' });
     const list = inputs().slice(0, 2);
-    const viaWorker = await emitAll(await offThread.createRunTelemetry(config), list);
+    const viaWorker = await emitAll(await offThread.createRunTelemetry(config, { worker: true }), list);
     expect(phoenix.annotations).toHaveLength(1);
     expect(phoenix.annotations[0]!.body.data.map((a) => a.span_id)).toEqual(viaWorker.map((r) => r.rootSpanId));
     const workerBody = phoenix.annotations[0]!.body.data.map((a) => ({ ...a, span_id: undefined }));
@@ -185,7 +186,7 @@ describe('telemetry on a worker thread (built modules)', () => {
     sink = await startOtlpSink({ status: 500 });
     const config = otlpConfig(sink.url, false);
     const fromWorker: string[] = [];
-    const viaWorker = await emitAll(await offThread.createRunTelemetry(config, { onWarning: (m) => fromWorker.push(m) }), inputs());
+    const viaWorker = await emitAll(await offThread.createRunTelemetry(config, { worker: true, onWarning: (m) => fromWorker.push(m) }), inputs());
     const local: string[] = [];
     await emitAll(inProcess.createTelemetry(config, { onWarning: (m) => local.push(m) }), inputs());
     expect(viaWorker.every((r) => /^[0-9a-f]{32}$/.test(r.traceId) && /^[0-9a-f]{16}$/.test(r.rootSpanId))).toBe(true);
@@ -197,7 +198,7 @@ describe('telemetry on a worker thread (built modules)', () => {
     // It exists when the config is resolved (a directory), and cannot be read as a file.
     const config = otlpConfig('https://127.0.0.1:9', false, { ca_file: tempDir() });
     const fromWorker: string[] = [];
-    const worker = await offThread.createRunTelemetry(config, { onWarning: (m) => fromWorker.push(m) });
+    const worker = await offThread.createRunTelemetry(config, { worker: true, onWarning: (m) => fromWorker.push(m) });
     const local: string[] = [];
     inProcess.createTelemetry(config, { onWarning: (m) => local.push(m) });
     expect(worker.enabled).toBe(false);
@@ -315,7 +316,7 @@ describe('the built CLI exports through the worker', { timeout: 120_000 }, () =>
 
   it('sends the spans the in-process CLI sends, under the trace ids written to the results file', async () => {
     const args = (out: string): string[] => ['--path', project.dir, 'run', 'evals/', '--base-url', model.url, '--model', 'fake-model', '--telemetry', '--endpoint', `${sink.url}/v1/traces`, '--out', out];
-    const spawned = await runCli(args('out/worker.json'), { env: cliEnv(project.dir), cwd: project.dir, spawn: true });
+    const spawned = await runCli(args('out/worker.json'), { env: cliEnv(project.dir, { RUNSPEC_TELEMETRY_WORKER: '1' }), cwd: project.dir, spawn: true });
     expect(spawned.stderr).not.toMatch(/telemetry:/);
     const workerSpans = sink.spans();
     sink.requests.length = 0;
