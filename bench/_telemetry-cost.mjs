@@ -1,7 +1,8 @@
 // Telemetry cost per trace: renderRunTrace through the OpenTelemetry SDK (span objects, attribute checks,
-// batch processor), then the OTLP protobuf and JSON serialisers of the exporters. `run` does these on its
-// telemetry worker thread; what its main thread pays per trace (ids, posting the case to the worker) is
-// `mainThreadUs`, measured through the same code with a stand-in worker that only acknowledges.
+// batch processor), then the OTLP protobuf and JSON serialisers of the exporters. With 3+ cores `run` does
+// these on a telemetry worker thread (src/telemetry/off-thread.ts); what its main thread then pays per trace
+// (ids, posting the case to the worker) is `mainThreadUs`, measured through the same code with a stand-in
+// worker that only acknowledges.
 import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { renderRunTrace } from '../dist/telemetry/render.js';
