@@ -11,7 +11,8 @@ import type { RenderInput } from './render.js';
 import { createSdkTelemetry, type Telemetry } from './telemetry.js';
 import type { FromWorker, ModelTools, ToWorker, WorkerInit } from './worker-protocol.js';
 
-const UNCLAIMED_MS = 60_000;
+// Long enough that no run takes this long between starting it and configuring it (loading cases, toolsets).
+const UNCLAIMED_MS = 10 * 60_000;
 
 /** Hands out the ids assigned on the main thread for the trace being rendered. */
 class AssignedIds implements IdGenerator {
