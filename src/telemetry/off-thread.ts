@@ -156,6 +156,7 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
   const waiting: Array<() => void> = [];
   const requests = new Map<number, () => void>();
   const toolsetIds = new WeakMap<Toolset, number>();
+  let lastResult: RenderInput['result'];
 
   // The worker must not keep a finished process alive: it is referenced only while cases posted to it are
   // not handled yet or a flush waits for it (an awaited emitCase or flush must not see the process exit).
@@ -287,7 +288,7 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
     destination,
     emitCase(input) {
       if (closed || gone) return undefined;
-      const { toolset, ...rest } = input;
+      const { toolset, result, ...rest } = input;
       const modelCalls = input.run?.modelCalls.length ?? 0;
       const toolCalls = input.run?.toolCalls.length ?? 0;
       const traceId = randomId(16);
@@ -302,6 +303,12 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
             toolsetIds.set(toolset, toolsetId);
           }
         }
+        // Samples of a case come one after another with the same aggregate, which holds every sample's
+        // verdict: post it once per case, not once per sample (n samples would post it n times).
+        if (result && result !== lastResult) {
+          post({ type: 'result', result });
+          lastResult = result;
+        }
         const slim = rest.run ? withoutTools(rest.run) : undefined;
         inFlight++;
         hold();
@@ -309,6 +316,7 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
           type: 'case',
           input: slim ? { ...rest, run: slim.run } : rest,
           ...(toolsetId !== undefined ? { toolsetId } : {}),
+          ...(result ? { lastResult: true as const } : {}),
           ...(slim ? { toolsIds: slim.toolsIds } : {}),
           traceId,
           spanIds,

@@ -7,6 +7,7 @@ import { parentPort } from 'node:worker_threads';
 import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
 import type { Run } from '../types/run.js';
 import type { Toolset } from '../types/toolset.js';
+import type { CaseResult } from '../types/verdict.js';
 import type { RenderInput } from './render.js';
 import { createSdkTelemetry, type Telemetry } from './telemetry.js';
 import type { FromWorker, ModelTools, ToWorker, WorkerInit } from './worker-protocol.js';
@@ -60,6 +61,7 @@ function start(init: WorkerInit): void {
 }
 const toolsets = new Map<number, Toolset>();
 const toolLists = new Map<number, ModelTools>();
+let lastResult: CaseResult | undefined;
 let unacked = 0;
 let ackScheduled = false;
 let mismatchWarned = false;
@@ -92,14 +94,23 @@ function handle(telemetry: Telemetry, msg: ToWorker): void {
     case 'tools':
       toolLists.set(msg.id, msg.tools);
       return;
+    case 'result':
+      lastResult = msg.result;
+      return;
     case 'case': {
       const input = msg.input;
       const toolset = msg.toolsetId === undefined ? undefined : toolsets.get(msg.toolsetId);
       if (toolset) (input as RenderInput).toolset = toolset;
+      if (msg.lastResult && lastResult) input.result = lastResult;
       if (input.run && msg.toolsIds) restoreTools(input.run, msg.toolsIds);
       ids.assign(msg.traceId, msg.spanIds);
       const rendered = telemetry.emitCase(input);
       ids.assign('', []);
+      // In process, the run loop writes the trace ids into the verdict once emitCase returns (suite-runner)
+      // and Phoenix annotations carry them (metadata.trace_id); this copy may have been cloned before that.
+      if (rendered && input.verdict && !input.verdict.trace) {
+        input.verdict.trace = { traceId: rendered.traceId, rootSpanId: rendered.rootSpanId, ...(rendered.url !== undefined ? { url: rendered.url } : {}) };
+      }
       if (rendered && !mismatchWarned && (rendered.traceId !== msg.traceId || rendered.rootSpanId !== msg.spanIds[0])) {
         // Would mean render.ts started spans in another order than the main thread counted them.
         mismatchWarned = true;

@@ -61,11 +61,13 @@ function inputs(): CaseInput[] {
   ];
 }
 
+/** Emits as the run loop does (engine/suite-runner.ts): then writes the trace ids into the verdict. */
 async function emitAll(telemetry: Emitter, list: CaseInput[]): Promise<RenderedTrace[]> {
   const out: RenderedTrace[] = [];
   for (const input of list) {
     const r = await telemetry.emitCase(input);
     expect(r).toBeDefined();
+    if (input.verdict) input.verdict.trace = { traceId: r!.traceId, rootSpanId: r!.rootSpanId, ...(r!.url !== undefined ? { url: r!.url } : {}) };
     out.push(r!);
   }
   await telemetry.shutdown();
@@ -174,12 +176,24 @@ describe('telemetry on a worker thread (built modules)', () => {
     const list = inputs().slice(0, 2);
     const viaWorker = await emitAll(await offThread.createRunTelemetry(config, { worker: true }), list);
     expect(phoenix.annotations).toHaveLength(1);
-    expect(phoenix.annotations[0]!.body.data.map((a) => a.span_id)).toEqual(viaWorker.map((r) => r.rootSpanId));
-    const workerBody = phoenix.annotations[0]!.body.data.map((a) => ({ ...a, span_id: undefined }));
+    const sent = phoenix.annotations[0]!.body.data as Array<{ span_id: string; metadata: { trace_id?: string } }>;
+    expect(sent.map((a) => [a.span_id, a.metadata.trace_id])).toEqual(viaWorker.map((r) => [r.rootSpanId, r.traceId]));
+    const blank = (a: Record<string, unknown>): unknown => ({ ...a, span_id: undefined, metadata: { ...(a.metadata as object), trace_id: undefined } });
+    const workerBody = phoenix.annotations[0]!.body.data.map(blank);
     phoenix.annotations.length = 0;
     await emitAll(inProcess.createTelemetry(config), list);
-    expect(workerBody).toEqual(phoenix.annotations[0]!.body.data.map((a) => ({ ...a, span_id: undefined })));
+    expect(workerBody).toEqual(phoenix.annotations[0]!.body.data.map(blank));
     expect(phoenix.spans().filter((s) => s.parentSpanId === undefined).map((s) => s.resource['openinference.project.name'])).toEqual(['evals', 'evals', 'evals', 'evals']);
+
+    // The case may be cloned before the run loop writes the ids into the verdict (a full batch is sent at
+    // once): the annotations still name the trace, as in process.
+    phoenix.annotations.length = 0;
+    const worker = await offThread.createRunTelemetry(config, { worker: true });
+    const early = [];
+    for (let i = 0; i < 40; i++) early.push(await worker.emitCase({ ...list[0]!, run: { ...decisionRun('dedup'), sample: i }, verdict: { ...decisionVerdict('dedup'), sample: i } }));
+    await worker.shutdown();
+    const annotated = phoenix.annotations.flatMap((r) => r.body.data) as Array<{ span_id: string; metadata: { trace_id?: string } }>;
+    expect(annotated.map((a) => [a.span_id, a.metadata.trace_id])).toEqual(early.map((r) => [r!.rootSpanId, r!.traceId]));
   });
 
   it('reports a failed export as the in-process pipeline does, and the trace links still come back', async () => {
