@@ -122,7 +122,7 @@ export function jsonLineFinder(text: string): LineFinder {
 }
 
 /** Key segments of a TOML header or dotted key (`a."b.c".'d'` → a, b.c, d); undefined when it is not one. */
-function tomlKeySegments(text: string): string[] | undefined {
+export function tomlKeySegments(text: string): string[] | undefined {
   const segs: string[] = [];
   let i = 0;
   const n = text.length;
