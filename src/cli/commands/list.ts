@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import { discoverFixtures, loadCasesFromPaths, mergeSuites } from '../../fixtures/discover.js';
+import { discoverFixtures, mergeSuites } from '../../fixtures/catalog.js';
 import { selectCases } from '../../fixtures/select.js';
 import type { Case } from '../../types/case.js';
 
@@ -28,7 +28,7 @@ async function listCases(ctx: CliContext, paths: string[], o: ListOptions): Prom
   const onWarning = (msg: string): void => ctx.warn(msg);
   const all =
     paths.length > 0
-      ? mergeSuites(loadCasesFromPaths(paths, { onWarning })).cases
+      ? mergeSuites((await import('../../fixtures/discover.js')).loadCasesFromPaths(paths, { onWarning })).cases
       : (await discoverFixtures({ projectDir: ctx.projectDir, env: ctx.env, includeBundled: o.bundled, onWarning })).cases;
   const cases = selectCases(all, { suites: o.suite, ids: o.id, tags: o.tag });
   if (o.output === 'json') {
