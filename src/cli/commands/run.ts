@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import type { RunProgress } from '../../app/run-suite.js';
+import { capHeapForLargeFiles, capHeapGrowth } from './_heap.js';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
@@ -26,31 +24,6 @@ export async function runAction(ctx: CliContext, targets: string[], flagsIn: Run
 
 /** Samples from which a run trades a little time for memory (below it the heap stays small anyway). */
 const LARGE_RUN_SAMPLES = 20_000;
-/** Fixture bytes named on the command line from which the cap applies before loading (~20,000 cases). */
-const LARGE_FIXTURE_BYTES = 4 << 20;
-
-/**
- * A large run caps V8's heap growth. It allocates fast, and V8 then lets the heap grow to ~4× what
- * survives a collection (100,000 cases peaked at 546 MB RSS with ~100 MB live); a 1.5× factor (as
- * `score` sets) brought that to ~330 MB for ~12 % more CPU, so small runs keep the default.
- */
-function capHeapGrowth(): void {
-  setFlagsFromString('--heap-growing-percent=50');
-}
-
-/** Large fixture files cap the heap before they load (the load grows it most). */
-function capForLargeFiles(ctx: CliContext, targets: string[]): void {
-  let bytes = 0;
-  for (const t of targets) {
-    try {
-      const st = statSync(resolve(ctx.cwd, t));
-      if (st.isFile()) bytes += st.size;
-    } catch {
-      // A suite name, or a path the run itself will report.
-    }
-  }
-  if (bytes >= LARGE_FIXTURE_BYTES) capHeapGrowth();
-}
 
 /** The progress hooks, plus the cap once the number of samples is known (for discovered suites). */
 function withHeapCap(progress: RunProgress | undefined): RunProgress {
@@ -72,7 +45,7 @@ export async function runTargets(ctx: CliContext, targets: string[], flags: RunF
   // The engine, providers and telemetry load only when a command runs (start-up stays light).
   const { runEvalSuite } = await import('../../app/run-suite.js');
   const { printOutcome, progressBar, withInterrupt } = await import('./_run-io.js');
-  capForLargeFiles(ctx, targets);
+  capHeapForLargeFiles(ctx.cwd, targets);
   const progress = withHeapCap(progressBar(ctx));
   const outcome = await withInterrupt(ctx, (signal) =>
     runEvalSuite(ctx, {
