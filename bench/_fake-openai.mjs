@@ -46,7 +46,7 @@ const server = createServer((req, res) => {
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     if (req.url.startsWith('/stats')) {
-      const body = JSON.stringify({ meanInFlight: last > first ? area / (last - first) : 0, maxInFlight, requests: n });
+      const body = JSON.stringify({ meanInFlight: last > first ? area / (last - first) : 0, maxInFlight, requests: n, spanMs: last > first ? last - first : 0 });
       // Read and reset: each measurement gets its own figures.
       inFlight = maxInFlight = area = since = first = last = n = 0;
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -109,6 +109,8 @@ export async function benchRun({ cases, concurrency = 8, latencyMs = 0, telemetr
     const r = await timed(runArgs(['--no-telemetry']), { cwd: dir, env, timeoutMs });
     const inflight = await model.stats();
     out.meanInFlight = inflight.meanInFlight;
+    // First request in to last answer out, as the server saw it: the run loop without process start-up.
+    out.spanMs = inflight.spanMs;
     out.maxInFlight = inflight.maxInFlight;
     if (r.code !== 0 && r.code !== 1) throw new Error(`run failed (${r.code}): ${r.stderr.slice(-800)}`);
     out.runMs = r.ms;

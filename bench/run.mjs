@@ -52,12 +52,12 @@ function row(r) {
 async function runRows() {
   for (const cases of [1000, ...(QUICK ? [] : [10_000]), ...(LARGE ? [100_000] : [])]) {
     const r = await benchRun({ cases, concurrency: 8, timeoutMs: 3_600_000 });
-    row({ id: `run-${cases}`, what: 'run, zero latency, conc. 8', data: `${cases} cases`, oursMs: r.runMs, floorMs: r.bareMs, fraction: r.bareMs / r.runMs, target: cases >= 100_000 ? undefined : cases >= 10_000 ? 0.7 : 0.8, peakRssBytes: r.runRss, floorRssBytes: r.bareRss, msPerCase: r.runMs / cases, note: `${(r.runMs / cases).toFixed(2)} ms/case` });
+    row({ id: `run-${cases}`, what: 'run, zero latency, conc. 8', data: `${cases} cases`, oursMs: r.runMs, floorMs: r.bareMs, fraction: r.bareMs / r.runMs, target: cases >= 100_000 ? undefined : cases >= 10_000 ? 0.7 : 0.8, peakRssBytes: r.runRss, floorRssBytes: r.bareRss, msPerCase: r.runMs / cases, runCpuMs: r.runCpuMs, bareCpuMs: r.bareCpuMs, cpuFraction: r.bareCpuMs / r.runCpuMs, note: `${(r.runMs / cases).toFixed(2)} ms/case; CPU ${fmtMs(r.runCpuMs)} vs ${fmtMs(r.bareCpuMs)} (${(r.bareCpuMs / r.runCpuMs).toFixed(2)})` });
   }
   const latencyCases = 200;
   const l = await benchRun({ cases: latencyCases, concurrency: 8, latencyMs: 200 });
   const ideal = Math.ceil(latencyCases / 8) * 200;
-  row({ id: 'run-latency-200ms', what: 'run, 200 ms latency, conc. 8', data: `${latencyCases} cases`, oursMs: l.runMs, floorMs: ideal, fraction: ideal / l.runMs, target: 0.95, peakRssBytes: l.runRss, meanInFlight: l.meanInFlight, maxInFlight: l.maxInFlight, bareMs: l.bareMs, note: `floor = ideal; bare loop ${fmtMs(l.bareMs)} (${(ideal / l.bareMs).toFixed(2)}); ${l.meanInFlight.toFixed(2)} of 8 in flight on average, first to last` });
+  row({ id: 'run-latency-200ms', what: 'run, 200 ms latency, conc. 8', data: `${latencyCases} cases`, oursMs: l.runMs, floorMs: ideal, fraction: ideal / l.runMs, target: 0.95, peakRssBytes: l.runRss, meanInFlight: l.meanInFlight, maxInFlight: l.maxInFlight, bareMs: l.bareMs, spanMs: l.spanMs, spanFraction: ideal / l.spanMs, note: `floor = ideal; bare loop ${fmtMs(l.bareMs)} (${(ideal / l.bareMs).toFixed(2)}); first request to last answer ${fmtMs(l.spanMs)} (${(ideal / l.spanMs).toFixed(2)}); ${l.meanInFlight.toFixed(2)} of 8 in flight on average, first to last` });
   const telCases = QUICK ? 500 : 1000;
   const t = await benchRun({ cases: telCases, concurrency: 8, telemetry: true, bare: false });
   const share = (t.telemetryMs - t.runMs) / t.telemetryMs;

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
+import { PACKAGE_VERSION } from './package-root.js';
 
-const require = createRequire(import.meta.url);
-export const VERSION: string = (require('../../package.json') as { version: string }).version;
+export const VERSION: string = PACKAGE_VERSION;

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { redactEchoedSecrets, redactUrl } from '../core/redact.js';
 import { ProviderError } from '../errors.js';
 import type { HttpProviderOptions, RetryInfo } from './types.js';
@@ -123,11 +123,15 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
 
   async function exchange(ex: JsonExchange, signal: AbortSignal): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; latencyMs: number }> {
     const started = performance.now();
-    const res = await request(ex.url, {
+    // The agent's own request(): what undici's top-level request() does after parsing the URL, which a
+    // provider's few URLs need only once.
+    const { origin, path } = targetOf(ex.url);
+    const res = await agent.request({
+      origin,
+      path,
       method: ex.method,
       headers: ex.headers,
       body: ex.body === undefined ? undefined : ex.body instanceof JsonText ? ex.body.text : JSON.stringify(ex.body),
-      dispatcher: agent,
       signal,
     });
     const limit = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -149,6 +153,18 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     const text = Buffer.concat(chunks).toString('utf8');
     return { status: res.statusCode, headers: res.headers, text, latencyMs: Math.round(performance.now() - started) };
   }
+
+  const targets = new Map<string, { origin: string; path: string }>();
+  const targetOf = (url: string): { origin: string; path: string } => {
+    let t = targets.get(url);
+    if (!t) {
+      const u = new URL(url);
+      t = { origin: u.origin, path: `${u.pathname}${u.search}` };
+      // A provider talks to a handful of URLs; bound the cache anyway.
+      if (targets.size < 64) targets.set(url, t);
+    }
+    return t;
+  };
 
   async function send(ex: JsonExchange): Promise<JsonReply> {
     if (closed) throw new ProviderError('PROVIDER', `${opts.label}: provider is closed`);

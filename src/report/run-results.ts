@@ -6,7 +6,7 @@
 import { closeSync, openSync } from 'node:fs';
 import { EXIT_CODES, type ErrorCode } from '../errors.js';
 import type { CaseResult } from '../types/verdict.js';
-import { aggregateFromSummary, caseEntryOf, caseResultOf, RESULTS_SCHEMA, type CaseEntry, type ResultsMeta } from './results.js';
+import { aggregateFromSummary, caseEntryOf, caseResultOf, RESULTS_SCHEMA, writeResultsDocumentText, type CaseEntry, type ResultsMeta } from './results.js';
 import { redactUrl } from '../core/redact.js';
 import { createSummaryAccumulator } from '../scoring/summary.js';
 import { isUnjudgedCategory } from '../scoring/samples.js';
@@ -94,23 +94,14 @@ export async function openRunRecorder(logFile: string, header: ResultsLogHeader,
   };
 }
 
-const INDENT_CASE = ' '.repeat(8);
-const INDENT_CASES = ' '.repeat(6);
-
 function streamDocument(
   file: string,
   o: { logFile: string; spans: ReadonlyMap<string, LogSpan>; meta: ResultsMeta; iteration: DocumentIteration; caseIds: readonly string[] },
 ): RunFacts {
   const meta = { ...o.meta };
   if (typeof meta.base_url === 'string') meta.base_url = redactUrl(meta.base_url);
-  // The skeleton is laid out by JSON.stringify itself, so the streamed file is byte for byte what
-  // JSON.stringify(doc, null, 2) of the whole document would give.
-  const mark = `\u0000runspec-${process.pid}-${Date.now()}`;
-  const iteration: Record<string, unknown> = { iteration: o.iteration.iteration, timestamp: o.iteration.timestamp, cases: `${mark}cases`, aggregate: `${mark}aggregate` };
+  const iteration: Record<string, unknown> = { iteration: o.iteration.iteration, timestamp: o.iteration.timestamp, cases: null, aggregate: null };
   if (o.iteration.prompt !== undefined) iteration.prompt = o.iteration.prompt;
-  const skeleton = JSON.stringify({ schema: RESULTS_SCHEMA, meta, iterations: [iteration] }, null, 2);
-  const [head, rest] = splitOnce(skeleton, JSON.stringify(`${mark}cases`));
-  const [middle, tail] = splitOnce(rest, JSON.stringify(`${mark}aggregate`));
 
   const acc = createSummaryAccumulator();
   const passRates: Record<string, number> = {};
@@ -118,27 +109,25 @@ function streamDocument(
   const out = createAtomicFileWriter(file);
   const fd = openSync(o.logFile, 'r');
   try {
-    out.write(head);
-    let first = true;
-    for (const caseId of o.caseIds) {
-      const span = o.spans.get(caseId);
-      if (!span) continue;
-      const rec: unknown = JSON.parse(readLogLine(fd, span));
-      if (!isCaseRecord(rec)) continue;
-      const entry: CaseEntry = 'entry' in rec ? rec.entry : caseEntryOf(rec.result);
-      const result = 'entry' in rec ? undefined : rec.result;
-      foldFacts(facts, caseId, entry);
-      acc.add(result ?? caseResultOf(caseId, entry));
-      passRates[caseId] = entry.pass_rate;
-      out.write(first ? '{\n' : ',\n');
-      first = false;
-      out.write(`${INDENT_CASE}${JSON.stringify(caseId)}: ${JSON.stringify(entry, null, 2).replace(/\n/g, `\n${INDENT_CASE}`)}`);
-    }
-    out.write(first ? '{}' : `\n${INDENT_CASES}}`);
-    out.write(middle);
-    out.write(JSON.stringify(aggregateFromSummary(acc.summary(), passRates), null, 2).replace(/\n/g, `\n${INDENT_CASES}`));
-    out.write(tail);
-    out.write('\n');
+    // Each entry goes out as the log holds its JSON (the document's one-line-per-case layout): parsed
+    // for the aggregate and the exit-code facts, never serialised again.
+    writeResultsDocumentText({ schema: RESULTS_SCHEMA, meta, iterations: [iteration] }, (chunk) => out.write(chunk), {
+      cases: (_i, line) => {
+        for (const caseId of o.caseIds) {
+          const span = o.spans.get(caseId);
+          if (!span) continue;
+          const text = readLogLine(fd, span);
+          const rec: unknown = JSON.parse(text);
+          if (!isCaseRecord(rec)) continue;
+          const entry: CaseEntry = 'entry' in rec ? rec.entry : caseEntryOf(rec.result);
+          foldFacts(facts, caseId, entry);
+          acc.add('entry' in rec ? caseResultOf(caseId, entry) : rec.result);
+          passRates[caseId] = entry.pass_rate;
+          line(caseId, 'entry' in rec ? entryJsonOf(text, caseId) ?? JSON.stringify(entry) : JSON.stringify(entry));
+        }
+      },
+      aggregate: () => aggregateFromSummary(acc.summary(), passRates),
+    });
     out.commit();
   } catch (err) {
     out.abort();
@@ -149,9 +138,10 @@ function streamDocument(
   return facts;
 }
 
-function splitOnce(text: string, sep: string): [string, string] {
-  const at = text.indexOf(sep);
-  return [text.slice(0, at), text.slice(at + sep.length)];
+/** The entry's JSON inside a case line as `add` writes it (`{"type":"case","caseId":…,"entry":…}`). */
+function entryJsonOf(line: string, caseId: string): string | undefined {
+  const head = `{"type":"case","caseId":${JSON.stringify(caseId)},"entry":`;
+  return line.startsWith(head) && line.endsWith('}') ? line.slice(head.length, -1) : undefined;
 }
 
 function foldFacts(facts: RunFacts, caseId: string, entry: CaseEntry): void {

@@ -3,7 +3,8 @@
 // theme switch on top, and the page is readable without it.
 import { wilsonInterval } from '../scoring/samples.js';
 import { compareResults } from './compare.js';
-import type { CaseEntry, ResultsDocument, RunEntry, SampleTraceJson, SampleTraceStepJson } from './results.js';
+import { runEntryCalls, type CaseEntry, type ResultsDocument, type RunEntry, type SampleTraceJson, type SampleTraceStepJson } from './results.js';
+import type { ToolCall } from '../types/run.js';
 import { barChart, type BarItem } from './_charts.js';
 import { escapeXml as esc } from '../core/escape.js';
 import { caseViews, categoryCounts, formatInt, gateText, isJudgedRun, lastIteration, meaningOf, passKText, percent, pooledPassRate, thresholdText, titleOf, type CaseView } from './_present.js';
@@ -162,7 +163,7 @@ interface WaterfallRow {
   body: string;
 }
 
-function waterfallRows(trace: SampleTraceJson): WaterfallRow[] {
+function waterfallRows(trace: SampleTraceJson, calls: readonly ToolCall[]): WaterfallRow[] {
   const turns = new Map<number, SampleTraceStepJson[]>();
   for (const s of trace.steps) turns.set(s.turn, [...(turns.get(s.turn) ?? []), s]);
   const rows: WaterfallRow[] = [];
@@ -180,7 +181,9 @@ function waterfallRows(trace: SampleTraceJson): WaterfallRow[] {
           (s.error ? `<pre class="err">${esc(`${s.error.code}: ${s.error.message}`)}</pre>` : '');
         rows.push({ level: 1, kind: 'llm', label: `llm ${s.model ?? ''}`.trim(), offset: s.offset_ms, duration: s.duration_ms, error: !!s.error, body });
       } else {
-        const args = s.arguments !== undefined ? `<div class="k">arguments</div><pre class="args">${esc(json(s.arguments))}</pre>` : '<div class="facts">arguments not captured</div>';
+        // A step that is one of the run's calls points at its arguments (`args_call`; stored once).
+        const stepArgs = s.arguments ?? (s.args_call !== undefined ? calls[s.args_call]?.arguments : undefined);
+        const args = stepArgs !== undefined ? `<div class="k">arguments</div><pre class="args">${esc(json(stepArgs))}</pre>` : '<div class="facts">arguments not captured</div>';
         const result =
           s.result !== undefined
             ? `<div class="k">${s.is_error ? 'error' : 'result'}</div><pre class="${s.is_error ? 'err' : 'result'}">${esc(s.result)}</pre>`
@@ -197,13 +200,13 @@ function waterfallRows(trace: SampleTraceJson): WaterfallRow[] {
   return rows;
 }
 
-function waterfallHtml(trace: SampleTraceJson | undefined): string {
+function waterfallHtml(trace: SampleTraceJson | undefined, calls: readonly ToolCall[]): string {
   if (!trace) return '<p class="muted">No trace data in this results file (written before runs kept their timeline).</p>';
   if (trace.steps.length === 0) {
     return `<p class="muted">No model or tool calls recorded (${esc(ms(trace.duration_ms))}).${trace.error ? ` <span class="err">${esc(`${trace.error.code}: ${trace.error.message}`)}</span>` : ''}</p>`;
   }
   const total = Math.max(1, trace.duration_ms, ...trace.steps.map((s) => s.offset_ms + s.duration_ms));
-  const rows = waterfallRows(trace).map((r) => {
+  const rows = waterfallRows(trace, calls).map((r) => {
     const left = (r.offset / total) * 100;
     const width = Math.max(0.6, (r.duration / total) * 100);
     const cls = `wf-row l${r.level} ${r.kind}${r.error ? ' is-error' : ''}`;
@@ -242,7 +245,7 @@ function sampleHtml(run: RunEntry, opts: ReportViewOptions): string {
         : '') +
     `</summary><p class="reason">${esc(reason)}</p>` +
     uniqueExtra.map((d) => `<p class="muted">${esc(d)}</p>`).join('') +
-    waterfallHtml(run.trace) +
+    waterfallHtml(run.trace, runEntryCalls(run)) +
     `</details>`
   );
 }

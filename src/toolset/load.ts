@@ -1,13 +1,13 @@
-import { isAbsolute, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isAbsolute, join, resolve } from 'node:path';
+import { PACKAGE_ROOT } from '../core/package-root.js';
 import type { EnvSource } from '../types/env.js';
 import { ToolsetError } from '../errors.js';
 import type { Toolset } from '../types/toolset.js';
 import { loadToolsetFile } from './file.js';
 import { WORKSPACE_TOOLSET } from './workspace.js';
 
-/** Path of the bundled fleet toolset; src/toolset and dist/toolset both sit two levels below the package root. */
-export const FLEET_TOOLSET_FILE = fileURLToPath(new URL('../../fixtures/toolsets/fleet.toml', import.meta.url));
+/** Path of the bundled fleet toolset. */
+export const FLEET_TOOLSET_FILE = join(PACKAGE_ROOT, 'fixtures', 'toolsets', 'fleet.toml');
 
 /** The names `builtin:<name>` accepts. */
 export const BUILTIN_TOOLSETS = ['fleet', 'workspace'] as const;

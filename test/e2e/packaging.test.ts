@@ -25,6 +25,14 @@ function packedFiles(): string[] {
 }
 
 describe('package', () => {
+  it('runs the CLI from one bundle: dist/cli/main.js imports only its own chunks and packages left external', () => {
+    const main = readFileSync(join(REPO_ROOT, 'dist/cli/main.js'), 'utf8');
+    const specifiers = [...main.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)].map((m) => m[1]!);
+    expect(specifiers.length).toBeGreaterThan(0);
+    expect(specifiers.filter((s) => s.startsWith('.') && !s.startsWith('./chunks/'))).toEqual([]);
+    expect(specifiers.filter((s) => s === 'zod' || s === 'undici' || s === 'commander')).toEqual([]);
+  });
+
   it('ships no dangling source map: every map carries its sources or points at shipped files', () => {
     expect(existsSync(join(REPO_ROOT, 'dist/index.js')), 'run npm run build first').toBe(true);
     const files = packedFiles();

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openRunRecorder } from '../../src/report/run-results.js';
 import type { ResultsLogHeader } from '../../src/report/results-file.js';
-import { buildResultsDocument, caseResultsFromDocument } from '../../src/report/results.js';
+import { buildResultsDocument, caseResultsFromDocument, resultsDocumentText } from '../../src/report/results.js';
 import { aggregateCase, scoreRun } from '../../src/scoring/index.js';
-import type { CaseResult } from '../../src/types/index.js';
+import type { CaseResult, SampleTrace } from '../../src/types/index.js';
 import { makeCase, makeRun } from '../scoring/_build.js';
 import { sampleCaseResults } from '../scoring/_results.js';
 
@@ -33,7 +33,7 @@ describe('run results: log then streamed document', () => {
     for (const r of [...results].reverse()) rec.add(r);
     await rec.close();
     const facts = rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: ids });
-    const expected = JSON.stringify(buildResultsDocument({ meta, iterations: [{ ...iteration, caseResults: results }] }), null, 2) + '\n';
+    const expected = resultsDocumentText(buildResultsDocument({ meta, iterations: [{ ...iteration, caseResults: results }] }));
     expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
     expect(facts).toEqual({
       cases: results.length,
@@ -41,6 +41,21 @@ describe('run results: log then streamed document', () => {
       unscorableCases: 0,
       infraFailed: [{ caseId: 'provider-down', message: 'no answer in 60000 ms' }],
     });
+  });
+
+  it('lays the document out as JSON with one line per case entry and the case order on one line', () => {
+    const results = sampleCaseResults();
+    const doc = buildResultsDocument({ meta: { ...meta, case_order: results.map((r) => r.caseId) }, iterations: [{ ...iteration, caseResults: results }, { iteration: 1, timestamp: 't2', caseResults: results.slice(0, 1) }] });
+    const text = resultsDocumentText(doc);
+    expect(JSON.parse(text)).toEqual(doc);
+    const lines = text.split('\n');
+    for (const r of results) {
+      const line = lines.filter((l) => l.startsWith(`        ${JSON.stringify(r.caseId)}: {`));
+      expect(line).toHaveLength(r === results[0] ? 2 : 1);
+      expect(JSON.parse(line[0]!.trim().replace(/,$/, '').slice(JSON.stringify(r.caseId).length + 2))).toEqual(doc.iterations[0]!.cases[r.caseId]);
+    }
+    expect(lines).toContain(`    "case_order": ${JSON.stringify(results.map((r) => r.caseId))}`);
+    expect(text.endsWith('}\n')).toBe(true);
   });
 
   it('counts cases with an unscorable sample for --fail-on-unscorable', async () => {
@@ -61,7 +76,7 @@ describe('run results: log then streamed document', () => {
     const rec = await openRunRecorder(join(dir, 'r.jsonl'), header([]));
     await rec.close();
     rec.writeDocument(join(dir, 'r.json'), { meta, iteration: { iteration: 0, timestamp: 't1' }, caseIds: ['never-ran'] });
-    const expected = JSON.stringify(buildResultsDocument({ meta, iterations: [{ iteration: 0, timestamp: 't1', caseResults: [] }] }), null, 2) + '\n';
+    const expected = resultsDocumentText(buildResultsDocument({ meta, iterations: [{ iteration: 0, timestamp: 't1', caseResults: [] }] }));
     expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
   });
 
@@ -79,7 +94,7 @@ describe('run results: log then streamed document', () => {
     again.add(b!);
     await again.close();
     again.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: [a!.caseId, b!.caseId] });
-    const expected = JSON.stringify(buildResultsDocument({ meta, iterations: [{ ...iteration, caseResults: [a!, b!] }] }), null, 2) + '\n';
+    const expected = resultsDocumentText(buildResultsDocument({ meta, iterations: [{ ...iteration, caseResults: [a!, b!] }] }));
     expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
   });
 
@@ -91,7 +106,18 @@ describe('run results: log then streamed document', () => {
     const verdict = scoreRun(c, run, {});
     expect(verdict.replio?.trace[0]?.arguments).toEqual({ path: '/tmp/f', content: big });
     expect(verdict.observed.args).toEqual({ path: '/tmp/f', content: big });
-    const result: CaseResult = aggregateCase(c, [{ status: 'scored', sample: 0, verdict, elapsedMs: 1, tokens: 0 }], { threshold: 1 });
+    const callId = verdict.calls[0]!.id;
+    // The sample trace's tool step carries the same arguments: written once too.
+    const trace: SampleTrace = {
+      startTimeMs: 1,
+      durationMs: 2,
+      status: 'ok',
+      steps: [
+        { kind: 'llm', turn: 0, index: 0, offsetMs: 0, durationMs: 1, toolCalls: ['write-file'] },
+        { kind: 'tool', turn: 0, name: 'write-file', callId, offsetMs: 1, durationMs: 0, executed: false, arguments: { path: '/tmp/f', content: big } },
+      ],
+    };
+    const result: CaseResult = aggregateCase(c, [{ status: 'scored', sample: 0, verdict, elapsedMs: 1, tokens: 0, trace }], { threshold: 1 });
     const dir = tmp();
     const rec = await openRunRecorder(join(dir, 'r.jsonl'), header(['big']));
     rec.add(result);

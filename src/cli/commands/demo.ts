@@ -1,15 +1,14 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { RunspecError } from '../../errors.js';
 import type { Toolset } from '../../types/toolset.js';
+import { PACKAGE_ROOT } from '../../core/package-root.js';
 import { ensureNewline, OUTPUT_FORMATS, type OutputFormat } from './_run-options.js';
 
-/** The package root (holds fixtures/), from dist/cli/commands or src/cli/commands alike. */
-export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export { PACKAGE_ROOT };
 /** The bundled recording the demo replays (made by scripts/record-demo.mjs). */
 export const DEMO_RECORDING = join(PACKAGE_ROOT, 'fixtures', 'recordings', 'demo.json');
 /** Bundled suites the demo runs, one folder per dialect. */
