@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { jsonTooDeepAt, MAX_JSON_NESTING, scanJson } from './json-scan.js';
-import { dotPath, jsonLineFinder, lineColOf, tomlKeySegments, tomlLineFinder, type LineFinder, type PathSegment } from './lines.js';
+import { dotPath, jsonLineIndex, lineColOf, tomlKeySegments, tomlLineFinder, type LineFinder, type PathSegment } from './lines.js';
 
 export type StructuredFormat = 'toml' | 'json';
 
@@ -27,6 +27,8 @@ export interface StructuredText {
   format: StructuredFormat;
   /** Line (1-based) of any path in the text. */
   lines: LineFinder;
+  /** Lets go of the text and index behind `lines` (JSON keeps the text for deep lookups); call when done. */
+  release?: () => void;
 }
 
 const DEFAULT_SYNTAX_HINT: Record<StructuredFormat, string> = {
@@ -85,7 +87,8 @@ export function parseStructuredText(raw: string, opts: StructuredOptions): Struc
       cause: err,
     });
   }
-  return { data, format, lines: jsonLineFinder(text) };
+  const index = jsonLineIndex(text);
+  return { data, format, lines: index.lines, release: index.release };
 }
 
 /** A top-level table header of a TOML text: `[name]` or `[[name]]`. */
