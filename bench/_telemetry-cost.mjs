@@ -1,8 +1,12 @@
-// Telemetry cost per trace, in process: renderRunTrace through the OpenTelemetry SDK (span objects,
-// attribute checks, batch processor), then the OTLP protobuf and JSON serialisers of the exporters.
+// Telemetry cost per trace: renderRunTrace through the OpenTelemetry SDK (span objects, attribute checks,
+// batch processor), then the OTLP protobuf and JSON serialisers of the exporters. With 3+ cores `run` does
+// these on a telemetry worker thread (src/telemetry/off-thread.ts); what its main thread then pays per trace
+// (ids, posting the case to the worker) is `mainThreadUs`, measured through the same code with a stand-in
+// worker that only acknowledges.
 import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { renderRunTrace } from '../dist/telemetry/render.js';
+import { createWorkerTelemetry } from '../dist/telemetry/off-thread.js';
 import { aggregateCase, scoreRun } from '../dist/scoring/index.js';
 import { loadToolset } from '../dist/toolset/index.js';
 import { loadFixtureFile } from '../dist/fixtures/index.js';
@@ -36,5 +40,20 @@ export async function telemetryCostPerTrace(n = 5000) {
   for (let i = 0; i < spans.length; i += 512) JsonTraceSerializer.serializeRequest(spans.slice(i, i + 512));
   const jsonUs = ((performance.now() - t) / n) * 1000;
   await tp.shutdown();
-  return { renderUs, protobufUs, jsonUs, spansPerTrace: spans.length / n };
+  const mainThreadUs = await mainThreadCost({ case: c, run, verdict, result, runId: 'r', toolset }, n);
+  return { renderUs, protobufUs, jsonUs, mainThreadUs, spansPerTrace: spans.length / n };
+}
+
+/** Main-thread µs per case of the worker pipeline: ids, the case message and its structured clone. */
+async function mainThreadCost(input, n) {
+  const ack = `import { parentPort } from 'node:worker_threads'; parentPort.on('message', (batch) => { if (!Array.isArray(batch)) return; let count = 0; for (const m of batch) { if (m.type === 'case') count++; else if (m.seq) { parentPort.postMessage({ type: 'ack', count }); count = 0; parentPort.postMessage({ type: 'done', seq: m.seq }); } } if (count) parentPort.postMessage({ type: 'ack', count }); });`;
+  const config = { enabled: true, captureContent: false, annotations: false, exporter: { kind: 'file', dir: '/nonexistent' }, timeoutMs: 10_000, serviceName: 'bench', resourceAttributes: {}, apiKeyEnv: 'X', sources: {} };
+  const telemetry = createWorkerTelemetry(config, {}, new URL(`data:text/javascript,${encodeURIComponent(ack)}`));
+  for (let i = 0; i < 500; i++) await telemetry.emitCase(input);
+  await telemetry.flush();
+  const t = performance.now();
+  for (let i = 0; i < n; i++) await telemetry.emitCase(input);
+  const us = ((performance.now() - t) / n) * 1000;
+  await telemetry.shutdown();
+  return us;
 }

@@ -281,6 +281,12 @@ export interface ExecuteResult {
   badInput?: { code: ErrorCode; message: string };
 }
 
+/** RUNSPEC_TELEMETRY_WORKER=1 or 0 forces traces onto a worker thread or off it; unset: by core count. */
+function telemetryWorker(project: LoadedProject): boolean | undefined {
+  const v = project.env.get('RUNSPEC_TELEMETRY_WORKER');
+  return v === '1' ? true : v === '0' ? false : undefined;
+}
+
 /** Run the suite once on one provider: results log, telemetry, final document. */
 export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise<ExecuteResult> {
   const { flags, project } = opts;
@@ -334,9 +340,10 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     projectDir: ctx.projectDir,
   });
   for (const w of project.env.warnings.splice(0)) ctx.warn(w);
-  // The OpenTelemetry SDK costs a noticeable share of start-up time: load it only when it is used.
+  // The OpenTelemetry SDK costs a noticeable share of start-up time: load it only when it is used, and on a
+  // worker thread, beside the run's loop (off-thread.ts).
   const telemetry = telemetryConfig.enabled
-    ? (await import('../telemetry/telemetry.js')).createTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
+    ? await (await import('../telemetry/off-thread.js')).createRunTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION, worker: telemetryWorker(project) })
     : undefined;
 
   // Bounds (RUNSPEC_CONCURRENCY 1 to 256...) are checked by the resolver, so `config` rejects them too.
@@ -556,6 +563,8 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     }
   }
   const project = loadProject(ctx);
+  // The telemetry worker loads the OpenTelemetry SDK while the cases and toolsets load (off-thread.ts).
+  if (flags.telemetry !== false) (await import('../telemetry/off-thread.js')).prewarmTelemetryWorker({ worker: telemetryWorker(project) });
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
   // An empty shard is fine (few cases, many shards); an empty selection otherwise is a mistake.
   if (cases.length === 0 && !flags.shard) return { runs: [], noCases: true, exitCode: 2 };

@@ -37,6 +37,42 @@ export function lineColOf(text: string, offset: number): { line: number; col: nu
 
 /** Map every JSON path (object key or array element) to the line where it starts. */
 export function jsonLineFinder(text: string): LineFinder {
+  return jsonLineIndex(text).lines;
+}
+
+/** Paths this short are indexed at once; a longer lookup indexes every path then (on first use). */
+const JSON_SHALLOW_DEPTH = 2;
+
+/**
+ * jsonLineFinder, plus `release()` for a caller done with it. A load asks for shallow paths only (a
+ * case's own line, `cases[3]`) unless something is wrong, so only those are indexed up front: a key per
+ * value of a 100,000-case file cost ~100 MB. A longer path indexes the whole text on first use, so the
+ * index keeps the text until `release()`; lookups after it answer 1.
+ */
+export function jsonLineIndex(text: string): { lines: LineFinder; release(): void } {
+  let source: string | undefined = text;
+  let shallow: Map<string, number> | undefined = indexJsonLines(text, JSON_SHALLOW_DEPTH);
+  let full: Map<string, number> | undefined;
+  return {
+    lines: (path) => {
+      const index = path.length <= JSON_SHALLOW_DEPTH ? shallow : (full ??= source === undefined ? undefined : indexJsonLines(source, Infinity));
+      if (index === undefined) return 1;
+      for (let n = path.length; n >= 0; n--) {
+        const found = index.get(key(path.slice(0, n)));
+        if (found !== undefined) return found;
+      }
+      return 1;
+    },
+    release: () => {
+      source = undefined;
+      shallow = undefined;
+      full = undefined;
+    },
+  };
+}
+
+/** Lines of the JSON paths at most `maxDepth` segments long. */
+function indexJsonLines(text: string, maxDepth: number): Map<string, number> {
   const lines = new Map<string, number>();
   let i = 0;
   let line = 1;
@@ -58,7 +94,7 @@ export function jsonLineFinder(text: string): LineFinder {
   // Depth is bounded by the text length; JSON.parse already accepted the document.
   const value = (path: PathSegment[]): void => {
     ws();
-    lines.set(key(path), line);
+    if (path.length <= maxDepth) lines.set(key(path), line);
     const c = text[i];
     if (c === '{') {
       i++;
@@ -75,7 +111,7 @@ export function jsonLineFinder(text: string): LineFinder {
         i++; // colon
         const childPath = [...path, k];
         value(childPath);
-        lines.set(key(childPath), keyLine);
+        if (childPath.length <= maxDepth) lines.set(key(childPath), keyLine);
         ws();
         if (text[i] === ',') {
           i++;
@@ -112,17 +148,11 @@ export function jsonLineFinder(text: string): LineFinder {
   } catch {
     // A scanner bug must never hide the real error: fall back to the lines found so far.
   }
-  return (path) => {
-    for (let n = path.length; n >= 0; n--) {
-      const found = lines.get(key(path.slice(0, n)));
-      if (found !== undefined) return found;
-    }
-    return 1;
-  };
+  return lines;
 }
 
 /** Key segments of a TOML header or dotted key (`a."b.c".'d'` → a, b.c, d); undefined when it is not one. */
-function tomlKeySegments(text: string): string[] | undefined {
+export function tomlKeySegments(text: string): string[] | undefined {
   const segs: string[] = [];
   let i = 0;
   const n = text.length;

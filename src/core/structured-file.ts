@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { jsonTooDeepAt, MAX_JSON_NESTING, scanJson } from './json-scan.js';
-import { dotPath, jsonLineFinder, lineColOf, tomlLineFinder, type LineFinder, type PathSegment } from './lines.js';
+import { dotPath, jsonLineIndex, lineColOf, tomlKeySegments, tomlLineFinder, type LineFinder, type PathSegment } from './lines.js';
 
 export type StructuredFormat = 'toml' | 'json';
 
@@ -27,6 +27,8 @@ export interface StructuredText {
   format: StructuredFormat;
   /** Line (1-based) of any path in the text. */
   lines: LineFinder;
+  /** Lets go of the text and index behind `lines` (JSON keeps the text for deep lookups); call when done. */
+  release?: () => void;
 }
 
 const DEFAULT_SYNTAX_HINT: Record<StructuredFormat, string> = {
@@ -85,7 +87,133 @@ export function parseStructuredText(raw: string, opts: StructuredOptions): Struc
       cause: err,
     });
   }
-  return { data, format, lines: jsonLineFinder(text) };
+  const index = jsonLineIndex(text);
+  return { data, format, lines: index.lines, release: index.release };
+}
+
+/** A top-level table header of a TOML text: `[name]` or `[[name]]`. */
+export interface TomlHeader {
+  /** Offset of the start of the header's line. */
+  start: number;
+  /** Its line (1-based). */
+  line: number;
+  /** Key segments (`[a."b.c"]` → a, b.c); undefined when they do not scan as a key. */
+  keys: string[] | undefined;
+  /** `[[name]]`: an element of an array of tables. */
+  array: boolean;
+}
+
+/**
+ * Every top-level table header of a TOML text, in one linear lexical pass that steps over strings
+ * (multi-line ones included), comments, and arrays and inline tables spanning lines. Undefined when the
+ * pass meets something a TOML parser would reject (an unterminated string, unbalanced brackets): the
+ * caller then parses the text whole, for the parser's own error. Lets a large file be parsed one table
+ * at a time, so its whole parse tree never exists at once.
+ * @example tomlHeaders('a = 1\n[[eval]]\nid = "x"\n') // [{ start: 6, line: 2, keys: ['eval'], array: true }]
+ */
+export function tomlHeaders(text: string): TomlHeader[] | undefined {
+  const headers: TomlHeader[] = [];
+  const n = text.length;
+  let i = 0;
+  let line = 1;
+  let lineStart = 0;
+  let depth = 0;
+  let first = true; // no value character yet on this line
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 10) {
+      line++;
+      i++;
+      lineStart = i;
+      first = true;
+      continue;
+    }
+    if (c === 32 || c === 9 || c === 13) {
+      i++;
+      continue;
+    }
+    const atStart = first;
+    first = false;
+    if (c === 35) {
+      // # comment, to the end of the line
+      const j = text.indexOf('\n', i);
+      i = j < 0 ? n : j;
+    } else if (c === 34 || c === 39) {
+      const end = skipTomlString(text, i);
+      if (end < 0) return undefined;
+      // A multi-line string may end on a later line; the rest of that line is no line start.
+      for (let k = i; k < end; k++) if (text.charCodeAt(k) === 10) line++;
+      i = end;
+    } else if (c === 91 && depth === 0 && atStart) {
+      const array = text.charCodeAt(i + 1) === 91;
+      const from = i + (array ? 2 : 1);
+      let j = from;
+      while (j < n) {
+        const d = text.charCodeAt(j);
+        if (d === 93 || d === 10) break;
+        if (d === 34 || d === 39) {
+          const end = skipTomlString(text, j);
+          if (end < 0) return undefined;
+          j = end;
+        } else j++;
+      }
+      if (text.charCodeAt(j) !== 93 || (array && text.charCodeAt(j + 1) !== 93)) return undefined;
+      headers.push({ start: lineStart, line, keys: tomlKeySegments(text.slice(from, j)), array });
+      i = j + (array ? 2 : 1);
+    } else {
+      if (c === 91 || c === 123) depth++;
+      else if ((c === 93 || c === 125) && --depth < 0) return undefined;
+      i++;
+    }
+  }
+  return depth === 0 ? headers : undefined;
+}
+
+/** End (exclusive) of the TOML string opening at `i`, or -1 when it does not close. */
+function skipTomlString(text: string, i: number): number {
+  const q = text.charCodeAt(i);
+  const n = text.length;
+  const basic = q === 34;
+  if (text.charCodeAt(i + 1) === q && text.charCodeAt(i + 2) === q) {
+    // Multi-line: ends at the first unescaped triple quote, which may carry one or two more quotes.
+    for (let j = i + 3; j < n; j++) {
+      const c = text.charCodeAt(j);
+      if (basic && c === 92) j++;
+      else if (c === q && text.charCodeAt(j + 1) === q && text.charCodeAt(j + 2) === q) {
+        let end = j + 3;
+        for (let extra = 0; extra < 2 && text.charCodeAt(end) === q; extra++) end++;
+        return end;
+      }
+    }
+    return -1;
+  }
+  for (let j = i + 1; j < n; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 10) return -1;
+    if (basic && c === 92) j++;
+    else if (c === q) return j + 1;
+  }
+  return -1;
+}
+
+/**
+ * Parse the part of a TOML text between two line starts (`line` is the line of `start`), as
+ * parseStructuredText does the whole: syntax errors and `lines` count lines of the whole text. The
+ * line index is built on first use (most parts never need one).
+ */
+export function parseTomlSlice(text: string, range: { start: number; end: number; line: number }, opts: StructuredOptions): StructuredText {
+  const part = text.slice(range.start, range.end);
+  const offset = range.line - 1;
+  let data: unknown;
+  try {
+    data = parseToml(part);
+  } catch (err) {
+    if (!(err instanceof TomlError)) throw err;
+    const what = err.message.split('\n')[0]!.replace(/^Invalid TOML document:\s*/, '');
+    throw opts.error(`${opts.file}:${err.line + offset}:${err.column}: TOML syntax error: ${what}`, { hint: opts.syntaxHint ?? DEFAULT_SYNTAX_HINT.toml, cause: err });
+  }
+  let finder: LineFinder | undefined;
+  return { data, format: 'toml', lines: (path) => (finder ??= tomlLineFinder(part))(path) + offset };
 }
 
 /** `file:line: field: message` for one zod issue. */

@@ -40,7 +40,6 @@ import type { Case } from '../types/case.js';
 import type { ModelCallRecord, Run, RunError, ToolCallRecord } from '../types/run.js';
 import type { Toolset } from '../types/toolset.js';
 import type { CaseResult, Verdict } from '../types/verdict.js';
-import { compact } from './attributes.js';
 import { addEvaluationEvent, genAiMessage, genAiOutputMessages, genAiToolDefinitions, genAiToolSpanAttributes, requestParamAttributes } from './conventions/gen-ai.js';
 import { evaluationAttributes, MimeType, oiToolSpanAttributes, openInferenceMessages, openInferenceProvider, openInferenceTools } from './conventions/openinference.js';
 import { evaluationIdentifier, runspecToolSpanAttributes, summarizeVerdict, verdictAttributes, type VerdictContext, type VerdictSummary } from './conventions/runspec.js';
@@ -135,31 +134,36 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
   // gen_ai.provider.name is the provider that answered (a replay names the recorded one), not the display
   // name of the provider object (`replay`).
   const provider = run?.modelCalls[0]?.provider ?? run?.provider;
-  const rootAttrs: Attributes = compact({
-    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
-    [ATTR_GEN_AI_PROVIDER_NAME]: provider,
-    [ATTR_GEN_AI_AGENT_NAME]: agent,
-    [ATTR_GEN_AI_CONVERSATION_ID]: conversationId,
-    [ATTR_GEN_AI_REQUEST_MODEL]: run?.model,
-    [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: run?.usage.promptTokens,
-    [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: run?.usage.completionTokens,
-    [OI.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.AGENT,
-    [OI.AGENT_NAME]: agent,
-    // One Phoenix session per run, so a run's samples group together; the conversation stays per sample.
-    [OI.SESSION_ID]: input.runId,
-    [OI.METADATA]: json(metadata),
-    [OI.TAG_TAGS]: input.case.tags.length > 0 ? input.case.tags : undefined,
-    [ATTR_LANGSMITH_SPAN_KIND]: LANGSMITH_SPAN_KIND_VALUE_CHAIN,
-    ...(captureContent
-      ? {
-          [OI.INPUT_VALUE]: input.case.prompt,
-          [OI.INPUT_MIME_TYPE]: MimeType.TEXT,
-          ...(run?.finalText !== undefined && run.mode !== 'decision' ? { [OI.OUTPUT_VALUE]: run.finalText, [OI.OUTPUT_MIME_TYPE]: MimeType.TEXT } : {}),
-        }
-      : {}),
-    // Decision mode: the root's output is the decision and its verdict, so Phoenix's trace list reads well.
-    ...(run?.mode === 'decision' ? { [OI.OUTPUT_VALUE]: json(decisionOutput(run, input.verdict, summary, captureContent)), [OI.OUTPUT_MIME_TYPE]: MimeType.JSON } : {}),
-  });
+  // Assigned in order, skipping what is absent (a computed-key literal run through compact() cost several
+  // times as much per attribute, on every trace). The key order is the wire order and stays as it was.
+  const rootAttrs: Attributes = {};
+  rootAttrs[ATTR_GEN_AI_OPERATION_NAME] = GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT;
+  if (provider !== undefined) rootAttrs[ATTR_GEN_AI_PROVIDER_NAME] = provider;
+  rootAttrs[ATTR_GEN_AI_AGENT_NAME] = agent;
+  rootAttrs[ATTR_GEN_AI_CONVERSATION_ID] = conversationId;
+  if (run?.model !== undefined) rootAttrs[ATTR_GEN_AI_REQUEST_MODEL] = run.model;
+  if (run?.usage.promptTokens !== undefined) rootAttrs[ATTR_GEN_AI_USAGE_INPUT_TOKENS] = run.usage.promptTokens;
+  if (run?.usage.completionTokens !== undefined) rootAttrs[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] = run.usage.completionTokens;
+  rootAttrs[OI.OPENINFERENCE_SPAN_KIND] = OpenInferenceSpanKind.AGENT;
+  rootAttrs[OI.AGENT_NAME] = agent;
+  // One Phoenix session per run, so a run's samples group together; the conversation stays per sample.
+  rootAttrs[OI.SESSION_ID] = input.runId;
+  rootAttrs[OI.METADATA] = json(metadata);
+  if (input.case.tags.length > 0) rootAttrs[OI.TAG_TAGS] = input.case.tags;
+  rootAttrs[ATTR_LANGSMITH_SPAN_KIND] = LANGSMITH_SPAN_KIND_VALUE_CHAIN;
+  if (captureContent) {
+    if (input.case.prompt !== undefined) rootAttrs[OI.INPUT_VALUE] = input.case.prompt;
+    rootAttrs[OI.INPUT_MIME_TYPE] = MimeType.TEXT;
+    if (run?.finalText !== undefined && run.mode !== 'decision') {
+      rootAttrs[OI.OUTPUT_VALUE] = run.finalText;
+      rootAttrs[OI.OUTPUT_MIME_TYPE] = MimeType.TEXT;
+    }
+  }
+  // Decision mode: the root's output is the decision and its verdict, so Phoenix's trace list reads well.
+  if (run?.mode === 'decision') {
+    rootAttrs[OI.OUTPUT_VALUE] = json(decisionOutput(run, input.verdict, summary, captureContent));
+    rootAttrs[OI.OUTPUT_MIME_TYPE] = MimeType.JSON;
+  }
   // Already compact: appended as they are rather than copied through compact() a second time.
   Object.assign(rootAttrs, verdictAttributes(ctx), evaluationAttributes(summary, evaluationIdentifier(caseId, sample)));
   const root = tracer.startSpan(
@@ -238,31 +242,32 @@ function llmAttributes(call: ModelCallRecord, conversationId: string, sessionId:
   const u = call.usage;
   const total = totalTokens(u);
   const finish = call.response?.finishReason;
-  const attrs: Attributes = compact({
-    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_CHAT,
-    [ATTR_GEN_AI_PROVIDER_NAME]: call.provider,
-    [ATTR_GEN_AI_REQUEST_MODEL]: call.requestModel,
-    [ATTR_GEN_AI_RESPONSE_MODEL]: call.responseModel,
-    [ATTR_GEN_AI_RESPONSE_ID]: call.responseId,
-    [ATTR_GEN_AI_RESPONSE_FINISH_REASONS]: finish !== undefined ? [finish] : undefined,
-    [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: u.promptTokens,
-    [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: u.completionTokens,
-    [ATTR_GEN_AI_CONVERSATION_ID]: conversationId,
-    [ATTR_SERVER_ADDRESS]: call.serverAddress,
-    [ATTR_SERVER_PORT]: call.serverPort,
-    ...requestParamAttributes(call.request.params),
-    [OI.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.LLM,
-    [OI.LLM_MODEL_NAME]: call.responseModel ?? call.requestModel,
-    [OI.LLM_PROVIDER]: oi.provider,
-    [OI.LLM_SYSTEM]: oi.system,
-    [OI.LLM_INVOCATION_PARAMETERS]: json(call.request.params),
-    [OI.LLM_TOKEN_COUNT_PROMPT]: u.promptTokens,
-    [OI.LLM_TOKEN_COUNT_COMPLETION]: u.completionTokens,
-    [OI.LLM_TOKEN_COUNT_TOTAL]: total,
-    [OI.LLM_FINISH_REASON]: finish,
-    [OI.SESSION_ID]: sessionId,
-    [ATTR_LANGSMITH_SPAN_KIND]: LANGSMITH_SPAN_KIND_VALUE_LLM,
-  });
+  // Assigned in order, skipping what is absent (see the root span's attributes).
+  const attrs: Attributes = {};
+  attrs[ATTR_GEN_AI_OPERATION_NAME] = GEN_AI_OPERATION_NAME_VALUE_CHAT;
+  attrs[ATTR_GEN_AI_PROVIDER_NAME] = call.provider;
+  if (call.requestModel !== undefined) attrs[ATTR_GEN_AI_REQUEST_MODEL] = call.requestModel;
+  if (call.responseModel !== undefined) attrs[ATTR_GEN_AI_RESPONSE_MODEL] = call.responseModel;
+  if (call.responseId !== undefined) attrs[ATTR_GEN_AI_RESPONSE_ID] = call.responseId;
+  if (finish !== undefined) attrs[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = [finish];
+  if (u.promptTokens !== undefined) attrs[ATTR_GEN_AI_USAGE_INPUT_TOKENS] = u.promptTokens;
+  if (u.completionTokens !== undefined) attrs[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] = u.completionTokens;
+  attrs[ATTR_GEN_AI_CONVERSATION_ID] = conversationId;
+  if (call.serverAddress !== undefined) attrs[ATTR_SERVER_ADDRESS] = call.serverAddress;
+  if (call.serverPort !== undefined) attrs[ATTR_SERVER_PORT] = call.serverPort;
+  Object.assign(attrs, requestParamAttributes(call.request.params));
+  attrs[OI.OPENINFERENCE_SPAN_KIND] = OpenInferenceSpanKind.LLM;
+  const modelName = call.responseModel ?? call.requestModel;
+  if (modelName !== undefined) attrs[OI.LLM_MODEL_NAME] = modelName;
+  if (oi.provider !== undefined) attrs[OI.LLM_PROVIDER] = oi.provider;
+  if (oi.system !== undefined) attrs[OI.LLM_SYSTEM] = oi.system;
+  attrs[OI.LLM_INVOCATION_PARAMETERS] = json(call.request.params);
+  if (u.promptTokens !== undefined) attrs[OI.LLM_TOKEN_COUNT_PROMPT] = u.promptTokens;
+  if (u.completionTokens !== undefined) attrs[OI.LLM_TOKEN_COUNT_COMPLETION] = u.completionTokens;
+  if (total !== undefined) attrs[OI.LLM_TOKEN_COUNT_TOTAL] = total;
+  if (finish !== undefined) attrs[OI.LLM_FINISH_REASON] = finish;
+  attrs[OI.SESSION_ID] = sessionId;
+  attrs[ATTR_LANGSMITH_SPAN_KIND] = LANGSMITH_SPAN_KIND_VALUE_LLM;
   if (!captureContent) return attrs;
   const input = call.request.messages.map(genAiMessage);
   const output = genAiOutputMessages(call);
@@ -296,12 +301,9 @@ function toolDescription(record: ToolCallRecord, run: Run, toolset: Toolset | un
 
 function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | undefined, captureContent: boolean, hashKey?: string): Attributes {
   const description = toolDescription(record, run, toolset);
-  const attrs: Attributes = compact({
-    ...genAiToolSpanAttributes(record.call, description),
-    ...oiToolSpanAttributes(record.call, description),
-    ...runspecToolSpanAttributes(record),
-    [ATTR_LANGSMITH_SPAN_KIND]: LANGSMITH_SPAN_KIND_VALUE_TOOL,
-  });
+  // Each part is already compact: merged as they are, not copied through compact() again.
+  const attrs: Attributes = Object.assign({}, genAiToolSpanAttributes(record.call, description), oiToolSpanAttributes(record.call, description), runspecToolSpanAttributes(record));
+  attrs[ATTR_LANGSMITH_SPAN_KIND] = LANGSMITH_SPAN_KIND_VALUE_TOOL;
   if (!captureContent && hashKey !== undefined) {
     // No value leaves the process: only HMACs of the values in the form the scorer compares.
     return { ...attrs, [ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES]: json({ key: keyFingerprint(hashKey), args: hashArguments(hashKey, record.call.arguments) }) };

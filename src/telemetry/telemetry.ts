@@ -3,16 +3,15 @@
 // JSON-lines file sink. Telemetry failures warn once and are dropped: they never change a verdict, an exit
 // code or the results file, and shutdown returns within the export timeout even if the collector hangs.
 import { traceLink } from '../core/trace-link.js';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Tracer } from '@opentelemetry/api';
 import { SEMRESATTRS_PROJECT_NAME } from '@arizeai/openinference-semantic-conventions';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, type IdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TelemetryConfig } from '../config/telemetry.js';
+import { resolveExporterSpec, type ExporterSpec } from './exporter-spec.js';
 import { buildSpanAnnotations, postSpanAnnotations, type AnnotationTarget } from './phoenix.js';
 import { renderRunTrace, type RenderedTrace, type RenderInput } from './render.js';
 
@@ -60,6 +59,18 @@ const DISABLED: Telemetry = {
  * await telemetry.shutdown();
  */
 export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions = {}): Telemetry {
+  return createSdkTelemetry(config, opts);
+}
+
+/**
+ * createTelemetry with what the telemetry worker hands in: the exporter it resolved on the main thread
+ * (so a setup error is reported there) and the span ids the main thread already returned for each trace.
+ */
+export function createSdkTelemetry(
+  config: TelemetryConfig,
+  opts: TelemetryOptions,
+  setup: { exporter?: { spec: ExporterSpec; destination: string }; idGenerator?: IdGenerator } = {},
+): Telemetry {
   if (!config.enabled) return DISABLED;
   const warned = new Set<string>();
   const warn = (key: string, msg: string): void => {
@@ -75,7 +86,9 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
   let exporter: SpanExporter;
   let destination: string;
   try {
-    ({ exporter, destination } = createExporter(config, opts));
+    const resolved = setup.exporter ?? resolveExporterSpec(config, opts.fileName);
+    destination = resolved.destination;
+    exporter = createExporter(resolved.spec);
   } catch (err) {
     warn('setup', `disabled: ${(err as Error).message}`);
     return DISABLED;
@@ -104,6 +117,7 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     }),
     // Flattened message lists easily pass the default of 128 attributes; never truncate silently.
     spanLimits: { attributeCountLimit: 100_000, eventCountLimit: 1000, linkCountLimit: 1000 },
+    ...(setup.idGenerator ? { idGenerator: setup.idGenerator } : {}),
     spanProcessors: [
       new BatchSpanProcessor(guarded, {
         maxQueueSize: 100_000,
@@ -229,39 +243,30 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
   };
 }
 
-function createExporter(config: TelemetryConfig, opts: TelemetryOptions): { exporter: SpanExporter; destination: string } {
-  const e = config.exporter;
-  if (e.kind === 'file') {
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    const path = join(e.dir, opts.fileName ?? `traces-${stamp}-${process.pid}.jsonl`);
-    return {
-      exporter: new LazyExporter(async () => new (await import('./file-exporter.js')).OtlpJsonLinesFileExporter(path)),
-      destination: path,
-    };
+function createExporter(spec: ExporterSpec): SpanExporter {
+  if (spec.kind === 'file') {
+    const path = spec.path;
+    return new LazyExporter(async () => new (await import('./file-exporter.js')).OtlpJsonLinesFileExporter(path));
   }
-  const tls = {
-    ...(e.caFile !== undefined ? { ca: readFileSync(e.caFile) } : {}),
-    ...(e.clientCertFile !== undefined ? { cert: readFileSync(e.clientCertFile) } : {}),
-    ...(e.clientKeyFile !== undefined ? { key: readFileSync(e.clientKeyFile) } : {}),
-  };
+  const { url, headers, compression, timeoutMs, tls } = spec;
   const options = {
-    url: e.url,
-    headers: e.headers,
-    timeoutMillis: config.timeoutMs,
-    compression: e.compression as never,
+    url,
+    headers,
+    timeoutMillis: timeoutMs,
+    compression: compression as never,
     // No keep-alive: a CLI run exports a few batches, and idle sockets must not hold the process open.
     httpAgentOptions: { keepAlive: false, ...tls },
   };
-  const load =
-    e.protocol === 'grpc'
+  return new LazyExporter(
+    spec.protocol === 'grpc'
       ? async () => {
           const { loadGrpcTraceExporter } = await import('./grpc-exporter.js');
-          return loadGrpcTraceExporter({ url: e.url, headers: e.headers, timeoutMillis: config.timeoutMs, compression: e.compression, tls });
+          return loadGrpcTraceExporter({ url, headers, timeoutMillis: timeoutMs, compression, tls });
         }
-      : e.protocol === 'http/json'
+      : spec.protocol === 'http/json'
         ? async () => new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(options)
-        : async () => new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(options);
-  return { exporter: new LazyExporter(load), destination: e.url };
+        : async () => new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(options),
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dotPath, jsonLineFinder, tomlLineFinder } from '../../src/core/lines.js';
+import { dotPath, jsonLineFinder, jsonLineIndex, tomlLineFinder } from '../../src/core/lines.js';
 
 const TOML = `# a comment with [brackets]
 title = "x"
@@ -86,6 +86,17 @@ describe('jsonLineFinder', () => {
     expect(find(['cases', 1, 'id'])).toBe(5);
     expect(find(['cases', 0, 'id'])).toBe(3);
     expect(find(['missing'])).toBe(1);
+  });
+
+  it('answers deep paths (indexed on first use) as shallow ones, and nothing after release', () => {
+    const text = '{\n  "cases": [\n    {\n      "id": "a",\n      "args": {\n        "x": [\n          1,\n          { "y": 2 }\n        ]\n      }\n    }\n  ]\n}\n';
+    const index = jsonLineIndex(text);
+    expect(index.lines(['cases', 0])).toBe(3);
+    expect(index.lines(['cases', 0, 'args', 'x', 1, 'y'])).toBe(8);
+    expect(index.lines(['cases', 0, 'args', 'nope'])).toBe(5);
+    expect(index.lines(['cases', 0, 'id'])).toBe(4);
+    index.release();
+    expect(index.lines(['cases', 0, 'id'])).toBe(1);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseStructuredText, validateStructured } from '../../src/core/structured-file.js';
+import { parseStructuredText, parseTomlSlice, tomlHeaders, validateStructured } from '../../src/core/structured-file.js';
 
 const error = (message: string, opts: { hint?: string }): Error => Object.assign(new Error(message), { hint: opts.hint });
 const schema = z.strictObject({ item: z.array(z.strictObject({ name: z.string(), count: z.number().int() })) });
@@ -21,5 +21,47 @@ describe('the structured-file loader', () => {
   it('returns the parsed data when it is valid (a byte-order mark is fine)', () => {
     const parsed = parseStructuredText('\ufeff[[item]]\nname = "a"\ncount = 1\n', { file: 'f.toml', error });
     expect(validateStructured(schema, parsed, { file: 'f.toml', error })).toEqual({ item: [{ name: 'a', count: 1 }] });
+  });
+});
+
+describe('top-level TOML headers and slices', () => {
+  it('finds every top-level header with its line, stepping over strings, comments and multi-line values', () => {
+    const text = [
+      'a = "[x]" # [y]',
+      '[[eval]]',
+      'b = """',
+      '[[eval]]',
+      '"""',
+      "c = '''[z]'''",
+      'd = [',
+      '  "]",',
+      '  { e = "[w]" },',
+      ']',
+      '  [eval."sub.table"]  # comment',
+      '[["eval"]]',
+    ].join('\n');
+    expect(tomlHeaders(text)?.map((h) => [h.line, h.keys, h.array])).toEqual([
+      [2, ['eval'], true],
+      [11, ['eval', 'sub.table'], false],
+      [12, ['eval'], true],
+    ]);
+  });
+
+  it.each([
+    { name: 'an unterminated string', text: 'a = "x\n[b]\n' },
+    { name: 'an unterminated multi-line string', text: 'a = """x\n[b]\n' },
+    { name: 'an unclosed array', text: 'a = [1,\n[b]\n' },
+    { name: 'an unclosed header', text: '[b\nc = 1\n' },
+  ])('gives up on $name (the whole-text parse reports it)', ({ text }) => {
+    expect(tomlHeaders(text)).toBeUndefined();
+  });
+
+  it('parses a slice with the lines of the whole text', () => {
+    const text = 'x = 1\n[[item]]\nname = "a"\ncount = 1\n[[item]]\nname = "b"\ncount = "two"\n';
+    const [, second] = tomlHeaders(text)!;
+    const slice = parseTomlSlice(text, { start: second!.start, end: text.length, line: second!.line }, { file: 'f.toml', error });
+    expect(slice.data).toEqual({ item: [{ name: 'b', count: 'two' }] });
+    expect(slice.lines(['item', 0, 'count'])).toBe(7);
+    expect(() => parseTomlSlice('a = 1\nb = \n', { start: 6, end: 11, line: 2 }, { file: 'f.toml', error })).toThrow(/^f\.toml:2:\d+: TOML syntax error: /);
   });
 });

@@ -2,9 +2,10 @@ import { Option } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import { discoverFixtures, loadCasesFromPaths, mergeSuites } from '../../fixtures/discover.js';
+import { discoverFixtures, mergeSuites } from '../../fixtures/catalog.js';
 import { selectCases } from '../../fixtures/select.js';
 import type { Case } from '../../types/case.js';
+import { capHeapForLargeFiles } from './_heap.js';
 
 interface ListOptions {
   suite?: string[];
@@ -16,30 +17,42 @@ interface ListOptions {
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 
-function table(cases: Case[]): string[] {
+/** The table, a line at a time (100,000 cases never exist as one string or as rows of cells). */
+function printTable(cases: Case[], out: (line: string) => void): void {
   const header = ['ID', 'SUITE', 'DIALECT', 'MODE', 'SOURCE', 'TAGS'];
-  const rows = cases.map((c) => [c.id, c.suite ?? '', c.dialect, c.mode, c.source.source, c.tags.join(',')]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const cells = (c: Case): string[] => [c.id, c.suite ?? '', c.dialect, c.mode, c.source.source, c.tags.join(',')];
+  const widths = header.map((h) => h.length);
+  for (const c of cases) for (const [i, cell] of cells(c).entries()) widths[i] = Math.max(widths[i]!, cell.length);
   const fmt = (r: string[]): string => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [fmt(header), ...rows.map(fmt)];
+  out(fmt(header));
+  for (const c of cases) out(fmt(cells(c)));
+}
+
+/** `JSON.stringify(cases, null, 2)`, byte for byte, a case at a time. */
+function printJson(cases: Case[], out: (line: string) => void): void {
+  if (cases.length === 0) return out('[]');
+  out('[');
+  for (const [i, c] of cases.entries()) out(`  ${JSON.stringify(c, null, 2).replace(/\n/g, '\n  ')}${i < cases.length - 1 ? ',' : ''}`);
+  out(']');
 }
 
 async function listCases(ctx: CliContext, paths: string[], o: ListOptions): Promise<number> {
   const onWarning = (msg: string): void => ctx.warn(msg);
+  capHeapForLargeFiles(ctx.cwd, paths);
   const all =
     paths.length > 0
-      ? mergeSuites(loadCasesFromPaths(paths, { onWarning })).cases
+      ? mergeSuites((await import('../../fixtures/discover.js')).loadCasesFromPaths(paths, { onWarning })).cases
       : (await discoverFixtures({ projectDir: ctx.projectDir, env: ctx.env, includeBundled: o.bundled, onWarning })).cases;
   const cases = selectCases(all, { suites: o.suite, ids: o.id, tags: o.tag });
   if (o.output === 'json') {
-    ctx.out(JSON.stringify(cases, null, 2));
+    printJson(cases, ctx.out);
     return 0;
   }
   if (cases.length === 0) {
     ctx.err('no fixtures found (bundled catalog off, or nothing matches the selection)');
     return 0;
   }
-  for (const line of table(cases)) ctx.out(line);
+  printTable(cases, ctx.out);
   return 0;
 }
 

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import type { RunProgress } from '../../app/run-suite.js';
+import { capHeapForLargeFiles, capHeapGrowth } from './_heap.js';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
@@ -20,6 +22,21 @@ export async function runAction(ctx: CliContext, targets: string[], flagsIn: Run
   return runTargets(ctx, targets, flags, { suiteLabel: suiteLabelOf(targets), ...(compare ? { compare } : {}) });
 }
 
+/** Samples from which a run trades a little time for memory (below it the heap stays small anyway). */
+const LARGE_RUN_SAMPLES = 20_000;
+
+/** The progress hooks, plus the cap once the number of samples is known (for discovered suites). */
+function withHeapCap(progress: RunProgress | undefined): RunProgress {
+  return {
+    start(total, label) {
+      if (total >= LARGE_RUN_SAMPLES) capHeapGrowth();
+      progress?.start(total, label);
+    },
+    update: (done, caseId) => progress?.update(done, caseId),
+    stop: () => progress?.stop(),
+  };
+}
+
 /**
  * Run the targets' cases through `runEvalSuite`, print the report and return the exit code. `run` and
  * `schedule run` share it.
@@ -28,7 +45,8 @@ export async function runTargets(ctx: CliContext, targets: string[], flags: RunF
   // The engine, providers and telemetry load only when a command runs (start-up stays light).
   const { runEvalSuite } = await import('../../app/run-suite.js');
   const { printOutcome, progressBar, withInterrupt } = await import('./_run-io.js');
-  const progress = progressBar(ctx);
+  capHeapForLargeFiles(ctx.cwd, targets);
+  const progress = withHeapCap(progressBar(ctx));
   const outcome = await withInterrupt(ctx, (signal) =>
     runEvalSuite(ctx, {
       targets,

@@ -132,15 +132,19 @@ export function addEvaluationEvent(span: Span, s: VerdictSummary, time: TimeInpu
   span.addEvent(
     EVENT_GEN_AI_EVALUATION_RESULT,
     // An infrastructure error is not an evaluation: error.type and no score (semconv gen-ai events).
-    compact({
-      [ATTR_GEN_AI_EVALUATION_NAME]: s.name,
-      [ATTR_GEN_AI_EVALUATION_SCORE_VALUE]: s.judged ? (s.pass ? 1 : 0) : undefined,
-      [ATTR_GEN_AI_EVALUATION_SCORE_LABEL]: s.category,
-      [ATTR_GEN_AI_EVALUATION_EXPLANATION]: s.reason,
-      [ATTR_ERROR_TYPE]: s.errorType,
-    }),
+    evaluationEventAttributes(s),
     time,
   );
+}
+
+function evaluationEventAttributes(s: VerdictSummary): Attributes {
+  const a: Attributes = {};
+  a[ATTR_GEN_AI_EVALUATION_NAME] = s.name;
+  if (s.judged) a[ATTR_GEN_AI_EVALUATION_SCORE_VALUE] = s.pass ? 1 : 0;
+  a[ATTR_GEN_AI_EVALUATION_SCORE_LABEL] = s.category;
+  a[ATTR_GEN_AI_EVALUATION_EXPLANATION] = s.reason;
+  if (s.errorType !== undefined) a[ATTR_ERROR_TYPE] = s.errorType;
+  return a;
 }
 
 // ================================================================ reader

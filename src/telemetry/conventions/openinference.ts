@@ -109,16 +109,24 @@ export function oiToolSpanAttributes(call: Pick<ToolCall, 'id' | 'name'>, descri
 
 /** OpenInference span-scope feedback attributes (spec/annotations.md): `evaluations.0.evaluation.*`. */
 export function evaluationAttributes(s: VerdictSummary, identifier: string): Attributes {
-  const key = (field: string): string => `${OI.EVALUATIONS}.0.${field}`;
-  return compact({
-    [key(OI.EVALUATION_NAME)]: s.name,
-    [key(OI.EVALUATION_SCORE)]: s.judged ? (s.pass ? 1 : 0) : undefined,
-    [key(OI.EVALUATION_LABEL)]: s.category,
-    [key(OI.EVALUATION_EXPLANATION)]: s.reason,
-    [key(OI.EVALUATION_ANNOTATOR_KIND)]: 'CODE',
-    [key(OI.EVALUATION_IDENTIFIER)]: identifier,
-  });
+  const a: Attributes = {};
+  a[EVALUATION_NAME_KEY] = s.name;
+  if (s.judged) a[EVALUATION_SCORE_KEY] = s.pass ? 1 : 0;
+  a[EVALUATION_LABEL_KEY] = s.category;
+  a[EVALUATION_EXPLANATION_KEY] = s.reason;
+  a[EVALUATION_ANNOTATOR_KIND_KEY] = 'CODE';
+  a[EVALUATION_IDENTIFIER_KEY] = identifier;
+  return a;
 }
+
+// `evaluations.0.*` keys, built once.
+const evaluationKey = (field: string): string => `${OI.EVALUATIONS}.0.${field}`;
+const EVALUATION_NAME_KEY = evaluationKey(OI.EVALUATION_NAME);
+const EVALUATION_SCORE_KEY = evaluationKey(OI.EVALUATION_SCORE);
+const EVALUATION_LABEL_KEY = evaluationKey(OI.EVALUATION_LABEL);
+const EVALUATION_EXPLANATION_KEY = evaluationKey(OI.EVALUATION_EXPLANATION);
+const EVALUATION_ANNOTATOR_KIND_KEY = evaluationKey(OI.EVALUATION_ANNOTATOR_KIND);
+const EVALUATION_IDENTIFIER_KEY = evaluationKey(OI.EVALUATION_IDENTIFIER);
 
 // ================================================================ reader
 

@@ -2,7 +2,7 @@
 // attributes on the root / carrier span, the executed / dropped / mocked marks on tool spans) and, below
 // it, the reader that finds our traces and the case they ran. A change to what we write goes next to what
 // we read.
-import type { Attributes } from '@opentelemetry/api';
+import type { Attributes, AttributeValue } from '@opentelemetry/api';
 import {
   ATTR_RUNSPEC_EVAL_ACCURACY,
   ATTR_RUNSPEC_EVAL_ARGS_PASS,
@@ -149,43 +149,45 @@ export function verdictAttributes(ctx: VerdictContext): Attributes {
   const rated = r && (judgedSamples > 0 || (!r.errored && !r.unscorable)) ? r : undefined;
   // Absent, not 0, when nothing reported usage (replio's metric counts unknown as 0).
   const tokens = v?.replio?.tokens ? v.replio.tokens : totalTokens(ctx.usage);
-  return compact({
-    [ATTR_RUNSPEC_EVAL_CASE_ID]: ctx.caseId,
-    [ATTR_RUNSPEC_EVAL_SUITE]: ctx.suite,
-    [ATTR_RUNSPEC_EVAL_SAMPLE]: ctx.sample ?? v?.sample,
-    [ATTR_RUNSPEC_EVAL_RUN_ID]: ctx.runId,
-    [ATTR_RUNSPEC_EVAL_RULE]: ctx.rule,
-    [ATTR_RUNSPEC_EVAL_DIALECT]: v?.dialect,
-    [ATTR_RUNSPEC_EVAL_PASS]: s.judged ? s.pass : undefined,
-    [ATTR_RUNSPEC_EVAL_CATEGORY]: s.category,
-    [ATTR_RUNSPEC_EVAL_REASON]: s.reason,
-    [ATTR_RUNSPEC_EVAL_STATUS]: v ? v.status : ctx.error ? 'error' : ctx.status,
-    [ATTR_RUNSPEC_EVAL_TOOL_MODE]: v?.toolMode ?? ctx.toolMode,
-    [ATTR_RUNSPEC_EVAL_EXPECTED_TOOL]: v?.expected.tool && v.expected.tool.length > 0 ? v.expected.tool.join('|') : undefined,
-    [ATTR_RUNSPEC_EVAL_OBSERVED_TOOL]: v?.observed.tool,
-    [ATTR_RUNSPEC_EVAL_EXPECTED_COMMAND]: v?.expected.command,
-    [ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND]: v?.observed.command,
-    [ATTR_RUNSPEC_EVAL_EXPECTED_HOST]: v?.expected.host,
-    [ATTR_RUNSPEC_EVAL_OBSERVED_HOST]: v?.observed.host,
-    [ATTR_RUNSPEC_EVAL_EXPECTED_AUTONOMY]: v?.expected.autonomy,
-    [ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY]: v?.observed.autonomy,
-    [ATTR_RUNSPEC_EVAL_JSON_DUMP]: v?.jsonDump,
-    [ATTR_RUNSPEC_EVAL_CALLS]: v ? v.replio?.calls ?? v.calls.length : undefined,
-    [ATTR_RUNSPEC_EVAL_REDUNDANT]: v?.replio?.redundant,
-    [ATTR_RUNSPEC_EVAL_ERRORS]: v?.replio?.errors,
-    [ATTR_RUNSPEC_EVAL_ACCURACY]: v?.replio?.accuracy ?? undefined,
-    [ATTR_RUNSPEC_EVAL_SCORE]: v?.match?.score,
-    [ATTR_RUNSPEC_EVAL_MATCH_MODE]: v?.match?.matchMode,
-    [ATTR_RUNSPEC_EVAL_TOKENS]: tokens,
-    [ATTR_RUNSPEC_EVAL_SAMPLES]: r?.samples.length,
-    [ATTR_RUNSPEC_EVAL_PASS_RATE]: rated?.passRate,
-    [ATTR_RUNSPEC_EVAL_PASS_RATE_LOW]: rated?.passRateLow,
-    [ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH]: rated?.passRateHigh,
-    [ATTR_RUNSPEC_EVAL_THRESHOLD]: r?.threshold,
-    [ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD]: rated?.meetsThreshold,
-    [ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH]: ctx.expectedArgs ? expectationsHash(ctx.expectedArgs) : undefined,
-    [ATTR_RUNSPEC_EVAL_ARGS_PASS]: ctx.expectedArgs ? argsPass(v) : undefined,
-  });
+  // Assigned in order, skipping what is absent (cheaper than a computed-key literal through compact()).
+  const a: Attributes = {};
+  let t: AttributeValue | undefined;
+  if ((t = ctx.caseId) !== undefined) a[ATTR_RUNSPEC_EVAL_CASE_ID] = t;
+  if ((t = ctx.suite) !== undefined) a[ATTR_RUNSPEC_EVAL_SUITE] = t;
+  if ((t = ctx.sample ?? v?.sample) !== undefined) a[ATTR_RUNSPEC_EVAL_SAMPLE] = t;
+  if ((t = ctx.runId) !== undefined) a[ATTR_RUNSPEC_EVAL_RUN_ID] = t;
+  if ((t = ctx.rule) !== undefined) a[ATTR_RUNSPEC_EVAL_RULE] = t;
+  if ((t = v?.dialect) !== undefined) a[ATTR_RUNSPEC_EVAL_DIALECT] = t;
+  if ((t = s.judged ? s.pass : undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_PASS] = t;
+  if ((t = s.category) !== undefined) a[ATTR_RUNSPEC_EVAL_CATEGORY] = t;
+  if ((t = s.reason) !== undefined) a[ATTR_RUNSPEC_EVAL_REASON] = t;
+  if ((t = v ? v.status : ctx.error ? 'error' : ctx.status) !== undefined) a[ATTR_RUNSPEC_EVAL_STATUS] = t;
+  if ((t = v?.toolMode ?? ctx.toolMode) !== undefined) a[ATTR_RUNSPEC_EVAL_TOOL_MODE] = t;
+  if ((t = v?.expected.tool && v.expected.tool.length > 0 ? v.expected.tool.join('|') : undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_EXPECTED_TOOL] = t;
+  if ((t = v?.observed.tool) !== undefined) a[ATTR_RUNSPEC_EVAL_OBSERVED_TOOL] = t;
+  if ((t = v?.expected.command) !== undefined) a[ATTR_RUNSPEC_EVAL_EXPECTED_COMMAND] = t;
+  if ((t = v?.observed.command) !== undefined) a[ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND] = t;
+  if ((t = v?.expected.host) !== undefined) a[ATTR_RUNSPEC_EVAL_EXPECTED_HOST] = t;
+  if ((t = v?.observed.host) !== undefined) a[ATTR_RUNSPEC_EVAL_OBSERVED_HOST] = t;
+  if ((t = v?.expected.autonomy) !== undefined) a[ATTR_RUNSPEC_EVAL_EXPECTED_AUTONOMY] = t;
+  if ((t = v?.observed.autonomy) !== undefined) a[ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY] = t;
+  if ((t = v?.jsonDump) !== undefined) a[ATTR_RUNSPEC_EVAL_JSON_DUMP] = t;
+  if ((t = v ? v.replio?.calls ?? v.calls.length : undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_CALLS] = t;
+  if ((t = v?.replio?.redundant) !== undefined) a[ATTR_RUNSPEC_EVAL_REDUNDANT] = t;
+  if ((t = v?.replio?.errors) !== undefined) a[ATTR_RUNSPEC_EVAL_ERRORS] = t;
+  if ((t = v?.replio?.accuracy ?? undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_ACCURACY] = t;
+  if ((t = v?.match?.score) !== undefined) a[ATTR_RUNSPEC_EVAL_SCORE] = t;
+  if ((t = v?.match?.matchMode) !== undefined) a[ATTR_RUNSPEC_EVAL_MATCH_MODE] = t;
+  if ((t = tokens) !== undefined) a[ATTR_RUNSPEC_EVAL_TOKENS] = t;
+  if ((t = r?.samples.length) !== undefined) a[ATTR_RUNSPEC_EVAL_SAMPLES] = t;
+  if ((t = rated?.passRate) !== undefined) a[ATTR_RUNSPEC_EVAL_PASS_RATE] = t;
+  if ((t = rated?.passRateLow) !== undefined) a[ATTR_RUNSPEC_EVAL_PASS_RATE_LOW] = t;
+  if ((t = rated?.passRateHigh) !== undefined) a[ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH] = t;
+  if ((t = r?.threshold) !== undefined) a[ATTR_RUNSPEC_EVAL_THRESHOLD] = t;
+  if ((t = rated?.meetsThreshold) !== undefined) a[ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD] = t;
+  if ((t = ctx.expectedArgs ? expectationsHash(ctx.expectedArgs) : undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH] = t;
+  if ((t = ctx.expectedArgs ? argsPass(v) : undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_ARGS_PASS] = t;
+  return a;
 }
 
 /** The stable annotation/evaluation identifier of a (case, sample): re-runs upsert rather than duplicate. */
