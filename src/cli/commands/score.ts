@@ -1,7 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { resolve } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { openOutputFile } from '../../report/out-path.js';
 import { Option } from 'commander';
 import type { Command } from 'commander';
@@ -17,6 +16,7 @@ import type { TraceScoringFlags } from '../../app/score-traces.js';
 import type { ResultsDocument } from '../../report/results.js';
 import { TOOL_MODES } from '../../core/vocabulary.js';
 import { parseShard, SHARD_HELP } from '../../core/shard.js';
+import { capHeapGrowth } from './_heap.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 
@@ -113,7 +113,7 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
   // grow to ~4× what survives a collection: 500 MB of JSON lines peaked at 350 MB RSS with ~70 MB live.
   // A 1.5× growing factor keeps it under 250 MB at any input size, for a few more collections (1.8× saved
   // ~3 % of CPU but peaked at 213 MB on 1.5 GB of input against 193 MB, and was still creeping up).
-  setFlagsFromString('--heap-growing-percent=50');
+  capHeapGrowth();
   const { summary, document } = await scoreTraces(ctx, inputs, {
     ...scoring,
     stdin: ctx.stdin,
