@@ -65,12 +65,13 @@ export async function selectRunCases(
   const suiteNames = targets.filter((t) => !files.includes(t));
   let cases: Case[] = [];
   if (files.length > 0) {
-    cases.push(...loadCasesFromPaths(files.map((f) => resolve(ctx.cwd, f)), { onWarning: (w) => ctx.warn(w) }).flatMap((s) => s.cases));
+    // Appended one by one: a spread of 100,000+ cases into push() overflows the call stack.
+    for (const s of loadCasesFromPaths(files.map((f) => resolve(ctx.cwd, f)), { onWarning: (w) => ctx.warn(w) })) for (const c of s.cases) cases.push(c);
   }
   if (suiteNames.length > 0 || files.length === 0) {
     // discoverFixtures reads [fixtures] plugins and [sync] dir of runspec.toml itself.
     const discovered = await discoverFixtures({ projectDir: ctx.projectDir, env: project.env.raw, onWarning: (w) => ctx.warn(w) });
-    cases.push(...selectCases(discovered.cases, { suites: suiteNames.length > 0 ? suiteNames : undefined }));
+    for (const c of selectCases(discovered.cases, { suites: suiteNames.length > 0 ? suiteNames : undefined })) cases.push(c);
   }
   cases = selectCases(cases, { ids: flags.fixture, tags: flags.tag });
   const allIds = cases.map((c) => c.id);

@@ -48,17 +48,34 @@ export function createLimiter(max: number): Limiter {
 /**
  * Run `worker` over `items` in order with at most `concurrency` in flight; resolves when all have
  * ended. A worker that throws stops nothing else; the first error is rethrown at the end. Lanes pull
- * the next item (rather than one waiter per item), so a long list costs no memory up front.
+ * the next item (rather than one waiter per item), so a long list costs no memory up front; `items`
+ * may be any iterable (a generator makes each item only when a lane takes it).
  */
-export async function runPool<T>(items: readonly T[], concurrency: number, worker: (item: T, index: number) => Promise<void>): Promise<void> {
-  const width = Math.max(1, Math.min(Math.floor(concurrency) || 1, items.length));
+export async function runPool<T>(items: Iterable<T>, concurrency: number, worker: (item: T, index: number) => Promise<void>): Promise<void> {
+  const max = Math.max(1, Math.floor(concurrency) || 1);
+  const width = Array.isArray(items) ? Math.max(1, Math.min(max, items.length)) : max;
+  const it = items[Symbol.iterator]();
   let next = 0;
+  let exhausted = false;
   let firstError: { err: unknown } | undefined;
   const lane = async (): Promise<void> => {
-    while (next < items.length) {
+    while (!exhausted) {
+      let step: IteratorResult<T>;
+      try {
+        step = it.next();
+      } catch (err) {
+        // The iterable itself failed: nothing more to take.
+        firstError ??= { err };
+        exhausted = true;
+        return;
+      }
+      if (step.done) {
+        exhausted = true;
+        return;
+      }
       const index = next++;
       try {
-        await worker(items[index]!, index);
+        await worker(step.value, index);
       } catch (err) {
         firstError ??= { err };
       }

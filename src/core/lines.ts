@@ -49,7 +49,7 @@ const JSON_SHALLOW_DEPTH = 2;
  * value of a 100,000-case file cost ~100 MB. A longer path indexes the whole text on first use, so the
  * index keeps the text until `release()`; lookups after it answer 1.
  */
-export function jsonLineIndex(text: string): { lines: LineFinder; release(): void } {
+export function jsonLineIndex(text: string): { lines: LineFinder; release: () => void } {
   let source: string | undefined = text;
   let shallow: Map<string, number> | undefined = indexJsonLines(text, JSON_SHALLOW_DEPTH);
   let full: Map<string, number> | undefined;

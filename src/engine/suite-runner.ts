@@ -189,6 +189,8 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
 
   interface CaseState {
     c: Case;
+    /** Position in `todo`. */
+    index: number;
     toolset: Toolset;
     samples: number;
     /** Each ended sample with its outcome, built once (onSample and the case's aggregate share it). */
@@ -196,15 +198,27 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     ended: number;
     cancelled: boolean;
   }
-  const states = todo.map((c): CaseState => {
+  // A case's state is made when its first sample is taken and dropped once it is reported, so the run
+  // holds state for the cases in flight only, not for every case.
+  const stateOf = (c: Case, index: number): CaseState => {
     const n = sampleCount(c, opts.samples);
-    return { c, toolset: opts.toolsetFor(c), samples: n, runs: new Array(n).fill(undefined), ended: 0, cancelled: false };
-  });
+    return { c, index, toolset: opts.toolsetFor(c), samples: n, runs: new Array(n).fill(undefined), ended: 0, cancelled: false };
+  };
   // Samples of one case are queued together, so cases finish (and reach the log) one after another.
-  const jobs = states.flatMap((s) => Array.from({ length: s.samples }, (_, sample) => ({ s, sample })));
-  const total = jobs.length;
+  function* jobs(): Generator<{ s: CaseState; sample: number }> {
+    for (let i = 0; i < todo.length; i++) {
+      const c = todo[i]!;
+      if (sampleCount(c, opts.samples) === 0) continue;
+      const s = stateOf(c, i);
+      for (let sample = 0; sample < s.samples; sample++) yield { s, sample };
+    }
+  }
+  let total = 0;
+  for (const c of todo) total += sampleCount(c, opts.samples);
   const keep = opts.keepResults !== false;
-  const finished = new Map<string, CaseResult | undefined>();
+  // Finished cases: their results when kept, else one flag per case.
+  const finished = new Map<string, CaseResult>();
+  const finishedFlags = new Uint8Array(todo.length);
   let done = 0;
   // Case reports go through one chain so the callback sees one case at a time. A lane does not wait
   // for it (that would leave a request slot empty while a case is logged or its traces rendered),
@@ -220,7 +234,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
 
   // MCP servers live for the run: started on first use, stopped when the run ends.
   const ownHost =
-    !opts.toolHost && opts.mcpServers && states.some((s) => s.c.mode === 'trajectory' && s.toolset.source.startsWith('mcp:'))
+    !opts.toolHost && opts.mcpServers && todo.some((c) => c.mode === 'trajectory' && opts.toolsetFor(c).source.startsWith('mcp:'))
       ? createMcpToolHost(opts.mcpServers)
       : undefined;
   const toolHost = opts.toolHost ?? ownHost;
@@ -232,7 +246,8 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     if (opts.passK) aggregate.passK = opts.passK;
     if (opts.gate) aggregate.gate = opts.gate;
     const result = scoring.aggregateCase(s.c, outcomes, aggregate);
-    finished.set(s.c.id, keep ? result : undefined);
+    finishedFlags[s.index] = 1;
+    if (keep) finished.set(s.c.id, result);
     if (opts.telemetry) {
       for (const { run, verdict, outcome } of scored) {
         const judged = outcome.status === 'scored' ? { verdict } : { error: outcome.error };
@@ -258,8 +273,8 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   };
 
   try {
-    for (const s of states) if (s.samples === 0) await finishCase(s);
-    await runPool(jobs, opts.concurrency ?? 4, async ({ s, sample }) => {
+    for (let i = 0; i < todo.length; i++) if (sampleCount(todo[i]!, opts.samples) === 0) await finishCase(stateOf(todo[i]!, i));
+    await runPool(jobs(), opts.concurrency ?? 4, async ({ s, sample }) => {
       if (internal.signal.aborted || failure !== undefined) {
         s.cancelled = true;
         return;
@@ -321,7 +336,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     : [];
   return {
     results,
-    unfinished: todo.filter((c) => !finished.has(c.id)).map((c) => c.id),
+    unfinished: todo.filter((_c, i) => finishedFlags[i] === 0).map((c) => c.id),
     cancelled: !!opts.signal?.aborted,
     samplesRun: done,
   };

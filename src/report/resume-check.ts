@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, renameSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { canonicalJson } from '../core/canonical-json.js';
@@ -31,7 +31,8 @@ export function caseDigests(cases: readonly Case[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const c of cases) {
     const { source: _source, ...content } = c as Case & { source?: unknown };
-    out[c.id] = createHash('sha256').update(canonicalJson(content)).digest('hex').slice(0, 16);
+    // The first 8 bytes as hex: a string of its own (a slice of the 64-digit hex would keep it alive).
+    out[c.id] = createHash('sha256').update(canonicalJson(content)).digest().toString('hex', 0, 8);
   }
   return out;
 }
@@ -109,12 +110,26 @@ export function retryOnResume(result: CaseResult): boolean {
  * A new run found a log at its path (same --out as an earlier run): move that log aside, never append
  * to it. Returns the new name of the old log, or undefined when there was none.
  */
+function readHead(file: string, bytes: number): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(bytes);
+    const n = readSync(fd, buf, 0, bytes, 0);
+    return buf.toString('utf8', 0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function moveAsideOldLog(logFile: string): string | undefined {
   if (!existsSync(logFile) || statSync(logFile).size === 0) return undefined;
   let oldId = 'previous';
   try {
-    const first = readFileSync(logFile, 'utf8').split('\n', 1)[0] ?? '';
-    const id = (JSON.parse(first) as { runId?: unknown }).runId;
+    // Only the header's run id is needed: it sits near the start of the first line, so read the head
+    // of the file, not the whole log (a 100,000-case log is ~190 MB).
+    const head = readHead(logFile, 64 * 1024);
+    const m = /"runId":("(?:[^"\\\n]|\\.)*")/.exec(head.split('\n', 1)[0]!);
+    const id: unknown = m ? JSON.parse(m[1]!) : undefined;
     if (typeof id === 'string' && /^[\w.-]{1,80}$/.test(id)) oldId = id;
   } catch {
     // not a log of ours: still moved aside, never appended to

@@ -212,6 +212,32 @@ describe('concurrency', () => {
     ).rejects.toThrow('two');
     expect(seen.sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
   });
+  it('runPool takes a generator lazily: an item is made only when a lane is free for it', async () => {
+    let made = 0;
+    let ended = 0;
+    let mostAhead = 0;
+    function* items(): Generator<number> {
+      for (let i = 0; i < 50; i++) {
+        made++;
+        mostAhead = Math.max(mostAhead, made - ended);
+        yield i;
+      }
+    }
+    const seen: number[] = [];
+    await runPool(items(), 3, async (n, index) => {
+      expect(index).toBe(n);
+      await new Promise((r) => setImmediate(r));
+      seen.push(n);
+      ended++;
+    });
+    expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(mostAhead).toBeLessThanOrEqual(3);
+    function* broken(): Generator<number> {
+      yield 1;
+      throw new Error('no more');
+    }
+    await expect(runPool(broken(), 2, async () => {})).rejects.toThrow('no more');
+  });
 });
 
 describe('regex', () => {

@@ -45,14 +45,14 @@ async function listCases(ctx: CliContext, paths: string[], o: ListOptions): Prom
       : (await discoverFixtures({ projectDir: ctx.projectDir, env: ctx.env, includeBundled: o.bundled, onWarning })).cases;
   const cases = selectCases(all, { suites: o.suite, ids: o.id, tags: o.tag });
   if (o.output === 'json') {
-    printJson(cases, ctx.out);
+    printJson(cases, (s) => ctx.out(s));
     return 0;
   }
   if (cases.length === 0) {
     ctx.err('no fixtures found (bundled catalog off, or nothing matches the selection)');
     return 0;
   }
-  printTable(cases, ctx.out);
+  printTable(cases, (s) => ctx.out(s));
   return 0;
 }
 
