@@ -79,7 +79,7 @@ export async function requestBodies(n, dir) {
  * One comparison at `cases` cases: the bare loop and `run` (each a fresh process), against the same
  * server. `telemetry`: also a run with traces exported over OTLP/HTTP to a bare receiver.
  */
-export async function benchRun({ cases, concurrency = 8, latencyMs = 0, telemetry = false, bare = true, timeoutMs = 600_000 }) {
+export async function benchRun({ cases, concurrency = 8, latencyMs = 0, telemetry = false, telemetryEnv = {}, bare = true, timeoutMs = 600_000 }) {
   const dir = mkdtempSync(join(tmpdir(), 'runspec-bench-run-'));
   const model = await startFakeModel(latencyMs);
   try {
@@ -117,7 +117,7 @@ export async function benchRun({ cases, concurrency = 8, latencyMs = 0, telemetr
     out.runRss = r.rss;
     out.runCpuMs = r.cpuMs;
     if (telemetry) {
-      const t = await timed(runArgs(['--telemetry', '--endpoint', `${model.origin}/v1/traces`]), { cwd: dir, env, timeoutMs });
+      const t = await timed(runArgs(['--telemetry', '--endpoint', `${model.origin}/v1/traces`]), { cwd: dir, env: { ...env, ...telemetryEnv }, timeoutMs });
       if (t.code !== 0 && t.code !== 1) throw new Error(`run --telemetry failed (${t.code}): ${t.stderr.slice(-800)}`);
       out.telemetryMs = t.ms;
       out.telemetryRss = t.rss;
