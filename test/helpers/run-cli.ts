@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -40,9 +41,14 @@ function cliEnv(opts: RunCliOptions): Record<string, string> {
 
 /** A stream that keeps what is written to it (not a TTY, like a pipe). */
 class Capture extends Writable {
-  text = '';
+  private readonly decoder = new StringDecoder('utf8');
+  private parts = '';
+  get text(): string {
+    return this.parts;
+  }
   override _write(chunk: Buffer | string, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
-    this.text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    // Bytes may end inside a multi-byte character: the decoder carries it over to the next chunk.
+    this.parts += typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
     done();
   }
 }
