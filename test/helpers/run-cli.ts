@@ -27,6 +27,8 @@ export interface RunCliOptions {
    * what only a process shows: exit on a signal, a closed pipe, the entry point itself.
    */
   spawn?: boolean;
+  /** In-process only: stdout takes each write on a later turn (a slow pipe), so writes queue up. */
+  slowStdout?: boolean;
 }
 
 function cliEnv(opts: RunCliOptions): Record<string, string> {
@@ -46,10 +48,17 @@ class Capture extends Writable {
   get text(): string {
     return this.parts;
   }
+  constructor(private readonly slow = false) {
+    super({ highWaterMark: 1024 });
+  }
   override _write(chunk: Buffer | string, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
-    // Bytes may end inside a multi-byte character: the decoder carries it over to the next chunk.
-    this.parts += typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
-    done();
+    const take = (): void => {
+      // Bytes may end inside a multi-byte character: the decoder carries it over to the next chunk.
+      this.parts += typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+      done();
+    };
+    if (this.slow) setImmediate(take);
+    else take();
   }
 }
 
@@ -64,7 +73,7 @@ export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<
     return runCliProcess(args, opts);
   }
   const { main } = await import('../../src/cli/main.js');
-  const stdout = new Capture();
+  const stdout = new Capture(opts.slowStdout);
   const stderr = new Capture();
   const stdin = Readable.from(opts.input === undefined ? [] : [typeof opts.input === 'string' ? Buffer.from(opts.input) : opts.input]);
   let timer: NodeJS.Timeout | undefined;
@@ -74,6 +83,8 @@ export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<
   try {
     const code = await Promise.race([main({ argv: args, cwd: opts.cwd ?? REPO_ROOT, env: cliEnv(opts), stdout, stderr, stdin, ...(opts.now ? { now: opts.now } : {}) }), timedOut]);
     if (code === 'timeout') return { exitCode: null, signal: 'SIGKILL', stdout: stdout.text, stderr: stderr.text };
+    // A process's stdout is drained before it exits: wait for what the slow stream still holds.
+    if (opts.slowStdout) await new Promise<void>((resolve) => stdout.end(resolve));
     return { exitCode: code, signal: null, stdout: stdout.text, stderr: stderr.text };
   } finally {
     clearTimeout(timer);
