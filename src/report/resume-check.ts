@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readSync, renameSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, renameSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import type { Case } from '../types/case.js';
 import type { CaseResult } from '../types/verdict.js';
-import type { ResultsLogHeader } from './results-file.js';
+import { readLogLine, type ResultsLogHeader } from './results-file.js';
 
 // Resume that cannot lie: a log is only ever continued by the run that wrote it, with the same cases
 // and the same result-affecting settings; a new run moves an old log aside instead of appending to it;
@@ -110,24 +110,19 @@ export function retryOnResume(result: CaseResult): boolean {
  * A new run found a log at its path (same --out as an earlier run): move that log aside, never append
  * to it. Returns the new name of the old log, or undefined when there was none.
  */
-function readHead(file: string, bytes: number): string {
-  const fd = openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(bytes);
-    const n = readSync(fd, buf, 0, bytes, 0);
-    return buf.toString('utf8', 0, n);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 export function moveAsideOldLog(logFile: string): string | undefined {
   if (!existsSync(logFile) || statSync(logFile).size === 0) return undefined;
   let oldId = 'previous';
   try {
     // Only the header's run id is needed: it sits near the start of the first line, so read the head
     // of the file, not the whole log (a 100,000-case log is ~190 MB).
-    const head = readHead(logFile, 64 * 1024);
+    const fd = openSync(logFile, 'r');
+    let head: string;
+    try {
+      head = readLogLine(fd, { offset: 0, length: Math.min(statSync(logFile).size, 64 * 1024) });
+    } finally {
+      closeSync(fd);
+    }
     const m = /"runId":("(?:[^"\\\n]|\\.)*")/.exec(head.split('\n', 1)[0]!);
     const id: unknown = m ? JSON.parse(m[1]!) : undefined;
     if (typeof id === 'string' && /^[\w.-]{1,80}$/.test(id)) oldId = id;
