@@ -339,7 +339,17 @@ export function createWorkerTelemetry(config: TelemetryConfig, opts: TelemetryOp
       if (closed) return;
       await request('shutdown');
       closed = true;
-      await worker.terminate().catch(() => undefined);
+      // A terminating worker does not keep the event loop alive until its exit event (Node 20), so an
+      // awaited shutdown could see the process exit under it (code 13, an unsettled top-level await) when
+      // nothing else is pending: a timer holds the loop, and bounds the wait.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        worker.terminate().catch(() => undefined),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, WORKER_GRACE_MS);
+        }),
+      ]);
+      clearTimeout(timer);
     },
   };
 }

@@ -266,9 +266,17 @@ await t.flush();
 await t.shutdown();
 console.log('emitted', n);`,
     );
-    const { spawnSync } = await import('node:child_process');
-    const out = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 60_000 });
-    expect({ stdout: out.stdout.trim(), stderr: out.stderr, status: out.status }).toEqual({ stdout: `emitted ${offThread.MAX_IN_FLIGHT * 3}`, stderr: '', status: 0 });
+    // The end of a shutdown is a race (a terminating worker does not hold the loop): several processes at
+    // once make a lost race show (it did in about one run in seven).
+    const { execFile } = await import('node:child_process');
+    const once = (): Promise<{ stdout: string; stderr: string; status: number | null }> =>
+      new Promise((resolve) => {
+        execFile(process.execPath, [file], { encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => {
+          resolve({ stdout: stdout.trim(), stderr, status: err ? ((err as { code?: number }).code ?? null) : 0 });
+        });
+      });
+    const outs = await Promise.all(Array.from({ length: 6 }, once));
+    expect(outs).toEqual(Array.from({ length: 6 }, () => ({ stdout: `emitted ${offThread.MAX_IN_FLIGHT * 3}`, stderr: '', status: 0 })));
   });
 
   it('holds emitCase back once MAX_IN_FLIGHT cases wait for the worker, and lets them go as it catches up', async () => {
