@@ -81,17 +81,85 @@ export async function openRunRecorder(logFile: string, header: ResultsLogHeader,
     });
   }
   const log: ResultsLogWriter = await openResultsLog(logFile, { ...header, version: 2 }, opts);
+  // A fresh log of distinct cases is folded as it is written (see DocumentFold); a resumed one is
+  // folded from the log when the document is written, as its prior cases may be run again.
+  const fold = opts.resume ? undefined : DocumentFold.of(header.caseIds);
   return {
     logFile,
     prior,
     add(result) {
-      spans.set(result.caseId, log.append({ type: 'case', caseId: result.caseId, entry: caseEntryOf(result) }));
+      const entry = caseEntryOf(result);
+      spans.set(result.caseId, log.append({ type: 'case', caseId: result.caseId, entry }));
+      fold?.add(result.caseId, entry);
     },
     close: () => log.close(),
     writeDocument(file, { meta, iteration, caseIds }) {
-      return streamDocument(file, { logFile, spans, meta, iteration, caseIds });
+      return streamDocument(file, { logFile, spans, meta, iteration, caseIds, fold: fold?.sameOrder(caseIds) ? fold : undefined });
     },
   };
+}
+
+/**
+ * What the document folds from its case entries (aggregate, per-case pass rates, exit-code facts), folded
+ * while the run logs them instead of parsing every line back when the document is written. The fold goes
+ * in the selected order, as the document's does (its sums are floating point): an entry logged ahead of
+ * its turn waits here, at most MAX_WAITING of them, and past that (or at an entry whose numbers JSON would
+ * not carry as they are) the fold stops, and the document folds the rest from the log as before.
+ */
+class DocumentFold {
+  static readonly MAX_WAITING = 256;
+  readonly acc = createSummaryAccumulator();
+  readonly passRates: Record<string, number> = {};
+  readonly facts: RunFacts = { cases: 0, belowThreshold: 0, unscorableCases: 0, infraFailed: [] };
+  /** Cases [0, folded) of the order are folded. */
+  folded = 0;
+  private stopped = false;
+  private readonly waiting = new Map<string, CaseEntry>();
+
+  private constructor(private readonly order: readonly string[]) {}
+
+  /** A fold over `caseIds`, or undefined when an id repeats (the document then shows one entry twice). */
+  static of(caseIds: readonly string[]): DocumentFold | undefined {
+    return new Set(caseIds).size === caseIds.length ? new DocumentFold(caseIds) : undefined;
+  }
+
+  add(caseId: string, entry: CaseEntry): void {
+    if (this.stopped) return;
+    if (this.waiting.has(caseId) || this.order.indexOf(caseId, this.folded) < 0) return this.stop(); // logged twice, or not selected
+    this.waiting.set(caseId, entry);
+    for (let next = this.waiting.get(this.order[this.folded]!); next !== undefined; next = this.waiting.get(this.order[this.folded]!)) {
+      const id = this.order[this.folded]!;
+      if (!carriedAsIs(next)) return this.stop();
+      this.waiting.delete(id);
+      foldFacts(this.facts, id, next);
+      this.acc.add(caseResultOf(id, next));
+      this.passRates[id] = next.pass_rate;
+      this.folded++;
+    }
+    if (this.waiting.size > DocumentFold.MAX_WAITING) this.stop();
+  }
+
+  /** Whether the document is of the same cases in the same order. */
+  sameOrder(caseIds: readonly string[]): boolean {
+    return caseIds === this.order || (caseIds.length === this.order.length && caseIds.every((id, i) => id === this.order[i]));
+  }
+
+  private stop(): void {
+    this.stopped = true;
+    this.waiting.clear();
+  }
+}
+
+/** Whether the numbers the fold reads survive JSON as they are (NaN and ±Infinity become null). */
+function carriedAsIs(entry: CaseEntry): boolean {
+  if (!Number.isFinite(entry.pass_rate)) return false;
+  for (const r of entry.runs) {
+    if (!Number.isFinite(r.tokens)) return false;
+    if (r.match !== null && !Number.isFinite(r.match.score)) return false;
+    const m = r.replio;
+    if (m !== null && (!Number.isFinite(m.calls) || !Number.isFinite(m.redundant) || !Number.isFinite(m.errors) || (m.accuracy !== null && !Number.isFinite(m.accuracy)))) return false;
+  }
+  return true;
 }
 
 /**
@@ -129,16 +197,18 @@ class SpanIndex {
 
 function streamDocument(
   file: string,
-  o: { logFile: string; spans: SpanIndex; meta: ResultsMeta; iteration: DocumentIteration; caseIds: readonly string[] },
+  o: { logFile: string; spans: SpanIndex; meta: ResultsMeta; iteration: DocumentIteration; caseIds: readonly string[]; fold?: DocumentFold | undefined },
 ): RunFacts {
   const meta = { ...o.meta };
   if (typeof meta.base_url === 'string') meta.base_url = redactUrl(meta.base_url);
   const iteration: Record<string, unknown> = { iteration: o.iteration.iteration, timestamp: o.iteration.timestamp, cases: null, aggregate: null };
   if (o.iteration.prompt !== undefined) iteration.prompt = o.iteration.prompt;
 
-  const acc = createSummaryAccumulator();
-  const passRates: Record<string, number> = {};
-  const facts: RunFacts = { cases: 0, belowThreshold: 0, unscorableCases: 0, infraFailed: [] };
+  // The cases the run folded already are copied from the log as they are; the rest are parsed and folded.
+  const acc = o.fold?.acc ?? createSummaryAccumulator();
+  const passRates: Record<string, number> = o.fold?.passRates ?? {};
+  const facts: RunFacts = o.fold?.facts ?? { cases: 0, belowThreshold: 0, unscorableCases: 0, infraFailed: [] };
+  const folded = o.fold?.folded ?? 0;
   const out = createAtomicFileWriter(file);
   const fd = openSync(o.logFile, 'r');
   try {
@@ -146,10 +216,16 @@ function streamDocument(
     // for the aggregate and the exit-code facts, never serialised again.
     writeResultsDocumentText({ schema: RESULTS_SCHEMA, meta, iterations: [iteration] }, (chunk) => out.write(chunk), {
       cases: (_i, line) => {
-        for (const caseId of o.caseIds) {
+        for (let i = 0; i < o.caseIds.length; i++) {
+          const caseId = o.caseIds[i]!;
           const span = o.spans.get(caseId);
           if (!span) continue;
           const text = readLogLine(fd, span);
+          const json = i < folded ? entryJsonOf(text, caseId) : undefined;
+          if (json !== undefined) {
+            line(caseId, json);
+            continue;
+          }
           const rec: unknown = JSON.parse(text);
           if (!isCaseRecord(rec)) continue;
           const entry: CaseEntry = 'entry' in rec ? rec.entry : caseEntryOf(rec.result);

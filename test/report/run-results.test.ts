@@ -98,6 +98,32 @@ describe('run results: log then streamed document', () => {
     expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
   });
 
+  it('writes the same document whether it folds the cases as they are logged or parses them back from the log', async () => {
+    // In order, pairs swapped, the first three never logged, the first logged last (past the fold's wait);
+    // pass rates of a third add up differently in another order, and a NaN is null once in JSON.
+    const base = sampleCaseResults();
+    const many: CaseResult[] = [];
+    for (let i = 0; i < 300; i++) {
+      const r = base[i % base.length]!;
+      many.push({ ...r, caseId: `${r.caseId}-${i}`, passRate: i === 7 ? Number.NaN : (i % 3) / 3 });
+    }
+    const swapped = many.map((_r, i) => many[i ^ 1]!);
+    for (const order of [many, swapped, many.slice(3), [...many.slice(1), many[0]!]]) {
+      const ids = many.map((r) => r.caseId);
+      const dir = tmp();
+      const log = join(dir, 'r.jsonl');
+      const rec = await openRunRecorder(log, header(ids));
+      for (const r of order) rec.add(r);
+      await rec.close();
+      const folded = rec.writeDocument(join(dir, 'folded.json'), { meta, iteration, caseIds: ids });
+      const again = await openRunRecorder(log, header(ids), { resume: true });
+      await again.close();
+      const parsed = again.writeDocument(join(dir, 'parsed.json'), { meta, iteration, caseIds: ids });
+      expect(readFileSync(join(dir, 'folded.json'), 'utf8')).toBe(readFileSync(join(dir, 'parsed.json'), 'utf8'));
+      expect(folded).toEqual(parsed);
+    }
+  });
+
   it('stores a tool call argument once per sample, and reading the document back restores every place it appeared', async () => {
     // A 1 MB argument used to be written four times (tool_args, calls, observed args, replio trace).
     const big = 'x'.repeat(1_000_000);
