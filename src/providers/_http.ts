@@ -35,24 +35,40 @@ class BodyTooLargeError extends Error {}
 
 /** A request body already serialised as JSON (see {@link jsonWithTail}). */
 export class JsonText {
-  constructor(readonly text: string) {}
+  private encoded: Buffer | string | undefined;
+  /** `head` then `tail` (the part shared by every request, with its UTF-8 bytes encoded once). */
+  constructor(
+    private readonly head: string,
+    private readonly tail?: { text: string; bytes: Buffer },
+  ) {}
+
+  get text(): string {
+    return this.tail ? this.head + this.tail.text : this.head;
+  }
+
+  /** What goes on the wire: the text's UTF-8 bytes (the shared part copied, not encoded again). */
+  body(): Buffer | string {
+    return (this.encoded ??= this.tail ? Buffer.concat([Buffer.from(this.head, 'utf8'), this.tail.bytes]) : this.head);
+  }
 }
 
-const tailCache = new WeakMap<object, string>();
+const tailCache = new WeakMap<object, { text: string; bytes: Buffer }>();
 
 /**
  * `JSON.stringify({ ...head, ...tail })` where `tail` is the same object on every request (a provider's
- * tool definitions): its JSON is built once per object instead of once per request. Same bytes.
+ * tool definitions): its JSON, and the bytes of that JSON, are built once per object instead of once per
+ * request. Same bytes.
  */
 export function jsonWithTail(head: Record<string, unknown>, tail: Record<string, unknown> | undefined, cacheKey: object | undefined): JsonText {
   const headText = JSON.stringify(head);
   if (!tail || Object.keys(tail).length === 0) return new JsonText(headText);
-  let tailText = cacheKey ? tailCache.get(cacheKey) : undefined;
-  if (tailText === undefined) {
-    tailText = JSON.stringify(tail).slice(1, -1);
-    if (cacheKey) tailCache.set(cacheKey, tailText);
+  let shared = cacheKey ? tailCache.get(cacheKey) : undefined;
+  if (shared === undefined) {
+    const text = JSON.stringify(tail).slice(1);
+    shared = { text, bytes: Buffer.from(text, 'utf8') };
+    if (cacheKey) tailCache.set(cacheKey, shared);
   }
-  return new JsonText(headText === '{}' ? `{${tailText}}` : `${headText.slice(0, -1)},${tailText}}`);
+  return new JsonText(headText === '{}' ? '{' : `${headText.slice(0, -1)},`, shared);
 }
 
 export interface JsonExchange {
@@ -110,15 +126,40 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     // rest of a request's client-side work at zero latency (a timer object and a composite signal each).
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(new DOMException(`no response within ${opts.timeoutMs} ms`, 'TimeoutError')), opts.timeoutMs);
-    const onAbort = (): void => ac.abort(ex.signal?.reason);
-    ex.signal?.addEventListener('abort', onAbort, { once: true });
-    if (ex.signal?.aborted) onAbort();
+    const unfollow = ex.signal ? follow(ex.signal, ac) : undefined;
     try {
       return await exchange(ex, ac.signal);
     } finally {
       clearTimeout(timer);
-      ex.signal?.removeEventListener('abort', onAbort);
+      unfollow?.();
     }
+  }
+
+  // The attempts in flight under each caller's signal, aborted with it: one listener per signal rather than
+  // one added and removed per attempt (every request of a run shares the run's signal).
+  const followers = new WeakMap<AbortSignal, Set<AbortController>>();
+  function follow(signal: AbortSignal, ac: AbortController): (() => void) | undefined {
+    if (signal.aborted) {
+      ac.abort(signal.reason);
+      return undefined;
+    }
+    let attempts = followers.get(signal);
+    if (!attempts) {
+      const set = new Set<AbortController>();
+      attempts = set;
+      followers.set(signal, set);
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const c of set) c.abort(signal.reason);
+          set.clear();
+        },
+        { once: true },
+      );
+    }
+    const set = attempts;
+    set.add(ac);
+    return () => void set.delete(ac);
   }
 
   async function exchange(ex: JsonExchange, signal: AbortSignal): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; latencyMs: number }> {
@@ -131,11 +172,18 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
       path,
       method: ex.method,
       headers: ex.headers,
-      body: ex.body === undefined ? undefined : ex.body instanceof JsonText ? ex.body.text : JSON.stringify(ex.body),
+      body: ex.body === undefined ? undefined : ex.body instanceof JsonText ? ex.body.body() : JSON.stringify(ex.body),
       signal,
     });
     const limit = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     const declared = Number(res.headers['content-length']);
+    if (Number.isFinite(declared) && declared <= limit) {
+      // The body is as long as declared (undici holds a response to its content-length): taken whole, which
+      // is cheaper than iterating the stream chunk by chunk. Decoded as below (a byte-order mark is kept).
+      const bytes = await res.body.bytes();
+      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+      return { status: res.statusCode, headers: res.headers, text, latencyMs: Math.round(performance.now() - started) };
+    }
     const chunks: Buffer[] = [];
     let size = Number.isFinite(declared) ? declared : 0;
     if (size <= limit) {
@@ -147,6 +195,9 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
       }
     }
     if (size > limit) {
+      // undici fails a body destroyed before its end with an abort error: expected here, and with no
+      // listener it would be an uncaught exception (the process would die on an oversized answer).
+      res.body.on('error', () => {});
       res.body.destroy();
       throw new BodyTooLargeError(`the response body is larger than ${limit} bytes`);
     }

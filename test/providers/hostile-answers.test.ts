@@ -10,6 +10,8 @@ import { runCli } from '../helpers/run-cli.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 // Answers that are not a chat completion are infrastructure errors (PROVIDER_RESPONSE), never the
 // model's "no call"; oversized bodies fail once without retry; redirects name where they point; a body
@@ -112,6 +114,44 @@ describe('bounded and honest HTTP', () => {
     const { res } = await ask((i) => (i < 2 ? { status: 503 } : { text: 'ok' }), { onRetry: (r) => lines.push(`${r.attempt} ${r.reason}`) });
     expect(res).toBeDefined();
     expect(lines).toEqual(['1 HTTP 503', '2 HTTP 503']);
+  });
+
+  it.each([
+    { name: 'with a content-length', chunked: false },
+    { name: 'chunked, a character cut between chunks', chunked: true },
+  ])('reads a whole answer $name, and refuses one over the limit', async ({ chunked }) => {
+    const text = JSON.stringify(completion({ role: 'assistant', content: 'héllo wörld ✓' }).body);
+    const bytes = Buffer.from(text, 'utf8');
+    const raw = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (!chunked) {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
+          res.end(bytes);
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const cut = bytes.indexOf(Buffer.from('✓', 'utf8')) + 1;
+        res.write(bytes.subarray(0, cut));
+        setTimeout(() => res.end(bytes.subarray(cut)), 5);
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/v1`;
+    try {
+      for (const [limit, ok] of [[undefined, true], [bytes.length, true], [bytes.length - 1, false]] as const) {
+        const provider = createOpenAIProvider({ baseUrl: url, model: 'm', retries: 1, ...(limit !== undefined ? { maxResponseBytes: limit } : {}) });
+        try {
+          const got = await provider.chat({ messages: [{ role: 'user', content: 'hi' }], tools: [] }).then((r) => r.text, (e: ProviderError) => e);
+          if (ok) expect(got).toBe('héllo wörld ✓');
+          else expect((got as ProviderError).message).toContain(`the response body is larger than ${bytes.length - 1} bytes (not retried)`);
+        } finally {
+          await provider.close();
+        }
+      }
+    } finally {
+      await new Promise((resolve) => raw.close(resolve));
+    }
   });
 });
 
