@@ -19,11 +19,47 @@ export function sortKeys(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object' || depth > MAX_SORT_DEPTH) return value;
   if (Array.isArray(value)) return value.map((v) => sortKeys(v, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
+  for (const key of sortedKeys(value)) {
     const v = (value as Record<string, unknown>)[key];
     if (v !== undefined) out[key] = sortKeys(v, depth + 1);
   }
   return out;
+}
+
+/** Own enumerable keys in sort order (a sort allocates even when they are in order already). */
+function sortedKeys(value: object): string[] {
+  const keys = Object.keys(value);
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1]! > keys[i]!) return keys.sort();
+  }
+  return keys;
+}
+
+/**
+ * {@link canonicalJson} of a plain object, the same text, with its frozen members (parts that cases of one
+ * file share) serialised once per `memo`: for hashing many objects that share parts, in one go.
+ */
+export function canonicalObjectJson(value: Record<string, unknown>, memo: Map<object, string | undefined>): string {
+  const keys = sortedKeys(value);
+  // JSON.stringify puts array-index keys first whatever the insertion order, and sortKeys' copy takes a
+  // `__proto__` key as its prototype: such objects are left to canonicalJson.
+  if (keys.some((k) => k === '__proto__' || /^\d+$/.test(k))) return canonicalJson(value);
+  let out = '';
+  for (const key of keys) {
+    const v = value[key];
+    if (v === undefined) continue;
+    let text: string | undefined;
+    if (v !== null && typeof v === 'object' && Object.isFrozen(v)) {
+      if (memo.has(v)) text = memo.get(v);
+      else {
+        text = JSON.stringify(sortKeys(v, 1));
+        memo.set(v, text);
+      }
+    } else text = JSON.stringify(sortKeys(v, 1));
+    if (text === undefined) continue; // a function or symbol: JSON leaves the member out
+    out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${text}`;
+  }
+  return out === '' ? '{}' : `${out}}`;
 }
 
 /** A value as a short, one-line string for reasons: strings quoted, long values cut. */

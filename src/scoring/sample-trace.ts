@@ -53,15 +53,25 @@ export function sampleTraceOf(run: Run): SampleTrace {
     if (t.mocked) step.mocked = true;
     steps.push(step);
   }
-  // Stable: equal offsets keep model calls ahead of the tool calls they produced.
-  steps.sort((a, b) => a.turn - b.turn || (a.kind === b.kind ? a.offsetMs - b.offsetMs : a.kind === 'llm' ? -1 : 1));
+  // Stable: equal offsets keep model calls ahead of the tool calls they produced. Usually in order already
+  // (a sort allocates even then).
+  if (!inOrder(steps)) steps.sort(stepOrder);
   const trace: SampleTrace = {
     startTimeMs: start,
     durationMs: Math.max(0, run.endTimeMs - run.startTimeMs),
     status: run.status,
-    steps: steps.slice(0, TRACE_MAX_STEPS),
+    steps: steps.length > TRACE_MAX_STEPS ? steps.slice(0, TRACE_MAX_STEPS) : steps,
   };
   if (steps.length > TRACE_MAX_STEPS) trace.droppedSteps = steps.length - TRACE_MAX_STEPS;
   if (run.error) trace.error = { code: run.error.code, message: run.error.message };
   return trace;
+}
+
+function stepOrder(a: SampleTraceStep, b: SampleTraceStep): number {
+  return a.turn - b.turn || (a.kind === b.kind ? a.offsetMs - b.offsetMs : a.kind === 'llm' ? -1 : 1);
+}
+
+function inOrder(steps: readonly SampleTraceStep[]): boolean {
+  for (let i = 1; i < steps.length; i++) if (stepOrder(steps[i - 1]!, steps[i]!) > 0) return false;
+  return true;
 }

@@ -149,24 +149,40 @@ function searchTools(toolset: Toolset): ToolDefinition[] {
 export function createLayout(mode: ToolMode, toolset: Toolset): Layout {
   const visible = (): Runnable[] => toolset.runnables.filter((r) => !r.hidden);
 
+  // The selector names of a runnable, worked out once per runnable (each call used to rebuild its arg list).
+  const paramNames = new Map<Runnable, { host: string; command: string | undefined }>();
+  const paramNamesOf = (r: Runnable): { host: string; command: string | undefined } => {
+    let names = paramNames.get(r);
+    if (!names) {
+      names = { host: hostParamName(r), command: commandParamName(r) };
+      paramNames.set(r, names);
+    }
+    return names;
+  };
+
   function resolveDirect(call: ToolCall, asMode: ToolMode): ResolvedCall {
     const input = isRecord(call.arguments) ? call.arguments : {};
     const m = matchName(toolset, call.name, asMode);
-    const args: Record<string, unknown> = { ...input };
+    let args: Record<string, unknown> = { ...input };
     let host = m.host;
     const r = m.runnable;
+    const names = r ? paramNamesOf(r) : undefined;
+    // Selectors are left out by a copy without them, not deleted: a deleted key turns the arguments object
+    // into a slow dictionary, and it is compared and serialised several times over.
     if (asMode !== 'per_host' && hasHosts(toolset)) {
-      const hp = r ? hostParamName(r) : 'host';
+      const hp = names ? names.host : 'host';
       if (hp in args) {
         host = hostValue(toolset, args[hp]) ?? host;
-        delete args[hp];
+        const { [hp]: _host, ...rest } = args;
+        args = rest;
       }
     }
-    const cp = r ? commandParamName(r) : 'command';
+    const cp = names ? names.command : 'command';
     let command: string | undefined;
     if (cp !== undefined && cp in args) {
       command = commandValue(args[cp]);
-      delete args[cp];
+      const { [cp]: _command, ...rest } = args;
+      args = rest;
     }
     return {
       runnable: m.bare,
