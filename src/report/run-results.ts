@@ -90,7 +90,7 @@ export async function openRunRecorder(logFile: string, header: ResultsLogHeader,
     add(result) {
       const entry = caseEntryOf(result);
       spans.set(result.caseId, log.append({ type: 'case', caseId: result.caseId, entry }));
-      fold?.add(result.caseId, entry);
+      fold?.add(result, entry);
     },
     close: () => log.close(),
     writeDocument(file, { meta, iteration, caseIds }) {
@@ -114,7 +114,7 @@ class DocumentFold {
   /** Cases [0, folded) of the order are folded. */
   folded = 0;
   private stopped = false;
-  private readonly waiting = new Map<string, CaseEntry>();
+  private readonly waiting = new Map<string, { result: CaseResult; entry: CaseEntry }>();
 
   private constructor(private readonly order: readonly string[]) {}
 
@@ -123,17 +123,23 @@ class DocumentFold {
     return new Set(caseIds).size === caseIds.length ? new DocumentFold(caseIds) : undefined;
   }
 
-  add(caseId: string, entry: CaseEntry): void {
+  /**
+   * Fold a logged case: `entry` as logged, `result` what it was made of. The summary takes `result`
+   * itself, which for an entry carried as is equals what reading the entry back gives (the document test
+   * "writes the same document whether it folds…" holds the two paths together).
+   */
+  add(result: CaseResult, entry: CaseEntry): void {
     if (this.stopped) return;
+    const caseId = result.caseId;
     if (this.waiting.has(caseId) || this.order.indexOf(caseId, this.folded) < 0) return this.stop(); // logged twice, or not selected
-    this.waiting.set(caseId, entry);
+    this.waiting.set(caseId, { result, entry });
     for (let next = this.waiting.get(this.order[this.folded]!); next !== undefined; next = this.waiting.get(this.order[this.folded]!)) {
       const id = this.order[this.folded]!;
-      if (!carriedAsIs(next)) return this.stop();
+      if (!carriedAsIs(next.entry)) return this.stop();
       this.waiting.delete(id);
-      foldFacts(this.facts, id, next);
-      this.acc.add(caseResultOf(id, next));
-      this.passRates[id] = next.pass_rate;
+      foldFacts(this.facts, id, next.entry);
+      this.acc.add(next.result);
+      this.passRates[id] = next.entry.pass_rate;
       this.folded++;
     }
     if (this.waiting.size > DocumentFold.MAX_WAITING) this.stop();

@@ -96,6 +96,7 @@ export type AggregateSubject = Pick<Case, 'id' | 'tags' | 'suite'> & { dialect: 
  * @example passKValues(5, 2, [1, 3]) // [{ k: 1, passAt: 0.4, passHat: 0.4 }, { k: 3, passAt: 0.9, passHat: 0 }]
  */
 export function passKValues(n: number, c: number, ks: readonly number[]): PassKValue[] {
+  if (ks.length === 0) return [];
   return [...new Set(ks)]
     .filter((k) => Number.isSafeInteger(k) && k >= 1)
     .sort((a, b) => a - b)
@@ -147,7 +148,14 @@ export interface AggregateOptions {
  * n_runs wins over the CLI); a gate (the case's, else `opts.gate`) replaces the threshold check.
  */
 export function aggregateCase(c: AggregateSubject, outcomes: readonly SampleOutcome[], opts: AggregateOptions): CaseResult {
-  const samples = [...outcomes].sort((a, b) => a.sample - b.sample);
+  // In sample order; a case's samples usually are already (a sort allocates even then).
+  const samples = [...outcomes];
+  for (let i = 1; i < samples.length; i++) {
+    if (samples[i - 1]!.sample - samples[i]!.sample > 0) {
+      samples.sort((a, b) => a.sample - b.sample);
+      break;
+    }
+  }
   const scored = samples.filter((o): o is Extract<SampleOutcome, { status: 'scored' }> => isJudged(o));
   const n = scored.length;
   const passes = scored.filter((o) => o.verdict.pass).length;

@@ -102,9 +102,15 @@ describe('run results: log then streamed document', () => {
     // In order, pairs swapped, the first three never logged, the first logged last (past the fold's wait);
     // pass rates of a third add up differently in another order, and a NaN is null once in JSON.
     const base = sampleCaseResults();
+    const scored = base[0]!.samples[0]!;
+    if (scored.status !== 'scored') throw new Error('fixture: expected a scored sample');
+    // Also an errored sample that kept a partial verdict, an unscorable one, an empty suite name.
+    const partial: CaseResult = { ...base[0]!, samples: [{ status: 'errored', sample: 0, error: { code: 'PROVIDER', message: 'down' }, elapsedMs: 5, partial: scored.verdict, tokens: 17 }] };
+    const blind: CaseResult = { ...base[0]!, suite: '', samples: [{ ...scored, verdict: { ...scored.verdict, category: 'unscorable', pass: false } }, scored] };
+    const kinds = [...base, partial, blind];
     const many: CaseResult[] = [];
     for (let i = 0; i < 300; i++) {
-      const r = base[i % base.length]!;
+      const r = kinds[i % kinds.length]!;
       many.push({ ...r, caseId: `${r.caseId}-${i}`, passRate: i === 7 ? Number.NaN : (i % 3) / 3 });
     }
     const swapped = many.map((_r, i) => many[i ^ 1]!);
