@@ -36,16 +36,25 @@ function sortedKeys(value: object): string[] {
 }
 
 /**
- * {@link canonicalJson} of a plain object, the same text, with its frozen members (parts that cases of one
- * file share) serialised once per `memo`: for hashing many objects that share parts, in one go.
+ * {@link canonicalJson} of a plain object (without its `omit` key), the same text, with its frozen members
+ * (parts that cases of one file share) serialised once per `memo`: for hashing many objects that share
+ * parts, in one go.
  */
-export function canonicalObjectJson(value: Record<string, unknown>, memo: Map<object, string | undefined>): string {
+export function canonicalObjectJson(value: Record<string, unknown>, memo: Map<object, string | undefined>, omit?: string): string {
   const keys = sortedKeys(value);
   // JSON.stringify puts array-index keys first whatever the insertion order, and sortKeys' copy takes a
   // `__proto__` key as its prototype: such objects are left to canonicalJson.
-  if (keys.some((k) => k === '__proto__' || /^\d+$/.test(k))) return canonicalJson(value);
+  for (const k of keys) {
+    const c = k.charCodeAt(0);
+    if ((c >= 48 && c <= 57) || k === '__proto__') {
+      if (omit === undefined) return canonicalJson(value);
+      const { [omit]: _omitted, ...rest } = value;
+      return canonicalJson(rest);
+    }
+  }
   let out = '';
   for (const key of keys) {
+    if (key === omit) continue;
     const v = value[key];
     if (v === undefined) continue;
     let text: string | undefined;

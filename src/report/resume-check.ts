@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { closeSync, existsSync, openSync, renameSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -32,9 +32,8 @@ export function caseDigests(cases: readonly Case[]): Record<string, string> {
   // The frozen parts the cases of a file share (tags, settings, expectations) are serialised once.
   const shared = new Map<object, string | undefined>();
   for (const c of cases) {
-    const { source: _source, ...content } = c as Case & { source?: unknown };
     // The first 8 bytes as hex: a string of its own (a slice of the 64-digit hex would keep it alive).
-    out[c.id] = createHash('sha256').update(canonicalObjectJson(content, shared)).digest().toString('hex', 0, 8);
+    out[c.id] = hash('sha256', canonicalObjectJson(c as unknown as Record<string, unknown>, shared, 'source'), 'buffer').toString('hex', 0, 8);
   }
   return out;
 }
