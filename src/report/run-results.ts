@@ -3,7 +3,7 @@
 // the log, case by case in the selected order, with the aggregate folded in as it goes. Memory: the
 // offsets index (two numbers per case) plus one case at a time, whatever the number of cases.
 
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { EXIT_CODES, type ErrorCode } from '../errors.js';
 import type { CaseResult } from '../types/verdict.js';
 import { aggregateFromSummary, caseEntryOf, caseResultOf, RESULTS_SCHEMA, writeResultsDocumentText, type CaseEntry, type ResultsMeta } from './results.js';
@@ -14,7 +14,6 @@ import { createAtomicFileWriter } from '../core/atomic-write.js';
 import {
   isCaseRecord,
   openResultsLog,
-  readLogLine,
   scanLogLines,
   type LogSpan,
   type ResultsLogHeader,
@@ -217,6 +216,7 @@ function streamDocument(
   const folded = o.fold?.folded ?? 0;
   const out = createAtomicFileWriter(file);
   const fd = openSync(o.logFile, 'r');
+  const lines = new LogWindow(fd);
   try {
     // Each entry goes out as the log holds its JSON (the document's one-line-per-case layout): parsed
     // for the aggregate and the exit-code facts, never serialised again.
@@ -226,7 +226,7 @@ function streamDocument(
           const caseId = o.caseIds[i]!;
           const span = o.spans.get(caseId);
           if (!span) continue;
-          const text = readLogLine(fd, span);
+          const text = lines.read(span);
           const json = i < folded ? entryJsonOf(text, caseId) : undefined;
           if (json !== undefined) {
             line(caseId, json);
@@ -252,6 +252,38 @@ function streamDocument(
   }
   return facts;
 }
+
+/**
+ * Lines of the log read through a window of at least 1 MiB: the document asks for them nearly in the order
+ * they were logged, so a few large reads replace one read per case.
+ */
+class LogWindow {
+  private buf = Buffer.alloc(0);
+  private start = 0;
+  private end = 0;
+
+  constructor(private readonly fd: number) {}
+
+  read(span: LogSpan): string {
+    if (span.offset < this.start || span.offset + span.length > this.end) {
+      const size = Math.max(LOG_WINDOW_BYTES, span.length);
+      if (this.buf.length < size) this.buf = Buffer.allocUnsafe(size);
+      let got = 0;
+      while (got < size) {
+        const n = readSync(this.fd, this.buf, got, size - got, span.offset + got);
+        if (n === 0) break;
+        got += n;
+      }
+      this.start = span.offset;
+      this.end = span.offset + got;
+      // A line cut short by the end of the file reads as what is there, as readLogLine does.
+      if (span.offset + span.length > this.end) return this.buf.toString('utf8', 0, got);
+    }
+    return this.buf.toString('utf8', span.offset - this.start, span.offset - this.start + span.length);
+  }
+}
+
+const LOG_WINDOW_BYTES = 1 << 20;
 
 /** The entry's JSON inside a case line as `add` writes it (`{"type":"case","caseId":…,"entry":…}`). */
 function entryJsonOf(line: string, caseId: string): string | undefined {
