@@ -130,6 +130,26 @@ describe('run results: log then streamed document', () => {
     }
   });
 
+  it('copies entries longer than its read window and entries across windows as logged', async () => {
+    // The document reads the log through a 1 MiB window: a 1.5 MB entry, and 0.4 MB ones that straddle it.
+    const base = sampleCaseResults()[0]!;
+    const scored = base.samples[0]!;
+    if (scored.status !== 'scored') throw new Error('fixture: expected a scored sample');
+    const sized = (id: string, chars: number): CaseResult => {
+      const calls = scored.verdict.calls.map((c) => ({ ...c, arguments: { ...c.arguments, pad: 'y'.repeat(chars) } }));
+      return { ...base, caseId: id, samples: [{ ...scored, verdict: { ...scored.verdict, calls } }] };
+    };
+    const results = [sized('small-0', 10), sized('big', 1_500_000), sized('mid-1', 400_000), sized('mid-2', 400_000), sized('mid-3', 400_000), sized('small-1', 10)];
+    const ids = results.map((r) => r.caseId);
+    const dir = tmp();
+    const rec = await openRunRecorder(join(dir, 'r.jsonl'), header(ids));
+    for (const r of [results[0]!, results[2]!, results[1]!, results[4]!, results[3]!, results[5]!]) rec.add(r);
+    await rec.close();
+    rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: ids });
+    const expected = resultsDocumentText(buildResultsDocument({ meta, iterations: [{ ...iteration, caseResults: results }] }));
+    expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
+  });
+
   it('stores a tool call argument once per sample, and reading the document back restores every place it appeared', async () => {
     // A 1 MB argument used to be written four times (tool_args, calls, observed args, replio trace).
     const big = 'x'.repeat(1_000_000);
