@@ -7,8 +7,7 @@ import type { Tracer } from '@opentelemetry/api';
 import { SEMRESATTRS_PROJECT_NAME } from '@arizeai/openinference-semantic-conventions';
 import { ExportResultCode, type ExportResult, type InstrumentationScope } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, RandomIdGenerator, type IdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type IdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TelemetryConfig } from '../config/telemetry.js';
 import { createDirectTracer, directTracerEligible } from './direct-tracer.js';
@@ -123,8 +122,10 @@ export function createSdkTelemetry(
     scheduledDelayMillis: 1000,
     exportTimeoutMillis: timeoutMs,
   });
-  // Private: register() is never called, so a host application's global OpenTelemetry setup is never touched.
-  const provider = new NodeTracerProvider({ resource, spanLimits, idGenerator, spanProcessors: [processor] });
+  // Private and never registered, so a host application's global OpenTelemetry setup is never touched (the
+  // Node provider differs from the basic one only in register(), and would load the async-hooks context
+  // manager for nothing).
+  const provider = new BasicTracerProvider({ resource, spanLimits, idGenerator, spanProcessors: [processor] });
   const tracer = provider.getTracer(TRACER_NAME, opts.version);
   // Case traces skip the SDK's Span objects where that changes nothing on the wire (direct-tracer.ts): the
   // same ids, limits, resource and scope objects, and the same processor, so batching, export, flush and
