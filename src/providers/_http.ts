@@ -135,31 +135,36 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     }
   }
 
-  // The attempts in flight under each caller's signal, aborted with it: one listener per signal rather than
-  // one added and removed per attempt (every request of a run shares the run's signal).
-  const followers = new WeakMap<AbortSignal, Set<AbortController>>();
+  // The attempts in flight under each caller's signal, aborted with it: one listener per signal while it has
+  // attempts in flight, rather than one added and removed per attempt (a run's requests share its signal).
+  // The listener goes when the last attempt ends: a timeout signal with a listener is kept alive until it fires.
+  const followers = new WeakMap<AbortSignal, { attempts: Set<AbortController>; onAbort: () => void }>();
   function follow(signal: AbortSignal, ac: AbortController): (() => void) | undefined {
     if (signal.aborted) {
       ac.abort(signal.reason);
       return undefined;
     }
-    let attempts = followers.get(signal);
-    if (!attempts) {
-      const set = new Set<AbortController>();
-      attempts = set;
-      followers.set(signal, set);
-      signal.addEventListener(
-        'abort',
-        () => {
-          for (const c of set) c.abort(signal.reason);
-          set.clear();
-        },
-        { once: true },
-      );
+    let f = followers.get(signal);
+    if (!f) {
+      const attempts = new Set<AbortController>();
+      const onAbort = (): void => {
+        followers.delete(signal);
+        for (const c of attempts) c.abort(signal.reason);
+        attempts.clear();
+      };
+      f = { attempts, onAbort };
+      followers.set(signal, f);
+      signal.addEventListener('abort', onAbort, { once: true });
     }
-    const set = attempts;
-    set.add(ac);
-    return () => void set.delete(ac);
+    const mine = f;
+    mine.attempts.add(ac);
+    return () => {
+      mine.attempts.delete(ac);
+      if (mine.attempts.size === 0 && followers.get(signal) === mine) {
+        followers.delete(signal);
+        signal.removeEventListener('abort', mine.onAbort);
+      }
+    };
   }
 
   async function exchange(ex: JsonExchange, signal: AbortSignal): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; latencyMs: number }> {

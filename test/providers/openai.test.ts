@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../src/errors.js';
 import { createOpenAIProvider, openAIParams } from '../../src/providers/openai.js';
@@ -260,6 +261,18 @@ describe('openai provider: faults', () => {
     const pending = chatError(provider, USER, ctl.signal);
     setTimeout(() => ctl.abort(), 50);
     expect((await pending).code).toBe('CANCELLED');
+  });
+
+  it('aborts every request in flight on a shared signal, and leaves no listener on a signal once its requests end', async () => {
+    const { provider } = await setup({ respond: (_req, i) => (i < 2 ? { text: 'ok' } : { fault: 'hang' }) }, { timeoutMs: 20_000, retries: 1 });
+    const done = new AbortController();
+    await Promise.all([provider.chat({ messages: USER, tools: TOOLS, signal: done.signal }), provider.chat({ messages: USER, tools: TOOLS, signal: done.signal })]);
+    expect(getEventListeners(done.signal, 'abort')).toHaveLength(0);
+    const ctl = new AbortController();
+    const pending = [chatError(provider, USER, ctl.signal), chatError(provider, USER, ctl.signal)];
+    setTimeout(() => ctl.abort(), 50);
+    expect((await Promise.all(pending)).map((e) => e.code)).toEqual(['CANCELLED', 'CANCELLED']);
+    expect(getEventListeners(ctl.signal, 'abort')).toHaveLength(0);
   });
 
   it('keeps at most maxConcurrent requests in flight', async () => {
