@@ -88,8 +88,9 @@ export async function openRunRecorder(logFile: string, header: ResultsLogHeader,
     prior,
     add(result) {
       const entry = caseEntryOf(result);
-      spans.set(result.caseId, log.append({ type: 'case', caseId: result.caseId, entry }));
-      fold?.add(result, entry);
+      const span = log.append({ type: 'case', caseId: result.caseId, entry });
+      spans.set(result.caseId, span);
+      fold?.add(result, entry, span.length);
     },
     close: () => log.close(),
     writeDocument(file, { meta, iteration, caseIds }) {
@@ -102,18 +103,22 @@ export async function openRunRecorder(logFile: string, header: ResultsLogHeader,
  * What the document folds from its case entries (aggregate, per-case pass rates, exit-code facts), folded
  * while the run logs them instead of parsing every line back when the document is written. The fold goes
  * in the selected order, as the document's does (its sums are floating point): an entry logged ahead of
- * its turn waits here, at most MAX_WAITING of them, and past that (or at an entry whose numbers JSON would
- * not carry as they are) the fold stops, and the document folds the rest from the log as before.
+ * its turn waits here (at most MAX_WAITING of them, MAX_WAITING_BYTES of log), and past that, or at an
+ * entry whose numbers JSON would not carry as they are, the fold stops and the document folds the rest
+ * from the log as before.
  */
 class DocumentFold {
   static readonly MAX_WAITING = 256;
+  /** Log bytes of the entries waiting, at most: large entries wait in fewer numbers. */
+  static readonly MAX_WAITING_BYTES = 16 << 20;
   readonly acc = createSummaryAccumulator();
   readonly passRates: Record<string, number> = {};
   readonly facts: RunFacts = { cases: 0, belowThreshold: 0, unscorableCases: 0, infraFailed: [] };
   /** Cases [0, folded) of the order are folded. */
   folded = 0;
   private stopped = false;
-  private readonly waiting = new Map<string, { result: CaseResult; entry: CaseEntry }>();
+  private readonly waiting = new Map<string, { result: CaseResult; entry: CaseEntry; bytes: number }>();
+  private waitingBytes = 0;
 
   private constructor(private readonly order: readonly string[]) {}
 
@@ -127,21 +132,23 @@ class DocumentFold {
    * itself, which for an entry carried as is equals what reading the entry back gives (the document test
    * "writes the same document whether it folds…" holds the two paths together).
    */
-  add(result: CaseResult, entry: CaseEntry): void {
+  add(result: CaseResult, entry: CaseEntry, bytes: number): void {
     if (this.stopped) return;
     const caseId = result.caseId;
     if (this.waiting.has(caseId) || this.order.indexOf(caseId, this.folded) < 0) return this.stop(); // logged twice, or not selected
-    this.waiting.set(caseId, { result, entry });
+    this.waiting.set(caseId, { result, entry, bytes });
+    this.waitingBytes += bytes;
     for (let next = this.waiting.get(this.order[this.folded]!); next !== undefined; next = this.waiting.get(this.order[this.folded]!)) {
       const id = this.order[this.folded]!;
       if (!carriedAsIs(next.entry)) return this.stop();
       this.waiting.delete(id);
+      this.waitingBytes -= next.bytes;
       foldFacts(this.facts, id, next.entry);
       this.acc.add(next.result);
       this.passRates[id] = next.entry.pass_rate;
       this.folded++;
     }
-    if (this.waiting.size > DocumentFold.MAX_WAITING) this.stop();
+    if (this.waiting.size > DocumentFold.MAX_WAITING || this.waitingBytes > DocumentFold.MAX_WAITING_BYTES) this.stop();
   }
 
   /** Whether the document is of the same cases in the same order. */
@@ -152,6 +159,7 @@ class DocumentFold {
   private stop(): void {
     this.stopped = true;
     this.waiting.clear();
+    this.waitingBytes = 0;
   }
 }
 
