@@ -90,7 +90,6 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
   const toolMode: ToolMode = mode === 'decision' ? (opts.toolMode ?? 'dedup') : 'dedup';
   const layout = layoutFor(toolset, toolMode);
   const tools = layout.tools();
-  const place = c.source?.line ? `${c.source.file}:${c.source.line}` : (c.source?.file ?? c.id);
 
   const run: Run = {
     caseId: c.id,
@@ -109,9 +108,13 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
   if (mode === 'decision') run.toolMode = toolMode;
 
   let worktree: Worktree | undefined;
-  if (mode === 'trajectory') worktree = await createWorktree(c.files ?? {}, { place: `${place}: case ${c.id}` });
-  const perms = permissionsFor(c);
-  const mocks = newMockCounters();
+  if (mode === 'trajectory') {
+    const place = c.source?.line ? `${c.source.file}:${c.source.line}` : (c.source?.file ?? c.id);
+    worktree = await createWorktree(c.files ?? {}, { place: `${place}: case ${c.id}` });
+  }
+  // Tool permissions and mock counters are for trajectory turns; a decision run never reads them.
+  const perms = mode !== 'decision' ? permissionsFor(c) : undefined;
+  const mocks = mode !== 'decision' ? newMockCounters() : undefined;
   const systemPrompt = opts.systemPrompt ?? (mode === 'decision' ? DEFAULT_DECISION_SYSTEM_PROMPT : DEFAULT_TRAJECTORY_SYSTEM_PROMPT);
   const messages: Message[] = [];
   if (systemPrompt) messages.push({ role: 'system', content: systemPrompt });
@@ -183,7 +186,7 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
       const ended =
         mode === 'decision'
           ? decisionTurn({ run, layout, calls: res.toolCalls, turn, index: record.index, messages })
-          : await trajectoryTurn({ run, layout, calls: res.toolCalls, turn, index: record.index, messages, worktree: worktree!, perms, opts, mocks });
+          : await trajectoryTurn({ run, layout, calls: res.toolCalls, turn, index: record.index, messages, worktree: worktree!, perms: perms!, opts, mocks: mocks! });
       if (ended || run.status === 'truncated') break;
       if (opts.signal?.aborted) {
         cancel();

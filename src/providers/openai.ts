@@ -1,7 +1,7 @@
 import { toOpenAITools } from './tools-wire.js';
 import type { Message, ToolCall } from '../types/run.js';
 import { createModelLookup, createProviderHttp, joinUrl, jsonWithTail, serverOf } from './_http.js';
-import { argumentsText, badShape, defined, parseToolArguments, usageOf } from './_wire.js';
+import { argumentsText, badShape, parseToolArguments, usageOf } from './_wire.js';
 import { isRecord } from '../core/is-record.js';
 import type { ChatRequest, ChatResponse, HttpProviderOptions, Provider } from './types.js';
 
@@ -132,9 +132,13 @@ function typeName(v: unknown): string {
  * and non-default temperatures, so it gets max_completion_tokens and a temperature only when set.
  */
 export function openAIParams(req: Pick<ChatRequest, 'temperature' | 'maxTokens' | 'reasoningEffort'>, opts: HttpProviderOptions, platform: boolean): Record<string, unknown> {
-  return defined({
-    temperature: req.temperature ?? opts.temperature ?? (platform ? undefined : 0.7),
-    [platform ? 'max_completion_tokens' : 'max_tokens']: req.maxTokens ?? opts.maxTokens,
-    reasoning_effort: req.reasoningEffort ?? opts.reasoningEffort,
-  });
+  // The set ones only, in this order (built key by key: this runs once per request).
+  const out: Record<string, unknown> = {};
+  const temperature = req.temperature ?? opts.temperature ?? (platform ? undefined : 0.7);
+  if (temperature !== undefined) out.temperature = temperature;
+  const maxTokens = req.maxTokens ?? opts.maxTokens;
+  if (maxTokens !== undefined) out[platform ? 'max_completion_tokens' : 'max_tokens'] = maxTokens;
+  const effort = req.reasoningEffort ?? opts.reasoningEffort;
+  if (effort !== undefined) out.reasoning_effort = effort;
+  return out;
 }
