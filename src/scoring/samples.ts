@@ -45,6 +45,8 @@ export function wilsonInterval(passes: number, n: number, z: number = Z_95): { l
  * (pass@1 of 2 in 5 comes out 0.3999999999999999), which would reach the results JSON, JUnit and gates.
  */
 function roundEstimate(x: number): number {
+  // 0 and 1 (every estimate of a case run once) come out as they go in.
+  if (x === 1 || Object.is(x, 0)) return x;
   return Number(x.toPrecision(12));
 }
 
