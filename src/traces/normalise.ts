@@ -37,7 +37,7 @@ import type { AssembledTrace } from './assembler.js';
 import type { LogRecordEntry, SpanRecord } from './spans.js';
 import { contentText, indexed, normaliseRole, toolCallsOf, type ExtractedCall, type LlmOutput, type ToolSpanFields, type ToolSpanReading } from '../telemetry/conventions/_read.js';
 import { genAiFinishReason, genAiMessages, readGenAiInput, readGenAiOutput, readGenAiToolSpan } from '../telemetry/conventions/gen-ai.js';
-import { oiFinishReason, readOiInput, readOiToolSpan } from '../telemetry/conventions/openinference.js';
+import { oiFinishReason, readOiInput, readOiOutputText, readOiToolSpan } from '../telemetry/conventions/openinference.js';
 import { readOiOutput } from './producers/openinference.js';
 import { readLegacyInput, readLegacyOutput, readTraceloopToolSpan } from './producers/openllmetry.js';
 import { readVercelInput, readVercelOutput, readVercelToolSpan } from './producers/vercel.js';
@@ -112,7 +112,15 @@ function llmOutput(span: SpanRecord, logs: LogRecordEntry[], producers: Set<stri
     setReason(found.finishReason);
   };
   take('gen_ai', readGenAiOutput(span), false);
-  take('openinference', readOiOutput(span), true);
+  if (out.calls.length === 0) take('openinference', readOiOutput(span), true);
+  else {
+    // GenAI gave the calls: OpenInference's would be dropped, so only its presence and text are read.
+    const oi = readOiOutputText(span);
+    if (oi) {
+      producers.add('openinference');
+      setText(oi.text);
+    }
+  }
   take('openllmetry', readLegacyOutput(span), true);
   const events = readChoiceEvents(span, logs);
   if (events.length) {
