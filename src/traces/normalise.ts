@@ -359,7 +359,11 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
   if (isRunspecTrace(spans)) producers.add('runspec');
 
   const { modelCalls, inputs } = modelCallsOf(llmSpans, outputs, logs, root);
-  const { toolCalls, callSpanIds } = joinCalls({ llmSpans, outputs, executed, inputs, logs });
+  const { toolCalls, callSpanPairs } = joinCalls({ llmSpans, outputs, executed, inputs, logs });
+  // The call id → span id map is built when read (scoring never reads it): an object keyed by call ids gets
+  // a new property name per trace, which costs a hidden-class transition each time.
+  let callSpanIds: Record<string, string> | undefined;
+  const spanIdsOfCalls = (): Record<string, string> => (callSpanIds ??= spanIdsByCall(callSpanPairs));
 
   const anyToolFinish = modelCalls.some((m) => isToolCallFinish(m.response?.finishReason));
   if (toolCalls.length === 0 && anyToolFinish) {
@@ -402,7 +406,13 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
     toolCalls,
     status: root.statusCode === 2 ? 'error' : 'ok',
     usage,
-    trace: { traceId: trace.traceId, rootSpanId: root.spanId, spanIds: callSpanIds },
+    trace: {
+      traceId: trace.traceId,
+      rootSpanId: root.spanId,
+      get spanIds() {
+        return spanIdsOfCalls();
+      },
+    },
   };
   const model = modelCalls.find((m) => m.responseModel ?? m.requestModel);
   if (model) run.model = (model.responseModel ?? model.requestModel)!;
@@ -435,7 +445,9 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
     producers: [],
     llmSpanIds: llmSpans.map((s) => s.spanId),
     toolSpanIds: toolSpans.map((s) => s.spanId),
-    callSpanIds,
+    get callSpanIds() {
+      return spanIdsOfCalls();
+    },
   };
   if (caseId !== undefined) info.caseId = caseId;
   if (ours.suite) info.suite = ours.suite;
@@ -497,12 +509,11 @@ function joinCalls(input: {
   executed: ExecutedCall[];
   inputs: Message[][];
   logs: LogRecordEntry[];
-}): { toolCalls: ToolCallRecord[]; callSpanIds: Record<string, string> } {
+}): { toolCalls: ToolCallRecord[]; callSpanPairs: string[] } {
   const { llmSpans, outputs, executed, inputs, logs } = input;
   // Requested calls, once each.
   const pending: Pending[] = [];
   let seq = 0;
-  const callSpanIds: Record<string, string> = {};
   const byId = new Map<string, Pending>();
   llmSpans.forEach((s, index) => {
     const out = outputs.get(s)!;
@@ -632,11 +643,19 @@ function joinCalls(input: {
   for (const p of pending) if (!p.matchedTool && p.rec.result === undefined) p.rec.executed = false;
   sortSmall(pending, (x, y) => x.sortTimeMs - y.sortTimeMs || x.seq - y.seq);
   const toolCalls = pending.map((p) => p.rec);
+  // Call id (or position) and span id, in turn: spanIdsByCall builds the map from them.
+  const callSpanPairs: string[] = [];
   pending.forEach((p, i) => {
-    if (p.spanId) callSpanIds[p.rec.call.id || `#${i}`] = p.spanId;
+    if (p.spanId) callSpanPairs.push(p.rec.call.id || `#${i}`, p.spanId);
   });
 
-  return { toolCalls, callSpanIds };
+  return { toolCalls, callSpanPairs };
+}
+
+function spanIdsByCall(pairs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < pairs.length; i += 2) out[pairs[i]!] = pairs[i + 1]!;
+  return out;
 }
 
 function firstUserMessage(inputs: Message[][], root: SpanRecord): string | undefined {
