@@ -289,8 +289,38 @@ export function normaliseTrace(trace: AssembledTrace, options: NormaliseOptions 
   }
 }
 
+const SMALL_TRACE_SPANS = 16;
+
+/**
+ * Whether following parents from some span never ends (a self-parent or a longer loop), without a map: a
+ * walk over n spans that takes more than n steps went round a loop. For small traces only (linear lookups);
+ * the span found for an id is the last one with it, as a map filled in order would give. True means only
+ * "look closer": parentCycle then finds and words the loop as before.
+ */
+function hasParentLoop(spans: readonly SpanRecord[]): boolean {
+  const n = spans.length;
+  for (const s of spans) {
+    if (s.parentSpanId === s.spanId) return true;
+    let id = s.parentSpanId;
+    for (let steps = 0; id !== undefined; steps++) {
+      if (steps > n) return true;
+      let parent: SpanRecord | undefined;
+      for (let i = n - 1; i >= 0; i--) {
+        if (spans[i]!.spanId === id) {
+          parent = spans[i];
+          break;
+        }
+      }
+      if (parent === undefined) break;
+      id = parent.parentSpanId;
+    }
+  }
+  return false;
+}
+
 /** A span that is its own parent, or a loop of parents: the trace has no root to read from. */
 function parentCycle(spans: readonly SpanRecord[]): string | undefined {
+  if (spans.length <= SMALL_TRACE_SPANS && !hasParentLoop(spans)) return undefined;
   const parentOf = new Map<string, string | undefined>();
   for (const s of spans) parentOf.set(s.spanId, s.parentSpanId);
   for (const s of spans) if (s.parentSpanId === s.spanId) return `span ${s.spanId} is its own parent`;
