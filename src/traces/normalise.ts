@@ -42,7 +42,7 @@ import { readOiOutput } from './producers/openinference.js';
 import { readLegacyInput, readLegacyOutput, readTraceloopToolSpan } from './producers/openllmetry.js';
 import { readVercelInput, readVercelOutput, readVercelToolSpan } from './producers/vercel.js';
 import { readChoiceEvents, readEventInput, readToolMessageLogs } from './producers/gen-ai-events.js';
-import { isRunspecTrace, readRunspecCase, wasDropped, wasExecuted } from '../telemetry/conventions/runspec.js';
+import { isRunspecTrace, readRunspecCase, wasDropped, wasExecuted, type RunspecCaseInfo } from '../telemetry/conventions/runspec.js';
 import { byCodeUnits, sortSmall } from './_sort.js';
 
 /** What the normaliser learned about a trace besides the Run (for matching, annotations and output). */
@@ -77,6 +77,7 @@ export interface NormaliseOptions {
 }
 
 const DEFAULT_DISCOVERY = new Set<string>(DISCOVERY_TOOLS);
+const isDefaultDiscovery = (n: string): boolean => DEFAULT_DISCOVERY.has(n);
 const LLM_OPERATIONS = new Set<string>([
   GEN_AI_OPERATION_NAME_VALUE_CHAT,
   GEN_AI_OPERATION_NAME_VALUE_TEXT_COMPLETION,
@@ -344,7 +345,7 @@ function parentCycle(spans: readonly SpanRecord[]): string | undefined {
 }
 
 function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): NormaliseResult {
-  const isDiscovery = options.isDiscovery ?? ((n: string) => DEFAULT_DISCOVERY.has(n));
+  const isDiscovery = options.isDiscovery ?? isDefaultDiscovery;
   const spans = sortSmall([...trace.spans], byStart);
   if (spans.length === 0) {
     return { ok: false, traceId: trace.traceId, reason: trace.logs.length ? 'only log records, no spans' : 'no spans' };
@@ -361,19 +362,23 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
   if (spans.every((s) => s.attributes[OI.OPENINFERENCE_SPAN_KIND] === OpenInferenceSpanKind.EVALUATOR)) {
     return { ok: false, traceId: trace.traceId, rootSpanId: root.spanId, reason: 'only evaluator (verdict) spans, no agent run' };
   }
-  const toolSpans = spans.filter(isToolSpan);
-  const toolSet = new Set(toolSpans);
-  let llmSpans = spans.filter((s) => !toolSet.has(s) && isLlmSpan(s));
-  const outputs = new Map<SpanRecord, LlmOutput>();
-  for (const s of llmSpans) outputs.set(s, llmOutput(s, logs, producers));
+  // Each span is a tool span, an LLM span, or neither (in span order, each list).
+  const toolSpans: SpanRecord[] = [];
+  let llmSpans: SpanRecord[] = [];
+  for (const s of spans) {
+    if (isToolSpan(s)) toolSpans.push(s);
+    else if (isLlmSpan(s)) llmSpans.push(s);
+  }
+  // outputs[i] is what llmSpans[i] answered.
+  let outputs: LlmOutput[] = llmSpans.map((s) => llmOutput(s, logs, producers));
   // No per-call LLM spans: fall back to a summary span (agent/root, Vercel ai.generateText) that lists calls.
   if (llmSpans.length === 0) {
     for (const s of spans) {
-      if (toolSet.has(s)) continue;
+      if (toolSpans.includes(s)) continue;
       const out = llmOutput(s, logs, new Set());
       if (out.calls.length || s.attributes[ATTR_GEN_AI_OUTPUT_MESSAGES] !== undefined) {
         llmSpans = [s];
-        outputs.set(s, llmOutput(s, logs, producers));
+        outputs = [llmOutput(s, logs, producers)];
         break;
       }
     }
@@ -386,7 +391,8 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
   if (llmSpans.length === 0 && executed.length === 0) {
     return { ok: false, traceId: trace.traceId, rootSpanId: root.spanId, reason: 'no LLM or tool spans (not a GenAI agent trace)' };
   }
-  if (isRunspecTrace(spans)) producers.add('runspec');
+  const runspec = isRunspecTrace(spans);
+  if (runspec) producers.add('runspec');
 
   const { modelCalls, inputs } = modelCallsOf(llmSpans, outputs, logs, root);
   const { toolCalls, callSpanPairs } = joinCalls({ llmSpans, outputs, executed, inputs, logs });
@@ -423,7 +429,8 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
     const v = sum(k) ?? rootUsage[k];
     if (v !== undefined) usage[k] = v;
   }
-  const ours = readRunspecCase(root, spans);
+  // Without any runspec.eval.* attribute (isRunspecTrace), none of the case attributes can be there.
+  const ours: RunspecCaseInfo = runspec ? readRunspecCase(root, spans) : {};
   const caseId = ours.caseId;
   const run: Run = {
     caseId: caseId ?? trace.traceId,
@@ -492,7 +499,7 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
 /** One model call per LLM span, in start order, with the request history each one saw. */
 function modelCallsOf(
   llmSpans: SpanRecord[],
-  outputs: Map<SpanRecord, LlmOutput>,
+  outputs: LlmOutput[],
   logs: LogRecordEntry[],
   root: SpanRecord,
 ): { modelCalls: ModelCallRecord[]; inputs: Message[][] } {
@@ -500,7 +507,7 @@ function modelCallsOf(
   const inputs: Message[][] = [];
   llmSpans.forEach((s, index) => {
     const a = s.attributes;
-    const out = outputs.get(s)!;
+    const out = outputs[index]!;
     const input = llmInput(s, logs);
     inputs.push(input);
     const rec: ModelCallRecord = {
@@ -535,7 +542,7 @@ function modelCallsOf(
  */
 function joinCalls(input: {
   llmSpans: SpanRecord[];
-  outputs: Map<SpanRecord, LlmOutput>;
+  outputs: LlmOutput[];
   executed: ExecutedCall[];
   inputs: Message[][];
   logs: LogRecordEntry[];
@@ -546,7 +553,7 @@ function joinCalls(input: {
   let seq = 0;
   const byId = new Map<string, Pending>();
   llmSpans.forEach((s, index) => {
-    const out = outputs.get(s)!;
+    const out = outputs[index]!;
     out.calls.forEach((c) => {
       if (c.id && byId.has(c.id)) return;
       const p: Pending = {
