@@ -148,18 +148,29 @@ function llmInput(span: SpanRecord, logs: LogRecordEntry[]): Message[] {
   return readGenAiInput(span) ?? readOiInput(span) ?? readLegacyInput(span) ?? readVercelInput(span) ?? readEventInput(span, logs);
 }
 
-interface ExecutedCall {
-  span: SpanRecord;
+/** The call a tool span executed (a class: an object literal with a getter costs a slow path per span). */
+class ExecutedCall {
   id?: string;
-  name: string;
-  /** Parsed on first use: a call its id joins to the model's request keeps the request's arguments. */
-  readonly arguments: Record<string, unknown>;
-  hasArguments: boolean;
   result?: string;
-  isError: boolean;
-  executed: boolean;
   /** A trajectory call beyond the parallel cap, not run (runspec.eval.dropped). */
   dropped?: boolean;
+  readonly hasArguments: boolean;
+  private parsedArguments: Record<string, unknown> | undefined;
+
+  constructor(
+    readonly span: SpanRecord,
+    readonly name: string,
+    private readonly rawArgs: unknown,
+    readonly isError: boolean,
+    readonly executed: boolean,
+  ) {
+    this.hasArguments = rawArgs !== undefined && rawArgs !== '';
+  }
+
+  /** Parsed on first use: a call its id joins to the model's request keeps the request's arguments. */
+  get arguments(): Record<string, unknown> {
+    return (this.parsedArguments ??= parseArguments(this.rawArgs));
+  }
 }
 
 /**
@@ -188,18 +199,7 @@ function toolSpanCall(span: SpanRecord, producers: Set<string>): ExecutedCall | 
   }
   if (!name) return undefined;
   const a = span.attributes;
-  const rawArgs = f.rawArgs;
-  let args: Record<string, unknown> | undefined;
-  const exec: ExecutedCall = {
-    span,
-    name,
-    get arguments() {
-      return (args ??= parseArguments(rawArgs));
-    },
-    hasArguments: rawArgs !== undefined && rawArgs !== '',
-    isError: span.statusCode === 2 || a[ATTR_ERROR_TYPE] !== undefined,
-    executed: wasExecuted(a),
-  };
+  const exec = new ExecutedCall(span, name, f.rawArgs, span.statusCode === 2 || a[ATTR_ERROR_TYPE] !== undefined, wasExecuted(a));
   if (f.id) exec.id = f.id;
   if (wasDropped(a)) exec.dropped = true;
   if (f.result !== undefined) exec.result = contentText(f.result) ?? '';
@@ -283,8 +283,20 @@ interface Pending {
  * @example const r = normaliseTrace(trace); if (r.ok) scoreRun(c, r.run);
  */
 export function normaliseTrace(trace: AssembledTrace, options: NormaliseOptions = {}): NormaliseResult {
+  return normaliseCaught(trace, options, true);
+}
+
+/**
+ * normaliseTrace for the scorer, which replaces `run.trace` by the trace and root ids: the call id → span id
+ * map is left out of it (its lazy getter alone cost a slow object-literal path per trace).
+ */
+export function normaliseTraceForScoring(trace: AssembledTrace, options: NormaliseOptions = {}): NormaliseResult {
+  return normaliseCaught(trace, options, false);
+}
+
+function normaliseCaught(trace: AssembledTrace, options: NormaliseOptions, runSpanIds: boolean): NormaliseResult {
   try {
-    return normaliseUnsafe(trace, options);
+    return normaliseUnsafe(trace, options, runSpanIds);
   } catch (err) {
     return { ok: false, traceId: trace.traceId, reason: `could not interpret the trace (${(err as Error).message})` };
   }
@@ -344,7 +356,7 @@ function parentCycle(spans: readonly SpanRecord[]): string | undefined {
   return undefined;
 }
 
-function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): NormaliseResult {
+function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSpanIds: boolean): NormaliseResult {
   const isDiscovery = options.isDiscovery ?? isDefaultDiscovery;
   const spans = sortSmall([...trace.spans], byStart);
   if (spans.length === 0) {
@@ -443,13 +455,15 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
     toolCalls,
     status: root.statusCode === 2 ? 'error' : 'ok',
     usage,
-    trace: {
-      traceId: trace.traceId,
-      rootSpanId: root.spanId,
-      get spanIds() {
-        return spanIdsOfCalls();
-      },
-    },
+    trace: runSpanIds
+      ? {
+          traceId: trace.traceId,
+          rootSpanId: root.spanId,
+          get spanIds() {
+            return spanIdsOfCalls();
+          },
+        }
+      : { traceId: trace.traceId, rootSpanId: root.spanId },
   };
   const model = modelCalls.find((m) => m.responseModel ?? m.requestModel);
   if (model) run.model = (model.responseModel ?? model.requestModel)!;

@@ -22,7 +22,7 @@ import type { CheckResult, Verdict, VerdictCategory } from '../types/verdict.js'
 import { VERDICT_CATEGORIES } from '../types/verdict.js';
 import type { AssembledTrace, AssemblerStats } from './assembler.js';
 import { casesForTrace, matchRuleHolds } from './match.js';
-import { normaliseTrace } from './normalise.js';
+import { normaliseTraceForScoring } from './normalise.js';
 import type { TraceInfo } from './normalise.js';
 import { applyRule } from './rules.js';
 import type { TraceRule } from './rules.js';
@@ -113,7 +113,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
     : undefined;
   return {
     score(trace) {
-      const n = normaliseTrace(trace, isDiscovery ? { isDiscovery } : {});
+      const n = normaliseTraceForScoring(trace, isDiscovery ? { isDiscovery } : {});
       if (!n.ok) {
         const out: TraceOutcome = { kind: 'uninterpretable', traceId: n.traceId, reason: n.reason };
         if (n.rootSpanId) out.rootSpanId = n.rootSpanId;
