@@ -99,43 +99,45 @@ function llmOutput(span: SpanRecord, logs: LogRecordEntry[], producers: Set<stri
   const out: LlmOutput = { calls: [] };
   const fr = genAiFinishReason(span.attributes) ?? oiFinishReason(span.attributes);
   if (fr) out.finishReason = fr;
-  const setText = (t: string | undefined): void => {
-    if (t !== undefined && out.text === undefined) out.text = t;
-  };
-  const setReason = (r: string | undefined): void => {
-    if (r !== undefined && out.finishReason === undefined) out.finishReason = r;
-  };
-  const take = (producer: string, found: LlmOutput | undefined, onlyIfNone: boolean): void => {
-    if (!found) return;
-    producers.add(producer);
-    if (!onlyIfNone || out.calls.length === 0) out.calls.push(...found.calls);
-    setText(found.text);
-    setReason(found.finishReason);
-  };
-  take('gen_ai', readGenAiOutput(span), false);
-  if (out.calls.length === 0) take('openinference', readOiOutput(span), true);
+  takeOutput(out, producers, 'gen_ai', readGenAiOutput(span), false);
+  if (out.calls.length === 0) takeOutput(out, producers, 'openinference', readOiOutput(span), true);
   else {
     // GenAI gave the calls: OpenInference's would be dropped, so only its presence and text are read.
     const oi = readOiOutputText(span);
     if (oi) {
       producers.add('openinference');
-      setText(oi.text);
+      if (oi.text !== undefined) out.text ??= oi.text;
     }
   }
-  take('openllmetry', readLegacyOutput(span), true);
-  const events = readChoiceEvents(span, logs);
-  if (events.length) {
-    producers.add('gen_ai_events');
-    for (const c of events) {
-      if (out.calls.length === 0 || c.calls.length) {
-        if (out.calls.every((x) => !c.calls.some((y) => sameCall(x, y)))) out.calls.push(...c.calls);
+  takeOutput(out, producers, 'openllmetry', readLegacyOutput(span), true);
+  if (span.events.length || logs.length) {
+    const events = readChoiceEvents(span, logs);
+    if (events.length) {
+      producers.add('gen_ai_events');
+      for (const c of events) {
+        if (out.calls.length === 0 || c.calls.length) {
+          if (out.calls.every((x) => !c.calls.some((y) => sameCall(x, y)))) out.calls.push(...c.calls);
+        }
+        setTextAndReason(out, c);
       }
-      setText(c.text);
-      setReason(c.finishReason);
     }
   }
-  take('vercel', readVercelOutput(span), true);
+  takeOutput(out, producers, 'vercel', readVercelOutput(span), true);
   return out;
+}
+
+/** Text and finish reason: the first source that has one. */
+function setTextAndReason(out: LlmOutput, found: LlmOutput): void {
+  if (found.text !== undefined && out.text === undefined) out.text = found.text;
+  if (found.finishReason !== undefined && out.finishReason === undefined) out.finishReason = found.finishReason;
+}
+
+/** One producer's reading of an LLM span into `out`: its calls (`onlyIfNone`: only when none yet), text, reason. */
+function takeOutput(out: LlmOutput, producers: Set<string>, producer: string, found: LlmOutput | undefined, onlyIfNone: boolean): void {
+  if (!found) return;
+  producers.add(producer);
+  if (!onlyIfNone || out.calls.length === 0) out.calls.push(...found.calls);
+  setTextAndReason(out, found);
 }
 
 function sameCall(x: ExtractedCall, y: ExtractedCall): boolean {
@@ -173,25 +175,27 @@ class ExecutedCall {
   }
 }
 
+/** Fill what the readings before left unset (toolSpanCall). */
+function takeToolSpanReading(f: ToolSpanFields, producers: Set<string>, producer: string, r: ToolSpanReading): void {
+  if (r.recognised) producers.add(producer);
+  // gen_ai.tool.call.* count even without gen_ai.tool.name (the span name may carry the name).
+  if (!r.recognised && producer !== 'gen_ai') return;
+  f.name ??= r.fields.name;
+  f.id ??= r.fields.id;
+  f.rawArgs ??= r.fields.rawArgs;
+  f.result ??= r.fields.result;
+}
+
 /**
  * The call a tool span executed. Each producer's reading fills what the ones before it left unset, in
  * this order: GenAI, OpenInference, Vercel AI SDK, OpenLLMetry; the span name `execute_tool NAME` last.
  */
 function toolSpanCall(span: SpanRecord, producers: Set<string>): ExecutedCall | undefined {
   const f: ToolSpanFields = {};
-  const take = (producer: string, r: ToolSpanReading): void => {
-    if (r.recognised) producers.add(producer);
-    // gen_ai.tool.call.* count even without gen_ai.tool.name (the span name may carry the name).
-    if (!r.recognised && producer !== 'gen_ai') return;
-    f.name ??= r.fields.name;
-    f.id ??= r.fields.id;
-    f.rawArgs ??= r.fields.rawArgs;
-    f.result ??= r.fields.result;
-  };
-  take('gen_ai', readGenAiToolSpan(span));
-  take('openinference', readOiToolSpan(span));
-  take('vercel', readVercelToolSpan(span));
-  take('openllmetry', readTraceloopToolSpan(span));
+  takeToolSpanReading(f, producers, 'gen_ai', readGenAiToolSpan(span));
+  takeToolSpanReading(f, producers, 'openinference', readOiToolSpan(span));
+  takeToolSpanReading(f, producers, 'vercel', readVercelToolSpan(span));
+  takeToolSpanReading(f, producers, 'openllmetry', readTraceloopToolSpan(span));
   let name = f.name;
   if (!name) {
     const m = /^execute_tool (.+)$/.exec(span.name);
@@ -570,11 +574,13 @@ function joinCalls(input: {
     const out = outputs[index]!;
     out.calls.forEach((c) => {
       if (c.id && byId.has(c.id)) return;
+      const call: ToolCall = { id: c.id ?? '', name: c.name, arguments: c.arguments };
+      if (c.reconstructed) call.reconstructed = true;
       const p: Pending = {
         rec: {
           turn: index,
           modelCallIndex: index,
-          call: { id: c.id ?? '', name: c.name, arguments: c.arguments, ...(c.reconstructed ? { reconstructed: true } : {}) },
+          call,
           startTimeMs: s.endTimeMs ?? s.startTimeMs,
           endTimeMs: s.endTimeMs ?? s.startTimeMs,
           executed: true,
@@ -692,7 +698,7 @@ function joinCalls(input: {
 
   // A call the model only requested (no tool span, no result in a later history) is not known to have run.
   for (const p of pending) if (!p.matchedTool && p.rec.result === undefined) p.rec.executed = false;
-  sortSmall(pending, (x, y) => x.sortTimeMs - y.sortTimeMs || x.seq - y.seq);
+  sortSmall(pending, byRequestTime);
   const toolCalls = pending.map((p) => p.rec);
   // Call id (or position) and span id, in turn: spanIdsByCall builds the map from them.
   const callSpanPairs: string[] = [];
@@ -701,6 +707,10 @@ function joinCalls(input: {
   });
 
   return { toolCalls, callSpanPairs };
+}
+
+function byRequestTime(x: Pending, y: Pending): number {
+  return x.sortTimeMs - y.sortTimeMs || x.seq - y.seq;
 }
 
 function spanIdsByCall(pairs: readonly string[]): Record<string, string> {
