@@ -1,9 +1,12 @@
 // Telemetry cost per trace: renderRunTrace through the OpenTelemetry SDK (span objects, attribute checks,
-// batch processor), then the OTLP protobuf and JSON serialisers of the exporters. With 3+ cores `run` does
+// batch processor) and through the direct tracer `run` uses in process (the SDK's ReadableSpans built
+// directly, src/telemetry/direct-tracer.ts), then the OTLP protobuf and JSON serialisers of the exporters. With 3+ cores `run` does
 // these on a telemetry worker thread (src/telemetry/off-thread.ts); what its main thread then pays per trace
 // (ids, posting the case to the worker) is `mainThreadUs`, measured through the same code with a stand-in
 // worker that only acknowledges.
-import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, RandomIdGenerator } from '@opentelemetry/sdk-trace-base';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { createDirectTracer } from '../dist/telemetry/direct-tracer.js';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { renderRunTrace } from '../dist/telemetry/render.js';
 import { createWorkerTelemetry } from '../dist/telemetry/off-thread.js';
@@ -40,8 +43,31 @@ export async function telemetryCostPerTrace(n = 5000) {
   for (let i = 0; i < spans.length; i += 512) JsonTraceSerializer.serializeRequest(spans.slice(i, i + 512));
   const jsonUs = ((performance.now() - t) / n) * 1000;
   await tp.shutdown();
+  const renderDirectUs = await directCost(input, n);
   const mainThreadUs = await mainThreadCost({ case: c, run, verdict, result, runId: 'r', toolset }, n);
-  return { renderUs, protobufUs, jsonUs, mainThreadUs, spansPerTrace: spans.length / n };
+  return { renderUs, renderDirectUs, protobufUs, jsonUs, mainThreadUs, spansPerTrace: spans.length / n };
+}
+
+/** renderRunTrace through the direct tracer into a batch processor (µs per trace, warm). */
+async function directCost(input, n) {
+  const exporter = new InMemorySpanExporter();
+  const processor = new BatchSpanProcessor(exporter, { maxQueueSize: 1e6, maxExportBatchSize: 1e6, scheduledDelayMillis: 1e9 });
+  const tracer = createDirectTracer({
+    sampler: 'parentbased_always_on',
+    resource: resourceFromAttributes({ 'service.name': 'bench' }),
+    scope: { name: 'bench' },
+    idGenerator: new RandomIdGenerator(),
+    processor,
+    limits: { attributeCountLimit: 100_000, eventCountLimit: 1000, linkCountLimit: 1000, attributePerEventCountLimit: 128, attributePerLinkCountLimit: 128 },
+  });
+  for (let i = 0; i < 500; i++) renderRunTrace(tracer, input);
+  await processor.forceFlush();
+  exporter.reset();
+  const t = performance.now();
+  for (let i = 0; i < n; i++) renderRunTrace(tracer, input);
+  const us = ((performance.now() - t) / n) * 1000;
+  await processor.shutdown();
+  return us;
 }
 
 /** Main-thread µs per case of the worker pipeline: ids, the case message and its structured clone. */

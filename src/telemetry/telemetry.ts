@@ -5,12 +5,12 @@
 import { traceLink } from '../core/trace-link.js';
 import type { Tracer } from '@opentelemetry/api';
 import { SEMRESATTRS_PROJECT_NAME } from '@arizeai/openinference-semantic-conventions';
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { ExportResultCode, type ExportResult, type InstrumentationScope } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, type IdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type IdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TelemetryConfig } from '../config/telemetry.js';
+import { createDirectTracer, directTracerEligible } from './direct-tracer.js';
 import { resolveExporterSpec, type ExporterSpec } from './exporter-spec.js';
 import { buildSpanAnnotations, postSpanAnnotations, type AnnotationTarget } from './phoenix.js';
 import { renderRunTrace, type RenderedTrace, type RenderInput } from './render.js';
@@ -108,26 +108,34 @@ export function createSdkTelemetry(
     },
   );
   const timeoutMs = config.timeoutMs;
-  // Private: register() is never called, so a host application's global OpenTelemetry setup is never touched.
-  const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({
-      ...config.resourceAttributes,
-      [ATTR_SERVICE_NAME]: config.serviceName,
-      ...(config.project !== undefined ? { [SEMRESATTRS_PROJECT_NAME]: config.project } : {}),
-    }),
-    // Flattened message lists easily pass the default of 128 attributes; never truncate silently.
-    spanLimits: { attributeCountLimit: 100_000, eventCountLimit: 1000, linkCountLimit: 1000 },
-    ...(setup.idGenerator ? { idGenerator: setup.idGenerator } : {}),
-    spanProcessors: [
-      new BatchSpanProcessor(guarded, {
-        maxQueueSize: 100_000,
-        maxExportBatchSize: 512,
-        scheduledDelayMillis: 1000,
-        exportTimeoutMillis: timeoutMs,
-      }),
-    ],
+  const resource = resourceFromAttributes({
+    ...config.resourceAttributes,
+    [ATTR_SERVICE_NAME]: config.serviceName,
+    ...(config.project !== undefined ? { [SEMRESATTRS_PROJECT_NAME]: config.project } : {}),
   });
+  // Flattened message lists easily pass the default of 128 attributes; never truncate silently.
+  const spanLimits = { attributeCountLimit: 100_000, eventCountLimit: 1000, linkCountLimit: 1000 };
+  const idGenerator = setup.idGenerator ?? new RandomIdGenerator();
+  const processor = new BatchSpanProcessor(guarded, {
+    maxQueueSize: 100_000,
+    maxExportBatchSize: 512,
+    scheduledDelayMillis: 1000,
+    exportTimeoutMillis: timeoutMs,
+  });
+  // Private and never registered, so a host application's global OpenTelemetry setup is never touched (the
+  // Node provider differs from the basic one only in register(), and would load the async-hooks context
+  // manager for nothing).
+  const provider = new BasicTracerProvider({ resource, spanLimits, idGenerator, spanProcessors: [processor] });
   const tracer = provider.getTracer(TRACER_NAME, opts.version);
+  // Case traces skip the SDK's Span objects where that changes nothing on the wire (direct-tracer.ts): the
+  // same ids, limits, resource and scope objects, and the same processor, so batching, export, flush and
+  // shutdown are the SDK's.
+  const eligible = directTracerEligible();
+  const scope = (tracer as { instrumentationScope?: InstrumentationScope }).instrumentationScope;
+  const caseTracer: Tracer =
+    eligible && scope
+      ? createDirectTracer({ sampler: eligible.sampler, resource, scope, idGenerator, processor, limits: { ...spanLimits, ...eligible } })
+      : tracer;
   let pending: AnnotationTarget[] = [];
   let closed = false;
 
@@ -204,7 +212,7 @@ export function createSdkTelemetry(
     emitCase(input) {
       if (closed) return undefined;
       try {
-        const rendered = renderRunTrace(tracer, {
+        const rendered = renderRunTrace(caseTracer, {
           ...input,
           captureContent: config.captureContent,
           ...(config.captureHashed && config.hashKey !== undefined ? { hashKey: config.hashKey } : {}),

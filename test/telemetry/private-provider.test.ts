@@ -1,4 +1,4 @@
-// runspec-eval is a library too: its tracer provider is private (NodeTracerProvider, never register()ed), so a
+// runspec-eval is a library too: its tracer provider is private (a BasicTracerProvider, never registered), so a
 // host application's global OpenTelemetry setup is never touched and never sees runspec's spans.
 import { context, propagation, trace, type ProxyTracerProvider } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
