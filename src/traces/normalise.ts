@@ -157,16 +157,18 @@ class ExecutedCall {
   /** A trajectory call beyond the parallel cap, not run (runspec.eval.dropped). */
   dropped?: boolean;
   readonly hasArguments: boolean;
+  readonly isError: boolean;
+  readonly executed: boolean;
   private parsedArguments: Record<string, unknown> | undefined;
 
   constructor(
     readonly span: SpanRecord,
     readonly name: string,
     private readonly rawArgs: unknown,
-    readonly isError: boolean,
-    readonly executed: boolean,
   ) {
     this.hasArguments = rawArgs !== undefined && rawArgs !== '';
+    this.isError = span.statusCode === 2 || span.attributes[ATTR_ERROR_TYPE] !== undefined;
+    this.executed = wasExecuted(span.attributes);
   }
 
   /** Parsed on first use: a call its id joins to the model's request keeps the request's arguments. */
@@ -203,7 +205,7 @@ function toolSpanCall(span: SpanRecord, producers: Set<string>): ExecutedCall | 
   }
   if (!name) return undefined;
   const a = span.attributes;
-  const exec = new ExecutedCall(span, name, f.rawArgs, span.statusCode === 2 || a[ATTR_ERROR_TYPE] !== undefined, wasExecuted(a));
+  const exec = new ExecutedCall(span, name, f.rawArgs);
   if (f.id) exec.id = f.id;
   if (wasDropped(a)) exec.dropped = true;
   if (f.result !== undefined) exec.result = contentText(f.result) ?? '';
