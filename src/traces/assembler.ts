@@ -143,6 +143,10 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
   // Judged traces that late spans may still re-open, oldest judgement first.
   const retained = new Map<string, OpenTrace>();
   const completed = new Set<string>();
+  // The remembered ids in the order they were remembered, as a ring: the oldest is forgotten without asking
+  // the set for its first entry (an iterator that steps over every deleted slot before it).
+  const completedOrder: string[] = [];
+  let completedNext = 0;
   let openSpans = 0;
   let bytes = 0;
   let evictedTraces = 0;
@@ -150,9 +154,19 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
   let lateRecords = 0;
   let reopenedTraces = 0;
 
+  // At most this many (a set of size > rememberCompleted is cut back to it; NaN never cuts).
+  const completedCap = Math.floor(rememberCompleted);
   const remember = (traceId: string): void => {
+    if (completed.has(traceId)) return;
     completed.add(traceId);
-    if (completed.size > rememberCompleted) completed.delete(completed.values().next().value as string);
+    if (Number.isNaN(completedCap)) return;
+    if (completedCap <= 0) completed.delete(traceId);
+    else if (completedOrder.length < completedCap) completedOrder.push(traceId);
+    else {
+      completed.delete(completedOrder[completedNext]!);
+      completedOrder[completedNext] = traceId;
+      completedNext = (completedNext + 1) % completedCap;
+    }
   };
   const isWhole = (t: OpenTrace): boolean => t.roots > 0 && (t.openRoots === undefined || t.openRoots.size === 0) && t.unresolved === 0;
   const release = (t: OpenTrace): void => {

@@ -37,12 +37,12 @@ import type { AssembledTrace } from './assembler.js';
 import type { LogRecordEntry, SpanRecord } from './spans.js';
 import { contentText, indexed, normaliseRole, toolCallsOf, type ExtractedCall, type LlmOutput, type ToolSpanFields, type ToolSpanReading } from '../telemetry/conventions/_read.js';
 import { genAiFinishReason, genAiMessages, readGenAiInput, readGenAiOutput, readGenAiToolSpan } from '../telemetry/conventions/gen-ai.js';
-import { oiFinishReason, readOiInput, readOiToolSpan } from '../telemetry/conventions/openinference.js';
+import { oiFinishReason, readOiInput, readOiOutputText, readOiToolSpan } from '../telemetry/conventions/openinference.js';
 import { readOiOutput } from './producers/openinference.js';
 import { readLegacyInput, readLegacyOutput, readTraceloopToolSpan } from './producers/openllmetry.js';
 import { readVercelInput, readVercelOutput, readVercelToolSpan } from './producers/vercel.js';
 import { readChoiceEvents, readEventInput, readToolMessageLogs } from './producers/gen-ai-events.js';
-import { isRunspecTrace, readRunspecCase, wasDropped, wasExecuted } from '../telemetry/conventions/runspec.js';
+import { isRunspecTrace, readRunspecCase, wasDropped, wasExecuted, type RunspecCaseInfo } from '../telemetry/conventions/runspec.js';
 import { byCodeUnits, sortSmall } from './_sort.js';
 
 /** What the normaliser learned about a trace besides the Run (for matching, annotations and output). */
@@ -77,6 +77,7 @@ export interface NormaliseOptions {
 }
 
 const DEFAULT_DISCOVERY = new Set<string>(DISCOVERY_TOOLS);
+const isDefaultDiscovery = (n: string): boolean => DEFAULT_DISCOVERY.has(n);
 const LLM_OPERATIONS = new Set<string>([
   GEN_AI_OPERATION_NAME_VALUE_CHAT,
   GEN_AI_OPERATION_NAME_VALUE_TEXT_COMPLETION,
@@ -98,35 +99,45 @@ function llmOutput(span: SpanRecord, logs: LogRecordEntry[], producers: Set<stri
   const out: LlmOutput = { calls: [] };
   const fr = genAiFinishReason(span.attributes) ?? oiFinishReason(span.attributes);
   if (fr) out.finishReason = fr;
-  const setText = (t: string | undefined): void => {
-    if (t !== undefined && out.text === undefined) out.text = t;
-  };
-  const setReason = (r: string | undefined): void => {
-    if (r !== undefined && out.finishReason === undefined) out.finishReason = r;
-  };
-  const take = (producer: string, found: LlmOutput | undefined, onlyIfNone: boolean): void => {
-    if (!found) return;
-    producers.add(producer);
-    if (!onlyIfNone || out.calls.length === 0) out.calls.push(...found.calls);
-    setText(found.text);
-    setReason(found.finishReason);
-  };
-  take('gen_ai', readGenAiOutput(span), false);
-  take('openinference', readOiOutput(span), true);
-  take('openllmetry', readLegacyOutput(span), true);
-  const events = readChoiceEvents(span, logs);
-  if (events.length) {
-    producers.add('gen_ai_events');
-    for (const c of events) {
-      if (out.calls.length === 0 || c.calls.length) {
-        if (out.calls.every((x) => !c.calls.some((y) => sameCall(x, y)))) out.calls.push(...c.calls);
-      }
-      setText(c.text);
-      setReason(c.finishReason);
+  takeOutput(out, producers, 'gen_ai', readGenAiOutput(span), false);
+  if (out.calls.length === 0) takeOutput(out, producers, 'openinference', readOiOutput(span), true);
+  else {
+    // GenAI gave the calls: OpenInference's would be dropped, so only its presence and text are read.
+    const oi = readOiOutputText(span);
+    if (oi) {
+      producers.add('openinference');
+      if (oi.text !== undefined) out.text ??= oi.text;
     }
   }
-  take('vercel', readVercelOutput(span), true);
+  takeOutput(out, producers, 'openllmetry', readLegacyOutput(span), true);
+  if (span.events.length || logs.length) {
+    const events = readChoiceEvents(span, logs);
+    if (events.length) {
+      producers.add('gen_ai_events');
+      for (const c of events) {
+        if (out.calls.length === 0 || c.calls.length) {
+          if (out.calls.every((x) => !c.calls.some((y) => sameCall(x, y)))) out.calls.push(...c.calls);
+        }
+        setTextAndReason(out, c);
+      }
+    }
+  }
+  takeOutput(out, producers, 'vercel', readVercelOutput(span), true);
   return out;
+}
+
+/** Text and finish reason: the first source that has one. */
+function setTextAndReason(out: LlmOutput, found: LlmOutput): void {
+  if (found.text !== undefined && out.text === undefined) out.text = found.text;
+  if (found.finishReason !== undefined && out.finishReason === undefined) out.finishReason = found.finishReason;
+}
+
+/** One producer's reading of an LLM span into `out`: its calls (`onlyIfNone`: only when none yet), text, reason. */
+function takeOutput(out: LlmOutput, producers: Set<string>, producer: string, found: LlmOutput | undefined, onlyIfNone: boolean): void {
+  if (!found) return;
+  producers.add(producer);
+  if (!onlyIfNone || out.calls.length === 0) out.calls.push(...found.calls);
+  setTextAndReason(out, found);
 }
 
 function sameCall(x: ExtractedCall, y: ExtractedCall): boolean {
@@ -139,18 +150,42 @@ function llmInput(span: SpanRecord, logs: LogRecordEntry[]): Message[] {
   return readGenAiInput(span) ?? readOiInput(span) ?? readLegacyInput(span) ?? readVercelInput(span) ?? readEventInput(span, logs);
 }
 
-interface ExecutedCall {
-  span: SpanRecord;
+/** The call a tool span executed (a class: an object literal with a getter costs a slow path per span). */
+class ExecutedCall {
   id?: string;
-  name: string;
-  /** Parsed on first use: a call its id joins to the model's request keeps the request's arguments. */
-  readonly arguments: Record<string, unknown>;
-  hasArguments: boolean;
   result?: string;
-  isError: boolean;
-  executed: boolean;
   /** A trajectory call beyond the parallel cap, not run (runspec.eval.dropped). */
   dropped?: boolean;
+  readonly hasArguments: boolean;
+  readonly isError: boolean;
+  readonly executed: boolean;
+  private parsedArguments: Record<string, unknown> | undefined;
+
+  constructor(
+    readonly span: SpanRecord,
+    readonly name: string,
+    private readonly rawArgs: unknown,
+  ) {
+    this.hasArguments = rawArgs !== undefined && rawArgs !== '';
+    this.isError = span.statusCode === 2 || span.attributes[ATTR_ERROR_TYPE] !== undefined;
+    this.executed = wasExecuted(span.attributes);
+  }
+
+  /** Parsed on first use: a call its id joins to the model's request keeps the request's arguments. */
+  get arguments(): Record<string, unknown> {
+    return (this.parsedArguments ??= parseArguments(this.rawArgs));
+  }
+}
+
+/** Fill what the readings before left unset (toolSpanCall). */
+function takeToolSpanReading(f: ToolSpanFields, producers: Set<string>, producer: string, r: ToolSpanReading): void {
+  if (r.recognised) producers.add(producer);
+  // gen_ai.tool.call.* count even without gen_ai.tool.name (the span name may carry the name).
+  if (!r.recognised && producer !== 'gen_ai') return;
+  f.name ??= r.fields.name;
+  f.id ??= r.fields.id;
+  f.rawArgs ??= r.fields.rawArgs;
+  f.result ??= r.fields.result;
 }
 
 /**
@@ -159,19 +194,10 @@ interface ExecutedCall {
  */
 function toolSpanCall(span: SpanRecord, producers: Set<string>): ExecutedCall | undefined {
   const f: ToolSpanFields = {};
-  const take = (producer: string, r: ToolSpanReading): void => {
-    if (r.recognised) producers.add(producer);
-    // gen_ai.tool.call.* count even without gen_ai.tool.name (the span name may carry the name).
-    if (!r.recognised && producer !== 'gen_ai') return;
-    f.name ??= r.fields.name;
-    f.id ??= r.fields.id;
-    f.rawArgs ??= r.fields.rawArgs;
-    f.result ??= r.fields.result;
-  };
-  take('gen_ai', readGenAiToolSpan(span));
-  take('openinference', readOiToolSpan(span));
-  take('vercel', readVercelToolSpan(span));
-  take('openllmetry', readTraceloopToolSpan(span));
+  takeToolSpanReading(f, producers, 'gen_ai', readGenAiToolSpan(span));
+  takeToolSpanReading(f, producers, 'openinference', readOiToolSpan(span));
+  takeToolSpanReading(f, producers, 'vercel', readVercelToolSpan(span));
+  takeToolSpanReading(f, producers, 'openllmetry', readTraceloopToolSpan(span));
   let name = f.name;
   if (!name) {
     const m = /^execute_tool (.+)$/.exec(span.name);
@@ -179,18 +205,7 @@ function toolSpanCall(span: SpanRecord, producers: Set<string>): ExecutedCall | 
   }
   if (!name) return undefined;
   const a = span.attributes;
-  const rawArgs = f.rawArgs;
-  let args: Record<string, unknown> | undefined;
-  const exec: ExecutedCall = {
-    span,
-    name,
-    get arguments() {
-      return (args ??= parseArguments(rawArgs));
-    },
-    hasArguments: rawArgs !== undefined && rawArgs !== '',
-    isError: span.statusCode === 2 || a[ATTR_ERROR_TYPE] !== undefined,
-    executed: wasExecuted(a),
-  };
+  const exec = new ExecutedCall(span, name, f.rawArgs);
   if (f.id) exec.id = f.id;
   if (wasDropped(a)) exec.dropped = true;
   if (f.result !== undefined) exec.result = contentText(f.result) ?? '';
@@ -274,15 +289,57 @@ interface Pending {
  * @example const r = normaliseTrace(trace); if (r.ok) scoreRun(c, r.run);
  */
 export function normaliseTrace(trace: AssembledTrace, options: NormaliseOptions = {}): NormaliseResult {
+  return normaliseCaught(trace, options, true);
+}
+
+/**
+ * normaliseTrace for the scorer, which replaces `run.trace` by the trace and root ids: the call id → span id
+ * map is left out of it (its lazy getter alone cost a slow object-literal path per trace).
+ */
+export function normaliseTraceForScoring(trace: AssembledTrace, options: NormaliseOptions = {}): NormaliseResult {
+  return normaliseCaught(trace, options, false);
+}
+
+function normaliseCaught(trace: AssembledTrace, options: NormaliseOptions, runSpanIds: boolean): NormaliseResult {
   try {
-    return normaliseUnsafe(trace, options);
+    return normaliseUnsafe(trace, options, runSpanIds);
   } catch (err) {
     return { ok: false, traceId: trace.traceId, reason: `could not interpret the trace (${(err as Error).message})` };
   }
 }
 
+const SMALL_TRACE_SPANS = 16;
+
+/**
+ * Whether following parents from some span never ends (a self-parent or a longer loop), without a map: a
+ * walk over n spans that takes more than n steps went round a loop. For small traces only (linear lookups);
+ * the span found for an id is the last one with it, as a map filled in order would give. True means only
+ * "look closer": parentCycle then finds and words the loop as before.
+ */
+function hasParentLoop(spans: readonly SpanRecord[]): boolean {
+  const n = spans.length;
+  for (const s of spans) {
+    if (s.parentSpanId === s.spanId) return true;
+    let id = s.parentSpanId;
+    for (let steps = 0; id !== undefined; steps++) {
+      if (steps > n) return true;
+      let parent: SpanRecord | undefined;
+      for (let i = n - 1; i >= 0; i--) {
+        if (spans[i]!.spanId === id) {
+          parent = spans[i];
+          break;
+        }
+      }
+      if (parent === undefined) break;
+      id = parent.parentSpanId;
+    }
+  }
+  return false;
+}
+
 /** A span that is its own parent, or a loop of parents: the trace has no root to read from. */
 function parentCycle(spans: readonly SpanRecord[]): string | undefined {
+  if (spans.length <= SMALL_TRACE_SPANS && !hasParentLoop(spans)) return undefined;
   const parentOf = new Map<string, string | undefined>();
   for (const s of spans) parentOf.set(s.spanId, s.parentSpanId);
   for (const s of spans) if (s.parentSpanId === s.spanId) return `span ${s.spanId} is its own parent`;
@@ -305,8 +362,8 @@ function parentCycle(spans: readonly SpanRecord[]): string | undefined {
   return undefined;
 }
 
-function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): NormaliseResult {
-  const isDiscovery = options.isDiscovery ?? ((n: string) => DEFAULT_DISCOVERY.has(n));
+function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSpanIds: boolean): NormaliseResult {
+  const isDiscovery = options.isDiscovery ?? isDefaultDiscovery;
   const spans = sortSmall([...trace.spans], byStart);
   if (spans.length === 0) {
     return { ok: false, traceId: trace.traceId, reason: trace.logs.length ? 'only log records, no spans' : 'no spans' };
@@ -323,19 +380,23 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
   if (spans.every((s) => s.attributes[OI.OPENINFERENCE_SPAN_KIND] === OpenInferenceSpanKind.EVALUATOR)) {
     return { ok: false, traceId: trace.traceId, rootSpanId: root.spanId, reason: 'only evaluator (verdict) spans, no agent run' };
   }
-  const toolSpans = spans.filter(isToolSpan);
-  const toolSet = new Set(toolSpans);
-  let llmSpans = spans.filter((s) => !toolSet.has(s) && isLlmSpan(s));
-  const outputs = new Map<SpanRecord, LlmOutput>();
-  for (const s of llmSpans) outputs.set(s, llmOutput(s, logs, producers));
+  // Each span is a tool span, an LLM span, or neither (in span order, each list).
+  const toolSpans: SpanRecord[] = [];
+  let llmSpans: SpanRecord[] = [];
+  for (const s of spans) {
+    if (isToolSpan(s)) toolSpans.push(s);
+    else if (isLlmSpan(s)) llmSpans.push(s);
+  }
+  // outputs[i] is what llmSpans[i] answered.
+  let outputs: LlmOutput[] = llmSpans.map((s) => llmOutput(s, logs, producers));
   // No per-call LLM spans: fall back to a summary span (agent/root, Vercel ai.generateText) that lists calls.
   if (llmSpans.length === 0) {
     for (const s of spans) {
-      if (toolSet.has(s)) continue;
+      if (toolSpans.includes(s)) continue;
       const out = llmOutput(s, logs, new Set());
       if (out.calls.length || s.attributes[ATTR_GEN_AI_OUTPUT_MESSAGES] !== undefined) {
         llmSpans = [s];
-        outputs.set(s, llmOutput(s, logs, producers));
+        outputs = [llmOutput(s, logs, producers)];
         break;
       }
     }
@@ -348,10 +409,15 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
   if (llmSpans.length === 0 && executed.length === 0) {
     return { ok: false, traceId: trace.traceId, rootSpanId: root.spanId, reason: 'no LLM or tool spans (not a GenAI agent trace)' };
   }
-  if (isRunspecTrace(spans)) producers.add('runspec');
+  const runspec = isRunspecTrace(spans);
+  if (runspec) producers.add('runspec');
 
   const { modelCalls, inputs } = modelCallsOf(llmSpans, outputs, logs, root);
-  const { toolCalls, callSpanIds } = joinCalls({ llmSpans, outputs, executed, inputs, logs });
+  const { toolCalls, callSpanPairs } = joinCalls({ llmSpans, outputs, executed, inputs, logs });
+  // The call id → span id map is built when read (scoring never reads it): an object keyed by call ids gets
+  // a new property name per trace, which costs a hidden-class transition each time.
+  let callSpanIds: Record<string, string> | undefined;
+  const spanIdsOfCalls = (): Record<string, string> => (callSpanIds ??= spanIdsByCall(callSpanPairs));
 
   const anyToolFinish = modelCalls.some((m) => isToolCallFinish(m.response?.finishReason));
   if (toolCalls.length === 0 && anyToolFinish) {
@@ -381,7 +447,8 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
     const v = sum(k) ?? rootUsage[k];
     if (v !== undefined) usage[k] = v;
   }
-  const ours = readRunspecCase(root, spans);
+  // Without any runspec.eval.* attribute (isRunspecTrace), none of the case attributes can be there.
+  const ours: RunspecCaseInfo = runspec ? readRunspecCase(root, spans) : {};
   const caseId = ours.caseId;
   const run: Run = {
     caseId: caseId ?? trace.traceId,
@@ -394,7 +461,15 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
     toolCalls,
     status: root.statusCode === 2 ? 'error' : 'ok',
     usage,
-    trace: { traceId: trace.traceId, rootSpanId: root.spanId, spanIds: callSpanIds },
+    trace: runSpanIds
+      ? {
+          traceId: trace.traceId,
+          rootSpanId: root.spanId,
+          get spanIds() {
+            return spanIdsOfCalls();
+          },
+        }
+      : { traceId: trace.traceId, rootSpanId: root.spanId },
   };
   const model = modelCalls.find((m) => m.responseModel ?? m.requestModel);
   if (model) run.model = (model.responseModel ?? model.requestModel)!;
@@ -427,7 +502,9 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
     producers: [],
     llmSpanIds: llmSpans.map((s) => s.spanId),
     toolSpanIds: toolSpans.map((s) => s.spanId),
-    callSpanIds,
+    get callSpanIds() {
+      return spanIdsOfCalls();
+    },
   };
   if (caseId !== undefined) info.caseId = caseId;
   if (ours.suite) info.suite = ours.suite;
@@ -442,7 +519,7 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions): Norm
 /** One model call per LLM span, in start order, with the request history each one saw. */
 function modelCallsOf(
   llmSpans: SpanRecord[],
-  outputs: Map<SpanRecord, LlmOutput>,
+  outputs: LlmOutput[],
   logs: LogRecordEntry[],
   root: SpanRecord,
 ): { modelCalls: ModelCallRecord[]; inputs: Message[][] } {
@@ -450,7 +527,7 @@ function modelCallsOf(
   const inputs: Message[][] = [];
   llmSpans.forEach((s, index) => {
     const a = s.attributes;
-    const out = outputs.get(s)!;
+    const out = outputs[index]!;
     const input = llmInput(s, logs);
     inputs.push(input);
     const rec: ModelCallRecord = {
@@ -485,26 +562,27 @@ function modelCallsOf(
  */
 function joinCalls(input: {
   llmSpans: SpanRecord[];
-  outputs: Map<SpanRecord, LlmOutput>;
+  outputs: LlmOutput[];
   executed: ExecutedCall[];
   inputs: Message[][];
   logs: LogRecordEntry[];
-}): { toolCalls: ToolCallRecord[]; callSpanIds: Record<string, string> } {
+}): { toolCalls: ToolCallRecord[]; callSpanPairs: string[] } {
   const { llmSpans, outputs, executed, inputs, logs } = input;
   // Requested calls, once each.
   const pending: Pending[] = [];
   let seq = 0;
-  const callSpanIds: Record<string, string> = {};
   const byId = new Map<string, Pending>();
   llmSpans.forEach((s, index) => {
-    const out = outputs.get(s)!;
+    const out = outputs[index]!;
     out.calls.forEach((c) => {
       if (c.id && byId.has(c.id)) return;
+      const call: ToolCall = { id: c.id ?? '', name: c.name, arguments: c.arguments };
+      if (c.reconstructed) call.reconstructed = true;
       const p: Pending = {
         rec: {
           turn: index,
           modelCallIndex: index,
-          call: { id: c.id ?? '', name: c.name, arguments: c.arguments, ...(c.reconstructed ? { reconstructed: true } : {}) },
+          call,
           startTimeMs: s.endTimeMs ?? s.startTimeMs,
           endTimeMs: s.endTimeMs ?? s.startTimeMs,
           executed: true,
@@ -622,13 +700,25 @@ function joinCalls(input: {
 
   // A call the model only requested (no tool span, no result in a later history) is not known to have run.
   for (const p of pending) if (!p.matchedTool && p.rec.result === undefined) p.rec.executed = false;
-  sortSmall(pending, (x, y) => x.sortTimeMs - y.sortTimeMs || x.seq - y.seq);
+  sortSmall(pending, byRequestTime);
   const toolCalls = pending.map((p) => p.rec);
+  // Call id (or position) and span id, in turn: spanIdsByCall builds the map from them.
+  const callSpanPairs: string[] = [];
   pending.forEach((p, i) => {
-    if (p.spanId) callSpanIds[p.rec.call.id || `#${i}`] = p.spanId;
+    if (p.spanId) callSpanPairs.push(p.rec.call.id || `#${i}`, p.spanId);
   });
 
-  return { toolCalls, callSpanIds };
+  return { toolCalls, callSpanPairs };
+}
+
+function byRequestTime(x: Pending, y: Pending): number {
+  return x.sortTimeMs - y.sortTimeMs || x.seq - y.seq;
+}
+
+function spanIdsByCall(pairs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < pairs.length; i += 2) out[pairs[i]!] = pairs[i + 1]!;
+  return out;
 }
 
 function firstUserMessage(inputs: Message[][], root: SpanRecord): string | undefined {

@@ -68,15 +68,12 @@ export function subtree(attrs: Record<string, unknown>, prefix: string): unknown
     const parsed = decodeJsonish(direct);
     if (typeof parsed === 'object' && parsed !== null) return parsed;
   }
-  const root: Record<string, unknown> = {};
-  let found = false;
-  const p = prefix + '.';
-  let prefixSegments = 0;
-  for (let i = p.indexOf('.'); i !== -1; i = p.indexOf('.', i + 1)) prefixSegments++;
+  let root: Record<string, unknown> | undefined;
+  const { p, prefixSegments } = prefixOf(prefix);
   for (const key in attrs) {
     if (!key.startsWith(p)) continue;
     const value = attrs[key];
-    found = true;
+    root ??= {};
     // The key's segments after the prefix's (`p` ends with a dot, so it has as many segments as dots).
     const segs = keySegments(key);
     let node = root;
@@ -93,7 +90,23 @@ export function subtree(attrs: Record<string, unknown>, prefix: string): unknown
     if (isRecord(node[last])) (node[last] as Record<string, unknown>)[''] = value;
     else node[last] = value;
   }
-  return found ? root : undefined;
+  return root;
+}
+
+// Readers ask for a few constant prefixes: `prefix.` and its segment count are kept, not rebuilt per call.
+const prefixes = new Map<string, { p: string; prefixSegments: number }>();
+
+function prefixOf(prefix: string): { p: string; prefixSegments: number } {
+  let entry = prefixes.get(prefix);
+  if (entry === undefined) {
+    const p = prefix + '.';
+    let prefixSegments = 0;
+    for (let i = p.indexOf('.'); i !== -1; i = p.indexOf('.', i + 1)) prefixSegments++;
+    entry = { p, prefixSegments };
+    if (prefixes.size >= MAX_CACHED_SPLITS) prefixes.clear();
+    prefixes.set(prefix, entry);
+  }
+  return entry;
 }
 
 /** Dotted keys → nested objects (`a.0.b` → `{a: {0: {b}}}`); structured values are kept as they are. */

@@ -131,11 +131,13 @@ const EVALUATION_IDENTIFIER_KEY = evaluationKey(OI.EVALUATION_IDENTIFIER);
 // ================================================================ reader
 
 /** OpenInference flattened messages: `{prefix}.{i}.message.*` (spec/semantic_conventions.md, tool_calling.md). */
-function oiMessages(attrs: Record<string, unknown>, prefix: string): Message[] {
+function oiMessages(attrs: Record<string, unknown>, prefix: string, withCalls = true): Message[] {
   return indexed(subtree(attrs, prefix)).map((m) => {
     const msg: Message = { role: normaliseRole(getPath(m, OI.MESSAGE_ROLE)) };
     const calls: ToolCall[] = [];
-    for (const tc of indexed(getPath(m, OI.MESSAGE_TOOL_CALLS))) {
+    // Without calls (a text-only read), no call is built and no arguments are parsed; the text is the same:
+    // it never depends on the calls.
+    for (const tc of withCalls ? indexed(getPath(m, OI.MESSAGE_TOOL_CALLS)) : []) {
       const c = call(getPath(tc, OI.TOOL_CALL_ID), getPath(tc, OI.TOOL_CALL_FUNCTION_NAME), getPath(tc, OI.TOOL_CALL_FUNCTION_ARGUMENTS_JSON));
       if (c) calls.push({ id: c.id ?? '', name: c.name, arguments: c.arguments });
     }
@@ -143,6 +145,7 @@ function oiMessages(attrs: Record<string, unknown>, prefix: string): Message[] {
     for (const part of indexed(getPath(m, OI.MESSAGE_CONTENTS))) {
       const type = getPath(part, OI.MESSAGE_CONTENT_TYPE);
       if (type === 'tool_use' && calls.length === 0) {
+        if (!withCalls) continue;
         const c = call(getPath(part, OI.TOOL_CALL_ID), getPath(part, OI.TOOL_CALL_FUNCTION_NAME), getPath(part, OI.TOOL_CALL_FUNCTION_ARGUMENTS_JSON));
         if (c) calls.push({ id: c.id ?? '', name: c.name, arguments: c.arguments });
       } else if (type === 'text' || type === undefined) {
@@ -150,7 +153,7 @@ function oiMessages(attrs: Record<string, unknown>, prefix: string): Message[] {
         if (typeof t === 'string') texts.push(t);
       }
     }
-    if (calls.length === 0) {
+    if (withCalls && calls.length === 0) {
       const legacy = call(undefined, getPath(m, OI.MESSAGE_FUNCTION_CALL_NAME), getPath(m, OI.MESSAGE_FUNCTION_CALL_ARGUMENTS_JSON));
       if (legacy) calls.push({ id: '', name: legacy.name, arguments: legacy.arguments });
     }
@@ -195,6 +198,49 @@ export function readOiOutput(span: AttributeCarrier): LlmOutput | undefined {
   const text = oi.find((m) => m.content !== undefined)?.content;
   if (text !== undefined) out.text = text;
   return out;
+}
+
+/**
+ * What `readOiOutput` says besides the calls: whether the span has output messages at all, and their text
+ * (the first message with content). For a reader whose calls came from another convention already: no
+ * call arguments are parsed, and when no output key can hold content (no `content` in any key, no
+ * structured value) the keys are only scanned, not unflattened.
+ */
+export function readOiOutputText(span: AttributeCarrier): { text?: string } | undefined {
+  const a = span.attributes;
+  const prefix = OI.LLM_OUTPUT_MESSAGES;
+  if (a[prefix] === undefined) {
+    const p = prefix + '.';
+    let present = false;
+    let mayHoldText = false;
+    for (const key in a) {
+      if (!key.startsWith(p)) continue;
+      const v = a[key];
+      if ((typeof v === 'object' && v !== null) || key.includes('content', p.length)) {
+        mayHoldText = true;
+        break;
+      }
+      // `indexed` keeps the entries whose first segment below the prefix is all digits.
+      if (!present) {
+        const dot = key.indexOf('.', p.length);
+        present = isDigits(key, p.length, dot === -1 ? key.length : dot);
+      }
+    }
+    if (!mayHoldText) return present ? {} : undefined;
+  }
+  const oi = oiMessages(a, prefix, false);
+  if (!oi.length) return undefined;
+  const text = oi.find((m) => m.content !== undefined)?.content;
+  return text !== undefined ? { text } : {};
+}
+
+function isDigits(s: string, from: number, to: number): boolean {
+  if (to <= from) return false;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 /** The request history from `llm.input_messages`; undefined when the span has none. */
