@@ -21,6 +21,47 @@ const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.pee
 const outdir = join(root, 'dist', 'cli');
 rmSync(join(outdir, 'chunks'), { recursive: true, force: true });
 
+// zod re-exports all of its ~60 message locales as `z.locales` (about half of its chunk; importing it cost
+// ~35 ms of every command's start). Nothing of ours reads `z.locales`, and the messages come from the
+// English locale, which zod installs itself (classic/schemas.js imports locales/en.js directly): so the
+// bundled `z.locales` holds English only, and every message stays the same.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), '..', 'locales', 'index.js'), namespace: 'zod-locales' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({ contents: 'export { default as en } from "./en.js";\n', resolveDir: dirname(args.path), loader: 'js' }));
+  },
+};
+
+// The providers' HTTP client needs undici's Agent only, but undici's index loads all of undici (fetch,
+// WebSocket, cookies, caches, mocks; its cookies module even reads globalThis.Headers, which loads Node's own
+// copy of undici): ~25 ms of every run's start. The client's `import { Agent } from 'undici'` gets what
+// the index does for an Agent: the request API on the Dispatcher prototype and the global dispatcher
+// (lib/global.js, which the index loads too). The same modules serve a later import of the whole index.
+const undiciRoot = join(root, 'node_modules', 'undici');
+const undiciAgentOnly = {
+  name: 'undici-agent-only',
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, (args) =>
+      /[\\/]providers[\\/]_http\.js$/.test(args.importer) ? { path: 'undici-agent', namespace: 'undici-agent' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'undici-agent' }, () => ({
+      contents: [
+        "import Dispatcher from './lib/dispatcher/dispatcher.js';",
+        "import api from './lib/api/index.js';",
+        "import './lib/global.js';",
+        "import Agent from './lib/dispatcher/agent.js';",
+        'Object.assign(Dispatcher.prototype, api);',
+        'export { Agent };',
+      ].join('\n'),
+      resolveDir: undiciRoot,
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
   entryPoints: [join(outdir, 'main.js')],
   outdir,
@@ -32,6 +73,7 @@ await build({
   target: 'node20',
   chunkNames: 'chunks/[name]-[hash]',
   external,
+  plugins: [zodEnglishOnly, undiciAgentOnly],
   // CommonJS dependencies (undici, commander) call require() for Node's own modules.
   banner: { js: "import { createRequire as __runspecRequire } from 'node:module'; const require = __runspecRequire(import.meta.url);" },
   sourcemap: true,

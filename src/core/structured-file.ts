@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { jsonTooDeepAt, MAX_JSON_NESTING, scanJson } from './json-scan.js';
+import { simpleToml } from './_simple-toml.js';
 import { dotPath, jsonLineIndex, lineColOf, tomlKeySegments, tomlLineFinder, type LineFinder, type PathSegment } from './lines.js';
 
 export type StructuredFormat = 'toml' | 'json';
@@ -206,7 +207,7 @@ export function parseTomlSlice(text: string, range: { start: number; end: number
   const offset = range.line - 1;
   let data: unknown;
   try {
-    data = parseToml(part);
+    data = simpleToml(text, range.start, range.end) ?? parseToml(part);
   } catch (err) {
     if (!(err instanceof TomlError)) throw err;
     const what = err.message.split('\n')[0]!.replace(/^Invalid TOML document:\s*/, '');
