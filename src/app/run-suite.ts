@@ -130,7 +130,22 @@ export async function loadToolsets(
 ): Promise<Map<string, Toolset>> {
   const setting = toolsetSetting(flag, project.env, project.config);
   const byCase = new Map<string, Toolset>();
-  for (const c of cases) byCase.set(c.id, ownToolsetOf(c, flag, project.env) ?? (await load(toolsetSpecOf(setting, c))));
+  // Asked of `load` once per spec (it loads each spec once anyway): no await per case of a large suite.
+  const bySpec = new Map<string, Toolset>();
+  for (const c of cases) {
+    const own = ownToolsetOf(c, flag, project.env);
+    if (own !== undefined) {
+      byCase.set(c.id, own);
+      continue;
+    }
+    const spec = toolsetSpecOf(setting, c);
+    let ts = bySpec.get(spec);
+    if (ts === undefined) {
+      ts = await load(spec);
+      bySpec.set(spec, ts);
+    }
+    byCase.set(c.id, ts);
+  }
   return byCase;
 }
 

@@ -22,6 +22,19 @@ const SPACES = /^[ \t]*$/;
 
 type Table = Record<string, unknown>;
 
+/** Keys seen before, as property-key strings: a key fresh from the text is looked up in V8's string table on every store. */
+const KEYS = new Map<string, string>();
+const MAX_KEYS = 1024;
+
+function keyOf(text: string): string {
+  let k = KEYS.get(text);
+  if (k === undefined) {
+    k = Object.keys({ [text]: 0 })[0]!;
+    if (KEYS.size < MAX_KEYS) KEYS.set(text, k);
+  }
+  return k;
+}
+
 function scalar(str: string | undefined, bool: string | undefined, num: string | undefined): unknown {
   if (str !== undefined) return str;
   if (bool !== undefined) return bool === 'true';
@@ -51,7 +64,7 @@ function inlineTable(inner: string): Table | undefined {
   for (;;) {
     const m = PAIR.exec(inner);
     if (m === null) return undefined;
-    const k = m[1]!;
+    const k = keyOf(m[1]!);
     if (k === '__proto__' || Object.hasOwn(out, k)) return undefined;
     out[k] = scalar(m[2], m[3], m[4]);
     if (m[5] === '') return out;
@@ -71,7 +84,7 @@ export function simpleToml(text: string, start: number, end: number): Table | un
   HEADER.lastIndex = i;
   const header = HEADER.exec(text);
   if (header !== null) {
-    const name = header[1]!;
+    const name = keyOf(header[1]!);
     if (name === '__proto__' || HEADER.lastIndex > end) return undefined;
     table = Object.create(null) as Table;
     root[name] = [table];
@@ -87,7 +100,7 @@ export function simpleToml(text: string, start: number, end: number): Table | un
     const m = LINE.exec(text);
     if (m === null || LINE.lastIndex > end || LINE.lastIndex === i) return undefined;
     i = LINE.lastIndex;
-    const k = m[1]!;
+    const k = keyOf(m[1]!);
     if (k === '__proto__' || Object.hasOwn(table, k)) return undefined;
     let v: unknown;
     if (m[5] !== undefined) v = array(m[5]);

@@ -29,10 +29,36 @@ export function sortKeys(value: unknown, depth = 0): unknown {
 /** Own enumerable keys in sort order (a sort allocates even when they are in order already). */
 function sortedKeys(value: object): string[] {
   const keys = Object.keys(value);
-  for (let i = 1; i < keys.length; i++) {
-    if (keys[i - 1]! > keys[i]!) return keys.sort();
+  return inOrder(keys) ? keys : keys.sort();
+}
+
+function inOrder(keys: readonly string[]): boolean {
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return false;
+  return true;
+}
+
+/** The last object's keys and their sort order: the objects hashed in one go mostly have one shape. */
+let lastKeys: string[] = [];
+let lastSorted: string[] = [];
+
+/** sortedKeys, reusing the last order when the keys are the same, in the same order. */
+function sortedKeysLike(value: object): string[] {
+  const keys = Object.keys(value);
+  if (keys.length === lastKeys.length && keys.every((k, i) => k === lastKeys[i])) return lastSorted;
+  lastKeys = keys;
+  lastSorted = inOrder(keys) ? keys : [...keys].sort();
+  return lastSorted;
+}
+
+/** JSON of a key, remembered for the few keys objects share. */
+const KEY_JSON = new Map<string, string>();
+function keyJson(key: string): string {
+  let json = KEY_JSON.get(key);
+  if (json === undefined) {
+    json = JSON.stringify(key);
+    if (KEY_JSON.size < 256) KEY_JSON.set(key, json);
   }
-  return keys;
+  return json;
 }
 
 /**
@@ -41,7 +67,7 @@ function sortedKeys(value: object): string[] {
  * parts, in one go.
  */
 export function canonicalObjectJson(value: Record<string, unknown>, memo: Map<object, string | undefined>, omit?: string): string {
-  const keys = sortedKeys(value);
+  const keys = sortedKeysLike(value);
   // JSON.stringify puts array-index keys first whatever the insertion order, and sortKeys' copy takes a
   // `__proto__` key as its prototype: such objects are left to canonicalJson.
   for (const k of keys) {
@@ -66,7 +92,7 @@ export function canonicalObjectJson(value: Record<string, unknown>, memo: Map<ob
       }
     } else text = JSON.stringify(sortKeys(v, 1));
     if (text === undefined) continue; // a function or symbol: JSON leaves the member out
-    out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${text}`;
+    out += `${out === '' ? '{' : ','}${keyJson(key)}:${text}`;
   }
   return out === '' ? '{}' : `${out}}`;
 }

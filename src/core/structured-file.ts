@@ -120,6 +120,8 @@ export function tomlHeaders(text: string): TomlHeader[] | undefined {
   let lineStart = 0;
   let depth = 0;
   let first = true; // no value character yet on this line
+  // The first bare header name ([[eval]]); a header of the same text needs no second look.
+  let bareName: string | undefined;
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 10) {
@@ -142,8 +144,9 @@ export function tomlHeaders(text: string): TomlHeader[] | undefined {
     } else if (c === 34 || c === 39) {
       const end = skipTomlString(text, i);
       if (end < 0) return undefined;
-      // A multi-line string may end on a later line; the rest of that line is no line start.
-      for (let k = i; k < end; k++) if (text.charCodeAt(k) === 10) line++;
+      // A multi-line string may end on a later line; the rest of that line is no line start. (A
+      // one-line string holds no newline: skipTomlString refuses one.)
+      if (text.charCodeAt(i + 1) === c && text.charCodeAt(i + 2) === c) for (let k = i; k < end; k++) if (text.charCodeAt(k) === 10) line++;
       i = end;
     } else if (c === 91 && depth === 0 && atStart) {
       const array = text.charCodeAt(i + 1) === 91;
@@ -159,7 +162,9 @@ export function tomlHeaders(text: string): TomlHeader[] | undefined {
         } else j++;
       }
       if (text.charCodeAt(j) !== 93 || (array && text.charCodeAt(j + 1) !== 93)) return undefined;
-      headers.push({ start: lineStart, line, keys: tomlKeySegments(text.slice(from, j)), array });
+      const name = text.slice(from, j);
+      headers.push({ start: lineStart, line, keys: name === bareName ? [name] : tomlKeySegments(name), array });
+      if (bareName === undefined && BARE_KEY.test(name)) bareName = name;
       i = j + (array ? 2 : 1);
     } else {
       if (c === 91 || c === 123) depth++;
@@ -169,6 +174,8 @@ export function tomlHeaders(text: string): TomlHeader[] | undefined {
   }
   return depth === 0 ? headers : undefined;
 }
+
+const BARE_KEY = /^[A-Za-z0-9_-]+$/;
 
 /** End (exclusive) of the TOML string opening at `i`, or -1 when it does not close. */
 function skipTomlString(text: string, i: number): number {

@@ -42,6 +42,11 @@ describe('canonicalJson', () => {
       JSON.parse('{"b":1,"__proto__":{"x":1},"a":2}') as Record<string, unknown>,
       Object.freeze({ only: Object.freeze({ sym: Symbol('s') }) }),
       {},
+      // Objects of one shape in a row, then the same keys in another order (the key order is remembered per shape).
+      { z: 1, id: 'x', a: 2 },
+      { z: 3, id: 'y', a: 4 },
+      { a: 5, id: 'z', z: 6 },
+      { id: 'w', z: 7 },
     ];
     const memo = new Map<object, string | undefined>();
     for (let round = 0; round < 2; round++) {
