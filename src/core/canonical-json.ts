@@ -37,28 +37,38 @@ function inOrder(keys: readonly string[]): boolean {
   return true;
 }
 
-/** The last object's keys and their sort order: the objects hashed in one go mostly have one shape. */
-let lastKeys: string[] = [];
-let lastSorted: string[] = [];
-
-/** sortedKeys, reusing the last order when the keys are the same, in the same order. */
-function sortedKeysLike(value: object): string[] {
-  const keys = Object.keys(value);
-  if (keys.length === lastKeys.length && keys.every((k, i) => k === lastKeys[i])) return lastSorted;
-  lastKeys = keys;
-  lastSorted = inOrder(keys) ? keys : [...keys].sort();
-  return lastSorted;
+/** The sort order of one shape of object: its keys, sorted, each with its JSON; `plain` false when canonicalJson must take it. */
+interface Shape {
+  keys: string[];
+  sorted: { key: string; json: string }[];
+  plain: boolean;
 }
 
-/** JSON of a key, remembered for the few keys objects share. */
-const KEY_JSON = new Map<string, string>();
-function keyJson(key: string): string {
-  let json = KEY_JSON.get(key);
-  if (json === undefined) {
-    json = JSON.stringify(key);
-    if (KEY_JSON.size < 256) KEY_JSON.set(key, json);
+/** The last object's shape: the objects hashed in one go mostly have one. */
+let lastShape: Shape = { keys: [], sorted: [], plain: true };
+
+function shapeOf(value: object): Shape {
+  const keys = Object.keys(value);
+  const last = lastShape.keys;
+  if (keys.length === last.length) {
+    let same = true;
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] !== last[i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return lastShape;
   }
-  return json;
+  const sorted = inOrder(keys) ? keys : [...keys].sort();
+  // JSON.stringify puts array-index keys first whatever the insertion order, and sortKeys' copy takes a
+  // `__proto__` key as its prototype: such objects are left to canonicalJson.
+  const plain = !sorted.some((k) => {
+    const c = k.charCodeAt(0);
+    return (c >= 48 && c <= 57) || k === '__proto__';
+  });
+  lastShape = { keys, sorted: sorted.map((key) => ({ key, json: JSON.stringify(key) })), plain };
+  return lastShape;
 }
 
 /**
@@ -67,32 +77,28 @@ function keyJson(key: string): string {
  * parts, in one go.
  */
 export function canonicalObjectJson(value: Record<string, unknown>, memo: Map<object, string | undefined>, omit?: string): string {
-  const keys = sortedKeysLike(value);
-  // JSON.stringify puts array-index keys first whatever the insertion order, and sortKeys' copy takes a
-  // `__proto__` key as its prototype: such objects are left to canonicalJson.
-  for (const k of keys) {
-    const c = k.charCodeAt(0);
-    if ((c >= 48 && c <= 57) || k === '__proto__') {
-      if (omit === undefined) return canonicalJson(value);
-      const { [omit]: _omitted, ...rest } = value;
-      return canonicalJson(rest);
-    }
+  const shape = shapeOf(value);
+  if (!shape.plain) {
+    if (omit === undefined) return canonicalJson(value);
+    const { [omit]: _omitted, ...rest } = value;
+    return canonicalJson(rest);
   }
   let out = '';
-  for (const key of keys) {
+  for (const { key, json } of shape.sorted) {
     if (key === omit) continue;
     const v = value[key];
     if (v === undefined) continue;
     let text: string | undefined;
-    if (v !== null && typeof v === 'object' && Object.isFrozen(v)) {
-      if (memo.has(v)) text = memo.get(v);
-      else {
+    if (typeof v === 'string') text = JSON.stringify(v);
+    else if (v !== null && typeof v === 'object' && Object.isFrozen(v)) {
+      text = memo.get(v);
+      if (text === undefined && !memo.has(v)) {
         text = JSON.stringify(sortKeys(v, 1));
         memo.set(v, text);
       }
     } else text = JSON.stringify(sortKeys(v, 1));
     if (text === undefined) continue; // a function or symbol: JSON leaves the member out
-    out += `${out === '' ? '{' : ','}${keyJson(key)}:${text}`;
+    out += `${out === '' ? '{' : ','}${json}:${text}`;
   }
   return out === '' ? '{}' : `${out}}`;
 }
