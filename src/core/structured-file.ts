@@ -210,18 +210,17 @@ function skipTomlString(text: string, i: number): number {
  * line index is built on first use (most parts never need one).
  */
 export function parseTomlSlice(text: string, range: { start: number; end: number; line: number }, opts: StructuredOptions): StructuredText {
-  const part = text.slice(range.start, range.end);
   const offset = range.line - 1;
   let data: unknown;
   try {
-    data = simpleToml(text, range.start, range.end) ?? parseToml(part);
+    data = simpleToml(text, range.start, range.end) ?? parseToml(text.slice(range.start, range.end));
   } catch (err) {
     if (!(err instanceof TomlError)) throw err;
     const what = err.message.split('\n')[0]!.replace(/^Invalid TOML document:\s*/, '');
     throw opts.error(`${opts.file}:${err.line + offset}:${err.column}: TOML syntax error: ${what}`, { hint: opts.syntaxHint ?? DEFAULT_SYNTAX_HINT.toml, cause: err });
   }
   let finder: LineFinder | undefined;
-  return { data, format: 'toml', lines: (path) => (finder ??= tomlLineFinder(part))(path) + offset };
+  return { data, format: 'toml', lines: (path) => (finder ??= tomlLineFinder(text.slice(range.start, range.end)))(path) + offset };
 }
 
 /** `file:line: field: message` for one zod issue. */
