@@ -211,19 +211,7 @@ class DirectSpan implements Span, ReadableSpan {
       if (!isTimeInput(timeStamp)) timeStamp = attributesOrStartTime;
       attributesOrStartTime = undefined;
     }
-    const sanitized = sanitizeAttributes(attributesOrStartTime);
-    const attributes: Attributes = {};
-    let droppedAttributesCount = 0;
-    let count = 0;
-    for (const key in sanitized) {
-      if (!Object.prototype.hasOwnProperty.call(sanitized, key)) continue;
-      if (count >= attributePerEventCountLimit) {
-        droppedAttributesCount++;
-        continue;
-      }
-      attributes[key] = copyValue(sanitized[key]);
-      count++;
-    }
+    const { attributes, droppedAttributesCount } = limitedAttributes(attributesOrStartTime, attributePerEventCountLimit);
     this.events.push({ name, attributes, time: this.time(timeStamp), droppedAttributesCount });
     return this;
   }
@@ -240,19 +228,7 @@ class DirectSpan implements Span, ReadableSpan {
       this.links.shift();
       this.droppedLinksCount++;
     }
-    const sanitized = sanitizeAttributes(link.attributes);
-    const attributes: Attributes = {};
-    let droppedAttributesCount = 0;
-    let count = 0;
-    for (const key in sanitized) {
-      if (!Object.prototype.hasOwnProperty.call(sanitized, key)) continue;
-      if (count >= attributePerLinkCountLimit) {
-        droppedAttributesCount++;
-        continue;
-      }
-      attributes[key] = copyValue(sanitized[key]);
-      count++;
-    }
+    const { attributes, count, droppedAttributesCount } = limitedAttributes(link.attributes, attributePerLinkCountLimit);
     const processed: Link = { context: link.context };
     if (count > 0) processed.attributes = attributes;
     if (droppedAttributesCount > 0) processed.droppedAttributesCount = droppedAttributesCount;
@@ -342,3 +318,20 @@ function copyValue(value: AttributeValue | undefined): AttributeValue | undefine
   return Array.isArray(value) ? value.map((v: unknown) => v) as AttributeValue : value;
 }
 
+/** An event's or a link's attributes as the SDK keeps them: sanitised, values copied, at most `limit`. */
+function limitedAttributes(input: Attributes | undefined, limit: number): { attributes: Attributes; count: number; droppedAttributesCount: number } {
+  const sanitized = sanitizeAttributes(input);
+  const attributes: Attributes = {};
+  let droppedAttributesCount = 0;
+  let count = 0;
+  for (const key in sanitized) {
+    if (!Object.prototype.hasOwnProperty.call(sanitized, key)) continue;
+    if (count >= limit) {
+      droppedAttributesCount++;
+      continue;
+    }
+    attributes[key] = copyValue(sanitized[key]);
+    count++;
+  }
+  return { attributes, count, droppedAttributesCount };
+}
