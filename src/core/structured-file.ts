@@ -5,7 +5,6 @@ import { readFileSync } from 'node:fs';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { jsonTooDeepAt, MAX_JSON_NESTING, scanJson } from './json-scan.js';
-import { simpleToml } from './_simple-toml.js';
 import { dotPath, jsonLineIndex, lineColOf, tomlKeySegments, tomlLineFinder, type LineFinder, type PathSegment } from './lines.js';
 
 export type StructuredFormat = 'toml' | 'json';
@@ -213,7 +212,7 @@ export function parseTomlSlice(text: string, range: { start: number; end: number
   const offset = range.line - 1;
   let data: unknown;
   try {
-    data = simpleToml(text, range.start, range.end) ?? parseToml(text.slice(range.start, range.end));
+    data = parseToml(text.slice(range.start, range.end));
   } catch (err) {
     if (!(err instanceof TomlError)) throw err;
     const what = err.message.split('\n')[0]!.replace(/^Invalid TOML document:\s*/, '');
