@@ -358,8 +358,10 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   for (const w of project.env.warnings.splice(0)) ctx.warn(w);
   // The OpenTelemetry SDK costs a noticeable share of start-up time: load it only when it is used, and on a
   // worker thread, beside the run's loop (off-thread.ts).
+  const todo = opts.cases.filter((c) => !prior.has(c.id));
+  const totalSamples = todo.reduce((n, c) => n + sampleCount(c, flags.samples), 0);
   const telemetry = telemetryConfig.enabled
-    ? await (await import('../telemetry/off-thread.js')).createRunTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION, worker: telemetryWorker(project) })
+    ? await (await import('../telemetry/off-thread.js')).createRunTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION, worker: telemetryWorker(project), traces: totalSamples })
     : undefined;
 
   // Bounds (RUNSPEC_CONCURRENCY 1 to 256...) are checked by the resolver, so `config` rejects them too.
@@ -380,8 +382,6 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
 
   let run: SuiteRunResult;
   try {
-    const todo = opts.cases.filter((c) => !prior.has(c.id));
-    const totalSamples = todo.reduce((n, c) => n + sampleCount(c, flags.samples), 0);
     opts.progress?.start(totalSamples, opts.providerLabel);
     run = await runSuite({
       cases: opts.cases,

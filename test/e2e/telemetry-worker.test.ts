@@ -125,6 +125,15 @@ describe('telemetry on a worker thread (built modules)', () => {
     for (const t of [worker, local, auto]) await t.shutdown();
   });
 
+  it('on two cores takes the worker only for runs of MIN_TRACES_FOR_WORKER traces or more', async () => {
+    const config = otlpConfig('http://127.0.0.1:9', false);
+    const small = await offThread.createRunTelemetry(config, { traces: offThread.MIN_TRACES_FOR_WORKER - 1 });
+    const large = await offThread.createRunTelemetry(config, { traces: offThread.MIN_TRACES_FOR_WORKER });
+    const cores = availableParallelism();
+    expect({ smallInProcess: 'tracer' in small, largeInProcess: 'tracer' in large }).toEqual({ smallInProcess: cores < offThread.MIN_CORES_FOR_WORKER, largeInProcess: cores < 2 });
+    for (const t of [small, large]) await t.shutdown();
+  });
+
   it.each([
     { name: 'content off', captureContent: false },
     { name: 'content captured', captureContent: true },
