@@ -14,6 +14,7 @@ import { createAtomicFileWriter } from '../core/atomic-write.js';
 import {
   isCaseRecord,
   openResultsLog,
+  readLogLine,
   scanLogLines,
   type LogSpan,
   type ResultsLogHeader,
@@ -82,7 +83,7 @@ export async function openRunRecorder(logFile: string, header: ResultsLogHeader,
   const log: ResultsLogWriter = await openResultsLog(logFile, { ...header, version: 2 }, opts);
   // A fresh log of distinct cases is folded as it is written (see DocumentFold); a resumed one is
   // folded from the log when the document is written, as its prior cases may be run again.
-  const fold = opts.resume ? undefined : DocumentFold.of(header.caseIds);
+  let fold = opts.resume ? undefined : DocumentFold.of(header.caseIds);
   return {
     logFile,
     prior,
@@ -94,7 +95,10 @@ export async function openRunRecorder(logFile: string, header: ResultsLogHeader,
     },
     close: () => log.close(),
     writeDocument(file, { meta, iteration, caseIds }) {
-      return streamDocument(file, { logFile, spans, meta, iteration, caseIds, fold: fold?.sameOrder(caseIds) ? fold : undefined });
+      // The document completes the fold's sums in place: a second document is folded from the log.
+      const used = fold?.sameOrder(caseIds) ? fold : undefined;
+      fold = undefined;
+      return streamDocument(file, { logFile, spans, meta, iteration, caseIds, fold: used });
     },
   };
 }
@@ -243,9 +247,12 @@ function streamDocument(
           const rec: unknown = JSON.parse(text);
           if (!isCaseRecord(rec)) continue;
           const entry: CaseEntry = 'entry' in rec ? rec.entry : caseEntryOf(rec.result);
-          foldFacts(facts, caseId, entry);
-          acc.add('entry' in rec ? caseResultOf(caseId, entry) : rec.result);
-          passRates[caseId] = entry.pass_rate;
+          // A folded case is in the sums already, whatever its line looks like.
+          if (i >= folded) {
+            foldFacts(facts, caseId, entry);
+            acc.add('entry' in rec ? caseResultOf(caseId, entry) : rec.result);
+            passRates[caseId] = entry.pass_rate;
+          }
           line(caseId, 'entry' in rec ? entryJsonOf(text, caseId) ?? JSON.stringify(entry) : JSON.stringify(entry));
         }
       },
@@ -273,7 +280,10 @@ class LogWindow {
   constructor(private readonly fd: number) {}
 
   read(span: LogSpan): string {
-    if (span.offset < this.start || span.offset + span.length > this.end) {
+    // A line before the window (a resumed log holds re-run cases after later ones) is read on its own,
+    // and the window stays where the document's order goes on.
+    if (span.offset < this.start) return readLogLine(this.fd, span);
+    if (span.offset + span.length > this.end) {
       const size = Math.max(LOG_WINDOW_BYTES, span.length);
       if (this.buf.length < size) this.buf = Buffer.allocUnsafe(size);
       let got = 0;

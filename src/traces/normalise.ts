@@ -461,15 +461,8 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
     toolCalls,
     status: root.statusCode === 2 ? 'error' : 'ok',
     usage,
-    trace: runSpanIds
-      ? {
-          traceId: trace.traceId,
-          rootSpanId: root.spanId,
-          get spanIds() {
-            return spanIdsOfCalls();
-          },
-        }
-      : { traceId: trace.traceId, rootSpanId: root.spanId },
+    // The public normaliseTrace returns plain writable fields; the scorer never reads the map.
+    trace: runSpanIds ? { traceId: trace.traceId, rootSpanId: root.spanId, spanIds: spanIdsOfCalls() } : { traceId: trace.traceId, rootSpanId: root.spanId },
   };
   const model = modelCalls.find((m) => m.responseModel ?? m.requestModel);
   if (model) run.model = (model.responseModel ?? model.requestModel)!;
@@ -498,12 +491,19 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
     get rootAttributes() {
       return (rootAttributes ??= { ...root.resource, ...ra });
     },
+    set rootAttributes(value) {
+      rootAttributes = value;
+    },
     spanAttributes: spans.map((s) => s.attributes),
     producers: [],
     llmSpanIds: llmSpans.map((s) => s.spanId),
     toolSpanIds: toolSpans.map((s) => s.spanId),
+    // Built on first read (scoring never reads it), and writable like the field it stands for.
     get callSpanIds() {
       return spanIdsOfCalls();
+    },
+    set callSpanIds(value) {
+      callSpanIds = value;
     },
   };
   if (caseId !== undefined) info.caseId = caseId;

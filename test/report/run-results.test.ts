@@ -122,6 +122,10 @@ describe('run results: log then streamed document', () => {
       for (const r of order) rec.add(r);
       await rec.close();
       const folded = rec.writeDocument(join(dir, 'folded.json'), { meta, iteration, caseIds: ids });
+      // A second document from the same recorder counts every case once too.
+      const second = rec.writeDocument(join(dir, 'second.json'), { meta, iteration, caseIds: ids });
+      expect(readFileSync(join(dir, 'second.json'), 'utf8')).toBe(readFileSync(join(dir, 'folded.json'), 'utf8'));
+      expect(second).toEqual(folded);
       const again = await openRunRecorder(log, header(ids), { resume: true });
       await again.close();
       const parsed = again.writeDocument(join(dir, 'parsed.json'), { meta, iteration, caseIds: ids });

@@ -77,6 +77,16 @@ describe('our own traces (rendered by src/telemetry)', () => {
     expect(r.run.toolCalls[0]!.result).toBe('[]');
   });
 
+  it('returns plain writable fields: the span ids by call, the root attributes', () => {
+    const r = ok(rendered(true));
+    expect(r.run.trace?.spanIds).toBe(r.info.callSpanIds);
+    expect(Object.keys(r.info.callSpanIds)).toEqual(['call_a', 'call_b']);
+    r.info.callSpanIds = { other: 'x' };
+    r.info.rootAttributes = { replaced: true };
+    r.run.trace!.spanIds = {};
+    expect([r.info.callSpanIds, r.info.rootAttributes, r.run.trace!.spanIds]).toEqual([{ other: 'x' }, { replaced: true }, {}]);
+  });
+
   it('still finds the calls by name when content capture was off', () => {
     const r = ok(rendered(false));
     expect(r.run.toolCalls.map((t) => t.call.name)).toEqual(['search_runnables', 'service_status']);
