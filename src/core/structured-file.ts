@@ -197,8 +197,11 @@ function skipTomlString(text: string, i: number): number {
   for (let j = i + 1; j < n; j++) {
     const c = text.charCodeAt(j);
     if (c === 10) return -1;
-    if (basic && c === 92) j++;
-    else if (c === q) return j + 1;
+    if (basic && c === 92) {
+      // An escaped newline is no escape in a one-line string: not a string this scan knows.
+      if (text.charCodeAt(j + 1) === 10 || text.charCodeAt(j + 1) === 13) return -1;
+      j++;
+    } else if (c === q) return j + 1;
   }
   return -1;
 }

@@ -42,10 +42,6 @@ export class JsonText {
     private readonly tail?: { text: string; bytes: Buffer },
   ) {}
 
-  get text(): string {
-    return this.tail ? this.head + this.tail.text : this.head;
-  }
-
   /** What goes on the wire: the text's UTF-8 bytes (the shared part copied, not encoded again). */
   body(): Buffer | string {
     return (this.encoded ??= this.tail ? Buffer.concat([Buffer.from(this.head, 'utf8'), this.tail.bytes]) : this.head);

@@ -8,7 +8,9 @@
 // before start clamped, spans handed to the processor as they end. It is used only where the SDK would
 // decide the same: the default sampler and no attribute value length limit (see directTracerEligible);
 // anything else renders through the SDK's own Tracer. Wire bytes are the same either way
-// (test/telemetry/direct-tracer.test.ts).
+// (test/telemetry/direct-tracer.test.ts compares them against the installed SDK's Tracer, so a change of
+// the SDK's rules fails it). Written against @opentelemetry/sdk-trace-base 2.12 (Span and Tracer of
+// @opentelemetry/sdk-trace 2.12).
 import {
   context as activeContext,
   diag,
@@ -36,7 +38,7 @@ import type { Resource } from '@opentelemetry/resources';
 import type { IdGenerator, ReadableSpan, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace-base';
 
 /** The span limits the session's provider runs with (its explicit ones; the rest as the SDK reads them). */
-export interface DirectSpanLimits {
+interface DirectSpanLimits {
   attributeCountLimit: number;
   eventCountLimit: number;
   linkCountLimit: number;
@@ -91,12 +93,17 @@ export function createDirectTracer(setup: DirectSetup): Tracer {
     if (!sampled) return trace.wrapSpanContext({ traceId, spanId, traceFlags: TraceFlags.NONE, traceState });
     return new DirectSpan(setup, { traceId, spanId, traceFlags: TraceFlags.SAMPLED, traceState }, name, options, valid);
   };
-  return {
-    startSpan,
-    startActiveSpan: () => {
-      throw new Error('direct tracer: startActiveSpan is not supported');
-    },
-  } as Tracer;
+  // As the SDK's Tracer: (name, fn), (name, options, fn) or (name, options, context, fn); fn runs with the
+  // span active in the context and its result is returned.
+  const startActiveSpan = (name: string, ...rest: unknown[]): unknown => {
+    const fn = rest[rest.length - 1];
+    if (typeof fn !== 'function') return undefined;
+    const options = rest.length >= 2 ? (rest[0] as SpanOptions | undefined) : undefined;
+    const parent = (rest.length >= 3 ? (rest[1] as Context | undefined) : undefined) ?? activeContext.active();
+    const span = startSpan(name, options, parent);
+    return activeContext.with(trace.setSpan(parent, span), fn as (span: Span) => unknown, undefined, span);
+  };
+  return { startSpan, startActiveSpan } as Tracer;
 }
 
 class DirectSpan implements Span, ReadableSpan {
@@ -148,7 +155,10 @@ class DirectSpan implements Span, ReadableSpan {
     }
   }
 
-  /** True, with arrays copied in place, when setting these one by one would keep all of them as they are. */
+  /**
+   * True when setting these one by one would keep all of them as they are; then (and only then) their
+   * arrays are copied in place, as the SDK copies them.
+   */
   private adoptable(attributes: Attributes): boolean {
     // Object.keys lists what Span's for-in with its own-property check visits, in the same order.
     const keys = Object.keys(attributes);
@@ -157,7 +167,10 @@ class DirectSpan implements Span, ReadableSpan {
       const key = keys[i]!;
       const value = attributes[key];
       if (key.length === 0 || value == null || !isAttributeValue(value)) return false;
-      if (Array.isArray(value)) attributes[key] = value.slice();
+    }
+    for (let i = 0; i < keys.length; i++) {
+      const value = attributes[keys[i]!];
+      if (Array.isArray(value)) attributes[keys[i]!] = value.slice();
     }
     this.attributesCount = keys.length;
     return true;

@@ -134,7 +134,7 @@ export function createSdkTelemetry(
   const scope = (tracer as { instrumentationScope?: InstrumentationScope }).instrumentationScope;
   const caseTracer: Tracer =
     eligible && scope
-      ? createDirectTracer({ sampler: eligible.sampler, resource, scope, idGenerator, processor, limits: { ...spanLimits, ...eligible } })
+      ? createDirectTracer({ sampler: eligible.sampler, resource, scope, idGenerator, processor, limits: { ...spanLimits, attributePerEventCountLimit: eligible.attributePerEventCountLimit, attributePerLinkCountLimit: eligible.attributePerLinkCountLimit } })
       : tracer;
   let pending: AnnotationTarget[] = [];
   let closed = false;

@@ -145,6 +145,21 @@ describe('direct tracer: the same spans on the wire as the SDK tracer', () => {
     expectSameWire(sdk, direct);
   });
 
+  it('startActiveSpan runs the function with the span and returns its result, as the SDK tracer does', async () => {
+    const parent = trace.setSpanContext(ROOT_CONTEXT, { traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), traceFlags: 1 });
+    const results: unknown[] = [];
+    const { sdk, direct } = await bothWays((tracer) => {
+      results.push(tracer.startActiveSpan('bare', (span) => (span.setAttribute('k', 1), span.end(), 'a')));
+      results.push(tracer.startActiveSpan('with options', { kind: SpanKind.CLIENT, attributes: { x: 'y' } }, (span) => (span.end(), 'b')));
+      results.push(tracer.startActiveSpan('with a parent', {}, parent, (span) => (span.end(), 'c')));
+    });
+    expect(results).toEqual(['a', 'b', 'c', 'a', 'b', 'c']);
+    expect(direct.find((s) => s.name === 'with a parent')?.parentSpanContext?.spanId).toBe('cd'.repeat(8));
+    // Started at "now": the same wire but for the clock.
+    const untimed = (spans: ReadableSpan[]) => Buffer.from(JsonTraceSerializer.serializeRequest(spans)!).toString('utf8').replace(/"(start|end)TimeUnixNano":"?\d+"?/g, '"$1TimeUnixNano":0');
+    expect(untimed(direct)).toBe(untimed(sdk));
+  });
+
   it('counts attributes over the limit as dropped, as the SDK does', async () => {
     const many: Attributes = {};
     for (let i = 0; i < 12; i++) many[`k${i}`] = i;
