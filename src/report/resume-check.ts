@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { closeSync, existsSync, openSync, renameSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { canonicalJson, canonicalObjectJson } from '../core/canonical-json.js';
+import { canonicalJson } from '../core/canonical-json.js';
 import type { Case } from '../types/case.js';
 import type { CaseResult } from '../types/verdict.js';
 import { readLogLine, type ResultsLogHeader } from './results-file.js';
@@ -29,11 +29,10 @@ export const RESOLVED_SETTINGS_KEY = 'resolved';
 /** A digest of each case's content, so `--resume` notices a case edited since the log was written. */
 export function caseDigests(cases: readonly Case[]): Record<string, string> {
   const out: Record<string, string> = {};
-  // The frozen parts the cases of a file share (tags, settings, expectations) are serialised once.
-  const shared = new Map<object, string | undefined>();
   for (const c of cases) {
+    const { source: _source, ...content } = c as Case & { source?: unknown };
     // The first 8 bytes as hex: a string of its own (a slice of the 64-digit hex would keep it alive).
-    out[c.id] = hash('sha256', canonicalObjectJson(c as unknown as Record<string, unknown>, shared, 'source'), 'buffer').toString('hex', 0, 8);
+    out[c.id] = hash('sha256', canonicalJson(content), 'buffer').toString('hex', 0, 8);
   }
   return out;
 }

@@ -4,19 +4,15 @@
 // posted to a worker.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { OtlpCompression, OtlpProtocol, TelemetryConfig } from '../config/telemetry.js';
+import type { TelemetryConfig, TelemetryExporterConfig } from '../config/telemetry.js';
 
-export type ExporterSpec =
-  | { kind: 'file'; path: string }
-  | {
-      kind: 'otlp';
-      url: string;
-      protocol: OtlpProtocol;
-      headers: Record<string, string>;
-      compression: OtlpCompression;
-      timeoutMs: number;
-      tls: { ca?: Buffer; cert?: Buffer; key?: Buffer };
-    };
+/** The config's OTLP exporter with its TLS files read (contents instead of paths) and its timeout. */
+type OtlpExporterSpec = Omit<Extract<TelemetryExporterConfig, { kind: 'otlp' }>, 'caFile' | 'clientCertFile' | 'clientKeyFile'> & {
+  timeoutMs: number;
+  tls: { ca?: Buffer; cert?: Buffer; key?: Buffer };
+};
+
+export type ExporterSpec = { kind: 'file'; path: string } | OtlpExporterSpec;
 
 /** Resolve the exporter of a config; throws when a TLS file cannot be read. */
 export function resolveExporterSpec(config: TelemetryConfig, fileName: string | undefined): { spec: ExporterSpec; destination: string } {
