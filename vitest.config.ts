@@ -10,7 +10,7 @@ export default defineConfig({
     maxWorkers: 2,
     reporters: ['default'],
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', '**/node_modules/**'] } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/integration/**', '**/node_modules/**'] } },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
     ],
   },
