@@ -4,11 +4,12 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { REASONING_EFFORTS, TOOL_MODES } from '../core/vocabulary.js';
 import { loadStructuredFile } from '../core/structured-file.js';
+import { TargetSchema } from './targets.js';
 
 /** OTLP protocols we export with (OTEL_EXPORTER_OTLP_PROTOCOL, `[telemetry] protocol`). */
 export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
 
-/** `runspec.toml`: [llm], [toolset], [telemetry], [sync], [fixtures], [providers.NAME]. */
+/** `runspec.toml`: [llm], [toolset], [telemetry], [sync], [fixtures], [providers.NAME], [targets.NAME]. */
 export const ProviderProfileSchema = z
   .object({
     kind: z.enum(['openai', 'anthropic', 'mock', 'replay']),
@@ -91,6 +92,8 @@ export const ConfigFileSchema = z
     trajectory: z.object({ sandbox: z.enum(['bwrap', 'none']).optional() }).strict().optional(),
     fixtures: z.object({ plugins: z.array(z.string()).optional() }).strict().optional(),
     providers: z.record(z.string(), ProviderProfileSchema).optional(),
+    /** What is under test, by name (`--target NAME`): config/targets.ts. */
+    targets: z.record(z.string(), TargetSchema).optional(),
   })
   .strict();
 

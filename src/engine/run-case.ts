@@ -12,6 +12,7 @@ import { commandEnvFor, executeWorkspaceTool, isWorkspaceTool } from './workspac
 import type { CommandSandbox } from './sandbox/command.js';
 import { createWorktree, type Worktree } from './worktree.js';
 import { withTotal } from '../core/tokens.js';
+import { caseInputOf } from '../core/case-input.js';
 
 // The headless agent loop. Decision mode (runspec): lay the toolset out, let discovery tools resolve
 // for real, capture the first call to a runnable as the terminal action, never execute it. Trajectory
@@ -115,10 +116,12 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
   // Tool permissions and mock counters are for trajectory turns; a decision run never reads them.
   const perms = mode !== 'decision' ? permissionsFor(c) : undefined;
   const mocks = mode !== 'decision' ? newMockCounters() : undefined;
-  const systemPrompt = opts.systemPrompt ?? (mode === 'decision' ? DEFAULT_DECISION_SYSTEM_PROMPT : DEFAULT_TRAJECTORY_SYSTEM_PROMPT);
+  // The case's own system prompt wins over the run's; vars fill the prompt, history and system prompt.
+  const input = caseInputOf(c, { system: opts.systemPrompt ?? (mode === 'decision' ? DEFAULT_DECISION_SYSTEM_PROMPT : DEFAULT_TRAJECTORY_SYSTEM_PROMPT) });
   const messages: Message[] = [];
-  if (systemPrompt) messages.push({ role: 'system', content: systemPrompt });
-  messages.push({ role: 'user', content: c.prompt });
+  if (input.system) messages.push({ role: 'system', content: input.system });
+  for (const m of input.messages) messages.push({ role: m.role, content: m.content });
+  messages.push({ role: 'user', content: input.prompt });
 
   const cancel = (): void => {
     run.status = 'cancelled';

@@ -136,8 +136,24 @@ export interface CaseSettings {
   allowToolErrors?: boolean;
 }
 
+/** A turn of history before the prompt. */
+export interface CaseMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export type CaseVars = Record<string, string | number | boolean>;
+
 export interface Case {
   id: string;
+  /** Conversation history sent before the prompt (`messages`). */
+  messages?: CaseMessage[];
+  /** The case's system prompt (`system`, or its suite's default). */
+  system?: string;
+  /** `{{vars.NAME}}` values (the suite's merged under the case's). */
+  vars?: CaseVars;
+  /** Extra request headers for http targets (the suite's merged under the case's). */
+  headers?: Record<string, string>;
   /** Canned results for tools without an implementation (`tool_mocks`); win over the toolset's mocks. */
   toolMocks?: ToolMocks;
   suite?: string;

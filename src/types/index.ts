@@ -5,6 +5,8 @@ export type {
   Case,
   CaseGate,
   CaseMatchRule,
+  CaseMessage,
+  CaseVars,
   CaseMode,
   GateMetric,
   GateOperator,
