@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'REPLAY_STALE'
   | 'MCP'
   | 'COLLECTOR'
+  | 'TARGET'
   | 'CANCELLED'
   | 'INTERNAL';
 
@@ -46,6 +47,7 @@ export const EXIT_CODES: Record<ErrorCode, 2 | 3> = {
   PROVIDER_RESPONSE: 3,
   MCP: 3,
   COLLECTOR: 3,
+  TARGET: 3,
   CANCELLED: 3,
   INTERNAL: 3,
 };

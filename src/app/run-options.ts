@@ -56,6 +56,12 @@ export interface RunFlags {
   verbose?: boolean;
   unsafeHostCommands?: boolean;
   script?: string;
+  /** `--target NAME`: a `[targets.NAME]` of runspec.toml (model, module, http or command). */
+  target?: string;
+  /** `--quiet-ms`: an agent's trace is complete once our root ended and no span arrived for this long. */
+  quietMs?: number;
+  /** `--trace-timeout` (ms): the longest wait for an agent's trace; then the sample is `incomplete`. */
+  traceTimeout?: number;
 }
 
 /** Flags whose values are paths: stored absolute in the results log so `--resume` works from anywhere. */

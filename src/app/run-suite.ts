@@ -39,6 +39,8 @@ import { chooseCommandSandbox } from '../engine/sandbox/select.js';
 import { sweepStaleWorktrees } from '../engine/worktree-sweep.js';
 import { ensureOutputDir } from '../report/out-path.js';
 import { safeText } from '../core/safe-text.js';
+import type { AgentTargetConfig, TargetConfig, TargetKind } from '../config/targets.js';
+import { isAgentTarget, openAgentTarget, targetConfigOf, type OpenedAgentTarget } from './agent-target.js';
 import { CASE_DIGESTS_KEY, RESOLVED_SETTINGS_KEY, caseDigests, checkResumeHeader, moveAsideOldLog, retryOnResume } from '../report/resume-check.js';
 
 export interface LoadedProject {
@@ -271,6 +273,12 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Sample progress (the CLI draws a bar). */
   progress?: RunProgress;
+  /** The target under test, for the results meta (default: a model target named after the provider). */
+  target?: { name: string; kind: TargetKind };
+  /** An agent target: its per-sample function and scoring replace the engine's model loop. */
+  agent?: Pick<OpenedAgentTarget, 'runCase' | 'scoring'>;
+  /** A model target's system prompt (wins over [llm] system_prompt; --system-prompt wins over it). */
+  systemPrompt?: string;
 }
 
 /** Progress of one provider's run, sample by sample. */
@@ -369,7 +377,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   const toolMode = settings.toolMode.value;
   const concurrency = settings.concurrency.value;
   const threshold = flags.threshold ?? 1;
-  const systemPrompt = systemPromptOf(ctx, project, flags);
+  const systemPrompt = flags.systemPrompt ? systemPromptOf(ctx, project, flags) : (opts.systemPrompt ?? systemPromptOf(ctx, project, flags));
 
   const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
     { unsafeHostCommands: flags.unsafeHostCommands, configured: project.config.trajectory?.sandbox, bwrap: project.env.get('RUNSPEC_BWRAP'), searchPath: project.env.get('PATH') },
@@ -412,6 +420,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
         if (p.worktree) ctx.err(`kept worktree of ${p.caseId} sample ${p.sample}: ${p.worktree}`);
       },
       onWarning: (w) => ctx.warn(w),
+      ...(opts.agent ? { runCase: opts.agent.runCase, scoring: opts.agent.scoring } : {}),
     });
   } finally {
     opts.progress?.stop();
@@ -427,6 +436,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     run_id: runId,
     started: startedAt,
     provider: opts.providerLabel,
+    target: opts.target ?? { name: opts.providerLabel, kind: 'model' },
     finished: new Date().toISOString(),
     tool: 'runspec-eval',
     version: VERSION,
@@ -579,6 +589,12 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     }
   }
   const project = loadProject(ctx);
+  // `--target NAME` names a [targets.NAME]; a model target is its provider with its own settings.
+  const single = flags.target !== undefined ? targetConfigOf(project.config, flags.target) : undefined;
+  if (single && !isAgentTarget(single)) flags = withModelTarget(flags, single);
+  if (single && isAgentTarget(single) && options.record) {
+    throw new UsageError('USAGE', `record --target ${flags.target}: a ${single.kind} target has no model requests to record`, { hint: 'record a model target or a provider' });
+  }
   // The telemetry worker loads the OpenTelemetry SDK while the cases and toolsets load (off-thread.ts).
   if (flags.telemetry !== false) (await import('../telemetry/off-thread.js')).prewarmTelemetryWorker({ worker: telemetryWorker(project) });
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
@@ -588,33 +604,61 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
   const common = { cases, allIds, toolsets, project, suiteLabel, signal: options.signal, progress: options.progress };
 
   if (options.compare) {
-    // Build every provider before running any, so a typo in the second name fails before the first run.
-    const built = options.compare.map((name) => ({ name, provider: buildProvider(ctx, project, name, flags) }));
+    // Build every provider (or check every target) before running any, so a typo in the second name fails first.
+    const built = options.compare.map((name) => {
+      const target = project.config.targets?.[name];
+      if (target && isAgentTarget(target)) return { name, target };
+      const perFlags: RunFlags = target ? withModelTarget({ ...flags, target: name }, target) : { ...flags, provider: name };
+      return { name, target, perFlags, provider: buildProvider(ctx, project, perFlags.provider!, perFlags) };
+    });
     const runs: RunEvalOutcome['runs'] = [];
-    for (const { name, provider } of built) {
+    for (const b of built) {
       let finalFile: string | undefined;
       if (flags.out) {
         const base = resultsPaths({ projectDir: ctx.projectDir, runId: 'x', out: flags.out, cwd: ctx.cwd }).finalFile;
-        finalFile = base.endsWith('.json') ? `${base.slice(0, -5)}.${safeLabel(name)}.json` : `${base}.${safeLabel(name)}.json`;
+        finalFile = base.endsWith('.json') ? `${base.slice(0, -5)}.${safeLabel(b.name)}.json` : `${base}.${safeLabel(b.name)}.json`;
       }
-      const perProvider: RunFlags = { ...flags, provider: name };
-      const result = await executeRun(ctx, {
-        ...common,
-        provider,
-        providerLabel: name,
-        flags: perProvider,
-        storedOptions: { ...normaliseForLog(ctx, targets, perProvider), [RESOLVED_SETTINGS_KEY]: resultSettings(ctx, project, name, perProvider) },
-        ...(finalFile ? { finalFile } : {}),
-        ...(options.agentName ? { agentName: options.agentName } : {}),
-      });
-      runs.push({ label: name, result });
+      const extra = { ...(finalFile ? { finalFile } : {}), ...(options.agentName ? { agentName: options.agentName } : {}) };
+      let result: ExecuteResult;
+      if (b.target && isAgentTarget(b.target)) {
+        result = await executeAgentTarget(ctx, { ...common, flags: { ...flags, target: b.name }, targets, name: b.name, config: b.target, extra });
+      } else {
+        const perProvider = b.perFlags!;
+        const runToolsets = b.target?.toolset !== undefined ? await loadToolsets(ctx, project, cases, b.target.toolset) : toolsets;
+        result = await executeRun(ctx, {
+          ...common,
+          toolsets: runToolsets,
+          provider: b.provider!,
+          providerLabel: b.name,
+          flags: perProvider,
+          target: { name: b.name, kind: 'model' },
+          ...(b.target?.kind === 'model' && b.target.system !== undefined ? { systemPrompt: b.target.system } : {}),
+          storedOptions: { ...normaliseForLog(ctx, targets, perProvider), [RESOLVED_SETTINGS_KEY]: resultSettings(ctx, project, perProvider.provider!, perProvider) },
+          ...extra,
+        });
+      }
+      runs.push({ label: b.name, result });
       if (result.interrupted) break;
     }
     const comparison = compareResults(runs.map(({ label, result }) => ({ label, doc: result.doc })));
     return { runs, comparison, noCases: false, exitCode: worstExit(runs.map(({ result }) => exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }))) };
   }
 
+  if (single && isAgentTarget(single)) {
+    const name = flags.target!;
+    const result = await executeAgentTarget(ctx, {
+      ...common,
+      flags,
+      targets,
+      name,
+      config: single,
+      extra: { ...(flags.resume ? { resumeLog: flags.resume } : {}), ...(options.agentName ? { agentName: options.agentName } : {}) },
+    });
+    return { runs: [{ label: name, result }], noCases: false, exitCode: exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }) };
+  }
+
   const name = providerName(flags, project);
+  const label = flags.target ?? name;
   let provider = buildProvider(ctx, project, name, flags);
   let recorder: RecordingProvider | undefined;
   if (options.record) {
@@ -627,19 +671,67 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
   const result = await executeRun(ctx, {
     ...common,
     provider,
-    providerLabel: name,
+    providerLabel: label,
     flags,
+    ...(single ? { target: { name: label, kind: 'model' as const } } : {}),
+    ...(single?.kind === 'model' && single.system !== undefined ? { systemPrompt: single.system } : {}),
     storedOptions: { ...normaliseForLog(ctx, targets, flags), [RESOLVED_SETTINGS_KEY]: resultSettings(ctx, project, name, flags) },
     ...(flags.resume ? { resumeLog: flags.resume } : {}),
     ...(options.agentName ? { agentName: options.agentName } : {}),
   });
-  const outcome: RunEvalOutcome = { runs: [{ label: name, result }], noCases: false, exitCode: exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }) };
+  const outcome: RunEvalOutcome = { runs: [{ label, result }], noCases: false, exitCode: exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }) };
   // The recording is written even below the threshold: its diff is what a reviewer looks at.
   if (recorder && !result.interrupted) {
     await recorder.save();
     outcome.recording = resolve(ctx.cwd, options.record!.file);
   }
   return outcome;
+}
+
+/** A model target's provider, model and toolset as run flags (flags given on the command line win). */
+function withModelTarget(flags: RunFlags, t: TargetConfig): RunFlags {
+  if (t.kind !== 'model') return flags;
+  const out: RunFlags = { ...flags, provider: t.provider };
+  if (flags.model === undefined && t.model !== undefined) out.model = t.model;
+  if (flags.toolset === undefined && t.toolset !== undefined) out.toolset = t.toolset;
+  return out;
+}
+
+/** Run the suite on an agent target: open it (its span collection, module or template), run, close. */
+async function executeAgentTarget(
+  ctx: AppContext,
+  o: Omit<ExecuteOptions, 'provider' | 'providerLabel' | 'storedOptions'> & { targets: string[]; name: string; config: AgentTargetConfig; extra: Partial<ExecuteOptions> },
+): Promise<ExecuteResult> {
+  const opened = await openAgentTarget(ctx, {
+    name: o.name,
+    config: o.config,
+    cases: o.cases,
+    ...(o.flags.quietMs !== undefined ? { quietMs: o.flags.quietMs } : {}),
+    ...(o.flags.traceTimeout !== undefined ? { traceTimeoutMs: o.flags.traceTimeout } : {}),
+    toolsetFor: (c) => o.toolsets.get(c.id),
+  });
+  const { targets, name, config, extra, ...common } = o;
+  try {
+    const toolsets = config.toolset !== undefined ? await loadToolsets(ctx, o.project, o.cases, config.toolset) : o.toolsets;
+    return await executeRun(ctx, {
+      ...common,
+      ...extra,
+      toolsets,
+      provider: opened.provider,
+      providerLabel: name,
+      target: { name, kind: config.kind },
+      agent: opened,
+      storedOptions: { ...normaliseForLog(ctx, targets, o.flags), [RESOLVED_SETTINGS_KEY]: agentSettings(name, config) },
+    });
+  } finally {
+    await opened.close();
+  }
+}
+
+/** What --resume compares for an agent target: the target as configured (no secrets: env values are never in it). */
+function agentSettings(name: string, t: AgentTargetConfig): Record<string, string | number | boolean | null> {
+  const where = t.kind === 'module' ? t.module : t.kind === 'http' ? redactUrl(t.url) : t.command.join(' ');
+  return { target: name, kind: t.kind, where, template: t.kind === 'http' ? (t.template ?? null) : null, toolset: t.toolset ?? null };
 }
 
 function safeLabel(name: string): string {

@@ -42,6 +42,7 @@ export type {
   ModelCallRecord,
   Run,
   RunError,
+  AgentRunInfo,
   RunStatus,
   ToolCall,
   ToolCallRecord,

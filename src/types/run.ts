@@ -129,8 +129,26 @@ export interface Run {
   usage: Usage;
   /** Trajectory mode with keepWorktrees: where the worktree was left. */
   worktree?: string;
+  /** Set when an agent target (module, http, command) ran the case: what it was and where its calls came from. */
+  agent?: AgentRunInfo;
   /** Set when the Run was read back from a trace. */
   trace?: { traceId: string; rootSpanId?: string; spanIds?: Record<string, string> };
+}
+
+/** How an agent target's Run was observed. */
+export interface AgentRunInfo {
+  target: string;
+  kind: 'module' | 'http' | 'command';
+  /** Where the calls were read: the agent's own trace, or its HTTP response (no trace arrived). */
+  callsFrom: 'trace' | 'response';
+  /** With `callsFrom: 'response'`: where in the response the calls were found. */
+  responsePath?: string;
+  /** The trace carried no model spans: the verdict is `unscorable`, and this says what to switch on. */
+  unscorable?: string;
+  /** The trace did not complete in time (`--trace-timeout`): the verdict is `incomplete`. */
+  incomplete?: string;
+  /** Producer families the normaliser recognised in the trace. */
+  producers?: string[];
 }
 
 /** The turnstone/replio tool-call log entry derived from a Run. */

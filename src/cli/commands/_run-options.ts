@@ -83,6 +83,9 @@ export function addModelOptions(cmd: Command, opts: { provider?: boolean } = {})
 /** Flags of the suite run itself. */
 export function addExecutionOptions(cmd: Command, opts: { out?: string | false; script?: boolean } = {}): Command {
   cmd
+    .option('--target <name>', 'the [targets.NAME] of runspec.toml to test: a model, or your agent as a module, http endpoint or command')
+    .option('--quiet-ms <ms>', "agent targets: a case's trace is complete once its root ended and no span arrived for this long (default 500)", nonNegativeInt)
+    .option('--trace-timeout <ms>', "agent targets: the longest wait for a case's trace, then the sample is incomplete (default 30000)", positiveInt)
     .option('--toolset <spec>', 'toolset for every case: a file, builtin:fleet, builtin:workspace or mcp:...')
     .option('--tool-mode <mode>', 'tool layout: dedup, per_host or search', oneOf(TOOL_MODES))
     .option('--samples <n>', `samples per case (a case's own count wins; at most ${MAX_SAMPLES_FLAG})`, boundedInt(MAX_SAMPLES_FLAG))

@@ -19,8 +19,8 @@ export const compareCommand: CommandModule = {
   register(program, getContext, setExit) {
     const cmd = program
       .command('compare')
-      .description('Run the same suite once per provider and compare pass rates')
-      .argument('<providers>', 'two or more providers, comma-separated (e.g. ollama,openai)')
+      .description('Run the same suite once per provider or [targets.NAME] and compare pass rates')
+      .argument('<providers>', 'two or more providers or targets, comma-separated (e.g. ollama,openai or gpt,my-agent)')
       .argument('[targets...]', 'suite names or fixture files (default: every discovered case)');
     addSelectionOptions(cmd);
     addModelOptions(cmd, { provider: false });

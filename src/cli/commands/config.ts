@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
+import { UsageError } from '../../errors.js';
 import { readEnv } from '../../config/env.js';
 import { loadConfigFile } from '../../config/file.js';
 import { resolveProviderSpec } from '../../config/providers.js';
@@ -13,6 +14,7 @@ import { resolveTelemetryConfig } from '../../config/telemetry.js';
 
 interface ConfigFlags {
   provider?: string;
+  target?: string;
   output: 'table' | 'json';
 }
 
@@ -75,6 +77,17 @@ function configAction(ctx: CliContext, flags: ConfigFlags): number {
     add('telemetry.langsmith.max_wait_ms', { value: t.langsmith.maxWaitMs, source: config.telemetry?.langsmith?.max_wait_ms ? 'file' : 'default' });
   }
 
+  // What is under test: every [targets.NAME], and the one --target picks.
+  for (const [name, t] of Object.entries(config.targets ?? {})) {
+    const where = t.kind === 'model' ? `provider ${t.provider}${t.model ? ` model ${t.model}` : ''}` : t.kind === 'module' ? t.module : t.kind === 'http' ? t.url : t.command.join(' ');
+    add(`target.${name}`, { value: `${t.kind}: ${where}`, source: 'file' });
+  }
+  if (flags.target !== undefined) {
+    const t = config.targets?.[flags.target];
+    if (!t) throw new UsageError('USAGE', `--target ${flags.target}: no [targets.${flags.target}] in runspec.toml`, { hint: 'see `runspec-eval config` for the targets there are' });
+    add('target', { value: `${flags.target} (${t.kind})`, source: 'flag' });
+  }
+
   for (const w of env.warnings) ctx.warn(w);
   if (flags.output === 'json') {
     ctx.out(JSON.stringify(Object.fromEntries(rows.map((r) => [r.key, { value: r.value, source: r.source }])), null, 2));
@@ -91,6 +104,7 @@ export const configCommand: CommandModule = {
       .command('config')
       .description('Print the resolved configuration and where each value came from (flag, env, file, default); secrets are never shown')
       .option('--provider <name>', 'resolve this provider preset or profile')
+      .option('--target <name>', 'show which [targets.NAME] a run with --target would test')
       .option('--output <format>', 'table or json', 'table')
       .action(action(getContext, setExit, (ctx, flags: ConfigFlags) => configAction(ctx, flags)));
   },
