@@ -72,7 +72,7 @@ export async function openAgentTarget(ctx: Pick<AppContext, 'projectDir' | 'env'
   const defaults: AgentTarget['defaults'] = {};
   if (cfg.system !== undefined) defaults.system = cfg.system;
   if (cfg.vars !== undefined) defaults.vars = cfg.vars;
-  const tracing: AgentTracing = await startAgentTracing();
+  const tracing: AgentTracing = await startAgentTracing(cfg.receiver_port !== undefined ? { port: cfg.receiver_port } : {});
   try {
     const target = await openKind(ctx, o, tracing, { defaults, quietMs, traceTimeoutMs });
     target.prepare?.(o.cases);

@@ -13,6 +13,7 @@ import type { TracePipeline } from '../traces/pipeline.js';
 import { spansFromRequest, type LogRecordEntry, type SpanRecord } from '../traces/spans.js';
 import { normaliseTrace } from '../traces/normalise.js';
 import type { CollectedRun, TargetTracing } from '../engine/targets/types.js';
+import { RunspecError } from '../errors.js';
 
 interface Held {
   spans: SpanRecord[];
@@ -32,6 +33,8 @@ export interface AgentTracing extends TargetTracing {
 }
 
 export interface AgentTracingOptions {
+  /** Port of the receiver on 127.0.0.1. @default 0 (a free port) */
+  port?: number;
   /** Trace ids held at once; beyond it the oldest is dropped. @default 10000 */
   maxTraces?: number;
 }
@@ -112,8 +115,13 @@ export async function startAgentTracing(options: AgentTracingOptions = {}): Prom
     summary: () => summary.summary(),
     openTraces: () => held.size,
   };
-  const receiver: OtlpReceiver = createOtlpReceiver({ pipeline, port: 0, host: '127.0.0.1', tickMs: 60_000 });
-  const otlpEndpoint = await receiver.listen();
+  const receiver: OtlpReceiver = createOtlpReceiver({ pipeline, port: options.port ?? 0, host: '127.0.0.1', tickMs: 60_000 });
+  let otlpEndpoint: string;
+  try {
+    otlpEndpoint = await receiver.listen();
+  } catch (err) {
+    throw new RunspecError('COLLECTOR', `cannot start the run's OTLP receiver on 127.0.0.1:${options.port ?? 0} (${(err as Error).message})`, { hint: 'pick a free receiver_port, or leave it out for a free port' });
+  }
 
   const collect = (traceId: string, opts: { quietMs: number; timeoutMs: number; signal?: AbortSignal }): Promise<CollectedRun> =>
     new Promise((done) => {

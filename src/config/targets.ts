@@ -20,6 +20,11 @@ const agentCommon = {
   timeout_ms: z.number().int().positive().max(3_600_000).optional(),
   /** A toolset to validate the agent's calls against (optional: agents bring their own tools). */
   toolset: z.string().optional(),
+  /**
+   * Port of the run's OTLP/HTTP receiver on 127.0.0.1, for an agent already running with a fixed
+   * OTEL_EXPORTER_OTLP_ENDPOINT. @default 0 (a free port, printed)
+   */
+  receiver_port: z.number().int().min(0).max(65535).optional(),
 };
 
 export const ModelTargetSchema = z
