@@ -224,6 +224,8 @@ const metaSchema = z.looseObject({
   model: z.string().nullable().optional(),
   base_url: z.string().nullable().optional(),
   provider: z.string().optional(),
+  /** What was under test: a model (provider) or the team's agent (module, http, command); `--target`. */
+  target: z.looseObject({ name: z.string(), kind: z.enum(['model', 'module', 'http', 'command']) }).optional(),
   label: z.string().optional(),
   run_id: z.string().optional(),
   test_suite: z.string().optional(),
