@@ -39,6 +39,7 @@ import { chooseCommandSandbox } from '../engine/sandbox/select.js';
 import { sweepStaleWorktrees } from '../engine/worktree-sweep.js';
 import { ensureOutputDir } from '../report/out-path.js';
 import { safeText } from '../core/safe-text.js';
+import { caseInputOf } from '../core/case-input.js';
 import type { AgentTargetConfig, TargetConfig, TargetKind } from '../config/targets.js';
 import { isAgentTarget, openAgentTarget, targetConfigOf, type OpenedAgentTarget } from './agent-target.js';
 import { CASE_DIGESTS_KEY, RESOLVED_SETTINGS_KEY, caseDigests, checkResumeHeader, moveAsideOldLog, retryOnResume } from '../report/resume-check.js';
@@ -276,7 +277,7 @@ export interface ExecuteOptions {
   /** The target under test, for the results meta (default: a model target named after the provider). */
   target?: { name: string; kind: TargetKind };
   /** An agent target: its per-sample function and scoring replace the engine's model loop. */
-  agent?: Pick<OpenedAgentTarget, 'runCase' | 'scoring'>;
+  agent?: Pick<OpenedAgentTarget, 'runCase' | 'scoring' | 'target'>;
   /** A model target's system prompt (wins over [llm] system_prompt; --system-prompt wins over it). */
   systemPrompt?: string;
 }
@@ -378,6 +379,9 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   const concurrency = settings.concurrency.value;
   const threshold = flags.threshold ?? 1;
   const systemPrompt = flags.systemPrompt ? systemPromptOf(ctx, project, flags) : (opts.systemPrompt ?? systemPromptOf(ctx, project, flags));
+
+  // Every case's {{vars.NAME}} resolves before anything runs: a missing one is bad input (exit 2), not a failed sample.
+  for (const c of opts.cases) caseInputOf(c, opts.agent?.target.defaults ?? {});
 
   const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
     { unsafeHostCommands: flags.unsafeHostCommands, configured: project.config.trajectory?.sandbox, bwrap: project.env.get('RUNSPEC_BWRAP'), searchPath: project.env.get('PATH') },
