@@ -165,8 +165,15 @@ export function titleOf(doc: ResultsDocument): string {
   const parts = ['runspec-eval'];
   if (doc.meta.label) parts.push(String(doc.meta.label));
   if (doc.meta.test_suite) parts.push(String(doc.meta.test_suite));
+  const target = doc.meta.target;
+  // An agent target has no model of ours: the target is what was tested.
+  if (target && target.kind !== 'model') {
+    parts.push(`target ${target.name} (${target.kind})`);
+    return parts.join(' · ');
+  }
   const model = doc.meta.model ? `${doc.meta.model}${doc.meta.provider ? ` (${doc.meta.provider})` : ''}` : doc.meta.provider;
   if (model) parts.push(model);
+  if (target && target.name !== doc.meta.provider) parts.push(`target ${target.name} (model)`);
   return parts.join(' · ');
 }
 

@@ -63,6 +63,8 @@ export function renderJUnit(doc: ResultsDocument): string {
     out.push(
       `  <testsuite name="${escapeAttr(name)}" tests="${list.length}" failures="${failuresOf(list)}" errors="${errorsOf(list)}" skipped="0" time="${timeOf(list)}">`,
     );
+    const target = doc.meta.target;
+    if (target && (target.kind !== 'model' || target.name !== doc.meta.provider)) out.push(`    <properties><property name="target" value="${escapeAttr(target.name)}"/><property name="target.kind" value="${escapeAttr(target.kind)}"/></properties>`);
     for (const v of list) {
       const open = `    <testcase classname="${escapeAttr(name)}" name="${escapeAttr(v.caseId)}" time="${seconds(v).toFixed(3)}"`;
       const summary = v.entry.gate
