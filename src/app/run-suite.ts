@@ -622,7 +622,9 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
         const base = resultsPaths({ projectDir: ctx.projectDir, runId: 'x', out: flags.out, cwd: ctx.cwd }).finalFile;
         finalFile = base.endsWith('.json') ? `${base.slice(0, -5)}.${safeLabel(b.name)}.json` : `${base}.${safeLabel(b.name)}.json`;
       }
-      const extra = { ...(finalFile ? { finalFile } : {}), ...(options.agentName ? { agentName: options.agentName } : {}) };
+      // A target names the agent on the root span (gen_ai.agent.name); a bare provider keeps the default.
+      const agentName = options.agentName ?? (b.target ? b.name : undefined);
+      const extra = { ...(finalFile ? { finalFile } : {}), ...(agentName ? { agentName } : {}) };
       let result: ExecuteResult;
       if (b.target && isAgentTarget(b.target)) {
         result = await executeAgentTarget(ctx, { ...common, flags: { ...flags, target: b.name }, targets, name: b.name, config: b.target, extra });
@@ -656,7 +658,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
       targets,
       name,
       config: single,
-      extra: { ...(flags.resume ? { resumeLog: flags.resume } : {}), ...(options.agentName ? { agentName: options.agentName } : {}) },
+      extra: { ...(flags.resume ? { resumeLog: flags.resume } : {}), agentName: options.agentName ?? name },
     });
     return { runs: [{ label: name, result }], noCases: false, exitCode: exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }) };
   }
@@ -681,7 +683,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     ...(single?.kind === 'model' && single.system !== undefined ? { systemPrompt: single.system } : {}),
     storedOptions: { ...normaliseForLog(ctx, targets, flags), [RESOLVED_SETTINGS_KEY]: resultSettings(ctx, project, name, flags) },
     ...(flags.resume ? { resumeLog: flags.resume } : {}),
-    ...(options.agentName ? { agentName: options.agentName } : {}),
+    ...(options.agentName || single ? { agentName: options.agentName ?? label } : {}),
   });
   const outcome: RunEvalOutcome = { runs: [{ label, result }], noCases: false, exitCode: exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }) };
   // The recording is written even below the threshold: its diff is what a reviewer looks at.

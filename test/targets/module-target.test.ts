@@ -63,3 +63,24 @@ describe('module targets', () => {
     expect(err).toMatchObject({ code: 'USAGE', message: expect.stringMatching(/a \.ts module needs the optional package tsx$/), hint: expect.stringContaining('npm install --save-dev tsx') });
   });
 });
+
+describe('the target on the root span', () => {
+  it('names a model target as the agent of every case trace', async () => {
+    const { startOtlpSink } = await import('../helpers/otlp-sink.js');
+    const { writeFileSync } = await import('node:fs');
+    const sink = await startOtlpSink();
+    cleanup.push(() => sink.close());
+    const model = await startFakeOpenAI({ script: SCRIPT });
+    cleanup.push(() => model.close());
+    const dir = makeProject(`[providers.fake]\nkind = "openai"\nbase_url = "${model.url}"\nmodel = "fake-model"\n[targets.baseline]\nkind = "model"\nprovider = "fake"\ntoolset = "tools.json"\n`);
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'tools.json'), JSON.stringify([{ type: 'function', function: { name: 'get_weather', description: 'w', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }]));
+    await runEvalSuite(
+      { projectDir: dir, cwd: dir, env: { HOME: dir, OPENAI_API_KEY: 'sk-test' }, err: () => {}, warn: () => {} },
+      { targets: ['cases.toml'], flags: { target: 'baseline', out: join(dir, 'r.json'), telemetry: true, endpoint: `${sink.url}/v1/traces` } },
+    );
+    const roots = sink.spans().filter((s) => !s.parentSpanId);
+    expect(roots).toHaveLength(2);
+    for (const r of roots) expect(r.attributes['gen_ai.agent.name']).toBe('baseline');
+  });
+});
