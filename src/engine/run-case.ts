@@ -13,6 +13,7 @@ import type { CommandSandbox } from './sandbox/command.js';
 import { createWorktree, type Worktree } from './worktree.js';
 import { withTotal } from '../core/tokens.js';
 import { caseInputOf } from '../core/case-input.js';
+import { OPERATIONS_SYSTEM_PROMPT, TRAJECTORY_SYSTEM_PROMPT } from '../core/system-prompts.js';
 
 // The headless agent loop. Decision mode (runspec): lay the toolset out, let discovery tools resolve
 // for real, capture the first call to a runnable as the terminal action, never execute it. Trajectory
@@ -24,14 +25,14 @@ export const DEFAULT_MAX_TURNS = 10;
 /** Parallel tool calls run per turn; the rest get an error result (turnstone: degenerate repetition). */
 export const MAX_PARALLEL_TOOL_CALLS = 10;
 
-export const DEFAULT_TRAJECTORY_SYSTEM_PROMPT =
-  'You are a coding agent working in a project workspace. Use the provided tools to inspect and change files and to run commands; ' +
-  'paths are relative to the workspace root. Call tools through the function-calling interface, never by writing JSON in your reply. ' +
-  'When the task is done, answer briefly in plain text.';
+/** The system prompt of trajectory runs unless one is configured. */
+export const DEFAULT_TRAJECTORY_SYSTEM_PROMPT = TRAJECTORY_SYSTEM_PROMPT;
 
-export const DEFAULT_DECISION_SYSTEM_PROMPT =
-  'You are an operations agent. Act on the request by calling the tool that does it, with the right arguments and target host. ' +
-  'If the request is ambiguous or destructive and the target is unclear, ask a clarifying question instead of acting.';
+/**
+ * The operations prompt. No longer the default of every decision run: it is the system prompt of the
+ * bundled fleet toolset (`builtin:fleet`); other toolsets send none unless one is configured.
+ */
+export const DEFAULT_DECISION_SYSTEM_PROMPT = OPERATIONS_SYSTEM_PROMPT;
 
 /** One step of a run, for verbose per-turn logs. */
 export type TurnEvent =
@@ -49,7 +50,11 @@ export interface RunCaseOptions {
   toolMode?: ToolMode;
   /** @default case max_turns, else 10 */
   maxTurns?: number;
-  /** @default DEFAULT_DECISION_SYSTEM_PROMPT / DEFAULT_TRAJECTORY_SYSTEM_PROMPT; '' sends none */
+  /**
+   * The run's system prompt; '' sends none. @default the provider's recorded one (replay), else the
+   * toolset's (builtin:fleet: the operations prompt), else none in decision mode and
+   * DEFAULT_TRAJECTORY_SYSTEM_PROMPT in trajectory mode
+   */
   systemPrompt?: string;
   /** Keep the trajectory worktree (its path is on `run.worktree`). */
   keepWorktrees?: boolean;
@@ -117,7 +122,8 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
   const perms = mode !== 'decision' ? permissionsFor(c) : undefined;
   const mocks = mode !== 'decision' ? newMockCounters() : undefined;
   // The case's own system prompt wins over the run's; vars fill the prompt, history and system prompt.
-  const input = caseInputOf(c, { system: opts.systemPrompt ?? (mode === 'decision' ? DEFAULT_DECISION_SYSTEM_PROMPT : DEFAULT_TRAJECTORY_SYSTEM_PROMPT) });
+  const fallback = opts.systemPrompt ?? opts.provider.systemPrompt ?? opts.toolset?.systemPrompt ?? (mode === 'decision' ? undefined : DEFAULT_TRAJECTORY_SYSTEM_PROMPT);
+  const input = caseInputOf(c, fallback === undefined ? {} : { system: fallback });
   const messages: Message[] = [];
   if (input.system) messages.push({ role: 'system', content: input.system });
   for (const m of input.messages) messages.push({ role: m.role, content: m.content });

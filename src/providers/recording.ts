@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { ConfigError, ProviderError } from '../errors.js';
-import type { ToolCall, Usage } from '../types/run.js';
+import type { Message, ToolCall, Usage } from '../types/run.js';
+import { OPERATIONS_SYSTEM_PROMPT } from '../core/system-prompts.js';
 import { requestHash, toolsHash } from './_canonical.js';
 import { sortKeys } from '../core/canonical-json.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
@@ -45,6 +46,8 @@ export interface RecordingFile {
   model?: string;
   /** `--context-window` of the recorded run: a replay truncates where the recording did. */
   contextWindow?: number;
+  /** The system prompt the cases were recorded with (when they all shared one): a replay without its own uses it. */
+  systemPrompt?: string;
   entries: RecordingEntry[];
 }
 
@@ -61,6 +64,7 @@ export function createReplayProvider(opts: { file: string; name?: string }): Pro
     system: recording.system || 'replay',
     model: recording.model,
     ...(typeof recording.contextWindow === 'number' ? { contextWindow: recording.contextWindow } : {}),
+    ...(typeof recording.systemPrompt === 'string' ? { systemPrompt: recording.systemPrompt } : {}),
     async chat(req: ChatRequest): Promise<ChatResponse> {
       if (req.signal?.aborted) throw new ProviderError('CANCELLED', 'replay provider: request cancelled');
       if (!req.key) {
@@ -71,6 +75,11 @@ export function createReplayProvider(opts: { file: string; name?: string }): Pro
         throw new ProviderError('REPLAY_MISSING', `${opts.file}: no recording for ${where(req.key)}`, { hint: RECORD_HINT });
       }
       if (entry.requestHash !== requestHash(req.messages, req.tools)) {
+        if (recording.systemPrompt === undefined && entry.requestHash === requestHash(withOperationsPrompt(req.messages), req.tools)) {
+          throw new ProviderError('REPLAY_STALE', `${opts.file}: recording for ${where(req.key)} differs only by the default system prompt: it was made with the operations prompt, which is now the default of builtin:fleet only`, {
+            hint: 're-record with `runspec-eval record`, or replay with --system-prompt FILE holding the operations prompt (OPERATIONS_SYSTEM_PROMPT)',
+          });
+        }
         const what = entry.toolsHash !== toolsHash(req.tools) ? 'tool schemas' : 'messages';
         throw new ProviderError('REPLAY_STALE', `${opts.file}: recording for ${where(req.key)} is stale: the request changed (${what}); ${RECORD_HINT}`, {
           hint: RECORD_HINT,
@@ -101,6 +110,8 @@ export interface RecordingProvider extends Provider {
  */
 export function createRecordingProvider(inner: Provider, opts: { file: string; merge?: boolean }): RecordingProvider {
   const recorded = new Map<string, RecordingEntry>();
+  // The system message of each case's first request ('' for none): stored when all cases share one.
+  const systems = new Set<string>();
   return {
     name: inner.name,
     system: inner.system,
@@ -128,6 +139,7 @@ export function createRecordingProvider(inner: Provider, opts: { file: string; m
           toolsHash: toolsHash(req.tools),
           response,
         };
+        if (req.key.turn === 0) systems.add(req.messages[0]?.role === 'system' ? (req.messages[0].content ?? '') : '');
         const prompt = req.key.turn === 0 ? req.messages.find((m) => m.role === 'user')?.content : undefined;
         if (prompt !== undefined) entry.prompt = prompt;
         recorded.set(keyOf(req.key), entry);
@@ -137,7 +149,13 @@ export function createRecordingProvider(inner: Provider, opts: { file: string; m
     close: () => inner.close(),
     async save() {
       const all = new Map<string, RecordingEntry>();
-      if (opts.merge && existsSync(opts.file)) for (const e of loadRecording(opts.file).entries) all.set(keyOf(e), e);
+      let systemPrompt = systems.size === 1 && !systems.has('') ? [...systems][0] : undefined;
+      if (opts.merge && existsSync(opts.file)) {
+        const old = loadRecording(opts.file);
+        for (const e of old.entries) all.set(keyOf(e), e);
+        // Merged entries made with another system prompt: none is common to the file.
+        if (old.systemPrompt !== systemPrompt && old.entries.some((e) => !recorded.has(keyOf(e)))) systemPrompt = undefined;
+      }
       for (const [k, e] of recorded) all.set(k, e);
       const file: RecordingFile = {
         format: RECORDING_FORMAT,
@@ -146,11 +164,18 @@ export function createRecordingProvider(inner: Provider, opts: { file: string; m
         system: inner.system,
         ...(inner.model ? { model: inner.model } : {}),
         ...(inner.contextWindow !== undefined ? { contextWindow: inner.contextWindow } : {}),
+        ...(systemPrompt !== undefined ? { systemPrompt } : {}),
         entries: [...all.values()].sort(compareEntries).map(orderEntry),
       };
       writeFileAtomic(opts.file, `${JSON.stringify(file, null, 2)}\n`);
     },
   };
+}
+
+/** The messages as a run before the operations prompt moved into builtin:fleet sent them. */
+function withOperationsPrompt(messages: Message[]): Message[] {
+  const rest = messages[0]?.role === 'system' ? messages.slice(1) : messages;
+  return [{ role: 'system', content: OPERATIONS_SYSTEM_PROMPT }, ...rest];
 }
 
 function compareEntries(a: RecordingEntry, b: RecordingEntry): number {

@@ -54,6 +54,8 @@ export interface Provider {
   readonly baseUrl?: string;
   /** The model's context window in tokens, when configured (turnstone `--context-window`). */
   readonly contextWindow?: number;
+  /** The system prompt a recording was made with (replay): a run without its own uses it. */
+  readonly systemPrompt?: string;
   chat(req: ChatRequest): Promise<ChatResponse>;
   /** Releases connections; safe to call twice. */
   close(): Promise<void>;

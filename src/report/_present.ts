@@ -160,6 +160,14 @@ export function formatInt(n: number): string {
   return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
+/**
+ * Which of the operations columns (command, autonomy, host) a report shows: only those some case uses,
+ * so a generic toolset's report is not padded with empty ops columns.
+ */
+export function opsColumns(views: readonly CaseView[]): { command: boolean; autonomy: boolean; host: boolean } {
+  return { command: views.some((v) => v.command !== ''), autonomy: views.some((v) => v.autonomy !== ''), host: views.some((v) => v.host !== '') };
+}
+
 /** A one-line title: suite and model when the meta says them. */
 export function titleOf(doc: ResultsDocument): string {
   const parts = ['runspec-eval'];

@@ -1,6 +1,6 @@
 // Markdown for CI step summaries (GitHub's $GITHUB_STEP_SUMMARY, GitLab MR notes).
 import { runEntryTrace, type ResultsDocument, type ResultsInputs, type RunEntry } from './results.js';
-import { caseViews, categoryCounts, inputReasons, inputsHeadline, MAX_INPUT_EXAMPLES, formatInt, gateText, hasPassK, lastIteration, passKText, percent, pooledPassRate, pooledPassRateText, thresholdText, titleOf, type CaseView } from './_present.js';
+import { caseViews, categoryCounts, inputReasons, inputsHeadline, MAX_INPUT_EXAMPLES, formatInt, gateText, hasPassK, lastIteration, opsColumns, passKText, percent, pooledPassRate, pooledPassRateText, thresholdText, titleOf, type CaseView } from './_present.js';
 import { escapeCell, mdCode } from '../core/escape.js';
 
 /** Failing-sample lines listed before the rest is summarised as a count. */
@@ -43,13 +43,16 @@ export function renderMarkdown(doc: ResultsDocument): string {
     out.push(bits.join(' · '), '');
   }
   const withK = hasPassK(views);
-  out.push(`| | Case | Verdict | Tool | Command | Autonomy | Host | Pass rate |${withK ? ' pass@k / pass^k | Gate |' : ''} Reason |`);
-  out.push(`| --- | --- | --- | --- | --- | --- | --- | --- |${withK ? ' --- | --- |' : ''} --- |`);
+  // The command, autonomy and host columns appear only when some case uses them.
+  const ops = opsColumns(views);
+  const opsHead = `${ops.command ? ' Command |' : ''}${ops.autonomy ? ' Autonomy |' : ''}${ops.host ? ' Host |' : ''}`;
+  const opsRule = ' --- |'.repeat(Number(ops.command) + Number(ops.autonomy) + Number(ops.host));
+  out.push(`| | Case | Verdict | Tool |${opsHead} Pass rate |${withK ? ' pass@k / pass^k | Gate |' : ''} Reason |`);
+  out.push(`| --- | --- | --- | --- |${opsRule} --- |${withK ? ' --- | --- |' : ''} --- |`);
   for (const v of views) {
     const k = withK ? ` ${escapeCell(passKText(v.entry))} | ${escapeCell(gateText(v.entry))} |` : '';
-    out.push(
-      `| ${icon(v)} | ${mdCode(v.caseId)} | ${escapeCell(v.verdict)} | ${mdCode(v.tool)} | ${escapeCell(v.command)} | ${escapeCell(v.autonomy)} | ${escapeCell(v.host)} | ${escapeCell(v.passRate)} |${k} ${escapeCell(v.reason)} |`,
-    );
+    const opsCells = `${ops.command ? ` ${escapeCell(v.command)} |` : ''}${ops.autonomy ? ` ${escapeCell(v.autonomy)} |` : ''}${ops.host ? ` ${escapeCell(v.host)} |` : ''}`;
+    out.push(`| ${icon(v)} | ${mdCode(v.caseId)} | ${escapeCell(v.verdict)} | ${mdCode(v.tool)} |${opsCells} ${escapeCell(v.passRate)} |${k} ${escapeCell(v.reason)} |`);
   }
   out.push('');
   if (agg) {

@@ -1,7 +1,7 @@
 // The terminal table: verdict, tool, command, autonomy, host, pass rate and reason per case, then the summary.
 import { safeText } from '../core/safe-text.js';
 import type { ResultsDocument, ResultsInputs } from './results.js';
-import { caseViews, categoryCounts, inputReasons, inputsHeadline, MAX_INPUT_EXAMPLES, formatInt, gateText, hasPassK, lastIteration, passKText, percent, pooledPassRate, pooledPassRateText, thresholdText, titleOf, type CaseView } from './_present.js';
+import { caseViews, categoryCounts, inputReasons, inputsHeadline, MAX_INPUT_EXAMPLES, formatInt, gateText, hasPassK, lastIteration, opsColumns, passKText, percent, pooledPassRate, pooledPassRateText, thresholdText, titleOf, type CaseView } from './_present.js';
 
 /** Options of {@link renderTable}. */
 export interface TableOptions {
@@ -37,17 +37,23 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
   const color = opts.color === true;
   const paint = (code: string, text: string): string => (color && text ? `${code}${text}${ANSI.reset}` : text);
   const views = caseViews(doc);
-  const header = ['', 'CASE', 'VERDICT', 'TOOL', 'COMMAND', 'AUTONOMY', 'HOST', 'PASS RATE', 'REASON'];
+  // The command, autonomy and host columns appear only when some case uses them.
+  const ops = opsColumns(views);
+  const keep = [true, true, true, true, ops.command, ops.autonomy, ops.host, true, true];
+  const pick = <T>(cells: T[]): T[] => cells.filter((_c, i) => keep[i]);
+  const header = pick(['', 'CASE', 'VERDICT', 'TOOL', 'COMMAND', 'AUTONOMY', 'HOST', 'PASS RATE', 'REASON']);
+  const minWidths = pick([...MIN_WIDTHS, 0]);
+  const rateColumn = header.indexOf('PASS RATE');
   const mark = (v: CaseView): string => (v.errored ? '!' : v.meetsThreshold ? '✓' : '✗');
   // Case ids, tools and reasons come from fixtures and models: no escape sequence may act on the terminal.
-  const rows = views.map((v) => [mark(v), v.caseId, v.verdict, v.tool || '-', v.command || '-', v.autonomy || '-', v.host || '-', v.passRate, oneLine(v.reason)].map(safeText));
+  const rows = views.map((v) => pick([mark(v), v.caseId, v.verdict, v.tool || '-', v.command || '-', v.autonomy || '-', v.host || '-', v.passRate, oneLine(v.reason)]).map(safeText));
   const fixed = header.length - 1;
   const widths = header.slice(0, fixed).map((h, i) => Math.min(MAX_COLUMN, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
   if (opts.width !== undefined) {
     // Narrow terminal: take columns down, widest first, until the reason keeps MIN_REASON characters.
     const budget = opts.width - 2 * fixed - MIN_REASON;
     for (let guard = 0; guard < 1000 && widths.reduce((a, b) => a + b, 0) > budget; guard++) {
-      const excess = widths.map((w, i) => w - MIN_WIDTHS[i]!);
+      const excess = widths.map((w, i) => w - minWidths[i]!);
       const most = excess.indexOf(Math.max(...excess));
       if (excess[most]! <= 0) break;
       widths[most]!--;
@@ -61,7 +67,7 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
       const padded = cut(cell, widths[i]!).padEnd(widths[i]!);
       if (!v) return padded;
       if (i === 0 || i === 2) return paint(v.errored ? ANSI.yellow : v.verdict === 'pass' ? ANSI.green : ANSI.red, padded);
-      if (i === 7) return paint(v.meetsThreshold ? ANSI.green : v.errored ? ANSI.yellow : ANSI.red, padded);
+      if (i === rateColumn) return paint(v.meetsThreshold ? ANSI.green : v.errored ? ANSI.yellow : ANSI.red, padded);
       if (cell === '-') return paint(ANSI.dim, padded);
       return padded;
     });

@@ -7,7 +7,7 @@ import { runEntryCalls, type CaseEntry, type ResultsDocument, type RunEntry, typ
 import type { ToolCall } from '../types/run.js';
 import { barChart, type BarItem } from './_charts.js';
 import { escapeXml as esc } from '../core/escape.js';
-import { caseViews, categoryCounts, formatInt, gateText, isJudgedRun, lastIteration, meaningOf, passKText, percent, pooledPassRate, thresholdText, titleOf, type CaseView } from './_present.js';
+import { caseViews, categoryCounts, formatInt, gateText, isJudgedRun, lastIteration, meaningOf, opsColumns, passKText, percent, pooledPassRate, thresholdText, titleOf, type CaseView } from './_present.js';
 
 /** Options of the report view. */
 export interface ReportViewOptions {
@@ -250,7 +250,7 @@ function sampleHtml(run: RunEntry, opts: ReportViewOptions): string {
   );
 }
 
-function rowHtml(v: CaseView, i: number, p: string, opts: ReportViewOptions): string {
+function rowHtml(v: CaseView, i: number, p: string, opts: ReportViewOptions, ops: ReturnType<typeof opsColumns>): string {
   const cls = v.errored ? 'errored' : v.meetsThreshold ? 'ok' : 'fail';
   const e = v.entry;
   const verdicts = [...new Set(e.runs.map((r) => (r.status === 'errored' ? 'errored' : (r.verdict?.category ?? 'fail'))))];
@@ -261,12 +261,15 @@ function rowHtml(v: CaseView, i: number, p: string, opts: ReportViewOptions): st
     `<tr class="case ${cls}" data-case="${esc(v.caseId)}" data-verdict="${esc(verdicts.join(' '))}" data-tags="${esc(e.tags.join(' '))}" data-text="${esc(text)}">` +
     `<td data-label="Case"><code>${esc(v.caseId)}</code>${e.tags.length ? `<div class="tags">${e.tags.map((t) => `<span class="tag">${esc(t)}</span>`).join('')}</div>` : ''}</td>` +
     `<td data-label="Verdict">${badge(v.verdict)}</td>` +
-    `<td data-label="Tool"><code>${esc(v.tool || '–')}</code></td><td data-label="Command">${esc(v.command || '–')}</td><td data-label="Autonomy">${esc(v.autonomy || '–')}</td><td data-label="Host">${esc(v.host || '–')}</td>` +
+    `<td data-label="Tool"><code>${esc(v.tool || '–')}</code></td>` +
+    (ops.command ? `<td data-label="Command">${esc(v.command || '–')}</td>` : '') +
+    (ops.autonomy ? `<td data-label="Autonomy">${esc(v.autonomy || '–')}</td>` : '') +
+    (ops.host ? `<td data-label="Host">${esc(v.host || '–')}</td>` : '') +
     `<td data-label="Pass rate" class="rate">${esc(v.passRate)}<small>${esc(`95% ${percent(e.pass_rate_low)}–${percent(e.pass_rate_high)}`)}</small>${passKHtml(e)}</td>` +
     `<td data-label="Reason" class="reason">${esc(v.reason)}${errors ? ` <span class="badge fail">${errors} tool error${errors === 1 ? '' : 's'}</span>` : ''}` +
     `<div><button type="button" class="expand" aria-expanded="false" aria-controls="${detailId}">${e.runs.length} sample${e.runs.length === 1 ? '' : 's'} · trace</button></div></td>` +
     `</tr>` +
-    `<tr class="detail" id="${detailId}" data-for="${esc(v.caseId)}" hidden><td colspan="8">${e.runs.map((r) => sampleHtml(r, opts)).join('')}</td></tr>`
+    `<tr class="detail" id="${detailId}" data-for="${esc(v.caseId)}" hidden><td colspan="${5 + Number(ops.command) + Number(ops.autonomy) + Number(ops.host)}">${e.runs.map((r) => sampleHtml(r, opts)).join('')}</td></tr>`
   );
 }
 
@@ -323,6 +326,7 @@ function filtersHtml(views: CaseView[], p: string): string {
 export function renderReportView(doc: ResultsDocument, opts: ReportViewOptions = {}): string {
   const p = opts.idPrefix ?? 'rv';
   const views = caseViews(doc);
+  const ops = opsColumns(views);
   const stats = statsOf(doc);
   const title = titleOf(doc);
   const meta = [
@@ -347,8 +351,8 @@ export function renderReportView(doc: ResultsDocument, opts: ReportViewOptions =
     chartsHtml(doc, views) +
     byTagHtml(doc) +
     filtersHtml(views, p) +
-    `<div class="table-wrap"><table class="cases"><thead><tr><th>Case</th><th>Verdict</th><th>Tool</th><th>Command</th><th>Autonomy</th><th>Host</th><th>Pass rate</th><th>Reason</th></tr></thead>` +
-    `<tbody>${views.map((v, i) => rowHtml(v, i, p, opts)).join('')}</tbody></table></div>` +
+    `<div class="table-wrap"><table class="cases"><thead><tr><th>Case</th><th>Verdict</th><th>Tool</th>${ops.command ? '<th>Command</th>' : ''}${ops.autonomy ? '<th>Autonomy</th>' : ''}${ops.host ? '<th>Host</th>' : ''}<th>Pass rate</th><th>Reason</th></tr></thead>` +
+    `<tbody>${views.map((v, i) => rowHtml(v, i, p, opts, ops)).join('')}</tbody></table></div>` +
     `</section>`
   );
 }

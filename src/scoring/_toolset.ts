@@ -6,6 +6,8 @@ import type { Autonomy } from '../types/case.js';
 import type { ResolvedCall, Toolset } from '../types/toolset.js';
 
 export function toolsetAutonomy(toolset: Toolset, call: ResolvedCall): Autonomy | undefined {
+  // An OpenAI tools array says nothing about permissions: no level, rather than `confirm` for every tool.
+  if (toolset.noAutonomy) return undefined;
   return effectiveAutonomy(toolset, call);
 }
 

@@ -388,7 +388,7 @@ function parseToolsArray(rd: Reader, list: unknown[], name: string, source: stri
       ownHostArg: args.some((a) => a.name === 'host'),
     };
   });
-  return { name, runnables, hosts: [], groups: {}, source };
+  return { name, runnables, hosts: [], groups: {}, source, noAutonomy: true };
 }
 
 /** Parse toolset text (our format or an OpenAI tools array); `file` names it in errors. */

@@ -5,6 +5,7 @@ import { ToolsetError } from '../errors.js';
 import type { Toolset } from '../types/toolset.js';
 import { loadToolsetFile } from './file.js';
 import { WORKSPACE_TOOLSET } from './workspace.js';
+import { OPERATIONS_SYSTEM_PROMPT } from '../core/system-prompts.js';
 
 /** Path of the bundled fleet toolset. */
 export const FLEET_TOOLSET_FILE = join(PACKAGE_ROOT, 'fixtures', 'toolsets', 'fleet.toml');
@@ -34,7 +35,7 @@ export async function loadToolset(spec: string, opts: LoadToolsetOptions): Promi
   if (s.startsWith('builtin:')) {
     const name = s.slice('builtin:'.length);
     if (name === 'workspace') return WORKSPACE_TOOLSET;
-    if (name === 'fleet') return { ...loadToolsetFile(FLEET_TOOLSET_FILE), source: 'builtin:fleet' };
+    if (name === 'fleet') return { ...loadToolsetFile(FLEET_TOOLSET_FILE), source: 'builtin:fleet', systemPrompt: OPERATIONS_SYSTEM_PROMPT };
     throw new ToolsetError('TOOLSET', `toolset "${spec}": unknown built-in toolset`, {
       hint: `use one of ${BUILTIN_TOOLSETS.map((b) => `builtin:${b}`).join(', ')}`,
     });

@@ -84,6 +84,10 @@ export interface Toolset {
   source: string;
   /** Canned results of the toolset file's `[mocks]`; a case's own `tool_mocks` win per tool. */
   mocks?: ToolMocks;
+  /** The toolset carries no permission data (an OpenAI tools array): its calls have no autonomy level. */
+  noAutonomy?: boolean;
+  /** The system prompt a model run on this toolset gets by default (builtin:fleet: the operations prompt). */
+  systemPrompt?: string;
 }
 
 /** A tool as the model sees it, neutral form; providers render it to their wire schema. */
