@@ -19,7 +19,12 @@ const SKIP: Record<string, string> = {
   // A collector's archive on that machine; README's `score traces/ --cases evals/ --rules rules.toml` runs the same command.
   'examples/collector/README.md: runspec-eval score /var/lib/otelcol/archive/ --cases evals/ --rules rules.toml --shard 1/4 --output jsonl > s1.jsonl':
     "a collector host's archive path",
+  // Needs the agent server of the line above running on its fixed port; test/targets/http-target.test.ts runs an http target end to end.
+  'docs/targets.md: runspec-eval run cases.toml --target service': 'needs the example agent server running',
 };
+
+/** Docs whose commands run in a copy of an example project (their cwd), keyed by file. */
+const PROJECT_DOCS: Record<string, string> = { 'docs/targets.md': 'examples/targets' };
 
 const SHELL_LANGS = new Set(['sh', 'bash', 'shell', 'console', 'zsh']);
 
@@ -34,7 +39,7 @@ interface DocCommand {
 }
 
 function docFiles(): string[] {
-  const out = ['README.md'];
+  const out = ['README.md', ...Object.keys(PROJECT_DOCS)];
   const walk = (dir: string): void => {
     for (const name of readdirSync(join(REPO_ROOT, dir), { withFileTypes: true })) {
       const rel = join(dir, name.name);
@@ -119,6 +124,8 @@ const key = (c: DocCommand): string => `${c.file}: ${c.text}`;
 const RUNNABLE = ALL.filter((c) => !(key(c) in SKIP));
 
 const project = tempProject('runspec-docs-');
+/** Where an example project's copy lives (examples/ itself is a link to the repository). */
+const copyOf = (dir: string): string => join(project.dir, 'copies', dir);
 let model: FakeModelServer;
 
 beforeAll(async () => {
@@ -128,6 +135,12 @@ beforeAll(async () => {
   cpSync(join(REPO_ROOT, 'examples/rules.toml'), join(project.dir, 'rules.toml'));
   mkdirSync(join(project.dir, 'evals'));
   for (const f of ['smoke.toml', 'count-lines.json', 'edits.json']) cpSync(join(REPO_ROOT, 'examples/fixtures', f), join(project.dir, 'evals', f));
+  // Example projects run as copies (nothing is written into the repository); their agents import the
+  // frameworks from the repository's node_modules.
+  for (const dir of Object.values(PROJECT_DOCS)) {
+    cpSync(join(REPO_ROOT, dir), copyOf(dir), { recursive: true });
+    symlinkSync(join(REPO_ROOT, 'node_modules'), join(copyOf(dir), 'node_modules'));
+  }
   // traces/: what a run writes by default (OTLP JSON lines), as production traces to score.
   const demo = await runCli(['--path', project.dir, 'demo'], { cwd: project.dir, env: { HOME: project.dir } });
   expect([0, 1]).toContain(demo.exitCode);
@@ -149,7 +162,7 @@ describe('documented commands', { timeout: 120_000 }, () => {
 
   it.each(RUNNABLE.map((c) => ({ name: `${c.file}:${c.line}: ${c.text}`, c })))('$name', async ({ c }) => {
     const cli = await runCli(c.argv, {
-      cwd: project.dir,
+      cwd: PROJECT_DOCS[c.file] ? copyOf(PROJECT_DOCS[c.file]!) : project.dir,
       env: { HOME: project.dir, OPENAI_API_KEY: 'sk-docs-test', ANTHROPIC_API_KEY: 'sk-docs-test', ...c.env, RUNSPEC_BASE_URL: model.url },
       timeoutMs: 120_000,
     });

@@ -129,6 +129,7 @@ async function openKind(
           module: cfg.module,
           ...(cfg.export !== undefined ? { exportName: cfg.export } : {}),
           projectDir: ctx.projectDir,
+          env: ctx.env,
           tracing,
           ...common,
           ...(o.toolsetFor ? { toolsetFor: o.toolsetFor } : {}),

@@ -25,6 +25,8 @@ export interface ModuleTargetOptions {
   defaults: AgentTarget['defaults'];
   quietMs: number;
   traceTimeoutMs: number;
+  /** The run's environment, handed to the function as `ctx.env`. */
+  env: Readonly<Record<string, string | undefined>>;
   /** The case's toolset, for `ctx.mockTool` (a case's own tool_mocks win). */
   toolsetFor?: (c: Case) => Toolset | undefined;
 }
@@ -85,6 +87,7 @@ export async function openModuleTarget(o: ModuleTargetOptions): Promise<AgentTar
         tracerProvider: o.tracing.tracerProvider,
         traceparent,
         otlpEndpoint: o.tracing.otlpEndpoint,
+        env: o.env,
         mockTool(name, args) {
           const rules = mockRulesFor(c, toolset ?? {}, name);
           if (!rules) return undefined;

@@ -32,6 +32,8 @@ export interface AgentContext {
   traceparent: string;
   /** OTLP/HTTP base URL of the run's receiver (for a module that registers its own tracer provider). */
   otlpEndpoint: string;
+  /** The run's environment (the CLI's is the process's; a library caller passes its own). */
+  env: Readonly<Record<string, string | undefined>>;
   /** The case's (or toolset's) canned result of a tool call, so nothing executes in decision mode; undefined when none is mocked. */
   mockTool(name: string, args: Record<string, unknown>): MockResult | undefined;
 }
