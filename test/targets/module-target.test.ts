@@ -84,3 +84,11 @@ describe('the target on the root span', () => {
     for (const r of roots) expect(r.attributes['gen_ai.agent.name']).toBe('baseline');
   });
 });
+
+describe('trace completion', () => {
+  it('judges a trace that never goes quiet as incomplete at --trace-timeout', async () => {
+    const { verdicts } = await runTarget('module', `module = "${AGENTS}lingering.mjs"`, { flags: { quietMs: 100, traceTimeout: 300, fixture: ['weather-paris'] } });
+    expect(verdicts['weather-paris']).toMatchObject({ status: 'scored', verdict: { category: 'incomplete', pass: false } });
+    expect((verdicts['weather-paris'] as { verdict: { reason: string } }).verdict.reason).toMatch(/^the trace did not complete within 300 ms/);
+  });
+});

@@ -11,14 +11,15 @@ export function scoreAgentRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdi
   const verdict = scoreRun(c, run, opts);
   const agent = run.agent;
   if (!agent) return verdict;
-  if (agent.unscorable) {
+  // An incomplete trace explains missing model spans too: it is judged incomplete first.
+  if (agent.incomplete) {
+    verdict.pass = false;
+    verdict.category = 'incomplete';
+    verdict.reason = `${agent.incomplete}; so far: ${agent.unscorable ?? verdict.reason}`;
+  } else if (agent.unscorable) {
     verdict.pass = false;
     verdict.category = 'unscorable';
     verdict.reason = agent.unscorable;
-  } else if (agent.incomplete) {
-    verdict.pass = false;
-    verdict.category = 'incomplete';
-    verdict.reason = `${agent.incomplete}; so far: ${verdict.reason}`;
   } else {
     verdict.reason += agent.callsFrom === 'response' ? ` (calls read from the response: ${agent.responsePath ?? 'tool_calls'})` : ' (calls read from the trace)';
   }
