@@ -42,7 +42,7 @@ export const COMMAND_LOADERS: readonly CommandLoader[] = [
   {
     name: 'compare',
     term: 'compare [options] <providers> [targets...]',
-    summary: 'Run the same suite once per provider and compare pass rates',
+    summary: 'Run the same suite once per provider or [targets.NAME] and compare pass rates',
     load: async () => (await import('./compare.js')).compareCommand,
   },
   {
