@@ -58,3 +58,14 @@ describe('environment', () => {
     expect(firstSet(undefined, undefined, undefined, 'd')).toEqual({ value: 'd', source: 'default' });
   });
 });
+
+describe('[targets.NAME]', () => {
+  it.each([
+    { name: 'an unknown key', text: '[targets.bot]\nkind = "module"\nmodule = "a.mjs"\ntimeout = 5\n', want: /runspec\.toml:\d: targets\.bot.*timeout/ },
+    { name: 'a missing required key', text: '[targets.bot]\nkind = "module"\n', want: /runspec\.toml:\d: targets\.bot\.module: / },
+    { name: 'an unknown kind', text: '[targets.bot]\nkind = "lambda"\n', want: /runspec\.toml:2: targets\.bot\.kind: .*'model' \| 'module' \| 'http' \| 'command'/ },
+    { name: 'a command that is not a list', text: '[targets.bot]\nkind = "command"\ncommand = "python agent.py"\n', want: /runspec\.toml:3: targets\.bot\.command: .*expected array/ },
+  ])('refuses $name with the line and field', ({ text, want }) => {
+    expect(() => loadConfigFile(project(text))).toThrow(want);
+  });
+});
