@@ -19,7 +19,7 @@ const SKIP: Record<string, string> = {
   // A collector's archive on that machine; README's `score traces/ --cases evals/ --rules rules.toml` runs the same command.
   'examples/collector/README.md: runspec-eval score /var/lib/otelcol/archive/ --cases evals/ --rules rules.toml --shard 1/4 --output jsonl > s1.jsonl':
     "a collector host's archive path",
-  // Needs the agent server of the line above running on its fixed port; test/targets/http-target.test.ts runs an http target end to end.
+  // Needs the agent server of the line above running on its fixed port; test/e2e/target-http.test.ts runs an http target end to end.
   'docs/targets.md: runspec-eval run cases.toml --target service': 'needs the example agent server running',
 };
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runEvalSuite } from '../../src/app/run-suite.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
-import { AGENTS, SCRIPT, makeProject } from './_project.js';
+import { AGENTS, SCRIPT, makeProject } from '../targets/_project.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

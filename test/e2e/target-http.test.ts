@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runEvalSuite } from '../../src/app/run-suite.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
-import { AGENTS, SCRIPT, makeProject } from './_project.js';
-import { freePort, startAgentProcess } from './_agent-process.js';
+import { AGENTS, SCRIPT, makeProject } from '../targets/_project.js';
+import { freePort, startAgentProcess } from '../targets/_agent-process.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
