@@ -19,9 +19,9 @@ export interface AgentProcess {
   stop(): Promise<void>;
 }
 
-/** Run `node file` with `env` (plus PATH) and wait for the first stdout line (its URL). */
-export async function startAgentProcess(file: string, env: Record<string, string>): Promise<AgentProcess> {
-  const child = spawn(process.execPath, [file], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Run `node file` (or `interpreter file`) with `env` (plus PATH) and wait for the first stdout line (its URL). */
+export async function startAgentProcess(file: string, env: Record<string, string>, interpreter: string = process.execPath): Promise<AgentProcess> {
+  const child = spawn(interpreter, [file], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
   const url = await new Promise<string>((resolve, reject) => {
