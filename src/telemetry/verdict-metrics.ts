@@ -6,7 +6,7 @@
 // provider (never registered globally); pulled as Prometheus text (`scrape`, mounted by `serve` at
 // /metrics) and/or pushed over OTLP/HTTP. Export failures warn once and are dropped.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Attributes, Counter } from '@opentelemetry/api';
+import { ValueType, type Attributes, type Counter } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader, type IMetricReader, type PushMetricExporter, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
@@ -128,7 +128,7 @@ export function createVerdictMetrics(config: MetricsConfig, options: VerdictMetr
   });
   const counter: Counter = provider
     .getMeter('runspec-eval', options.version)
-    .createCounter(VERDICT_CALLS_METRIC, { description: 'Final verdicts, by category, pass, case and rule' });
+    .createCounter(VERDICT_CALLS_METRIC, { description: 'Final verdicts, by category, pass, case and rule', valueType: ValueType.INT });
   const timeoutMs = config.otlp?.timeoutMs ?? 5000;
   return {
     record(input) {
