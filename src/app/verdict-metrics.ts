@@ -5,6 +5,7 @@ import { resolveMetricsConfig } from '../config/metrics.js';
 import type { Env } from '../config/env.js';
 import type { VerdictMetrics } from '../telemetry/verdict-metrics.js';
 import type { TraceOutcome, TraceVerdictLine } from '../traces/score-traces.js';
+import type { CaseResult } from '../types/verdict.js';
 import { VERSION } from '../core/version.js';
 
 export interface OutcomeMetrics {
@@ -49,6 +50,33 @@ export async function createOutcomeMetrics(
       });
     },
     scrape: metrics.scrape,
+    shutdown: () => metrics.shutdown(),
+  };
+}
+
+export interface RunMetrics {
+  /** Count every sample of a finished case: its verdict, or `error` for a sample that errored. */
+  addCase(result: CaseResult): void;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * `run`'s verdict counters: pushed over OTLP when OTEL_METRICS_EXPORTER names `otlp` (a run has no port to
+ * scrape). Same counter and labels as `serve` and the Collector's span_metrics path.
+ */
+export async function createRunMetrics(env: Env, onWarning: (message: string) => void): Promise<RunMetrics> {
+  const config = resolveMetricsConfig(env, { exporters: [] });
+  for (const w of env.warnings.splice(0)) onWarning(w);
+  if (!config.otlp) return { addCase: () => undefined, shutdown: async () => undefined };
+  const { createVerdictMetrics } = await import('../telemetry/verdict-metrics.js');
+  const metrics = createVerdictMetrics({ ...config, prometheus: false }, { onWarning, version: VERSION });
+  return {
+    addCase(result) {
+      for (const s of result.samples) {
+        if (s.status === 'scored') metrics.record({ verdict: s.verdict, caseId: result.caseId });
+        else metrics.record({ error: s.error, caseId: result.caseId });
+      }
+    },
     shutdown: () => metrics.shutdown(),
   };
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CLI } from '../helpers/run-cli.js';
+import { CLI, runCli } from '../helpers/run-cli.js';
 import { request, span } from '../traces/_otlp.js';
 import { tempProject } from './_helpers.js';
 
@@ -98,5 +98,37 @@ describe('serve verdict metrics', () => {
     const last = JSON.parse(metrics[metrics.length - 1]!.body) as { resourceMetrics: Array<{ scopeMetrics: Array<{ metrics: Array<{ name: string; sum: { dataPoints: Array<{ asInt: string | number }> } }> }> }> };
     const m = last.resourceMetrics[0]!.scopeMetrics[0]!.metrics.find((x) => x.name === 'runspec.verdicts.calls')!;
     expect(m.sum.dataPoints.map((d) => Number(d.asInt)).sort()).toEqual([1, 2]);
+  });
+});
+
+describe('run verdict metrics', () => {
+  it('demo (run) with OTEL_METRICS_EXPORTER=otlp pushes one count per sample verdict', async () => {
+    const dir = tempProject('runspec-run-metrics-');
+    const bodies: string[] = [];
+    const sink = createServer((req, res) => {
+      let b = '';
+      req.setEncoding('utf8').on('data', (c: string) => (b += c)).on('end', () => {
+        if (req.url === '/v1/metrics') bodies.push(b);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+    try {
+      const endpoint = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/v1/metrics`;
+      const r = await runCli(['--path', dir.dir, 'demo', '--output', 'json'], {
+        spawn: true,
+        env: { HOME: dir.dir, XDG_CONFIG_HOME: dir.dir, TMPDIR: dir.dir, OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json' },
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      const doc = JSON.parse(r.stdout) as { iterations: Array<{ cases: Record<string, { runs: unknown[] }> }> };
+      const samples = Object.values(doc.iterations[0]!.cases).reduce((n, c) => n + c.runs.length, 0);
+      expect(bodies.length).toBeGreaterThan(0);
+      const last = JSON.parse(bodies[bodies.length - 1]!) as { resourceMetrics: Array<{ scopeMetrics: Array<{ metrics: Array<{ name: string; sum: { dataPoints: Array<{ asInt: string | number }> } }> }> }> };
+      const m = last.resourceMetrics[0]!.scopeMetrics[0]!.metrics.find((x) => x.name === 'runspec.verdicts.calls')!;
+      expect(m.sum.dataPoints.reduce((n, d) => n + Number(d.asInt), 0)).toBe(samples);
+    } finally {
+      await new Promise((r) => sink.close(r));
+      dir.cleanup();
+    }
   });
 });
