@@ -97,7 +97,7 @@ describe('serve verdict metrics', () => {
     expect(metrics.length).toBeGreaterThan(0);
     const last = JSON.parse(metrics[metrics.length - 1]!.body) as { resourceMetrics: Array<{ scopeMetrics: Array<{ metrics: Array<{ name: string; sum: { dataPoints: Array<{ asInt: string | number }> } }> }> }> };
     const m = last.resourceMetrics[0]!.scopeMetrics[0]!.metrics.find((x) => x.name === 'runspec.verdicts.calls')!;
-    expect(m.sum.dataPoints.map((d) => Number(d.asInt)).sort()).toEqual([1, 2]);
+    expect(m.sum.dataPoints.map((d) => Number(d.asInt)).sort((a, b) => a - b)).toEqual([1, 2]);
   });
 });
 
