@@ -48,7 +48,7 @@ beforeAll(async () => {
     GATEWAY_SCORER_3: `127.0.0.1:${s3}`,
     GATEWAY_BACKEND_ENDPOINT: sink.url,
   });
-  serve = await startServe(project.dir, { ...project.env, METRICS_TOKEN: TOKEN, OTEL_BSP_SCHEDULE_DELAY: '200' }, [
+  serve = await startServe(project.dir, { ...project.env, METRICS_TOKEN: TOKEN }, [
     '--port', '0', '--quiet-ms', '300', '--token-env', 'METRICS_TOKEN',
     '--export', '--otlp-endpoint', `http://127.0.0.1:${verdicts}/v1/traces`,
   ]);

@@ -13,8 +13,10 @@ let build: CollectorBuild;
 let project: { dir: string; env: Record<string, string> };
 let sink: OtlpSink;
 let expected: string[];
-// 12 traces, every third carrying ~270 KB of incompressible bytes: > 1 MB, so a 1 MB rotation limit rotates.
-const corpus = mixedCorpus(1, 12, { padEvery: 3, padBytes: 200_000 });
+// 12 traces, each carrying 150 KB of random bytes (base64): ~1.8 MB even compressed, so a 1 MB rotation
+// limit rotates in every format. Each batch must stay under that limit: the exporter rejects (drops) a
+// single write larger than max_megabytes, so the test sends one trace per batch.
+const corpus = mixedCorpus(1, 12, { padEvery: 1, padBytes: 150_000 });
 
 beforeAll(async () => {
   build = await ensureCollector();
@@ -63,17 +65,24 @@ describe('Collector file exporter → score', () => {
       GATEWAY_SCORER_2: `127.0.0.1:${s2}`,
       GATEWAY_SCORER_3: `127.0.0.1:${s3}`,
       GATEWAY_BACKEND_ENDPOINT: sink.url,
+      GATEWAY_BATCH_TIMEOUT: '10ms',
     };
     const collector = await startCollector(build.binary, GATEWAY, env, native ? ['--feature-gates=exporter.file.nativeCompression'] : []);
     try {
       // One request per trace, as agents send them: the exporter writes one message per batch.
-      for (const r of corpus) await postTraces(`http://127.0.0.1:${http}`, r);
+      for (const r of corpus) {
+        await postTraces(`http://127.0.0.1:${http}`, r);
+        // Past the batch timeout, so each trace is its own batch (one write).
+        await new Promise((resolve) => setTimeout(resolve, 60));
+      }
     } finally {
       // Shutdown drains the batch processor and flushes and closes the files.
       await collector.stop();
     }
     expect(collector.deprecations()).toEqual([]);
+    expect(collector.output()).not.toContain('Rejecting data');
     const files = readdirSync(archive).filter((f) => f.startsWith('traces'));
+    if (process.env.IT_DEBUG) console.log(archive, readdirSync(archive), collector.output().split('\n').filter((l) => /file|Everything|rror/.test(l) && !/grpc@/.test(l)).map((l) => (l.includes('Rejecting') ? l.slice(200, 1200) : l.slice(0, 200))).join('\n'));
     // Rotation happened: the live file and at least one rotated sibling.
     expect(files.length, `files: ${files.join(', ')}`).toBeGreaterThan(1);
     const scored = await scoreCli(project.dir, project.env, [archive]);
