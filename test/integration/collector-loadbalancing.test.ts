@@ -104,7 +104,8 @@ describe('load_balancing by trace id to three serve --grpc replicas', () => {
     const during = mixedCorpus(200, 12);
     const after = mixedCorpus(300, 12);
     // Straddling traces: children exported before the kill, the root (it ends last) after the restart.
-    const straddling = [400, 401, 402, 403, 404, 405];
+    // 18 of them, so some land on the restarted replica whatever the ring (all miss it with p = (2/3)^18 < 0.1%).
+    const straddling = Array.from({ length: 18 }, (_, i) => 400 + i);
     try {
       gateway = await startGateway(ports);
       const total = (): number => replicas.reduce((n, r) => n + r.lines().length, 0);
@@ -136,6 +137,14 @@ describe('load_balancing by trace id to three serve --grpc replicas', () => {
       await Promise.all(replicas.map((r) => r.stop()));
     }
     for (const r of replicas) outputs.push(r.lines());
+    const [killed, , restarted] = [outputs[0]!, outputs[1]!, outputs[2]!];
+    // The restart was exercised: the stopped replica held straddling traces (judged at shutdown), and the
+    // share routed to it while it was down reached the restarted process (queued and retried).
+    const straddlingIds = new Set(straddling.map((t) => traceId(t)));
+    expect(killed.some((l) => straddlingIds.has(String(l.traceId)))).toBe(true);
+    const duringIds = new Set(during.map(rootTraceId));
+    expect(restarted.some((l) => duringIds.has(String(l.traceId)))).toBe(true);
+    expect(gateway!.collector.output()).toContain('Exporting failed. Will retry');
     const finals = outputs.flatMap(finalLines);
     const count = new Map<string, number>();
     for (const l of finals) count.set(keyOf(l), (count.get(keyOf(l)) ?? 0) + 1);

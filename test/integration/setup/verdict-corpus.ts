@@ -131,9 +131,24 @@ export interface ServeProc extends Proc {
   lines(): Array<Record<string, unknown>>;
 }
 
-export async function startServe(dir: string, env: Record<string, string>, args: string[]): Promise<ServeProc> {
+let helpText: Promise<string> | undefined;
+
+/**
+ * `--reopen-window MS` where serve has it (the revision model: lines become final when it closes), so the
+ * tests wait seconds, not its 60 s default; without it a judged trace stays open for 10 × --quiet-ms.
+ */
+async function reopenWindowArgs(env: Record<string, string>, ms: number): Promise<string[]> {
+  helpText ??= new Promise((resolve) => {
+    const p = startProc(process.execPath, [CLI, 'serve', '--help'], { env });
+    void p.exited.then(() => resolve(p.output()));
+  });
+  return (await helpText).includes('--reopen-window') ? ['--reopen-window', String(ms)] : [];
+}
+
+export async function startServe(dir: string, env: Record<string, string>, args: string[], opts: { reopenWindowMs?: number } = {}): Promise<ServeProc> {
   let stdout = '';
-  const proc = startProc(process.execPath, [CLI, 'serve', '--cases', 'suite.json', '--rules', 'rules.toml', ...args], {
+  const reopen = await reopenWindowArgs(env, opts.reopenWindowMs ?? 3000);
+  const proc = startProc(process.execPath, [CLI, 'serve', '--cases', 'suite.json', '--rules', 'rules.toml', ...reopen, ...args], {
     env,
     cwd: dir,
     stdout: (c) => {
