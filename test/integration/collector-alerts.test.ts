@@ -78,7 +78,7 @@ describe('verdict alerts in Prometheus, from span_metrics and from serve /metric
     expect(ok.headers.get('content-type')).toMatch(/^text\/plain/);
   });
 
-  it('a failing burst fires RunspecFailingVerdictBurst on both paths; passing, errored, unscorable traffic and a re-judged trace do not', async () => {
+  it('a failing burst fires RunspecFailingVerdictBurst on both paths, pending then firing; passing, errored and unscorable traffic do not', async () => {
     // Benign traffic first: passing read-readme traces, errored runs of the same case, unscorable rule verdicts.
     let t = 1;
     for (let i = 0; i < 6; i++) await postTraces(serve.url, agentTrace({ t: t++, prompt: 'please read the README', calls: [{ name: 'file_read', args: { path: 'README.md' } }] }), auth);
