@@ -80,13 +80,13 @@ describe('load_balancing by trace id to three serve --grpc replicas', () => {
     try {
       gateway = await startGateway(replicas.map(grpcPort));
       for (const r of corpus) await postTraces(gateway.http, r);
-      await pollUntil('every verdict on some replica', () => (replicas.reduce((n, r) => n + r.lines().length, 0) >= expected.length ? true : undefined), 60_000);
+      await pollUntil('every final verdict on some replica', () => (replicas.reduce((n, r) => n + finalLines(r.lines()).length, 0) >= expected.length ? true : undefined), 60_000);
     } finally {
       await gateway?.collector.stop();
       await Promise.all(replicas.map((r) => r.stop()));
     }
     expect(gateway!.collector.deprecations()).toEqual([]);
-    const perReplica = replicas.map((r) => r.lines());
+    const perReplica = replicas.map((r) => finalLines(r.lines()));
     // Routing spread the traces (24 trace ids over three replicas) and kept each trace whole on one replica.
     expect(perReplica.filter((ls) => ls.length > 0).length).toBe(3);
     const owners = new Map<string, Set<number>>();
@@ -108,7 +108,7 @@ describe('load_balancing by trace id to three serve --grpc replicas', () => {
     const straddling = Array.from({ length: 18 }, (_, i) => 400 + i);
     try {
       gateway = await startGateway(ports);
-      const total = (): number => replicas.reduce((n, r) => n + r.lines().length, 0);
+      const total = (): number => replicas.reduce((n, r) => n + finalLines(r.lines()).length, 0);
       for (const r of before) await postTraces(gateway.http, r);
       await pollUntil('verdicts of the traces before the restart', () => (total() >= before.length * 2 ? true : undefined), 60_000);
       for (const t of straddling) {
@@ -129,7 +129,7 @@ describe('load_balancing by trace id to three serve --grpc replicas', () => {
       for (const r of after) await postTraces(gateway.http, r);
       const wholeIds = new Set([...before, ...during, ...after].map((r) => rootTraceId(r)));
       await pollUntil('verdicts of every whole trace', () => {
-        const seen = new Set([...outputs.flat(), ...replicas.flatMap((r) => r.lines())].map((l) => String(l.traceId)));
+        const seen = new Set([...outputs, ...replicas.map((r) => r.lines())].flatMap(finalLines).map((l) => String(l.traceId)));
         return [...wholeIds].every((id) => seen.has(id)) ? true : undefined;
       }, 90_000);
     } finally {
@@ -155,7 +155,7 @@ describe('load_balancing by trace id to three serve --grpc replicas', () => {
     writeFileSync(join(project.dir, 'restart.jsonl'), whole.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const direct = verdictSet((await scoreCli(project.dir, project.env, ['restart.jsonl'])).stdout);
     const wholeIds = new Set(whole.map((r) => rootTraceId(r)));
-    const got = verdictSet(finals.filter((l) => wholeIds.has(String(l.traceId))).map((l) => JSON.stringify(stripRevision(l))).join('\n'));
+    const got = verdictSet(finals.filter((l) => wholeIds.has(String(l.traceId))).map((l) => JSON.stringify(l)).join('\n'));
     expect(got).toEqual(direct);
     // A straddling trace: one final verdict, or none (its parts judged nowhere as a whole), never two.
     for (const t of straddling) {
@@ -169,10 +169,4 @@ describe('load_balancing by trace id to three serve --grpc replicas', () => {
 /** The trace id of a one-trace request. */
 function rootTraceId(r: OtlpTraceRequest): string {
   return r.resourceSpans?.[0]?.scopeSpans?.[0]?.spans?.[0]?.traceId ?? '';
-}
-
-/** The fields a re-judged trace's line adds (supersedes, revision): not part of the verdict itself. */
-function stripRevision(l: Line): Line {
-  const { supersedes: _s, revision: _r, final: _f, ...rest } = l;
-  return rest;
 }

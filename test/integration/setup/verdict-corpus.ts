@@ -100,12 +100,18 @@ export async function postTraces(url: string, body: OtlpTraceRequest, headers: R
   if (!res.ok) throw new Error(`POST ${url}/v1/traces: HTTP ${res.status} ${text}`);
 }
 
-/** Verdict lines as a comparable set: one sorted JSON string per line. */
+/**
+ * Verdict lines as a comparable set: one sorted JSON string per line, without the fields that say when a
+ * trace was judged rather than what the verdict is (supersedes, revision, final).
+ */
 export function verdictSet(jsonl: string): string[] {
   return jsonl
     .split('\n')
     .filter((l) => l.trim())
-    .map((l) => JSON.stringify(JSON.parse(l)))
+    .map((l) => {
+      const { supersedes: _s, revision: _r, final: _f, ...verdict } = JSON.parse(l) as Record<string, unknown>;
+      return JSON.stringify(verdict);
+    })
     .sort();
 }
 
