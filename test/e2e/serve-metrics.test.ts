@@ -41,7 +41,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
   const otlp = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-  child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '100', '--cases', 'suite.json', '--token-env', 'SERVE_TOKEN'], {
+  // Verdicts count once final: with the revision model that is when --reopen-window closes (keep it short).
+  const help = await runCli(['serve', '--help']);
+  const reopen = help.stdout.includes('--reopen-window') ? ['--reopen-window', '500'] : [];
+  child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '100', ...reopen, '--cases', 'suite.json', '--token-env', 'SERVE_TOKEN'], {
     cwd: project.dir,
     env: {
       PATH: process.env.PATH ?? '', HOME: project.dir, XDG_CONFIG_HOME: project.dir, TMPDIR: project.dir, SERVE_TOKEN: TOKEN,
