@@ -82,7 +82,6 @@ describe('Collector file exporter → score', () => {
     expect(collector.deprecations()).toEqual([]);
     expect(collector.output()).not.toContain('Rejecting data');
     const files = readdirSync(archive).filter((f) => f.startsWith('traces'));
-    if (process.env.IT_DEBUG) console.log(archive, readdirSync(archive), collector.output().split('\n').filter((l) => /file|Everything|rror/.test(l) && !/grpc@/.test(l)).map((l) => (l.includes('Rejecting') ? l.slice(200, 1200) : l.slice(0, 200))).join('\n'));
     // Rotation happened: the live file and at least one rotated sibling.
     expect(files.length, `files: ${files.join(', ')}`).toBeGreaterThan(1);
     const scored = await scoreCli(project.dir, project.env, [archive]);
