@@ -372,6 +372,8 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   const telemetry = telemetryConfig.enabled
     ? await (await import('../telemetry/off-thread.js')).createRunTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION, worker: telemetryWorker(project), traces: totalSamples })
     : undefined;
+  // Verdict counters over OTLP (OTEL_METRICS_EXPORTER=otlp), as serve exports them.
+  const metrics = telemetryConfig.enabled ? await (await import('./verdict-metrics.js')).createRunMetrics(project.env, (w) => ctx.warn(`telemetry: ${w}`)) : undefined;
 
   // Bounds (RUNSPEC_CONCURRENCY 1 to 256...) are checked by the resolver, so `config` rejects them too.
   const settings = runSettings(project, flags);
@@ -418,7 +420,10 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
       telemetry: telemetry?.enabled ? telemetry : undefined,
       skip: prior,
       keepResults: false,
-      onCaseResult: (result) => recorder.add(result),
+      onCaseResult: (result) => {
+        recorder.add(result);
+        metrics?.addCase(result);
+      },
       onSample: (p) => {
         opts.progress?.update(p.done, p.caseId);
         if (p.worktree) ctx.err(`kept worktree of ${p.caseId} sample ${p.sample}: ${p.worktree}`);
@@ -431,6 +436,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     await recorder.close();
     try {
       await telemetry?.shutdown();
+      await metrics?.shutdown();
     } catch (err) {
       ctx.warn(`telemetry: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -339,7 +339,7 @@ function envTracesUrl(env: Env, warn: (m: string) => void, grpc = false): string
   return base.endsWith('/') ? `${base}v1/traces` : `${base}/v1/traces`;
 }
 
-function httpUrlFromEnv(env: Env, name: string, warn: (m: string) => void): string | undefined {
+export function httpUrlFromEnv(env: Env, name: string, warn: (m: string) => void): string | undefined {
   const v = env.url(name);
   if (v === undefined) return undefined;
   const proto = new URL(v).protocol;
@@ -412,7 +412,7 @@ function captureFromEnv(env: Env, warn: (m: string) => void): boolean | undefine
 }
 
 /** `k1=v1,k2=v2` (W3C Baggage without properties, values percent-decoded); bad entries warn and drop. */
-function parseHeaders(env: Env, name: string, warn: (m: string) => void): Record<string, string> {
+export function parseHeaders(env: Env, name: string, warn: (m: string) => void): Record<string, string> {
   const raw = env.get(name);
   const out: Record<string, string> = {};
   if (raw === undefined) return out;
@@ -434,7 +434,7 @@ function parseHeaders(env: Env, name: string, warn: (m: string) => void): Record
 }
 
 /** OTEL_RESOURCE_ATTRIBUTES: any decode error discards the whole variable (resource/sdk.md). */
-function parseResourceAttributes(env: Env, warn: (m: string) => void): Record<string, string> {
+export function parseResourceAttributes(env: Env, warn: (m: string) => void): Record<string, string> {
   const name = 'OTEL_RESOURCE_ATTRIBUTES';
   const raw = env.get(name);
   if (raw === undefined) return {};

@@ -33,6 +33,11 @@ export interface OtlpReceiverOptions extends ReceiverCommonOptions {
   maxBodyBytes?: number;
   /** How often complete traces are looked for. @default 250 */
   tickMs?: number;
+  /**
+   * Extra GET endpoints on the same port (`serve` mounts its Prometheus `/metrics` here), behind the same
+   * bearer token as the OTLP endpoints.
+   */
+  getRoutes?: Record<string, (req: IncomingMessage, res: ServerResponse) => void>;
 }
 
 export interface OtlpReceiver {
@@ -118,6 +123,17 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
       const s = pipeline.summary();
       const health = { status: 'ok', openTraces: pipeline.openTraces(), traces: s.traces, verdicts: s.verdicts, failed: s.failed, uninterpretable: s.uninterpretable, evictedTraces: s.evictedTraces };
       send(res, 200, JSON.stringify(health), 'application/json');
+      return;
+    }
+    const route = options.getRoutes && Object.hasOwn(options.getRoutes, path) ? options.getRoutes[path] : undefined;
+    if (route && (req.method === 'GET' || req.method === 'HEAD')) {
+      req.resume();
+      if (!authorised(req)) {
+        res.setHeader('www-authenticate', 'Bearer');
+        sendError(res, 401, 'missing or wrong bearer token', undefined);
+        return;
+      }
+      route(req, res);
       return;
     }
     const signal = path === '/v1/traces' ? 'traces' : path === '/v1/logs' ? 'logs' : undefined;

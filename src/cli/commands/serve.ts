@@ -39,12 +39,15 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   }
   if (!LOOPBACK.has(flags.host) && !token) ctx.warn(`listening on ${flags.host} without --token-env: anyone who can reach it can post traces`);
   // The receiver and the scorer load when the command runs (`serve --help` stays light).
-  const [{ createResultsCollector, loadTraceScoring, scoreMeta }, { createOtlpReceiver }, { createTracePipeline }] = await Promise.all([
+  const [{ createResultsCollector, loadTraceScoring, scoreMeta }, { createOtlpReceiver }, { createTracePipeline }, { createOutcomeMetrics }] = await Promise.all([
     import('../../app/score-traces.js'),
     import('../../traces/receiver.js'),
     import('../../traces/pipeline.js'),
+    import('../../app/verdict-metrics.js'),
   ]);
   const setup = await loadTraceScoring(ctx, flags);
+  // Final verdicts as counters: GET /metrics on this port (Prometheus), OTLP with OTEL_METRICS_EXPORTER=otlp.
+  const metrics = await createOutcomeMetrics(setup.env, { exporters: ['prometheus'] }, (w) => ctx.warn(w));
   const started = new Date().toISOString();
   const collector = flags.results ? createResultsCollector(setup.cases, { traceUrl: setup.traceUrl }) : undefined;
   let file: WriteStream | undefined;
@@ -67,6 +70,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
     onOutcome: (o) => {
       setup.sinks.add(o);
       collector?.add(o);
+      metrics.add(o);
       if (o.kind === 'scored') for (const l of o.lines) lines.add(verdictLineJson(setup.decorate(l)));
       else if (ctx.debug) ctx.err(`trace ${o.traceId}: not interpretable (${o.reason})`);
     },
@@ -78,6 +82,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
     maxBodyBytes: flags.maxBodyBytes,
     tickMs: Math.max(20, Math.min(1000, Math.floor(flags.quietMs / 4))),
     ...(token ? { token } : {}),
+    ...(metrics.scrape ? { getRoutes: { '/metrics': metrics.scrape } } : {}),
     onRequest: (r) => {
       if (r.status !== 200) ctx.warn(`${r.path}: HTTP ${r.status}${r.message ? ` (${r.message})` : ''}`);
     },
@@ -91,7 +96,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
       cause: err,
     });
   }
-  ctx.err(`runspec-eval serve: listening on ${url} (POST /v1/traces, /v1/logs; GET /healthz)`);
+  ctx.err(`runspec-eval serve: listening on ${url} (POST /v1/traces, /v1/logs; GET /healthz${metrics.scrape ? ', /metrics' : ''})`);
   let grpcReceiver: Awaited<ReturnType<typeof createGrpcReceiver>> | undefined;
   if (flags.grpc !== undefined) {
     const grpcPort = flags.grpc === true ? 4317 : flags.grpc;
@@ -136,6 +141,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   await grpcReceiver?.close();
   await receiver.close();
   await setup.sinks.close();
+  await metrics.shutdown();
   lines.flush();
   if (file) await new Promise<void>((r) => file!.end(() => r()));
   ctx.err(renderSummaryTable(pipeline.summary()));
@@ -174,6 +180,9 @@ a bad payload, 415 for another content type, 401 without the bearer token. SIGIN
 traces and exit 0. A trace that never becomes whole is judged after 10 × --quiet-ms as "incomplete".
 Spans that arrive for a judged trace within that time re-open it: a superseding verdict line (same trace and
 span ids, supersedes: true; Phoenix annotations upsert) replaces the earlier one. Verdict lines go to stdout (or --out); the listening URL and summary go to stderr.
+GET /metrics (same port, same token) serves the final verdicts as the Prometheus counter
+runspec_verdicts_calls_total by runspec_eval_category, _pass, _case_id and _rule (examples/collector/alerts.yml);
+OTEL_METRICS_EXPORTER=prometheus,otlp also pushes them to OTEL_EXPORTER_OTLP_(METRICS_)ENDPOINT, none turns them off.
 
 Examples:
   runspec-eval serve --port 4318 --rules rules.toml --export
