@@ -114,3 +114,63 @@ async function tcpAccepts(port: number): Promise<boolean> {
     socket.once('error', () => done(false));
   });
 }
+
+/** A span as Phoenix's REST API returns it (`GET /v1/projects/{project}/spans`). */
+export interface PhoenixSpan {
+  id: string;
+  name: string;
+  context: { trace_id: string; span_id: string };
+  span_kind: string;
+  parent_id: string | null;
+  status_code: string;
+  status_message: string;
+  attributes: Record<string, unknown>;
+  events: Array<{ name: string; attributes: Record<string, unknown> }>;
+}
+
+/** A span annotation as Phoenix returns it (`GET /v1/projects/{project}/span_annotations`). */
+export interface PhoenixAnnotation {
+  id: string;
+  name: string;
+  span_id: string;
+  annotator_kind: string;
+  source: string;
+  identifier: string;
+  result: { label: string | null; score: number | null; explanation: string | null };
+  metadata: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** GET a Phoenix REST path (with the admin bearer token when auth is on); throws on any status but 200. */
+export async function phoenixGet<T>(server: Pick<PhoenixServer, 'url' | 'authHeader'>, path: string): Promise<T> {
+  const res = await fetch(`${server.url}${path}`, {
+    headers: server.authHeader ? { authorization: server.authHeader } : {},
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`GET ${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
+
+/** Every span of a project matching the query (pages followed; at most 20 pages of 1000). */
+export async function listSpans(server: Pick<PhoenixServer, 'url' | 'authHeader'>, project: string, query: Record<string, string> = {}): Promise<PhoenixSpan[]> {
+  const out: PhoenixSpan[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 20; page++) {
+    const qs = new URLSearchParams({ ...query, limit: '1000', ...(cursor ? { cursor } : {}) });
+    const body: { data: PhoenixSpan[]; next_cursor: string | null } = await phoenixGet(server, `/v1/projects/${encodeURIComponent(project)}/spans?${qs}`);
+    out.push(...body.data);
+    cursor = body.next_cursor;
+    if (!cursor) break;
+  }
+  return out;
+}
+
+/** The span annotations on these spans (every name and identifier). */
+export async function listSpanAnnotations(server: Pick<PhoenixServer, 'url' | 'authHeader'>, project: string, spanIds: string[]): Promise<PhoenixAnnotation[]> {
+  const qs = new URLSearchParams(spanIds.map((id) => ['span_ids', id]));
+  qs.set('limit', '1000');
+  const body: { data: PhoenixAnnotation[] } = await phoenixGet(server, `/v1/projects/${encodeURIComponent(project)}/span_annotations?${qs}`);
+  return body.data;
+}
