@@ -22,7 +22,7 @@ id          = "restart-nginx"
 prompt      = "restart nginx on web-01"
 expect_tool = "restart-service"
 expect_host = "web-01"
-expect_args = { service = "nginx" }
+expect_args = { service = "nginx-7f3e" }
 
 [[eval]]
 id           = "status-check"
@@ -48,10 +48,10 @@ const MOCK_SCRIPT = {
   model: 'mock-model',
   cases: {
     'restart-nginx': [
-      { toolCalls: [{ id: 'call_1', name: 'restart-service', arguments: { service: 'nginx', host: 'web-01' } }], usage: { promptTokens: 120, completionTokens: 17, totalTokens: 137 } },
+      { toolCalls: [{ id: 'call_1', name: 'restart-service', arguments: { service: 'nginx-7f3e', host: 'web-01' } }], usage: { promptTokens: 120, completionTokens: 17, totalTokens: 137 } },
     ],
     'status-check': [
-      { toolCalls: [{ id: 'call_2', name: 'restart-service', arguments: { service: 'nginx', host: 'web-02' } }], usage: { promptTokens: 110, completionTokens: 15, totalTokens: 125 } },
+      { toolCalls: [{ id: 'call_2', name: 'restart-service', arguments: { service: 'nginx-7f3e', host: 'web-02' } }], usage: { promptTokens: 110, completionTokens: 15, totalTokens: 125 } },
     ],
     outage: [{ error: { code: 'PROVIDER', message: 'simulated outage' } }],
     'count-lines': [
@@ -278,7 +278,8 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
       expect(tool['tool.name']).toBe('restart-service');
       const argKeys = Object.keys(tool).filter((k) => /arguments|parameters|input\.value/.test(k));
       expect(argKeys).toEqual([]);
-      expect(JSON.stringify(spans)).not.toContain('nginx');
+      // The argument value (only in the mock's tool call) appears nowhere; the case id "restart-nginx" may.
+      expect(JSON.stringify(spans)).not.toContain('7f3e');
     }
     const annotations = await annotationsOn(phoenix, project, samples.map((s) => s.rootSpanId));
     const bySpan = (rows: Array<[string, unknown, unknown]>) => rows.toSorted((x, y) => x[0].localeCompare(y[0]));
@@ -357,7 +358,7 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
     expect(before.find((a) => a.span_id === restart.rootSpanId)?.result).toMatchObject({ label: 'pass', score: 1 });
 
     mkdirSync(join(dir, 'evals-changed'), { recursive: true });
-    writeFileSync(join(dir, 'evals-changed', 'ops.toml'), DECISION_SUITE.replace('expect_args = { service = "nginx" }', 'expect_args = { service = "apache" }'));
+    writeFileSync(join(dir, 'evals-changed', 'ops.toml'), DECISION_SUITE.replace('expect_args = { service = "nginx-7f3e" }', 'expect_args = { service = "apache" }'));
     const second = await score('evals-changed/ops.toml');
     expect(second.stderr).not.toMatch(/warning/);
     const after = await waitFor(
@@ -470,13 +471,13 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
       await expect.poll(() => page.getByText(project, { exact: true }).first().isVisible()).toBe(true);
       // The span tree and each span's kind badge.
       for (const [node, kind] of [['chat mock-model', 'llm'], ['execute_tool restart-service', 'tool'], ['invoke_agent runspec-eval', 'agent']] as const) {
-        await trace.getByRole('button', { name: new RegExp(`^${node}`) }).first().click();
-        await trace.getByText(kind, { exact: true }).first().waitFor({ timeout: 30_000 });
+        await trace.getByText(node, { exact: true }).first().click();
+        await trace.getByText(kind, { exact: true }).filter({ visible: true }).first().waitFor({ timeout: 30_000 });
       }
       await page.screenshot({ path: join(shots, 'phoenix-trace.png') });
       // The root span's annotations as a table: name, kind, label, score, explanation.
       await trace.getByRole('button', { name: /^Annotations/ }).first().click();
-      await trace.getByText('Table', { exact: true }).first().click();
+      await trace.getByText('Table', { exact: true }).filter({ visible: true }).first().click();
       const row = trace.getByRole('row').filter({ hasText: 'runspec.tool_selection' }).first();
       await row.waitFor({ timeout: 30_000 });
       const cells = await row.getByRole('cell').allInnerTexts();
