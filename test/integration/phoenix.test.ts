@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../helpers/browser.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/run-cli.js';
-import { listSpanAnnotations, listSpans, PHOENIX_VERSION, startPhoenix, type PhoenixAnnotation, type PhoenixServer, type PhoenixSpan } from './setup/phoenix.js';
+import { listSpanAnnotations, listSpans, phoenixGet, PHOENIX_VERSION, startPhoenix, type PhoenixAnnotation, type PhoenixServer, type PhoenixSpan } from './setup/phoenix.js';
 import { freePort } from './setup/net.js';
 import { waitFor } from './setup/wait.js';
 import { encodeTraceRequest } from '../../src/traces/otlp-proto.js';
@@ -58,6 +58,14 @@ const MOCK_SCRIPT = {
       { toolCalls: [{ id: 'call_3', name: 'file_read', arguments: { path: 'src/app.py' } }], usage: { promptTokens: 200, completionTokens: 20, totalTokens: 220 } },
       { text: 'src/app.py has 5 lines.', usage: { promptTokens: 260, completionTokens: 9, totalTokens: 269 } },
     ],
+  },
+};
+
+const MOCK_SCRIPT_B = {
+  model: 'mock-model-b',
+  cases: {
+    ...MOCK_SCRIPT.cases,
+    'status-check': [{ toolCalls: [{ id: 'call_9', name: 'read-text-file', arguments: { path: '/var/run/nginx.pid', host: 'web-02' } }], usage: { promptTokens: 100, completionTokens: 12, totalTokens: 112 } }],
   },
 };
 
@@ -165,6 +173,8 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
     write('evals/ops.toml', DECISION_SUITE);
     write('trajectory/count-lines.json', JSON.stringify(TRAJECTORY_CASE));
     write('mock.json', JSON.stringify(MOCK_SCRIPT));
+    // A second model for the experiment comparison: it checks status where the first restarts.
+    write('mock-b.json', JSON.stringify(MOCK_SCRIPT_B));
     // Over gRPC the traces endpoint is not Phoenix's web port, so annotations are told where to go.
     write('runspec.toml', `[telemetry]\nannotations_url = "${phoenix.url}"\n`);
     for (const d of ['home', 'config', 'tmp']) mkdirSync(join(dir, d));
@@ -451,6 +461,93 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
       expect(r.stdout).toMatch(/fix: if that is a typo, set \[telemetry\] project = "runspec-evals"/);
       // Once it exists, the same name passes: a new project on purpose costs one more run.
       expect((await doctor({ ...env, PHOENIX_PROJECT_NAME: 'runspec-evalz' })).exitCode).toBe(0);
+    });
+  });
+
+  describe('a run as a Phoenix experiment (--phoenix-experiment)', () => {
+    const project = 'it-experiments';
+    interface Experiment { id: string; name: string; dataset_id: string; metadata: Record<string, unknown>; example_count: number }
+    const datasets = async () => (await phoenixGet<{ data: Array<{ id: string; name: string; example_count: number }> }>(phoenix, '/v1/datasets?name=ops')).data;
+    const experimentsOf = async (datasetId: string) => (await phoenixGet<{ data: Experiment[] }>(phoenix, `/v1/datasets/${datasetId}/experiments`)).data;
+    const runExperiment = (out: string, providers: string[]) =>
+      cli(
+        ['run', 'evals/ops.toml', '--toolset', 'toolset.toml', ...(providers.length > 1 ? ['--compare', providers.join(',')] : ['--provider', providers[0]!]), '--out', out,
+          '--endpoint', `${phoenix.url}/v1/traces`, '--capture-content', '--phoenix-experiment'],
+        { PHOENIX_PROJECT_NAME: project },
+      );
+
+    it('compare of two models makes two experiments on one dataset; runs link their traces; evaluations match the verdicts; a re-run adds no examples', async () => {
+      const compared = await runExperiment('out/exp.json', ['mock:mock.json', 'mock:mock-b.json']);
+      expect(compared.exitCode, compared.stderr).toBe(3);
+      expect(compared.stderr).not.toMatch(/warning/);
+
+      const [dataset] = await datasets();
+      expect(dataset).toMatchObject({ name: 'ops', example_count: 3 });
+      const experiments = await experimentsOf(dataset!.id);
+      expect(experiments.map((e) => e.name).toSorted()).toEqual(['mock-model (mock:mock.json) · ops', 'mock-model-b (mock:mock-b.json) · ops']);
+      const examples = (await phoenixGet<{ data: { examples: Array<{ id: string; node_id: string; input: unknown; output: unknown }> } }>(phoenix, `/v1/datasets/${dataset!.id}/examples`)).data.examples;
+      expect(examples.map((e) => e.id).toSorted()).toEqual(['outage', 'restart-nginx', 'status-check']);
+      expect(examples.find((e) => e.id === 'restart-nginx')).toMatchObject({
+        input: { prompt: 'restart nginx on web-01' },
+        output: { expected: { tool: ['restart-service'], host: 'web-01' } },
+      });
+
+      for (const [out, model] of [['out/exp.mock_mock.json.json', 'mock-model'], ['out/exp.mock_mock-b.json.json', 'mock-model-b']] as const) {
+        const samples = samplesOf(join(dir, out));
+        const experiment = experiments.find((e) => e.name.startsWith(`${model} `))!;
+        expect(experiment.metadata).toMatchObject({ run_id: expect.any(String), model, traces_project: project });
+        const runs = await phoenixGet<Array<{ example_id: string; repetition_number: number; trace_id: string | null; error: string | null; annotations: Array<{ name: string; label: string | null; score: number | null; explanation: string | null }> }>>(
+          phoenix,
+          `/v1/experiments/${experiment.id}/json`,
+        );
+        expect(runs).toHaveLength(samples.length);
+        for (const s of samples) {
+          const run = runs.find((r) => r.trace_id === s.traceId)!;
+          expect(run, `${model} ${s.caseId}`).toBeDefined();
+          expect(run.repetition_number).toBe(1);
+          expect(run.error).toBe(s.status === 'errored' ? s.reason : null);
+          expect(run.annotations).toEqual([
+            expect.objectContaining({ name: 'runspec.tool_selection', label: s.category, score: s.pass === null ? null : s.pass ? 1 : 0, explanation: s.reason }),
+          ]);
+          // The run's trace id resolves in the project the run's traces went to.
+          const spans = await waitFor(async () => {
+            const found = await listSpans(phoenix, project, { trace_id: s.traceId });
+            return found.length > 0 ? found : undefined;
+          }, { deadlineMs: INGEST_DEADLINE_MS, what: `trace ${s.traceId} in ${project}` });
+          expect(spans.every((x) => x.context.trace_id === s.traceId)).toBe(true);
+        }
+      }
+
+      const again = await runExperiment('out/exp-again.json', ['mock:mock.json']);
+      expect(again.stderr).not.toMatch(/warning/);
+      expect((await datasets()).map((d) => d.example_count)).toEqual([3]);
+      expect(await experimentsOf(dataset!.id)).toHaveLength(3);
+
+      // Phoenix's experiment comparison view of the two models, as a user opens it.
+      const browser = await launchBrowser();
+      try {
+        const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+        const [first, second] = [experiments.find((e) => e.name.startsWith('mock-model ('))!, experiments.find((e) => e.name.startsWith('mock-model-b '))!];
+        await page.goto(`${phoenix.url}/datasets/${dataset!.id}/compare?experimentId=${first.id}&experimentId=${second.id}`, { timeout: 120_000 });
+        await page.getByText('restart nginx on web-01').first().waitFor({ timeout: 120_000 });
+        await page.getByText('forbidden_tool', { exact: true }).filter({ visible: true }).first().waitFor({ timeout: 30_000 });
+        const text = await page.locator('body').innerText();
+        for (const shown of [first.name, second.name, 'runspec.tool_selection', 'forbidden_tool', 'pass', 'error', 'is nginx running on web-02?']) expect(text).toContain(shown);
+        mkdirSync(join(REPO_ROOT, '.ci-out', 'screenshots'), { recursive: true });
+        await page.screenshot({ path: join(REPO_ROOT, '.ci-out', 'screenshots', 'phoenix-experiments.png') });
+      } finally {
+        await browser.close();
+      }
+    });
+
+    it('a Phoenix outage is one warning: the exit code and the results stay the same', async () => {
+      const down = `http://127.0.0.1:${await freePort()}`;
+      const r = await cli(['run', 'evals/ops.toml', '--toolset', 'toolset.toml', '--provider', 'mock:mock.json', '--out', 'out/exp-down.json', '--endpoint', `${down}/v1/traces`, '--phoenix-experiment'], {
+        OTEL_EXPORTER_OTLP_TIMEOUT: '1000',
+      });
+      expect(r.exitCode).toBe(3);
+      expect(r.stderr.split('\n').filter((l) => l.includes('phoenix experiment:'))).toHaveLength(1);
+      expect(samplesOf(join(dir, 'out/exp-down.json')).map((s) => s.category)).toEqual(['pass', 'forbidden_tool', 'error']);
     });
   });
 
