@@ -532,7 +532,7 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
         await page.getByText('restart nginx on web-01').first().waitFor({ timeout: 120_000 });
         await page.getByText('forbidden_tool', { exact: true }).filter({ visible: true }).first().waitFor({ timeout: 30_000 });
         const text = await page.locator('body').innerText();
-        for (const shown of [first.name, second.name, 'runspec.tool_selection', 'forbidden_tool', 'pass', 'error', 'is nginx running on web-02?']) expect(text).toContain(shown);
+        for (const shown of [first.name, second.name, 'runspec.tool_selection', 'forbidden_tool', 'pass', 'PROVIDER: mock provider: simulated outage', 'is nginx running on web-02?']) expect(text).toContain(shown);
         mkdirSync(join(REPO_ROOT, '.ci-out', 'screenshots'), { recursive: true });
         await page.screenshot({ path: join(REPO_ROOT, '.ci-out', 'screenshots', 'phoenix-experiments.png') });
       } finally {
@@ -541,13 +541,21 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
     });
 
     it('a Phoenix outage is one warning: the exit code and the results stay the same', async () => {
+      // A project of its own: the main one points annotations_url at the live Phoenix.
+      const alone = join(dir, 'outage-project');
+      mkdirSync(join(alone, 'evals'), { recursive: true });
+      for (const f of ['evals/ops.toml', 'toolset.toml', 'mock.json']) cpSync(join(dir, f), join(alone, f));
       const down = `http://127.0.0.1:${await freePort()}`;
-      const r = await cli(['run', 'evals/ops.toml', '--toolset', 'toolset.toml', '--provider', 'mock:mock.json', '--out', 'out/exp-down.json', '--endpoint', `${down}/v1/traces`, '--phoenix-experiment'], {
-        OTEL_EXPORTER_OTLP_TIMEOUT: '1000',
-      });
+      const r = await cli(
+        ['run', 'evals/ops.toml', '--toolset', 'toolset.toml', '--provider', 'mock:mock.json', '--out', 'out/exp-down.json', '--endpoint', `${down}/v1/traces`, '--phoenix-experiment'],
+        { OTEL_EXPORTER_OTLP_TIMEOUT: '1000' },
+        alone,
+      );
       expect(r.exitCode).toBe(3);
-      expect(r.stderr.split('\n').filter((l) => l.includes('phoenix experiment:'))).toHaveLength(1);
-      expect(samplesOf(join(dir, 'out/exp-down.json')).map((s) => s.category)).toEqual(['pass', 'forbidden_tool', 'error']);
+      expect(r.stderr.split('\n').filter((l) => l.includes('phoenix experiment:'))).toEqual([
+        expect.stringMatching(/^warning: telemetry: phoenix experiment: POST http:\/\/127\.0\.0\.1:\d+\/v1\/datasets\/upload\?sync=true failed \(.*\); 0 run\(s\) and 0 evaluation\(s\) recorded$/),
+      ]);
+      expect(samplesOf(join(alone, 'out/exp-down.json')).map((s) => s.category)).toEqual(['pass', 'forbidden_tool', 'error']);
     });
   });
 
