@@ -62,6 +62,26 @@ const undiciAgentOnly = {
   },
 };
 
+// Elsewhere undici is loaded on first use (`await import('undici')` in telemetry/phoenix.ts, langsmith.ts and
+// app/doctor.ts). With splitting, esbuild puts a CommonJS package reached by a dynamic import in a chunk that
+// ends `export default require_undici()`, so `const { Agent } = await import('undici')` got undefined and every
+// Phoenix annotation, LangSmith feedback and doctor check failed in the built CLI ("UndiciAgent is not a
+// constructor"; seen against a live Phoenix in the integration tier). This entry gives those importers the
+// named exports they use, from the same CommonJS module.
+const undiciNamed = {
+  name: 'undici-named-exports',
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, (args) =>
+      args.namespace === 'undici-named' || /[\\/]providers[\\/]_http\.js$/.test(args.importer) ? undefined : { path: 'undici-named', namespace: 'undici-named' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'undici-named' }, () => ({
+      contents: ["import undici from 'undici';", 'export const { Agent, request, fetch } = undici;', 'export default undici;'].join('\n'),
+      resolveDir: root,
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
   entryPoints: [join(outdir, 'main.js')],
   outdir,
@@ -73,7 +93,7 @@ await build({
   target: 'node20',
   chunkNames: 'chunks/[name]-[hash]',
   external,
-  plugins: [zodEnglishOnly, undiciAgentOnly],
+  plugins: [zodEnglishOnly, undiciAgentOnly, undiciNamed],
   // CommonJS dependencies (undici, commander) call require() for Node's own modules.
   banner: { js: "import { createRequire as __runspecRequire } from 'node:module'; const require = __runspecRequire(import.meta.url);" },
   sourcemap: true,

@@ -12,6 +12,7 @@ import { readEnv } from '../config/env.js';
 import { loadConfigFile } from '../config/file.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
 import { ATTR_RUNSPEC_EVAL_CASE_ID } from '../semconv/attributes.js';
+import { closestName } from '../core/did-you-mean.js';
 import { postSpanAnnotations } from '../telemetry/phoenix.js';
 import { langsmithRunId } from '../core/trace-link.js';
 import { postLangSmithFeedback } from '../telemetry/langsmith.js';
@@ -88,11 +89,27 @@ function fixForStatus(status: number, cfg: TelemetryConfig, backend: DoctorBacke
     return backend === 'langsmith'
       ? 'LangSmith wants header x-api-key: set OTEL_EXPORTER_OTLP_HEADERS="x-api-key=${LANGSMITH_API_KEY},Langsmith-Project=<project>"'
       : backend === 'phoenix'
-        ? 'Phoenix with auth on wants Authorization: Bearer <key>: export PHOENIX_API_KEY and set eval_annotations = true, or set OTEL_EXPORTER_OTLP_HEADERS="authorization=Bearer%20<key>"'
+        ? phoenixAuthFix(cfg)
         : 'the receiver wants credentials: set them in OTEL_EXPORTER_OTLP_HEADERS';
   }
   if (status === 413) return 'the receiver limits body size; the canary is tiny, so a proxy in between is likely refusing it';
   return `the receiver answered HTTP ${status}; check its logs`;
+}
+
+/**
+ * Phoenix refused the canary (auth on): a key that was never sent, one set but not sent with the export, or one
+ * sent and refused each need a different change.
+ */
+function phoenixAuthFix(cfg: TelemetryConfig): string {
+  const headers = cfg.exporter.kind === 'otlp' ? cfg.exporter.headers : {};
+  const sent = Object.keys(headers).some((h) => h.toLowerCase() === 'authorization');
+  if (sent) {
+    return `Phoenix refused the key sent as Authorization: Bearer (not a key of this Phoenix: mistyped, revoked or expired, or another instance's): create a system API key in Phoenix (Settings → API Keys) and export it as ${cfg.apiKeyEnv}`;
+  }
+  if (cfg.apiKey !== undefined) {
+    return `${cfg.apiKeyEnv} is set but the trace export does not send it: set eval_annotations = true in [telemetry] (the key then authenticates the export too), or OTEL_EXPORTER_OTLP_HEADERS="authorization=Bearer%20<key>"`;
+  }
+  return `Phoenix has authentication on and no key was sent: export ${cfg.apiKeyEnv}=<a Phoenix API key> and set eval_annotations = true in [telemetry], or set OTEL_EXPORTER_OTLP_HEADERS="authorization=Bearer%20<key>"`;
 }
 
 /** A wrong or doubled `/v1/traces` suffix, when the path shows one. */
@@ -116,6 +133,10 @@ function fixForError(err: Error, url: string): string {
   const message = `${err.message} ${cause.message ?? ''}`;
   const u = new URL(url);
   if (code === 'ECONNREFUSED') return `nothing listens on ${u.host}: start the collector/backend, or fix the host and port (Phoenix: 6006 for HTTP; collectors: 4318 HTTP, 4317 gRPC)`;
+  // undici's HTTP/1.1 parser meeting an HTTP/2 server's preface: an OTLP/gRPC port (Phoenix's, a collector's 4317).
+  if (code === 'HPE_INVALID_CONSTANT' || /does not match the HTTP\/1\.1 protocol/i.test(message)) {
+    return `${u.host} speaks HTTP/2 only, like an OTLP/gRPC port: for OTLP/HTTP use the server's HTTP port (Phoenix: its web port, 6006 by default; collectors: 4318), or export over gRPC with OTEL_EXPORTER_OTLP_PROTOCOL=grpc`;
+  }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `the host ${u.hostname} does not resolve: fix the endpoint's host name`;
   if (/WRONG_VERSION_NUMBER|wrong version number|ERR_SSL_/i.test(code + message) && u.protocol === 'https:') {
     return `the server speaks plain HTTP on ${u.host}: use http:// in the endpoint (or enable TLS on the server)`;
@@ -129,6 +150,19 @@ function fixForError(err: Error, url: string): string {
   }
   if (/timeout|Timeout/.test(code + message)) return `no answer from ${u.host} in time: check firewalls and proxies on the way`;
   return 'check the endpoint URL and that the server is up';
+}
+
+/** The fix for a failed OTLP/gRPC canary, from grpc-js's error text. */
+function fixForGrpc(problem: string, url: string, cfg: TelemetryConfig, backend: DoctorBackend): string {
+  const host = new URL(url).host;
+  if (/Protocol error/i.test(problem)) {
+    return `${host} does not speak gRPC (an HTTP/1.1 server, such as Phoenix's web port): point the endpoint at the OTLP/gRPC port (Phoenix: PHOENIX_GRPC_PORT, 4317 by default), or set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf with the http://host:port/v1/traces URL`;
+  }
+  if (/ECONNREFUSED|No connection established/i.test(problem)) return `nothing accepts gRPC on ${host}: start the backend, or fix the host and port (OTLP/gRPC: 4317 by default)`;
+  if (/UNAUTHENTICATED|PERMISSION_DENIED|Unauthenticated/i.test(problem)) {
+    return backend === 'phoenix' ? phoenixAuthFix(cfg) : 'the receiver wants credentials: set them in OTEL_EXPORTER_OTLP_HEADERS';
+  }
+  return 'check the gRPC endpoint (host:port, usually 4317) and its credentials';
 }
 
 function hex(bytes: number): string {
@@ -214,13 +248,15 @@ export async function runDoctor(ctx: AppContext, opts: DoctorOptions = {}): Prom
   const traceId = hex(16);
   const spanId = hex(8);
   try {
+    // What Phoenix holds before the canary (its projects, to tell a new project from a mistyped one).
+    const phoenixBefore = backend === 'phoenix' ? await phoenixProjects(cfg, url, http) : undefined;
     // 1. The canary trace.
     const canary = canaryRequest(cfg, traceId, spanId);
     let sent = false;
     if (exporter.protocol === 'grpc') {
       const problem = await sendGrpcCanary(url, exporter.headers, encodeTraceRequest(canary), exporter.caFile);
       sent = problem === undefined;
-      checks.push(sent ? { name: 'canary trace', ok: true, detail: `trace ${traceId} accepted over OTLP/gRPC` } : { name: 'canary trace', ok: false, detail: problem!, fix: 'check the gRPC endpoint (host:port, usually 4317) and its credentials' });
+      checks.push(sent ? { name: 'canary trace', ok: true, detail: `trace ${traceId} accepted over OTLP/gRPC` } : { name: 'canary trace', ok: false, detail: problem!, fix: fixForGrpc(problem!, url, cfg, backend) });
     } else {
       const json = exporter.protocol === 'http/json';
       const headers = { ...exporter.headers, 'content-type': json ? 'application/json' : 'application/x-protobuf' };
@@ -249,7 +285,7 @@ export async function runDoctor(ctx: AppContext, opts: DoctorOptions = {}): Prom
       return undefined;
     };
 
-    if (backend === 'phoenix') await phoenixChecks({ cfg, url, spanId, http, poll, checks, timeoutMs });
+    if (backend === 'phoenix') await phoenixChecks({ cfg, url, spanId, http, poll, checks, timeoutMs, before: phoenixBefore! });
     else if (backend === 'langsmith') await langsmithChecks({ cfg, spanId, http, poll, checks, timeoutMs, pollMs });
     else checks.push({ name: 'read-back', ok: true, notCheckable: true, detail: 'not checked: a generic OTLP receiver offers no read-back, so arrival cannot be confirmed' });
     return done({ backend, endpoint: url, checks });
@@ -267,11 +303,47 @@ interface BackendCheckInput {
   timeoutMs: number;
 }
 
-async function phoenixChecks(input: BackendCheckInput & { url: string }): Promise<void> {
+/** Phoenix's REST base URL and headers: annotations_url (or the traces endpoint's origin) and the API key. */
+function phoenixRest(cfg: TelemetryConfig, url: string): { base: string; headers: Record<string, string> } {
+  return { base: cfg.annotationsUrl ?? new URL(url).origin, headers: cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {} };
+}
+
+interface PhoenixBefore {
+  /** The REST API could not be reached at all (not an HTTP answer): why. */
+  unreachable?: Error;
+  /** Project names before the canary, when Phoenix listed them. */
+  projects?: string[];
+}
+
+/** GET /v1/projects before the canary; never throws. */
+async function phoenixProjects(cfg: TelemetryConfig, url: string, http: Request): Promise<PhoenixBefore> {
+  const { base, headers } = phoenixRest(cfg, url);
+  try {
+    const res = await http(`${base}/v1/projects?limit=1000`, { method: 'GET', headers });
+    if (res.status !== 200) return {};
+    const data = (JSON.parse(res.body) as { data?: Array<{ name?: unknown }> }).data;
+    return Array.isArray(data) ? { projects: data.map((p) => p.name).filter((n): n is string => typeof n === 'string') } : {};
+  } catch (err) {
+    return err instanceof SyntaxError ? {} : { unreachable: err as Error };
+  }
+}
+
+async function phoenixChecks(input: BackendCheckInput & { url: string; before: PhoenixBefore }): Promise<void> {
   const { cfg, spanId, http, poll, checks } = input;
-  const base = cfg.annotationsUrl ?? new URL(input.url).origin;
+  const { base, headers } = phoenixRest(cfg, input.url);
   const project = cfg.project ?? 'default';
-  const headers: Record<string, string> = cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {};
+  if (input.before.unreachable) {
+    const grpcDerived = cfg.exporter.kind === 'otlp' && cfg.exporter.protocol === 'grpc' && base === new URL(input.url).origin;
+    checks.push({
+      name: 'phoenix api',
+      ok: false,
+      detail: `GET ${base}/v1/projects failed: ${input.before.unreachable.message}`,
+      fix: grpcDerived
+        ? `over OTLP/gRPC the traces endpoint is not Phoenix's web URL: set annotations_url = "http://<host>:<web port>" (6006 by default) in [telemetry]; read-back and annotations use it`
+        : `${base} is not Phoenix's web URL (its REST API did not answer): set annotations_url in [telemetry] to it; ${fixForError(input.before.unreachable, base)}`,
+    });
+    return;
+  }
   const spansIn = (p: string) => async (): Promise<true | undefined> => {
     const res = await http(`${base}/v1/projects/${encodeURIComponent(p)}/spans?span_id=${spanId}&limit=100`, { method: 'GET', headers });
     if (res.status !== 200) return undefined;
@@ -284,6 +356,21 @@ async function phoenixChecks(input: BackendCheckInput & { url: string }): Promis
   const found = await poll(spansIn(project));
   if (found) {
     checks.push({ name: 'trace read-back', ok: true, detail: `span ${spanId} is in Phoenix project "${project}"` });
+    const known = input.before.projects;
+    if (cfg.project !== undefined && known !== undefined && !known.includes(project)) {
+      // Phoenix makes a project for the first span that names it, so a mistyped name "works" and hides the traces.
+      const closest = closestName(project, known);
+      checks.push(
+        closest === undefined
+          ? { name: 'project', ok: true, detail: `Phoenix had no project "${project}" before this check: it created it for the canary` }
+          : {
+              name: 'project',
+              ok: false,
+              detail: `Phoenix had no project "${project}" before this check (it created it for the canary), but has "${closest}"`,
+              fix: `if that is a typo, set [telemetry] project = "${closest}" (or PHOENIX_PROJECT_NAME=${closest}); if a new project is meant, run doctor again (it exists now)`,
+            },
+      );
+    }
   } else {
     const elsewhere = project !== 'default' ? await spansIn('default')().catch(() => undefined) : undefined;
     checks.push(

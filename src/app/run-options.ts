@@ -49,6 +49,8 @@ export interface RunFlags {
   telemetry?: boolean;
   captureContent?: boolean;
   annotations?: boolean;
+  /** `--phoenix-experiment`: the run as a Phoenix experiment (dataset, runs, evaluations). */
+  phoenixExperiment?: boolean;
   langsmithFeedback?: boolean;
   endpoint?: string;
   keepWorktrees?: boolean;

@@ -26,7 +26,7 @@ import { formatTurnEvent } from '../engine/turn-log.js';
 import { readResultsLog, resultsPaths, type ResultsLogHeader } from '../report/results-file.js';
 import { openRunRecorder, type RunFacts } from '../report/run-results.js';
 import { caseResultsFromDocument, type ResultsDocument } from '../report/results.js';
-import { resolveTelemetryConfig } from '../config/telemetry.js';
+import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
 import { inShard, parseShard } from '../core/shard.js';
 import { VERSION } from '../core/version.js';
 import type { AppContext } from './context.js';
@@ -312,6 +312,30 @@ function telemetryWorker(project: LoadedProject): boolean | undefined {
   return v === '1' ? true : v === '0' ? false : undefined;
 }
 
+/** The run as a Phoenix experiment on a dataset of its suite (telemetry/phoenix-experiment.ts); warns on failure. */
+async function recordExperiment(
+  ctx: AppContext,
+  cfg: TelemetryConfig,
+  input: { cases: Case[]; results: CaseResult[]; meta: { run_id: string; model: string | null } & Record<string, unknown>; providerLabel: string; suiteLabel: string },
+): Promise<void> {
+  const { recordPhoenixExperiment } = await import('../telemetry/phoenix-experiment.js');
+  const suites = [...new Set(input.cases.map((c) => c.suite).filter((n): n is string => n !== undefined))];
+  const datasetName = suites.length > 0 ? suites.join('+') : input.suiteLabel;
+  const model = input.meta.model ?? 'model';
+  const recorded = await recordPhoenixExperiment({
+    baseUrl: cfg.annotationsUrl!,
+    ...(cfg.apiKey !== undefined ? { apiKey: cfg.apiKey } : {}),
+    datasetName,
+    experimentName: `${model} (${input.providerLabel}) · ${datasetName}`,
+    metadata: { ...input.meta, ...(cfg.project !== undefined ? { traces_project: cfg.project } : {}) },
+    cases: input.cases,
+    results: input.results,
+    captureContent: cfg.captureContent,
+    timeoutMs: Math.max(cfg.timeoutMs, 30_000),
+  });
+  if (recorded.warning !== undefined) ctx.warn(`telemetry: ${recorded.warning}`);
+}
+
 /** Run the suite once on one provider: results log, telemetry, final document. */
 export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise<ExecuteResult> {
   const { flags, project } = opts;
@@ -359,7 +383,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   const recorder = await openRunRecorder(logFile, header, { resume: !!opts.resumeLog });
 
   const telemetryConfig = resolveTelemetryConfig({
-    flags: { telemetry: opts.telemetry ?? flags.telemetry, captureContent: flags.captureContent, annotations: flags.annotations, endpoint: flags.endpoint, langsmithFeedback: flags.langsmithFeedback },
+    flags: { telemetry: opts.telemetry ?? flags.telemetry, captureContent: flags.captureContent, annotations: flags.annotations, phoenixExperiment: flags.phoenixExperiment, endpoint: flags.endpoint, langsmithFeedback: flags.langsmithFeedback },
     env: project.env,
     file: project.config.telemetry,
     projectDir: ctx.projectDir,
@@ -476,6 +500,11 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   }
   let results: CaseResult[] | undefined;
   const loadDoc = (): ResultsDocument => (doc ??= JSON.parse(readFileSync(paths.finalFile, 'utf8')) as ResultsDocument);
+  if (!interrupted && telemetryConfig.enabled && telemetryConfig.phoenixExperiment && telemetryConfig.annotationsUrl !== undefined) {
+    // After the document is written: a Phoenix failure changes nothing but a warning.
+    results = caseResultsFromDocument(loadDoc());
+    await recordExperiment(ctx, telemetryConfig, { cases: opts.cases, results, meta, providerLabel: opts.providerLabel, suiteLabel: opts.suiteLabel });
+  }
   return {
     get doc() {
       return loadDoc();

@@ -62,6 +62,8 @@ export const ConfigFileSchema = z
         capture_content: z.union([z.boolean(), z.literal('hashed')]).optional(),
         trace_url: z.string().optional(),
         eval_annotations: z.boolean().optional(),
+        /** Record each run in Phoenix as an experiment on a dataset of the suite's cases. */
+        phoenix_experiment: z.boolean().optional(),
         annotations_url: z.string().optional(),
         project: z.string().optional(),
         ca_file: z.string().optional(),

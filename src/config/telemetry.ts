@@ -53,6 +53,8 @@ export interface TelemetryConfig {
   traceUrl?: string;
   /** POST verdicts to Phoenix's /v1/span_annotations after export. @default false */
   annotations: boolean;
+  /** Record the run as a Phoenix experiment (`phoenix_experiment`, `--phoenix-experiment`). @default false */
+  phoenixExperiment: boolean;
   exporter: TelemetryExporterConfig;
   /** Export timeout; also the most shutdown waits. @default 10000 */
   timeoutMs: number;
@@ -95,6 +97,8 @@ export interface TelemetryFlags {
   captureContent?: boolean;
   /** `--annotations`. */
   annotations?: boolean;
+  /** `--phoenix-experiment`. */
+  phoenixExperiment?: boolean;
   /** `--endpoint` (run) / `--otlp-endpoint` (score): a traces URL (a bare origin gets `/v1/traces`). */
   endpoint?: string;
   /** `--langsmith-feedback` / `--no-langsmith-feedback`. */
@@ -142,6 +146,7 @@ export function resolveTelemetryConfig(input: {
     });
   }
   const annotations = firstSet(flags.annotations, undefined, file.eval_annotations, false);
+  const phoenixExperiment = firstSet(flags.phoenixExperiment, undefined, file.phoenix_experiment, false);
 
   const protocol = firstSet<OtlpProtocol>(undefined, envProtocol(env, warn), file.protocol, 'http/protobuf');
   const grpc = protocol.value === 'grpc';
@@ -203,6 +208,9 @@ export function resolveTelemetryConfig(input: {
   if (annotations.value && enabled.value && endpoint.value === undefined && file.annotations_url === undefined) {
     warn('telemetry: eval annotations need a Phoenix endpoint (telemetry.endpoint or OTEL_EXPORTER_OTLP_ENDPOINT); skipped');
   }
+  if (phoenixExperiment.value && enabled.value && endpoint.value === undefined && file.annotations_url === undefined) {
+    warn('telemetry: a Phoenix experiment needs a Phoenix endpoint (telemetry.endpoint or OTEL_EXPORTER_OTLP_ENDPOINT); skipped');
+  }
 
   const exporter: TelemetryExporterConfig =
     endpoint.value === undefined
@@ -244,6 +252,7 @@ export function resolveTelemetryConfig(input: {
     ...(hashKey !== undefined ? { hashKey } : {}),
     ...(file.trace_url !== undefined ? { traceUrl: file.trace_url } : {}),
     annotations: annotations.value && annotationsUrl !== undefined,
+    phoenixExperiment: phoenixExperiment.value && annotationsUrl !== undefined,
     exporter,
     timeoutMs: timeoutMs.value,
     serviceName,

@@ -155,4 +155,30 @@ describe('runspec-eval doctor', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/✗ endpoint: no OTLP endpoint configured/);
   });
+
+  it('an HTTP/2-only port (an OTLP/gRPC receiver) as the OTLP/HTTP endpoint: the fix names the HTTP port or grpc', async () => {
+    const { createServer: createH2 } = await import('node:http2');
+    const h2 = createH2((_req, res) => res.end());
+    await new Promise<void>((resolve) => h2.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (h2.address() as { port: number }).port;
+      const r = await runCli(['doctor', '--timeout-ms', '1000'], { cwd: project(`[telemetry]\nendpoint = "http://127.0.0.1:${port}/v1/traces"\n`) });
+      expect(r.exitCode).toBe(1);
+      expect(r.stdout).toMatch(new RegExp(`fix: 127\\.0\\.0\\.1:${port} speaks HTTP/2 only, like an OTLP/gRPC port: .*OTEL_EXPORTER_OTLP_PROTOCOL=grpc`));
+    } finally {
+      h2.close();
+    }
+  });
+
+  it.each([
+    { name: 'no key', toml: 'eval_annotations = true', env: {}, fix: /fix: Phoenix has authentication on and no key was sent: export PHOENIX_API_KEY=/ },
+    { name: 'a key not sent with the export', toml: '', env: { PHOENIX_API_KEY: 'px-unsent' }, fix: /fix: PHOENIX_API_KEY is set but the trace export does not send it/ },
+    { name: 'a refused key', toml: 'eval_annotations = true', env: { PHOENIX_API_KEY: 'px-refused' }, fix: /fix: Phoenix refused the key sent as Authorization: Bearer/ },
+  ])('Phoenix answering 401 with $name: the matching fix, no key in the output', async ({ toml, env, fix }) => {
+    phoenix = await startFakePhoenix({ traceStatus: 401 });
+    const r = await runCli(['doctor', '--timeout-ms', '500'], { cwd: project(`[telemetry]\nendpoint = "${phoenix.url}/v1/traces"\nproject = "p"\n${toml}\n`), env });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(fix);
+    expect(r.stdout + r.stderr).not.toMatch(/px-unsent|px-refused/);
+  });
 });

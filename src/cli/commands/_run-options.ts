@@ -105,6 +105,7 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--no-telemetry', 'emit no traces')
     .option('--capture-content', 'attach prompts, messages and arguments to spans')
     .option('--annotations', 'post verdicts as Phoenix span annotations')
+    .option('--phoenix-experiment', 'record the run in Phoenix as an experiment: the suite as a dataset, each sample a run, each verdict an evaluation')
     .option('--langsmith-feedback', 'post verdicts as LangSmith feedback on each trace\'s run (LANGSMITH_ENDPOINT, LANGSMITH_API_KEY)')
     .option('--endpoint <url>', 'OTLP/HTTP traces endpoint (default: OTEL_* variables, runspec.toml, else .runspec/traces/)')
     .option('--keep-worktrees', 'keep trajectory worktrees for inspection')
