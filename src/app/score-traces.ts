@@ -177,7 +177,7 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
     pending = [];
     if (langsmith) {
       const { postFeedbackForTargets } = await import('../telemetry/langsmith.js');
-      const r = await postFeedbackForTargets(langsmith, batch);
+      const r = await postFeedbackForTargets(langsmith, batch, tls);
       if (r.warning) ctx.warn(r.warning);
     }
     if (!annotationsUrl) return;
