@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { readEnv, type Env } from '../config/env.js';
 import { loadConfigFile, type ConfigFile } from '../config/file.js';
 import { resolveRunSettings, toolsetSetting, toolsetSpecOf, type RunSettings, type SettingFlags } from '../config/settings.js';
-import { UsageError, type ErrorCode } from '../errors.js';
+import { UsageError, worstExitCode, type ErrorCode } from '../errors.js';
 import type { Case } from '../types/case.js';
 import type { CaseResult } from '../types/verdict.js';
 import type { Toolset } from '../types/toolset.js';
@@ -506,11 +506,6 @@ export function problemsOf(r: ExecuteResult): string[] {
   return lines;
 }
 
-/** Worst exit code first: bad input, then infrastructure, then failures. */
-export function worstExit(codes: number[]): number {
-  for (const c of [2, 3, 1]) if (codes.includes(c)) return c;
-  return 0;
-}
 
 /** Options of `runEvalSuite`: `run` by default; `compare`, `record`, `replay` and `schedule run` are options of it. */
 export interface RunEvalOptions {
@@ -611,7 +606,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
       if (result.interrupted) break;
     }
     const comparison = compareResults(runs.map(({ label, result }) => ({ label, doc: result.doc })));
-    return { runs, comparison, noCases: false, exitCode: worstExit(runs.map(({ result }) => exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }))) };
+    return { runs, comparison, noCases: false, exitCode: worstExitCode(runs.map(({ result }) => exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }))) };
   }
 
   const name = providerName(flags, project);
