@@ -8,14 +8,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
 import { createLimiter, type Limiter } from './concurrency.js';
 import { isTimeout } from './error-text.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, SNIPPET_CHARS } from './http-limits.js';
 import { redactEchoedSecrets, redactUrl, redactUrlsInText } from './redact.js';
 import { isRetryableStatus, retryAfterMs, retryDelayMs, type BackoffOptions } from './retry.js';
 
-/** Default limit on a response body (32 MiB): an endless 200 is cut there, never buffered whole. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
-
-/** Characters of a reply quoted in a failure (after redaction and whitespace folding). */
-export const SNIPPET_CHARS = 200;
+export { DEFAULT_MAX_RESPONSE_BYTES, SNIPPET_CHARS } from './http-limits.js';
 
 /** PEM files for https: the CA to trust, and a client certificate and key for mutual TLS. */
 export interface TlsFiles {

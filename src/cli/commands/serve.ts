@@ -1,3 +1,4 @@
+import { isLoopbackHost } from '../../core/loopback.js';
 import { createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { resolve } from 'node:path';
@@ -25,7 +26,6 @@ interface ServeFlags extends TraceScoringFlags {
   grpc?: number | true;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   let token: string | undefined;
@@ -37,7 +37,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
       });
     }
   }
-  if (!LOOPBACK.has(flags.host) && !token) ctx.warn(`listening on ${flags.host} without --token-env: anyone who can reach it can post traces`);
+  if (!isLoopbackHost(flags.host) && !token) ctx.warn(`listening on ${flags.host} without --token-env: anyone who can reach it can post traces`);
   // The receiver and the scorer load when the command runs (`serve --help` stays light).
   const [{ createResultsCollector, loadTraceScoring, scoreMeta }, { createOtlpReceiver }, { createTracePipeline }] = await Promise.all([
     import('../../app/score-traces.js'),
