@@ -3,6 +3,7 @@
 // certificate and key), one retry policy (core/retry.ts, Retry-After honoured), one response-size limit, one
 // redaction of URLs and quoted replies, abortable by the caller. Failures are values (`HttpFailure`), so each
 // caller words them its own way: a provider throws, telemetry warns, doctor names the fix.
+import { cutText } from './cut.js';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
@@ -349,7 +350,7 @@ export function snippetOf(text: string, secrets: readonly string[] = []): string
   let s = text.replace(/\s+/g, ' ').trim();
   for (const secret of secrets) s = s.split(secret).join('***');
   s = redactEchoedSecrets(s);
-  return s.length > SNIPPET_CHARS ? `${s.slice(0, SNIPPET_CHARS - 1)}…` : s;
+  return cutText(s, SNIPPET_CHARS);
 }
 
 /** The cause of a failure in a wording shared by every retry of that cause (the key to collapse them on). */

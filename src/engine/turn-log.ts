@@ -1,3 +1,4 @@
+import { cutText } from '../core/cut.js';
 import { safeText } from '../core/safe-text.js';
 import type { TurnEvent } from './run-case.js';
 
@@ -7,7 +8,7 @@ import type { TurnEvent } from './run-case.js';
 
 const cut = (text: string, max: number): string => {
   const one = text.replace(/\s+/g, ' ').trim();
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+  return cutText(one, max);
 };
 
 /**

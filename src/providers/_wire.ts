@@ -60,9 +60,3 @@ export function badShape(where: ReplyContext, what: string, json: unknown): Prov
   });
 }
 
-/** Drop undefined values so the wire body and the recorded params match exactly. */
-export function defined<T extends Record<string, unknown>>(obj: T): Partial<T> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) if (v !== undefined) out[k] = v;
-  return out as Partial<T>;
-}

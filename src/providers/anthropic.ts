@@ -1,7 +1,8 @@
 import { toAnthropicTools } from './tools-wire.js';
 import type { Message, ToolCall } from '../types/run.js';
 import { createModelLookup, createProviderHttp, joinUrl, jsonWithTail, serverOf } from './_http.js';
-import { badShape, defined, parseToolArguments, usageOf, type ReplyContext } from './_wire.js';
+import { badShape, parseToolArguments, usageOf, type ReplyContext } from './_wire.js';
+import { dropUndefined } from '../core/drop-undefined.js';
 import { isRecord } from '../core/is-record.js';
 import type { ChatRequest, ChatResponse, HttpProviderOptions, Provider } from './types.js';
 
@@ -88,7 +89,7 @@ export function usesAdaptiveThinking(model: string): boolean {
 export function anthropicParams(model: string, req: Pick<ChatRequest, 'temperature' | 'maxTokens' | 'reasoningEffort'>, opts: HttpProviderOptions): Record<string, unknown> {
   const effort = req.reasoningEffort ?? opts.reasoningEffort;
   const maxTokens = req.maxTokens ?? opts.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
-  if (!effort) return defined({ temperature: req.temperature ?? opts.temperature ?? 0.7, max_tokens: maxTokens });
+  if (!effort) return dropUndefined({ temperature: req.temperature ?? opts.temperature ?? 0.7, max_tokens: maxTokens });
   if (usesAdaptiveThinking(model)) return { max_tokens: maxTokens, thinking: { type: 'adaptive' }, output_config: { effort } };
   const budget = ANTHROPIC_THINKING_BUDGETS[effort];
   return { max_tokens: Math.max(maxTokens, budget + ANTHROPIC_DEFAULT_MAX_TOKENS), thinking: { type: 'enabled', budget_tokens: budget } };

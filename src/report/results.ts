@@ -6,6 +6,7 @@
 // name, replio's `trace` is left out when it repeats the calls, and the verdict's observed arguments
 // point at the call they equal (`args_call`). Readers go through `outcomeOf`/`runEntryCalls`, which put
 // them back. (Before, a 50 MB argument made a 210 MB results file.)
+import { dropUndefined } from '../core/drop-undefined.js';
 import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -369,16 +370,6 @@ function traceFromJson(t: SampleTraceJson, calls: readonly ToolCall[]): SampleTr
   return trace;
 }
 
-function dropUndefined<T extends Record<string, unknown>>(obj: T): T {
-  // Runs for several objects of every logged case: no [key, value] pair or intermediate array per key.
-  const out: Record<string, unknown> = {};
-  for (const k in obj) {
-    if (!Object.hasOwn(obj, k)) continue;
-    const v = obj[k];
-    if (v !== undefined) out[k] = v;
-  }
-  return out as T;
-}
 
 function matchToJson(m: MatchScore): z.infer<typeof matchSchema> {
   return { match_mode: m.matchMode, pass: m.pass, score: m.score, matched: [...m.matched], unmatched: [...m.unmatched], extra_tools: [...m.extraTools], detail: m.detail };
