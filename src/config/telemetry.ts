@@ -164,7 +164,7 @@ export function resolveTelemetryConfig(input: {
   };
   const compression = envCompression(env, warn) ?? 'none';
 
-  const caFromEnv = envFile(env, ['OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE', 'OTEL_EXPORTER_OTLP_CERTIFICATE'], warn);
+  const caFromEnv = envFile(env, 'CERTIFICATE', warn);
   let caFile = caFromEnv;
   if (caFile === undefined && file.ca_file !== undefined) {
     const p = resolvePath(projectDir, file.ca_file);
@@ -175,12 +175,8 @@ export function resolveTelemetryConfig(input: {
     }
     caFile = p;
   }
-  const clientKeyFile = envFile(env, ['OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY', 'OTEL_EXPORTER_OTLP_CLIENT_KEY'], warn);
-  const clientCertFile = envFile(
-    env,
-    ['OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE', 'OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE'],
-    warn,
-  );
+  const clientKeyFile = envFile(env, 'CLIENT_KEY', warn);
+  const clientCertFile = envFile(env, 'CLIENT_CERTIFICATE', warn);
 
   const resourceAttributes = parseResourceAttributes(env, warn);
   // OTel: OTEL_SERVICE_NAME, else service.name in OTEL_RESOURCE_ATTRIBUTES (both the environment).
@@ -356,53 +352,60 @@ function httpUrlFromEnv(env: Env, name: string, warn: (m: string) => void): stri
   return v;
 }
 
-function envProtocol(env: Env, warn: (m: string) => void): OtlpProtocol | undefined {
-  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
-    const v = env.get(name);
-    if (v === undefined) continue;
-    if ((OTLP_PROTOCOLS as readonly string[]).includes(v)) return v as OtlpProtocol;
-    warn(`${name}: expected http/protobuf, http/json or grpc (got ${JSON.stringify(v)}); using http/protobuf`);
+/**
+ * An OTLP exporter setting as OTel reads it: the traces-specific variable, then the generic one; the first
+ * that is set decides. `parse` turns its text into the value or a complaint; a complaint warns (naming the
+ * variable) and falls back to the default, as the OTel SDK does.
+ */
+function otlpEnv<T>(env: Env, setting: 'PROTOCOL' | 'TIMEOUT' | 'COMPRESSION' | 'CERTIFICATE' | 'CLIENT_KEY' | 'CLIENT_CERTIFICATE', parse: (text: string) => { value: T } | { problem: string }, warn: (m: string) => void): T | undefined {
+  for (const name of [`OTEL_EXPORTER_OTLP_TRACES_${setting}`, `OTEL_EXPORTER_OTLP_${setting}`]) {
+    const text = env.get(name);
+    if (text === undefined) continue;
+    const r = parse(text);
+    if ('value' in r) return r.value;
+    warn(`${name}: ${r.problem}`);
     return undefined;
   }
   return undefined;
+}
+
+function envProtocol(env: Env, warn: (m: string) => void): OtlpProtocol | undefined {
+  return otlpEnv(
+    env,
+    'PROTOCOL',
+    (v) => ((OTLP_PROTOCOLS as readonly string[]).includes(v) ? { value: v as OtlpProtocol } : { problem: `expected http/protobuf, http/json or grpc (got ${JSON.stringify(v)}); using http/protobuf` }),
+    warn,
+  );
 }
 
 function envTimeoutMs(env: Env, warn: (m: string) => void): number | undefined {
-  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_TIMEOUT']) {
-    const v = env.int(name);
-    if (v === undefined) continue;
-    // 0 means "no limit" in the spec; shutdown must never hang on a dead collector, so keep the default.
-    if (v <= 0) {
-      warn(`${name}: expected a positive number of milliseconds (got ${v}); using ${DEFAULT_TIMEOUT_MS}`);
-      return undefined;
-    }
-    return v;
-  }
-  return undefined;
+  return otlpEnv(
+    env,
+    'TIMEOUT',
+    (v) => {
+      if (!/^-?\d+$/.test(v)) return { problem: `expected an integer (got ${JSON.stringify(v)}); ignored` };
+      // 0 means "no limit" in the spec; shutdown must never hang on a dead collector, so keep the default.
+      const n = Number(v);
+      return n > 0 ? { value: n } : { problem: `expected a positive number of milliseconds (got ${n}); using ${DEFAULT_TIMEOUT_MS}` };
+    },
+    warn,
+  );
 }
 
 function envCompression(env: Env, warn: (m: string) => void): OtlpCompression | undefined {
-  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_COMPRESSION', 'OTEL_EXPORTER_OTLP_COMPRESSION']) {
-    const v = env.get(name)?.toLowerCase();
-    if (v === undefined) continue;
-    if (v === 'gzip' || v === 'none') return v;
-    warn(`${name}: expected gzip or none (got ${JSON.stringify(v)}); using none`);
-    return undefined;
-  }
-  return undefined;
+  return otlpEnv(
+    env,
+    'COMPRESSION',
+    (text) => {
+      const v = text.toLowerCase();
+      return v === 'gzip' || v === 'none' ? { value: v } : { problem: `expected gzip or none (got ${JSON.stringify(v)}); using none` };
+    },
+    warn,
+  );
 }
 
-function envFile(env: Env, names: string[], warn: (m: string) => void): string | undefined {
-  for (const name of names) {
-    const v = env.get(name);
-    if (v === undefined) continue;
-    if (!existsSync(v)) {
-      warn(`${name}: file ${JSON.stringify(v)} does not exist; ignored`);
-      return undefined;
-    }
-    return v;
-  }
-  return undefined;
+function envFile(env: Env, setting: 'CERTIFICATE' | 'CLIENT_KEY' | 'CLIENT_CERTIFICATE', warn: (m: string) => void): string | undefined {
+  return otlpEnv(env, setting, (v) => (existsSync(v) ? { value: v } : { problem: `file ${JSON.stringify(v)} does not exist; ignored` }), warn);
 }
 
 // OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is an instrumentation convention (true/false, or the
