@@ -11,7 +11,7 @@ import { resolveRunSettings, toolsetSetting, toolsetSpecOf, type RunSettings, ty
 import { UsageError, worstExitCode, type ErrorCode } from '../errors.js';
 import type { Case } from '../types/case.js';
 import type { CaseResult } from '../types/verdict.js';
-import type { Toolset } from '../types/toolset.js';
+import type { ToolMode, Toolset } from '../types/toolset.js';
 import { discoverFixtures, loadCasesFromPaths } from '../fixtures/discover.js';
 import { selectCases } from '../fixtures/select.js';
 import { parseGate } from '../fixtures/gate.js';
@@ -312,8 +312,31 @@ export interface ExecuteResult {
 
 
 /** Run the suite once on one provider: results log, telemetry, final document. */
+/**
+ * Run the suite once on one provider, in three steps: {@link prepareRun} (the run's id, its results log,
+ * resume), {@link runWithLog} (telemetry, sandbox and the cases, each logged as it finishes) and
+ * {@link finishRun} (the results document streamed from the log).
+ */
 export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise<ExecuteResult> {
-  const { flags, project } = opts;
+  const prepared = await prepareRun(ctx, opts);
+  const ran = await runWithLog(ctx, opts, prepared);
+  return finishRun(opts, prepared, ran);
+}
+
+/** What {@link prepareRun} sets up: the run's identity, its files and the log recorder. */
+interface PreparedRun {
+  runId: string;
+  startedAt: string;
+  /** Cases already finished in the log being resumed. */
+  prior: Set<string>;
+  paths: { finalFile: string; logFile: string };
+  logFile: string;
+  recorder: Awaited<ReturnType<typeof openRunRecorder>>;
+}
+
+/** Step 1: check --out, pick or resume the run id and log, open the recorder. */
+async function prepareRun(ctx: AppContext, opts: ExecuteOptions): Promise<PreparedRun> {
+  const { flags } = opts;
   const out = opts.finalFile ?? flags.out;
   if (out && /\.(xml|md|html?)$/i.test(out)) {
     // --out is the results JSON that report, merge and --resume read; reports go to stdout.
@@ -357,6 +380,21 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   // Cases go to the log as they finish (batched fsync); the document is streamed from it at the end.
   const recorder = await openRunRecorder(logFile, header, { resume: !!opts.resumeLog });
 
+  return { runId, startedAt, prior, paths, logFile, recorder };
+}
+
+/** What {@link runWithLog} hands to the last step. */
+interface RanSuite {
+  run: SuiteRunResult;
+  toolMode: ToolMode;
+  threshold: number;
+  systemPrompt: string | undefined;
+}
+
+/** Step 2: telemetry, settings, sandbox, and the cases (each logged as it finishes); always closes what it opened. */
+async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: PreparedRun): Promise<RanSuite> {
+  const { flags, project } = opts;
+  const { prior, recorder, runId } = prepared;
   const telemetryConfig = resolveTelemetryConfig({
     flags: { telemetry: opts.telemetry ?? flags.telemetry, captureContent: flags.captureContent, annotations: flags.annotations, endpoint: flags.endpoint, langsmithFeedback: flags.langsmithFeedback },
     env: project.env,
@@ -431,6 +469,14 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     }
     await opts.provider.close().catch(() => {});
   }
+  return { run, toolMode, threshold, systemPrompt };
+}
+
+/** Step 3: the results document (or, when interrupted, a partial one from a scratch copy), and the facts. */
+function finishRun(opts: ExecuteOptions, prepared: PreparedRun, ran: RanSuite): ExecuteResult {
+  const { flags } = opts;
+  const { runId, startedAt, paths, logFile, recorder } = prepared;
+  const { run, toolMode, threshold, systemPrompt } = ran;
   const meta = {
     run_id: runId,
     started: startedAt,
