@@ -84,7 +84,8 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /**
    * A budget for the retries, in the clock's epoch milliseconds: no wait goes past it (the last is cut to end
-   * there, and one last attempt follows) and no attempt starts after it. Each attempt keeps its own timeout.
+   * there, and one last attempt follows), no attempt starts after it, and an attempt started before it ends
+   * with it.
    */
   deadlineMs?: number;
 }
@@ -257,7 +258,10 @@ type Outcome =
 
 /** Step 3: one exchange with its own timer, following the caller's signal. */
 async function attemptOnce(agent: Agent, s: Settings, req: HttpRequest): Promise<Outcome> {
-  const timeoutMs = s.timeoutMs;
+  // Within a budget an attempt ends with it; the attempt that follows a wait cut to the budget's end keeps
+  // its own limit (so a fake clock standing at the deadline still gets one last real attempt).
+  const left = req.deadlineMs === undefined ? 0 : req.deadlineMs - s.clock.now();
+  const timeoutMs = left > 0 ? Math.min(s.timeoutMs, left) : s.timeoutMs;
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(new DOMException(`no response within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
   const onAbort = (): void => ac.abort(req.signal?.reason);
@@ -272,7 +276,8 @@ async function attemptOnce(agent: Agent, s: Settings, req: HttpRequest): Promise
     if (text === undefined) return { kind: 'too-large' };
     return { kind: 'answer', status: res.statusCode, headers: res.headers, text, latencyMs: Math.round(performance.now() - started) };
   } catch (error) {
-    return { kind: 'error', error, timeoutMs };
+    // Named by the configured limit: a budget may have cut this attempt shorter, never longer.
+    return { kind: 'error', error, timeoutMs: s.timeoutMs };
   } finally {
     clearTimeout(timer);
     req.signal?.removeEventListener('abort', onAbort);
