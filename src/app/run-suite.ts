@@ -5,13 +5,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { readEnv, type Env } from '../config/env.js';
+import { readEnv, telemetryWorkerOf, type Env } from '../config/env.js';
 import { loadConfigFile, type ConfigFile } from '../config/file.js';
 import { resolveRunSettings, toolsetSetting, toolsetSpecOf, type RunSettings, type SettingFlags } from '../config/settings.js';
-import { UsageError, type ErrorCode } from '../errors.js';
+import { UsageError, worstExitCode, type ErrorCode } from '../errors.js';
 import type { Case } from '../types/case.js';
 import type { CaseResult } from '../types/verdict.js';
-import type { Toolset } from '../types/toolset.js';
+import type { ToolMode, Toolset } from '../types/toolset.js';
 import { discoverFixtures, loadCasesFromPaths } from '../fixtures/discover.js';
 import { selectCases } from '../fixtures/select.js';
 import { parseGate } from '../fixtures/gate.js';
@@ -35,7 +35,7 @@ import { redactUrl } from '../core/redact.js';
 import { createRecordingProvider, type RecordingProvider } from '../providers/recording.js';
 import { compareResults, type Comparison } from '../report/compare.js';
 import { COMPARISON_FORMATS } from '../report/comparison.js';
-import { chooseCommandSandbox } from '../engine/sandbox/select.js';
+import { chooseCommandSandbox, type SandboxChoice } from '../engine/sandbox/select.js';
 import { sweepStaleWorktrees } from '../engine/worktree-sweep.js';
 import { ensureOutputDir } from '../report/out-path.js';
 import { safeText } from '../core/safe-text.js';
@@ -104,7 +104,21 @@ function settingFlags(flags: RunFlags): SettingFlags {
   if (flags.toolset !== undefined) out.toolset = flags.toolset;
   const attempts = flags.attempts ?? flags.retries;
   if (attempts !== undefined) out.attempts = attempts;
+  if (flags.unsafeHostCommands) out.unsafeHostCommands = true;
   return out;
+}
+
+/** The command sandbox of a run as chooseCommandSandbox takes it: the resolved setting, and the bwrap to use. */
+export function sandboxChoice(project: LoadedProject, flags: RunFlags): SandboxChoice {
+  const sandbox = runSettings(project, flags).sandbox;
+  const bwrap = project.env.get('RUNSPEC_BWRAP');
+  const searchPath = project.env.get('PATH');
+  return {
+    ...(sandbox.source === 'flag' ? { unsafeHostCommands: true } : {}),
+    configured: sandbox.value,
+    ...(bwrap !== undefined ? { bwrap } : {}),
+    ...(searchPath !== undefined ? { searchPath } : {}),
+  };
 }
 
 /** A loader that loads each toolset spec once. A toolset that does not load is bad input (exit 2). */
@@ -179,8 +193,7 @@ export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir' | 'warn
     ...options,
     extra: {
       maxConcurrent: runSettings(project, flags).maxRequests.value,
-      // Unset: the HTTP client's default (32 MiB).
-      maxResponseBytes: project.env.int('RUNSPEC_MAX_RESPONSE_BYTES') ?? project.config.llm?.max_response_bytes,
+      maxResponseBytes: runSettings(project, flags).maxResponseBytes.value,
       // One line per wait, so a slow run says why it is slow (stderr: the terminal and any CI log).
       onRetry: (r) => ctx.err?.(`retrying: ${name}: ${r.reason}; attempt ${r.attempt + 1} in ${(r.delayMs / 1000).toFixed(1)} s`),
     },
@@ -222,7 +235,7 @@ export function resultSettings(ctx: Pick<AppContext, 'cwd' | 'projectDir'>, proj
   const p = resolveProviderSpec(spec, options);
   const settings = runSettings(project, flags);
   const prompt = systemPromptOf(ctx, project, flags);
-  const sandbox = flags.unsafeHostCommands ? 'none' : (project.config.trajectory?.sandbox ?? 'bwrap');
+  const sandbox = settings.sandbox.value;
   return {
     provider: p.name,
     providerKind: p.kind,
@@ -306,11 +319,6 @@ export interface ExecuteResult {
   badInput?: { code: ErrorCode; message: string };
 }
 
-/** RUNSPEC_TELEMETRY_WORKER=1 or 0 forces traces onto a worker thread or off it; unset: by core count. */
-function telemetryWorker(project: LoadedProject): boolean | undefined {
-  const v = project.env.get('RUNSPEC_TELEMETRY_WORKER');
-  return v === '1' ? true : v === '0' ? false : undefined;
-}
 
 /** The run as a Phoenix experiment on a dataset of its suite (telemetry/phoenix-experiment.ts); warns on failure. */
 async function recordExperiment(
@@ -337,8 +345,39 @@ async function recordExperiment(
 }
 
 /** Run the suite once on one provider: results log, telemetry, final document. */
+/**
+ * Run the suite once on one provider, in three steps: {@link prepareRun} (the run's id, its results log,
+ * resume), {@link runWithLog} (telemetry, sandbox and the cases, each logged as it finishes) and
+ * {@link finishRun} (the results document streamed from the log).
+ */
 export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise<ExecuteResult> {
-  const { flags, project } = opts;
+  const prepared = await prepareRun(ctx, opts);
+  const ran = await runWithLog(ctx, opts, prepared);
+  const result = finishRun(opts, prepared, ran);
+  const t = ran.telemetryConfig;
+  if (!result.interrupted && t.enabled && t.phoenixExperiment && t.annotationsUrl !== undefined) {
+    // After the document is written: a Phoenix failure changes nothing but a warning.
+    await recordExperiment(ctx, t, { cases: opts.cases, results: result.results, meta: result.doc.meta as ExperimentMeta, providerLabel: opts.providerLabel, suiteLabel: opts.suiteLabel });
+  }
+  return result;
+}
+
+type ExperimentMeta = { run_id: string; model: string | null } & Record<string, unknown>;
+
+/** What {@link prepareRun} sets up: the run's identity, its files and the log recorder. */
+interface PreparedRun {
+  runId: string;
+  startedAt: string;
+  /** Cases already finished in the log being resumed. */
+  prior: Set<string>;
+  paths: { finalFile: string; logFile: string };
+  logFile: string;
+  recorder: Awaited<ReturnType<typeof openRunRecorder>>;
+}
+
+/** Step 1: check --out, pick or resume the run id and log, open the recorder. */
+async function prepareRun(ctx: AppContext, opts: ExecuteOptions): Promise<PreparedRun> {
+  const { flags } = opts;
   const out = opts.finalFile ?? flags.out;
   if (out && /\.(xml|md|html?)$/i.test(out)) {
     // --out is the results JSON that report, merge and --resume read; reports go to stdout.
@@ -382,6 +421,22 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   // Cases go to the log as they finish (batched fsync); the document is streamed from it at the end.
   const recorder = await openRunRecorder(logFile, header, { resume: !!opts.resumeLog });
 
+  return { runId, startedAt, prior, paths, logFile, recorder };
+}
+
+/** What {@link runWithLog} hands to the last step. */
+interface RanSuite {
+  run: SuiteRunResult;
+  toolMode: ToolMode;
+  threshold: number;
+  systemPrompt: string | undefined;
+  telemetryConfig: TelemetryConfig;
+}
+
+/** Step 2: telemetry, settings, sandbox, and the cases (each logged as it finishes); always closes what it opened. */
+async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: PreparedRun): Promise<RanSuite> {
+  const { flags, project } = opts;
+  const { prior, recorder, runId } = prepared;
   const telemetryConfig = resolveTelemetryConfig({
     flags: { telemetry: opts.telemetry ?? flags.telemetry, captureContent: flags.captureContent, annotations: flags.annotations, phoenixExperiment: flags.phoenixExperiment, endpoint: flags.endpoint, langsmithFeedback: flags.langsmithFeedback },
     env: project.env,
@@ -394,7 +449,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   const todo = opts.cases.filter((c) => !prior.has(c.id));
   const totalSamples = todo.reduce((n, c) => n + sampleCount(c, flags.samples), 0);
   const telemetry = telemetryConfig.enabled
-    ? await (await import('../telemetry/off-thread.js')).createRunTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION, worker: telemetryWorker(project), traces: totalSamples })
+    ? await (await import('../telemetry/off-thread.js')).createRunTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION, worker: telemetryWorkerOf(project.env), traces: totalSamples })
     : undefined;
   // Verdict counters over OTLP (OTEL_METRICS_EXPORTER=otlp), as serve exports them.
   const metrics = telemetryConfig.enabled ? await (await import('./verdict-metrics.js')).createRunMetrics(project.env, (w) => ctx.warn(`telemetry: ${w}`)) : undefined;
@@ -410,7 +465,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   for (const c of opts.cases) caseInputOf(c, opts.agent?.target.defaults ?? {});
 
   const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
-    { unsafeHostCommands: flags.unsafeHostCommands, configured: project.config.trajectory?.sandbox, bwrap: project.env.get('RUNSPEC_BWRAP'), searchPath: project.env.get('PATH') },
+    sandboxChoice(project, flags),
     opts.cases.some((c) => c.mode === 'trajectory'),
   );
   if (sandboxWarning) ctx.warn(sandboxWarning);
@@ -466,6 +521,14 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     }
     await opts.provider.close().catch(() => {});
   }
+  return { run, toolMode, threshold, systemPrompt, telemetryConfig };
+}
+
+/** Step 3: the results document (or, when interrupted, a partial one from a scratch copy), and the facts. */
+function finishRun(opts: ExecuteOptions, prepared: PreparedRun, ran: RanSuite): ExecuteResult {
+  const { flags } = opts;
+  const { runId, startedAt, paths, logFile, recorder } = prepared;
+  const { run, toolMode, threshold, systemPrompt } = ran;
   const meta = {
     run_id: runId,
     started: startedAt,
@@ -500,11 +563,6 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   }
   let results: CaseResult[] | undefined;
   const loadDoc = (): ResultsDocument => (doc ??= JSON.parse(readFileSync(paths.finalFile, 'utf8')) as ResultsDocument);
-  if (!interrupted && telemetryConfig.enabled && telemetryConfig.phoenixExperiment && telemetryConfig.annotationsUrl !== undefined) {
-    // After the document is written: a Phoenix failure changes nothing but a warning.
-    results = caseResultsFromDocument(loadDoc());
-    await recordExperiment(ctx, telemetryConfig, { cases: opts.cases, results, meta, providerLabel: opts.providerLabel, suiteLabel: opts.suiteLabel });
-  }
   return {
     get doc() {
       return loadDoc();
@@ -555,11 +613,6 @@ export function problemsOf(r: ExecuteResult): string[] {
   return lines;
 }
 
-/** Worst exit code first: bad input, then infrastructure, then failures. */
-export function worstExit(codes: number[]): number {
-  for (const c of [2, 3, 1]) if (codes.includes(c)) return c;
-  return 0;
-}
 
 /** Options of `runEvalSuite`: `run` by default; `compare`, `record`, `replay` and `schedule run` are options of it. */
 export interface RunEvalOptions {
@@ -635,7 +688,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     throw new UsageError('USAGE', `record --target ${flags.target}: a ${single.kind} target has no model requests to record`, { hint: 'record a model target or a provider' });
   }
   // The telemetry worker loads the OpenTelemetry SDK while the cases and toolsets load (off-thread.ts).
-  if (flags.telemetry !== false) (await import('../telemetry/off-thread.js')).prewarmTelemetryWorker({ worker: telemetryWorker(project) });
+  if (flags.telemetry !== false) (await import('../telemetry/off-thread.js')).prewarmTelemetryWorker({ worker: telemetryWorkerOf(project.env) });
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
   // An empty shard is fine (few cases, many shards); an empty selection otherwise is a mistake.
   if (cases.length === 0 && !flags.shard) return { runs: [], noCases: true, exitCode: 2 };
@@ -682,7 +735,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
       if (result.interrupted) break;
     }
     const comparison = compareResults(runs.map(({ label, result }) => ({ label, doc: result.doc })));
-    return { runs, comparison, noCases: false, exitCode: worstExit(runs.map(({ result }) => exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }))) };
+    return { runs, comparison, noCases: false, exitCode: worstExitCode(runs.map(({ result }) => exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }))) };
   }
 
   if (single && isAgentTarget(single)) {

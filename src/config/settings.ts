@@ -5,7 +5,8 @@
 import { isToolMode, TOOL_MODES } from '../core/vocabulary.js';
 import { ConfigError, UsageError } from '../errors.js';
 import type { ToolMode } from '../types/toolset.js';
-import type { Env } from './env.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../core/http-limits.js';
+import { maxResponseBytesOf, type Env } from './env.js';
 import type { ConfigFile } from './file.js';
 import { firstSet, type Setting } from './setting.js';
 
@@ -18,7 +19,12 @@ export interface SettingFlags {
   toolset?: string;
   /** Attempts per model request, the first included. */
   attempts?: number;
+  /** --unsafe-host-commands: no command sandbox. */
+  unsafeHostCommands?: boolean;
 }
+
+/** The command sandbox of trajectory cases. */
+export type SandboxMode = 'bwrap' | 'none';
 
 export interface RunSettings {
   /** Provider preset or profile: --provider > RUNSPEC_PROVIDER > [llm] provider > openai. */
@@ -36,6 +42,10 @@ export interface RunSettings {
   toolset: Setting<string | undefined>;
   /** Attempts per model request, the first included: --attempts > [llm] retries > 3 (1 = no retry). */
   attempts: Setting<number>;
+  /** Largest response body read: RUNSPEC_MAX_RESPONSE_BYTES > [llm] max_response_bytes > 32 MiB. */
+  maxResponseBytes: Setting<number>;
+  /** Command sandbox: --unsafe-host-commands (none) > [trajectory] sandbox > bwrap. */
+  sandbox: Setting<SandboxMode>;
 }
 
 /** Most case samples in flight (--concurrency, RUNSPEC_CONCURRENCY and [llm] concurrency alike). */
@@ -65,8 +75,15 @@ export function resolveRunSettings(input: { flags?: SettingFlags; env: Env; file
     concurrency,
     maxRequests: firstSet(flags.maxRequests, env.int('RUNSPEC_MAX_REQUESTS'), file.llm?.max_requests, 8),
     toolset: toolsetSetting(flags.toolset, env, file),
-    attempts: firstSet(flags.attempts, undefined, file.llm?.retries, DEFAULT_ATTEMPTS),
+    attempts: attemptsSetting(flags.attempts, file),
+    maxResponseBytes: firstSet(undefined, maxResponseBytesOf(env), file.llm?.max_response_bytes, DEFAULT_MAX_RESPONSE_BYTES),
+    sandbox: firstSet<SandboxMode>(flags.unsafeHostCommands ? 'none' : undefined, undefined, file.trajectory?.sandbox, 'bwrap'),
   };
+}
+
+/** Attempts per model request alone (see {@link RunSettings.attempts}); the provider resolver uses it too. */
+export function attemptsSetting(flag: number | undefined, file: ConfigFile): Setting<number> {
+  return firstSet(flag, undefined, file.llm?.retries, DEFAULT_ATTEMPTS);
 }
 
 /** The toolset setting alone (see {@link RunSettings.toolset}). */

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { ConfigError } from '../errors.js';
-import type { Env } from './env.js';
+import { hashKeyOf, type Env } from './env.js';
 import { OTLP_PROTOCOLS, type ConfigFile } from './file.js';
 import { firstSet, type Source } from './setting.js';
 
@@ -72,8 +72,8 @@ export interface TelemetryConfig {
   apiKey?: string;
   /** LangSmith native feedback, when `[telemetry.langsmith] feedback = true` or the flag asks for it. */
   langsmith?: LangSmithFeedbackConfig;
-  /** Where each setting came from, for `--print-config`. */
-  sources: Record<'enabled' | 'captureContent' | 'annotations' | 'endpoint' | 'protocol' | 'timeoutMs', Source>;
+  /** Where each setting came from, for `config`. */
+  sources: Record<'enabled' | 'captureContent' | 'annotations' | 'endpoint' | 'protocol' | 'timeoutMs' | 'serviceName' | 'project' | 'annotationsUrl', Source>;
 }
 
 /** The default LangSmith API base, as LangSmith's SDKs use it when LANGSMITH_ENDPOINT is unset. */
@@ -82,6 +82,8 @@ export const LANGSMITH_DEFAULT_ENDPOINT = 'https://api.smith.langchain.com';
 export interface LangSmithFeedbackConfig {
   /** API base: LANGSMITH_ENDPOINT > runspec.toml > https://api.smith.langchain.com. */
   endpoint: string;
+  /** Where each setting came from, for `config`. */
+  sources: Record<'feedback' | 'endpoint' | 'maxWaitMs', Source>;
   /** From LANGSMITH_API_KEY (or `api_key_env`); secret: never print. */
   apiKey?: string;
   /** @default 60000 */
@@ -134,7 +136,7 @@ export function resolveTelemetryConfig(input: {
 
   const captureContent = firstSet(flags.captureContent, captureFromEnv(env, warn), file.capture_content === 'hashed' ? false : file.capture_content, false);
   const captureHashed = captureContent.value === false && file.capture_content === 'hashed';
-  const hashKey = env.get('RUNSPEC_HASH_KEY');
+  const hashKey = hashKeyOf(env);
   if (captureHashed && hashKey === undefined) {
     throw new ConfigError('CONFIG', `${place('capture_content')}: "hashed" needs a key in RUNSPEC_HASH_KEY (not set)`, {
       hint: 'export RUNSPEC_HASH_KEY=<secret>; score with the same key to re-check arguments',
@@ -167,7 +169,7 @@ export function resolveTelemetryConfig(input: {
   };
   const compression = envCompression(env, warn) ?? 'none';
 
-  const caFromEnv = envFile(env, ['OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE', 'OTEL_EXPORTER_OTLP_CERTIFICATE'], warn);
+  const caFromEnv = envFile(env, 'CERTIFICATE', warn);
   let caFile = caFromEnv;
   if (caFile === undefined && file.ca_file !== undefined) {
     const p = resolvePath(projectDir, file.ca_file);
@@ -178,16 +180,12 @@ export function resolveTelemetryConfig(input: {
     }
     caFile = p;
   }
-  const clientKeyFile = envFile(env, ['OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY', 'OTEL_EXPORTER_OTLP_CLIENT_KEY'], warn);
-  const clientCertFile = envFile(
-    env,
-    ['OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE', 'OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE'],
-    warn,
-  );
+  const clientKeyFile = envFile(env, 'CLIENT_KEY', warn);
+  const clientCertFile = envFile(env, 'CLIENT_CERTIFICATE', warn);
 
   const resourceAttributes = parseResourceAttributes(env, warn);
-  const serviceName =
-    env.get('OTEL_SERVICE_NAME') ?? resourceAttributes[ATTR_SERVICE_NAME] ?? file.service_name ?? 'runspec-eval';
+  // OTel: OTEL_SERVICE_NAME, else service.name in OTEL_RESOURCE_ATTRIBUTES (both the environment).
+  const serviceName = firstSet(undefined, env.get('OTEL_SERVICE_NAME') ?? resourceAttributes[ATTR_SERVICE_NAME], file.service_name, 'runspec-eval');
   delete resourceAttributes[ATTR_SERVICE_NAME];
 
   const apiKeyEnv = file.api_key_env ?? 'PHOENIX_API_KEY';
@@ -199,12 +197,11 @@ export function resolveTelemetryConfig(input: {
     );
   }
 
-  let annotationsUrl: string | undefined;
-  if (file.annotations_url !== undefined) {
-    annotationsUrl = stripSlash(checkUrl(file.annotations_url, place('annotations_url')));
-  } else if (endpoint.value !== undefined) {
-    annotationsUrl = phoenixBase(endpoint.value);
-  }
+  // Derived from the traces endpoint unless the file names it: then it comes from where the endpoint did.
+  const annotationsUrl =
+    file.annotations_url !== undefined
+      ? firstSet(undefined, undefined, stripSlash(checkUrl(file.annotations_url, place('annotations_url'))), undefined)
+      : { value: endpoint.value !== undefined ? phoenixBase(endpoint.value) : undefined, source: endpoint.source };
   if (annotations.value && enabled.value && endpoint.value === undefined && file.annotations_url === undefined) {
     warn('telemetry: eval annotations need a Phoenix endpoint (telemetry.endpoint or OTEL_EXPORTER_OTLP_ENDPOINT); skipped');
   }
@@ -226,7 +223,7 @@ export function resolveTelemetryConfig(input: {
           ...(clientCertFile !== undefined ? { clientCertFile } : {}),
         };
 
-  const project = file.project ?? env.get('PHOENIX_PROJECT_NAME');
+  const project = firstSet(undefined, env.get('PHOENIX_PROJECT_NAME'), file.project, undefined);
   const apiKey = env.get(apiKeyEnv);
   // With annotations on and the traces going to the same Phoenix, its key authenticates the export too
   // (Phoenix reads only `Authorization: Bearer`); an explicit OTLP authorization header wins.
@@ -251,14 +248,14 @@ export function resolveTelemetryConfig(input: {
     captureHashed,
     ...(hashKey !== undefined ? { hashKey } : {}),
     ...(file.trace_url !== undefined ? { traceUrl: file.trace_url } : {}),
-    annotations: annotations.value && annotationsUrl !== undefined,
-    phoenixExperiment: phoenixExperiment.value && annotationsUrl !== undefined,
+    annotations: annotations.value && annotationsUrl.value !== undefined,
+    phoenixExperiment: phoenixExperiment.value && annotationsUrl.value !== undefined,
     exporter,
     timeoutMs: timeoutMs.value,
-    serviceName,
+    serviceName: serviceName.value,
     resourceAttributes,
-    ...(project !== undefined ? { project } : {}),
-    ...(annotationsUrl !== undefined ? { annotationsUrl } : {}),
+    ...(project.value !== undefined ? { project: project.value } : {}),
+    ...(annotationsUrl.value !== undefined ? { annotationsUrl: annotationsUrl.value } : {}),
     apiKeyEnv,
     ...(apiKey !== undefined ? { apiKey } : {}),
     sources: {
@@ -268,6 +265,9 @@ export function resolveTelemetryConfig(input: {
       endpoint: endpoint.source,
       protocol: protocol.source,
       timeoutMs: timeoutMs.source,
+      serviceName: serviceName.source,
+      project: project.source,
+      annotationsUrl: annotationsUrl.source,
     },
   };
 }
@@ -278,8 +278,8 @@ function resolveLangSmith(
   file: NonNullable<ConfigFile['telemetry']>['langsmith'],
   place: (key: string) => string,
 ): LangSmithFeedbackConfig | undefined {
-  const on = firstSet(flags.langsmithFeedback, undefined, file?.feedback, false).value;
-  if (!on) return undefined;
+  const on = firstSet(flags.langsmithFeedback, undefined, file?.feedback, false);
+  if (!on.value) return undefined;
   const keyEnv = file?.api_key_env ?? 'LANGSMITH_API_KEY';
   if (!ENV_NAME_RE.test(keyEnv)) {
     throw new ConfigError('CONFIG', `${place('langsmith.api_key_env')}: expected the NAME of an environment variable (got ${JSON.stringify(keyEnv)})`, {
@@ -287,13 +287,15 @@ function resolveLangSmith(
     });
   }
   // As LangSmith's SDKs read them: LANGSMITH_* first, then the older LANGCHAIN_* names.
-  const endpointValue = env.get('LANGSMITH_ENDPOINT') ?? env.get('LANGCHAIN_ENDPOINT') ?? file?.endpoint ?? LANGSMITH_DEFAULT_ENDPOINT;
-  const endpoint = stripSlash(checkUrl(endpointValue, env.get('LANGSMITH_ENDPOINT') !== undefined ? 'LANGSMITH_ENDPOINT' : place('langsmith.endpoint')));
+  const endpointSetting = firstSet(undefined, env.get('LANGSMITH_ENDPOINT') ?? env.get('LANGCHAIN_ENDPOINT'), file?.endpoint, LANGSMITH_DEFAULT_ENDPOINT);
+  const endpoint = stripSlash(checkUrl(endpointSetting.value, endpointSetting.source === 'env' ? (env.get('LANGSMITH_ENDPOINT') !== undefined ? 'LANGSMITH_ENDPOINT' : 'LANGCHAIN_ENDPOINT') : place('langsmith.endpoint')));
+  const maxWaitMs = firstSet(undefined, undefined, file?.max_wait_ms, 60_000);
   const apiKey = env.get(keyEnv) ?? (file?.api_key_env === undefined ? env.get('LANGCHAIN_API_KEY') : undefined);
   return {
     endpoint,
     ...(apiKey !== undefined ? { apiKey } : {}),
-    maxWaitMs: file?.max_wait_ms ?? 60_000,
+    maxWaitMs: maxWaitMs.value,
+    sources: { feedback: on.source, endpoint: endpointSetting.source, maxWaitMs: maxWaitMs.source },
     ...(file?.backoff_ms !== undefined ? { backoffMs: file.backoff_ms } : {}),
   };
 }
@@ -359,53 +361,60 @@ export function httpUrlFromEnv(env: Env, name: string, warn: (m: string) => void
   return v;
 }
 
-function envProtocol(env: Env, warn: (m: string) => void): OtlpProtocol | undefined {
-  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
-    const v = env.get(name);
-    if (v === undefined) continue;
-    if ((OTLP_PROTOCOLS as readonly string[]).includes(v)) return v as OtlpProtocol;
-    warn(`${name}: expected http/protobuf, http/json or grpc (got ${JSON.stringify(v)}); using http/protobuf`);
+/**
+ * An OTLP exporter setting as OTel reads it: the traces-specific variable, then the generic one; the first
+ * that is set decides. `parse` turns its text into the value or a complaint; a complaint warns (naming the
+ * variable) and falls back to the default, as the OTel SDK does.
+ */
+function otlpEnv<T>(env: Env, setting: 'PROTOCOL' | 'TIMEOUT' | 'COMPRESSION' | 'CERTIFICATE' | 'CLIENT_KEY' | 'CLIENT_CERTIFICATE', parse: (text: string) => { value: T } | { problem: string }, warn: (m: string) => void): T | undefined {
+  for (const name of [`OTEL_EXPORTER_OTLP_TRACES_${setting}`, `OTEL_EXPORTER_OTLP_${setting}`]) {
+    const text = env.get(name);
+    if (text === undefined) continue;
+    const r = parse(text);
+    if ('value' in r) return r.value;
+    warn(`${name}: ${r.problem}`);
     return undefined;
   }
   return undefined;
+}
+
+function envProtocol(env: Env, warn: (m: string) => void): OtlpProtocol | undefined {
+  return otlpEnv(
+    env,
+    'PROTOCOL',
+    (v) => ((OTLP_PROTOCOLS as readonly string[]).includes(v) ? { value: v as OtlpProtocol } : { problem: `expected http/protobuf, http/json or grpc (got ${JSON.stringify(v)}); using http/protobuf` }),
+    warn,
+  );
 }
 
 function envTimeoutMs(env: Env, warn: (m: string) => void): number | undefined {
-  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_TIMEOUT']) {
-    const v = env.int(name);
-    if (v === undefined) continue;
-    // 0 means "no limit" in the spec; shutdown must never hang on a dead collector, so keep the default.
-    if (v <= 0) {
-      warn(`${name}: expected a positive number of milliseconds (got ${v}); using ${DEFAULT_TIMEOUT_MS}`);
-      return undefined;
-    }
-    return v;
-  }
-  return undefined;
+  return otlpEnv(
+    env,
+    'TIMEOUT',
+    (v) => {
+      if (!/^-?\d+$/.test(v)) return { problem: `expected an integer (got ${JSON.stringify(v)}); ignored` };
+      // 0 means "no limit" in the spec; shutdown must never hang on a dead collector, so keep the default.
+      const n = Number(v);
+      return n > 0 ? { value: n } : { problem: `expected a positive number of milliseconds (got ${n}); using ${DEFAULT_TIMEOUT_MS}` };
+    },
+    warn,
+  );
 }
 
 function envCompression(env: Env, warn: (m: string) => void): OtlpCompression | undefined {
-  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_COMPRESSION', 'OTEL_EXPORTER_OTLP_COMPRESSION']) {
-    const v = env.get(name)?.toLowerCase();
-    if (v === undefined) continue;
-    if (v === 'gzip' || v === 'none') return v;
-    warn(`${name}: expected gzip or none (got ${JSON.stringify(v)}); using none`);
-    return undefined;
-  }
-  return undefined;
+  return otlpEnv(
+    env,
+    'COMPRESSION',
+    (text) => {
+      const v = text.toLowerCase();
+      return v === 'gzip' || v === 'none' ? { value: v } : { problem: `expected gzip or none (got ${JSON.stringify(v)}); using none` };
+    },
+    warn,
+  );
 }
 
-function envFile(env: Env, names: string[], warn: (m: string) => void): string | undefined {
-  for (const name of names) {
-    const v = env.get(name);
-    if (v === undefined) continue;
-    if (!existsSync(v)) {
-      warn(`${name}: file ${JSON.stringify(v)} does not exist; ignored`);
-      return undefined;
-    }
-    return v;
-  }
-  return undefined;
+function envFile(env: Env, setting: 'CERTIFICATE' | 'CLIENT_KEY' | 'CLIENT_CERTIFICATE', warn: (m: string) => void): string | undefined {
+  return otlpEnv(env, setting, (v) => (existsSync(v) ? { value: v } : { problem: `file ${JSON.stringify(v)} does not exist; ignored` }), warn);
 }
 
 // OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is an instrumentation convention (true/false, or the

@@ -1,4 +1,5 @@
 // Canonical JSON: the one way we turn a value into text for comparing, hashing and showing it.
+import { cutText } from './cut.js';
 
 /** Nesting below this depth is serialised as it is (keys unsorted), bounding work on hostile trace content. */
 const MAX_SORT_DEPTH = 64;
@@ -41,5 +42,5 @@ function inOrder(keys: readonly string[]): boolean {
 export function showValue(value: unknown, maxChars = 80): string {
   if (value === undefined) return 'nothing';
   const text = typeof value === 'string' ? JSON.stringify(value) : canonicalJson(value);
-  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+  return cutText(text, maxChars);
 }

@@ -23,6 +23,31 @@ export function jsonTooDeepAt(text: string, max = MAX_JSON_NESTING): number | un
 }
 
 /**
+ * End (exclusive) of the balanced JSON object or array opening at `start`, strings skipped; -1 when it does
+ * not close within `maxChars`. The one bracket scan of text that may hold JSON (a model's answer, an
+ * attribute holding values written back to back).
+ * @example balancedJsonEnd('say {"a": [1]} ok', 4) // 14
+ */
+export function balancedJsonEnd(text: string, start: number, maxChars = Number.POSITIVE_INFINITY): number {
+  let depth = 0;
+  let inString = false;
+  const stop = Math.min(text.length, start + maxChars);
+  for (let i = start; i < stop; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) depth++;
+    else if (c === 0x5d || c === 0x7d) {
+      if (--depth === 0) return i + 1;
+      if (depth < 0) return -1;
+    }
+  }
+  return -1;
+}
+
+/**
  * The offset of the first syntax error of JSON text (none: `{}`).
  * @example scanJson('{"a": [ }') // { errorAt: 8 }
  */

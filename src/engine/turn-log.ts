@@ -1,3 +1,5 @@
+import { cutText } from '../core/cut.js';
+import { totalTokens } from '../core/tokens.js';
 import { safeText } from '../core/safe-text.js';
 import type { TurnEvent } from './run-case.js';
 
@@ -7,7 +9,7 @@ import type { TurnEvent } from './run-case.js';
 
 const cut = (text: string, max: number): string => {
   const one = text.replace(/\s+/g, ' ').trim();
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+  return cutText(one, max);
 };
 
 /**
@@ -24,7 +26,7 @@ function turnLine(e: TurnEvent): string {
     const r = e.record;
     if (r.error) return `${at} model error: ${r.error.code}: ${cut(r.error.message, 200)}`;
     const calls = r.response?.toolCalls ?? [];
-    const tokens = r.usage.totalTokens ?? (r.usage.promptTokens ?? 0) + (r.usage.completionTokens ?? 0);
+    const tokens = totalTokens(r.usage) ?? 0;
     const what = calls.length > 0 ? `${calls.length} tool call${calls.length === 1 ? '' : 's'} (${calls.map((c) => c.name).join(', ')})` : `answer: ${cut(r.response?.text ?? '', 120)}`;
     return `${at} model ${r.responseModel ?? r.requestModel ?? ''}: ${what}; ${tokens} tokens, ${r.latencyMs ?? r.endTimeMs - r.startTimeMs} ms`;
   }

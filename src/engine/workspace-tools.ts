@@ -1,3 +1,4 @@
+import { cutText } from '../core/cut.js';
 import { mkdir, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { compileRegex } from '../core/regex.js';
@@ -137,7 +138,7 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
-const cut = (line: string) => (line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line);
+const cut = (line: string): string => cutText(line, MAX_LINE_CHARS);
 
 /** file_read: numbered lines, paged with offset (1-based) and limit; a footer says how to go on. */
 async function readLines(wt: Worktree, path: string, offset?: number, limit?: number): Promise<string> {

@@ -1,4 +1,5 @@
 // Inline SVG bar charts for the report view: no library, no script, text escaped like the rest.
+import { cutText } from '../core/cut.js';
 import { escapeXml as esc } from '../core/escape.js';
 
 export interface BarItem {
@@ -17,7 +18,7 @@ const BAR_W = 300;
 const VALUE_W = 110;
 
 function cutLabel(s: string, n = 28): string {
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+  return cutText(s, n);
 }
 
 /**

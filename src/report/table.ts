@@ -1,4 +1,5 @@
 // The terminal table: verdict, tool, command, autonomy, host, pass rate and reason per case, then the summary.
+import { cutText } from '../core/cut.js';
 import { safeText } from '../core/safe-text.js';
 import type { ResultsDocument, ResultsInputs } from './results.js';
 import { caseViews, categoryCounts, inputReasons, inputsHeadline, MAX_INPUT_EXAMPLES, formatInt, gateText, hasPassK, lastIteration, opsColumns, passKText, percent, pooledPassRate, pooledPassRateText, thresholdText, titleOf, type CaseView } from './_present.js';
@@ -20,8 +21,7 @@ const MIN_WIDTHS = [1, 14, 14, 10, 7, 10, 6, 9];
 const MIN_REASON = 16;
 
 function cut(text: string, width: number): string {
-  if (width <= 0) return '';
-  return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;
+  return cutText(text, width);
 }
 
 function oneLine(text: string): string {

@@ -1,6 +1,6 @@
 // What scoring asks of the toolset module: autonomy, preflight problems, and expected-name matching.
 import { effectiveAutonomy } from '../toolset/autonomy.js';
-import { matchName } from '../toolset/lookup.js';
+import { matchName, splitQualified } from '../toolset/lookup.js';
 import { validateCallArgs, type ArgProblem } from '../toolset/validate-args.js';
 import type { Autonomy } from '../types/case.js';
 import type { ResolvedCall, Toolset } from '../types/toolset.js';
@@ -14,8 +14,6 @@ export function toolsetAutonomy(toolset: Toolset, call: ResolvedCall): Autonomy 
 export function toolsetProblems(toolset: Toolset, call: ResolvedCall): ArgProblem[] {
   return validateCallArgs(toolset, call);
 }
-
-const SEPARATOR = '__';
 
 /**
  * Whether an expected (or forbidden) tool name denotes the observed call's runnable. The name is the
@@ -32,9 +30,7 @@ export function expectedToolMatches(expected: string, call: ResolvedCall, toolse
       return call.group === undefined || target.runnable.group === undefined || call.group.toLowerCase() === target.runnable.group.toLowerCase();
     }
   }
-  const at = want.indexOf(SEPARATOR);
-  const bare = at > 0 ? want.slice(at + SEPARATOR.length) : want;
-  const qualifier = at > 0 ? want.slice(0, at) : undefined;
+  const { qualifier, bare } = splitQualified(want);
   if (call.runnable !== bare && call.runnable !== want) return false;
   if (qualifier === undefined || call.runnable === want) return true;
   const group = call.group ?? toolset?.runnables.find((r) => r.name === call.runnable)?.group;

@@ -3,43 +3,19 @@
 // re-checked offline with the same key while no value leaves the process. Regex expectations need the
 // value itself and stay not checkable under hashing.
 //
-// Canonical form (mirrors tolerantEquals): strings trimmed and case-folded; a numeric string is its
-// number ("3" and 3 hash alike); "true"/"false" are booleans; null and undefined are null; arrays
-// element-wise; objects with sorted keys. One divergence from tolerantEquals, accepted: two numeric
-// strings ("007", "7") hash alike, while tolerantEquals compares strings as strings.
+// Canonical form: core/equality.ts `tolerantNormalForm` (one owner with tolerantEquals: what compares equal
+// hashes alike, "007", "7" and 7 included), as canonical JSON.
 import { createHash, createHmac } from 'node:crypto';
 import type { ArgExpectation } from '../types/case.js';
 import { canonicalJson } from '../core/canonical-json.js';
-
-const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-
-function canonicalValue(value: unknown): unknown {
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'bigint') return Number(value);
-  if (typeof value === 'number') return value;
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'string') {
-    const s = value.trim().toLowerCase();
-    if (NUMERIC.test(s)) return Number(s);
-    if (s === 'true') return true;
-    if (s === 'false') return false;
-    return s;
-  }
-  if (Array.isArray(value)) return value.map(canonicalValue);
-  if (typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (v !== undefined) out[k] = canonicalValue(v);
-    return out;
-  }
-  return String(value);
-}
+import { tolerantNormalForm } from '../core/equality.js';
 
 /**
  * The tolerant-canonical text of a value: what is hashed.
  * @example tolerantCanonical(' Prod ') === tolerantCanonical('prod') // true
  */
 export function tolerantCanonical(value: unknown): string {
-  return canonicalJson(canonicalValue(value));
+  return canonicalJson(tolerantNormalForm(value));
 }
 
 /** HMAC-SHA-256 (hex) of a value's tolerant-canonical form. */

@@ -1,3 +1,4 @@
+import { balancedJsonEnd } from '../core/json-scan.js';
 // turnstone JSON-dump detection: the model wrote a tool call as JSON text instead of calling the tool.
 
 /** Keys that make a JSON object look like a tool call (turnstone: "tool", "command", "path"). */
@@ -20,27 +21,6 @@ function looksLikeCall(value: unknown, depth = 0): boolean {
   return false;
 }
 
-/** End index (exclusive) of the balanced `{...}` starting at `start`, string-aware; -1 when unbalanced. */
-function balancedEnd(text: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  const stop = Math.min(text.length, start + MAX_OBJECT_CHARS);
-  for (let i = start; i < stop; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '"') inString = true;
-    else if (ch === '{') depth++;
-    else if (ch === '}') {
-      depth--;
-      if (depth === 0) return i + 1;
-    }
-  }
-  return -1;
-}
 
 /**
  * Whether the text contains a JSON object that looks like a tool call. turnstone flags the dump only
@@ -54,7 +34,7 @@ export function detectJsonDump(text: string | undefined): boolean {
   let candidates = 0;
   for (let start = scan.indexOf('{'); start !== -1 && candidates < MAX_CANDIDATES; start = scan.indexOf('{', start + 1)) {
     candidates++;
-    const end = balancedEnd(scan, start);
+    const end = balancedJsonEnd(scan, start, MAX_OBJECT_CHARS);
     if (end === -1) continue;
     let parsed: unknown;
     try {

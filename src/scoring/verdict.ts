@@ -33,6 +33,7 @@
 // replio's `expected` is its accuracy metric; it decides the verdict only when there is no verifier
 // (replio's pass is the verifier). A runspec no_run keeps its category when the text is a JSON dump
 // (the verdict's jsonDump flag says so); json_dump replaces only trajectory failures.
+import { cutText } from '../core/cut.js';
 import type { Autonomy, Case } from '../types/case.js';
 import type { CheckResult, Expected, Observed, Verdict, VerdictCategory } from '../types/verdict.js';
 import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
@@ -85,7 +86,7 @@ function norm(text: string | undefined): string | undefined {
 
 function firstLine(text: string | undefined, maxChars = 80): string {
   const line = (text ?? '').trim().split('\n')[0] ?? '';
-  return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
+  return cutText(line, maxChars);
 }
 
 function callLabel(r: ResolvedCall): string {
@@ -313,7 +314,7 @@ interface CheckSink {
 
 function snippet(v: unknown): string {
   const text = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
-  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+  return JSON.stringify(cutText(text, 80));
 }
 
 function checkTerminal(

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { showValue } from '../core/canonical-json.js';
 import { z } from 'zod';
 import { basename, extname } from 'node:path';
 import { parseToolMocks, type ToolMockIssue } from '../core/tool-mocks.js';
@@ -30,9 +31,7 @@ const SUB_KEYS = ['name', 'description', 'autonomy', 'args', 'subcommands', 'req
 const ARG_KEYS = ['name', 'type', 'description', 'required', 'choices', 'min', 'max', 'default', 'schema', 'escalate'];
 
 function show(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 50 ? s.slice(0, 47) + '...' : s;
+  return showValue(v, 50);
 }
 
 // ---- the file format as a zod schema: structure, types and vocabularies. Cross-field rules (duplicate

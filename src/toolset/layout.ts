@@ -68,6 +68,27 @@ function renderCommand(command: string | undefined): string | string[] | undefin
   return p.length === 1 ? p[0] : p;
 }
 
+/** The keys of a search-layout run call that are not the runnable's own arguments. */
+const SEARCH_CALL_KEYS = new Set(['id', 'name', 'runnable', 'tool', 'host', 'command', 'args']);
+
+/**
+ * What a search-layout run call (`run_runnable`, `use_tool`) names, read one way for the layout and for the
+ * name-only resolver (toolset/resolve.ts): the runnable id (`use_tool` takes `name` first, `run_runnable`
+ * `id`; `runnable` and `tool` as models also write them), host and command as sent, and the arguments (nested
+ * `args`, an object or JSON text; else every other top-level key, as the best guess of what the model meant).
+ * @example readSearchCall({ id: 'c', name: 'run_runnable', arguments: { id: 'systemctl', args: { unit: 'nginx' } } }).id // 'systemctl'
+ */
+export function readSearchCall(call: ToolCall): { id: string; host: unknown; command: unknown; args: Record<string, unknown> } {
+  const input = isRecord(call.arguments) ? call.arguments : {};
+  const idRaw = call.name === 'use_tool' ? (input.name ?? input.id) : (input.id ?? input.name ?? input.runnable ?? input.tool);
+  let args = nestedArgs(input.args);
+  if (args === undefined) {
+    args = {};
+    for (const [k, v] of Object.entries(input)) if (!SEARCH_CALL_KEYS.has(k)) args[k] = v;
+  }
+  return { id: typeof idRaw === 'string' ? idRaw.trim() : '', host: input.host, command: input.command, args };
+}
+
 function nestedArgs(v: unknown): Record<string, unknown> | undefined {
   if (isRecord(v)) return { ...v };
   if (typeof v === 'string') {
@@ -198,16 +219,10 @@ export function createLayout(mode: ToolMode, toolset: Toolset): Layout {
   }
 
   function resolveSearch(call: ToolCall): ResolvedCall {
-    const input = isRecord(call.arguments) ? call.arguments : {};
-    const idRaw = call.name === 'use_tool' ? (input.name ?? input.id) : (input.id ?? input.name);
-    const id = typeof idRaw === 'string' ? idRaw.trim() : '';
+    const input = readSearchCall(call);
+    const id = input.id;
     const m = id === '' ? { bare: '' } : matchName(toolset, id, 'search');
-    let args = nestedArgs(input.args);
-    if (args === undefined) {
-      // No nested args: take the other top-level keys as the best guess of what the model meant.
-      args = {};
-      for (const [k, v] of Object.entries(input)) if (!['id', 'name', 'host', 'command', 'args'].includes(k)) args[k] = v;
-    }
+    const args = input.args;
     const host = hostValue(toolset, input.host) ?? ('host' in m ? m.host : undefined);
     const command = commandValue(input.command);
     return {

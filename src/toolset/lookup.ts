@@ -8,6 +8,17 @@ import { AUTONOMY_LEVELS } from '../core/vocabulary.js';
 /** Separator of per_host (`host__name`) and legacy group-qualified (`group__name`) tool names. */
 export const QUALIFIER_SEPARATOR = '__';
 
+/**
+ * A tool name split at its first `__` into a qualifier (a host, host group or legacy runnable group) and
+ * the rest; a name without one (or with nothing on either side) is all `bare`.
+ * @example splitQualified('web__systemctl') // { qualifier: 'web', bare: 'systemctl' }
+ */
+export function splitQualified(name: string): { qualifier?: string; bare: string } {
+  const at = name.indexOf(QUALIFIER_SEPARATOR);
+  if (at <= 0 || at + QUALIFIER_SEPARATOR.length >= name.length) return { bare: name };
+  return { qualifier: name.slice(0, at), bare: name.slice(at + QUALIFIER_SEPARATOR.length) };
+}
+
 const AUTONOMY_RANK = Object.fromEntries(AUTONOMY_LEVELS.map((level, i) => [level, i])) as Record<Autonomy, number>;
 
 /** The more restrictive of two autonomy levels (autonomous < confirm < manual). */
@@ -70,10 +81,8 @@ export function matchName(toolset: Toolset, rawName: string, mode: ToolMode = 'd
   const name = rawName.trim();
   const exact = toolset.runnables.find((r) => r.name === name);
   if (exact) return { runnable: exact, bare: exact.name };
-  const at = name.indexOf(QUALIFIER_SEPARATOR);
-  if (at <= 0 || at + QUALIFIER_SEPARATOR.length >= name.length) return { bare: name };
-  const prefix = name.slice(0, at);
-  const rest = name.slice(at + QUALIFIER_SEPARATOR.length);
+  const { qualifier: prefix, bare: rest } = splitQualified(name);
+  if (prefix === undefined) return { bare: name };
   const host = canonicalHost(toolset, prefix);
   const isGroup = runnableGroupsMatching(toolset, prefix).length > 0;
   if (host !== undefined && (mode === 'per_host' || !isGroup)) {

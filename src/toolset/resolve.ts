@@ -2,8 +2,8 @@
 // args) back onto the toolset through its layout (built once per toolset and tool mode, layoutFor), the
 // engine's resolution when it recorded one, and a name-only best guess without a toolset. The engine,
 // scoring, trace rules and trace scoring all resolve through here.
-import { layoutFor, DISCOVERY_TOOLS as DISCOVERY_TOOL_NAMES, RUN_TOOLS } from './layout.js';
-import { QUALIFIER_SEPARATOR } from './lookup.js';
+import { layoutFor, readSearchCall, DISCOVERY_TOOLS as DISCOVERY_TOOL_NAMES, RUN_TOOLS } from './layout.js';
+import { splitQualified } from './lookup.js';
 import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
 import type { ToolCall, ToolCallRecord } from '../types/run.js';
 import { isRecord } from '../core/is-record.js';
@@ -12,7 +12,6 @@ import { isRecord } from '../core/is-record.js';
 const DISCOVERY_TOOLS: ReadonlySet<string> = new Set(DISCOVERY_TOOL_NAMES);
 /** Search-layout runners: the runnable is named inside the call. */
 const SEARCH_RUNNERS = RUN_TOOLS;
-const SEPARATOR = QUALIFIER_SEPARATOR;
 
 export interface ResolveContext {
   toolset?: Toolset;
@@ -52,19 +51,17 @@ export function resolveWithoutToolset(call: ToolCall, ctx: ResolveContext): Reso
   let resolvedLayout = layout;
   if (SEARCH_RUNNERS.has(call.name)) {
     resolvedLayout = 'search';
-    name = asText(raw.runnable) ?? asText(raw.id) ?? asText(raw.name) ?? asText(raw.tool) ?? '';
-    host = asText(raw.host);
-    command = commandText(raw.command);
-    if (isRecord(raw.args)) args = { ...raw.args };
-    else {
-      const { runnable: _r, id: _i, name: _n, tool: _t, host: _h, command: _c, ...rest } = raw;
-      args = rest;
-    }
+    const read = readSearchCall(call);
+    name = read.id;
+    host = asText(read.host);
+    command = commandText(read.command);
+    args = read.args;
   } else {
     args = { ...raw };
-    if (layout === 'per_host' && name.includes(SEPARATOR)) {
-      host = name.slice(0, name.indexOf(SEPARATOR));
-      name = name.slice(name.indexOf(SEPARATOR) + SEPARATOR.length);
+    const qualified = layout === 'per_host' ? splitQualified(name) : undefined;
+    if (qualified?.qualifier !== undefined) {
+      host = qualified.qualifier;
+      name = qualified.bare;
     } else if (Object.hasOwn(args, '_host')) {
       host = asText(args._host);
       delete args._host;
@@ -77,12 +74,8 @@ export function resolveWithoutToolset(call: ToolCall, ctx: ResolveContext): Reso
       delete args.command;
     }
   }
-  let group: string | undefined;
-  const at = name.indexOf(SEPARATOR);
-  if (at > 0) {
-    group = name.slice(0, at);
-    name = name.slice(at + SEPARATOR.length);
-  }
+  const { qualifier: group, bare } = splitQualified(name);
+  name = bare;
   const resolved: ResolvedCall = { runnable: name, known: false, discovery: false, args, layout: resolvedLayout, calledName: call.name };
   if (host !== undefined) resolved.host = host;
   if (command !== undefined) resolved.command = command;

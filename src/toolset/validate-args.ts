@@ -1,4 +1,5 @@
 import type { ArgSpec, ResolvedCall, Runnable, Toolset } from '../types/toolset.js';
+import { showValue } from '../core/canonical-json.js';
 import { tolerantEquals } from '../core/equality.js';
 import { argSetFor, commandPath, leafCommandPaths, walkCommand } from './lookup.js';
 import { didYouMean } from '../core/did-you-mean.js';
@@ -14,8 +15,7 @@ export interface ArgProblem {
 export type CoerceResult = { ok: true; value: unknown } | { ok: false; reason: string };
 
 function show(value: unknown): string {
-  const s = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
-  return s.length > 60 ? s.slice(0, 57) + '...' : s;
+  return showValue(value, 60);
 }
 
 function parseJson(text: string): unknown {

@@ -2,40 +2,31 @@
 // parallel tool calls, so the output reader of the convention (src/telemetry/conventions/openinference.ts,
 // beside our writer) is followed here by a repair that splits such calls back.
 import { isRecord } from '../../core/is-record.js';
+import { balancedJsonEnd } from '../../core/json-scan.js';
 import { offeredToolNames, readOiOutput as readOiOutputAsWritten } from '../../telemetry/conventions/openinference.js';
 import type { AttributeCarrier, ExtractedCall, LlmOutput } from '../../telemetry/conventions/_read.js';
 
 /** Top-level JSON values written back to back (`{"a":1}{"b":2}`), or undefined when the text is not that. */
 export function splitConcatenatedJson(text: string, maxParts = 64): unknown[] | undefined {
   const parts: unknown[] = [];
-  let depth = 0;
-  let inString = false;
-  let start = -1;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = 0; i < text.length; ) {
     const ch = text[i]!;
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
+    if (/\s/.test(ch)) {
+      i++;
       continue;
     }
-    if (ch === '"') inString = true;
-    else if (ch === '{') {
-      if (depth === 0) start = i;
-      depth++;
-    } else if (ch === '}') {
-      depth--;
-      if (depth < 0) return undefined;
-      if (depth === 0) {
-        try {
-          parts.push(JSON.parse(text.slice(start, i + 1)));
-        } catch {
-          return undefined;
-        }
-        if (parts.length > maxParts) return undefined;
-      }
-    } else if (depth === 0 && !/\s/.test(ch)) return undefined;
+    if (ch !== '{') return undefined;
+    const end = balancedJsonEnd(text, i);
+    if (end < 0) return undefined;
+    try {
+      parts.push(JSON.parse(text.slice(i, end)));
+    } catch {
+      return undefined;
+    }
+    if (parts.length > maxParts) return undefined;
+    i = end;
   }
-  return depth === 0 && parts.length > 0 ? parts : undefined;
+  return parts.length > 0 ? parts : undefined;
 }
 
 /** `search_filesread_file` → ['search_files', 'read_file'] when it is exactly a concatenation of offered names. */
