@@ -70,6 +70,12 @@ export const COMMAND_LOADERS: readonly CommandLoader[] = [
     load: async () => (await import('./report.js')).reportCommand,
   },
   {
+    name: 'diff',
+    term: 'diff [options] <base> <head>',
+    summary: 'Compare a run against a baseline: flipped cases, new and removed cases, verdict and pass-rate changes',
+    load: async () => (await import('./diff.js')).diffCommand,
+  },
+  {
     name: 'demo',
     term: 'demo [options]',
     summary: 'Run the bundled suites on the embedded replay provider (no key, no network)',
