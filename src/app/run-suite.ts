@@ -98,6 +98,7 @@ function settingFlags(flags: RunFlags): SettingFlags {
   if (flags.toolMode !== undefined) out.toolMode = flags.toolMode;
   if (flags.concurrency !== undefined) out.concurrency = flags.concurrency;
   if (flags.maxRequests !== undefined) out.maxRequests = flags.maxRequests;
+  if (flags.stopAfterErrors !== undefined) out.stopAfterErrors = flags.stopAfterErrors;
   if (flags.toolset !== undefined) out.toolset = flags.toolset;
   const attempts = flags.attempts ?? flags.retries;
   if (attempts !== undefined) out.attempts = attempts;
@@ -178,10 +179,24 @@ export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir' | 'warn
       maxConcurrent: runSettings(project, flags).maxRequests.value,
       // Unset: the HTTP client's default (32 MiB).
       maxResponseBytes: project.env.int('RUNSPEC_MAX_RESPONSE_BYTES') ?? project.config.llm?.max_response_bytes,
-      // One line per wait, so a slow run says why it is slow (stderr: the terminal and any CI log).
-      onRetry: (r) => ctx.err?.(`retrying: ${name}: ${r.reason}; attempt ${r.attempt + 1} in ${(r.delayMs / 1000).toFixed(1)} s`),
+      onRetry: retryReporter(ctx, name, !!flags.verbose),
     },
   });
+}
+
+/**
+ * The `retrying:` lines of a provider: one per cause (a provider that is down gives the same cause for
+ * every request, and 120 identical lines hide the one that matters), every wait with `-v`.
+ */
+function retryReporter(ctx: Partial<Pick<AppContext, 'err'>>, name: string, verbose: boolean): (r: { attempt: number; delayMs: number; reason: string }) => void {
+  const seen = new Set<string>();
+  return (r) => {
+    const line = `retrying: ${name}: ${r.reason}; attempt ${r.attempt + 1} in ${(r.delayMs / 1000).toFixed(1)} s`;
+    if (verbose) return ctx.err?.(line);
+    if (seen.has(r.reason)) return;
+    seen.add(r.reason);
+    ctx.err?.(`${line} (further retries for this cause are not shown; -v shows each)`);
+  };
 }
 
 /** What buildProvider resolves: the provider spec string and the resolver's options. */
@@ -394,6 +409,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
       ...(flags.gate ? { gate: parseGate(flags.gate) } : {}),
       validateArgs: !!flags.validateArgs,
       concurrency,
+      stopAfterErrors: runSettings(project, flags).stopAfterErrors.value,
       maxTurns: flags.maxTurns,
       systemPrompt,
       keepWorktrees: !!flags.keepWorktrees,
@@ -441,7 +457,8 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     // Every selected case id before sharding, so `merge` restores the unsharded order.
     case_order: opts.allIds,
   };
-  const interrupted = run.cancelled;
+  // A run stopped because the provider looks down is unfinished like an interrupted one: --resume finishes it.
+  const interrupted = run.cancelled || run.stopped !== undefined;
   // An interrupted run writes no results file; its partial document is rendered from a scratch copy.
   const docFile = interrupted ? `${logFile}.partial-${process.pid}.json` : paths.finalFile;
   const facts = recorder.writeDocument(docFile, {
@@ -499,6 +516,15 @@ export function problemsOf(r: ExecuteResult): string[] {
   const lines: string[] = [];
   if (r.badInput) lines.push(`error: ${r.badInput.message}`);
   // Case ids and provider messages are untrusted: one inert line each.
+  if (r.run.stopped) {
+    // One line for one cause: not a line per failed case.
+    const { samples, error } = r.run.stopped;
+    lines.push(
+      `stopped: ${samples} samples in a row failed (${safeText(error.message)}); ${r.facts.cases} of ${r.facts.cases + r.run.unfinished.length} cases finished; ` +
+        `when the provider is back, finish with --resume ${r.logFile}`,
+    );
+    return lines;
+  }
   for (const c of r.infraFailed) lines.push(`error: ${safeText(c.caseId)}: every sample failed: ${safeText(c.message)}`);
   if (r.interrupted) {
     lines.push(`interrupted: ${r.facts.cases} of ${r.facts.cases + r.run.unfinished.length} cases finished; resume with --resume ${r.logFile}`);

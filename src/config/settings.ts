@@ -18,6 +18,7 @@ export interface SettingFlags {
   toolset?: string;
   /** Attempts per model request, the first included. */
   attempts?: number;
+  stopAfterErrors?: number;
 }
 
 export interface RunSettings {
@@ -36,10 +37,18 @@ export interface RunSettings {
   toolset: Setting<string | undefined>;
   /** Attempts per model request, the first included: --attempts > [llm] retries > 3 (1 = no retry). */
   attempts: Setting<number>;
+  /**
+   * Stop a run after this many samples in a row errored (the provider looks down): --stop-after-errors >
+   * RUNSPEC_STOP_AFTER_ERRORS > [llm] stop_after_errors > 5; 0 never stops.
+   */
+  stopAfterErrors: Setting<number>;
 }
 
 /** Most case samples in flight (--concurrency, RUNSPEC_CONCURRENCY and [llm] concurrency alike). */
 export const MAX_CONCURRENCY = 256;
+
+/** Samples in a row that errored before a run stops (0 = never). */
+export const DEFAULT_STOP_AFTER_ERRORS = 5;
 
 /** Default attempts per model request (the providers' HTTP client default). */
 export const DEFAULT_ATTEMPTS = 3;
@@ -66,6 +75,7 @@ export function resolveRunSettings(input: { flags?: SettingFlags; env: Env; file
     maxRequests: firstSet(flags.maxRequests, env.int('RUNSPEC_MAX_REQUESTS'), file.llm?.max_requests, 8),
     toolset: toolsetSetting(flags.toolset, env, file),
     attempts: firstSet(flags.attempts, undefined, file.llm?.retries, DEFAULT_ATTEMPTS),
+    stopAfterErrors: firstSet(flags.stopAfterErrors, env.int('RUNSPEC_STOP_AFTER_ERRORS'), file.llm?.stop_after_errors, DEFAULT_STOP_AFTER_ERRORS),
   };
 }
 
