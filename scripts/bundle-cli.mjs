@@ -35,7 +35,7 @@ const zodEnglishOnly = {
   },
 };
 
-// The providers' HTTP client needs undici's Agent only, but undici's index loads all of undici (fetch,
+// The one HTTP client (core/http-client.ts) needs undici's Agent only, but undici's index loads all of undici (fetch,
 // WebSocket, cookies, caches, mocks; its cookies module even reads globalThis.Headers, which loads Node's own
 // copy of undici): ~25 ms of every run's start. The client's `import { Agent } from 'undici'` gets what
 // the index does for an Agent: the request API on the Dispatcher prototype and the global dispatcher
@@ -45,7 +45,7 @@ const undiciAgentOnly = {
   name: 'undici-agent-only',
   setup(b) {
     b.onResolve({ filter: /^undici$/ }, (args) =>
-      /[\\/]providers[\\/]_http\.js$/.test(args.importer) ? { path: 'undici-agent', namespace: 'undici-agent' } : undefined,
+      /[\\/]core[\\/]http-client\.js$/.test(args.importer) ? { path: 'undici-agent', namespace: 'undici-agent' } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'undici-agent' }, () => ({
       contents: [

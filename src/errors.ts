@@ -79,6 +79,20 @@ export function isRunspecError(err: unknown): err is RunspecError {
   return err instanceof RunspecError;
 }
 
+/**
+ * The exit code of several outcomes (the runs of `compare`, the schedules of a `schedule run` sweep): bad input
+ * (2) first, since nothing else in the sweep can be trusted until it is fixed, then infrastructure (3), then a
+ * failed threshold (1), else 0. Every command that combines codes uses this one rule.
+ *
+ * @example worstExitCode([1, 3, 2]) // 2
+ */
+export function worstExitCode(codes: Iterable<number>): number {
+  const seen = new Set(codes);
+  for (const c of [2, 3, 1]) if (seen.has(c)) return c;
+  for (const c of seen) if (c !== 0) return c;
+  return 0;
+}
+
 export function exitCodeFor(err: unknown): number {
   return isRunspecError(err) ? EXIT_CODES[err.code] : 3;
 }

@@ -7,12 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SEMRESATTRS_PROJECT_NAME } from '@arizeai/openinference-semantic-conventions';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import type { Agent } from 'undici';
 import { readEnv } from '../config/env.js';
+import { createHttpClient, type HttpClient } from '../core/http-client.js';
+import { redactUrl, redactUrlsInText } from '../core/redact.js';
 import { loadConfigFile } from '../config/file.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
 import { ATTR_RUNSPEC_EVAL_CASE_ID } from '../semconv/attributes.js';
-import { postSpanAnnotations } from '../telemetry/phoenix.js';
+import { annotationTls, postSpanAnnotations } from '../telemetry/phoenix.js';
 import { langsmithRunId } from '../core/trace-link.js';
 import { postLangSmithFeedback } from '../telemetry/langsmith.js';
 import { encodeTraceRequest } from '../traces/otlp-proto.js';
@@ -182,7 +183,10 @@ export async function runDoctor(ctx: AppContext, opts: DoctorOptions = {}): Prom
   const checks: DoctorCheck[] = [];
   const done = (report: Omit<DoctorReport, 'ok' | 'verified'>): DoctorReport => {
     const ok = report.checks.length > 0 && report.checks.every((c) => c.ok);
-    return { ...report, ok, verified: ok && !report.checks.some((c) => c.notCheckable) };
+    // The one exit point of the report: every URL in it loses its credentials (user:password, ?api-key=).
+    const shown = report.checks.map((c) => ({ ...c, detail: redactUrlsInText(c.detail), ...(c.fix !== undefined ? { fix: redactUrlsInText(c.fix) } : {}) }));
+    const endpoint = report.endpoint !== undefined ? { endpoint: redactUrl(report.endpoint) } : {};
+    return { ...report, ...endpoint, checks: shown, ok, verified: ok && !report.checks.some((c) => c.notCheckable) };
   };
   if (cfg.exporter.kind === 'file') {
     checks.push({
@@ -199,17 +203,21 @@ export async function runDoctor(ctx: AppContext, opts: DoctorOptions = {}): Prom
   const shape = exporter.protocol === 'grpc' ? undefined : pathFix(url, backend);
   checks.push({ name: 'endpoint', ok: shape === undefined, detail: `${url} (${exporter.protocol}, ${backend})`, ...(shape ? { fix: shape } : {}) });
 
-  const { Agent: UndiciAgent, request } = await import('undici');
-  let dispatcher: Agent;
+  const tls = { caFile: exporter.caFile, certFile: exporter.clientCertFile, keyFile: exporter.clientKeyFile };
+  let client: HttpClient;
   try {
-    dispatcher = new UndiciAgent({ connect: exporter.caFile ? { ca: readFileSync(exporter.caFile) } : {}, keepAliveTimeout: 500 });
+    // One attempt per request: doctor reports what it sees; read-back polls on its own schedule.
+    client = createHttpClient({ label: 'doctor', timeoutMs: 10_000, attempts: 1, maxConcurrent: 2, keepAliveMs: 500, tls, secrets: [cfg.apiKey, cfg.langsmith?.apiKey] });
   } catch (err) {
-    checks.push({ name: 'tls', ok: false, detail: `cannot read the CA file: ${(err as Error).message}`, fix: 'point OTEL_EXPORTER_OTLP_CERTIFICATE / ca_file at a readable PEM file' });
+    checks.push({ name: 'tls', ok: false, detail: (err as Error).message, fix: 'point OTEL_EXPORTER_OTLP_CERTIFICATE / ca_file (and the client certificate and key) at readable PEM files' });
     return done({ backend, endpoint: url, checks });
   }
   const http: Request = async (target, init) => {
-    const res = await request(target, { ...init, dispatcher, headersTimeout: 10_000, bodyTimeout: 10_000, signal: AbortSignal.timeout(10_000) });
-    return { status: res.statusCode, body: await res.body.text() };
+    const reply = await client.send({ method: init.method as 'GET' | 'POST', url: target, headers: init.headers, ...(init.body !== undefined ? { body: init.body } : {}) });
+    if (reply.ok) return { status: reply.status, body: reply.text };
+    if (reply.kind === 'status') return { status: reply.status, body: reply.snippet };
+    if (reply.kind === 'redirect') return { status: reply.status, body: '' };
+    throw new DoctorHttpError(client.describe(reply), reply.kind === 'connection' ? reply.code : reply.kind === 'timeout' ? 'Timeout' : reply.kind);
   };
   const traceId = hex(16);
   const spanId = hex(8);
@@ -233,7 +241,7 @@ export async function runDoctor(ctx: AppContext, opts: DoctorOptions = {}): Prom
             : { name: 'canary trace', ok: false, detail: `POST ${url} answered HTTP ${res.status}`, fix: fixForStatus(res.status, cfg, backend, url) },
         );
       } catch (err) {
-        checks.push({ name: 'canary trace', ok: false, detail: `POST ${url} failed: ${(err as Error).message}`, fix: fixForError(err as Error, url) });
+        checks.push({ name: 'canary trace', ok: false, detail: (err as Error).message, fix: fixForError(err as Error, url) });
       }
     }
     if (!sent) return done({ backend, endpoint: url, checks });
@@ -254,7 +262,17 @@ export async function runDoctor(ctx: AppContext, opts: DoctorOptions = {}): Prom
     else checks.push({ name: 'read-back', ok: true, notCheckable: true, detail: 'not checked: a generic OTLP receiver offers no read-back, so arrival cannot be confirmed' });
     return done({ backend, endpoint: url, checks });
   } finally {
-    await dispatcher.destroy().catch(() => undefined);
+    await client.close();
+  }
+}
+
+/** A request that got no answer: the client's one-line description, and the code `fixForError` reads. */
+class DoctorHttpError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
   }
 }
 
@@ -309,6 +327,7 @@ async function phoenixChecks(input: BackendCheckInput & { url: string }): Promis
     baseUrl: base,
     annotations: [{ span_id: spanId, name: DOCTOR_EVALUATION_NAME, annotator_kind: 'CODE', result: { label: 'pass', score: 1, explanation: 'runspec-eval doctor canary' }, metadata: { case_id: 'doctor-canary' }, identifier: 'doctor' }],
     ...(cfg.apiKey !== undefined ? { apiKey: cfg.apiKey } : {}),
+    ...annotationTls(cfg),
     timeoutMs: Math.min(input.timeoutMs, 10_000),
   });
   if (posted.warning !== undefined) {
@@ -316,7 +335,7 @@ async function phoenixChecks(input: BackendCheckInput & { url: string }): Promis
       name: 'canary annotation',
       ok: false,
       detail: posted.warning,
-      fix: /HTTP 40[13]/.test(posted.warning) ? 'Phoenix auth is on: export PHOENIX_API_KEY (sent as Authorization: Bearer)' : `check that ${base} is the Phoenix web URL (annotations_url in runspec.toml overrides it)`,
+      fix: posted.status === 401 || posted.status === 403 ? 'Phoenix auth is on: export PHOENIX_API_KEY (sent as Authorization: Bearer)' : `check that ${base} is the Phoenix web URL (annotations_url in runspec.toml overrides it)`,
     });
     return;
   }
@@ -369,9 +388,10 @@ async function langsmithChecks(input: BackendCheckInput & { pollMs: number }): P
     feedback: [{ run_id: runId, key: DOCTOR_EVALUATION_NAME, score: 1, value: 'pass', comment: 'runspec-eval doctor canary', feedback_source: { type: 'api', metadata: { source: 'runspec-eval doctor' } } }],
     maxWaitMs: input.timeoutMs,
     backoffMs: Math.max(input.pollMs, 1),
+    ...annotationTls(cfg),
   });
   if (fb.posted !== 1) {
-    checks.push({ name: 'canary feedback', ok: false, detail: fb.warning ?? 'feedback not accepted', fix: /401|403/.test(fb.warning ?? '') ? 'check LANGSMITH_API_KEY' : `check LANGSMITH_ENDPOINT (${ls.endpoint}): feedback goes to its /feedback` });
+    checks.push({ name: 'canary feedback', ok: false, detail: fb.warning ?? 'feedback not accepted', fix: fb.status === 401 || fb.status === 403 ? 'check LANGSMITH_API_KEY' : `check LANGSMITH_ENDPOINT (${ls.endpoint}): feedback goes to its /feedback` });
     return;
   }
   const withFeedback = await poll(async () => {

@@ -17,7 +17,7 @@ import type { Provider } from '../providers/types.js';
 import { VERSION } from '../core/version.js';
 import { cwdPath, type AppContext } from './context.js';
 import type { RunFlags } from './run-options.js';
-import { buildProvider, loadProject, loadToolsets, newRunId, providerName, selectRunCases } from './run-suite.js';
+import { buildProvider, sandboxChoice, loadProject, loadToolsets, newRunId, providerName, selectRunCases } from './run-suite.js';
 
 /** Options of `optimizeSuite`: the run flags plus the loop's own. */
 export interface OptimizeFlags extends RunFlags {
@@ -105,7 +105,7 @@ export async function optimizeSuite(ctx: AppContext, targets: string[], flags: O
     writeResultsDocument(out, doc);
   };
   const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
-    { configured: project.config.trajectory?.sandbox, bwrap: project.env.get('RUNSPEC_BWRAP'), searchPath: project.env.get('PATH') },
+    sandboxChoice(project, flags),
     cases.some((c) => c.mode === 'trajectory'),
   );
   if (sandboxWarning) ctx.warn(sandboxWarning);

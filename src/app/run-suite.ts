@@ -5,10 +5,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { readEnv, type Env } from '../config/env.js';
+import { readEnv, telemetryWorkerOf, type Env } from '../config/env.js';
 import { loadConfigFile, type ConfigFile } from '../config/file.js';
 import { resolveRunSettings, toolsetSetting, toolsetSpecOf, type RunSettings, type SettingFlags } from '../config/settings.js';
-import { UsageError, type ErrorCode } from '../errors.js';
+import { UsageError, worstExitCode, type ErrorCode } from '../errors.js';
 import type { Case } from '../types/case.js';
 import type { CaseResult } from '../types/verdict.js';
 import type { Toolset } from '../types/toolset.js';
@@ -35,7 +35,7 @@ import { redactUrl } from '../core/redact.js';
 import { createRecordingProvider, type RecordingProvider } from '../providers/recording.js';
 import { compareResults, type Comparison } from '../report/compare.js';
 import { COMPARISON_FORMATS } from '../report/comparison.js';
-import { chooseCommandSandbox } from '../engine/sandbox/select.js';
+import { chooseCommandSandbox, type SandboxChoice } from '../engine/sandbox/select.js';
 import { sweepStaleWorktrees } from '../engine/worktree-sweep.js';
 import { ensureOutputDir } from '../report/out-path.js';
 import { safeText } from '../core/safe-text.js';
@@ -102,7 +102,21 @@ function settingFlags(flags: RunFlags): SettingFlags {
   if (flags.toolset !== undefined) out.toolset = flags.toolset;
   const attempts = flags.attempts ?? flags.retries;
   if (attempts !== undefined) out.attempts = attempts;
+  if (flags.unsafeHostCommands) out.unsafeHostCommands = true;
   return out;
+}
+
+/** The command sandbox of a run as chooseCommandSandbox takes it: the resolved setting, and the bwrap to use. */
+export function sandboxChoice(project: LoadedProject, flags: RunFlags): SandboxChoice {
+  const sandbox = runSettings(project, flags).sandbox;
+  const bwrap = project.env.get('RUNSPEC_BWRAP');
+  const searchPath = project.env.get('PATH');
+  return {
+    ...(sandbox.source === 'flag' ? { unsafeHostCommands: true } : {}),
+    configured: sandbox.value,
+    ...(bwrap !== undefined ? { bwrap } : {}),
+    ...(searchPath !== undefined ? { searchPath } : {}),
+  };
 }
 
 /** A loader that loads each toolset spec once. A toolset that does not load is bad input (exit 2). */
@@ -177,8 +191,7 @@ export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir' | 'warn
     ...options,
     extra: {
       maxConcurrent: runSettings(project, flags).maxRequests.value,
-      // Unset: the HTTP client's default (32 MiB).
-      maxResponseBytes: project.env.int('RUNSPEC_MAX_RESPONSE_BYTES') ?? project.config.llm?.max_response_bytes,
+      maxResponseBytes: runSettings(project, flags).maxResponseBytes.value,
       onRetry: retryReporter(ctx, name, !!flags.verbose),
     },
   });
@@ -234,7 +247,7 @@ export function resultSettings(ctx: Pick<AppContext, 'cwd' | 'projectDir'>, proj
   const p = resolveProviderSpec(spec, options);
   const settings = runSettings(project, flags);
   const prompt = systemPromptOf(ctx, project, flags);
-  const sandbox = flags.unsafeHostCommands ? 'none' : (project.config.trajectory?.sandbox ?? 'bwrap');
+  const sandbox = settings.sandbox.value;
   return {
     provider: p.name,
     providerKind: p.kind,
@@ -312,11 +325,6 @@ export interface ExecuteResult {
   badInput?: { code: ErrorCode; message: string };
 }
 
-/** RUNSPEC_TELEMETRY_WORKER=1 or 0 forces traces onto a worker thread or off it; unset: by core count. */
-function telemetryWorker(project: LoadedProject): boolean | undefined {
-  const v = project.env.get('RUNSPEC_TELEMETRY_WORKER');
-  return v === '1' ? true : v === '0' ? false : undefined;
-}
 
 /** Run the suite once on one provider: results log, telemetry, final document. */
 export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise<ExecuteResult> {
@@ -376,7 +384,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   const todo = opts.cases.filter((c) => !prior.has(c.id));
   const totalSamples = todo.reduce((n, c) => n + sampleCount(c, flags.samples), 0);
   const telemetry = telemetryConfig.enabled
-    ? await (await import('../telemetry/off-thread.js')).createRunTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION, worker: telemetryWorker(project), traces: totalSamples })
+    ? await (await import('../telemetry/off-thread.js')).createRunTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION, worker: telemetryWorkerOf(project.env), traces: totalSamples })
     : undefined;
 
   // Bounds (RUNSPEC_CONCURRENCY 1 to 256...) are checked by the resolver, so `config` rejects them too.
@@ -387,7 +395,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   const systemPrompt = systemPromptOf(ctx, project, flags);
 
   const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
-    { unsafeHostCommands: flags.unsafeHostCommands, configured: project.config.trajectory?.sandbox, bwrap: project.env.get('RUNSPEC_BWRAP'), searchPath: project.env.get('PATH') },
+    sandboxChoice(project, flags),
     opts.cases.some((c) => c.mode === 'trajectory'),
   );
   if (sandboxWarning) ctx.warn(sandboxWarning);
@@ -532,11 +540,6 @@ export function problemsOf(r: ExecuteResult): string[] {
   return lines;
 }
 
-/** Worst exit code first: bad input, then infrastructure, then failures. */
-export function worstExit(codes: number[]): number {
-  for (const c of [2, 3, 1]) if (codes.includes(c)) return c;
-  return 0;
-}
 
 /** Options of `runEvalSuite`: `run` by default; `compare`, `record`, `replay` and `schedule run` are options of it. */
 export interface RunEvalOptions {
@@ -606,7 +609,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
   }
   const project = loadProject(ctx);
   // The telemetry worker loads the OpenTelemetry SDK while the cases and toolsets load (off-thread.ts).
-  if (flags.telemetry !== false) (await import('../telemetry/off-thread.js')).prewarmTelemetryWorker({ worker: telemetryWorker(project) });
+  if (flags.telemetry !== false) (await import('../telemetry/off-thread.js')).prewarmTelemetryWorker({ worker: telemetryWorkerOf(project.env) });
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
   // An empty shard is fine (few cases, many shards); an empty selection otherwise is a mistake.
   if (cases.length === 0 && !flags.shard) return { runs: [], noCases: true, exitCode: 2 };
@@ -637,7 +640,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
       if (result.interrupted) break;
     }
     const comparison = compareResults(runs.map(({ label, result }) => ({ label, doc: result.doc })));
-    return { runs, comparison, noCases: false, exitCode: worstExit(runs.map(({ result }) => exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }))) };
+    return { runs, comparison, noCases: false, exitCode: worstExitCode(runs.map(({ result }) => exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }))) };
   }
 
   const name = providerName(flags, project);

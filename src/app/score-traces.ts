@@ -4,7 +4,7 @@
 
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { readEnv } from '../config/env.js';
+import { hashKeyOf, readEnv } from '../config/env.js';
 import type { Env } from '../config/env.js';
 import { loadConfigFile } from '../config/file.js';
 import type { ConfigFile } from '../config/file.js';
@@ -102,7 +102,7 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   if (ruleToolset) scorer.toolset = ruleToolset;
   if (toolMode) scorer.toolMode = toolMode;
   if (flags.validateArgs) scorer.validateArgs = true;
-  const hashKey = env.get('RUNSPEC_HASH_KEY');
+  const hashKey = hashKeyOf(env);
   if (hashKey !== undefined) scorer.hashKey = hashKey;
   for (const w of env.warnings) ctx.warn(w);
   env.warnings.length = 0;
@@ -177,7 +177,7 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
     pending = [];
     if (langsmith) {
       const { postFeedbackForTargets } = await import('../telemetry/langsmith.js');
-      const r = await postFeedbackForTargets(langsmith, batch);
+      const r = await postFeedbackForTargets(langsmith, batch, tls);
       if (r.warning) ctx.warn(r.warning);
     }
     if (!annotationsUrl) return;

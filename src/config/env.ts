@@ -57,3 +57,20 @@ export function readEnv(source: EnvSource): Env {
   };
 }
 
+// Our own variables with a meaning beyond their text: each read here, and nowhere else by name.
+
+/** RUNSPEC_HASH_KEY: the key of hashed argument capture (secret: never print). */
+export function hashKeyOf(env: Env): string | undefined {
+  return env.get('RUNSPEC_HASH_KEY');
+}
+
+/** RUNSPEC_MAX_RESPONSE_BYTES: the largest response body the HTTP client reads. */
+export function maxResponseBytesOf(env: Env): number | undefined {
+  return env.int('RUNSPEC_MAX_RESPONSE_BYTES');
+}
+
+/** RUNSPEC_TELEMETRY_WORKER=1 or 0 forces traces onto a worker thread or off it; unset: by core count. */
+export function telemetryWorkerOf(env: Env): boolean | undefined {
+  const v = env.get('RUNSPEC_TELEMETRY_WORKER');
+  return v === '1' ? true : v === '0' ? false : undefined;
+}

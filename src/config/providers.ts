@@ -3,6 +3,7 @@ import { ConfigError } from '../errors.js';
 import { readEnv, type Env, type EnvSource } from './env.js';
 import type { ConfigFile } from './file.js';
 import { firstSet, type Source } from './setting.js';
+import { attemptsSetting } from './settings.js';
 import type { ReasoningEffort } from '../core/vocabulary.js';
 
 // Provider presets and [providers.NAME] profiles → one plain ProviderSpec. The spec names the
@@ -113,7 +114,7 @@ export function resolveProviderSpec(name: string | undefined, opts: ResolveProvi
     reasoningEffort: firstSet(flags.reasoningEffort, undefined, profile?.reasoning_effort ?? llm.reasoning_effort, undefined).value,
     contextWindow: firstSet(flags.contextWindow, undefined, profile?.context_window ?? llm.context_window, undefined).value,
     timeoutMs: firstSet(flags.timeoutMs, env.int('RUNSPEC_TIMEOUT_MS'), profile?.timeout_ms ?? llm.timeout_ms, undefined).value,
-    retries: firstSet(flags.retries, undefined, llm.retries, undefined).value,
+    retries: attemptsSetting(flags.retries, opts.config).value,
   };
   if ((kind === 'mock' || kind === 'replay') && !spec.script) {
     const what = kind === 'mock' ? 'a mock script' : 'a recording';

@@ -5,7 +5,8 @@
 import { isToolMode, TOOL_MODES } from '../core/vocabulary.js';
 import { ConfigError, UsageError } from '../errors.js';
 import type { ToolMode } from '../types/toolset.js';
-import type { Env } from './env.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../core/http-limits.js';
+import { maxResponseBytesOf, type Env } from './env.js';
 import type { ConfigFile } from './file.js';
 import { firstSet, type Setting } from './setting.js';
 
@@ -19,7 +20,12 @@ export interface SettingFlags {
   /** Attempts per model request, the first included. */
   attempts?: number;
   stopAfterErrors?: number;
+  /** --unsafe-host-commands: no command sandbox. */
+  unsafeHostCommands?: boolean;
 }
+
+/** The command sandbox of trajectory cases. */
+export type SandboxMode = 'bwrap' | 'none';
 
 export interface RunSettings {
   /** Provider preset or profile: --provider > RUNSPEC_PROVIDER > [llm] provider > openai. */
@@ -42,6 +48,10 @@ export interface RunSettings {
    * RUNSPEC_STOP_AFTER_ERRORS > [llm] stop_after_errors > 5; 0 never stops.
    */
   stopAfterErrors: Setting<number>;
+  /** Largest response body read: RUNSPEC_MAX_RESPONSE_BYTES > [llm] max_response_bytes > 32 MiB. */
+  maxResponseBytes: Setting<number>;
+  /** Command sandbox: --unsafe-host-commands (none) > [trajectory] sandbox > bwrap. */
+  sandbox: Setting<SandboxMode>;
 }
 
 /** Most case samples in flight (--concurrency, RUNSPEC_CONCURRENCY and [llm] concurrency alike). */
@@ -74,9 +84,16 @@ export function resolveRunSettings(input: { flags?: SettingFlags; env: Env; file
     concurrency,
     maxRequests: firstSet(flags.maxRequests, env.int('RUNSPEC_MAX_REQUESTS'), file.llm?.max_requests, 8),
     toolset: toolsetSetting(flags.toolset, env, file),
-    attempts: firstSet(flags.attempts, undefined, file.llm?.retries, DEFAULT_ATTEMPTS),
+    attempts: attemptsSetting(flags.attempts, file),
+    maxResponseBytes: firstSet(undefined, maxResponseBytesOf(env), file.llm?.max_response_bytes, DEFAULT_MAX_RESPONSE_BYTES),
+    sandbox: firstSet<SandboxMode>(flags.unsafeHostCommands ? 'none' : undefined, undefined, file.trajectory?.sandbox, 'bwrap'),
     stopAfterErrors: firstSet(flags.stopAfterErrors, env.int('RUNSPEC_STOP_AFTER_ERRORS'), file.llm?.stop_after_errors, DEFAULT_STOP_AFTER_ERRORS),
   };
+}
+
+/** Attempts per model request alone (see {@link RunSettings.attempts}); the provider resolver uses it too. */
+export function attemptsSetting(flag: number | undefined, file: ConfigFile): Setting<number> {
+  return firstSet(flag, undefined, file.llm?.retries, DEFAULT_ATTEMPTS);
 }
 
 /** The toolset setting alone (see {@link RunSettings.toolset}). */

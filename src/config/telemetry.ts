@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { ConfigError } from '../errors.js';
-import type { Env } from './env.js';
+import { hashKeyOf, type Env } from './env.js';
 import { OTLP_PROTOCOLS, type ConfigFile } from './file.js';
 import { firstSet, type Source } from './setting.js';
 
@@ -70,8 +70,8 @@ export interface TelemetryConfig {
   apiKey?: string;
   /** LangSmith native feedback, when `[telemetry.langsmith] feedback = true` or the flag asks for it. */
   langsmith?: LangSmithFeedbackConfig;
-  /** Where each setting came from, for `--print-config`. */
-  sources: Record<'enabled' | 'captureContent' | 'annotations' | 'endpoint' | 'protocol' | 'timeoutMs', Source>;
+  /** Where each setting came from, for `config`. */
+  sources: Record<'enabled' | 'captureContent' | 'annotations' | 'endpoint' | 'protocol' | 'timeoutMs' | 'serviceName' | 'project' | 'annotationsUrl', Source>;
 }
 
 /** The default LangSmith API base, as LangSmith's SDKs use it when LANGSMITH_ENDPOINT is unset. */
@@ -80,6 +80,8 @@ export const LANGSMITH_DEFAULT_ENDPOINT = 'https://api.smith.langchain.com';
 export interface LangSmithFeedbackConfig {
   /** API base: LANGSMITH_ENDPOINT > runspec.toml > https://api.smith.langchain.com. */
   endpoint: string;
+  /** Where each setting came from, for `config`. */
+  sources: Record<'feedback' | 'endpoint' | 'maxWaitMs', Source>;
   /** From LANGSMITH_API_KEY (or `api_key_env`); secret: never print. */
   apiKey?: string;
   /** @default 60000 */
@@ -130,7 +132,7 @@ export function resolveTelemetryConfig(input: {
 
   const captureContent = firstSet(flags.captureContent, captureFromEnv(env, warn), file.capture_content === 'hashed' ? false : file.capture_content, false);
   const captureHashed = captureContent.value === false && file.capture_content === 'hashed';
-  const hashKey = env.get('RUNSPEC_HASH_KEY');
+  const hashKey = hashKeyOf(env);
   if (captureHashed && hashKey === undefined) {
     throw new ConfigError('CONFIG', `${place('capture_content')}: "hashed" needs a key in RUNSPEC_HASH_KEY (not set)`, {
       hint: 'export RUNSPEC_HASH_KEY=<secret>; score with the same key to re-check arguments',
@@ -181,8 +183,8 @@ export function resolveTelemetryConfig(input: {
   );
 
   const resourceAttributes = parseResourceAttributes(env, warn);
-  const serviceName =
-    env.get('OTEL_SERVICE_NAME') ?? resourceAttributes[ATTR_SERVICE_NAME] ?? file.service_name ?? 'runspec-eval';
+  // OTel: OTEL_SERVICE_NAME, else service.name in OTEL_RESOURCE_ATTRIBUTES (both the environment).
+  const serviceName = firstSet(undefined, env.get('OTEL_SERVICE_NAME') ?? resourceAttributes[ATTR_SERVICE_NAME], file.service_name, 'runspec-eval');
   delete resourceAttributes[ATTR_SERVICE_NAME];
 
   const apiKeyEnv = file.api_key_env ?? 'PHOENIX_API_KEY';
@@ -194,12 +196,11 @@ export function resolveTelemetryConfig(input: {
     );
   }
 
-  let annotationsUrl: string | undefined;
-  if (file.annotations_url !== undefined) {
-    annotationsUrl = stripSlash(checkUrl(file.annotations_url, place('annotations_url')));
-  } else if (endpoint.value !== undefined) {
-    annotationsUrl = phoenixBase(endpoint.value);
-  }
+  // Derived from the traces endpoint unless the file names it: then it comes from where the endpoint did.
+  const annotationsUrl =
+    file.annotations_url !== undefined
+      ? firstSet(undefined, undefined, stripSlash(checkUrl(file.annotations_url, place('annotations_url'))), undefined)
+      : { value: endpoint.value !== undefined ? phoenixBase(endpoint.value) : undefined, source: endpoint.source };
   if (annotations.value && enabled.value && endpoint.value === undefined && file.annotations_url === undefined) {
     warn('telemetry: eval annotations need a Phoenix endpoint (telemetry.endpoint or OTEL_EXPORTER_OTLP_ENDPOINT); skipped');
   }
@@ -218,7 +219,7 @@ export function resolveTelemetryConfig(input: {
           ...(clientCertFile !== undefined ? { clientCertFile } : {}),
         };
 
-  const project = file.project ?? env.get('PHOENIX_PROJECT_NAME');
+  const project = firstSet(undefined, env.get('PHOENIX_PROJECT_NAME'), file.project, undefined);
   const apiKey = env.get(apiKeyEnv);
   // With annotations on and the traces going to the same Phoenix, its key authenticates the export too
   // (Phoenix reads only `Authorization: Bearer`); an explicit OTLP authorization header wins.
@@ -243,13 +244,13 @@ export function resolveTelemetryConfig(input: {
     captureHashed,
     ...(hashKey !== undefined ? { hashKey } : {}),
     ...(file.trace_url !== undefined ? { traceUrl: file.trace_url } : {}),
-    annotations: annotations.value && annotationsUrl !== undefined,
+    annotations: annotations.value && annotationsUrl.value !== undefined,
     exporter,
     timeoutMs: timeoutMs.value,
-    serviceName,
+    serviceName: serviceName.value,
     resourceAttributes,
-    ...(project !== undefined ? { project } : {}),
-    ...(annotationsUrl !== undefined ? { annotationsUrl } : {}),
+    ...(project.value !== undefined ? { project: project.value } : {}),
+    ...(annotationsUrl.value !== undefined ? { annotationsUrl: annotationsUrl.value } : {}),
     apiKeyEnv,
     ...(apiKey !== undefined ? { apiKey } : {}),
     sources: {
@@ -259,6 +260,9 @@ export function resolveTelemetryConfig(input: {
       endpoint: endpoint.source,
       protocol: protocol.source,
       timeoutMs: timeoutMs.source,
+      serviceName: serviceName.source,
+      project: project.source,
+      annotationsUrl: annotationsUrl.source,
     },
   };
 }
@@ -269,8 +273,8 @@ function resolveLangSmith(
   file: NonNullable<ConfigFile['telemetry']>['langsmith'],
   place: (key: string) => string,
 ): LangSmithFeedbackConfig | undefined {
-  const on = firstSet(flags.langsmithFeedback, undefined, file?.feedback, false).value;
-  if (!on) return undefined;
+  const on = firstSet(flags.langsmithFeedback, undefined, file?.feedback, false);
+  if (!on.value) return undefined;
   const keyEnv = file?.api_key_env ?? 'LANGSMITH_API_KEY';
   if (!ENV_NAME_RE.test(keyEnv)) {
     throw new ConfigError('CONFIG', `${place('langsmith.api_key_env')}: expected the NAME of an environment variable (got ${JSON.stringify(keyEnv)})`, {
@@ -278,13 +282,15 @@ function resolveLangSmith(
     });
   }
   // As LangSmith's SDKs read them: LANGSMITH_* first, then the older LANGCHAIN_* names.
-  const endpointValue = env.get('LANGSMITH_ENDPOINT') ?? env.get('LANGCHAIN_ENDPOINT') ?? file?.endpoint ?? LANGSMITH_DEFAULT_ENDPOINT;
-  const endpoint = stripSlash(checkUrl(endpointValue, env.get('LANGSMITH_ENDPOINT') !== undefined ? 'LANGSMITH_ENDPOINT' : place('langsmith.endpoint')));
+  const endpointSetting = firstSet(undefined, env.get('LANGSMITH_ENDPOINT') ?? env.get('LANGCHAIN_ENDPOINT'), file?.endpoint, LANGSMITH_DEFAULT_ENDPOINT);
+  const endpoint = stripSlash(checkUrl(endpointSetting.value, endpointSetting.source === 'env' ? (env.get('LANGSMITH_ENDPOINT') !== undefined ? 'LANGSMITH_ENDPOINT' : 'LANGCHAIN_ENDPOINT') : place('langsmith.endpoint')));
+  const maxWaitMs = firstSet(undefined, undefined, file?.max_wait_ms, 60_000);
   const apiKey = env.get(keyEnv) ?? (file?.api_key_env === undefined ? env.get('LANGCHAIN_API_KEY') : undefined);
   return {
     endpoint,
     ...(apiKey !== undefined ? { apiKey } : {}),
-    maxWaitMs: file?.max_wait_ms ?? 60_000,
+    maxWaitMs: maxWaitMs.value,
+    sources: { feedback: on.source, endpoint: endpointSetting.source, maxWaitMs: maxWaitMs.source },
     ...(file?.backoff_ms !== undefined ? { backoffMs: file.backoff_ms } : {}),
   };
 }

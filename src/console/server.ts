@@ -1,6 +1,7 @@
 // `runspec-eval ui`: a loopback HTTP server for the Evals console. The page is static (its script and
 // style are files of this server, allowed by the CSP); data comes from /api as JSON, and reports as
 // markup from the same report view the HTML file uses. Every /api request carries the session token.
+import { isLoopbackHost } from '../core/loopback.js';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -51,16 +52,15 @@ export interface ConsoleServer {
   close(): Promise<void>;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
 function hostNames(bound: string, port: number): Set<string> {
   const names = new Set<string>();
   const add = (h: string): void => void names.add(`${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${port}`.toLowerCase());
   const wildcard = bound === '0.0.0.0' || bound === '::';
-  if (LOOPBACK.has(bound) || wildcard) for (const h of ['127.0.0.1', 'localhost', '[::1]']) add(h);
+  if (isLoopbackHost(bound) || wildcard) for (const h of ['127.0.0.1', 'localhost', '[::1]']) add(h);
   // Bound to every interface (`--host 0.0.0.0`): the machine's own addresses, and no other name.
   if (wildcard) for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) add(a.address);
-  if (!LOOPBACK.has(bound) && !wildcard) add(bound);
+  if (!isLoopbackHost(bound) && !wildcard) add(bound);
   return names;
 }
 

@@ -1,3 +1,4 @@
+import { snippetOf } from '../core/http-client.js';
 import { ProviderError } from '../errors.js';
 import type { ToolCall, Usage } from '../types/run.js';
 import { withTotal } from '../core/tokens.js';
@@ -41,11 +42,20 @@ export function usageOf(prompt: unknown, completion: unknown, total: unknown): U
   return withTotal(usage);
 }
 
-/** A malformed (but JSON) answer: one line with a short snippet of what came back. */
-export function badShape(label: string, what: string, json: unknown): ProviderError {
-  let text = JSON.stringify(json) ?? String(json);
-  if (text.length > 200) text = `${text.slice(0, 200)}…`;
-  return new ProviderError('PROVIDER_RESPONSE', `${label}: unexpected response: ${what}: ${text}`, {
+/** Who read a reply: the provider's label, and its own secrets to blank out of anything quoted. */
+export interface ReplyContext {
+  label: string;
+  secrets?: ReadonlyArray<string | undefined>;
+}
+
+/**
+ * A malformed (but JSON) answer: one line with a short snippet of what came back, redacted as every quoted
+ * reply is (core/http-client.ts `snippetOf`): a gateway that echoes the key does not put it in the results.
+ */
+export function badShape(where: ReplyContext, what: string, json: unknown): ProviderError {
+  const secrets = (where.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 4);
+  const text = snippetOf(JSON.stringify(json) ?? String(json), secrets);
+  return new ProviderError('PROVIDER_RESPONSE', `${where.label}: unexpected response: ${what}: ${text}`, {
     hint: 'is --base-url pointing at the right kind of API (openai vs anthropic)?',
   });
 }

@@ -1,7 +1,7 @@
 import { toAnthropicTools } from './tools-wire.js';
 import type { Message, ToolCall } from '../types/run.js';
 import { createModelLookup, createProviderHttp, joinUrl, jsonWithTail, serverOf } from './_http.js';
-import { badShape, defined, parseToolArguments, usageOf } from './_wire.js';
+import { badShape, defined, parseToolArguments, usageOf, type ReplyContext } from './_wire.js';
 import { isRecord } from '../core/is-record.js';
 import type { ChatRequest, ChatResponse, HttpProviderOptions, Provider } from './types.js';
 
@@ -50,7 +50,7 @@ export function createAnthropicProvider(opts: HttpProviderOptions = {}): Provide
       const body = jsonWithTail(head, tools ? { tools } : undefined, tools);
       const { json, latencyMs } = await http.send({ method: 'POST', url: joinUrl(apiRoot, 'messages'), headers, body, signal: req.signal });
       return {
-        ...fromAnthropicResponse(label, json),
+        ...fromAnthropicResponse({ label, secrets: [opts.apiKey] }, json),
         requestModel,
         params,
         ...server,
@@ -122,17 +122,17 @@ export function toAnthropicMessages(input: Message[]): { system?: string; messag
   return system.length > 0 ? { system: system.join('\n\n'), messages } : { messages };
 }
 
-function fromAnthropicResponse(label: string, json: unknown): Omit<ChatResponse, 'params' | 'latencyMs' | 'requestModel'> {
-  if (!isRecord(json) || !Array.isArray(json.content)) throw badShape(label, 'no content[] array', json);
+function fromAnthropicResponse(where: ReplyContext, json: unknown): Omit<ChatResponse, 'params' | 'latencyMs' | 'requestModel'> {
+  if (!isRecord(json) || !Array.isArray(json.content)) throw badShape(where, 'no content[] array', json);
   const texts: string[] = [];
   const toolCalls: ToolCall[] = [];
   const reasoning: Block[] = [];
   json.content.forEach((b, i) => {
     // A block of the wrong shape is not a model answer: an infrastructure error, never "no call".
-    if (!isRecord(b) || typeof b.type !== 'string') throw badShape(label, `content[${i}] is not a content block`, json);
-    if (b.type === 'text' && typeof b.text !== 'string') throw badShape(label, `content[${i}].text is not a string`, json);
+    if (!isRecord(b) || typeof b.type !== 'string') throw badShape(where, `content[${i}] is not a content block`, json);
+    if (b.type === 'text' && typeof b.text !== 'string') throw badShape(where, `content[${i}].text is not a string`, json);
     if (b.type === 'tool_use' && (typeof b.name !== 'string' || b.name === '' || (b.input !== undefined && !isRecord(b.input)))) {
-      throw badShape(label, `content[${i}] is a tool_use block without a name or with input that is not an object`, json);
+      throw badShape(where, `content[${i}] is a tool_use block without a name or with input that is not an object`, json);
     }
     if (b.type === 'thinking' || b.type === 'redacted_thinking') reasoning.push(b);
     if (b.type === 'text' && typeof b.text === 'string') texts.push(b.text);

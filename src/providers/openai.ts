@@ -1,7 +1,7 @@
 import { toOpenAITools } from './tools-wire.js';
 import type { Message, ToolCall } from '../types/run.js';
 import { createModelLookup, createProviderHttp, joinUrl, jsonWithTail, serverOf } from './_http.js';
-import { argumentsText, badShape, parseToolArguments, usageOf } from './_wire.js';
+import { argumentsText, badShape, parseToolArguments, usageOf, type ReplyContext } from './_wire.js';
 import { isRecord } from '../core/is-record.js';
 import type { ChatRequest, ChatResponse, HttpProviderOptions, Provider } from './types.js';
 
@@ -49,7 +49,7 @@ export function createOpenAIProvider(opts: HttpProviderOptions = {}): Provider {
       const tools = req.tools.length > 0 ? toOpenAITools(req.tools) : undefined;
       const body = jsonWithTail(head, tools ? { tools, tool_choice: 'auto' } : undefined, tools);
       const { json, latencyMs } = await http.send({ method: 'POST', url: joinUrl(baseUrl, 'chat/completions'), headers, body, signal: req.signal });
-      const parsed = fromOpenAIResponse(label, json);
+      const parsed = fromOpenAIResponse({ label, secrets: [opts.apiKey] }, json);
       return {
         ...parsed,
         requestModel,
@@ -78,27 +78,27 @@ function toOpenAIMessage(m: Message): Record<string, unknown> {
   }
 }
 
-function fromOpenAIResponse(label: string, json: unknown): Omit<ChatResponse, 'params' | 'latencyMs' | 'requestModel'> {
-  if (!isRecord(json)) throw badShape(label, 'expected a JSON object', json);
+function fromOpenAIResponse(where: ReplyContext, json: unknown): Omit<ChatResponse, 'params' | 'latencyMs' | 'requestModel'> {
+  if (!isRecord(json)) throw badShape(where, 'expected a JSON object', json);
   const choice = Array.isArray(json.choices) ? json.choices[0] : undefined;
-  if (!isRecord(choice) || !isRecord(choice.message)) throw badShape(label, 'no choices[0].message', json);
+  if (!isRecord(choice) || !isRecord(choice.message)) throw badShape(where, 'no choices[0].message', json);
   const msg = choice.message;
   const toolCalls: ToolCall[] = [];
   // Wrong field types are not a chat completion: an infrastructure error, never the model's "no call".
   if (msg.content !== undefined && msg.content !== null && typeof msg.content !== 'string' && !Array.isArray(msg.content)) {
-    throw badShape(label, `choices[0].message.content is ${typeName(msg.content)}, expected a string`, json);
+    throw badShape(where, `choices[0].message.content is ${typeName(msg.content)}, expected a string`, json);
   }
   if (msg.tool_calls !== undefined && msg.tool_calls !== null && !Array.isArray(msg.tool_calls)) {
-    throw badShape(label, `choices[0].message.tool_calls is ${typeName(msg.tool_calls)}, expected a list`, json);
+    throw badShape(where, `choices[0].message.tool_calls is ${typeName(msg.tool_calls)}, expected a list`, json);
   }
   if (Array.isArray(msg.tool_calls)) {
     msg.tool_calls.forEach((tc, i) => {
       if (!isRecord(tc) || !isRecord(tc.function) || typeof tc.function.name !== 'string' || tc.function.name === '') {
-        throw badShape(label, `choices[0].message.tool_calls[${i}] is not a function call with a name`, json);
+        throw badShape(where, `choices[0].message.tool_calls[${i}] is not a function call with a name`, json);
       }
       const a = tc.function.arguments;
       if (a !== undefined && a !== null && typeof a !== 'string' && !isRecord(a)) {
-        throw badShape(label, `choices[0].message.tool_calls[${i}].function.arguments is ${typeName(a)}, expected a JSON string`, json);
+        throw badShape(where, `choices[0].message.tool_calls[${i}].function.arguments is ${typeName(a)}, expected a JSON string`, json);
       }
       toolCalls.push({
         id: typeof tc.id === 'string' && tc.id ? tc.id : `call_${i}`,

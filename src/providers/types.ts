@@ -1,3 +1,4 @@
+import type { TlsFiles } from '../core/http-client.js';
 import type { Message, ToolCall, Usage } from '../types/run.js';
 import type { ToolDefinition } from '../types/toolset.js';
 
@@ -105,4 +106,6 @@ export interface HttpProviderOptions {
   onRetry?: (info: RetryInfo) => void;
   /** Largest response body read, in bytes; a bigger one is one clear error, not retried. @default 33554432 (32 MiB) */
   maxResponseBytes?: number;
+  /** PEM files for https: a private CA, and a client certificate and key for mutual TLS (core/http-client.ts). */
+  tls?: TlsFiles;
 }

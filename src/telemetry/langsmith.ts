@@ -4,10 +4,11 @@
 //   span 1a2b3c4d5e6f7a8b → run 00000000-0000-0000-1a2b-3c4d5e6f7a8b).
 // Feedback for a run not yet ingested gets 404: such items are retried with backoff for at most
 // `maxWaitMs` (60 s by default). Best effort, like Phoenix annotations: never throws, returns a warning.
-import { readFileSync } from 'node:fs';
-import type { Agent } from 'undici';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { runPool } from '../core/concurrency.js';
-import { isRetryableStatus, retryDelayMs } from '../core/retry.js';
+import { createHttpClient, type HttpClient, type HttpClock, type HttpFailure, type RetryEvent } from '../core/http-client.js';
+import { isRecord } from '../core/is-record.js';
+import { redactUrl } from '../core/redact.js';
 import { langsmithRunId } from '../core/trace-link.js';
 import { RUNSPEC_EVALUATION_NAME } from '../semconv/vendor.js';
 import type { AnnotationTarget } from './phoenix.js';
@@ -63,6 +64,13 @@ export interface PostFeedbackOptions {
   maxBackoffMs?: number;
   /** PEM CA file for https. */
   caFile?: string;
+  /** Client certificate and key (PEM) for mutual TLS. */
+  clientCertFile?: string;
+  clientKeyFile?: string;
+  /** Largest answer read (core/http-client.ts). @default 33554432 */
+  maxResponseBytes?: number;
+  /** Called before each retry wait (core/http-client.ts `collapseRetries` folds them per cause). */
+  onRetry?: (event: RetryEvent) => void;
   /** Per-request limit. @default 10000 */
   requestTimeoutMs?: number;
   /** Posts in flight at once. @default 8 */
@@ -78,6 +86,8 @@ export interface PostFeedbackResult {
   posted: number;
   /** One line on what was not sent; absent when everything was accepted. */
   warning?: string;
+  /** The HTTP status of the failure that made the warning, when there was one. */
+  status?: number;
 }
 
 /** Answers that mean "try again later": the shared rule (core/retry.ts) plus 404 (run not ingested yet) and 425. */
@@ -88,76 +98,71 @@ export function feedbackUrl(endpoint: string): string {
   return `${endpoint.replace(/\/+$/, '')}/feedback`;
 }
 
+/** LangSmith answers an accepted feedback with the stored FeedbackSchema object. */
+const isFeedbackResponse = (json: unknown): boolean => isRecord(json);
+
 /**
- * POST every feedback item; items answered 404 (or another retryable status, core/retry.ts) are retried
- * in rounds with the shared backoff until `maxWaitMs` has passed. Never throws.
+ * POST every feedback item through the one HTTP client; items answered 404 (or another retryable status,
+ * core/retry.ts) are retried with the shared backoff until `maxWaitMs` has passed. Never throws.
  */
 export async function postLangSmithFeedback(opts: PostFeedbackOptions): Promise<PostFeedbackResult> {
-  const now = opts.now ?? Date.now;
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const deadline = now() + (opts.maxWaitMs ?? 60_000);
-  const maxBackoffMs = opts.maxBackoffMs ?? 8000;
-  const requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
+  const clock: HttpClock = {
+    now: opts.now ?? Date.now,
+    sleep: opts.sleep ? (ms) => opts.sleep!(ms) : (ms, signal) => sleep(ms, undefined, signal ? { signal } : undefined),
+  };
+  const deadlineMs = clock.now() + (opts.maxWaitMs ?? 60_000);
   const url = feedbackUrl(opts.endpoint);
-  const { Agent: UndiciAgent, request } = await import('undici');
-  let dispatcher: Agent;
+  const concurrency = opts.concurrency ?? 8;
+  const notSent = (posted: number): string => `${opts.feedback.length - posted} feedback item(s) not sent`;
+  let http: HttpClient;
   try {
-    dispatcher = new UndiciAgent({ connect: opts.caFile ? { ca: readFileSync(opts.caFile) } : {}, keepAliveTimeout: 1000 });
+    http = createHttpClient({
+      label: 'langsmith feedback',
+      timeoutMs: opts.requestTimeoutMs ?? 10_000,
+      // Bounded by the deadline, not by a count.
+      attempts: 10_000,
+      alsoRetry: NOT_YET,
+      backoff: { baseMs: opts.backoffMs ?? 1000, maxMs: opts.maxBackoffMs ?? 8000, ...(opts.random ? { random: opts.random } : {}) },
+      maxConcurrent: concurrency,
+      keepAliveMs: 1000,
+      tls: { caFile: opts.caFile, certFile: opts.clientCertFile, keyFile: opts.clientKeyFile },
+      secrets: [opts.apiKey],
+      clock,
+      ...(opts.maxResponseBytes !== undefined ? { maxResponseBytes: opts.maxResponseBytes } : {}),
+      ...(opts.onRetry ? { onRetry: opts.onRetry } : {}),
+    });
   } catch (err) {
-    return { posted: 0, warning: `langsmith feedback: cannot read CA file: ${(err as Error).message}` };
+    return { posted: 0, warning: `langsmith feedback: ${(err as Error).message.replace(/^langsmith feedback: /, '')}; ${notSent(0)}` };
   }
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
-  let pending = [...opts.feedback];
   let posted = 0;
-  let lastProblem = '';
-  const backoff = { baseMs: opts.backoffMs ?? 1000, maxMs: maxBackoffMs, ...(opts.random ? { random: opts.random } : {}) };
+  let failure: HttpFailure | undefined;
+  let denied: HttpFailure | undefined;
   try {
-    for (let round = 0; pending.length > 0 && round < 10_000; round++) {
-      const retry: LangSmithFeedback[] = [];
-      let denied: number | undefined;
-      // A few posts in flight at once: a run of thousands of samples should not post one by one.
-      await runPool(pending, opts.concurrency ?? 8, async (item) => {
-        if (denied !== undefined) return;
-        try {
-          const res = await request(url, {
-            method: 'POST',
-            headers,
-            body: JSON.stringify(item),
-            dispatcher,
-            headersTimeout: requestTimeoutMs,
-            bodyTimeout: requestTimeoutMs,
-            signal: AbortSignal.timeout(requestTimeoutMs),
-          });
-          await res.body.text().catch(() => '');
-          if (res.statusCode >= 200 && res.statusCode < 300) {
-            posted++;
-            return;
-          }
-          lastProblem = res.statusCode === 404 ? 'HTTP 404: run not ingested yet' : `HTTP ${res.statusCode}`;
-          if (isRetryableStatus(res.statusCode, { alsoRetry: NOT_YET })) retry.push(item);
-          else if (res.statusCode === 401 || res.statusCode === 403) denied = res.statusCode;
-        } catch (err) {
-          lastProblem = (err as Error).name === 'TimeoutError' ? `no answer within ${requestTimeoutMs} ms` : (err as Error).message;
-          retry.push(item);
-        }
-      });
-      if (denied !== undefined) {
-        return { posted, warning: `langsmith feedback: POST ${url} answered ${denied} (check LANGSMITH_API_KEY); ${opts.feedback.length - posted} feedback item(s) not sent` };
+    await runPool(opts.feedback, concurrency, async (item) => {
+      // A refused key is refused for every item: stop at once.
+      if (denied) return;
+      const reply = await http.json({ method: 'POST', url, headers, body: JSON.stringify(item), deadlineMs }, isFeedbackResponse);
+      if (reply.ok) {
+        posted++;
+        return;
       }
-      pending = retry;
-      if (pending.length === 0) break;
-      const left = deadline - now();
-      if (left <= 0) break;
-      await sleep(Math.min(retryDelayMs(round + 1, backoff), left));
-    }
+      failure ??= reply;
+      if (reply.kind === 'status' && (reply.status === 401 || reply.status === 403)) denied ??= reply;
+    });
   } finally {
-    await dispatcher.destroy().catch(() => undefined);
+    await http.close();
   }
-  if (posted === opts.feedback.length) return { posted };
+  if (denied?.kind === 'status') {
+    return { posted, status: denied.status, warning: `langsmith feedback: POST ${redactUrl(url)} answered ${denied.status} (check LANGSMITH_API_KEY); ${notSent(posted)}` };
+  }
+  if (posted === opts.feedback.length || !failure) return { posted };
+  const notYet = failure.kind === 'status' && failure.status === 404 ? ' (the run is not ingested yet)' : '';
   return {
     posted,
-    warning: `langsmith feedback: POST ${url} failed (${lastProblem || 'not accepted'}); ${opts.feedback.length - posted} feedback item(s) not sent`,
+    ...(failure.kind === 'status' || failure.kind === 'not-json' ? { status: failure.status } : {}),
+    warning: `langsmith feedback: ${http.describe(failure)}${notYet}; ${notSent(posted)}`,
   };
 }
 
@@ -170,11 +175,16 @@ export interface LangSmithFeedbackSettings {
 }
 
 /**
- * Feedback for annotation targets, posted with the configured settings: the one path `run` (telemetry.ts)
+ * Feedback for annotation targets, posted with the configured settings and the export's TLS files: the one path `run` (telemetry.ts)
  * and `score`/`serve` (app/score-traces.ts) share. Never throws: a failure is the result's warning.
  */
-export function postFeedbackForTargets(settings: LangSmithFeedbackSettings, targets: readonly AnnotationTarget[]): Promise<PostFeedbackResult> {
+export function postFeedbackForTargets(
+  settings: LangSmithFeedbackSettings,
+  targets: readonly AnnotationTarget[],
+  tls: { caFile?: string; clientCertFile?: string; clientKeyFile?: string } = {},
+): Promise<PostFeedbackResult> {
   return postLangSmithFeedback({
+    ...tls,
     endpoint: settings.endpoint,
     feedback: buildLangSmithFeedback(targets),
     ...(settings.maxWaitMs !== undefined ? { maxWaitMs: settings.maxWaitMs } : {}),

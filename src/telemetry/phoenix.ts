@@ -2,13 +2,12 @@
 // (Arize-ai/phoenix src/phoenix/server/api/routers/v1/annotations.py).
 // sync=false because the spans were exported moments ago: Phoenix queues annotations for span ids it has
 // not ingested yet and retries them for ~10 minutes. Best effort: never throws, returns a warning.
-import { readFileSync } from 'node:fs';
-import type { Agent } from 'undici';
+import type { TelemetryConfig } from '../config/telemetry.js';
 import type { RunError } from '../types/run.js';
 import type { Verdict } from '../types/verdict.js';
 import { evaluationIdentifier, summarizeVerdict } from './conventions/runspec.js';
-import { redactUrl } from '../core/redact.js';
-import { isRetryableStatus, retryDelayMs } from '../core/retry.js';
+import { createHttpClient, type HttpClient, type RetryEvent } from '../core/http-client.js';
+import { isRecord } from '../core/is-record.js';
 
 /** One item of Phoenix's AnnotateSpansRequestBody.data. */
 export interface SpanAnnotation {
@@ -84,36 +83,46 @@ export interface PostAnnotationsOptions {
   attempts?: number;
   /** Items per request. @default 100 */
   chunkSize?: number;
+  /** Largest answer read (core/http-client.ts). @default 33554432 */
+  maxResponseBytes?: number;
+  /** Called before each retry wait (core/http-client.ts `collapseRetries` folds them per cause). */
+  onRetry?: (event: RetryEvent) => void;
 }
 
 export interface PostAnnotationsResult {
   posted: number;
   /** One line describing the first failure; absent when everything was accepted. */
   warning?: string;
+  /** The HTTP status of the failure that made the warning, when there was one. */
+  status?: number;
 }
 
+/** Phoenix answers an accepted post with `{"data": [...]}` (AnnotateSpansResponseBody). */
+const isAnnotateResponse = (json: unknown): boolean => isRecord(json) && Array.isArray(json.data);
 
-/** POST the annotations in chunks with retries and backoff; never throws. */
+/** POST the annotations in chunks through the one HTTP client (retries, TLS, size limit); never throws. */
 export async function postSpanAnnotations(opts: PostAnnotationsOptions): Promise<PostAnnotationsResult> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
-  const attempts = Math.max(1, opts.attempts ?? 3);
   const chunkSize = Math.min(100, Math.max(1, opts.chunkSize ?? 100));
-  const deadline = Date.now() + timeoutMs;
+  const deadlineMs = Date.now() + timeoutMs;
   const url = `${opts.baseUrl.replace(/\/+$/, '')}/v1/span_annotations?sync=false`;
-  // Loaded on first use: only runs with annotations pay for the HTTP client.
-  const { Agent: UndiciAgent, request } = await import('undici');
-  let dispatcher: Agent;
+  const notSent = (posted: number): string => `${opts.annotations.length - posted} verdict annotation(s) not sent`;
+  let http: HttpClient;
   try {
-    dispatcher = new UndiciAgent({
-      connect: {
-        ...(opts.caFile ? { ca: readFileSync(opts.caFile) } : {}),
-        ...(opts.clientCertFile ? { cert: readFileSync(opts.clientCertFile) } : {}),
-        ...(opts.clientKeyFile ? { key: readFileSync(opts.clientKeyFile) } : {}),
-      },
-      keepAliveTimeout: 1000,
+    http = createHttpClient({
+      label: 'phoenix annotations',
+      timeoutMs,
+      attempts: opts.attempts ?? 3,
+      backoff: { baseMs: 200, maxMs: timeoutMs },
+      maxConcurrent: 1,
+      keepAliveMs: 1000,
+      tls: { caFile: opts.caFile, certFile: opts.clientCertFile, keyFile: opts.clientKeyFile },
+      secrets: [opts.apiKey],
+      ...(opts.maxResponseBytes !== undefined ? { maxResponseBytes: opts.maxResponseBytes } : {}),
+      ...(opts.onRetry ? { onRetry: opts.onRetry } : {}),
     });
   } catch (err) {
-    return { posted: 0, warning: `phoenix annotations: cannot read a TLS file (CA, client certificate or key): ${(err as Error).message}` };
+    return { posted: 0, warning: `phoenix annotations: ${(err as Error).message.replace(/^phoenix annotations: /, '')}; ${notSent(0)}` };
   }
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
@@ -121,47 +130,26 @@ export async function postSpanAnnotations(opts: PostAnnotationsOptions): Promise
   try {
     for (let i = 0; i < opts.annotations.length; i += chunkSize) {
       const chunk = opts.annotations.slice(i, i + chunkSize);
-      const body = JSON.stringify({ data: chunk });
-      let lastProblem = '';
-      let ok = false;
-      for (let attempt = 1; attempt <= attempts && !ok; attempt++) {
-        const remaining = deadline - Date.now();
-        if (remaining <= 0) break;
-        try {
-          const res = await request(url, {
-            method: 'POST',
-            headers,
-            body,
-            dispatcher,
-            headersTimeout: remaining,
-            bodyTimeout: remaining,
-            signal: AbortSignal.timeout(remaining),
-          });
-          await res.body.text().catch(() => '');
-          if (res.statusCode >= 200 && res.statusCode < 300) {
-            ok = true;
-            break;
-          }
-          lastProblem = `HTTP ${res.statusCode}`;
-          if (!isRetryableStatus(res.statusCode)) break;
-        } catch (err) {
-          lastProblem = (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (err as Error).message;
-        }
-        if (attempt < attempts) {
-          const backoffMs = retryDelayMs(attempt, { baseMs: 200, maxMs: Math.max(0, deadline - Date.now()) });
-          await new Promise((r) => setTimeout(r, backoffMs));
-        }
-      }
-      if (!ok) {
-        return {
-          posted,
-          warning: `phoenix annotations: POST ${redactUrl(url)} failed (${lastProblem || 'deadline passed'}); ${opts.annotations.length - posted} verdict annotation(s) not sent`,
-        };
+      const reply = await http.json({ method: 'POST', url, headers, body: JSON.stringify({ data: chunk }), deadlineMs }, isAnnotateResponse);
+      if (!reply.ok) {
+        const status = reply.kind === 'status' || reply.kind === 'not-json' ? { status: reply.status } : {};
+        return { posted, ...status, warning: `phoenix annotations: ${http.describe(reply)}; ${notSent(posted)}` };
       }
       posted += chunk.length;
     }
     return { posted };
   } finally {
-    await dispatcher.destroy().catch(() => undefined);
+    await http.close();
   }
+}
+
+/** The export's TLS files, for the annotation POST (one trust setting for both). */
+export function annotationTls(config: TelemetryConfig): { caFile?: string; clientCertFile?: string; clientKeyFile?: string } {
+  const e = config.exporter;
+  if (e.kind !== 'otlp') return {};
+  return {
+    ...(e.caFile !== undefined ? { caFile: e.caFile } : {}),
+    ...(e.clientCertFile !== undefined ? { clientCertFile: e.clientCertFile } : {}),
+    ...(e.clientKeyFile !== undefined ? { clientKeyFile: e.clientKeyFile } : {}),
+  };
 }

@@ -2,6 +2,7 @@
 // the OTLP exporter (http/protobuf by default, which Phoenix requires, or http/json) or the embedded
 // JSON-lines file sink. Telemetry failures warn once and are dropped: they never change a verdict, an exit
 // code or the results file, and shutdown returns within the export timeout even if the collector hangs.
+import { errorText } from '../core/error-text.js';
 import { traceLink } from '../core/trace-link.js';
 import type { Tracer } from '@opentelemetry/api';
 import { SEMRESATTRS_PROJECT_NAME } from '@arizeai/openinference-semantic-conventions';
@@ -12,7 +13,9 @@ import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TelemetryConfig } from '../config/telemetry.js';
 import { createDirectTracer, directTracerEligible } from './direct-tracer.js';
 import { resolveExporterSpec, type ExporterSpec } from './exporter-spec.js';
-import { buildSpanAnnotations, postSpanAnnotations, type AnnotationTarget } from './phoenix.js';
+import { annotationTls, buildSpanAnnotations, postSpanAnnotations, type AnnotationTarget } from './phoenix.js';
+
+export { annotationTls } from './phoenix.js';
 import { renderRunTrace, type RenderedTrace, type RenderInput } from './render.js';
 
 export const TRACER_NAME = 'runspec-eval';
@@ -99,7 +102,7 @@ export function createSdkTelemetry(
   const exported = new Set<string>();
   const guarded = new WarningExporter(
     exporter,
-    (e) => warn('export', `export to ${destination} failed (${e}); spans dropped, the eval run is unaffected`),
+    (e) => warn('export', `export to ${destination} failed (${errorText(e, config.timeoutMs)}); spans dropped, the eval run is unaffected`),
     (spans) => {
       for (const s of spans) {
         const id = s.spanContext().spanId;
@@ -153,7 +156,7 @@ export function createSdkTelemetry(
       }
       return true;
     } catch (err) {
-      warn('export', `${what} failed (${(err as Error).message}); spans dropped, the eval run is unaffected`);
+      warn('export', `${what} failed (${errorText(err, timeoutMs)}); spans dropped, the eval run is unaffected`);
       return false;
     } finally {
       clearTimeout(timer);
@@ -184,7 +187,7 @@ export function createSdkTelemetry(
 
   const postFeedback = async (ls: NonNullable<TelemetryConfig['langsmith']>, targets: AnnotationTarget[]): Promise<void> => {
     const { postFeedbackForTargets } = await import('./langsmith.js');
-    const result = await postFeedbackForTargets(ls, targets);
+    const result = await postFeedbackForTargets(ls, targets, annotationTls(config));
     if (result.warning !== undefined) warn('feedback', result.warning);
   };
 
@@ -315,19 +318,19 @@ class LazyExporter implements SpanExporter {
 class WarningExporter implements SpanExporter {
   constructor(
     private readonly inner: SpanExporter,
-    private readonly onFailure: (error: string) => void,
+    private readonly onFailure: (error: unknown) => void,
     private readonly onSuccess: (spans: ReadableSpan[]) => void = () => {},
   ) {}
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
     try {
       this.inner.export(spans, (result) => {
-        if (result.code !== ExportResultCode.SUCCESS) this.onFailure(result.error?.message ?? 'unknown error');
+        if (result.code !== ExportResultCode.SUCCESS) this.onFailure(result.error);
         else this.onSuccess(spans);
         resultCallback(result);
       });
     } catch (err) {
-      this.onFailure((err as Error).message);
+      this.onFailure(err);
       resultCallback({ code: ExportResultCode.FAILED, error: err as Error });
     }
   }
@@ -341,13 +344,3 @@ class WarningExporter implements SpanExporter {
   }
 }
 
-/** The export's TLS files, for the annotation POST (one trust setting for both). */
-export function annotationTls(config: TelemetryConfig): { caFile?: string; clientCertFile?: string; clientKeyFile?: string } {
-  const e = config.exporter;
-  if (e.kind !== 'otlp') return {};
-  return {
-    ...(e.caFile !== undefined ? { caFile: e.caFile } : {}),
-    ...(e.clientCertFile !== undefined ? { clientCertFile: e.clientCertFile } : {}),
-    ...(e.clientKeyFile !== undefined ? { clientKeyFile: e.clientKeyFile } : {}),
-  };
-}

@@ -155,4 +155,47 @@ describe('runspec-eval doctor', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/✗ endpoint: no OTLP endpoint configured/);
   });
+
+  // Used to print the endpoint with its password and key, in the header line and in every check.
+  it('prints endpoints with user:password and key-like query parameters redacted', async () => {
+    phoenix = await startFakePhoenix();
+    const url = `${phoenix.url.replace('://', '://bob:hunter2pw@')}/v1/traces?api-key=sekrit-123456`;
+    const r = await runCli(['doctor', '--timeout-ms', '300', '--backend', 'otlp'], { cwd: project(`[telemetry]\nendpoint = "${url}"\n`) });
+    expect(r.stdout).toMatch(/otlp at http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:\d+\/v1\/traces\?api-key=\*\*\*/);
+    expect(r.stdout + r.stderr).not.toMatch(/hunter2pw|sekrit-123456/);
+  });
+
+  // Used to read the answer whole (`res.body.text()`): an endless 200 on read-back grew without bound.
+  it('an endless 200 on read-back is cut at the size limit and reported, not buffered', async () => {
+    const { createServer: createHttp } = await import('node:http');
+    let streamed = 0;
+    const server = createHttp((req, res) => {
+      req.resume();
+      if (req.method === 'POST') return void res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = (): void => {
+        // Bounded: 1 GiB at most, far beyond the 32 MiB limit.
+        while (streamed < 1024 * 1024 * 1024 && !res.destroyed) {
+          streamed += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const r = await runCli(['doctor', '--timeout-ms', '300', '--backend', 'phoenix'], { cwd: project(`[telemetry]\nendpoint = "http://127.0.0.1:${port}/v1/traces"\nproject = "p"\n`) });
+      expect(r.exitCode).toBe(1);
+      expect(r.stdout).toMatch(/✗ trace read-back: span [0-9a-f]{16} not found/);
+      // The empty 200 to the annotation POST is not Phoenix's answer either.
+      expect(r.stdout).toMatch(/✗ canary annotation: phoenix annotations: POST .* answered 200 but the body is not the expected JSON/);
+      expect(streamed).toBeLessThan(512 * 1024 * 1024);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
 });

@@ -34,4 +34,17 @@ describe('runspec-eval config', () => {
     expect(r.stdout).toMatch(/provider\s+openai\s+\(default\)/);
     expect(r.stdout).toMatch(/telemetry\.endpoint\s+\(none: OTLP JSON lines under .*\.runspec\/traces\)/);
   });
+
+  // The file's project used to beat PHOENIX_PROJECT_NAME, and `config` guessed the sources ("file" always).
+  it('ranks the environment over the file for the Phoenix project and the service name, and says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'runspec-config-cli-'));
+    writeFileSync(join(dir, 'runspec.toml'), '[telemetry]\nendpoint = "http://127.0.0.1:6006/v1/traces"\nproject = "fromfile"\nservice_name = "svc-file"\n');
+    const fromEnv = await runCli(['--path', dir, 'config'], { env: { PHOENIX_PROJECT_NAME: 'fromenv', OTEL_RESOURCE_ATTRIBUTES: 'service.name=svc-env' } });
+    expect(fromEnv.exitCode, fromEnv.stderr).toBe(0);
+    expect(fromEnv.stdout).toMatch(/^telemetry\.project\s+fromenv\s+\(env\)$/m);
+    expect(fromEnv.stdout).toMatch(/^telemetry\.service_name\s+svc-env\s+\(env\)$/m);
+    const fromFile = await runCli(['--path', dir, 'config']);
+    expect(fromFile.stdout).toMatch(/^telemetry\.project\s+fromfile\s+\(file\)$/m);
+    expect(fromFile.stdout).toMatch(/^telemetry\.service_name\s+svc-file\s+\(file\)$/m);
+  });
 });

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,5 +123,44 @@ cron = "0 6 * * *"
     const r = await runCli(['--path', project(SEED), 'schedule', 'run', '--id', 'nope']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('no schedule "nope"');
+  });
+
+  // schedule run used Math.max (3 here) while compare ranked bad input first (2): one rule now (errors.ts).
+  it('exits with the code compare gives for the same failures: bad input (2) over a provider down (3)', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const dir = project(`[[schedule]]
+id = "stale"
+action = "eval"
+eval_fixture = "fleet"
+eval_provider = "empty"
+eval_telemetry = false
+[schedule.when]
+cron = "0 6 * * *"
+
+[[schedule]]
+id = "down"
+action = "eval"
+eval_fixture = "fleet"
+eval_provider = "down"
+eval_telemetry = false
+[schedule.when]
+cron = "0 6 * * *"
+`);
+    const empty = join(dir, 'empty.json');
+    writeFileSync(empty, JSON.stringify({ format: 'runspec-eval/recording', version: 1, provider: 'mock', system: 'mock', model: 'm', entries: [] }));
+    writeFileSync(
+      join(dir, 'runspec.toml'),
+      `[llm]\nretries = 1\n\n[providers.empty]\nkind = "replay"\nscript = ${JSON.stringify(empty)}\n\n[providers.down]\nkind = "openai"\nbase_url = "http://127.0.0.1:${port}/v1"\nmodel = "m"\n`,
+    );
+    const env = { OPENAI_API_KEY: 'sk-test-key' };
+    const compare = await runCli(['--path', dir, 'run', 'fleet', '--compare', 'empty,down', '--no-telemetry'], { env });
+    const sweep = await runCli(['--path', dir, 'schedule', 'run', '--id', 'stale', '--id', 'down'], { env });
+    expect(compare.exitCode, compare.stderr).toBe(2);
+    expect(sweep.exitCode, sweep.stderr).toBe(compare.exitCode);
   });
 });

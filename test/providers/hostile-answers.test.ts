@@ -39,6 +39,16 @@ async function ask(answer: FakeAnswer | ((i: number) => FakeAnswer), popts: Part
 const completion = (message: unknown) => ({ status: 200, body: { id: 'x', choices: [{ index: 0, message, finish_reason: 'stop' }] } });
 
 describe('malformed chat completions', () => {
+  // Used to quote the reply as it came: a gateway echoing the key put it in stderr, the results and the log.
+  it('a 2xx in the wrong shape is quoted with the key (and credential-looking values) blanked', async () => {
+    const key = 'gw-plain-key-0123456789';
+    const { err } = await ask({ status: 200, body: { echo: { key_used: key, authorization: `Bearer ${key}` }, note: 'no choices' } } as FakeAnswer, { apiKey: key });
+    expect(err!.code).toBe('PROVIDER_RESPONSE');
+    expect(err!.message).toContain('no choices[0].message');
+    expect(err!.message).toContain('key_used');
+    expect(err!.message).not.toContain(key);
+  });
+
   it.each([
     { name: 'content: 42', message: { role: 'assistant', content: 42 }, msg: 'choices[0].message.content is a number, expected a string' },
     { name: 'tool_calls: "nope"', message: { role: 'assistant', content: null, tool_calls: 'nope' }, msg: 'choices[0].message.tool_calls is a string, expected a list' },

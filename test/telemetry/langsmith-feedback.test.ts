@@ -136,7 +136,7 @@ describe('LangSmith feedback', () => {
     const random = () => 0.5;
     const never = await postLangSmithFeedback({ endpoint: ls.url, apiKey: KEY, feedback, now: () => t, random, sleep: async (ms) => void (waits.push(ms), (t += ms)) });
     expect(never.posted).toBe(0);
-    expect(never.warning).toMatch(/HTTP 404: run not ingested yet.*1 feedback item\(s\) not sent/);
+    expect(never.warning).toMatch(/answered 404 after \d+ attempts: .*\(the run is not ingested yet\); 1 feedback item\(s\) not sent$/);
     // The waits are the shared backoff (core/retry.ts: from 1 s, doubling, equal jitter, capped at 8 s),
     // the last one cut to what is left of the 60 s budget; one post per round.
     const expected: number[] = [];

@@ -117,7 +117,7 @@ describe('Phoenix annotations', () => {
     phoenix = await startFakePhoenix({ annotationStatuses: [400] });
     const result = await postSpanAnnotations({ baseUrl: phoenix.url, annotations: [annotation(1)], timeoutMs: 5000 });
     expect(result.posted).toBe(0);
-    expect(result.warning).toMatch(/HTTP 400/);
+    expect(result.warning).toMatch(/ answered 400: /);
     expect(phoenix.annotations).toHaveLength(1);
   });
 
@@ -135,7 +135,7 @@ describe('Phoenix annotations', () => {
     await expect(telemetry.shutdown()).resolves.toBeUndefined();
     expect(phoenix.annotations).toHaveLength(3);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^phoenix annotations: POST .*\/v1\/span_annotations\?sync=false failed \(HTTP 500\); 1 verdict annotation\(s\) not sent$/);
+    expect(warnings[0]).toMatch(/^phoenix annotations: POST .*\/v1\/span_annotations\?sync=false answered 500 after 3 attempts: \{"detail":"error"\}; 1 verdict annotation\(s\) not sent$/);
     expect(phoenix.spans().length).toBe(3);
   });
 

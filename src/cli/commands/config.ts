@@ -41,6 +41,8 @@ function configAction(ctx: CliContext, flags: ConfigFlags): number {
   add('provider.model', { value: spec.model ?? '(first of GET /models)', source: spec.sources?.model ?? 'default' });
   if (spec.apiKeyEnv) add('provider.api_key', { value: `${spec.apiKeyEnv} (${env.get(spec.apiKeyEnv) ? 'set' : 'not set'})`, source: 'env' });
   add('attempts', settings.attempts);
+  add('max_response_bytes', settings.maxResponseBytes);
+  add('trajectory.sandbox', settings.sandbox);
   add('tool_mode', settings.toolMode);
   add('concurrency', settings.concurrency);
   add('max_requests', settings.maxRequests);
@@ -64,16 +66,16 @@ function configAction(ctx: CliContext, flags: ConfigFlags): number {
   add('telemetry.capture_content', t.captureHashed ? { value: 'hashed', source: 'file' } : { value: t.captureContent, source: t.sources.captureContent });
   if (t.traceUrl !== undefined) add('telemetry.trace_url', { value: t.traceUrl, source: 'file' });
   add('telemetry.annotations', { value: t.annotations, source: t.sources.annotations });
-  if (t.annotations && t.annotationsUrl) add('telemetry.annotations_url', { value: t.annotationsUrl, source: config.telemetry?.annotations_url ? 'file' : 'default' });
+  if (t.annotations && t.annotationsUrl) add('telemetry.annotations_url', { value: t.annotationsUrl, source: t.sources.annotationsUrl });
   add('telemetry.api_key', { value: `${t.apiKeyEnv} (${t.apiKey ? 'set' : 'not set'})`, source: 'env' });
-  add('telemetry.service_name', { value: t.serviceName, source: ctx.env.OTEL_SERVICE_NAME ? 'env' : 'default' });
-  if (t.project) add('telemetry.project', { value: t.project, source: 'file' });
+  add('telemetry.service_name', { value: t.serviceName, source: t.sources.serviceName });
+  if (t.project) add('telemetry.project', { value: t.project, source: t.sources.project });
   add('telemetry.timeout_ms', { value: t.timeoutMs, source: t.sources.timeoutMs });
   if (t.langsmith) {
-    add('telemetry.langsmith.feedback', { value: true, source: 'file' });
-    add('telemetry.langsmith.endpoint', { value: t.langsmith.endpoint, source: ctx.env.LANGSMITH_ENDPOINT ? 'env' : config.telemetry?.langsmith?.endpoint ? 'file' : 'default' });
+    add('telemetry.langsmith.feedback', { value: true, source: t.langsmith.sources.feedback });
+    add('telemetry.langsmith.endpoint', { value: t.langsmith.endpoint, source: t.langsmith.sources.endpoint });
     add('telemetry.langsmith.api_key', { value: `${config.telemetry?.langsmith?.api_key_env ?? 'LANGSMITH_API_KEY'} (${t.langsmith.apiKey ? 'set' : 'not set'})`, source: 'env' });
-    add('telemetry.langsmith.max_wait_ms', { value: t.langsmith.maxWaitMs, source: config.telemetry?.langsmith?.max_wait_ms ? 'file' : 'default' });
+    add('telemetry.langsmith.max_wait_ms', { value: t.langsmith.maxWaitMs, source: t.langsmith.sources.maxWaitMs });
   }
 
   for (const w of env.warnings) ctx.warn(w);

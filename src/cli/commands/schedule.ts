@@ -1,7 +1,7 @@
 import { Option } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
-import { UsageError } from '../../errors.js';
+import { UsageError, worstExitCode } from '../../errors.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dueSchedules, loadSchedules, nextFire, saveSchedule, SCHEDULES_FILE, type ScheduleEntry } from '../../config/schedules.js';
@@ -129,11 +129,12 @@ export const scheduleCommand: CommandModule = {
           } else {
             throw new UsageError('USAGE', 'schedule run: name a schedule with --id or pass --due');
           }
-          let worst = 0;
-          for (const s of chosen) worst = Math.max(worst, await runSchedule(ctx, s));
+          const codes: number[] = [];
+          for (const s of chosen) codes.push(await runSchedule(ctx, s));
           if (o.due) writeFileAtomic(stateFile, JSON.stringify({ lastSweep: at.toISOString() }) + '\n');
           if (chosen.length === 0) ctx.err('no schedule is due');
-          return worst;
+          // The same rule as compare's (errors.ts): the same failures exit with the same code.
+          return worstExitCode(codes);
         }),
       );
   },

@@ -1,127 +1,17 @@
-import { createWriteStream } from 'node:fs';
-import type { WriteStream } from 'node:fs';
-import { resolve } from 'node:path';
-import { openOutputFile } from '../../report/out-path.js';
+import type { ServeOptions } from '../../app/serve.js';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import { RunspecError, UsageError } from '../../errors.js';
-import { renderSummaryTable, verdictLineJson } from '../../traces/format.js';
-import type { createGrpcReceiver } from '../../traces/grpc-receiver.js';
-import type { TraceScoringFlags } from '../../app/score-traces.js';
-import { addTraceScoringOptions, createLineBatcher, intOption as int } from './score.js';
+import { renderSummaryTable } from '../../traces/format.js';
+import { addTraceScoringOptions, intOption as int } from './score.js';
 
-interface ServeFlags extends TraceScoringFlags {
-  host: string;
-  port: number;
-  tokenEnv?: string;
-  quietMs: number;
-  maxTraces: number;
-  maxBodyBytes: number;
-  out?: string;
-  /** On shutdown, write the verdicts as a results document (as `score --results`). */
-  results?: string;
-  /** `--grpc` alone: 4317; `--grpc PORT`: that port. */
-  grpc?: number | true;
-}
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+type ServeFlags = ServeOptions;
 
 async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
-  let token: string | undefined;
-  if (flags.tokenEnv) {
-    token = ctx.env[flags.tokenEnv]?.trim() || undefined;
-    if (!token) {
-      throw new UsageError('USAGE', `--token-env ${flags.tokenEnv}: the variable is not set or empty`, {
-        hint: `export ${flags.tokenEnv}=<token>; clients then send Authorization: Bearer <token>`,
-      });
-    }
-  }
-  if (!LOOPBACK.has(flags.host) && !token) ctx.warn(`listening on ${flags.host} without --token-env: anyone who can reach it can post traces`);
-  // The receiver and the scorer load when the command runs (`serve --help` stays light).
-  const [{ createResultsCollector, loadTraceScoring, scoreMeta }, { createOtlpReceiver }, { createTracePipeline }] = await Promise.all([
-    import('../../app/score-traces.js'),
-    import('../../traces/receiver.js'),
-    import('../../traces/pipeline.js'),
-  ]);
-  const setup = await loadTraceScoring(ctx, flags);
-  const started = new Date().toISOString();
-  const collector = flags.results ? createResultsCollector(setup.cases, { traceUrl: setup.traceUrl }) : undefined;
-  let file: WriteStream | undefined;
-  if (flags.out) {
-    const out = resolve(ctx.cwd, flags.out);
-    file = createWriteStream(out, { fd: openOutputFile(out, '--out', 'a') });
-  }
-  const write = (line: string): void => {
-    if (file) file.write(line + '\n');
-    else ctx.out(line);
-  };
-  const lines = createLineBatcher(write);
-  const pipeline = createTracePipeline({
-    ...setup.scorer,
-    assembler: { quiet: flags.quietMs, maxOpenTraces: flags.maxTraces },
-    // Ingest first: complete traces are judged in ~5 ms slices between requests, at most --max-traces
-    // waiting (past that, ingest judges the backlog itself before answering).
-    scoreSliceMs: 5,
-    maxQueuedTraces: flags.maxTraces,
-    onOutcome: (o) => {
-      setup.sinks.add(o);
-      collector?.add(o);
-      if (o.kind === 'scored') for (const l of o.lines) lines.add(verdictLineJson(setup.decorate(l)));
-      else if (ctx.debug) ctx.err(`trace ${o.traceId}: not interpretable (${o.reason})`);
-    },
-  });
-  const receiver = createOtlpReceiver({
-    pipeline,
-    host: flags.host,
-    port: flags.port,
-    maxBodyBytes: flags.maxBodyBytes,
-    tickMs: Math.max(20, Math.min(1000, Math.floor(flags.quietMs / 4))),
-    ...(token ? { token } : {}),
-    onRequest: (r) => {
-      if (r.status !== 200) ctx.warn(`${r.path}: HTTP ${r.status}${r.message ? ` (${r.message})` : ''}`);
-    },
-  });
-  let url: string;
-  try {
-    url = await receiver.listen();
-  } catch (err) {
-    throw new RunspecError('COLLECTOR', `serve: cannot listen on ${flags.host}:${flags.port} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, {
-      hint: 'pick another --port, or stop what is using it',
-      cause: err,
-    });
-  }
-  ctx.err(`runspec-eval serve: listening on ${url} (POST /v1/traces, /v1/logs; GET /healthz)`);
-  let grpcReceiver: Awaited<ReturnType<typeof createGrpcReceiver>> | undefined;
-  if (flags.grpc !== undefined) {
-    const grpcPort = flags.grpc === true ? 4317 : flags.grpc;
-    const { createGrpcReceiver } = await import('../../traces/grpc-receiver.js');
-    grpcReceiver = await createGrpcReceiver({
-      pipeline,
-      host: flags.host,
-      port: grpcPort,
-      maxMessageBytes: flags.maxBodyBytes,
-      // The HTTP receiver ticks the shared pipeline and scores open traces when it closes.
-      tickMs: 0,
-      flushOnClose: false,
-      ...(token ? { token } : {}),
-      onRequest: (r) => {
-        if (r.status !== 0) ctx.warn(`gRPC ${r.path}: status ${r.status}${r.message ? ` (${r.message})` : ''}`);
-      },
-    });
-    try {
-      const gurl = await grpcReceiver.listen();
-      ctx.err(`runspec-eval serve: OTLP/gRPC on ${gurl} (TraceService/Export, LogsService/Export)`);
-    } catch (err) {
-      await receiver.close();
-      throw new RunspecError('COLLECTOR', `serve: cannot listen for gRPC on ${flags.host}:${grpcPort} (${(err as Error).message})`, {
-        hint: 'pick another --grpc PORT, or stop what is using it',
-        cause: err,
-      });
-    }
-  }
-  const annotationTimer = setInterval(() => void setup.sinks.flushAnnotations(), 2000);
-  annotationTimer.unref();
+  const { startServe } = await import('../../app/serve.js');
+  const handle = await startServe({ ...ctx, out: (text) => ctx.out(text), debug: ctx.debug === true }, flags);
+  ctx.err(`runspec-eval serve: listening on ${handle.url} (POST /v1/traces, /v1/logs; GET /healthz)`);
+  if (handle.grpcUrl) ctx.err(`runspec-eval serve: OTLP/gRPC on ${handle.grpcUrl} (TraceService/Export, LogsService/Export)`);
   await new Promise<void>((done) => {
     const stop = (): void => {
       process.off('SIGINT', stop);
@@ -132,19 +22,9 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
     process.on('SIGTERM', stop);
   });
   ctx.err('runspec-eval serve: shutting down, scoring open traces');
-  clearInterval(annotationTimer);
-  await grpcReceiver?.close();
-  await receiver.close();
-  await setup.sinks.close();
-  lines.flush();
-  if (file) await new Promise<void>((r) => file!.end(() => r()));
-  ctx.err(renderSummaryTable(pipeline.summary()));
-  if (collector && flags.results) {
-    const path = resolve(ctx.cwd, flags.results);
-    const { writeResultsDocument } = await import('../../report/results-docs.js');
-    writeResultsDocument(path, collector.document(scoreMeta(started, `serve ${flags.host}:${flags.port}`, 1), 1, pipeline.summary()));
-    ctx.err(`results: ${path}`);
-  }
+  const closed = await handle.close();
+  ctx.err(renderSummaryTable(closed.summary));
+  if (closed.resultsPath) ctx.err(`results: ${closed.resultsPath}`);
   return 0;
 }
 

@@ -2,10 +2,8 @@ import { spawn } from 'node:child_process';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import { readEnv } from '../../config/env.js';
-import { loadConfigFile } from '../../config/file.js';
-import { PROVIDER_PRESETS } from '../../config/providers.js';
-import { resolveTelemetryConfig } from '../../config/telemetry.js';
+import { consoleSetup } from '../../app/console-setup.js';
+import { isLoopbackHost } from '../../core/loopback.js';
 import { VERSION } from '../../core/version.js';
 import { findExecutable } from '../../engine/sandbox/command.js';
 import { intOption } from './score.js';
@@ -16,8 +14,6 @@ interface UiFlags {
   port: number;
   open?: boolean;
 }
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /** The first of `names` that is an executable on the user's PATH (never a fixed system path). */
 function onPath(names: string[], env: Record<string, string | undefined>): string | undefined {
@@ -40,18 +36,8 @@ function openBrowser(ctx: CliContext, url: string): void {
 }
 
 async function ui(ctx: CliContext, flags: UiFlags): Promise<number> {
-  const env = readEnv(ctx.env);
-  const config = loadConfigFile(ctx.projectDir);
-  if (!LOOPBACK.has(flags.host)) ctx.warn(`listening on ${flags.host}: the console is reachable beyond this machine (the session token still guards every request)`);
-  // The Run tab's Emit telemetry box starts as a plain `run` would: flag-less, from env and runspec.toml;
-  // [telemetry] trace_url (Phoenix / LangSmith link template) comes with it.
-  const { enabled, traceUrl } = resolveTelemetryConfig({ flags: {}, env, file: config.telemetry, projectDir: ctx.projectDir });
-  const defaults: { provider?: string; model?: string; telemetry: boolean } = { telemetry: enabled };
-  env.warnings.length = 0;
-  const provider = env.get('RUNSPEC_PROVIDER') ?? config.llm?.provider;
-  const model = env.get('RUNSPEC_MODEL') ?? config.llm?.model;
-  if (provider) defaults.provider = provider;
-  if (model) defaults.model = model;
+  if (!isLoopbackHost(flags.host)) ctx.warn(`listening on ${flags.host}: the console is reachable beyond this machine (the session token still guards every request)`);
+  const { defaults, providers, traceUrl } = consoleSetup(ctx);
   const { startConsole } = await import('../../console/server.js');
   const server = await startConsole({
     projectDir: ctx.projectDir,
@@ -59,7 +45,7 @@ async function ui(ctx: CliContext, flags: UiFlags): Promise<number> {
     host: flags.host,
     port: flags.port,
     version: VERSION,
-    providers: [...Object.keys(config.providers ?? {}), ...Object.keys(PROVIDER_PRESETS).filter((p) => p !== 'mock' && p !== 'replay')],
+    providers,
     defaults,
     ...(traceUrl ? { traceUrl } : {}),
     onWarning: (w) => ctx.warn(w),

@@ -1,0 +1,191 @@
+// `serve` as a use case: the OTLP receivers (HTTP, and gRPC on request), the trace pipeline that scores as
+// traces arrive, the verdict sinks (lines, annotations, feedback, a results document) and their timers,
+// started together and returned as a handle. The CLI keeps the flags, the signal hookup and the printing.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { resolve } from 'node:path';
+import { createLineBatcher } from '../core/line-batcher.js';
+import { isLoopbackHost } from '../core/loopback.js';
+import { RunspecError, UsageError } from '../errors.js';
+import { openOutputFile } from '../report/out-path.js';
+import { verdictLineJson } from '../traces/format.js';
+import type { createGrpcReceiver } from '../traces/grpc-receiver.js';
+import type { TracePipeline } from '../traces/pipeline.js';
+import type { AppContext } from './context.js';
+import type { TraceScoringFlags } from './score-traces.js';
+
+export interface ServeOptions extends TraceScoringFlags {
+  host: string;
+  port: number;
+  /** Name of the variable holding the bearer token every request must carry. */
+  tokenEnv?: string;
+  quietMs: number;
+  maxTraces: number;
+  maxBodyBytes: number;
+  /** Append verdict lines to this file instead of `ctx.out`. */
+  out?: string;
+  /** On close, write the verdicts as a results document (as `score --results`). */
+  results?: string;
+  /** `true`: gRPC on 4317; a number: that port. */
+  grpc?: number | true;
+}
+
+export interface ServeContext extends AppContext {
+  /** Where verdict lines go without `out`. */
+  out(text: string): void;
+  /** Say why a trace could not be interpreted (the CLI's --debug). */
+  debug?: boolean;
+}
+
+/** What `close` leaves behind. */
+export interface ServeClosed {
+  summary: ReturnType<TracePipeline['summary']>;
+  /** The results document written, when `results` was asked for. */
+  resultsPath?: string;
+}
+
+/** A running `serve`: its addresses, its pipeline, and one way to stop it. */
+export interface ServeHandle {
+  /** The OTLP/HTTP base URL. */
+  url: string;
+  /** The OTLP/gRPC address, with `grpc`. */
+  grpcUrl?: string;
+  pipeline: TracePipeline;
+  /** Stop receiving, score the open traces, flush every sink and the results document. Call once. */
+  close(): Promise<ServeClosed>;
+}
+
+/**
+ * Start `serve`: listen, score what arrives, until `close()`.
+ * @example const h = await startServe(ctx, { host: '127.0.0.1', port: 0, quietMs: 2000, maxTraces: 10_000, maxBodyBytes: 64 << 20 }); await h.close();
+ */
+export async function startServe(ctx: ServeContext, options: ServeOptions): Promise<ServeHandle> {
+  const token = bearerToken(ctx, options);
+  if (!isLoopbackHost(options.host) && !token) ctx.warn(`listening on ${options.host} without --token-env: anyone who can reach it can post traces`);
+  // The receiver and the scorer load when serve starts (`serve --help` stays light).
+  const [{ createResultsCollector, loadTraceScoring, scoreMeta }, { createOtlpReceiver }, { createTracePipeline }] = await Promise.all([
+    import('./score-traces.js'),
+    import('../traces/receiver.js'),
+    import('../traces/pipeline.js'),
+  ]);
+  const setup = await loadTraceScoring(ctx, options);
+  const started = new Date().toISOString();
+  const collector = options.results ? createResultsCollector(setup.cases, { traceUrl: setup.traceUrl }) : undefined;
+  const output = openLines(ctx, options.out);
+  const pipeline = createTracePipeline({
+    ...setup.scorer,
+    assembler: { quiet: options.quietMs, maxOpenTraces: options.maxTraces },
+    // Ingest first: complete traces are judged in ~5 ms slices between requests, at most --max-traces
+    // waiting (past that, ingest judges the backlog itself before answering).
+    scoreSliceMs: 5,
+    maxQueuedTraces: options.maxTraces,
+    onOutcome: (o) => {
+      setup.sinks.add(o);
+      collector?.add(o);
+      if (o.kind === 'scored') for (const l of o.lines) output.lines.add(verdictLineJson(setup.decorate(l)));
+      else if (ctx.debug) ctx.err(`trace ${o.traceId}: not interpretable (${o.reason})`);
+    },
+  });
+  const receiver = createOtlpReceiver({
+    pipeline,
+    host: options.host,
+    port: options.port,
+    maxBodyBytes: options.maxBodyBytes,
+    tickMs: Math.max(20, Math.min(1000, Math.floor(options.quietMs / 4))),
+    ...(token ? { token } : {}),
+    onRequest: (r) => {
+      if (r.status !== 200) ctx.warn(`${r.path}: HTTP ${r.status}${r.message ? ` (${r.message})` : ''}`);
+    },
+  });
+  let url: string;
+  try {
+    url = await receiver.listen();
+  } catch (err) {
+    throw new RunspecError('COLLECTOR', `serve: cannot listen on ${options.host}:${options.port} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, {
+      hint: 'pick another --port, or stop what is using it',
+      cause: err,
+    });
+  }
+  let grpc: { receiver: Awaited<ReturnType<typeof createGrpcReceiver>>; url: string } | undefined;
+  try {
+    grpc = options.grpc !== undefined ? await startGrpc(ctx, options, pipeline, token) : undefined;
+  } catch (err) {
+    await receiver.close();
+    throw err;
+  }
+  const annotationTimer = setInterval(() => void setup.sinks.flushAnnotations(), 2000);
+  annotationTimer.unref();
+
+  return {
+    url,
+    ...(grpc ? { grpcUrl: grpc.url } : {}),
+    pipeline,
+    async close() {
+      clearInterval(annotationTimer);
+      await grpc?.receiver.close();
+      await receiver.close();
+      await setup.sinks.close();
+      await output.close();
+      const summary = pipeline.summary();
+      if (!collector || !options.results) return { summary };
+      const resultsPath = resolve(ctx.cwd, options.results);
+      const { writeResultsDocument } = await import('../report/results-docs.js');
+      writeResultsDocument(resultsPath, collector.document(scoreMeta(started, `serve ${options.host}:${options.port}`, 1), 1, summary));
+      return { summary, resultsPath };
+    },
+  };
+}
+
+/** The bearer token named by `tokenEnv`; a named variable that is unset is bad usage. */
+function bearerToken(ctx: Pick<AppContext, 'env'>, options: Pick<ServeOptions, 'tokenEnv'>): string | undefined {
+  if (!options.tokenEnv) return undefined;
+  const token = ctx.env[options.tokenEnv]?.trim() || undefined;
+  if (!token) {
+    throw new UsageError('USAGE', `--token-env ${options.tokenEnv}: the variable is not set or empty`, {
+      hint: `export ${options.tokenEnv}=<token>; clients then send Authorization: Bearer <token>`,
+    });
+  }
+  return token;
+}
+
+/** Verdict lines to `out` (appended) or to the context, batched. */
+function openLines(ctx: ServeContext, out: string | undefined): { lines: ReturnType<typeof createLineBatcher>; close(): Promise<void> } {
+  let file: WriteStream | undefined;
+  if (out) {
+    const path = resolve(ctx.cwd, out);
+    file = createWriteStream(path, { fd: openOutputFile(path, '--out', 'a') });
+  }
+  const lines = createLineBatcher((text) => (file ? file.write(text + '\n') : ctx.out(text)));
+  return {
+    lines,
+    async close() {
+      lines.flush();
+      if (file) await new Promise<void>((r) => file!.end(() => r()));
+    },
+  };
+}
+
+/** The OTLP/gRPC receiver on the same pipeline (the HTTP receiver ticks it and scores open traces on close). */
+async function startGrpc(ctx: ServeContext, options: ServeOptions, pipeline: TracePipeline, token: string | undefined): Promise<{ receiver: Awaited<ReturnType<typeof createGrpcReceiver>>; url: string }> {
+  const grpcPort = options.grpc === true ? 4317 : (options.grpc as number);
+  const { createGrpcReceiver } = await import('../traces/grpc-receiver.js');
+  const receiver = await createGrpcReceiver({
+    pipeline,
+    host: options.host,
+    port: grpcPort,
+    maxMessageBytes: options.maxBodyBytes,
+    tickMs: 0,
+    flushOnClose: false,
+    ...(token ? { token } : {}),
+    onRequest: (r) => {
+      if (r.status !== 0) ctx.warn(`gRPC ${r.path}: status ${r.status}${r.message ? ` (${r.message})` : ''}`);
+    },
+  });
+  try {
+    return { receiver, url: await receiver.listen() };
+  } catch (err) {
+    throw new RunspecError('COLLECTOR', `serve: cannot listen for gRPC on ${options.host}:${grpcPort} (${(err as Error).message})`, {
+      hint: 'pick another --grpc PORT, or stop what is using it',
+      cause: err,
+    });
+  }
+}
