@@ -124,6 +124,12 @@ export const COMMAND_LOADERS: readonly CommandLoader[] = [
     load: async () => (await import('./schedule.js')).scheduleCommand,
   },
   {
+    name: 'ci',
+    term: 'ci',
+    summary: 'GitHub Action steps: run with CI artifacts, find the baseline, comment the diff on the pull request',
+    load: async () => (await import('./ci.js')).ciCommand,
+  },
+  {
     name: 'ui',
     term: 'ui [options]',
     summary: 'Open the Evals console: suites, runs, saved reports and production verdicts in the browser',
