@@ -32,7 +32,7 @@ import { VERSION } from '../core/version.js';
 import type { AppContext } from './context.js';
 import { normaliseForLog, suiteLabelOf, type RunFlags } from './run-options.js';
 import { redactUrl } from '../core/redact.js';
-import { createRecordingProvider, type RecordingProvider } from '../providers/recording.js';
+import { createRecordingProvider, loadRecording, type RecordingProvider } from '../providers/recording.js';
 import { compareResults, type Comparison } from '../report/compare.js';
 import { COMPARISON_FORMATS } from '../report/comparison.js';
 import { chooseCommandSandbox, type SandboxChoice } from '../engine/sandbox/select.js';
@@ -608,6 +608,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     }
   }
   const project = loadProject(ctx);
+  flags = withRecordedSettings(ctx, project, flags);
   // The telemetry worker loads the OpenTelemetry SDK while the cases and toolsets load (off-thread.ts).
   if (flags.telemetry !== false) (await import('../telemetry/off-thread.js')).prewarmTelemetryWorker({ worker: telemetryWorkerOf(project.env) });
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
@@ -650,7 +651,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     if (!options.record.merge && (flags.fixture || flags.tag || flags.shard)) {
       ctx.warn(`record: only the selected cases are recorded and ${options.record.file} is replaced; pass --merge to keep the other cases' entries`);
     }
-    recorder = createRecordingProvider(provider, { file: resolve(ctx.cwd, options.record.file), merge: options.record.merge });
+    recorder = createRecordingProvider(provider, { file: resolve(ctx.cwd, options.record.file), merge: options.record.merge, run: { samples: flags.samples, threshold: flags.threshold } });
     provider = recorder;
   }
   const result = await executeRun(ctx, {
@@ -669,6 +670,20 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     outcome.recording = resolve(ctx.cwd, options.record!.file);
   }
   return outcome;
+}
+
+/**
+ * A replay runs as the recording was made: its samples (a replay with fewer would leave recorded samples
+ * unused; with more, it would ask for answers that were never recorded) and its threshold, unless given now.
+ */
+function withRecordedSettings(ctx: Pick<AppContext, 'cwd'>, project: LoadedProject, flags: RunFlags): RunFlags {
+  if (!flags.script || providerName(flags, project) !== 'replay') return flags;
+  const recording = loadRecording(resolve(ctx.cwd, flags.script));
+  return {
+    ...flags,
+    ...(flags.samples === undefined && recording.samples !== undefined ? { samples: recording.samples } : {}),
+    ...(flags.threshold === undefined && recording.threshold !== undefined ? { threshold: recording.threshold } : {}),
+  };
 }
 
 function safeLabel(name: string): string {

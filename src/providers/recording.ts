@@ -45,6 +45,9 @@ export interface RecordingFile {
   model?: string;
   /** `--context-window` of the recorded run: a replay truncates where the recording did. */
   contextWindow?: number;
+  /** `--samples` and `--threshold` of the recorded run: a replay without its own uses them. */
+  samples?: number;
+  threshold?: number;
   entries: RecordingEntry[];
 }
 
@@ -99,7 +102,7 @@ export interface RecordingProvider extends Provider {
  * Wrap a provider and record every answered call that carries a key. With `merge`, entries already in
  * the file survive unless re-recorded (to re-record some cases only).
  */
-export function createRecordingProvider(inner: Provider, opts: { file: string; merge?: boolean }): RecordingProvider {
+export function createRecordingProvider(inner: Provider, opts: { file: string; merge?: boolean; run?: { samples?: number | undefined; threshold?: number | undefined } }): RecordingProvider {
   const recorded = new Map<string, RecordingEntry>();
   return {
     name: inner.name,
@@ -146,6 +149,8 @@ export function createRecordingProvider(inner: Provider, opts: { file: string; m
         system: inner.system,
         ...(inner.model ? { model: inner.model } : {}),
         ...(inner.contextWindow !== undefined ? { contextWindow: inner.contextWindow } : {}),
+        ...(opts.run?.samples !== undefined ? { samples: opts.run.samples } : {}),
+        ...(opts.run?.threshold !== undefined ? { threshold: opts.run.threshold } : {}),
         entries: [...all.values()].sort(compareEntries).map(orderEntry),
       };
       writeFileAtomic(opts.file, `${JSON.stringify(file, null, 2)}\n`);
