@@ -20,6 +20,7 @@ export const EDGES: Readonly<Record<string, readonly string[]>> = {
   index: ['app', 'engine', 'traces', 'report', 'optimize', 'config', 'scoring', 'fixtures', 'toolset', 'providers', 'telemetry'],
   cli: ['app'],
   console: ['app'],
+  vitest: ['app'],
   app: ['engine', 'traces', 'report', 'optimize', 'config'],
   engine: ['scoring', 'providers', 'telemetry'],
   traces: ['scoring', 'telemetry'],

@@ -145,6 +145,10 @@ beforeAll(async () => {
   const demo = await runCli(['--path', project.dir, 'demo'], { cwd: project.dir, env: { HOME: project.dir } });
   expect([0, 1]).toContain(demo.exitCode);
   cpSync(join(project.dir, '.runspec/traces'), join(project.dir, 'traces'), { recursive: true });
+  // A baseline and a head results file for the documented `diff` / `run --baseline` lines: the demo's own.
+  const results = join(project.dir, '.runspec/results');
+  const demoDoc = readdirSync(results).find((f) => f.endsWith('.json'))!;
+  for (const name of ['main.json', 'pr.json']) cpSync(join(results, demoDoc), join(results, name));
 }, 120_000);
 afterAll(async () => {
   await model.close();

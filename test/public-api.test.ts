@@ -66,7 +66,7 @@ describe('subpath exports', () => {
   const subpaths = Object.entries(pkg.exports).filter(([k]) => k !== '.' && k !== './package.json');
 
   it('map each subpath to a public barrel of src/', () => {
-    expect(subpaths.map(([k]) => k)).toEqual(['./app', './config', './core', './engine', './fixtures', './optimize', './providers', './report', './scoring', './semconv', './telemetry', './toolset', './traces', './types']);
+    expect(subpaths.map(([k]) => k)).toEqual(['./app', './config', './core', './engine', './fixtures', './optimize', './providers', './report', './scoring', './semconv', './telemetry', './toolset', './traces', './types', './vitest']);
     for (const [key, target] of subpaths) {
       const t = target as { types: string; import: string };
       expect(t.import).toBe(`./dist/${key.slice(2)}/index.js`);
@@ -90,6 +90,7 @@ describe('subpath exports', () => {
     './toolset': () => import('../src/toolset/index.js'),
     './traces': () => import('../src/traces/index.js'),
     './types': () => import('../src/types/index.js'),
+    './vitest': () => import('../src/vitest/index.js'),
   };
 
   it('load, and each exports what its barrel lists', async () => {

@@ -27,6 +27,8 @@ export interface RunFlags {
   /** @deprecated the old name of `attempts` (it always counted attempts). */
   retries?: number;
   maxRequests?: number;
+  /** Stop after this many samples in a row errored (0 = never). */
+  stopAfterErrors?: number;
   toolset?: string;
   toolMode?: ToolMode;
   samples?: number;

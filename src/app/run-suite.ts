@@ -32,7 +32,7 @@ import { VERSION } from '../core/version.js';
 import type { AppContext } from './context.js';
 import { normaliseForLog, suiteLabelOf, type RunFlags } from './run-options.js';
 import { redactUrl } from '../core/redact.js';
-import { createRecordingProvider, type RecordingProvider } from '../providers/recording.js';
+import { createRecordingProvider, loadRecording, type RecordingProvider } from '../providers/recording.js';
 import { compareResults, type Comparison } from '../report/compare.js';
 import { COMPARISON_FORMATS } from '../report/comparison.js';
 import { chooseCommandSandbox, type SandboxChoice } from '../engine/sandbox/select.js';
@@ -101,6 +101,7 @@ function settingFlags(flags: RunFlags): SettingFlags {
   if (flags.toolMode !== undefined) out.toolMode = flags.toolMode;
   if (flags.concurrency !== undefined) out.concurrency = flags.concurrency;
   if (flags.maxRequests !== undefined) out.maxRequests = flags.maxRequests;
+  if (flags.stopAfterErrors !== undefined) out.stopAfterErrors = flags.stopAfterErrors;
   if (flags.toolset !== undefined) out.toolset = flags.toolset;
   const attempts = flags.attempts ?? flags.retries;
   if (attempts !== undefined) out.attempts = attempts;
@@ -194,10 +195,24 @@ export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir' | 'warn
     extra: {
       maxConcurrent: runSettings(project, flags).maxRequests.value,
       maxResponseBytes: runSettings(project, flags).maxResponseBytes.value,
-      // One line per wait, so a slow run says why it is slow (stderr: the terminal and any CI log).
-      onRetry: (r) => ctx.err?.(`retrying: ${name}: ${r.reason}; attempt ${r.attempt + 1} in ${(r.delayMs / 1000).toFixed(1)} s`),
+      onRetry: retryReporter(ctx, name, !!flags.verbose),
     },
   });
+}
+
+/**
+ * The `retrying:` lines of a provider: one per cause (a provider that is down gives the same cause for
+ * every request, and 120 identical lines hide the one that matters), every wait with `-v`.
+ */
+function retryReporter(ctx: Partial<Pick<AppContext, 'err'>>, name: string, verbose: boolean): (r: { attempt: number; delayMs: number; reason: string }) => void {
+  const seen = new Set<string>();
+  return (r) => {
+    const line = `retrying: ${name}: ${r.reason}; attempt ${r.attempt + 1} in ${(r.delayMs / 1000).toFixed(1)} s`;
+    if (verbose) return ctx.err?.(line);
+    if (seen.has(r.reason)) return;
+    seen.add(r.reason);
+    ctx.err?.(`${line} (further retries for this cause are not shown; -v shows each)`);
+  };
 }
 
 /** What buildProvider resolves: the provider spec string and the resolver's options. */
@@ -487,6 +502,7 @@ async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: Prepa
       ...(flags.gate ? { gate: parseGate(flags.gate) } : {}),
       validateArgs: !!flags.validateArgs,
       concurrency,
+      stopAfterErrors: runSettings(project, flags).stopAfterErrors.value,
       maxTurns: flags.maxTurns,
       systemPrompt,
       keepWorktrees: !!flags.keepWorktrees,
@@ -548,7 +564,8 @@ function finishRun(opts: ExecuteOptions, prepared: PreparedRun, ran: RanSuite): 
     // Every selected case id before sharding, so `merge` restores the unsharded order.
     case_order: opts.allIds,
   };
-  const interrupted = run.cancelled;
+  // A run stopped because the provider looks down is unfinished like an interrupted one: --resume finishes it.
+  const interrupted = run.cancelled || run.stopped !== undefined;
   // An interrupted run writes no results file; its partial document is rendered from a scratch copy.
   const docFile = interrupted ? `${logFile}.partial-${process.pid}.json` : paths.finalFile;
   const facts = recorder.writeDocument(docFile, {
@@ -606,6 +623,15 @@ export function problemsOf(r: ExecuteResult): string[] {
   const lines: string[] = [];
   if (r.badInput) lines.push(`error: ${r.badInput.message}`);
   // Case ids and provider messages are untrusted: one inert line each.
+  if (r.run.stopped) {
+    // One line for one cause: not a line per failed case.
+    const { samples, error } = r.run.stopped;
+    lines.push(
+      `stopped: ${samples} samples in a row failed (${safeText(error.message)}); ${r.facts.cases} of ${r.facts.cases + r.run.unfinished.length} cases finished; ` +
+        `when the provider is back, finish with --resume ${r.logFile}`,
+    );
+    return lines;
+  }
   for (const c of r.infraFailed) lines.push(`error: ${safeText(c.caseId)}: every sample failed: ${safeText(c.message)}`);
   if (r.interrupted) {
     lines.push(`interrupted: ${r.facts.cases} of ${r.facts.cases + r.run.unfinished.length} cases finished; resume with --resume ${r.logFile}`);
@@ -687,6 +713,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
   if (single && isAgentTarget(single) && options.record) {
     throw new UsageError('USAGE', `record --target ${flags.target}: a ${single.kind} target has no model requests to record`, { hint: 'record a model target or a provider' });
   }
+  flags = withRecordedSettings(ctx, project, flags);
   // The telemetry worker loads the OpenTelemetry SDK while the cases and toolsets load (off-thread.ts).
   if (flags.telemetry !== false) (await import('../telemetry/off-thread.js')).prewarmTelemetryWorker({ worker: telemetryWorkerOf(project.env) });
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
@@ -759,7 +786,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     if (!options.record.merge && (flags.fixture || flags.tag || flags.shard)) {
       ctx.warn(`record: only the selected cases are recorded and ${options.record.file} is replaced; pass --merge to keep the other cases' entries`);
     }
-    recorder = createRecordingProvider(provider, { file: resolve(ctx.cwd, options.record.file), merge: options.record.merge });
+    recorder = createRecordingProvider(provider, { file: resolve(ctx.cwd, options.record.file), merge: options.record.merge, run: { samples: flags.samples, threshold: flags.threshold } });
     provider = recorder;
   }
   const result = await executeRun(ctx, {
@@ -826,6 +853,20 @@ async function executeAgentTarget(
 function agentSettings(name: string, t: AgentTargetConfig): Record<string, string | number | boolean | null> {
   const where = t.kind === 'module' ? t.module : t.kind === 'http' ? redactUrl(t.url) : t.command.join(' ');
   return { target: name, kind: t.kind, where, template: t.kind === 'http' ? (t.template ?? null) : null, toolset: t.toolset ?? null };
+}
+
+/**
+ * A replay runs as the recording was made: its samples (a replay with fewer would leave recorded samples
+ * unused; with more, it would ask for answers that were never recorded) and its threshold, unless given now.
+ */
+function withRecordedSettings(ctx: Pick<AppContext, 'cwd'>, project: LoadedProject, flags: RunFlags): RunFlags {
+  if (!flags.script || providerName(flags, project) !== 'replay') return flags;
+  const recording = loadRecording(resolve(ctx.cwd, flags.script));
+  return {
+    ...flags,
+    ...(flags.samples === undefined && recording.samples !== undefined ? { samples: recording.samples } : {}),
+    ...(flags.threshold === undefined && recording.threshold !== undefined ? { threshold: recording.threshold } : {}),
+  };
 }
 
 function safeLabel(name: string): string {

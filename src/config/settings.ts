@@ -19,6 +19,7 @@ export interface SettingFlags {
   toolset?: string;
   /** Attempts per model request, the first included. */
   attempts?: number;
+  stopAfterErrors?: number;
   /** --unsafe-host-commands: no command sandbox. */
   unsafeHostCommands?: boolean;
 }
@@ -42,6 +43,11 @@ export interface RunSettings {
   toolset: Setting<string | undefined>;
   /** Attempts per model request, the first included: --attempts > [llm] retries > 3 (1 = no retry). */
   attempts: Setting<number>;
+  /**
+   * Stop a run after this many samples in a row errored (the provider looks down): --stop-after-errors >
+   * RUNSPEC_STOP_AFTER_ERRORS > [llm] stop_after_errors > 5; 0 never stops.
+   */
+  stopAfterErrors: Setting<number>;
   /** Largest response body read: RUNSPEC_MAX_RESPONSE_BYTES > [llm] max_response_bytes > 32 MiB. */
   maxResponseBytes: Setting<number>;
   /** Command sandbox: --unsafe-host-commands (none) > [trajectory] sandbox > bwrap. */
@@ -50,6 +56,9 @@ export interface RunSettings {
 
 /** Most case samples in flight (--concurrency, RUNSPEC_CONCURRENCY and [llm] concurrency alike). */
 export const MAX_CONCURRENCY = 256;
+
+/** Samples in a row that errored before a run stops (0 = never). */
+export const DEFAULT_STOP_AFTER_ERRORS = 5;
 
 /** Default attempts per model request (the providers' HTTP client default). */
 export const DEFAULT_ATTEMPTS = 3;
@@ -78,6 +87,7 @@ export function resolveRunSettings(input: { flags?: SettingFlags; env: Env; file
     attempts: attemptsSetting(flags.attempts, file),
     maxResponseBytes: firstSet(undefined, maxResponseBytesOf(env), file.llm?.max_response_bytes, DEFAULT_MAX_RESPONSE_BYTES),
     sandbox: firstSet<SandboxMode>(flags.unsafeHostCommands ? 'none' : undefined, undefined, file.trajectory?.sandbox, 'bwrap'),
+    stopAfterErrors: firstSet(flags.stopAfterErrors, env.int('RUNSPEC_STOP_AFTER_ERRORS'), file.llm?.stop_after_errors, DEFAULT_STOP_AFTER_ERRORS),
   };
 }
 

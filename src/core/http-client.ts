@@ -76,7 +76,7 @@ const SYSTEM_CLOCK: HttpClock = {
 export type HttpBody = string | Uint8Array | { body(): Buffer | string };
 
 export interface HttpRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   url: string;
   headers?: Record<string, string>;
   body?: HttpBody;

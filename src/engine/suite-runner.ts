@@ -108,6 +108,12 @@ export interface RunSuiteOptions {
   sandbox?: CommandSandbox;
   /** Aborting ends in-flight runs as `cancelled` and starts nothing new; finished cases are kept. */
   signal?: AbortSignal;
+  /**
+   * Stop the run after this many samples in a row errored (infrastructure: the provider looks down): start
+   * nothing new, cancel what is in flight, keep finished cases (see `SuiteRunResult.stopped`). 0 = never.
+   * @default 0
+   */
+  stopAfterErrors?: number;
   runId: string;
   agentName?: string;
   telemetry?: CaseTelemetrySink;
@@ -137,6 +143,8 @@ export interface SuiteRunResult {
   cancelled: boolean;
   /** Samples run. */
   samplesRun: number;
+  /** Set when `stopAfterErrors` samples in a row errored: how many, and the last one's error. */
+  stopped?: { samples: number; error: { code: string; message: string } };
 }
 
 /**
@@ -227,6 +235,8 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   let reportsPending = 0;
   const maxReportsPending = Math.max(16, 2 * (opts.concurrency ?? 4));
   let failure: unknown;
+  let erroredInARow = 0;
+  let stopped: SuiteRunResult['stopped'];
   const internal = new AbortController();
   const onOuterAbort = (): void => internal.abort();
   if (opts.signal?.aborted) internal.abort();
@@ -309,6 +319,11 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
       }
       const verdict = scoring.scoreRun(s.c, run, { toolset: s.toolset, toolMode, validateArgs: !!opts.validateArgs });
       const outcome = sampleOutcome(run, verdict);
+      erroredInARow = outcome.status === 'errored' ? erroredInARow + 1 : 0;
+      if (outcome.status === 'errored' && opts.stopAfterErrors && erroredInARow >= opts.stopAfterErrors && !stopped) {
+        stopped = { samples: erroredInARow, error: { code: outcome.error.code, message: outcome.error.message } };
+        internal.abort();
+      }
       s.runs[sample] = { run, verdict, outcome };
       s.ended++;
       done++;
@@ -339,5 +354,6 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     unfinished: todo.filter((_c, i) => finishedFlags[i] === 0).map((c) => c.id),
     cancelled: !!opts.signal?.aborted,
     samplesRun: done,
+    ...(stopped ? { stopped } : {}),
   };
 }

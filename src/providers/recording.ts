@@ -48,6 +48,9 @@ export interface RecordingFile {
   contextWindow?: number;
   /** The system prompt the cases were recorded with (when they all shared one): a replay without its own uses it. */
   systemPrompt?: string;
+  /** `--samples` and `--threshold` of the recorded run: a replay without its own uses them. */
+  samples?: number;
+  threshold?: number;
   entries: RecordingEntry[];
 }
 
@@ -108,7 +111,7 @@ export interface RecordingProvider extends Provider {
  * Wrap a provider and record every answered call that carries a key. With `merge`, entries already in
  * the file survive unless re-recorded (to re-record some cases only).
  */
-export function createRecordingProvider(inner: Provider, opts: { file: string; merge?: boolean }): RecordingProvider {
+export function createRecordingProvider(inner: Provider, opts: { file: string; merge?: boolean; run?: { samples?: number | undefined; threshold?: number | undefined } }): RecordingProvider {
   const recorded = new Map<string, RecordingEntry>();
   // The system message of each case's first request ('' for none): stored when all cases share one.
   const systems = new Set<string>();
@@ -165,6 +168,8 @@ export function createRecordingProvider(inner: Provider, opts: { file: string; m
         ...(inner.model ? { model: inner.model } : {}),
         ...(inner.contextWindow !== undefined ? { contextWindow: inner.contextWindow } : {}),
         ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+        ...(opts.run?.samples !== undefined ? { samples: opts.run.samples } : {}),
+        ...(opts.run?.threshold !== undefined ? { threshold: opts.run.threshold } : {}),
         entries: [...all.values()].sort(compareEntries).map(orderEntry),
       };
       writeFileAtomic(opts.file, `${JSON.stringify(file, null, 2)}\n`);

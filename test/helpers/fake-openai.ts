@@ -63,6 +63,8 @@ export interface FakeModelOptions {
   text?: string;
   /** Ids listed by GET /models. @default ["fake-model"] */
   models?: string[];
+  /** Listen on this loopback port (a provider coming back where it was). @default 0 (any free port) */
+  port?: number;
 }
 
 export interface FakeModelServer {
@@ -199,7 +201,7 @@ export async function startFakeModel(protocol: FakeProtocol, opts: FakeModelOpti
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}${protocol.basePath}`,

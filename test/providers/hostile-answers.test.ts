@@ -166,13 +166,13 @@ describe('bounded and honest HTTP', () => {
 });
 
 describe('run says what its retries are doing', () => {
-  it('prints one "retrying:" line per wait', async () => {
+  it('prints one "retrying:" line per cause (not per wait)', async () => {
     server = await startFakeOpenAI({ respond: (_req, i) => (i === 0 ? { status: 503 } : { text: 'done' }) });
     const dir = mkdtempSync(join(tmpdir(), 'runspec-retry-'));
     try {
       writeFileSync(join(dir, 'c.json'), JSON.stringify({ cases: [{ id: 'a', user_prompt: 'x', expected_actions: [{ tool: 'read_file' }], n_runs: 1 }] }));
       const r = await runCli(['run', join(dir, 'c.json'), '--base-url', server.url, '--model', 'm', '--retries', '2', '--no-telemetry', '--out', join(dir, 'r.json')], { cwd: dir, env: { HOME: dir, OPENAI_API_KEY: 'sk-x' } });
-      expect(r.stderr.match(/^retrying: openai: HTTP 503; attempt 2 in \d+\.\d s$/gm)).toHaveLength(1);
+      expect(r.stderr.match(/^retrying: openai: HTTP 503; attempt 2 in \d+\.\d s \(further retries for this cause are not shown; -v shows each\)$/gm)).toHaveLength(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

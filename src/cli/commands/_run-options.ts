@@ -95,6 +95,7 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--validate-args', 'check arguments against the toolset (bounce buckets)')
     .option('--fail-on-unscorable', 'exit 1 when any sample is unscorable (a check the case needs could not be judged)')
     .option('--concurrency <n>', `case samples in flight at once (at most ${MAX_CONCURRENCY_FLAG})`, boundedInt(MAX_CONCURRENCY_FLAG))
+    .option('--stop-after-errors <n>', 'stop the run after this many samples in a row errored (the provider looks down; default 5, 0 = never); --resume finishes it', nonNegativeInt)
     .option('--max-turns <n>', `model turns per case run (at most ${MAX_TURNS_FLAG})`, boundedInt(MAX_TURNS_FLAG))
     .option('--system-prompt <file>', 'system prompt text file')
     .option('-v, --verbose', 'per-turn log on stderr: each model call and each tool call with its arguments and result')

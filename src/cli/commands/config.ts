@@ -48,6 +48,7 @@ function configAction(ctx: CliContext, flags: ConfigFlags): number {
   add('tool_mode', settings.toolMode);
   add('concurrency', settings.concurrency);
   add('max_requests', settings.maxRequests);
+  add('stop_after_errors', settings.stopAfterErrors);
   const toolsetSource = settings.toolset.value === undefined ? 'default' : settings.toolset.source;
   add('toolset (runspec cases)', { value: toolsetSpecOf(settings.toolset, { dialect: 'runspec', mode: 'decision' }), source: toolsetSource });
   const trajectory = toolsetSpecOf(settings.toolset, { dialect: 'replio', mode: 'trajectory' });

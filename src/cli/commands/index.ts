@@ -70,6 +70,12 @@ export const COMMAND_LOADERS: readonly CommandLoader[] = [
     load: async () => (await import('./report.js')).reportCommand,
   },
   {
+    name: 'diff',
+    term: 'diff [options] <base> <head>',
+    summary: 'Compare a run against a baseline: flipped cases, new and removed cases, verdict and pass-rate changes',
+    load: async () => (await import('./diff.js')).diffCommand,
+  },
+  {
     name: 'demo',
     term: 'demo [options]',
     summary: 'Run the bundled suites on the embedded replay provider (no key, no network)',
@@ -116,6 +122,12 @@ export const COMMAND_LOADERS: readonly CommandLoader[] = [
     term: 'schedule',
     summary: 'Manage scheduled eval sweeps in runspec_schedules.toml (a nightly drift check, the twin of the CI live tier)',
     load: async () => (await import('./schedule.js')).scheduleCommand,
+  },
+  {
+    name: 'ci',
+    term: 'ci',
+    summary: 'GitHub Action steps: run with CI artifacts, find the baseline, comment the diff on the pull request',
+    load: async () => (await import('./ci.js')).ciCommand,
   },
   {
     name: 'ui',

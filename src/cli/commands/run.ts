@@ -6,6 +6,9 @@ import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { addExecutionOptions, addModelOptions, addSelectionOptions, suiteLabelOf, type RunFlags } from './_run-options.js';
 import { parseProviderList } from './compare.js';
+import { cwdPath } from './_run-options.js';
+import { UsageError } from '../../errors.js';
+import { DIFF_FAIL_ON, type DiffFailOn } from '../../report/diff.js';
 
 /** Options given explicitly on this command line (not defaults). */
 function explicitFlags(cmd: Command, flags: RunFlags): RunFlags {
@@ -15,11 +18,27 @@ function explicitFlags(cmd: Command, flags: RunFlags): RunFlags {
 }
 
 /** `run`: the suite on one provider (or several with --compare). */
-export async function runAction(ctx: CliContext, targets: string[], flagsIn: RunFlags, cmd: Command): Promise<number> {
+export async function runAction(ctx: CliContext, targets: string[], flagsAll: RunFlags & BaselineFlags, cmd: Command): Promise<number> {
+  const { baseline, failOn = 'any', ...flagsIn } = flagsAll;
+  if (baseline !== undefined && flagsIn.compare) throw new UsageError('USAGE', '--baseline: cannot be combined with --compare', { hint: 'diff each provider\'s results file with `runspec-eval diff BASE HEAD`' });
+  if (!(DIFF_FAIL_ON as readonly string[]).includes(failOn)) throw new UsageError('USAGE', `--fail-on: expected one of ${DIFF_FAIL_ON.join(', ')} (got ${JSON.stringify(failOn)})`);
   // On --resume the log header supplies the rest; only what was typed now overrides it.
   const flags = flagsIn.resume ? { ...explicitFlags(cmd, flagsIn), resume: flagsIn.resume } : flagsIn;
   const compare = flags.compare ? parseProviderList(flags.compare, '--compare') : undefined;
-  return runTargets(ctx, targets, flags, { suiteLabel: suiteLabelOf(targets), ...(compare ? { compare } : {}) });
+  const finished: { file?: string } = {};
+  const code = await runTargets(ctx, targets, flags, { suiteLabel: suiteLabelOf(targets), ...(compare ? { compare } : {}), finished });
+  if (baseline === undefined || finished.file === undefined) return code;
+  // The diff goes to stderr: stdout keeps the report (which may be JSON a pipe reads).
+  const { diffResultFiles } = await import('../../app/diff.js');
+  const { renderDiff } = await import('../../report/diff.js');
+  const { diff, exitCode } = diffResultFiles({ base: cwdPath(ctx, baseline), head: finished.file, failOn: failOn as DiffFailOn });
+  ctx.err(renderDiff(diff, 'table').trimEnd());
+  return code === 0 ? exitCode : code;
+}
+
+interface BaselineFlags {
+  baseline?: string;
+  failOn?: string;
 }
 
 /** Samples from which a run trades a little time for memory (below it the heap stays small anyway). */
@@ -41,7 +60,12 @@ function withHeapCap(progress: RunProgress | undefined): RunProgress {
  * Run the targets' cases through `runEvalSuite`, print the report and return the exit code. `run` and
  * `schedule run` share it.
  */
-export async function runTargets(ctx: CliContext, targets: string[], flags: RunFlags, opts: { suiteLabel: string; agentName?: string; compare?: string[] }): Promise<number> {
+export async function runTargets(
+  ctx: CliContext,
+  targets: string[],
+  flags: RunFlags,
+  opts: { suiteLabel: string; agentName?: string; compare?: string[]; finished?: { file?: string } },
+): Promise<number> {
   // The engine, providers and telemetry load only when a command runs (start-up stays light).
   const { runEvalSuite } = await import('../../app/run-suite.js');
   const { printOutcome, progressBar, withInterrupt } = await import('./_run-io.js');
@@ -58,6 +82,8 @@ export async function runTargets(ctx: CliContext, targets: string[], flags: RunF
       ...(progress ? { progress } : {}),
     }),
   );
+  const only = outcome.runs.length === 1 ? outcome.runs[0]!.result : undefined;
+  if (opts.finished && only && !only.interrupted) opts.finished.file = only.finalFile;
   return printOutcome(ctx, opts.compare ? 'compare' : 'run', outcome, flags.output);
 }
 
@@ -73,6 +99,8 @@ export const runCommand: CommandModule = {
     cmd
       .option('--resume <log>', 'finish a crashed or interrupted run from its .jsonl log, skipping finished cases')
       .option('--compare <p1,p2>', 'run the suite once per provider and compare pass rates')
+      .option('--baseline <file>', 'after the run, print its diff against this results JSON (or the newest in a directory); exit 1 on a regression')
+      .option('--fail-on <when>', 'with --baseline, what counts as a regression: any, significant (95% intervals apart), none', 'any')
       .addHelpText(
         'after',
         '\nExit codes: 0 every case meets the threshold, 1 some case does not, 2 bad input or usage\n' +
