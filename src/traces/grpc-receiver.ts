@@ -10,6 +10,7 @@ import { decodeLogsRequest, decodeTraceRequest, encodeLogsResponse, encodeTraceR
 import { logsFromRequest, spansFromRequest } from './spans.js';
 import type { ReceiverCommonOptions } from './receiver.js';
 import { isBearerToken } from '../core/token.js';
+import { importOptionalPeer } from '../core/optional-peer.js';
 
 export const TRACE_EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 export const LOGS_EXPORT_PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
@@ -48,7 +49,7 @@ function bytesMethod(path: string): Grpc.MethodDefinition<Buffer, Uint8Array> {
 
 /** @example const r = await createGrpcReceiver({ pipeline, port: 0 }); await r.listen(); */
 export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<GrpcReceiver> {
-  const grpc = await import('@grpc/grpc-js');
+  const grpc = await importOptionalPeer('@grpc/grpc-js', 'the OTLP/gRPC receiver', () => import('@grpc/grpc-js'));
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? Date.now;
   const pipeline = options.pipeline;
