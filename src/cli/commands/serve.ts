@@ -83,6 +83,8 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
     },
   });
   let url: string;
+  // Without the optional gRPC peer, stop before listening at all (exit 2, the install line).
+  if (flags.grpc !== undefined) await (await import('../../traces/grpc-receiver.js')).loadGrpc();
   try {
     url = await receiver.listen();
   } catch (err) {
