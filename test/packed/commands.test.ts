@@ -65,7 +65,7 @@ describe('the installed CLI (without the optional peers)', () => {
     expect(r.stderr).not.toMatch(/warning|error/i);
     expect(model.chatRequests().length).toBeGreaterThanOrEqual(2);
     expect(sink.requests.every((q) => q.contentType === 'application/x-protobuf')).toBe(true);
-    expect(sink.spans().filter((s) => !s.parentSpanId).map((s) => s.attributes['runspec.eval.case_id']).sort()).toEqual(['restart-nginx', 'status-api']);
+    expect(sink.spans().filter((s) => !s.parentSpanId).map((s) => String(s.attributes['runspec.eval.case_id'])).sort()).toEqual(['restart-nginx', 'status-api']);
     expect(r.stdout + r.stderr).not.toContain(KEY);
 
     const report = await run(['report', 'out/run.json', '--output', 'junit']);
