@@ -15,9 +15,11 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('npm install git+file://', () => {
   it('builds on prepare: the installed bin runs --help and list', { timeout: 600_000 }, async () => {
-    const bareRepo = join(root, 'runspec-eval.git');
-    execFileSync('git', ['clone', '--quiet', '--bare', '--no-local', REPO_ROOT, bareRepo], { stdio: 'pipe' });
     const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+    const bareRepo = join(root, 'runspec-eval.git');
+    execFileSync('git', ['init', '--quiet', '--bare', bareRepo], { stdio: 'pipe' });
+    execFileSync('git', ['push', '--quiet', bareRepo, `${head}:refs/heads/main`], { cwd: REPO_ROOT, stdio: 'pipe' });
+    execFileSync('git', ['symbolic-ref', 'HEAD', 'refs/heads/main'], { cwd: bareRepo, stdio: 'pipe' });
     const project = emptyProject(root, 'consumer');
     await install(project, [`git+file://${bareRepo}#${head}`], cache);
     const pkgDir = join(project, 'node_modules', 'runspec-eval');

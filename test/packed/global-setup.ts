@@ -22,8 +22,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const tarball = join(root, readdirSync(root).find((f) => f.endsWith('.tgz'))!);
   const bare = emptyProject(root, 'bare');
   const full = emptyProject(root, 'full');
-  await install(bare, [tarball], cache);
-  await install(full, [tarball, ...OPTIONAL_PEER_SPECS], cache);
+  await Promise.all([install(bare, [tarball], cache), install(full, [tarball, ...OPTIONAL_PEER_SPECS], cache)]);
   project.provide('packed', { tarball, bare, full, cache, root });
   return () => rmSync(root, { recursive: true, force: true });
 }
