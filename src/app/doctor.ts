@@ -200,7 +200,7 @@ export async function runDoctor(ctx: AppContext, opts: DoctorOptions = {}): Prom
   const shape = exporter.protocol === 'grpc' ? undefined : pathFix(url, backend);
   checks.push({ name: 'endpoint', ok: shape === undefined, detail: `${url} (${exporter.protocol}, ${backend})`, ...(shape ? { fix: shape } : {}) });
 
-  const { Agent: UndiciAgent, request } = await import('undici');
+  const { Agent: UndiciAgent, request } = await import('../telemetry/undici.js');
   let dispatcher: Agent;
   try {
     dispatcher = new UndiciAgent({ connect: exporter.caFile ? { ca: readFileSync(exporter.caFile) } : {}, keepAliveTimeout: 500 });

@@ -99,7 +99,7 @@ export async function postLangSmithFeedback(opts: PostFeedbackOptions): Promise<
   const maxBackoffMs = opts.maxBackoffMs ?? 8000;
   const requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
   const url = feedbackUrl(opts.endpoint);
-  const { Agent: UndiciAgent, request } = await import('undici');
+  const { Agent: UndiciAgent, request } = await import('./undici.js');
   let dispatcher: Agent;
   try {
     dispatcher = new UndiciAgent({ connect: opts.caFile ? { ca: readFileSync(opts.caFile) } : {}, keepAliveTimeout: 1000 });

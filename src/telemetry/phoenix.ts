@@ -101,7 +101,7 @@ export async function postSpanAnnotations(opts: PostAnnotationsOptions): Promise
   const deadline = Date.now() + timeoutMs;
   const url = `${opts.baseUrl.replace(/\/+$/, '')}/v1/span_annotations?sync=false`;
   // Loaded on first use: only runs with annotations pay for the HTTP client.
-  const { Agent: UndiciAgent, request } = await import('undici');
+  const { Agent: UndiciAgent, request } = await import('./undici.js');
   let dispatcher: Agent;
   try {
     dispatcher = new UndiciAgent({
