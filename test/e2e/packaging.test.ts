@@ -33,8 +33,8 @@ function packReport(): PackReport {
   return (JSON.parse(out) as PackReport[])[0]!;
 }
 
-/** Unpacked size cap: 4.0 MB measured without source maps (13.1 MB with them, 8.6 MB of it maps); 2.5 MB is the CLI bundle. */
-const MAX_UNPACKED_BYTES = 4.5 * 1024 * 1024;
+/** Unpacked size cap: 5.0 MB measured without source maps (13.1 MB with them, 8.6 MB of it maps); 3.5 MB of it is the CLI bundle. */
+const MAX_UNPACKED_BYTES = 6 * 1024 * 1024;
 
 /**
  * Chunks of a bundle that are a CommonJS package wrapped by esbuild (`export default require_x()`) and that
@@ -75,7 +75,7 @@ describe('package', () => {
     const specifiers = [...main.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)].map((m) => m[1]!);
     expect(specifiers.length).toBeGreaterThan(0);
     expect(specifiers.filter((s) => s.startsWith('.') && !s.startsWith('./chunks/'))).toEqual([]);
-    expect(specifiers.filter((s) => s === 'zod' || s === 'commander')).toEqual([]);
+    expect(specifiers.filter((s) => s === 'zod' || s === 'undici' || s === 'commander')).toEqual([]);
   });
 
   it('has no bundled CommonJS chunk whose importers take named exports from it (UndiciAgent is not a constructor)', () => {
