@@ -2,7 +2,7 @@
 // `default` export condition), the root without the OpenTelemetry SDK, a consumer type-checked against the
 // published .d.ts files, and the install without the optional peers smaller than the one with them.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/run-cli.js';
@@ -12,8 +12,13 @@ const { bare, full } = inject('packed');
 const ENTRY_POINTS = ['runspec-eval', 'runspec-eval/traces', 'runspec-eval/telemetry', 'runspec-eval/semconv', 'runspec-eval/report'];
 
 function node(args: string[], cwd = bare): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, args, { cwd, env: isolatedEnv(), encoding: 'utf8', timeout: 60_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  const env = isolatedEnv();
+  try {
+    const r = spawnSync(process.execPath, args, { cwd, env, encoding: 'utf8', timeout: 60_000 });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  } finally {
+    rmSync(env.HOME!, { recursive: true, force: true });
+  }
 }
 
 function sizeOf(dir: string): number {
