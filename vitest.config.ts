@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` (in-process, including the CLI through main()) and `e2e` (whole runs, real processes,
-// a browser). `npx vitest run --project unit` for a quick loop; `npm test` runs both.
+// Three projects: `unit` (in-process, including the CLI through main()), `e2e` (whole runs, real processes,
+// a browser) and `packed` (the `npm pack` tarball installed into empty projects, driven as users get it;
+// run `npm run build` first). `npx vitest run --project unit` for a quick loop; `npm test` runs all three.
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -10,8 +11,9 @@ export default defineConfig({
     maxWorkers: 2,
     reporters: ['default'],
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/integration/**', '**/node_modules/**'] } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/packed/**', 'test/integration/**', '**/node_modules/**'] } },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
+      { extends: true, test: { name: 'packed', include: ['test/packed/**/*.test.ts'], globalSetup: ['test/packed/global-setup.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
     ],
   },
 });

@@ -3,10 +3,19 @@
 // compile cache, and resolving, reading and linking ~240 ES modules (ours, zod's, undici's) was most of a
 // command's start-up; one file starts in about two thirds of the time (see bench/, startup rows).
 //
-// Bundled: our code and the small pure-JS dependencies the commands load on every run. Left as
-// imports: @opentelemetry/* (the API is a peer dependency whose one global instance must be shared with
-// the host; the SDK and exporters load only when traces are exported), gRPC, protobufjs and the MCP SDK
-// (loaded on use; gRPC reads .proto files next to its own modules).
+// Bundled: our code and the pure-JS dependencies the commands load on every run, as the packages ship them
+// (no plugin rewrites or trims a dependency's files). Left as imports: @opentelemetry/* (the API is a peer
+// dependency whose one global instance must be shared with the host; the SDK and exporters load only when
+// traces are exported), protobufjs, gRPC and the MCP SDK (optional peers, loaded on use; gRPC reads .proto
+// files next to its own modules).
+//
+// A bundled CommonJS package must never be reached by a dynamic import() of the package itself: with
+// splitting, esbuild puts it into a chunk ending `export default require_x()`, whose namespace has no named
+// exports (`const { Agent } = await import('undici')` gave undefined: "UndiciAgent is not a constructor" in
+// Phoenix, LangSmith and doctor, while every test of the sources passed). Such callers import an ES module
+// of ours that imports the package statically (src/telemetry/undici.ts). test/e2e/packaging.test.ts fails
+// on any emitted `export default require_*()` chunk whose importers take named exports from it. undici is
+// bundled whole: one file parses in less CPU than Node's loader reading its ~90 CommonJS files.
 // Code that needs files of the package finds its root by walking up (src/core/package-root.ts), so it
 // does not depend on where the bundler puts it.
 import { build } from 'esbuild';
@@ -21,67 +30,6 @@ const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.pee
 const outdir = join(root, 'dist', 'cli');
 rmSync(join(outdir, 'chunks'), { recursive: true, force: true });
 
-// zod re-exports all of its ~60 message locales as `z.locales` (about half of its chunk; importing it cost
-// ~35 ms of every command's start). Nothing of ours reads `z.locales`, and the messages come from the
-// English locale, which zod installs itself (classic/schemas.js imports locales/en.js directly): so the
-// bundled `z.locales` holds English only, and every message stays the same.
-const zodEnglishOnly = {
-  name: 'zod-english-only',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), '..', 'locales', 'index.js'), namespace: 'zod-locales' } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({ contents: 'export { default as en } from "./en.js";\n', resolveDir: dirname(args.path), loader: 'js' }));
-  },
-};
-
-// The one HTTP client (core/http-client.ts) needs undici's Agent only, but undici's index loads all of undici (fetch,
-// WebSocket, cookies, caches, mocks; its cookies module even reads globalThis.Headers, which loads Node's own
-// copy of undici): ~25 ms of every run's start. The client's `import { Agent } from 'undici'` gets what
-// the index does for an Agent: the request API on the Dispatcher prototype and the global dispatcher
-// (lib/global.js, which the index loads too). The same modules serve a later import of the whole index.
-const undiciRoot = join(root, 'node_modules', 'undici');
-const undiciAgentOnly = {
-  name: 'undici-agent-only',
-  setup(b) {
-    b.onResolve({ filter: /^undici$/ }, (args) =>
-      /[\\/]core[\\/]http-client\.js$/.test(args.importer) ? { path: 'undici-agent', namespace: 'undici-agent' } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'undici-agent' }, () => ({
-      contents: [
-        "import Dispatcher from './lib/dispatcher/dispatcher.js';",
-        "import api from './lib/api/index.js';",
-        "import './lib/global.js';",
-        "import Agent from './lib/dispatcher/agent.js';",
-        'Object.assign(Dispatcher.prototype, api);',
-        'export { Agent };',
-      ].join('\n'),
-      resolveDir: undiciRoot,
-      loader: 'js',
-    }));
-  },
-};
-
-// Elsewhere undici is loaded on first use (`await import('undici')` in telemetry/phoenix.ts, langsmith.ts and
-// app/doctor.ts). With splitting, esbuild puts a CommonJS package reached by a dynamic import in a chunk that
-// ends `export default require_undici()`, so `const { Agent } = await import('undici')` got undefined and every
-// Phoenix annotation, LangSmith feedback and doctor check failed in the built CLI ("UndiciAgent is not a
-// constructor"; seen against a live Phoenix in the integration tier). This entry gives those importers the
-// named exports they use, from the same CommonJS module.
-const undiciNamed = {
-  name: 'undici-named-exports',
-  setup(b) {
-    b.onResolve({ filter: /^undici$/ }, (args) =>
-      args.namespace === 'undici-named' || /[\\/]providers[\\/]_http\.js$/.test(args.importer) ? undefined : { path: 'undici-named', namespace: 'undici-named' },
-    );
-    b.onLoad({ filter: /.*/, namespace: 'undici-named' }, () => ({
-      contents: ["import undici from 'undici';", 'export const { Agent, request, fetch } = undici;', 'export default undici;'].join('\n'),
-      resolveDir: root,
-      loader: 'js',
-    }));
-  },
-};
-
 await build({
   entryPoints: [join(outdir, 'main.js')],
   outdir,
@@ -93,11 +41,8 @@ await build({
   target: 'node20',
   chunkNames: 'chunks/[name]-[hash]',
   external,
-  plugins: [zodEnglishOnly, undiciAgentOnly, undiciNamed],
   // CommonJS dependencies (undici, commander) call require() for Node's own modules.
   banner: { js: "import { createRequire as __runspecRequire } from 'node:module'; const require = __runspecRequire(import.meta.url);" },
-  sourcemap: true,
-  sourcesContent: true,
   legalComments: 'linked',
   logLevel: 'warning',
 });

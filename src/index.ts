@@ -1,8 +1,8 @@
 // The public API: named re-exports only. The root holds what a library user needs to load cases and
-// toolsets, pick a provider, run a suite or a case, score a run, score traces and set up telemetry;
-// everything else is under a subpath (`runspec-eval/scoring`, `/report`, `/traces`, `/toolset`,
-// `/fixtures`, `/providers`, `/engine`, `/telemetry`, `/config`, `/core`, `/optimize`, `/semconv`,
-// `/app`), listed in package.json "exports". test/public-api.test.ts pins every exported name.
+// toolsets, pick a provider, run a suite or a case, score a run and score traces; four subpaths hold the
+// rest (`runspec-eval/traces`, `/telemetry`, `/semconv`, `/report`; `/vitest` is reserved), listed in
+// package.json "exports". The root does not load the OpenTelemetry SDK: setting up telemetry
+// (`createTelemetry`) is under `/telemetry`. test/public-api.test.ts pins every exported name.
 
 // --- errors ---
 export { RunspecError, isRunspecError, exitCodeFor, EXIT_CODES } from './errors.js';
@@ -54,8 +54,3 @@ export type { ScoreTracesOptions } from './app/score-traces.js';
 export { scoreTraceFiles } from './traces/pipeline.js';
 export type { ScoreSummary, TraceVerdictLine } from './traces/score-traces.js';
 
-// --- telemetry setup ---
-export { createTelemetry } from './telemetry/telemetry.js';
-export type { Telemetry } from './telemetry/telemetry.js';
-export { resolveTelemetryConfig } from './config/telemetry.js';
-export type { TelemetryConfig } from './config/telemetry.js';

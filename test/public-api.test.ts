@@ -42,8 +42,6 @@ describe('the root export', () => {
         'OutputFormat', 'ResultsDocument', 'ScoreOptions', 'aggregateCase', 'buildResultsDocument', 'parseResultsDocument', 'renderDocument', 'scoreRun',
         // score traces
         'ScoreSummary', 'ScoreTracesOptions', 'TraceVerdictLine', 'scoreTraceFiles', 'scoreTraces',
-        // telemetry
-        'Telemetry', 'TelemetryConfig', 'createTelemetry', 'resolveTelemetryConfig',
       ].sort(),
     );
   });
@@ -53,8 +51,8 @@ describe('the root export', () => {
     expect(Object.keys(root).sort()).toEqual(
       [
         'EXIT_CODES', 'RunspecError', 'VERDICT_CATEGORIES', 'aggregateCase', 'buildResultsDocument', 'createAnthropicProvider', 'createMockProvider',
-        'createOpenAIProvider', 'createRecordingProvider', 'createReplayProvider', 'createTelemetry', 'discoverFixtures', 'exitCodeFor', 'isRunspecError',
-        'loadCasesFromPaths', 'loadFixtureFile', 'loadToolset', 'parseResultsDocument', 'renderDocument', 'resolveProvider', 'resolveTelemetryConfig',
+        'createOpenAIProvider', 'createRecordingProvider', 'createReplayProvider', 'discoverFixtures', 'exitCodeFor', 'isRunspecError',
+        'loadCasesFromPaths', 'loadFixtureFile', 'loadToolset', 'parseResultsDocument', 'renderDocument', 'resolveProvider',
         'runCase', 'runEvalSuite', 'runSuite', 'scoreRun', 'scoreTraceFiles', 'scoreTraces', 'selectCases',
       ].sort(),
     );
@@ -62,34 +60,30 @@ describe('the root export', () => {
 });
 
 describe('subpath exports', () => {
-  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | { types: string; import: string }> };
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | { types: string; default: string }> };
   const subpaths = Object.entries(pkg.exports).filter(([k]) => k !== '.' && k !== './package.json');
 
-  it('map each subpath to a public barrel of src/', () => {
-    expect(subpaths.map(([k]) => k)).toEqual(['./app', './config', './core', './engine', './fixtures', './optimize', './providers', './report', './scoring', './semconv', './telemetry', './toolset', './traces', './types', './vitest']);
+  it('are the five a user needs beside the root (./vitest for vitest users), each with types and a default condition (require and import)', () => {
+    expect(Object.keys(pkg.exports)).toEqual(['.', './traces', './telemetry', './semconv', './report', './vitest', './package.json']);
+    expect(pkg.exports['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
     for (const [key, target] of subpaths) {
-      const t = target as { types: string; import: string };
-      expect(t.import).toBe(`./dist/${key.slice(2)}/index.js`);
-      expect(t.types).toBe(`./dist/${key.slice(2)}/index.d.ts`);
+      expect(target).toEqual({ types: `./dist/${key.slice(2)}/index.d.ts`, default: `./dist/${key.slice(2)}/index.js` });
       expect(readFileSync(join(SRC, key.slice(2), 'index.ts'), 'utf8')).toMatch(PUBLIC_HEADER);
     }
   });
 
+  it('leave every other barrel of src/ unpublished, and say so in its header', () => {
+    const barrels = readdirSync(SRC).filter((d) => statSync(join(SRC, d)).isDirectory() && readdirSync(join(SRC, d)).includes('index.ts'));
+    const published = barrels.filter((d) => PUBLIC_HEADER.test(readFileSync(join(SRC, d, 'index.ts'), 'utf8')));
+    expect(published.sort()).toEqual(['report', 'semconv', 'telemetry', 'traces', 'vitest']);
+  });
+
   const loaders: Record<string, () => Promise<Record<string, unknown>>> = {
-    './app': () => import('../src/app/index.js'),
-    './config': () => import('../src/config/index.js'),
-    './core': () => import('../src/core/index.js'),
-    './engine': () => import('../src/engine/index.js'),
-    './fixtures': () => import('../src/fixtures/index.js'),
-    './optimize': () => import('../src/optimize/index.js'),
-    './providers': () => import('../src/providers/index.js'),
     './report': () => import('../src/report/index.js'),
-    './scoring': () => import('../src/scoring/index.js'),
     './semconv': () => import('../src/semconv/index.js'),
     './telemetry': () => import('../src/telemetry/index.js'),
-    './toolset': () => import('../src/toolset/index.js'),
     './traces': () => import('../src/traces/index.js'),
-    './types': () => import('../src/types/index.js'),
+    './vitest': () => import('../src/vitest/index.js'),
     './vitest': () => import('../src/vitest/index.js'),
   };
 

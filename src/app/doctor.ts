@@ -20,6 +20,7 @@ import { postLangSmithFeedback } from '../telemetry/langsmith.js';
 import { encodeTraceRequest } from '../traces/otlp-proto.js';
 import type { OtlpTraceRequest } from '../traces/otlp-types.js';
 import type { AppContext } from './context.js';
+import { importOptionalPeer } from '../core/optional-peer.js';
 
 /** The annotation / feedback name of the canary (not a verdict). */
 export const DOCTOR_EVALUATION_NAME = 'runspec.doctor';
@@ -495,7 +496,7 @@ async function langsmithChecks(input: BackendCheckInput & { pollMs: number }): P
 
 /** Export the canary over OTLP/gRPC with a raw unary call; the problem text, or undefined when accepted. */
 async function sendGrpcCanary(url: string, headers: Record<string, string>, body: Uint8Array, caFile: string | undefined): Promise<string | undefined> {
-  const grpc = await import('@grpc/grpc-js');
+  const grpc = await importOptionalPeer('@grpc/grpc-js', 'an OTLP/gRPC check', () => import('@grpc/grpc-js'));
   const u = new URL(url);
   const creds = u.protocol === 'https:' ? grpc.credentials.createSsl(caFile ? readFileSync(caFile) : null) : grpc.credentials.createInsecure();
   const client = new grpc.Client(u.host, creds);

@@ -1,4 +1,4 @@
-// Exports added here are public: the use cases the CLI and the console share.
+// Not published (package.json "exports" leaves it out): one import for tests and bench/.
 export { runEvalSuite, executeRun, exitCodeOf, problemsOf, loadProject, selectRunCases, loadToolsets, buildProvider, providerName, runSettings } from './run-suite.js';
 export type { RunEvalOptions, RunEvalOutcome, ExecuteOptions, ExecuteResult, RunProgress, LoadedProject } from './run-suite.js';
 export { scoreTraces, scoreExitCode, loadTraceScoring } from './score-traces.js';

@@ -463,6 +463,8 @@ async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: Prepa
   // worker thread, beside the run's loop (off-thread.ts).
   const todo = opts.cases.filter((c) => !prior.has(c.id));
   const totalSamples = todo.reduce((n, c) => n + sampleCount(c, flags.samples), 0);
+  // OTLP/gRPC needs two optional peers: missing, the run stops here (exit 2, the install line), not batch by batch.
+  if (telemetryConfig.enabled && telemetryConfig.exporter.kind === 'otlp' && telemetryConfig.exporter.protocol === 'grpc') await (await import('../telemetry/grpc-exporter.js')).loadGrpcExporterModules();
   const telemetry = telemetryConfig.enabled
     ? await (await import('../telemetry/off-thread.js')).createRunTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION, worker: telemetryWorkerOf(project.env), traces: totalSamples })
     : undefined;

@@ -62,6 +62,8 @@ export interface ServeHandle {
  */
 export async function startServe(ctx: ServeContext, options: ServeOptions): Promise<ServeHandle> {
   const token = bearerToken(ctx, options);
+  // Without the optional gRPC peer, stop before listening at all (exit 2, the install line).
+  if (options.grpc !== undefined) await (await import('../traces/grpc-receiver.js')).loadGrpc();
   if (!isLoopbackHost(options.host) && !token) ctx.warn(`listening on ${options.host} without --token-env: anyone who can reach it can post traces`);
   // The receiver and the scorer load when serve starts (`serve --help` stays light).
   const [{ createResultsCollector, loadTraceScoring, scoreMeta }, { createOtlpReceiver }, { createTracePipeline }, { createOutcomeMetrics }] = await Promise.all([

@@ -1,4 +1,4 @@
-// Exports added here are public.
+// Not published (package.json "exports" leaves it out): one import for tests and bench/.
 export { readEnv } from './env.js';
 export type { Env, EnvSource } from './env.js';
 export { firstSet } from './setting.js';

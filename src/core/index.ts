@@ -1,4 +1,4 @@
-// Exports added here are public. One owner per idea; docs/architecture.md lists them.
+// Not published (package.json "exports" leaves it out): one import for tests and bench/.
 export { writeFileAtomic } from './atomic-write.js';
 export { canonicalJson, sortKeys, showValue } from './canonical-json.js';
 export { createLimiter, runPool } from './concurrency.js';

@@ -1,4 +1,4 @@
-// Exports added here are public.
+// Not published (package.json "exports" leaves it out): one import for tests and bench/.
 export { runCase, DEFAULT_MAX_TURNS, MAX_PARALLEL_TOOL_CALLS, DEFAULT_DECISION_SYSTEM_PROMPT, DEFAULT_TRAJECTORY_SYSTEM_PROMPT } from './run-case.js';
 export type { RunCaseOptions } from './run-case.js';
 export { toolLog, TOOL_LOG_RESULT_CHARS } from './tool-log.js';

@@ -1,5 +1,6 @@
 import type { McpConnection } from '../toolset/mcp.js';
 import type { Toolset } from '../types/toolset.js';
+import { importOptionalPeer } from '../core/optional-peer.js';
 
 // MCP tools executed in trajectory mode. A host connects to each MCP server of a run the first time
 // one of its tools is called, keeps the connection for the rest of the run (every case and sample
@@ -67,7 +68,7 @@ export function createMcpToolHost(opts: McpToolHostOptions): ToolHost {
     let conn = connections.get(target);
     if (!conn) {
       // The MCP SDK loads with the first MCP tool call, not with every run.
-      conn = import('../toolset/mcp.js').then(({ connectMcp }) =>
+      conn = importOptionalPeer('@modelcontextprotocol/sdk', 'an mcp: toolset', () => import('../toolset/mcp.js')).then(({ connectMcp }) =>
         connectMcp(target, { projectDir: opts.projectDir, env: opts.env, timeoutMs: opts.connectTimeoutMs ?? 30_000, what: 'cannot start the MCP server' }),
       );
       // A failed start is not retried for every call: each call reports it.

@@ -1,4 +1,4 @@
-// Exports added here are public.
+// Not published (package.json "exports" leaves it out): one import for tests and bench/.
 export type { ChatKey, ChatRequest, ChatResponse, HttpProviderOptions, Provider, ReasoningEffort, RetryInfo } from './types.js';
 export { createOpenAIProvider, OPENAI_DEFAULT_BASE_URL } from './openai.js';
 export { createAnthropicProvider, ANTHROPIC_DEFAULT_BASE_URL } from './anthropic.js';

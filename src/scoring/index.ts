@@ -1,4 +1,4 @@
-// Exports added here are public.
+// Not published (package.json "exports" leaves it out): one import for tests and bench/.
 export { matchArg, matchArgs, tolerantEquals, describeArgFailures, describeExpectation } from './arg-match.js';
 export type { ArgMatch, ArgFailure } from './arg-match.js';
 export { scoreMatch, matchAction, maximumMatching } from './match-modes.js';

@@ -1,6 +1,7 @@
 // OTLP/gRPC span export through the official OpenTelemetry JS gRPC exporter, for
 // OTEL_EXPORTER_OTLP_PROTOCOL=grpc. Loaded only then: @grpc/grpc-js is a heavy import.
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { importOptionalPeer } from '../core/optional-peer.js';
 
 export interface GrpcExporterOptions {
   /** http(s)://host:port, used as given (gRPC endpoints carry no path). */
@@ -15,8 +16,7 @@ export interface GrpcExporterOptions {
 
 /** The official `@opentelemetry/exporter-trace-otlp-grpc` exporter with our endpoint, metadata and TLS. */
 export async function loadGrpcTraceExporter(opts: GrpcExporterOptions): Promise<SpanExporter> {
-  const grpc = await import('@grpc/grpc-js');
-  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-grpc');
+  const { grpc, OTLPTraceExporter } = await loadGrpcExporterModules();
   const metadata = new grpc.Metadata();
   for (const [k, v] of Object.entries(opts.headers)) metadata.set(k.toLowerCase(), v);
   const secure = opts.url.startsWith('https:');
@@ -30,4 +30,14 @@ export async function loadGrpcTraceExporter(opts: GrpcExporterOptions): Promise<
     timeoutMillis: opts.timeoutMillis,
     compression: opts.compression as never,
   });
+}
+
+/**
+ * The two optional peers OTLP/gRPC export needs. A run calls it before it starts, so a missing peer stops
+ * the command (exit 2, the install line) instead of dropping every batch with a warning.
+ */
+export async function loadGrpcExporterModules(): Promise<{ grpc: typeof import('@grpc/grpc-js'); OTLPTraceExporter: typeof import('@opentelemetry/exporter-trace-otlp-grpc').OTLPTraceExporter }> {
+  const grpc = await importOptionalPeer('@grpc/grpc-js', 'OTLP/gRPC export', () => import('@grpc/grpc-js'));
+  const { OTLPTraceExporter } = await importOptionalPeer('@opentelemetry/exporter-trace-otlp-grpc', 'OTLP/gRPC export', () => import('@opentelemetry/exporter-trace-otlp-grpc'));
+  return { grpc, OTLPTraceExporter };
 }

@@ -1,4 +1,4 @@
-// Exports added here are public.
+// Not published (package.json "exports" leaves it out): one import for tests and bench/.
 export { loadToolset, FLEET_TOOLSET_FILE, BUILTIN_TOOLSETS } from './load.js';
 export type { LoadToolsetOptions } from './load.js';
 export { loadToolsetFile, parseToolsetText, ToolsetFileSchema } from './file.js';

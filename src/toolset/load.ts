@@ -6,6 +6,7 @@ import type { Toolset } from '../types/toolset.js';
 import { loadToolsetFile } from './file.js';
 import { WORKSPACE_TOOLSET } from './workspace.js';
 import { OPERATIONS_SYSTEM_PROMPT } from '../core/system-prompts.js';
+import { importOptionalPeer } from '../core/optional-peer.js';
 
 /** Path of the bundled fleet toolset. */
 export const FLEET_TOOLSET_FILE = join(PACKAGE_ROOT, 'fixtures', 'toolsets', 'fleet.toml');
@@ -41,7 +42,7 @@ export async function loadToolset(spec: string, opts: LoadToolsetOptions): Promi
     });
   }
   // The MCP SDK (and its JSON Schema validator) loads only for an mcp: toolset.
-  if (s.startsWith('mcp:')) return (await import('./mcp.js')).loadMcpToolset(s.slice('mcp:'.length).trim(), opts);
+  if (s.startsWith('mcp:')) return (await importOptionalPeer('@modelcontextprotocol/sdk', 'an mcp: toolset', () => import('./mcp.js'))).loadMcpToolset(s.slice('mcp:'.length).trim(), opts);
   if (s === '') throw new ToolsetError('TOOLSET', 'empty toolset spec', { hint: 'pass a file, builtin:fleet, builtin:workspace or mcp:<command>' });
   return loadToolsetFile(isAbsolute(s) ? s : resolve(opts.projectDir, s));
 }

@@ -10,6 +10,7 @@ import { decodeLogsRequest, decodeTraceRequest, encodeLogsResponse, encodeTraceR
 import { logsFromRequest, spansFromRequest } from './spans.js';
 import type { ReceiverCommonOptions } from './receiver.js';
 import { isBearerToken } from '../core/token.js';
+import { importOptionalPeer } from '../core/optional-peer.js';
 
 export const TRACE_EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 export const LOGS_EXPORT_PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
@@ -46,9 +47,14 @@ function bytesMethod(path: string): Grpc.MethodDefinition<Buffer, Uint8Array> {
   };
 }
 
+/** @grpc/grpc-js, an optional peer: missing, a ConfigError whose one line is the install command. */
+export function loadGrpc(): Promise<typeof Grpc> {
+  return importOptionalPeer('@grpc/grpc-js', 'the OTLP/gRPC receiver', () => import('@grpc/grpc-js'));
+}
+
 /** @example const r = await createGrpcReceiver({ pipeline, port: 0 }); await r.listen(); */
 export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<GrpcReceiver> {
-  const grpc = await import('@grpc/grpc-js');
+  const grpc = await loadGrpc();
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? Date.now;
   const pipeline = options.pipeline;
