@@ -134,7 +134,7 @@ describe('package', () => {
     expect(pkg.dependencies['cron-parser']).toBeUndefined();
   });
 
-  it('makes gRPC and the MCP SDK optional peers (kept as dev dependencies for the tests)', () => {
+  it('makes gRPC and the MCP SDK optional peers (kept as dev dependencies for the tests), beside tsx and vitest', () => {
     const optional = ['@grpc/grpc-js', '@opentelemetry/exporter-trace-otlp-grpc', '@modelcontextprotocol/sdk'];
     for (const name of optional) {
       expect(pkg.dependencies[name], name).toBeUndefined();
@@ -142,7 +142,8 @@ describe('package', () => {
       expect(pkg.peerDependenciesMeta[name], name).toEqual({ optional: true });
       expect(pkg.devDependencies[name], name).toBe(pkg.peerDependencies[name]!.slice(1));
     }
-    expect(Object.keys(pkg.peerDependenciesMeta).sort()).toEqual([...optional].sort());
+    // tsx (TypeScript module targets) and vitest (runspec-eval/vitest) load only where a user opts in.
+    expect(Object.keys(pkg.peerDependenciesMeta).sort()).toEqual([...optional, 'tsx', 'vitest'].sort());
   });
 
   it('says where it lives and builds on prepare (a git install has a dist/)', () => {
