@@ -1,31 +1,31 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/run-cli.js';
-import { tempProject } from './_helpers.js';
+import { isolatedEnv } from './_cli.js';
+import { emptyProject, install } from './_install.js';
 
-// A user's project that runs its eval cases as vitest tests through `runspec-eval/vitest`: a TOML case file
-// and inline cases against the mock provider, vitest's JUnit reporter beside our results document, and a
-// watch run that reruns when the case file changes. vitest itself runs as a separate process, as users run it.
+// A user's project that runs its eval cases as vitest tests through `runspec-eval/vitest`: the packed tarball
+// and vitest installed from the npm cache, a TOML case file and inline cases against the mock provider,
+// vitest's JUnit reporter beside our results document, and a watch run that reruns when the case file changes.
+// vitest itself runs as a separate process, as users run it.
 
-const project = tempProject('runspec-vitest-');
-const VITEST = join(REPO_ROOT, 'node_modules/vitest/vitest.mjs');
+const { tarball, cache, root } = inject('packed');
+const dir = emptyProject(root, 'vitest-sample');
+const VITEST = join(dir, 'node_modules/vitest/vitest.mjs');
+const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+const project = { dir };
 
-beforeAll(() => {
-  const modules = join(project.dir, 'node_modules');
-  mkdirSync(modules);
-  // The package as its exports map publishes it (dist/), and the user's own vitest and vite.
-  symlinkSync(REPO_ROOT, join(modules, 'runspec-eval'));
-  for (const dep of ['vitest', 'vite']) symlinkSync(join(REPO_ROOT, 'node_modules', dep), join(modules, dep));
-  const src = join(REPO_ROOT, 'test/e2e/vitest-project');
-  mkdirSync(join(project.dir, 'evals'));
-  cpSync(join(src, 'fleet.toml'), join(project.dir, 'evals/fleet.toml'));
-  for (const f of ['mock.json', 'vitest.config.mjs', 'evals.test.mjs']) cpSync(join(src, f), join(project.dir, f));
-});
-afterAll(() => project.cleanup());
+beforeAll(async () => {
+  await install(dir, [tarball, `vitest@${pkg.devDependencies.vitest}`], cache);
+  const src = join(REPO_ROOT, 'test/packed/vitest-project');
+  mkdirSync(join(dir, 'evals'));
+  cpSync(join(src, 'fleet.toml'), join(dir, 'evals/fleet.toml'));
+  for (const f of ['mock.json', 'vitest.config.mjs', 'evals.test.mjs']) cpSync(join(src, f), join(dir, f));
+}, 600_000);
 
-const env = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: project.dir, XDG_CONFIG_HOME: join(project.dir, '.config'), TMPDIR: project.dir, NO_COLOR: '1', CI: '1' });
+const env = (): NodeJS.ProcessEnv => isolatedEnv({ CI: '1' });
 
 function vitest(args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((done) => {
@@ -52,7 +52,7 @@ describe('runspec-eval/vitest in a user project', { timeout: 180_000 }, () => {
     expect(ours.map((c) => c.name).sort()).toEqual(['inline-ok', 'restart-nginx', 'status-api']);
     // The results document is the CLI's: report renders it.
     const report = await new Promise<string>((done) => {
-      const child = spawn(process.execPath, [join(REPO_ROOT, 'dist/cli/main.js'), 'report', 'results.json', '--output', 'md'], { cwd: project.dir, env: env() });
+      const child = spawn(join(dir, 'node_modules/.bin/runspec-eval'), ['report', 'results.json', '--output', 'md'], { cwd: project.dir, env: env() });
       let out = '';
       child.stdout.on('data', (b: Buffer) => (out += b.toString()));
       child.on('close', () => done(out));
