@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole, type ConsoleServer } from '../../src/console/server.js';
 import { parseResultsDocument } from '../../src/report/results.js';
-import { launchBrowser } from '../helpers/browser.js';
+import { BROWSER_SETUP_TIMEOUT_MS, launchBrowser } from '../helpers/browser.js';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
 import { checkReportView } from '../report/_report-view-checks.js';
 import { viewDocument } from '../report/_view-doc.js';
@@ -123,7 +123,7 @@ describe('Evals console (ui) in headless Chromium', () => {
       if (r.url().includes('/api/')) void r.text().then((t) => responses.push(t), () => {});
     });
     await page.goto(ui.url);
-  });
+  }, BROWSER_SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
     release();

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { closedPort } from '../helpers/ports.js';
 import { runCli } from '../helpers/run-cli.js';
 import { restartSuite, tempProject } from './_helpers.js';
 
@@ -56,9 +57,10 @@ describe('--resume compares the resolved settings, not only the flags', { timeou
     expect(model.exitCode).toBe(2);
     expect(errorLine(model.stderr)).toMatch(/\(model: \(unset\) → "other-model", toolMode: "dedup" → "per_host"\)/);
 
-    const url = await cli(['run', '--resume', log], { RUNSPEC_BASE_URL: `http://user:${PASSWORD}@127.0.0.1:9/v1?api-key=${QUERY_KEY}` });
+    const port = await closedPort();
+    const url = await cli(['run', '--resume', log], { RUNSPEC_BASE_URL: `http://user:${PASSWORD}@127.0.0.1:${port}/v1?api-key=${QUERY_KEY}` });
     expect(url.exitCode).toBe(2);
-    expect(errorLine(url.stderr)).toMatch(/baseUrl: \(unset\) → "http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:9\/v1\?api-key=\*\*\*"\)/);
+    expect(errorLine(url.stderr)).toContain(`baseUrl: (unset) → "http://***:***@127.0.0.1:${port}/v1?api-key=***")`);
     expect(url.stderr + url.stdout).not.toContain(PASSWORD);
     expect(url.stderr + url.stdout).not.toContain(QUERY_KEY);
 

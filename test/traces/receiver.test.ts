@@ -182,7 +182,8 @@ describe('receiver protocol handling', () => {
   it('waits for the root to end before scoring a trace', async () => {
     const child = request([span({ trace: 103, id: 2, parent: 1, name: 'execute_tool x', start: 1, attrs: { 'gen_ai.tool.name': 'x' } })]);
     await post('/v1/traces', JSON.stringify(child), { 'content-type': 'application/json' });
-    await new Promise((r) => setTimeout(r, 200));
+    // Five quiet windows later (short of the orphan window): a tick at that time, not a sleep.
+    pipeline.tick(Date.now() + 5 * 60);
     expect(outcomes.find((o) => o.traceId === traceId(103))).toBeUndefined();
     const root = request([span({ trace: 103, id: 1, name: 'root', start: 0, end: 5 })]);
     await post('/v1/traces', JSON.stringify(root), { 'content-type': 'application/json' });

@@ -1,0 +1,23 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+
+// One directory per test run, under the machine's temp folder: every test file gets its own empty HOME,
+// XDG_CONFIG_HOME and TMPDIR inside it (test/setup/isolate.ts), and the unpacked test browser lives in it
+// (test/helpers/browser.ts). Nothing a test writes outlives the run, and nothing the machine has (a global
+// fixture in ~/.config/runspec-eval/eval, stale worktrees in /tmp) reaches a test.
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    runRoot: string;
+  }
+}
+
+export default function setup(project: TestProject): () => void {
+  const root = mkdtempSync(join(tmpdir(), 'runspec-test-run-'));
+  project.provide('runRoot', root);
+  return () => {
+    if (!process.env.RUNSPEC_KEEP_TEST_DIRS) rmSync(root, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,20 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+
+// Runs in the worker before each test file: HOME, XDG_* and TMPDIR point at fresh empty folders of this run
+// (os.homedir() and os.tmpdir() read them), so the file sees none of the machine's files and the CLI it
+// calls in-process sweeps and writes only there. Processes get their own again (test/helpers/run-cli.ts).
+const fileRoot = mkdtempSync(join(inject('runRoot'), 'file-'));
+for (const [name, sub] of [
+  ['HOME', 'home'],
+  ['XDG_CONFIG_HOME', 'home/.config'],
+  ['XDG_CACHE_HOME', 'home/.cache'],
+  ['XDG_DATA_HOME', 'home/.local/share'],
+  ['XDG_STATE_HOME', 'home/.local/state'],
+  ['TMPDIR', 'tmp'],
+] as const) {
+  const dir = join(fileRoot, sub);
+  mkdirSync(dir, { recursive: true });
+  process.env[name] = dir;
+}
