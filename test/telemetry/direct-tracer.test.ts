@@ -200,6 +200,7 @@ describe('direct tracer: used only where the SDK would decide the same', () => {
       const config: TelemetryConfig = {
         enabled: true,
         captureContent: false,
+        captureHashed: false,
         annotations: false,
         exporter: { kind: 'otlp', url: `${sink.url}/v1/traces`, protocol: 'http/protobuf', headers: {}, compression: 'none' },
         timeoutMs: 5000,

@@ -17,6 +17,7 @@ function config(url: string, timeoutMs: number, protocol: OtlpProtocol = 'http/p
   return {
     enabled: true,
     captureContent: false,
+    captureHashed: false,
     annotations: false,
     exporter: { kind: 'otlp', url: `${url}/v1/traces`, protocol, headers: {}, compression: 'none' },
     timeoutMs,

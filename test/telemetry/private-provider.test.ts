@@ -12,6 +12,7 @@ function config(url: string): TelemetryConfig {
   return {
     enabled: true,
     captureContent: false,
+    captureHashed: false,
     annotations: false,
     exporter: { kind: 'otlp', url: `${url}/v1/traces`, protocol: 'http/protobuf', headers: {}, compression: 'none' },
     timeoutMs: 5000,

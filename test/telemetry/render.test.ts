@@ -31,6 +31,7 @@ function otlpConfig(url: string, protocol: OtlpProtocol, captureContent: boolean
   return {
     enabled: true,
     captureContent,
+    captureHashed: false,
     annotations: false,
     exporter: { kind: 'otlp', url: `${url}/v1/traces`, protocol, headers: { 'x-test': 'yes' }, compression: 'none' },
     timeoutMs: 5000,

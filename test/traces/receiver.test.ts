@@ -99,7 +99,7 @@ describe('official OpenTelemetry exporters posting to the receiver', () => {
 });
 
 async function post(path: string, body: Uint8Array | string, headers: Record<string, string>) {
-  const res = await fetch(`${url}${path}`, { method: 'POST', body, headers: { ...AUTH, ...headers } });
+  const res = await fetch(`${url}${path}`, { method: 'POST', body: typeof body === 'string' ? body : Buffer.from(body), headers: { ...AUTH, ...headers } });
   return { status: res.status, type: res.headers.get('content-type'), body: Buffer.from(await res.arrayBuffer()) };
 }
 
@@ -126,7 +126,7 @@ describe('receiver protocol handling', () => {
     { name: 'an unknown content encoding', body: 'x', headers: { 'content-type': 'application/json', 'content-encoding': 'br' }, status: 415, message: /content encoding/ },
     { name: 'a body over the limit', body: 'x'.repeat(1024 * 1024 + 10), headers: { 'content-type': 'application/json' }, status: 413, message: /over the 1048576-byte limit/ },
   ])('rejects $name with $status and a message, and stays up', async ({ body, headers, status, message }) => {
-    const r = await post('/v1/traces', body, headers);
+    const r = await post('/v1/traces', body, headers as Record<string, string>);
     expect(r.status).toBe(status);
     expect(JSON.parse(r.body.toString()).message).toMatch(message);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
