@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -43,6 +43,9 @@ export function isolatedEnv(): Record<'HOME' | 'XDG_CONFIG_HOME' | 'XDG_CACHE_HO
   const root = mkdtempSync(join(tmpdir(), 'cli-'));
   const dirs = { HOME: join(root, 'home'), XDG_CONFIG_HOME: join(root, 'home', '.config'), XDG_CACHE_HOME: join(root, 'home', '.cache'), TMPDIR: join(root, 'tmp') };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
+  // Modes as /tmp has them: as root the command sandbox drops to an unprivileged uid that must reach worktrees.
+  chmodSync(root, 0o755);
+  chmodSync(dirs.TMPDIR, 0o1777);
   return dirs;
 }
 

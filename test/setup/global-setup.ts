@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -16,6 +16,8 @@ declare module 'vitest' {
 
 export default function setup(project: TestProject): () => void {
   const root = mkdtempSync(join(tmpdir(), 'runspec-test-run-'));
+  // Traversable like /tmp: as root the command sandbox drops to an unprivileged uid that must reach worktrees.
+  chmodSync(root, 0o755);
   project.provide('runRoot', root);
   return () => {
     if (!process.env.RUNSPEC_KEEP_TEST_DIRS) rmSync(root, { recursive: true, force: true });

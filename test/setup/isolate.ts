@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 
@@ -6,6 +6,8 @@ import { inject } from 'vitest';
 // (os.homedir() and os.tmpdir() read them), so the file sees none of the machine's files and the CLI it
 // calls in-process sweeps and writes only there. Processes get their own again (test/helpers/run-cli.ts).
 const fileRoot = mkdtempSync(join(inject('runRoot'), 'file-'));
+// Modes as /tmp has them: as root the command sandbox drops to an unprivileged uid that must reach worktrees.
+chmodSync(fileRoot, 0o755);
 for (const [name, sub] of [
   ['HOME', 'home'],
   ['XDG_CONFIG_HOME', 'home/.config'],
@@ -16,5 +18,6 @@ for (const [name, sub] of [
 ] as const) {
   const dir = join(fileRoot, sub);
   mkdirSync(dir, { recursive: true });
+  if (name === 'TMPDIR') chmodSync(dir, 0o1777);
   process.env[name] = dir;
 }
