@@ -166,6 +166,10 @@ describe('Evals console (ui) in headless Chromium', () => {
     await expect.poll(() => error.textContent()).toMatch(/^line 6: eval\[0\]\.expect_autonomy: /);
     expect(await page.locator('#gutter span.err').allInnerTexts()).toEqual(['6']);
     await page.screenshot({ path: join(shots, 'suites-error.png') });
+    // A misspelled field is an error inline too (it used to be called valid, the check dropped).
+    await editor.fill(text.replace('expect_host = "web-01"', 'expect_host = "web-01"\nexpect_toool = "restart-service"'));
+    await expect.poll(() => error.textContent()).toMatch(/^line 6: eval\[0\]\.expect_toool: unknown field; did you mean "expect_tool"\?/);
+    expect(await page.locator('#editor-errors li.ok').count()).toBe(0);
     await editor.fill(text.replace('expect_host = "web-01"', 'expect_host = "web-01"\nexpect_autonomy = "confirm"'));
     await expect.poll(() => page.locator('#editor-errors li.ok').textContent()).toBe('valid: 2 cases');
     await page.locator('#save').click();

@@ -1,5 +1,5 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 
@@ -11,6 +11,7 @@ import type { TestProject } from 'vitest/node';
 declare module 'vitest' {
   export interface ProvidedContext {
     runRoot: string;
+    npmCache: string;
   }
 }
 
@@ -19,6 +20,9 @@ export default function setup(project: TestProject): () => void {
   // Traversable like /tmp: as root the command sandbox drops to an unprivileged uid that must reach worktrees.
   chmodSync(root, 0o755);
   project.provide('runRoot', root);
+  // npm's download cache stays where it was (an explicit directory outside the clone): a cache changes only
+  // speed, never a result, and an empty one would send every `npm pack`/install to the registry.
+  project.provide('npmCache', process.env.npm_config_cache || join(homedir(), '.npm'));
   return () => {
     if (!process.env.RUNSPEC_KEEP_TEST_DIRS) rmSync(root, { recursive: true, force: true });
   };

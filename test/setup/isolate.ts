@@ -21,3 +21,6 @@ for (const [name, sub] of [
   if (name === 'TMPDIR') chmodSync(dir, 0o1777);
   process.env[name] = dir;
 }
+// npm keeps its cache outside the run (see global-setup.ts) and does not ask the registry for a newer npm.
+process.env.npm_config_cache = inject('npmCache');
+process.env.npm_config_update_notifier = 'false';
