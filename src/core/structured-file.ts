@@ -37,6 +37,14 @@ const DEFAULT_SYNTAX_HINT: Record<StructuredFormat, string> = {
   json: 'fix the JSON at that position (no trailing commas or comments in JSON)',
 };
 
+/** A TOML syntax error at a bare `$` key: the arg matchers (`$regex`, `$one_of`...) are keys TOML wants quoted. */
+const DOLLAR_KEY_HINT = 'quote keys that start with $ in TOML: write { "$regex" = "^web" }, not { $regex = "^web" } (the same for "$one_of", "$absent", "$equals")';
+
+function tomlSyntaxHint(text: string, err: TomlError, fallback: string): string {
+  const line = text.split('\n', err.line)[err.line - 1] ?? '';
+  return line[err.column - 1] === '$' ? DOLLAR_KEY_HINT : fallback;
+}
+
 /** The format a file name implies: `.json` is JSON, anything else TOML. */
 export function formatOf(file: string): StructuredFormat {
   return /\.json$/i.test(file) ? 'json' : 'toml';
@@ -54,7 +62,7 @@ export function parseStructuredText(raw: string, opts: StructuredOptions): Struc
     } catch (err) {
       if (!(err instanceof TomlError)) throw err;
       const what = err.message.split('\n')[0]!.replace(/^Invalid TOML document:\s*/, '');
-      throw opts.error(`${opts.file}:${err.line}:${err.column}: TOML syntax error: ${what}`, { hint: opts.syntaxHint ?? DEFAULT_SYNTAX_HINT.toml, cause: err });
+      throw opts.error(`${opts.file}:${err.line}:${err.column}: TOML syntax error: ${what}`, { hint: tomlSyntaxHint(text, err, opts.syntaxHint ?? DEFAULT_SYNTAX_HINT.toml), cause: err });
     }
     return { data, format, lines: tomlLineFinder(text) };
   }
@@ -220,7 +228,10 @@ export function parseTomlSlice(text: string, range: { start: number; end: number
   } catch (err) {
     if (!(err instanceof TomlError)) throw err;
     const what = err.message.split('\n')[0]!.replace(/^Invalid TOML document:\s*/, '');
-    throw opts.error(`${opts.file}:${err.line + offset}:${err.column}: TOML syntax error: ${what}`, { hint: opts.syntaxHint ?? DEFAULT_SYNTAX_HINT.toml, cause: err });
+    throw opts.error(`${opts.file}:${err.line + offset}:${err.column}: TOML syntax error: ${what}`, {
+      hint: tomlSyntaxHint(text.slice(range.start, range.end), err, opts.syntaxHint ?? DEFAULT_SYNTAX_HINT.toml),
+      cause: err,
+    });
   }
   let finder: LineFinder | undefined;
   return { data, format: 'toml', lines: (path) => (finder ??= tomlLineFinder(text.slice(range.start, range.end)))(path) + offset };

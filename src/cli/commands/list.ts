@@ -76,7 +76,8 @@ Sources, later winning by case id:
   global    $XDG_CONFIG_HOME/runspec-eval/eval/*.{json,toml} (default ~/.config/runspec-eval/eval)
   local     <project>/runspec_evals.toml [[suite]]s (a [sync] dir's suite replaces the local one
             of the same name), then <project>/.runspec/eval/*.{json,toml}
-Warnings (unknown fields) go to stderr; bad fixtures exit 2.
+An unknown field is an error (exit 2, file:line and a did-you-mean); fields named x_* are
+extension fields and are ignored. Warnings (an empty file) go to stderr.
 
 Examples:
   runspec-eval --path ./proj list
