@@ -230,10 +230,20 @@ export function resultSettings(ctx: Pick<AppContext, 'cwd' | 'projectDir'>, proj
     reasoningEffort: p.reasoningEffort ?? null,
     contextWindow: p.contextWindow ?? null,
     toolMode: settings.toolMode.value,
-    toolset: settings.toolset.value ?? null,
+    toolset: toolsetIdentity(ctx, settings.toolset.value),
     systemPrompt: prompt === undefined ? null : `sha256:${createHash('sha256').update(prompt).digest('hex').slice(0, 12)}`,
     sandbox,
   };
+}
+
+/**
+ * A toolset spec as the file it names (absolute, as loadToolset resolves it), so `--resume LOG`, whose stored
+ * flags are absolute, compares equal to the run that wrote the log; `builtin:` and `mcp:` specs as given.
+ */
+function toolsetIdentity(ctx: Pick<AppContext, 'projectDir'>, spec: string | undefined): string | null {
+  if (spec === undefined) return null;
+  const s = spec.trim();
+  return /^(builtin|mcp):/.test(s) ? s : resolve(ctx.projectDir, s);
 }
 
 /** The system prompt of a run: --system-prompt FILE > [llm] system_prompt > none. */
