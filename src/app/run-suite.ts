@@ -12,7 +12,7 @@ import { UsageError, type ErrorCode } from '../errors.js';
 import type { Case } from '../types/case.js';
 import type { CaseResult } from '../types/verdict.js';
 import type { Toolset } from '../types/toolset.js';
-import { discoverFixtures, loadCasesFromPaths } from '../fixtures/discover.js';
+import { defaultRunCases, discoverFixtures, loadCasesFromPaths } from '../fixtures/discover.js';
 import { selectCases } from '../fixtures/select.js';
 import { parseGate } from '../fixtures/gate.js';
 import { loadToolset } from '../toolset/load.js';
@@ -26,7 +26,7 @@ import { formatTurnEvent } from '../engine/turn-log.js';
 import { readResultsLog, resultsPaths, type ResultsLogHeader } from '../report/results-file.js';
 import { openRunRecorder, type RunFacts } from '../report/run-results.js';
 import { caseResultsFromDocument, type ResultsDocument } from '../report/results.js';
-import { resolveTelemetryConfig } from '../config/telemetry.js';
+import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
 import { inShard, parseShard } from '../core/shard.js';
 import { VERSION } from '../core/version.js';
 import type { AppContext } from './context.js';
@@ -59,7 +59,7 @@ export async function selectRunCases(
   ctx: AppContext,
   project: LoadedProject,
   targets: string[],
-  flags: Pick<RunFlags, 'fixture' | 'tag' | 'shard'>,
+  flags: Pick<RunFlags, 'fixture' | 'tag' | 'shard' | 'bundled'>,
 ): Promise<{ cases: Case[]; allIds: string[] }> {
   const files = targets.filter((t) => looksLikePath(t) || existsSync(resolve(ctx.cwd, t)));
   const suiteNames = targets.filter((t) => !files.includes(t));
@@ -71,7 +71,10 @@ export async function selectRunCases(
   if (suiteNames.length > 0 || files.length === 0) {
     // discoverFixtures reads [fixtures] plugins and [sync] dir of runspec.toml itself.
     const discovered = await discoverFixtures({ projectDir: ctx.projectDir, env: project.env.raw, onWarning: (w) => ctx.warn(w) });
-    for (const c of selectCases(discovered.cases, { suites: suiteNames.length > 0 ? suiteNames : undefined })) cases.push(c);
+    // Named suites come from every source; with no target at all, the project's own cases run when it has
+    // any, the bundled demo cases when it has none (or with --bundled).
+    const pool = suiteNames.length > 0 ? discovered.cases : defaultRunCases(discovered.cases, { bundled: flags.bundled === true });
+    for (const c of selectCases(pool, { suites: suiteNames.length > 0 ? suiteNames : undefined })) cases.push(c);
   }
   cases = selectCases(cases, { ids: flags.fixture, tags: flags.tag });
   const allIds = cases.map((c) => c.id);
@@ -305,6 +308,12 @@ export interface ExecuteResult {
   infraFailed: RunFacts['infraFailed'];
   /** The first errored sample whose code is bad input (stale recording...), if any. */
   badInput?: { code: ErrorCode; message: string };
+  /** Where the run's traces went (a directory of OTLP JSON lines, or an OTLP endpoint, redacted); absent with telemetry off. */
+  traces?: { kind: 'file'; dir: string } | { kind: 'otlp'; url: string };
+}
+
+function tracesDestination(exporter: TelemetryConfig['exporter']): NonNullable<ExecuteResult['traces']> {
+  return exporter.kind === 'file' ? { kind: 'file', dir: exporter.dir } : { kind: 'otlp', url: redactUrl(exporter.url) ?? exporter.url };
 }
 
 /** RUNSPEC_TELEMETRY_WORKER=1 or 0 forces traces onto a worker thread or off it; unset: by core count. */
@@ -480,6 +489,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     interrupted,
     infraFailed: facts.infraFailed,
     ...(facts.badInput ? { badInput: facts.badInput } : {}),
+    ...(telemetry ? { traces: tracesDestination(telemetryConfig.exporter) } : {}),
   };
 }
 
