@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Option } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
@@ -41,7 +42,7 @@ async function listCases(ctx: CliContext, paths: string[], o: ListOptions): Prom
   capHeapForLargeFiles(ctx.cwd, paths);
   const all =
     paths.length > 0
-      ? mergeSuites((await import('../../fixtures/discover.js')).loadCasesFromPaths(paths, { onWarning })).cases
+      ? mergeSuites((await import('../../fixtures/discover.js')).loadCasesFromPaths(paths.map((p) => resolve(ctx.cwd, p)), { onWarning })).cases
       : (await discoverFixtures({ projectDir: ctx.projectDir, env: ctx.env, includeBundled: o.bundled, onWarning })).cases;
   const cases = selectCases(all, { suites: o.suite, ids: o.id, tags: o.tag });
   if (o.output === 'json') {
