@@ -10,6 +10,9 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
+    // A per-run temp root; each test file gets its own empty HOME, XDG_* and TMPDIR inside it.
+    globalSetup: ['test/setup/global-setup.ts'],
+    setupFiles: ['test/setup/isolate.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/packed/**', 'test/integration/**', '**/node_modules/**'] } },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },

@@ -84,7 +84,6 @@ describe('subpath exports', () => {
     './telemetry': () => import('../src/telemetry/index.js'),
     './traces': () => import('../src/traces/index.js'),
     './vitest': () => import('../src/vitest/index.js'),
-    './vitest': () => import('../src/vitest/index.js'),
   };
 
   it('load, and each exports what its barrel lists', async () => {

@@ -10,6 +10,8 @@ import type { ReasoningEffort } from '../core/vocabulary.js';
 /** Every option of `run` (and the commands built on it), as the CLI parses its flags. */
 export interface RunFlags {
   fixture?: string[];
+  /** Without targets, run the bundled demo cases too (by default they run only when the project has none). */
+  bundled?: boolean;
   tag?: string[];
   suite?: string[];
   provider?: string;

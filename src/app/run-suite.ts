@@ -12,7 +12,7 @@ import { UsageError, worstExitCode, type ErrorCode } from '../errors.js';
 import type { Case } from '../types/case.js';
 import type { CaseResult } from '../types/verdict.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
-import { discoverFixtures, loadCasesFromPaths } from '../fixtures/discover.js';
+import { defaultRunCases, discoverFixtures, loadCasesFromPaths } from '../fixtures/discover.js';
 import { selectCases } from '../fixtures/select.js';
 import { parseGate } from '../fixtures/gate.js';
 import { loadToolset } from '../toolset/load.js';
@@ -62,7 +62,7 @@ export async function selectRunCases(
   ctx: AppContext,
   project: LoadedProject,
   targets: string[],
-  flags: Pick<RunFlags, 'fixture' | 'tag' | 'shard'>,
+  flags: Pick<RunFlags, 'fixture' | 'tag' | 'shard' | 'bundled'>,
 ): Promise<{ cases: Case[]; allIds: string[] }> {
   const files = targets.filter((t) => looksLikePath(t) || existsSync(resolve(ctx.cwd, t)));
   const suiteNames = targets.filter((t) => !files.includes(t));
@@ -74,7 +74,10 @@ export async function selectRunCases(
   if (suiteNames.length > 0 || files.length === 0) {
     // discoverFixtures reads [fixtures] plugins and [sync] dir of runspec.toml itself.
     const discovered = await discoverFixtures({ projectDir: ctx.projectDir, env: project.env.raw, onWarning: (w) => ctx.warn(w) });
-    for (const c of selectCases(discovered.cases, { suites: suiteNames.length > 0 ? suiteNames : undefined })) cases.push(c);
+    // Named suites come from every source; with no target at all, the project's own cases run when it has
+    // any, the bundled demo cases when it has none (or with --bundled).
+    const pool = suiteNames.length > 0 ? discovered.cases : defaultRunCases(discovered.cases, { bundled: flags.bundled === true });
+    for (const c of selectCases(pool, { suites: suiteNames.length > 0 ? suiteNames : undefined })) cases.push(c);
   }
   cases = selectCases(cases, { ids: flags.fixture, tags: flags.tag });
   const allIds = cases.map((c) => c.id);
@@ -261,10 +264,20 @@ export function resultSettings(ctx: Pick<AppContext, 'cwd' | 'projectDir'>, proj
     reasoningEffort: p.reasoningEffort ?? null,
     contextWindow: p.contextWindow ?? null,
     toolMode: settings.toolMode.value,
-    toolset: settings.toolset.value ?? null,
+    toolset: toolsetIdentity(ctx, settings.toolset.value),
     systemPrompt: prompt === undefined ? null : `sha256:${createHash('sha256').update(prompt).digest('hex').slice(0, 12)}`,
     sandbox,
   };
+}
+
+/**
+ * A toolset spec as the file it names (absolute, as loadToolset resolves it), so `--resume LOG`, whose stored
+ * flags are absolute, compares equal to the run that wrote the log; `builtin:` and `mcp:` specs as given.
+ */
+function toolsetIdentity(ctx: Pick<AppContext, 'projectDir'>, spec: string | undefined): string | null {
+  if (spec === undefined) return null;
+  const s = spec.trim();
+  return /^(builtin|mcp):/.test(s) ? s : resolve(ctx.projectDir, s);
 }
 
 /** The system prompt of a run: --system-prompt FILE > [llm] system_prompt > none. */
@@ -332,6 +345,12 @@ export interface ExecuteResult {
   infraFailed: RunFacts['infraFailed'];
   /** The first errored sample whose code is bad input (stale recording...), if any. */
   badInput?: { code: ErrorCode; message: string };
+  /** Where the run's traces went (a directory of OTLP JSON lines, or an OTLP endpoint, redacted); absent with telemetry off. */
+  traces?: { kind: 'file'; dir: string } | { kind: 'otlp'; url: string };
+}
+
+function tracesDestination(exporter: TelemetryConfig['exporter']): NonNullable<ExecuteResult['traces']> {
+  return exporter.kind === 'file' ? { kind: 'file', dir: exporter.dir } : { kind: 'otlp', url: redactUrl(exporter.url) ?? exporter.url };
 }
 
 
@@ -596,6 +615,7 @@ function finishRun(opts: ExecuteOptions, prepared: PreparedRun, ran: RanSuite): 
     interrupted,
     infraFailed: facts.infraFailed,
     ...(facts.badInput ? { badInput: facts.badInput } : {}),
+    ...(ran.telemetryConfig.enabled ? { traces: tracesDestination(ran.telemetryConfig.exporter) } : {}),
   };
 }
 

@@ -94,7 +94,11 @@ export const ConfigFileSchema = z
     sync: z.object({ dir: z.string().optional() }).strict().optional(),
     /** Trajectory mode: `sandbox = "none"` runs model-driven commands unconfined on the host (warned on every run). */
     trajectory: z.object({ sandbox: z.enum(['bwrap', 'none']).optional() }).strict().optional(),
-    fixtures: z.object({ plugins: z.array(z.string()).optional() }).strict().optional(),
+    /**
+     * Fixture sources: `plugins` (modules exporting registerFixtures) and `dirs`, directories of the project
+     * (relative to it) read recursively as local cases, e.g. `dirs = ["evals"]`.
+     */
+    fixtures: z.object({ plugins: z.array(z.string()).optional(), dirs: z.array(z.string().min(1)).optional() }).strict().optional(),
     providers: z.record(z.string(), ProviderProfileSchema).optional(),
     /** What is under test, by name (`--target NAME`): config/targets.ts. */
     targets: z.record(z.string(), TargetSchema).optional(),

@@ -6,6 +6,7 @@ import { Cron } from 'croner';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { knownKeysAt, unknownFieldMessage, unknownFields, withoutFields } from '../core/strict-fields.js';
 
 /** `runspec_schedules.toml`: `[[schedule]]` entries with `action = "eval"` (a nightly sweep, the twin of the CI live tier). */
 const WhenSchema = z
@@ -39,9 +40,21 @@ function isEvalEntry(v: unknown): boolean {
 // top-level keys are kept as they are and ignored; eval entries are checked in full.
 const EntrySchema = z.unknown().superRefine((v, ctx) => {
   if (!isEvalEntry(v)) return;
-  const r = ScheduleSchema.safeParse(v);
-  if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  const r = ScheduleSchema.safeParse(withoutExtensions(v));
+  if (r.success) return;
+  for (const issue of r.error.issues) {
+    // Unknown fields as everywhere (core/strict-fields.ts): named at their own line, with the closest field.
+    if (issue.code === 'unrecognized_keys')
+      for (const key of issue.keys) ctx.addIssue({ code: 'custom', path: [...issue.path, key], message: unknownFieldMessage(key, knownKeysAt(ScheduleSchema, issue.path)) });
+    else ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  }
 });
+
+/** An eval entry without its extension fields (`x_…`). */
+function withoutExtensions(v: unknown): unknown {
+  const r = ScheduleSchema.safeParse(v);
+  return r.success ? v : withoutFields(v, unknownFields(r.error.issues).extensions);
+}
 const SchedulesFileSchema = z.looseObject({ schedule: z.array(EntrySchema).default([]) });
 
 export type ScheduleEntry = z.infer<typeof ScheduleSchema>;
@@ -75,7 +88,7 @@ function readSchedulesFile(projectDir: string): SchedulesFile {
     }),
   };
   const lines = parsed.data.schedule.map((_, i) => source.lines(['schedule', i, 'id']));
-  const evals = parsed.data.schedule.flatMap((raw, index) => (isEvalEntry(raw) ? [{ s: ScheduleSchema.parse(raw), i: index }] : []));
+  const evals = parsed.data.schedule.flatMap((raw, index) => (isEvalEntry(raw) ? [{ s: ScheduleSchema.parse(withoutExtensions(raw)), i: index }] : []));
   const seen = new Set<string>();
   evals.forEach(({ s, i }) => {
     if (seen.has(s.id)) throw new ConfigError('CONFIG', `${file}:${lines[i] ?? '?'}: schedule[${i}].id: duplicate id ${JSON.stringify(s.id)}`);

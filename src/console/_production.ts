@@ -1,9 +1,8 @@
 // Production verdicts in the report view: a `serve --out` (or `score --output jsonl`) verdict file is read
 // as it grows; trace files are scored with the offline scorer. Each scored trace becomes one row.
-import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { PathRefusedError, resolveInside } from '../core/confine-path.js';
 import { isRecord } from '../core/is-record.js';
-import { isInside } from '../core/path-inside.js';
 import { createResultsCollector } from '../app/score-traces.js';
 import type { ResultsDocument } from '../report/results.js';
 import type { TraceVerdictLine } from '../traces/score-traces.js';
@@ -12,19 +11,26 @@ import { HttpProblem } from './_http.js';
 /** Most verdict lines the console reads from one file (the newest are kept). */
 export const MAX_PRODUCTION_LINES = 5000;
 
-/** Resolve a path the page sent, refusing anything outside the project directory. */
-export function confinedPath(projectDir: string, p: string): string {
+/**
+ * Resolve a path the page sent, refusing anything outside the project directory with the same 403 whether
+ * or not it exists (containment is checked before existence, so the answer tells nothing about files
+ * outside); a missing path inside is a 404.
+ */
+export async function confinedPath(projectDir: string, p: string): Promise<string> {
   if (typeof p !== 'string' || p.trim() === '' || p.includes('\0')) throw new HttpProblem(400, 'path: expected a file path inside the project');
-  const root = realpathSync(projectDir);
-  const abs = resolve(root, p);
-  let real: string;
+  const abs = await confineToProject(projectDir, p);
+  if (!existsSync(abs)) throw new HttpProblem(404, `${p}: not found`);
+  return abs;
+}
+
+/** `p` resolved inside the project (core/confine-path.ts), or a 403 that names only `p`. */
+export async function confineToProject(projectDir: string, p: string): Promise<string> {
   try {
-    real = realpathSync(abs);
-  } catch {
-    throw new HttpProblem(404, `${p}: not found`);
+    return await resolveInside(realpathSync(projectDir), p, { allowAbsolute: true, rootName: 'project directory' });
+  } catch (err) {
+    if (err instanceof PathRefusedError) throw new HttpProblem(403, `${p}: outside the project directory`);
+    throw err;
   }
-  if (!isInside(root, real)) throw new HttpProblem(403, `${p}: outside the project directory`);
-  return real;
 }
 
 function isVerdictLine(v: unknown): v is TraceVerdictLine {

@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseResultsDocument, type ResultsDocument } from '../report/results.js';
 import { HttpProblem } from './_http.js';
+import { confineToProject } from './_production.js';
 
 export interface ReportSummaryJson {
   id: string;
@@ -22,9 +23,10 @@ export function resultsDir(projectDir: string): string {
 }
 
 /** Read a saved report by its file name, confined to the results directory. */
-export function readReport(projectDir: string, id: string): ResultsDocument {
+export async function readReport(projectDir: string, id: string): Promise<ResultsDocument> {
   if (!REPORT_ID.test(id) || id.includes('..')) throw new HttpProblem(400, 'report id: expected the file name of a saved result (name.json)');
-  const file = join(resultsDir(projectDir), id);
+  // A symlink in the results directory is followed only while it stays inside the project.
+  const file = await confineToProject(projectDir, join('.runspec', 'results', id));
   if (!existsSync(file)) throw new HttpProblem(404, `no saved result ${id}`);
   try {
     return parseResultsDocument(readFileSync(file, 'utf8'), id);
@@ -33,7 +35,7 @@ export function readReport(projectDir: string, id: string): ResultsDocument {
   }
 }
 
-export function listReports(projectDir: string): ReportSummaryJson[] {
+export async function listReports(projectDir: string): Promise<ReportSummaryJson[]> {
   const dir = resultsDir(projectDir);
   if (!existsSync(dir)) return [];
   const out: Array<ReportSummaryJson & { sortKey: number }> = [];
@@ -41,7 +43,8 @@ export function listReports(projectDir: string): ReportSummaryJson[] {
     if (!REPORT_ID.test(name)) continue;
     let doc: ResultsDocument;
     try {
-      doc = parseResultsDocument(readFileSync(join(dir, name), 'utf8'), name);
+      const file = await confineToProject(projectDir, join('.runspec', 'results', name));
+      doc = parseResultsDocument(readFileSync(file, 'utf8'), name);
     } catch {
       continue;
     }

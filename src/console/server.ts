@@ -90,7 +90,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleServer>
 
   const production = async (paths: string[]): Promise<{ html: string; traces: number; unmatched: number; problems: string[] }> => {
     if (!Array.isArray(paths) || paths.length === 0 || paths.length > 20) throw new HttpProblem(400, 'paths: expected 1..20 file paths inside the project');
-    const files = paths.map((p) => confinedPath(opts.projectDir, String(p)));
+    const files = await Promise.all(paths.map((p) => confinedPath(opts.projectDir, String(p))));
     const lines: TraceVerdictLine[] = [];
     const traceFiles: string[] = [];
     for (const f of files) {
@@ -144,15 +144,15 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleServer>
     if (path === '/api/runs' && method === 'POST') return json(res, 202, runs.start(await readJson(req)));
     if (runMatch && !runMatch[2] && method === 'GET') return json(res, 200, runs.get(decodeURIComponent(runMatch[1]!)));
     if (runMatch && runMatch[2] && method === 'POST') return json(res, 200, runs.cancel(decodeURIComponent(runMatch[1]!)));
-    if (path === '/api/reports' && method === 'GET') return json(res, 200, { reports: listReports(opts.projectDir) });
+    if (path === '/api/reports' && method === 'GET') return json(res, 200, { reports: await listReports(opts.projectDir) });
     if (reportMatch && method === 'GET') {
-      const doc = readReport(opts.projectDir, decodeURIComponent(reportMatch[1]!));
+      const doc = await readReport(opts.projectDir, decodeURIComponent(reportMatch[1]!));
       return json(res, 200, { html: renderReportView(doc, opts.traceUrl ? { traceUrl: opts.traceUrl } : {}) });
     }
     if (path === '/api/compare' && method === 'GET') {
       const a = param(url, 'a');
       const b = param(url, 'b');
-      return json(res, 200, { html: renderCompareView({ doc: readReport(opts.projectDir, a) }, { doc: readReport(opts.projectDir, b) }) });
+      return json(res, 200, { html: renderCompareView({ doc: await readReport(opts.projectDir, a) }, { doc: await readReport(opts.projectDir, b) }) });
     }
     if (path === '/api/production' && method === 'POST') {
       const body = await readJson(req);

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { jsonTooDeepAt, MAX_JSON_NESTING, scanJson } from './json-scan.js';
+import { knownKeysAt, UNKNOWN_FIELD_HINT, unknownFieldMessage, unknownFields, withoutFields } from './strict-fields.js';
 import { dotPath, jsonLineIndex, lineColOf, tomlKeySegments, tomlLineFinder, type LineFinder, type PathSegment } from './lines.js';
 
 export type StructuredFormat = 'toml' | 'json';
@@ -36,6 +37,14 @@ const DEFAULT_SYNTAX_HINT: Record<StructuredFormat, string> = {
   json: 'fix the JSON at that position (no trailing commas or comments in JSON)',
 };
 
+/** A TOML syntax error at a bare `$` key: the arg matchers (`$regex`, `$one_of`...) are keys TOML wants quoted. */
+const DOLLAR_KEY_HINT = 'quote keys that start with $ in TOML: write { "$regex" = "^web" }, not { $regex = "^web" } (the same for "$one_of", "$absent", "$equals")';
+
+function tomlSyntaxHint(text: string, err: TomlError, fallback: string): string {
+  const line = text.split('\n', err.line)[err.line - 1] ?? '';
+  return line[err.column - 1] === '$' ? DOLLAR_KEY_HINT : fallback;
+}
+
 /** The format a file name implies: `.json` is JSON, anything else TOML. */
 export function formatOf(file: string): StructuredFormat {
   return /\.json$/i.test(file) ? 'json' : 'toml';
@@ -53,7 +62,7 @@ export function parseStructuredText(raw: string, opts: StructuredOptions): Struc
     } catch (err) {
       if (!(err instanceof TomlError)) throw err;
       const what = err.message.split('\n')[0]!.replace(/^Invalid TOML document:\s*/, '');
-      throw opts.error(`${opts.file}:${err.line}:${err.column}: TOML syntax error: ${what}`, { hint: opts.syntaxHint ?? DEFAULT_SYNTAX_HINT.toml, cause: err });
+      throw opts.error(`${opts.file}:${err.line}:${err.column}: TOML syntax error: ${what}`, { hint: tomlSyntaxHint(text, err, opts.syntaxHint ?? DEFAULT_SYNTAX_HINT.toml), cause: err });
     }
     return { data, format, lines: tomlLineFinder(text) };
   }
@@ -219,7 +228,10 @@ export function parseTomlSlice(text: string, range: { start: number; end: number
   } catch (err) {
     if (!(err instanceof TomlError)) throw err;
     const what = err.message.split('\n')[0]!.replace(/^Invalid TOML document:\s*/, '');
-    throw opts.error(`${opts.file}:${err.line + offset}:${err.column}: TOML syntax error: ${what}`, { hint: opts.syntaxHint ?? DEFAULT_SYNTAX_HINT.toml, cause: err });
+    throw opts.error(`${opts.file}:${err.line + offset}:${err.column}: TOML syntax error: ${what}`, {
+      hint: tomlSyntaxHint(text.slice(range.start, range.end), err, opts.syntaxHint ?? DEFAULT_SYNTAX_HINT.toml),
+      cause: err,
+    });
   }
   let finder: LineFinder | undefined;
   return { data, format: 'toml', lines: (path) => (finder ??= tomlLineFinder(text.slice(range.start, range.end)))(path) + offset };
@@ -233,15 +245,30 @@ export function issueMessage(file: string, lines: LineFinder | undefined, issue:
 }
 
 /**
- * Validate parsed data with a zod schema. The issue that comes first in the file is reported (so
- * fixing top to bottom works) as `file:line: field: message`.
+ * Validate parsed data with a zod schema. The issue that comes first in the file is reported (so fixing top
+ * to bottom works) as `file:line: field: message`; an unknown field is one of them, with the closest known
+ * field, and an extension field (`x_…`) is dropped (core/strict-fields.ts).
  */
 export function validateStructured<T>(schema: z.ZodType<T>, parsed: Pick<StructuredText, 'data' | 'lines'>, opts: { file: string; error: ErrorFactory; hint?: string }): T {
-  const result = schema.safeParse(parsed.data);
-  if (result.success) return result.data;
-  const lineOf = (i: z.core.$ZodIssue): number => parsed.lines(i.path as PathSegment[]);
-  const issue = [...result.error.issues].sort((a, b) => lineOf(a) - lineOf(b))[0]!;
-  throw opts.error(issueMessage(opts.file, parsed.lines, issue), opts.hint !== undefined ? { hint: opts.hint } : {});
+  let data = parsed.data;
+  for (let attempt = 0; ; attempt++) {
+    const result = schema.safeParse(data);
+    if (result.success) return result.data;
+    const { unknown, extensions } = unknownFields(result.error.issues);
+    const others = result.error.issues.filter((i) => i.code !== 'unrecognized_keys');
+    if (unknown.length === 0 && others.length === 0 && attempt === 0) {
+      data = withoutFields(data, extensions);
+      continue;
+    }
+    const problems = [
+      ...unknown.map((u) => ({ path: [...u.path, u.key] as PathSegment[], message: unknownFieldMessage(u.key, knownKeysAt(schema, u.path)), unknownField: true })),
+      ...others.map((i) => ({ path: i.path as PathSegment[], message: i.message, unknownField: false })),
+    ];
+    // An unknown field goes first: a misspelled required field also makes that field "missing".
+    const first = [...problems].sort((a, b) => Number(b.unknownField) - Number(a.unknownField) || parsed.lines(a.path) - parsed.lines(b.path))[0]!;
+    const hint = first.unknownField ? [UNKNOWN_FIELD_HINT, opts.hint].filter(Boolean).join('; ') : opts.hint;
+    throw opts.error(`${opts.file}:${parsed.lines(first.path)}: ${dotPath(first.path)}: ${first.message}`, hint !== undefined ? { hint } : {});
+  }
 }
 
 /** Read, parse and validate a structured file: the three steps above in one call. */

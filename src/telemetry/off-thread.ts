@@ -41,6 +41,8 @@ export interface RunTelemetryOptions extends TelemetryOptions {
   worker?: boolean;
   /** How many traces the run will emit (case samples), when known. */
   traces?: number;
+  /** The machine's cores, for the choice above. @default os.availableParallelism() */
+  cores?: number;
 }
 
 /**
@@ -56,9 +58,8 @@ export const MIN_CORES_FOR_WORKER = 3;
  */
 export const MIN_TRACES_FOR_WORKER = 200;
 
-const wantsWorker = (worker: boolean | undefined, traces = 0): boolean => {
+const wantsWorker = (worker: boolean | undefined, traces = 0, cores = availableParallelism()): boolean => {
   if (worker !== undefined) return worker;
-  const cores = availableParallelism();
   return cores >= MIN_CORES_FOR_WORKER || (cores === 2 && traces >= MIN_TRACES_FOR_WORKER);
 };
 
@@ -78,7 +79,7 @@ const WORKER_GRACE_MS = 5000;
 export async function createRunTelemetry(config: TelemetryConfig, opts: RunTelemetryOptions = {}): Promise<RunTelemetry> {
   const early = prewarmed;
   prewarmed = undefined;
-  const file = wantsWorker(opts.worker, opts.traces) ? workerFile() : undefined;
+  const file = wantsWorker(opts.worker, opts.traces, opts.cores) ? workerFile() : undefined;
   if (!config.enabled || !file) {
     void early?.terminate();
     return (await import('./telemetry.js')).createTelemetry(config, opts);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { showValue } from '../core/canonical-json.js';
+import { EXTENSION_FIELD_PREFIX, UNKNOWN_FIELD_HINT, unknownFieldMessage, withoutFields } from '../core/strict-fields.js';
 import { z } from 'zod';
 import { basename, extname } from 'node:path';
 import { parseToolMocks, type ToolMockIssue } from '../core/tool-mocks.js';
@@ -48,7 +49,7 @@ function zOneOf<T extends readonly [string, ...string[]]>(values: T, shown: read
 }
 function zTable<S extends z.ZodRawShape>(shape: S): z.ZodObject<S, z.core.$strict> {
   return z.strictObject(shape, {
-    error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown key (expected one of ${Object.keys(shape).join(', ')})` : `expected a table/object ${got(iss.input)}`),
+    error: (iss) => (iss.code === 'unrecognized_keys' ? unknownFieldMessage(iss.keys[0] ?? '', Object.keys(shape)) : `expected a table/object ${got(iss.input)}`),
   });
 }
 const zList = <T extends z.ZodType>(item: T, what = 'a list'): z.ZodArray<T> => z.array(item, { error: (iss) => `expected ${what} ${got(iss.input)}` });
@@ -147,7 +148,7 @@ class Reader {
 
   keys(obj: Record<string, unknown>, allowed: readonly string[], path: Path): void {
     for (const k of Object.keys(obj)) {
-      if (!allowed.includes(k)) this.fail([...path, k], `unknown key (expected one of ${allowed.join(', ')})`);
+      if (!allowed.includes(k) && !k.startsWith(EXTENSION_FIELD_PREFIX)) this.fail([...path, k], unknownFieldMessage(k, allowed), `${UNKNOWN_FIELD_HINT}; see examples/toolset.toml for the toolset file format`);
     }
   }
 
@@ -282,11 +283,20 @@ function declaresHost(args: ArgSpec[], subs: Subcommand[] | undefined): boolean 
   return args.some((a) => a.name === 'host') || (subs ?? []).some((s) => declaresHost(s.args, s.subcommands));
 }
 
-function parseOwnFormat(rd: Reader, data: unknown, fallbackName: string, source: string): Toolset {
-  const checked = ToolsetFileSchema.safeParse(data);
-  if (!checked.success) {
+function parseOwnFormat(rd: Reader, input: unknown, fallbackName: string, source: string): Toolset {
+  // Extension fields (`x_…`) are dropped one at a time as the schema finds them (bounded by the file's keys).
+  let data = input;
+  for (let n = 0; n < 10_000; n++) {
+    const checked = ToolsetFileSchema.safeParse(data);
+    if (checked.success) break;
     const problem = firstProblem(checked.error.issues, data);
-    if (problem) rd.fail(problem.path, problem.message);
+    if (!problem) break;
+    const key = problem.path[problem.path.length - 1];
+    if (typeof key === 'string' && key.startsWith(EXTENSION_FIELD_PREFIX) && problem.message.startsWith('unknown field')) {
+      data = withoutFields(data, [{ path: problem.path.slice(0, -1), key }]);
+      continue;
+    }
+    rd.fail(problem.path, problem.message, problem.message.startsWith('unknown field') ? `${UNKNOWN_FIELD_HINT}; see examples/toolset.toml for the toolset file format` : undefined);
   }
   const top = rd.record(data, []);
   rd.keys(top, TOP_KEYS, []);

@@ -51,8 +51,8 @@ describe('toolset per case', () => {
 });
 
 describe('exit code', () => {
-  const facts = (belowThreshold: number) => ({ cases: 2, belowThreshold, infraFailed: [] });
-  const base = { interrupted: false, infraFailed: [] as ExecuteResult['infraFailed'], badInput: undefined, facts: facts(0) } satisfies Pick<ExecuteResult, 'interrupted' | 'infraFailed' | 'badInput' | 'facts'>;
+  const facts = (belowThreshold: number): ExecuteResult['facts'] => ({ cases: 2, belowThreshold, infraFailed: [], unscorableCases: 0 });
+  const base = { interrupted: false, infraFailed: [] as ExecuteResult['infraFailed'], badInput: undefined as ExecuteResult['badInput'], facts: facts(0) } satisfies Pick<ExecuteResult, 'interrupted' | 'infraFailed' | 'badInput' | 'facts'>;
   it.each([
     { name: '0 when every case meets its threshold', r: base, want: 0 },
     { name: '1 when a case misses it', r: { ...base, facts: facts(1) }, want: 1 },

@@ -33,7 +33,7 @@ describe('runspec.toml', () => {
 
   it('names the field of a schema error', () => {
     expect(() => loadConfigFile(project('[llm]\ntool_mode = "flat"\n'))).toThrow(/runspec\.toml:2: llm\.tool_mode: /);
-    expect(() => loadConfigFile(project('[telemetry]\ncapture = true\n'))).toThrow(/runspec\.toml:1: telemetry: .*capture/);
+    expect(() => loadConfigFile(project('[telemetry]\ncapture = true\n'))).toThrow(/runspec\.toml:2: telemetry\.capture: unknown field; did you mean "capture_content"\?/);
   });
 });
 

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole, type ConsoleServer } from '../../src/console/server.js';
 import { parseResultsDocument } from '../../src/report/results.js';
-import { launchBrowser } from '../helpers/browser.js';
+import { BROWSER_SETUP_TIMEOUT_MS, launchBrowser } from '../helpers/browser.js';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
 import { checkReportView } from '../report/_report-view-checks.js';
 import { viewDocument } from '../report/_view-doc.js';
@@ -123,7 +123,7 @@ describe('Evals console (ui) in headless Chromium', () => {
       if (r.url().includes('/api/')) void r.text().then((t) => responses.push(t), () => {});
     });
     await page.goto(ui.url);
-  });
+  }, BROWSER_SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
     release();
@@ -166,6 +166,10 @@ describe('Evals console (ui) in headless Chromium', () => {
     await expect.poll(() => error.textContent()).toMatch(/^line 6: eval\[0\]\.expect_autonomy: /);
     expect(await page.locator('#gutter span.err').allInnerTexts()).toEqual(['6']);
     await page.screenshot({ path: join(shots, 'suites-error.png') });
+    // A misspelled field is an error inline too (it used to be called valid, the check dropped).
+    await editor.fill(text.replace('expect_host = "web-01"', 'expect_host = "web-01"\nexpect_toool = "restart-service"'));
+    await expect.poll(() => error.textContent()).toMatch(/^line 6: eval\[0\]\.expect_toool: unknown field; did you mean "expect_tool"\?/);
+    expect(await page.locator('#editor-errors li.ok').count()).toBe(0);
     await editor.fill(text.replace('expect_host = "web-01"', 'expect_host = "web-01"\nexpect_autonomy = "confirm"'));
     await expect.poll(() => page.locator('#editor-errors li.ok').textContent()).toBe('valid: 2 cases');
     await page.locator('#save').click();
@@ -287,7 +291,8 @@ describe('Evals console (ui) in headless Chromium', () => {
     expect(await page.locator('#prod-state').textContent()).toBe('2 verdicts');
     await page.locator('#prod-paths').fill('../../etc/passwd');
     await page.locator('#prod-form button[type=submit]').click();
-    await expect.poll(() => page.locator('#status').textContent()).toMatch(/outside the project|not found/);
+    // The same refusal whether or not the path exists (it used to be 404 for a missing one).
+    await expect.poll(() => page.locator('#status').textContent()).toMatch(/outside the project directory/);
   });
 
   it('reads well on a phone in dark mode', async () => {

@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createResultsCollector } from '../../src/app/score-traces.js';
 import { confinedPath, productionDocument } from '../../src/console/_production.js';
+import { listReports, readReport } from '../../src/console/_reports.js';
 
 describe('console production input', () => {
   const project = mkdtempSync(join(tmpdir(), 'runspec-prod-'));
@@ -13,18 +14,46 @@ describe('console production input', () => {
   writeFileSync(join(project, 'traces', 'a.jsonl'), '{}\n');
   symlinkSync(join(outside, 'secret.jsonl'), join(project, 'traces', 'link.jsonl'));
 
+  symlinkSync(join(outside, 'missing.jsonl'), join(project, 'traces', 'dangling.jsonl'));
+
   it.each([
     { name: 'a parent path', path: '../x', status: 403 },
+    { name: 'a parent path that exists', path: `../${basename(outside)}/secret.jsonl`, status: 403 },
     { name: 'an absolute path elsewhere', path: join(outside, 'secret.jsonl'), status: 403 },
+    { name: 'a missing absolute path elsewhere', path: join(outside, 'none.jsonl'), status: 403 },
     { name: 'a symlink inside that points outside', path: 'traces/link.jsonl', status: 403 },
+    { name: 'a symlink inside that points to a missing file outside', path: 'traces/dangling.jsonl', status: 403 },
     { name: 'a missing file', path: 'traces/none.jsonl', status: 404 },
-  ])('refuses $name', ({ path, status }) => {
-    expect(() => confinedPath(project, path)).toThrow(expect.objectContaining({ status }));
+  ])('refuses $name', async ({ path, status }) => {
+    await expect(confinedPath(project, path)).rejects.toMatchObject({ status });
   });
 
-  it('accepts files and folders inside the project', () => {
-    expect(confinedPath(project, 'traces/a.jsonl')).toMatch(/traces\/a\.jsonl$/);
-    expect(confinedPath(project, 'traces')).toMatch(/traces$/);
+  // Used to check existence first: a missing path outside was a 404 and an existing one a 403.
+  it('gives the same answer for a missing and an existing path outside the project', async () => {
+    const missing = await confinedPath(project, join(outside, 'none.jsonl')).catch((e: unknown) => e);
+    const existing = await confinedPath(project, join(outside, 'secret.jsonl')).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ status: 403 });
+    expect(existing).toMatchObject({ status: 403 });
+    const strip = (e: unknown, p: string): string => String((e as Error).message).replace(p, '<p>');
+    expect(strip(missing, join(outside, 'none.jsonl'))).toBe(strip(existing, join(outside, 'secret.jsonl')));
+  });
+
+  it('accepts files and folders inside the project', async () => {
+    expect(await confinedPath(project, 'traces/a.jsonl')).toMatch(/traces\/a\.jsonl$/);
+    expect(await confinedPath(project, 'traces')).toMatch(/traces$/);
+    expect(await confinedPath(project, join(realpathSync(project), 'traces', 'a.jsonl'))).toMatch(/traces\/a\.jsonl$/);
+  });
+
+  it('does not follow a symlink in .runspec/results out of the project, nor quote what it points at', async () => {
+    const results = join(project, '.runspec', 'results');
+    mkdirSync(results, { recursive: true });
+    writeFileSync(join(outside, 'private.json'), 'TOP-SECRET-FIRST-BYTES');
+    symlinkSync(join(outside, 'private.json'), join(results, 'leak.json'));
+    const err = await readReport(project, 'leak.json').catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 403 });
+    expect(String((err as Error).message)).not.toContain('TOP-SECRET');
+    expect(String((err as Error).message)).not.toContain(outside);
+    expect((await listReports(project)).map((r) => r.id)).not.toContain('leak.json');
   });
 
   it('makes one row per scored trace, unique even when a trace has a case and a rule verdict', () => {

@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { isolatedEnv } from '../helpers/run-cli.js';
 
 export const SECRET = 'sk-test-secret';
 
@@ -19,9 +20,9 @@ export function tempProject(prefix = 'runspec-e2e-'): { dir: string; write(rel: 
   };
 }
 
-/** Environment for the CLI under test: HOME inside the project so no global fixtures leak in. */
+/** Environment for the CLI under test: fresh empty XDG_* and TMPDIR, HOME inside the project, so nothing of the machine's leaks in. */
 export function cliEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { HOME: dir, OPENAI_API_KEY: SECRET, ...extra };
+  return { ...isolatedEnv(), HOME: dir, OPENAI_API_KEY: SECRET, ...extra };
 }
 
 /** Every file under `dir`, concatenated (for secret greps). */

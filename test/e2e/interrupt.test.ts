@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { createCommandSandbox } from '../../src/engine/sandbox/command.js';
-import { CLI } from '../helpers/run-cli.js';
+import { CLI, isolatedEnv } from '../helpers/run-cli.js';
 import { tempProject } from './_helpers.js';
 
 // Interruption and resume that cannot lie: SIGTERM like Ctrl-C, a second signal stops at once and
@@ -26,7 +26,7 @@ const sleeper = (ids: string[]) =>
   JSON.stringify({ cases: Object.fromEntries(ids.map((id) => [id, [{ toolCalls: [{ name: 'bash', arguments: { command: `touch started; sleep ${MARKER}` } }] }, { text: 'done' }]])) });
 
 function spawnCli(args: string[]): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], { cwd: project.dir, env: { PATH: process.env.PATH ?? '', HOME: project.dir, TMPDIR: tmp }, stdio: 'pipe' });
+  return spawn(process.execPath, [CLI, ...args], { cwd: project.dir, env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: project.dir, TMPDIR: tmp }, stdio: 'pipe' });
 }
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {

@@ -77,10 +77,10 @@ describe('trajectory mode with an MCP toolset (server-filesystem over stdio)', {
 
     // The denied call is an ERROR span with error.type; the executed read is not.
     const tools = sink.spans().filter((s: any) => s.name.startsWith('execute_tool '));
-    const denied = tools.find((s: any) => s.attributes['gen_ai.tool.call.id'] === 'call_write');
+    const denied = tools.find((s: any) => s.attributes['gen_ai.tool.call.id'] === 'call_write')!;
     expect(denied.status.code).toBe(2);
     expect(denied.attributes['error.type']).toBe('permission_denied');
-    const read = tools.find((s: any) => s.attributes['gen_ai.tool.call.id'] === 'call_read');
+    const read = tools.find((s: any) => s.attributes['gen_ai.tool.call.id'] === 'call_read')!;
     expect(read.status.code ?? 0).not.toBe(2);
     expect(read.attributes['runspec.eval.executed']).toBe(true);
   });

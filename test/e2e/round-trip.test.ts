@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
-import { CLI, runCli } from '../helpers/run-cli.js';
+import { CLI, runCli, isolatedEnv } from '../helpers/run-cli.js';
 import { casesOf, cliEnv, readJson, REPLIO_READ_APP, RUNSPEC_RESTART_AND_STATUS, SECRET, tempProject, TRAJECTORY_ANSWERS, TURNSTONE_CREATE_HELLO } from './_helpers.js';
 
 const RUNSPEC_SUITE = `${RUNSPEC_RESTART_AND_STATUS}
@@ -90,7 +90,7 @@ describe('round trip: live run → exported traces → offline score', { timeout
 
   it('scores traces exported to serve as the OTLP endpoint to the same verdicts as the live run', async () => {
     const serve = spawn(process.execPath, [CLI, '--path', project.dir, 'serve', '--port', '0', '--quiet-ms', '200', '--cases', 'evals'], {
-      cwd: project.dir, env: { PATH: process.env.PATH ?? '', HOME: project.dir }, stdio: 'pipe',
+      cwd: project.dir, env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: project.dir }, stdio: 'pipe',
     });
     let stdout = '';
     let stderr = '';

@@ -136,9 +136,11 @@ describe('compare', { timeout: 120_000 }, () => {
   });
 
   it.each(['junit', 'html'])('refuses --output %s with a usage error before running anything', async (format) => {
-    const cli = await runCli(['--path', project.dir, 'compare', 'good,bad', 'evals/ops.toml', '--output', format, '--no-telemetry'], { env: cliEnv(project.dir), cwd: project.dir });
+    // The built CLI as a process: it used to make every model call and only then exit 2.
+    const cli = await runCli(['--path', project.dir, 'compare', 'good,bad', 'evals/ops.toml', '--output', format, '--no-telemetry'], { env: cliEnv(project.dir), cwd: project.dir, spawn: true });
     expect(cli.exitCode).toBe(2);
     expect(cli.stderr).toMatch(new RegExp(`^error: --output ${format}: compare prints the side-by-side summary as table, json, md`, 'm'));
     expect(good.chatRequests()).toHaveLength(0);
+    expect(bad.chatRequests()).toHaveLength(0);
   });
 });

@@ -4,7 +4,7 @@
 // pipeline puts there (spans, attributes, resource, times, the JSON-lines file, Phoenix annotations), under the
 // ids it handed back at once; and a worker that dies or falls behind to be reported, bounded, never fatal.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import type { OtlpTraceRequest } from '../../src/traces/otlp-types.js';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
 import { startFakePhoenix, type FakePhoenix } from '../helpers/fake-phoenix.js';
 import { flattenTraceRequest, startOtlpSink, type FlatSpan, type OtlpSink } from '../helpers/otlp-sink.js';
+import { closedPort } from '../helpers/ports.js';
 import { REPO_ROOT, runCli } from '../helpers/run-cli.js';
 import {
   DECISION_CASE,
@@ -115,22 +116,23 @@ describe('telemetry on a worker thread (built modules)', () => {
   });
 
   it('uses the worker from the built module when asked, or by default with a core to spare for it', async () => {
-    const config = otlpConfig('http://127.0.0.1:9', false);
-    const worker = await offThread.createRunTelemetry(config, { worker: true });
-    const local = await offThread.createRunTelemetry(config, { worker: false });
-    const auto = await offThread.createRunTelemetry(config);
+    const config = otlpConfig(`http://127.0.0.1:${await closedPort()}`, false);
+    const worker = await offThread.createRunTelemetry(config, { worker: true, cores: 1 });
+    const local = await offThread.createRunTelemetry(config, { worker: false, cores: 16 });
+    const spare = await offThread.createRunTelemetry(config, { cores: offThread.MIN_CORES_FOR_WORKER });
+    const none = await offThread.createRunTelemetry(config, { cores: 1, traces: 10_000 });
     expect('tracer' in worker).toBe(false);
     expect((local as { tracer?: unknown }).tracer).toBeDefined();
-    expect('tracer' in auto).toBe(availableParallelism() < offThread.MIN_CORES_FOR_WORKER);
-    for (const t of [worker, local, auto]) await t.shutdown();
+    expect('tracer' in spare).toBe(false);
+    expect((none as { tracer?: unknown }).tracer).toBeDefined();
+    for (const t of [worker, local, spare, none]) await t.shutdown();
   });
 
   it('on two cores takes the worker only for runs of MIN_TRACES_FOR_WORKER traces or more', async () => {
-    const config = otlpConfig('http://127.0.0.1:9', false);
-    const small = await offThread.createRunTelemetry(config, { traces: offThread.MIN_TRACES_FOR_WORKER - 1 });
-    const large = await offThread.createRunTelemetry(config, { traces: offThread.MIN_TRACES_FOR_WORKER });
-    const cores = availableParallelism();
-    expect({ smallInProcess: 'tracer' in small, largeInProcess: 'tracer' in large }).toEqual({ smallInProcess: cores < offThread.MIN_CORES_FOR_WORKER, largeInProcess: cores < 2 });
+    const config = otlpConfig(`http://127.0.0.1:${await closedPort()}`, false);
+    const small = await offThread.createRunTelemetry(config, { cores: 2, traces: offThread.MIN_TRACES_FOR_WORKER - 1 });
+    const large = await offThread.createRunTelemetry(config, { cores: 2, traces: offThread.MIN_TRACES_FOR_WORKER });
+    expect({ smallInProcess: 'tracer' in small, largeInProcess: 'tracer' in large }).toEqual({ smallInProcess: true, largeInProcess: false });
     for (const t of [small, large]) await t.shutdown();
   });
 
@@ -219,7 +221,7 @@ describe('telemetry on a worker thread (built modules)', () => {
 
   it('disables itself before the run on a TLS file it cannot read, as in process', async () => {
     // It exists when the config is resolved (a directory), and cannot be read as a file.
-    const config = otlpConfig('https://127.0.0.1:9', false, { ca_file: tempDir() });
+    const config = otlpConfig(`https://127.0.0.1:${await closedPort()}`, false, { ca_file: tempDir() });
     const fromWorker: string[] = [];
     const worker = await offThread.createRunTelemetry(config, { worker: true, onWarning: (m) => fromWorker.push(m) });
     const local: string[] = [];
@@ -232,7 +234,11 @@ describe('telemetry on a worker thread (built modules)', () => {
 });
 
 describe('worker failures (stand-in worker scripts)', () => {
-  const config = (): TelemetryConfig => otlpConfig('http://127.0.0.1:9', false);
+  let port = 0;
+  beforeAll(async () => {
+    port = await closedPort();
+  });
+  const config = (): TelemetryConfig => otlpConfig(`http://127.0.0.1:${port}`, false);
   const script = (body: string): URL => {
     const file = join(tempDir(), 'worker.mjs');
     writeFileSync(file, `import { parentPort } from 'node:worker_threads';\n${body}\n`);
@@ -257,7 +263,7 @@ describe('worker failures (stand-in worker scripts)', () => {
     await telemetry.emitCase(inputs()[0]!);
     await telemetry.shutdown();
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^the telemetry worker did not finish the shutdown within \d+ ms \(http:\/\/127\.0\.0\.1:9\/v1\/traces\); spans not yet exported were dropped, the eval run is unaffected$/);
+    expect(warnings[0]).toMatch(/^the telemetry worker did not finish the shutdown within \d+ ms \(http:\/\/127\.0\.0\.1:\d+\/v1\/traces\); spans not yet exported were dropped, the eval run is unaffected$/);
   });
 
   it('keeps the process alive while an awaited emitCase or flush waits for the worker', async () => {

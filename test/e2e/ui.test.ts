@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileS
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/run-cli.js';
+import { CLI, isolatedEnv } from '../helpers/run-cli.js';
 
 // `runspec-eval ui` as a real process: it prints its URL (token in the fragment), serves the API on
 // loopback with that token only, and stops cleanly on SIGTERM. The page itself is tested in
@@ -19,7 +19,7 @@ describe('runspec-eval ui', () => {
     writeFileSync(join(bin, 'xdg-open'), `#!${process.execPath}\nconst fs = require('node:fs');\nfs.writeFileSync(${JSON.stringify(`${opened}.tmp`)}, process.argv[2]);\nfs.renameSync(${JSON.stringify(`${opened}.tmp`)}, ${JSON.stringify(opened)});\n`);
     chmodSync(join(bin, 'xdg-open'), 0o755);
     const PATH = `${bin}${delimiter}${process.env.PATH ?? ''}`;
-    const child = spawn(process.execPath, [CLI, '--path', project, 'ui', '--port', '0', '--open'], { env: { PATH, HOME: project }, stdio: 'pipe' });
+    const child = spawn(process.execPath, [CLI, '--path', project, 'ui', '--port', '0', '--open'], { env: { PATH, ...isolatedEnv(), HOME: project }, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));

@@ -92,7 +92,7 @@ export async function startFakePhoenix(opts: FakePhoenixOptions = {}): Promise<F
           read[2] === 'spans'
             ? inProject.map((sp) => ({ name: sp.name, context: { trace_id: sp.traceId, span_id: sp.spanId }, parent_id: sp.parentSpanId ?? null, attributes: sp.attributes }))
             : annotations
-                .filter((a, i) => (statuses[Math.min(i, statuses.length - 1)] ?? 200) === 200)
+                .filter((_a, i) => (statuses[Math.min(i, statuses.length - 1)] ?? 200) === 200)
                 .flatMap((a) => a.body.data)
                 .filter((d) => inProject.some((sp) => sp.spanId === d.span_id))
                 .map((d) => ({ span_id: d.span_id, name: d.name, result: d.result, annotator_kind: d.annotator_kind }));

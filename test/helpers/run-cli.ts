@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
@@ -16,7 +18,7 @@ export interface CliResult {
 
 export interface RunCliOptions {
   cwd?: string;
-  /** Added to a minimal environment (PATH, HOME, NO_COLOR); the parent's API keys never leak in. */
+  /** Added to a minimal environment (PATH, NO_COLOR, fresh empty HOME, XDG_* and TMPDIR); the parent's API keys never leak in. */
   env?: Record<string, string | undefined>;
   input?: string | Buffer;
   timeoutMs?: number;
@@ -31,12 +33,24 @@ export interface RunCliOptions {
   slowStdout?: boolean;
 }
 
+/**
+ * Fresh empty HOME, XDG_CONFIG_HOME, XDG_CACHE_HOME and TMPDIR for one CLI call, inside this test file's
+ * own temp folder (test/setup/isolate.ts): nothing of the machine's (a global fixture, a config, stale
+ * worktrees) reaches the CLI, and nothing it writes lands outside the run's folder.
+ * @example spawnSync(cmd, args, { env: { PATH: process.env.PATH, ...isolatedEnv() } })
+ */
+export function isolatedEnv(): Record<'HOME' | 'XDG_CONFIG_HOME' | 'XDG_CACHE_HOME' | 'TMPDIR', string> {
+  const root = mkdtempSync(join(tmpdir(), 'cli-'));
+  const dirs = { HOME: join(root, 'home'), XDG_CONFIG_HOME: join(root, 'home', '.config'), XDG_CACHE_HOME: join(root, 'home', '.cache'), TMPDIR: join(root, 'tmp') };
+  for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
+  // Modes as /tmp has them: as root the command sandbox drops to an unprivileged uid that must reach worktrees.
+  chmodSync(root, 0o755);
+  chmodSync(dirs.TMPDIR, 0o1777);
+  return dirs;
+}
+
 function cliEnv(opts: RunCliOptions): Record<string, string> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: opts.env?.HOME ?? process.env.HOME ?? '/tmp',
-    NO_COLOR: '1',
-  };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', ...isolatedEnv(), NO_COLOR: '1' };
   for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env[k] = v;
   return env;
 }

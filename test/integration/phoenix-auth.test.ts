@@ -29,7 +29,7 @@ describe(`doctor against a live Phoenix ${PHOENIX_VERSION} with authentication o
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const doctor = async (sub: string, env: Record<string, string>) => {
+  const doctor = async (sub: string, env: Record<string, string | undefined>) => {
     const r = await runCli(['doctor', '--timeout-ms', '30000'], {
       spawn: true,
       cwd: join(dir, sub),

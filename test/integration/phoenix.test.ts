@@ -351,7 +351,7 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
         const res = await fetch(`${phoenix.url}/v1/traces`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-protobuf' },
-          body: encodeTraceRequest(JSON.parse(line) as OtlpTraceRequest),
+          body: Buffer.from(encodeTraceRequest(JSON.parse(line) as OtlpTraceRequest)),
         });
         expect(res.status).toBe(200);
       }

@@ -15,6 +15,7 @@ import { startFakePhoenix } from '../helpers/fake-phoenix.js';
 import { startMcpHttp } from '../helpers/mcp-http.js';
 import { startOtlpSink } from '../helpers/otlp-sink.js';
 import { REPO_ROOT } from '../helpers/run-cli.js';
+// @ts-expect-error -- a plain ESM fixture without types (test/toolset/mcp.test.ts imports it the same way)
 import { createServer as createMcpServer } from '../toolset/fixtures/mcp-server.mjs';
 import { runInstalled, startInstalled, stop, waitForOutput } from './_cli.js';
 import { typeCheckWireBodies } from './_wire-types.js';

@@ -1,11 +1,25 @@
 import { getEventListeners } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ProviderError } from '../../src/errors.js';
 import { createOpenAIProvider, openAIParams } from '../../src/providers/openai.js';
 import type { Provider, RetryInfo } from '../../src/providers/types.js';
 import type { Message } from '../../src/types/run.js';
 import type { ToolDefinition } from '../../src/types/toolset.js';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
+
+// The provider's retry waits (node:timers/promises in the HTTP client) are recorded and return at once: a
+// Retry-After of 1 s is asserted as the wait asked for, not slept through. Signals still cancel.
+const waits = vi.hoisted(() => [] as number[]);
+vi.mock('node:timers/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:timers/promises')>();
+  return {
+    ...real,
+    setTimeout: <T>(ms?: number, value?: T, opts?: { signal?: AbortSignal }): Promise<T | undefined> => {
+      waits.push(ms ?? 0);
+      return opts?.signal?.aborted ? Promise.reject(opts.signal.reason) : Promise.resolve(value);
+    },
+  };
+});
 
 const TOOLS: ToolDefinition[] = [
   { name: 'service_status', description: 'Show a service status', parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
@@ -145,6 +159,7 @@ describe('openai provider: parameters', () => {
 describe('openai provider: faults', () => {
   it('retries a 429 after the Retry-After seconds', async () => {
     const retries: RetryInfo[] = [];
+    waits.length = 0;
     const { server, provider } = await setup(
       { respond: (_req, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '1' } } : undefined) },
       { onRetry: (r) => retries.push(r) },
@@ -153,6 +168,7 @@ describe('openai provider: faults', () => {
     expect(res.text).toBe('done');
     expect(server.chatRequests()).toHaveLength(2);
     expect(retries).toEqual([{ attempt: 1, delayMs: 1000, reason: 'HTTP 429' }]);
+    expect(waits.at(-1)).toBe(1000);
   });
 
   it('caps a Retry-After date far in the future', async () => {

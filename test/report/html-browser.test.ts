@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderCompareHtml, renderHtml, renderJUnit } from '../../src/report/index.js';
-import { launchBrowser } from '../helpers/browser.js';
+import { BROWSER_SETUP_TIMEOUT_MS, launchBrowser } from '../helpers/browser.js';
 import { sampleDocument } from './_doc.js';
 import { checkReportView } from './_report-view-checks.js';
 import { viewDocument } from './_view-doc.js';
@@ -40,7 +40,7 @@ describe('HTML report in headless Chromium (file://)', () => {
       return route.abort();
     });
     await page.goto(pathToFileURL(file).href);
-  });
+  }, BROWSER_SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
   });

@@ -18,7 +18,7 @@ function hostileDoc() {
   const c = makeCase({ id: HOSTILE_ID, suite: 'x', runspec: { tool: ['restart-service'] } });
   const run = makeRun({ calls: [{ name: 'wipe\u001b[31m\nall & more', arguments: {} }], terminal: true });
   const result = aggregateCase(c, [{ status: 'scored', sample: 0, verdict: scoreRun(c, run, {}), elapsedMs: 1, tokens: 0 }], { threshold: 1 });
-  return buildResultsDocument({ meta: { tool: 'runspec-eval' }, iterations: [{ iteration: 0, timestamp: '2026-01-01T00:00:00Z', caseResults: [result] }] });
+  return buildResultsDocument({ meta: { tool: 'runspec-eval', started: '2026-01-01T00:00:00Z' }, iterations: [{ iteration: 0, timestamp: '2026-01-01T00:00:00Z', caseResults: [result] }] });
 }
 
 const inert = (out: string): void => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { matchArg, matchArgs, tolerantEquals } from '../../src/scoring/index.js';
+import type { ArgExpectation } from '../../src/types/case.js';
 import { RE2JS } from 're2js';
 
 describe('matchArg', () => {
@@ -19,7 +20,7 @@ describe('matchArg', () => {
     { name: 'absent passes when the key is missing', expected: { kind: 'absent' } as const, actual: undefined, ok: true },
     { name: 'absent fails when the key is present', expected: { kind: 'absent' } as const, actual: false, ok: false },
   ])('$name', ({ expected, actual, ok }) => {
-    expect(matchArg(expected, actual).ok).toBe(ok);
+    expect(matchArg(expected as ArgExpectation, actual).ok).toBe(ok);
   });
 
   it('says what was expected and what was seen', () => {

@@ -57,6 +57,7 @@ const caseResult = (i: number): fc.Arbitrary<CaseResult> =>
         passRateHigh: 1,
         passAtK: 0,
         passHatK: 0,
+        passK: [],
         threshold: 0.5,
         meetsThreshold,
         errored: samples.some((s) => s.status === 'errored'),

@@ -96,7 +96,7 @@ describe('run with telemetry', () => {
   });
 
   // The baseline runs once with telemetry off; each fault run must match it. (A 500 is covered in faults.test.ts.)
-  let baseline: Promise<{ exitCode: number; doc: unknown }> | undefined;
+  let baseline: Promise<{ exitCode: number | null; doc: unknown }> | undefined;
   const baselineRun = () =>
     (baseline ??= run('out/baseline.json', { OTEL_SDK_DISABLED: 'true' }).then((cli) => ({
       exitCode: cli.exitCode,

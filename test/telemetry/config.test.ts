@@ -93,7 +93,7 @@ describe('resolveTelemetryConfig', () => {
     { name: 'missing certificate', env: { OTEL_EXPORTER_OTLP_CERTIFICATE: '/nonexistent/ca.pem' }, warning: /does not exist/ },
     { name: 'header without =', env: { OTEL_EXPORTER_OTLP_HEADERS: 'broken' }, warning: /OTEL_EXPORTER_OTLP_HEADERS: entry without "="/ },
   ])('warns and falls back on a bad OTEL_* value: $name', ({ env, warning }) => {
-    const { config, warnings } = resolve({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', ...env });
+    const { config, warnings } = resolve({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', ...(env as unknown as Record<string, string>) });
     expect(warnings.join('\n')).toMatch(warning);
     expect(config.exporter).toMatchObject({ kind: 'otlp', protocol: 'http/protobuf', compression: 'none', headers: {} });
     expect(config.timeoutMs).toBe(10_000);

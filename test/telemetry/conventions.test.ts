@@ -13,10 +13,10 @@ const CONVENTION_KEYS = new Set<string>([
   ...Object.entries(incubating)
     .filter(([name, v]) => name.startsWith('ATTR_') && typeof v === 'string')
     .map(([, v]) => v as string),
-  ...Object.values(OI).filter((v): v is string => typeof v === 'string'),
+  ...(Object.values(OI) as unknown[]).filter((v): v is string => typeof v === 'string'),
   ATTR_LANGSMITH_SPAN_KIND,
 ]);
-const OI_VALUES = new Set(Object.values(OI).filter((v): v is string => typeof v === 'string'));
+const OI_VALUES = new Set((Object.values(OI) as unknown[]).filter((v): v is string => typeof v === 'string'));
 const REGISTRY = RUNSPEC_EVAL_ATTRIBUTE_TYPES as Record<string, string>;
 
 /** Why a key is not allowed, or undefined when it is. */

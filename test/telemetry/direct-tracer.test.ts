@@ -200,13 +200,15 @@ describe('direct tracer: used only where the SDK would decide the same', () => {
       const config: TelemetryConfig = {
         enabled: true,
         captureContent: false,
+        captureHashed: false,
         annotations: false,
+        phoenixExperiment: false,
         exporter: { kind: 'otlp', url: `${sink.url}/v1/traces`, protocol: 'http/protobuf', headers: {}, compression: 'none' },
         timeoutMs: 5000,
         serviceName: 'runspec-test',
         resourceAttributes: {},
         apiKeyEnv: 'PHOENIX_API_KEY',
-        sources: { enabled: 'default', captureContent: 'default', annotations: 'default', endpoint: 'env', protocol: 'env', timeoutMs: 'default' },
+        sources: { enabled: 'default', captureContent: 'default', annotations: 'default', endpoint: 'env', protocol: 'env', timeoutMs: 'default', annotationsUrl: 'default', project: 'default', serviceName: 'default' },
       };
       const input = { case: DECISION_CASE, run: decisionRun('dedup'), verdict: decisionVerdict('dedup'), runId: 'r1' };
       vi.stubEnv('OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', '4');

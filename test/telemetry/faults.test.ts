@@ -17,13 +17,15 @@ function config(url: string, timeoutMs: number, protocol: OtlpProtocol = 'http/p
   return {
     enabled: true,
     captureContent: false,
+    captureHashed: false,
     annotations: false,
+    phoenixExperiment: false,
     exporter: { kind: 'otlp', url: `${url}/v1/traces`, protocol, headers: {}, compression: 'none' },
     timeoutMs,
     serviceName: 'runspec-test',
     resourceAttributes: {},
     apiKeyEnv: 'PHOENIX_API_KEY',
-    sources: { enabled: 'default', captureContent: 'default', annotations: 'default', endpoint: 'env', protocol: 'default', timeoutMs: 'default' },
+    sources: { enabled: 'default', captureContent: 'default', annotations: 'default', endpoint: 'env', protocol: 'default', timeoutMs: 'default', annotationsUrl: 'default', project: 'default', serviceName: 'default' },
   };
 }
 

@@ -7,6 +7,7 @@ import { buildLangSmithFeedback, postFeedbackForTargets, postLangSmithFeedback }
 import { langsmithRunId } from '../../src/core/trace-link.js';
 import { retryDelayMs } from '../../src/core/retry.js';
 import { startFakeLangSmith, type FakeLangSmith } from '../helpers/fake-langsmith.js';
+import { closedPort } from '../helpers/ports.js';
 
 const KEY = 'lsv2-test-secret-key';
 const sorted = (xs: string[]): string[] => [...xs].sort((a, b) => a.localeCompare(b));
@@ -120,7 +121,7 @@ describe('LangSmith feedback', () => {
     const { mkdirSync } = await import('node:fs');
     mkdirSync(project);
     writeFileSync(join(project, 'runspec.toml'), '[telemetry.langsmith]\nfeedback = true\nmax_wait_ms = 5000\n');
-    const r = await cli(['--path', project, 'config'], dir, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9/otel', LANGSMITH_API_KEY: KEY });
+    const r = await cli(['--path', project, 'config'], dir, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await closedPort()}/otel`, LANGSMITH_API_KEY: KEY });
     expect(r.out).toMatch(/telemetry\.langsmith\.api_key\s+LANGSMITH_API_KEY \(set\)/);
     expect(r.out).toMatch(/telemetry\.langsmith\.max_wait_ms\s+5000\s+\(file\)/);
     expect(r.out).not.toContain(KEY);
@@ -159,7 +160,7 @@ describe('LangSmith feedback', () => {
     const targets = [{ spanId: '1a2b3c4d5e6f7a8b', caseId: 'c', sample: 0, error: { code: 'PROVIDER', message: 'down' } }];
     const bad = await postFeedbackForTargets({ endpoint: ls.url, apiKey: 'wrong', maxWaitMs: 0 }, targets);
     expect(bad).toMatchObject({ posted: 0, warning: expect.stringMatching(/answered 401/) });
-    const gone = await postFeedbackForTargets({ endpoint: 'http://127.0.0.1:9', apiKey: KEY, maxWaitMs: 0 }, targets);
+    const gone = await postFeedbackForTargets({ endpoint: `http://127.0.0.1:${await closedPort()}`, apiKey: KEY, maxWaitMs: 0 }, targets);
     expect(gone.posted).toBe(0);
     expect(gone.warning).toMatch(/^langsmith feedback: /);
   });

@@ -6,6 +6,7 @@ import { resolveTelemetryConfig } from '../../src/config/telemetry.js';
 import { buildSpanAnnotations, createTelemetry, postSpanAnnotations, type SpanAnnotation } from '../../src/telemetry/index.js';
 import { startFakePhoenix, type FakePhoenix } from '../helpers/fake-phoenix.js';
 import { DECISION_CASE, DECISION_RESULT, decisionRun, decisionVerdict } from './_fixtures.js';
+import { closedPort } from '../helpers/ports.js';
 
 let phoenix: FakePhoenix | undefined;
 afterEach(async () => {
@@ -140,7 +141,7 @@ describe('Phoenix annotations', () => {
   });
 
   it('reports an unreachable Phoenix as a warning', async () => {
-    const result = await postSpanAnnotations({ baseUrl: 'http://127.0.0.1:9', annotations: [annotation(1)], timeoutMs: 2000, attempts: 2 });
+    const result = await postSpanAnnotations({ baseUrl: `http://127.0.0.1:${await closedPort()}`, annotations: [annotation(1)], timeoutMs: 2000, attempts: 2 });
     expect(result.posted).toBe(0);
     expect(result.warning).toMatch(/^phoenix annotations: POST/);
   });

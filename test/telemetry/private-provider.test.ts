@@ -12,13 +12,15 @@ function config(url: string): TelemetryConfig {
   return {
     enabled: true,
     captureContent: false,
+    captureHashed: false,
     annotations: false,
+    phoenixExperiment: false,
     exporter: { kind: 'otlp', url: `${url}/v1/traces`, protocol: 'http/protobuf', headers: {}, compression: 'none' },
     timeoutMs: 5000,
     serviceName: 'runspec-test',
     resourceAttributes: {},
     apiKeyEnv: 'PHOENIX_API_KEY',
-    sources: { enabled: 'default', captureContent: 'default', annotations: 'default', endpoint: 'env', protocol: 'default', timeoutMs: 'default' },
+    sources: { enabled: 'default', captureContent: 'default', annotations: 'default', endpoint: 'env', protocol: 'default', timeoutMs: 'default', annotationsUrl: 'default', project: 'default', serviceName: 'default' },
   };
 }
 

@@ -31,14 +31,16 @@ function otlpConfig(url: string, protocol: OtlpProtocol, captureContent: boolean
   return {
     enabled: true,
     captureContent,
+    captureHashed: false,
     annotations: false,
+    phoenixExperiment: false,
     exporter: { kind: 'otlp', url: `${url}/v1/traces`, protocol, headers: { 'x-test': 'yes' }, compression: 'none' },
     timeoutMs: 5000,
     serviceName: 'runspec-test',
     resourceAttributes: { 'deployment.environment.name': 'ci' },
     project: 'evals',
     apiKeyEnv: 'PHOENIX_API_KEY',
-    sources: { enabled: 'default', captureContent: 'default', annotations: 'default', endpoint: 'env', protocol: 'env', timeoutMs: 'default' },
+    sources: { enabled: 'default', captureContent: 'default', annotations: 'default', endpoint: 'env', protocol: 'env', timeoutMs: 'default', annotationsUrl: 'default', project: 'default', serviceName: 'default' },
   };
 }
 

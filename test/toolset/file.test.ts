@@ -107,7 +107,7 @@ describe('errors name file:line and the field path', () => {
       name: 'unknown runnable key',
       ext: 'toml',
       text: '[[runnable]]\nname = "x"\nautonmy = "confirm"\n',
-      want: /:3: runnable\[0\]\.autonmy: unknown key/,
+      want: /:3: runnable\[0\]\.autonmy: unknown field; did you mean "autonomy"\?/,
     },
     {
       name: 'bad autonomy in a nested subcommand',

@@ -7,6 +7,7 @@ import type { Toolset } from '../../src/types/toolset.js';
 import { startMcpHttp, type McpHttpServer } from '../helpers/mcp-http.js';
 // @ts-expect-error plain .mjs test fixture without types
 import { createServer as createMcpServer } from './fixtures/mcp-server.mjs';
+import { closedPort } from '../helpers/ports.js';
 
 const SERVER = fileURLToPath(new URL('./fixtures/mcp-server.mjs', import.meta.url));
 const env = { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_API_KEY: 'sk-never-handed-over' };
@@ -70,7 +71,7 @@ describe('MCP over streamable HTTP', () => {
   });
 
   it('fails with an MCP error when nothing listens', async () => {
-    const err = await loadToolset('mcp:http://127.0.0.1:9/mcp', { projectDir: process.cwd(), env, timeoutMs: 5_000 }).catch((e: unknown) => e);
+    const err = await loadToolset(`mcp:http://127.0.0.1:${await closedPort()}/mcp`, { projectDir: process.cwd(), env, timeoutMs: 5_000 }).catch((e: unknown) => e);
     expect((err as ToolsetError).code).toBe('MCP');
   });
 });

@@ -15,8 +15,8 @@ const CALLS: Array<{ name: string; call: ToolCall }> = [
 describe('search-layout run calls', () => {
   it.each(CALLS)('$name: the same runnable and arguments with and without a toolset', async ({ call }) => {
     const fleet = await loadToolset('builtin:fleet', { projectDir: '.', env: {} });
-    const withToolset = resolveCall(call, { toolset: fleet, toolMode: 'search' });
-    const without = resolveWithoutToolset(call, { toolMode: 'search' });
+    const withToolset = resolveCall(call, { toolset: fleet, toolMode: 'search', commandIsVerb: false });
+    const without = resolveWithoutToolset(call, { toolMode: 'search', commandIsVerb: false });
     expect(without.runnable).toBe('systemctl');
     expect(withToolset.runnable).toBe(without.runnable);
     expect(withToolset.args).toEqual(without.args);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Case } from '../../src/types/case.js';
+import type { Case, RunspecExpectation } from '../../src/types/case.js';
 import type { Toolset } from '../../src/types/toolset.js';
 import { loadToolset, validateFixtures, WORKSPACE_TOOLSET } from '../../src/toolset/index.js';
 
@@ -48,7 +48,7 @@ describe('validateFixtures: runspec', () => {
     { name: 'unknown host', rs: { tool: ['restart-service'], host: 'web-1' }, want: 'expect_host: unknown host or host group "web-1" on toolset fleet; did you mean "web-01"?' },
     { name: 'unknown forbidden tool', rs: { forbidTools: ['ok', 'filesystem_write_file'] }, want: 'forbid_tools[1]: unknown tool "filesystem_write_file" on toolset fleet; did you mean "filesystem_write-file"?' },
   ])('$name', ({ rs, want }) => {
-    const out = rows([kase({ runspec: rs })], () => fleet);
+    const out = rows([kase({ runspec: rs as RunspecExpectation })], () => fleet);
     expect(out.some((line) => line.startsWith('evals/x.toml:7: case c1: ') && line.includes(want)), out.join('\n')).toBe(true);
   });
 

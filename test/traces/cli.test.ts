@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { ROOT_CONTEXT, SpanKind, trace as otTrace } from '@opentelemetry/api';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { CLI, runCli } from '../helpers/run-cli.js';
+import { CLI, runCli, isolatedEnv } from '../helpers/run-cli.js';
 import { startOtlpSink } from '../helpers/otlp-sink.js';
 import { startFakePhoenix } from '../helpers/fake-phoenix.js';
 import { encodeTraceRequest } from '../../src/traces/otlp-proto.js';
@@ -281,7 +281,7 @@ describe('malformed corpus', () => {
 describe('runspec-eval serve (process)', () => {
   it('prints its URL, requires the token, scores what the official proto exporter posts, and exits 0 on SIGTERM', async () => {
     const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '100', '--cases', 'suite.json', '--rules', 'rules.toml', '--token-env', 'SERVE_TOKEN', '--results', 'served.json'], {
-      cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, SERVE_TOKEN: 'tok-serve' }, stdio: 'pipe',
+      cwd: dir, env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: dir, SERVE_TOKEN: 'tok-serve' }, stdio: 'pipe',
     });
     let stdout = '';
     let stderr = '';

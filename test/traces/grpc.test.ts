@@ -18,7 +18,7 @@ import { parseRulesText } from '../../src/traces/rules.js';
 import { decodeLogsRequest } from '../../src/traces/otlp-proto.js';
 import { loadCasesFromPaths, mergeSuites } from '../../src/fixtures/index.js';
 import { main } from '../../src/cli/main.js';
-import { CLI } from '../helpers/run-cli.js';
+import { CLI, isolatedEnv } from '../helpers/run-cli.js';
 
 const RULES = parseRulesText('[[rule]]\nname = "no-restarts"\nforbid_tools = ["service_restart"]\n', 'rules.toml');
 
@@ -168,7 +168,7 @@ describe('run exports over gRPC; serve --grpc scores', () => {
       const code = await main({
         argv: ['run', 'evals.toml', '--provider', 'mock', '--script', 'script.json', '--out', 'res.json'],
         cwd: dir,
-        env: { PATH: process.env.PATH ?? '', HOME: dir, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${r.port}` },
+        env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: dir, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${r.port}` },
         stdout: out as never,
         stderr: out as never,
       });
@@ -185,7 +185,7 @@ describe('run exports over gRPC; serve --grpc scores', () => {
     writeFileSync(join(dir, 'rules.toml'), '[[rule]]\nname = "no-restarts"\nforbid_tools = ["service_restart"]\n');
     const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--grpc', '0', '--quiet-ms', '50', '--cases', join(dir, 'evals.toml'), '--rules', 'rules.toml'], {
       cwd: dir,
-      env: { PATH: process.env.PATH ?? '', HOME: dir },
+      env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: dir },
       stdio: 'pipe',
     });
     let stdout = '';

@@ -59,6 +59,7 @@ const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?
 export function addSelectionOptions(cmd: Command): Command {
   return cmd
     .option('--fixture <id>', 'run only this case id (repeatable)', collect)
+    .option('--bundled', 'without targets, run the bundled demo cases too (they run alone only when the project has no cases of its own)')
     .option('--tag <tag>', 'run only cases with this tag (repeatable)', collect)
     .option('--shard <i/n>', SHARD_HELP);
 }

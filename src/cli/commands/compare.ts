@@ -21,7 +21,7 @@ export const compareCommand: CommandModule = {
       .command('compare')
       .description('Run the same suite once per provider or [targets.NAME] and compare pass rates')
       .argument('<providers>', 'two or more providers or targets, comma-separated (e.g. ollama,openai or gpt,my-agent)')
-      .argument('[targets...]', 'suite names or fixture files (default: every discovered case)');
+      .argument('[targets...]', 'suite names or fixture files (default: the project\'s own cases, or the bundled demo cases when it has none)');
     addSelectionOptions(cmd);
     addModelOptions(cmd, { provider: false });
     addExecutionOptions(cmd, { out: 'results JSON file stem: one <stem>.<provider>.json per provider' });

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
@@ -78,6 +78,9 @@ export async function demoAction(ctx: CliContext, flags: { output?: string; tele
   const passing = r.results.filter((c) => c.meetsThreshold).length;
   ctx.err(`demo: ${passing} of ${r.results.length} cases pass (the failing ones are deliberate)`);
   ctx.err(`results: ${r.finalFile}`);
+  if (r.traces?.kind === 'file') ctx.err(`traces: ${r.traces.dir} (OTLP JSON lines, one trace per case; score them back with \`runspec-eval score ${relativeOrAbsolute(ctx.cwd, r.traces.dir)}\`)`);
+  else if (r.traces) ctx.err(`traces: sent to ${r.traces.url} (OTLP)`);
+  else ctx.err('traces: none written (--no-telemetry)');
   return 0;
 }
 
@@ -92,3 +95,9 @@ export const demoCommand: CommandModule = {
       .action(action(getContext, setExit, (ctx, flags: { output?: string; telemetry?: boolean }) => demoAction(ctx, flags)));
   },
 };
+
+/** `dir` relative to `cwd` when it lies below it (shorter to copy), else as is. */
+function relativeOrAbsolute(cwd: string, dir: string): string {
+  const rel = relative(cwd, dir);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : dir;
+}

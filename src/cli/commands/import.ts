@@ -23,12 +23,15 @@ export const importCommand: CommandModule = {
       .description('Convert BFCL v3/v4 question (and possible-answer) JSON lines into a runspec suite that carries its tools')
       .argument('<questions>', 'BFCL question file, e.g. BFCL_v4_parallel.json')
       .argument('[answers]', 'BFCL possible-answer file, e.g. possible_answer/BFCL_v4_parallel.json (not needed for irrelevance)')
-      .requiredOption('--out <file>', 'write the suite here (JSON; run it with `runspec-eval run FILE`)')
+      .requiredOption('--out <file>', 'write the suite here: .toml ([[eval]] cases) or .json; run it with `runspec-eval run FILE`')
       .option('--category <name>', 'BFCL category of every entry (default: read from each id)')
       .addHelpText('after', '\nCategories: simple, multiple, parallel, parallel_multiple, irrelevance and their live_* forms.\nThe cases check with equality = "bfcl" (docs/bfcl.md).\n')
       .action(
         action(getContext, setExit, async (ctx, questions: string, answers: string | undefined, flags: { out: string; category?: string }) => {
-          const { importBfcl } = await import('../../fixtures/bfcl.js');
+          const { bfclOutFormat, bfclSuiteText, importBfcl } = await import('../../fixtures/bfcl.js');
+          // The extension names the format: checked before anything is read, so a .yaml name fails at once.
+          const format = bfclOutFormat(flags.out);
+          if (!format) throw new UsageError('USAGE', `--out ${flags.out}: expected a .json or .toml file name (the extension names the format written)`, { hint: 'runspec-eval import bfcl Q.json A.json --out cases.toml' });
           const qFile = cwdPath(ctx, questions);
           const aFile = answers !== undefined ? cwdPath(ctx, answers) : undefined;
           const result = importBfcl({
@@ -41,7 +44,7 @@ export const importCommand: CommandModule = {
           if (result.suite.eval.length === 0) throw new UsageError('USAGE', `${questions}: no case to import`, { hint: 'pass a single-response BFCL category (simple, multiple, parallel, parallel_multiple, irrelevance, live_*)' });
           const out = cwdPath(ctx, flags.out);
           ensureOutputDir(out, '--out');
-          writeFileAtomic(out, JSON.stringify(result.suite, null, 1) + '\n');
+          writeFileAtomic(out, bfclSuiteText(result.suite, format, flags.out));
           const counts = Object.entries(result.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');
           ctx.err(`import bfcl: ${result.suite.eval.length} cases (${counts}) → ${out}`);
           return 0;

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Option } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
@@ -41,7 +42,7 @@ async function listCases(ctx: CliContext, paths: string[], o: ListOptions): Prom
   capHeapForLargeFiles(ctx.cwd, paths);
   const all =
     paths.length > 0
-      ? mergeSuites((await import('../../fixtures/discover.js')).loadCasesFromPaths(paths, { onWarning })).cases
+      ? mergeSuites((await import('../../fixtures/discover.js')).loadCasesFromPaths(paths.map((p) => resolve(ctx.cwd, p)), { onWarning })).cases
       : (await discoverFixtures({ projectDir: ctx.projectDir, env: ctx.env, includeBundled: o.bundled, onWarning })).cases;
   const cases = selectCases(all, { suites: o.suite, ids: o.id, tags: o.tag });
   if (o.output === 'json') {
@@ -76,7 +77,8 @@ Sources, later winning by case id:
   global    $XDG_CONFIG_HOME/runspec-eval/eval/*.{json,toml} (default ~/.config/runspec-eval/eval)
   local     <project>/runspec_evals.toml [[suite]]s (a [sync] dir's suite replaces the local one
             of the same name), then <project>/.runspec/eval/*.{json,toml}
-Warnings (unknown fields) go to stderr; bad fixtures exit 2.
+An unknown field is an error (exit 2, file:line and a did-you-mean); fields named x_* are
+extension fields and are ignored. Warnings (an empty file) go to stderr.
 
 Examples:
   runspec-eval --path ./proj list

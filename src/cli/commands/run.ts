@@ -92,7 +92,7 @@ export const runCommand: CommandModule = {
     const cmd = program
       .command('run')
       .description('Run eval cases against a model and score them')
-      .argument('[targets...]', 'suite names or fixture files (default: every discovered case)');
+      .argument('[targets...]', 'suite names or fixture files (default: the project\'s own cases, or the bundled demo cases when it has none)');
     addSelectionOptions(cmd);
     addModelOptions(cmd);
     addExecutionOptions(cmd);

@@ -1,7 +1,6 @@
 import { constants } from 'node:fs';
-import { lstat, open, realpath } from 'node:fs/promises';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { isInside } from '../../core/path-inside.js';
+import { lstat, open } from 'node:fs/promises';
+import { PathRefusedError } from '../../core/confine-path.js';
 
 // File-path guards of the workspace tools. A model-chosen path is resolved against the worktree root,
 // then the realpath of its deepest existing ancestor must still be inside the root, so `..`, absolute
@@ -9,45 +8,8 @@ import { isInside } from '../../core/path-inside.js';
 // to create a file outside) are refused. Only regular files are ever opened, with O_NONBLOCK and
 // O_NOFOLLOW: a FIFO, socket or device is refused before any read can block the run.
 
-/** A path a tool may not touch; the tool turns it into an `Error: ...` result. */
-export class PathRefusedError extends Error {}
-
-const MAX_PATH_CHARS = 4096;
-
-/**
- * The absolute path of a workspace-relative `path` inside `root` (a real path), with every existing
- * component resolved. Throws PathRefusedError for anything that is or could lead outside.
- * @example await resolveInside('/tmp/wt', 'src/app.py') // '/tmp/wt/src/app.py'
- */
-export async function resolveInside(root: string, path: string): Promise<string> {
-  if (path.includes('\0')) throw new PathRefusedError('paths may not contain NUL characters');
-  if (path.length > MAX_PATH_CHARS) throw new PathRefusedError(`path is too long (${path.length} characters)`);
-  const p = path.trim();
-  if (p === '' || p === '.' || p === './') return root;
-  if (isAbsolute(p)) throw new PathRefusedError(`absolute paths are not allowed (${p}); use a path relative to the workspace root`);
-  const abs = resolve(root, p);
-  if (!isInside(root, abs)) throw new PathRefusedError(`path escapes the workspace: ${p}`);
-  // The deepest ancestor that exists (lstat: a dangling symlink exists as a link).
-  let probe = abs;
-  let rest = '';
-  for (let i = 0; i < 4096; i++) {
-    const st = await lstat(probe).catch(() => undefined);
-    if (st) break;
-    const up = dirname(probe);
-    if (up === probe) break;
-    rest = rest ? join(probe.slice(up.length + 1), rest) : probe.slice(up.length + 1);
-    probe = up;
-  }
-  let real: string;
-  try {
-    real = await realpath(probe);
-  } catch {
-    // Exists as a link but does not resolve: dangling, or a chain that ends nowhere or loops.
-    throw new PathRefusedError(`path goes through a symlink that points nowhere: ${p}`);
-  }
-  if (!isInside(root, real)) throw new PathRefusedError(`path escapes the workspace through a symlink: ${p}`);
-  return rest ? join(real, rest) : real;
-}
+// The confinement itself is the shared primitive in core/; this module adds the workspace tools' opens.
+export { PathRefusedError, resolveInside } from '../../core/confine-path.js';
 
 /** Read a regular file of at most `maxBytes`; anything else (FIFO, socket, device, directory) is refused. */
 export async function readRegularFile(abs: string, shown: string, maxBytes: number): Promise<Buffer> {
