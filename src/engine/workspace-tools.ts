@@ -1,9 +1,10 @@
-import { mkdir, readdir, realpath, stat } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
 import { compileRegex } from '../core/regex.js';
 import { isInside } from '../core/path-inside.js';
 import { compileGlob } from './_glob.js';
 import { createCommandSandbox, type CommandSandbox } from './sandbox/command.js';
+import { withDirBeneath } from './sandbox/beneath.js';
 import { PathRefusedError, readRegularFile, withTimeLimit, writeRegularFile } from './sandbox/paths.js';
 import type { Worktree } from './worktree.js';
 
@@ -125,7 +126,7 @@ async function dispatch(name: string, args: Record<string, unknown>, ctx: Worksp
 
 async function readText(wt: Worktree, path: string): Promise<{ abs: string; text: string }> {
   const abs = await wt.resolve(path);
-  const buf = await readRegularFile(abs, path, MAX_FILE_BYTES);
+  const buf = await readRegularFile(wt.root, abs, path, MAX_FILE_BYTES);
   if (buf.includes(0)) throw new ToolInputError(`${path} is a binary file`);
   return { abs, text: buf.toString('utf8') };
 }
@@ -174,7 +175,8 @@ async function walk(wt: Worktree, startAbs: string, maxDepth: number): Promise<{
     const { abs, depth } = queue.shift()!;
     let names;
     try {
-      names = await readdir(abs, { withFileTypes: true });
+      // Listed through a no-follow walk: a directory swapped for a link is not listed.
+      names = await withDirBeneath(wt.root, abs, (dir) => readdir(dir, { withFileTypes: true }));
     } catch {
       continue;
     }
@@ -227,7 +229,7 @@ async function grepTool(wt: Worktree, pattern: string, path?: string, glob?: str
   for (const f of files) {
     if (filter && !filter(st.isDirectory() ? relative(target, f.abs).split(sep).join('/') : f.rel)) continue;
     // Regular files only (a FIFO in the tree would block a plain read); links were checked by walk.
-    const buf = await realpath(f.abs).then((real) => readRegularFile(real, f.rel, MAX_FILE_BYTES)).catch(() => undefined);
+    const buf = await realpath(f.abs).then((real) => readRegularFile(wt.root, real, f.rel, MAX_FILE_BYTES)).catch(() => undefined);
     if (!buf || buf.includes(0)) continue;
     splitLines(buf.toString('utf8')).forEach((line, i) => {
       if (!re.test(line)) return;
@@ -259,15 +261,14 @@ async function editTool(wt: Worktree, path: string, oldString: string, newString
   const count = text.split(oldString).length - 1;
   if (count === 0) return `Error: old_string not found in ${path}`;
   if (count > 1) return `Error: old_string occurs ${count} times in ${path}; include more surrounding text so it is unique`;
-  await writeRegularFile(abs, path, text.replace(oldString, () => newString));
+  await writeRegularFile(wt.root, abs, path, text.replace(oldString, () => newString));
   return `Edited ${path}: replaced 1 occurrence`;
 }
 
 async function writeTool(wt: Worktree, path: string, content: string): Promise<string> {
   const abs = await wt.resolve(path);
   if ((await stat(abs).catch(() => undefined))?.isDirectory()) throw new ToolInputError(`${path} is a directory`);
-  await mkdir(dirname(abs), { recursive: true });
-  await writeRegularFile(abs, path, content);
+  await writeRegularFile(wt.root, abs, path, content);
   return `Wrote ${Buffer.byteLength(content)} bytes to ${path}`;
 }
 

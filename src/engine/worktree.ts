@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { FixtureError } from '../errors.js';
 import { escapesBase } from '../core/path-inside.js';
+import { removeTreeBeneath } from './sandbox/beneath.js';
 import { resolveInside } from './sandbox/paths.js';
 import { ownedPrefix } from './worktree-sweep.js';
 
@@ -61,7 +62,8 @@ export async function createWorktree(files: Record<string, string>, opts: { pref
       return relative(root, abs).split(sep).join('/') || '.';
     },
     async remove() {
-      await rm(root, { recursive: true, force: true, maxRetries: 2 });
+      // Not rm -r by path: the commands' uid may still swap a directory for a link while we remove.
+      await removeTreeBeneath(root);
     },
     async keep() {
       const kept = join(dirname(root), basename(root).replace(/pid\d+-/, 'kept-'));

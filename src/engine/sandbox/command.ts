@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, lstatSync, readlinkSync } from 'node:fs';
-import { lchown, lstat, readdir, readFile } from 'node:fs/promises';
+import { lchown, lstat, readFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { ownedPrefix } from '../worktree-sweep.js';
+import { chownTreeBeneath } from './beneath.js';
 
 // How a model-driven command (bash, run_command) runs. By default inside bubblewrap: a user namespace
 // with an unprivileged uid, every capability dropped, a new session, no network, a fresh PID namespace
@@ -13,7 +14,9 @@ import { ownedPrefix } from '../worktree-sweep.js';
 //
 // RLIMIT_NPROC is not enforced for processes whose real uid is host root, even inside a user
 // namespace, so a root harness first drops to an unprivileged host uid (setpriv) and hands the
-// worktree to that uid before each command.
+// worktree to that uid before each command. From then on any process of that uid can change the tree
+// under the harness: the hand-over (and every file tool) goes through beneath.ts, one no-follow step
+// relative to an open directory at a time, so a directory swapped for a link is never followed.
 
 export type SandboxMode = 'bwrap' | 'none';
 
@@ -219,7 +222,7 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
     async run(req) {
       const ok = await this.ready();
       if (!ok.ok) return { output: '', truncated: false, exitCode: null, signal: null, timedOut: false, cancelled: false, spawnError: ok.message };
-      if (asRoot) await chownTree(req.root, HOST_DROP_UID);
+      if (asRoot) await chownTreeBeneath(req.root, HOST_DROP_UID, HOST_DROP_UID);
       const { file, args } = argv(req);
       // bwrap starts with an empty environment: its init is PID 1 in the sandbox and readable there.
       return spawnCollect({ file, args, cwd: req.root, env: {}, timeoutMs: req.timeoutMs, maxOutputBytes: req.maxOutputBytes, signal: req.signal, statusFd: true });
@@ -237,23 +240,6 @@ function lstatSafe(p: string): ReturnType<typeof lstatSync> | undefined {
 
 function isEnvName(k: string): boolean {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(k);
-}
-
-/** Give the worktree to `uid` (a root harness drops to it); bounded, links not followed. */
-async function chownTree(root: string, uid: number): Promise<void> {
-  const queue = [root];
-  let seen = 0;
-  while (queue.length > 0 && seen < 100_000) {
-    const dir = queue.pop()!;
-    await lchown(dir, uid, uid).catch(() => undefined);
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const e of entries) {
-      seen++;
-      const p = join(dir, e.name);
-      if (e.isDirectory()) queue.push(p);
-      else await lchown(p, uid, uid).catch(() => undefined);
-    }
-  }
 }
 
 interface SpawnOptions {
