@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { FixtureError } from '../errors.js';
+import { outputError } from '../core/atomic-write.js';
 import { escapesBase } from '../core/path-inside.js';
 import { removeTreeBeneath } from './sandbox/beneath.js';
 import { resolveInside } from './sandbox/paths.js';
@@ -42,16 +43,21 @@ export async function createWorktree(files: Record<string, string>, opts: { pref
     }
   }
   // The owning pid is in the name, so a later run can sweep what a kill -9 left behind.
-  const root = await realpath(await mkdtemp(join(tmpdir(), opts.prefix ?? ownedPrefix())));
+  const base = join(tmpdir(), opts.prefix ?? ownedPrefix());
+  const root = await realpath(await mkdtemp(base)).catch((err: unknown) => {
+    throw outputError(`${base}XXXXXX`, err);
+  });
+  let current = root;
   try {
     for (const [rel, content] of Object.entries(files)) {
-      const abs = join(root, rel);
-      await mkdir(dirname(abs), { recursive: true });
-      await writeFile(abs, content, 'utf8');
+      current = join(root, rel);
+      await mkdir(dirname(current), { recursive: true });
+      await writeFile(current, content, 'utf8');
     }
   } catch (err) {
     await rm(root, { recursive: true, force: true });
-    throw err;
+    // A full or read-only TMPDIR: the file named, exit 3 (it used to be a bare "ENOSPC ... write").
+    throw outputError(current, err);
   }
   return {
     root,
