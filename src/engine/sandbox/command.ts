@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, lstatSync, readlinkSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { lchown, lstat, readFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { ownedPrefix } from '../worktree-sweep.js';
@@ -285,15 +285,59 @@ async function waitGone(pid: number): Promise<void> {
   }
 }
 
+// Descriptors the harness inherited without close-on-exec (a parent's `100<secret`) would pass through
+// setpriv, bwrap and prlimit to the model's command: Node marks its own descriptors close-on-exec but
+// cannot change inherited ones (no fcntl). So the first process of every command is bash, which lists
+// its own /proc/$$/fd and closes everything above 2 (above 3, bwrap's status pipe, which bwrap itself
+// does not pass on), then execs the chain. dash and POSIX sh only take single-digit descriptors in a
+// redirection, so this needs bash; without bash a command is refused only when something would leak.
+const CLOSE_INHERITED = 'for p in /proc/$$/fd/*; do n=${p##*/}; [ "$n" -gt "$0" ] 2>/dev/null && eval "exec $n>&-" 2>/dev/null; done; exec "$@"';
+const O_CLOEXEC = 0o2000000;
+let closerShell: string | null | undefined;
+
+/** Descriptors above 2 of this process that a child would inherit (no close-on-exec). */
+export function inheritableDescriptors(): number[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc/self/fd');
+  } catch {
+    return [];
+  }
+  const open: number[] = [];
+  for (const name of names) {
+    const fd = Number(name);
+    if (!(fd > 2)) continue;
+    try {
+      const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1];
+      if (flags !== undefined && (parseInt(flags, 8) & O_CLOEXEC) === 0) open.push(fd);
+    } catch {
+      // closed meanwhile (the listing's own descriptor)
+    }
+  }
+  return open;
+}
+
+/** The chain behind a descriptor closer, or a refusal when descriptors would leak and bash is missing. */
+function withClosedDescriptors(o: SpawnOptions): { file: string; args: string[] } | { refused: string } {
+  if (closerShell === undefined) closerShell = findExecutable('bash') ?? null;
+  const keep = o.statusFd ? 3 : 2;
+  if (closerShell) return { file: closerShell, args: ['-c', CLOSE_INHERITED, String(keep), o.file, ...o.args] };
+  const leaking = inheritableDescriptors();
+  if (leaking.length === 0) return { file: o.file, args: o.args };
+  return { refused: `command refused: descriptors ${leaking.join(', ')} of the harness are open without close-on-exec and bash, which closes them before a command starts, is not installed; install bash or start the harness without them` };
+}
+
 /** Spawn in a new process group, collect output up to the cap, kill the whole group at the end. */
 function spawnCollect(o: SpawnOptions): Promise<CommandResult> {
+  const chain = withClosedDescriptors(o);
+  if ('refused' in chain) return Promise.resolve({ output: '', truncated: false, exitCode: null, signal: null, timedOut: false, cancelled: false, spawnError: chain.refused });
   return new Promise((resolvePromise) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let truncated = false;
     let timedOut = false;
     let settled = false;
-    const child = spawn(o.file, o.args, { cwd: o.cwd, env: o.env, stdio: o.statusFd ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(chain.file, chain.args, { cwd: o.cwd, env: o.env, stdio: o.statusFd ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'], detached: true });
     const pid = child.pid;
     if (pid) running.add(pid);
     let status = '';
