@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/run-cli.js';
