@@ -105,7 +105,12 @@ export async function optimizeSuite(ctx: AppContext, targets: string[], flags: O
     writeResultsDocument(out, doc);
   };
   const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
-    { configured: project.config.trajectory?.sandbox, bwrap: project.env.get('RUNSPEC_BWRAP'), searchPath: project.env.get('PATH') },
+    {
+      configured: project.config.trajectory?.sandbox,
+      bwrap: project.env.get('RUNSPEC_BWRAP'),
+      searchPath: project.env.get('PATH'),
+      maxDiskBytes: (project.config.trajectory?.disk_budget_mib ?? 1024) * 1024 ** 2,
+    },
     cases.some((c) => c.mode === 'trajectory'),
   );
   if (sandboxWarning) ctx.warn(sandboxWarning);

@@ -372,7 +372,13 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   const systemPrompt = systemPromptOf(ctx, project, flags);
 
   const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
-    { unsafeHostCommands: flags.unsafeHostCommands, configured: project.config.trajectory?.sandbox, bwrap: project.env.get('RUNSPEC_BWRAP'), searchPath: project.env.get('PATH') },
+    {
+      unsafeHostCommands: flags.unsafeHostCommands,
+      configured: project.config.trajectory?.sandbox,
+      bwrap: project.env.get('RUNSPEC_BWRAP'),
+      searchPath: project.env.get('PATH'),
+      maxDiskBytes: (flags.diskBudgetMib ?? project.config.trajectory?.disk_budget_mib ?? 1024) * 1024 ** 2,
+    },
     opts.cases.some((c) => c.mode === 'trajectory'),
   );
   if (sandboxWarning) ctx.warn(sandboxWarning);

@@ -87,8 +87,11 @@ export const ConfigFileSchema = z
       .strict()
       .optional(),
     sync: z.object({ dir: z.string().optional() }).strict().optional(),
-    /** Trajectory mode: `sandbox = "none"` runs model-driven commands unconfined on the host (warned on every run). */
-    trajectory: z.object({ sandbox: z.enum(['bwrap', 'none']).optional() }).strict().optional(),
+    /**
+     * Trajectory mode: `sandbox = "none"` runs model-driven commands unconfined on the host (warned on every run);
+     * `disk_budget_mib`: disk a case's worktree may take (MiB) before its command is stopped. @default 1024
+     */
+    trajectory: z.object({ sandbox: z.enum(['bwrap', 'none']).optional(), disk_budget_mib: z.number().int().positive().max(1024 * 1024).optional() }).strict().optional(),
     fixtures: z.object({ plugins: z.array(z.string()).optional() }).strict().optional(),
     providers: z.record(z.string(), ProviderProfileSchema).optional(),
   })

@@ -29,6 +29,18 @@ export interface WorkspaceToolContext {
 export interface ToolOutcome {
   result: string;
   isError: boolean;
+  /** The case cannot go on (the disk budget is spent): the sample fails with this error. */
+  stop?: { code: string; message: string };
+}
+
+/** A tool call that ends the case, not only the call. */
+class CaseStopError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** Names with an implementation here. */
@@ -61,6 +73,7 @@ export async function executeWorkspaceTool(name: string, args: Record<string, un
     const result = isCommand ? await dispatch(name, args, ctx) : await withTimeLimit(dispatch(name, args, ctx), ctx.fileToolTimeoutMs ?? 10_000, name);
     return { result: result.length > MAX_RESULT_CHARS ? `${result.slice(0, MAX_RESULT_CHARS)}\n[truncated]` : result, isError: result.startsWith('Error') };
   } catch (err) {
+    if (err instanceof CaseStopError) return { result: `Error: ${err.message}`, isError: true, stop: { code: err.code, message: err.message } };
     const msg = err instanceof PathRefusedError || err instanceof ToolInputError ? err.message : fsMessage(err, ctx.worktree);
     return { result: `Error: ${msg}`, isError: true };
   }
@@ -301,6 +314,7 @@ async function commandTool(ctx: WorkspaceToolContext, shell: 'sh' | 'bash', comm
     signal: ctx.signal,
   });
   if (r.spawnError) return `Error: cannot run ${shell}: ${r.spawnError}`;
+  if (r.diskBudgetExceeded) throw new CaseStopError('DISK_BUDGET', 'disk budget exceeded: the command was stopped because the workspace grew past the disk budget of this case');
   // The worktree's absolute path is random per run; showing it as "." keeps runs replayable
   // (the recording hashes what the model saw) and keeps host paths out of traces.
   let out = r.output.split(ctx.worktree.root).join('.');

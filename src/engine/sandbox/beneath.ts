@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, rmdir, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 
 // File operations inside a tree that another uid can write (a root harness hands the worktree to uid
@@ -186,4 +186,45 @@ async function emptyBelow(dir: FileHandle, depth: number): Promise<void> {
       });
     }
   }
+}
+
+/**
+ * Bytes the tree at `root` takes on disk (allocated blocks, each inode once, links not followed), up
+ * to `stopAt`: the disk-budget watchdog needs only to know whether a limit is passed.
+ */
+export async function treeDiskBytes(root: string, stopAt = Number.POSITIVE_INFINITY): Promise<number> {
+  const seen = new Set<string>();
+  let total = 0;
+  let entries = MAX_ENTRIES;
+  const visit = async (dir: FileHandle, depth: number): Promise<void> => {
+    const st = await dir.stat();
+    total += st.blocks * 512;
+    const names = await readdir(fdPath(dir.fd)).catch(() => [] as string[]);
+    for (const name of names) {
+      if (total > stopAt || --entries < 0) return;
+      const p = fdPath(dir.fd, name);
+      const sub = depth + 1 < MAX_DEPTH ? await open(p, NO_FOLLOW_DIR).catch(() => undefined) : undefined;
+      if (sub) {
+        try {
+          await visit(sub, depth + 1);
+        } finally {
+          await sub.close();
+        }
+        continue;
+      }
+      const s = await lstat(p).catch(() => undefined);
+      if (!s) continue;
+      const key = `${s.dev}:${s.ino}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      total += s.blocks * 512;
+    }
+  };
+  const dir = await openDirNoFollow(root);
+  try {
+    await visit(dir, 0);
+  } finally {
+    await dir.close();
+  }
+  return total;
 }

@@ -3,7 +3,7 @@ import { accessSync, constants, lstatSync, readdirSync, readFileSync, readlinkSy
 import { lchown, lstat, readFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { ownedPrefix } from '../worktree-sweep.js';
-import { chownTreeBeneath } from './beneath.js';
+import { chownTreeBeneath, treeDiskBytes } from './beneath.js';
 
 // How a model-driven command (bash, run_command) runs. By default inside bubblewrap: a user namespace
 // with an unprivileged uid, every capability dropped, a new session, no network, a fresh PID namespace
@@ -43,6 +43,8 @@ export interface CommandResult {
   cancelled: boolean;
   /** The command could not be started at all. */
   spawnError?: string;
+  /** The worktree grew past the disk budget: the command was stopped (or, when it ended first, is over). */
+  diskBudgetExceeded?: boolean;
 }
 
 export type SandboxReadiness = { ok: true } | { ok: false; message: string };
@@ -64,7 +66,15 @@ export interface SandboxLimits {
   maxFileBytes?: number;
   /** Size of each private tmpfs (`/tmp`, `HOME`), in bytes, where bwrap supports `--size` (0.8+); the root is read-only. @default 256 MiB */
   maxTmpfsBytes?: number;
+  /** Disk the worktree of a case may take, in bytes: a command that grows it past this is stopped. @default 1 GiB */
+  maxDiskBytes?: number;
+  /** How often the disk budget is checked while a command runs, in ms. @default 250 */
+  diskPollMs?: number;
 }
+
+/** @see SandboxLimits.maxDiskBytes */
+export const DEFAULT_DISK_BUDGET_BYTES = 1024 ** 3;
+const DEFAULT_DISK_POLL_MS = 250;
 
 export interface CreateSandboxOptions {
   /** @default 'bwrap' */
@@ -112,16 +122,18 @@ export function findExecutable(name: string, searchPath = STANDARD_PATH): string
  * @example const sb = createCommandSandbox(); if ((await sb.ready()).ok) await sb.run({ shell: 'sh', command: 'ls', ... });
  */
 export function createCommandSandbox(opts: CreateSandboxOptions = {}): CommandSandbox {
-  if (opts.mode === 'none') return createHostSandbox();
+  if (opts.mode === 'none') return createHostSandbox(opts.limits);
   return createBwrapSandbox(opts);
 }
 
-function createHostSandbox(): CommandSandbox {
+function createHostSandbox(limits: SandboxLimits = {}): CommandSandbox {
+  const disk = diskWatch(limits);
   return {
     mode: 'none',
     ready: () => Promise.resolve({ ok: true }),
     run: (req) =>
       spawnCollect({
+        watch: disk(req.root),
         file: req.shell === 'bash' ? 'bash' : '/bin/sh',
         args: ['-c', req.command],
         cwd: req.root,
@@ -135,6 +147,7 @@ function createHostSandbox(): CommandSandbox {
 
 function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
   const limits = { maxProcesses: 256, maxMemoryBytes: 4 * 1024 ** 3, maxFileBytes: 256 * 1024 ** 2, maxTmpfsBytes: 256 * 1024 ** 2, ...opts.limits };
+  const disk = diskWatch(limits);
   const searchPath = opts.searchPath ?? STANDARD_PATH;
   const asRoot = typeof process.geteuid === 'function' && process.geteuid() === 0;
   let readiness: Promise<SandboxReadiness> | undefined;
@@ -225,7 +238,7 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
       if (asRoot) await chownTreeBeneath(req.root, HOST_DROP_UID, HOST_DROP_UID);
       const { file, args } = argv(req);
       // bwrap starts with an empty environment: its init is PID 1 in the sandbox and readable there.
-      return spawnCollect({ file, args, cwd: req.root, env: {}, timeoutMs: req.timeoutMs, maxOutputBytes: req.maxOutputBytes, signal: req.signal, statusFd: true });
+      return spawnCollect({ file, args, cwd: req.root, env: {}, timeoutMs: req.timeoutMs, maxOutputBytes: req.maxOutputBytes, signal: req.signal, statusFd: true, watch: disk(req.root) });
     },
   };
 }
@@ -252,6 +265,50 @@ interface SpawnOptions {
   signal?: AbortSignal;
   /** bwrap --json-status-fd 3: wait for the sandbox's init (and so its PID namespace) to be gone. */
   statusFd?: boolean;
+  /** The disk budget: the tree at `root` checked every `intervalMs`, the command stopped past `maxBytes`. */
+  watch?: DiskWatch;
+}
+
+interface DiskWatch {
+  root: string;
+  maxBytes: number;
+  intervalMs: number;
+}
+
+function diskWatch(limits: SandboxLimits): (root: string) => DiskWatch {
+  return (root) => ({ root, maxBytes: limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES, intervalMs: limits.diskPollMs ?? DEFAULT_DISK_POLL_MS });
+}
+
+/**
+ * Poll the tree's size while a command runs and call `over` once it passes the budget. The worktree is
+ * ordinary host disk (a root harness could mount a sized tmpfs, but that needs CAP_SYS_ADMIN, which
+ * containers rarely grant, and holds the files in memory), so between two polls a command can write
+ * what the disk takes in one interval beyond the budget; the per-file limit bounds each file.
+ */
+function startDiskWatch(w: DiskWatch, over: () => void): () => Promise<boolean> {
+  let exceeded = false;
+  let busy: Promise<void> | undefined;
+  const check = (): Promise<void> =>
+    treeDiskBytes(w.root, w.maxBytes).then(
+      (n) => {
+        if (n > w.maxBytes && !exceeded) {
+          exceeded = true;
+          over();
+        }
+      },
+      () => undefined,
+    );
+  const timer = setInterval(() => {
+    busy ??= check().finally(() => (busy = undefined));
+  }, w.intervalMs);
+  timer.unref();
+  // Stop polling; one last look catches a command that wrote fast and ended between two polls.
+  return async () => {
+    clearInterval(timer);
+    await busy;
+    if (!exceeded) await check();
+    return exceeded;
+  };
 }
 
 const NAMESPACE_GONE_WAIT_MS = 5000;
@@ -366,20 +423,28 @@ function spawnCollect(o: SpawnOptions): Promise<CommandResult> {
       killGroup();
     }, o.timeoutMs);
     const onAbort = (): void => killGroup();
-    if (o.signal?.aborted) killGroup();
-    o.signal?.addEventListener('abort', onAbort, { once: true });
+    // One run-wide signal serves every command in flight: listening on a follower of it (tracked
+    // weakly by the source, not as a listener) keeps 11+ concurrent commands from a MaxListenersExceededWarning.
+    const signal = o.signal ? AbortSignal.any([o.signal]) : undefined;
+    if (signal?.aborted) killGroup();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const stopWatch = o.watch ? startDiskWatch(o.watch, killGroup) : undefined;
     const finish = (r: Omit<CommandResult, 'output' | 'truncated' | 'timedOut' | 'cancelled'>): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      o.signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
       // Whatever the command left in its group goes too (host mode has no PID namespace).
       killGroup();
       if (pid) running.delete(pid);
-      const result = { output: Buffer.concat(chunks).toString('utf8'), truncated, timedOut, cancelled: !!o.signal?.aborted, ...r };
+      const result: CommandResult = { output: Buffer.concat(chunks).toString('utf8'), truncated, timedOut, cancelled: !!o.signal?.aborted, ...r };
       const initPid = /"child-pid"\s*:\s*(\d+)/.exec(status)?.[1];
-      if (initPid) void waitGone(Number(initPid)).then(() => resolvePromise(result));
-      else resolvePromise(result);
+      void (initPid ? waitGone(Number(initPid)) : Promise.resolve())
+        .then(() => stopWatch?.())
+        .then((exceeded) => {
+          if (exceeded) result.diskBudgetExceeded = true;
+          resolvePromise(result);
+        });
     };
     child.on('error', (err) => finish({ exitCode: null, signal: null, spawnError: err.message }));
     // A background process still holding the pipes would keep 'close' from coming: end the group first.
