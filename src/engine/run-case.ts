@@ -284,6 +284,11 @@ async function trajectoryTurn(
           rec.errorType = out.errorType;
           rec.executed = false;
         }
+        if (out.stop) {
+          // The server died under this call: the harness failed, not the model.
+          t.run.status = 'error';
+          t.run.error = out.stop;
+        }
         if (out.structuredContent !== undefined) rec.structuredContent = out.structuredContent;
       } else if (isWorkspaceTool(name)) {
         rec.executed = true;
