@@ -105,14 +105,14 @@ export function createMcpToolHost(opts: McpToolHostOptions): ToolHost {
     if (!current) return start(target);
     const conn = await current;
     if (!conn.isClosed()) return conn;
-    const n = restarts.get(target) ?? 0;
-    if (n >= MAX_RESTARTS) throw new Error(`mcp:${target}: the MCP server died and was restarted ${MAX_RESTARTS} times in this run already; not restarting it again`);
-    restarts.set(target, n + 1);
-    // One restart for every call waiting on the dead connection.
+    // One restart for every call waiting on the dead connection: the first to get here starts it.
     if (connections.get(target) === current) {
+      const n = restarts.get(target) ?? 0;
+      if (n >= MAX_RESTARTS) throw new Error(`mcp:${target}: the MCP server died and was restarted ${MAX_RESTARTS} times in this run already; not restarting it again`);
+      restarts.set(target, n + 1);
       warn(`mcp:${target}: the MCP server died${conn.stderrTail() ? ` (stderr: ${conn.stderrTail().slice(0, 200)})` : ''}; restarting it (${n + 1} of ${MAX_RESTARTS})`);
-      await conn.close();
-      start(target);
+      void conn.close();
+      return start(target);
     }
     return connections.get(target)!;
   };
