@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startConsole } from '../../src/console/server.js';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
-import { runCli } from '../helpers/run-cli.js';
+import { CLI, runCli } from '../helpers/run-cli.js';
 import { cliEnv, tempProject } from './_helpers.js';
 
 // Outputs on a real, nearly full disk: a 3 MiB tmpfs the test mounts (root only). The writer used to
@@ -101,6 +101,26 @@ describe.runIf(isRoot)('outputs on a nearly full 3 MiB tmpfs', { timeout: 120_00
     // What was computed is not lost: the log is whole, one line per case after the header.
     expect(readFileSync(join(mnt, 'out', 'results.jsonl'), 'utf8').trim().split('\n')).toHaveLength(CASES + 1);
     expect(readdirSync(join(mnt, 'out')).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('run --output json > a file on the full disk: exit 3 naming stdout, not a cut document with success', async () => {
+    const out = join(mnt, 'stdout.json');
+    leaveFree(mnt, 8192);
+    const { spawn } = await import('node:child_process');
+    const { openSync, closeSync } = await import('node:fs');
+    const fd = openSync(out, 'w');
+    // Spawned (not spawnSync): the fake model answers from this process.
+    const child = spawn(process.execPath, [CLI, '--path', project.dir, 'run', 'evals/ops.toml', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry', '--output', 'json', '--out', 'probe/stdout-run.json'], {
+      cwd: project.dir,
+      env: { ...cliEnv(project.dir), PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', fd, 'pipe'],
+    });
+    closeSync(fd);
+    let stderr = '';
+    child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+    const r = { status: await new Promise<number | null>((res) => child.on('close', (c) => res(c))) };
+    expect(r.status, stderr).toBe(3);
+    expect(stderr).toContain('error: cannot write stdout: no space left on device (ENOSPC)');
   });
 
   it('run: a results log that hits ENOSPC exits 3 and names the log', async () => {
