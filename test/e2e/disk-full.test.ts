@@ -149,6 +149,23 @@ describe.runIf(isRoot)('outputs on a nearly full 3 MiB tmpfs', { timeout: 120_00
     }
   });
 
+  it('import bfcl onto a read-only file system: exit 3 naming the file, the previous one intact', async () => {
+    const src = mkdtempSync(join(tmpdir(), 'runspec-bfcl-ro-'));
+    try {
+      const { q, a } = bfclFiles(src, 3);
+      const out = join(mnt, 'bfcl.json');
+      writeFileSync(out, '{"previous":true}\n');
+      execFileSync('mount', ['-o', 'remount,ro', mnt]);
+      const cli = await runCli(['import', 'bfcl', q, a, '--out', out], { env: { HOME: src }, cwd: src, spawn: true });
+      expect(cli.exitCode, cli.stderr).toBe(3);
+      expect(cli.stderr).toContain(`cannot write ${out}: read-only file system (EROFS)`);
+      expect(readFileSync(out, 'utf8')).toBe('{"previous":true}\n');
+    } finally {
+      execFileSync('mount', ['-o', 'remount,rw', mnt]);
+      rmSync(src, { recursive: true, force: true });
+    }
+  });
+
   it('console save: a suites file that does not fit stays as it was, and the answer names it', async () => {
     const previous = `[[eval]]\nid = "hand-written"\nprompt = "check web-01"\nexpect_tool = "service-status"\n`;
     const file = join(mnt, 'runspec_evals.toml');
