@@ -22,10 +22,11 @@ export type ErrorCode =
   | 'MCP'
   | 'COLLECTOR'
   | 'TARGET'
+  | 'OUTPUT'
   | 'CANCELLED'
   | 'INTERNAL';
 
-/** Exit code per error code: 2 bad input or usage, 3 infrastructure (provider / collector). */
+/** Exit code per error code: 2 bad input or usage, 3 infrastructure (provider / collector / an output file that cannot be written). */
 export const EXIT_CODES: Record<ErrorCode, 2 | 3> = {
   USAGE: 2,
   FIXTURE_SYNTAX: 2,
@@ -48,6 +49,7 @@ export const EXIT_CODES: Record<ErrorCode, 2 | 3> = {
   MCP: 3,
   COLLECTOR: 3,
   TARGET: 3,
+  OUTPUT: 3,
   CANCELLED: 3,
   INTERNAL: 3,
 };

@@ -61,6 +61,8 @@ export interface RunFlags {
   /** `-v`: a per-turn log (model and tool calls) on the status stream. */
   verbose?: boolean;
   unsafeHostCommands?: boolean;
+  /** `--disk-budget-mib`: disk a case's worktree may take before its command is stopped. */
+  diskBudgetMib?: number;
   script?: string;
   /** `--target NAME`: a `[targets.NAME]` of runspec.toml (model, module, http or command). */
   target?: string;

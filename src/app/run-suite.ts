@@ -122,6 +122,7 @@ export function sandboxChoice(project: LoadedProject, flags: RunFlags): SandboxC
     configured: sandbox.value,
     ...(bwrap !== undefined ? { bwrap } : {}),
     ...(searchPath !== undefined ? { searchPath } : {}),
+    maxDiskBytes: (flags.diskBudgetMib ?? project.config.trajectory?.disk_budget_mib ?? 1024) * 1024 ** 2,
   };
 }
 

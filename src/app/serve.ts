@@ -27,6 +27,21 @@ export interface ServeOptions extends TraceScoringFlags {
   results?: string;
   /** `true`: gRPC on 4317; a number: that port. */
   grpc?: number | true;
+  /** Connection bounds on both ports (traces/receiver.ts ReceiverLimits); unset: the receivers' defaults. */
+  handshakeTimeoutMs?: number;
+  idleTimeoutMs?: number;
+  maxConnections?: number;
+  maxInflightBytes?: number;
+}
+
+/** The receivers' connection bounds from the options (only those given). */
+function limitsOf(o: ServeOptions): { handshakeTimeoutMs?: number; idleTimeoutMs?: number; maxConnections?: number; maxInflightBytes?: number } {
+  return {
+    ...(o.handshakeTimeoutMs !== undefined ? { handshakeTimeoutMs: o.handshakeTimeoutMs } : {}),
+    ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}),
+    ...(o.maxConnections !== undefined ? { maxConnections: o.maxConnections } : {}),
+    ...(o.maxInflightBytes !== undefined ? { maxInflightBytes: o.maxInflightBytes } : {}),
+  };
 }
 
 export interface ServeContext extends AppContext {
@@ -98,6 +113,7 @@ export async function startServe(ctx: ServeContext, options: ServeOptions): Prom
     host: options.host,
     port: options.port,
     maxBodyBytes: options.maxBodyBytes,
+    limits: limitsOf(options),
     tickMs: Math.max(20, Math.min(1000, Math.floor(options.quietMs / 4))),
     ...(token ? { token } : {}),
     ...(metrics.scrape ? { getRoutes: { '/metrics': metrics.scrape } } : {}),
@@ -184,6 +200,7 @@ async function startGrpc(ctx: ServeContext, options: ServeOptions, pipeline: Tra
     host: options.host,
     port: grpcPort,
     maxMessageBytes: options.maxBodyBytes,
+    limits: limitsOf(options),
     tickMs: 0,
     flushOnClose: false,
     ...(token ? { token } : {}),

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Help } from 'commander';
-import { realpathSync } from 'node:fs';
+import { fstatSync, realpathSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { outputError, writeAllSync } from '../core/atomic-write.js';
 import { fileURLToPath } from 'node:url';
 import { exitCodeFor, isRunspecError } from '../errors.js';
 import { redactSecrets, redactUrlsInText } from '../core/redact.js';
@@ -96,6 +98,25 @@ function commandName(argv: string[]): string | undefined {
   return undefined;
 }
 
+/** A stdout that writes a file descriptor whole, and remembers the first failure instead of throwing. */
+function fileStdout(fd: number): { stream: Writable; failure?: unknown } {
+  const state: { stream: Writable; failure?: unknown } = {
+    stream: new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        if (state.failure === undefined) {
+          try {
+            writeAllSync(fd, chunk);
+          } catch (err) {
+            state.failure = err;
+          }
+        }
+        cb();
+      },
+    }),
+  };
+  return state;
+}
+
 function isEntryPoint(): boolean {
   if (!process.argv[1]) return false;
   try {
@@ -113,7 +134,15 @@ if (isEntryPoint()) {
       throw err;
     });
   }
-  const code = await main({ argv: process.argv.slice(2) });
+  // stdout redirected to a file: every byte written here (Node's file stdout drops what a short write
+  // leaves), and a full or read-only disk is exit 3 naming stdout, never a cut document with exit 0.
+  const file = fstatSync(1).isFile() ? fileStdout(1) : undefined;
+  let code = await main({ argv: process.argv.slice(2), ...(file ? { stdout: file.stream } : {}) });
+  if (file?.failure !== undefined) {
+    const err = outputError('stdout', file.failure);
+    process.stderr.write(`error: ${err.message.replace('; the previous file, if any, is unchanged', '')}\nhint: ${err.hint}\n`);
+    code = 3;
+  }
   // Drain stdout/stderr, then exit even if a keep-alive socket or timer is still open.
   await new Promise<void>((r) => process.stdout.write('', () => r()));
   await new Promise<void>((r) => process.stderr.write('', () => r()));

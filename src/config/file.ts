@@ -92,8 +92,11 @@ export const ConfigFileSchema = z
       .strict()
       .optional(),
     sync: z.object({ dir: z.string().optional() }).strict().optional(),
-    /** Trajectory mode: `sandbox = "none"` runs model-driven commands unconfined on the host (warned on every run). */
-    trajectory: z.object({ sandbox: z.enum(['bwrap', 'none']).optional() }).strict().optional(),
+    /**
+     * Trajectory mode: `sandbox = "none"` runs model-driven commands unconfined on the host (warned on every run);
+     * `disk_budget_mib`: disk a case's worktree may take (MiB) before its command is stopped. @default 1024
+     */
+    trajectory: z.object({ sandbox: z.enum(['bwrap', 'none']).optional(), disk_budget_mib: z.number().int().positive().max(1024 * 1024).optional() }).strict().optional(),
     /**
      * Fixture sources: `plugins` (modules exporting registerFixtures) and `dirs`, directories of the project
      * (relative to it) read recursively as local cases, e.g. `dirs = ["evals"]`.

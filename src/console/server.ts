@@ -185,7 +185,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleServer>
       }
       if (err instanceof HttpProblem) return json(res, err.status, { error: err.message });
       // Bad input on disk (a suites file that does not load, a bad runspec.toml): the CLI's one-line message.
-      if (isRunspecError(err)) return json(res, 422, { error: err.hint ? `${err.message} (hint: ${err.hint})` : err.message });
+      // A file that cannot be written (disk full, read-only): 507, the file and cause named, the old file intact.
+      if (isRunspecError(err)) return json(res, err.code === 'OUTPUT' ? 507 : 422, { error: err.hint ? `${err.message} (hint: ${err.hint})` : err.message });
       const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
       return json(res, 500, { error: message });
     }

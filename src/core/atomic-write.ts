@@ -1,19 +1,85 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { RunspecError } from '../errors.js';
+
+// The one writer of whole output files (results, recordings, imports, suites, config, reports). The
+// kernel may write fewer bytes than asked (a nearly full disk writes what fits and returns the count),
+// so every write loops until all bytes are down; any failure, from mkdir to rename, leaves the previous
+// file untouched and becomes one line naming the file and the cause (exit 3: the disk, not the input).
+
+/** The write(2) this module uses; tests inject short writes and failures. */
+export type WriteSyncFn = (fd: number, buffer: Uint8Array, offset: number, length: number) => number;
+
+/** Options of {@link createAtomicFileWriter} and {@link writeFileAtomic}. */
+export interface AtomicWriteOptions {
+  /** @default fs.writeSync */
+  writeSync?: WriteSyncFn;
+}
+
+const systemWrite: WriteSyncFn = (fd, buffer, offset, length) => writeSync(fd, buffer, offset, length);
+
+/**
+ * Write all of `buffer` to `fd`, looping over short writes. A write that makes no progress is a full
+ * disk (a regular file never legitimately returns 0 for a non-empty write).
+ * @example writeAllSync(fd, Buffer.from('line\n'))
+ */
+export function writeAllSync(fd: number, buffer: Uint8Array, write: WriteSyncFn = systemWrite): void {
+  let off = 0;
+  while (off < buffer.length) {
+    const n = write(fd, buffer, off, buffer.length - off);
+    if (n <= 0) throw Object.assign(new Error('ENOSPC: no space left on device (a write made no progress)'), { code: 'ENOSPC' });
+    off += n;
+  }
+}
+
+/**
+ * The one-line error for a file that could not be written: the file, the cause, exit 3.
+ * @example throw outputError('out/results.json', err) // "cannot write out/results.json: no space left on device (ENOSPC)"
+ */
+export function outputError(file: string, cause: unknown): RunspecError {
+  if (cause instanceof RunspecError) return cause;
+  const e = cause as NodeJS.ErrnoException;
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  const reason = REASONS[code ?? ''] ?? (e?.message ?? String(cause)).split('\n')[0]!.replace(/^E[A-Z]+: /, '').replace(/, \w+( '.*')?$/, '');
+  return new RunspecError('OUTPUT', `cannot write ${file}: ${reason}${code ? ` (${code})` : ''}; the previous file, if any, is unchanged`, {
+    hint: HINTS[code ?? ''] ?? 'check the path and the disk, then run again',
+    cause,
+  });
+}
+
+const REASONS: Record<string, string> = {
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'read-only file system',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EISDIR: 'it is a directory',
+  EEXIST: 'a parent is a file, not a directory',
+  ENOTDIR: 'a parent is not a directory',
+  EIO: 'input/output error',
+};
+const HINTS: Record<string, string> = {
+  ENOSPC: 'free some space on that disk or write the output elsewhere',
+  EDQUOT: 'free some space on that disk or write the output elsewhere',
+  EROFS: 'write the output to a writable location',
+  EACCES: 'write the output to a location you may write',
+  EISDIR: 'name a file, not a directory',
+};
 
 /**
  * Write `text` to `file` atomically: a temp file in the same directory (so the rename stays on one file
- * system), fsync'd, then renamed over the target. A reader sees the old file or the new one, never half;
- * a crash leaves at most a `.name.*.tmp` file. Parent directories are created.
+ * system), every byte written, fsync'd, then renamed over the target. A reader sees the old file or the
+ * new one, never half; a crash leaves at most a `.name.*.tmp` file. Parent directories are created.
+ * Throws a RunspecError `OUTPUT` (exit 3) naming the file; the previous file is then intact.
  */
-export function writeFileAtomic(file: string, text: string): void {
-  const w = createAtomicFileWriter(file);
+export function writeFileAtomic(file: string, text: string, opts: AtomicWriteOptions = {}): void {
+  const w = createAtomicFileWriter(file, opts);
   try {
     w.write(text);
     w.commit();
   } catch (err) {
     w.abort();
-    throw err;
+    throw outputError(file, err);
   }
 }
 
@@ -36,47 +102,76 @@ export interface AtomicFileWriter {
 
 let tmpCounter = 0;
 
-/** Open an {@link AtomicFileWriter}: writes are buffered up to 1 MiB, then go to a temp file. */
-export function createAtomicFileWriter(file: string): AtomicFileWriter {
-  mkdirSync(dirname(file), { recursive: true });
+/**
+ * Open an {@link AtomicFileWriter}: writes are buffered up to 1 MiB, then go to a temp file. Every
+ * failure (here, in `write` or in `commit`) is a RunspecError `OUTPUT` naming `file`; after a failure
+ * the temp file is gone and the target untouched.
+ */
+export function createAtomicFileWriter(file: string, opts: AtomicWriteOptions = {}): AtomicFileWriter {
+  const write = opts.writeSync ?? systemWrite;
   // pid + time + a counter: two writers of one file in the same millisecond never share a temp file.
   const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.${++tmpCounter}.tmp`);
-  const fd = openSync(tmp, 'w');
+  let fd: number;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    fd = openSync(tmp, 'w');
+  } catch (err) {
+    throw outputError(file, err);
+  }
   let pending: string[] = [];
   let pendingLength = 0;
   let done = false;
+  let open = true;
+  const fail = (err: unknown): never => {
+    done = true;
+    if (open) {
+      open = false;
+      try {
+        closeSync(fd);
+      } catch {
+        // already failing: the first cause is the one reported
+      }
+    }
+    rmQuiet(tmp);
+    throw outputError(file, err);
+  };
   const drain = (): void => {
     if (pending.length === 0) return;
-    writeSync(fd, pending.join(''));
+    const buf = Buffer.from(pending.join(''), 'utf8');
     pending = [];
     pendingLength = 0;
+    writeAllSync(fd, buf, write);
   };
   return {
     write(text) {
+      if (done) throw new RunspecError('INTERNAL', `${file}: written after commit or abort`);
       pending.push(text);
       pendingLength += text.length;
-      if (pendingLength >= 1 << 20) drain();
+      if (pendingLength < 1 << 20) return;
+      try {
+        drain();
+      } catch (err) {
+        fail(err);
+      }
     },
     commit() {
       if (done) return;
-      done = true;
-      let open = true;
       try {
         drain();
         fsyncSync(fd);
         open = false;
         closeSync(fd);
         renameSync(tmp, file);
+        done = true;
       } catch (err) {
-        if (open) closeSync(fd);
-        rmQuiet(tmp);
-        throw err;
+        fail(err);
       }
     },
     abort() {
       if (done) return;
       done = true;
-      closeSync(fd);
+      if (open) closeSync(fd);
+      open = false;
       rmQuiet(tmp);
     },
   };

@@ -6,6 +6,12 @@ import { importOptionalPeer } from '../core/optional-peer.js';
 // one of its tools is called, keeps the connection for the rest of the run (every case and sample
 // shares it), and stops every server on close(). Each call has a time limit; a failure is an error
 // result for the model, never an exception.
+//
+// Servers are supervised: a server that died (crashed, or its stream closed) is the harness's problem,
+// not the model's. The call that hit it ends its sample as an infrastructure error (`stop`), a warning
+// is printed, and the next call restarts the server, at most MAX_RESTARTS times per server per run;
+// after that its calls end their samples the same way. Messages over the size or depth limit are
+// refused by the transport (toolset/_mcp-limits.ts) and the connection stays up.
 
 /** The outcome of one executed tool call. */
 export interface ExecutedTool {
@@ -14,8 +20,10 @@ export interface ExecutedTool {
   isError: boolean;
   /** MCP `structuredContent`, recorded as given. */
   structuredContent?: Record<string, unknown>;
-  /** Why a call failed before the tool answered (`tool_timeout`, `mcp_unavailable`, `cancelled`). */
+  /** Why a call failed before the tool answered (`tool_timeout`, `mcp_unavailable`, `mcp_server_died`, `cancelled`). */
   errorType?: string;
+  /** The server is gone: the sample ends as an infrastructure error with this code and message. */
+  stop?: { code: string; message: string };
 }
 
 /** Runs calls on a toolset's own backend (its MCP server). */
@@ -36,7 +44,16 @@ export interface McpToolHostOptions {
   callTimeoutMs?: number;
   /** Time limit of connecting. @default 30000 */
   connectTimeoutMs?: number;
+  /** Largest message from a server, in bytes; a larger result is refused (the connection stays up). @default 8 MiB */
+  maxResultBytes?: number;
+  /** Deepest message from a server; a deeper result is refused. @default 64 */
+  maxResultDepth?: number;
+  /** A server died, was restarted, or refused a result. */
+  onWarning?: (message: string) => void;
 }
+
+/** Restarts of one server in one run. */
+export const MAX_RESTARTS = 3;
 
 /** Text of an MCP tool result: text parts joined; other parts named; structured content as JSON. */
 function resultText(res: { content?: unknown; structuredContent?: unknown; toolResult?: unknown }): string {
@@ -61,22 +78,51 @@ function resultText(res: { content?: unknown; structuredContent?: unknown; toolR
  */
 export function createMcpToolHost(opts: McpToolHostOptions): ToolHost {
   const callTimeoutMs = opts.callTimeoutMs ?? 30_000;
+  const warn = opts.onWarning ?? (() => {});
   const connections = new Map<string, Promise<McpConnection>>();
+  const restarts = new Map<string, number>();
   let closed = false;
 
-  const connect = (target: string): Promise<McpConnection> => {
-    let conn = connections.get(target);
-    if (!conn) {
-      // The MCP SDK loads with the first MCP tool call, not with every run.
-      conn = importOptionalPeer('@modelcontextprotocol/sdk', 'an mcp: toolset', () => import('../toolset/mcp.js')).then(({ connectMcp }) =>
-        connectMcp(target, { projectDir: opts.projectDir, env: opts.env, timeoutMs: opts.connectTimeoutMs ?? 30_000, what: 'cannot start the MCP server' }),
-      );
-      // A failed start is not retried for every call: each call reports it.
-      conn.catch(() => undefined);
-      connections.set(target, conn);
-    }
+  const start = (target: string): Promise<McpConnection> => {
+    // The MCP SDK loads with the first MCP tool call, not with every run.
+    const conn = importOptionalPeer('@modelcontextprotocol/sdk', 'an mcp: toolset', () => import('../toolset/mcp.js')).then(({ connectMcp }) =>
+      connectMcp(target, {
+        projectDir: opts.projectDir,
+        env: opts.env,
+        timeoutMs: opts.connectTimeoutMs ?? 30_000,
+        what: 'cannot start the MCP server',
+        limits: { ...(opts.maxResultBytes ? { maxBytes: opts.maxResultBytes } : {}), ...(opts.maxResultDepth ? { maxDepth: opts.maxResultDepth } : {}) },
+      }),
+    );
+    // A failed start is not retried for every call: each call reports it.
+    conn.catch(() => undefined);
+    connections.set(target, conn);
     return conn;
   };
+
+  /** The live connection of `target`: started on first use, restarted (bounded) once it has died. */
+  const connect = async (target: string): Promise<McpConnection> => {
+    const current = connections.get(target);
+    if (!current) return start(target);
+    const conn = await current;
+    if (!conn.isClosed()) return conn;
+    // One restart for every call waiting on the dead connection: the first to get here starts it.
+    if (connections.get(target) === current) {
+      const n = restarts.get(target) ?? 0;
+      if (n >= MAX_RESTARTS) throw new Error(`mcp:${target}: the MCP server died and was restarted ${MAX_RESTARTS} times in this run already; not restarting it again`);
+      restarts.set(target, n + 1);
+      warn(`mcp:${target}: the MCP server died${conn.stderrTail() ? ` (stderr: ${conn.stderrTail().slice(0, 200)})` : ''}; restarting it (${n + 1} of ${MAX_RESTARTS})`);
+      void conn.close();
+      return start(target);
+    }
+    return connections.get(target)!;
+  };
+  const died = (message: string): ExecutedTool => ({
+    result: `Error: ${message}`,
+    isError: true,
+    errorType: 'mcp_server_died',
+    stop: { code: 'MCP', message },
+  });
 
   return {
     handles: (toolset) => toolset.source.startsWith('mcp:'),
@@ -87,7 +133,10 @@ export function createMcpToolHost(opts: McpToolHostOptions): ToolHost {
       try {
         conn = await connect(target);
       } catch (err) {
-        return { result: `Error: ${err instanceof Error ? err.message : String(err)}`, isError: true, errorType: 'mcp_unavailable' };
+        const msg = err instanceof Error ? err.message : String(err);
+        // Restarts used up, or the restart itself failed: the harness cannot serve this call.
+        if (restarts.has(target)) return died(msg);
+        return { result: `Error: ${msg}`, isError: true, errorType: 'mcp_unavailable' };
       }
       try {
         const res: { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown } = await conn.client.callTool({ name: tool, arguments: args }, undefined, {
@@ -100,6 +149,11 @@ export function createMcpToolHost(opts: McpToolHostOptions): ToolHost {
       } catch (err) {
         const msg = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
         if (callOpts.signal?.aborted) return { result: 'Error: cancelled', isError: true, errorType: 'cancelled' };
+        if (conn.isClosed()) {
+          const tail = conn.stderrTail();
+          warn(`mcp:${target}: the MCP server died during a call to ${tool}${tail ? ` (stderr: ${tail.slice(0, 200)})` : ''}; the sample is an error and the server will be restarted for the next call`);
+          return died(`mcp:${target}: the MCP server died during the call to ${tool} (${msg})`);
+        }
         if (/timed out|timeout/i.test(msg)) {
           return { result: `Error: ${tool} did not answer within ${callTimeoutMs} ms`, isError: true, errorType: 'tool_timeout' };
         }

@@ -293,6 +293,11 @@ async function trajectoryTurn(
           rec.errorType = out.errorType;
           rec.executed = false;
         }
+        if (out.stop) {
+          // The server died under this call: the harness failed, not the model.
+          t.run.status = 'error';
+          t.run.error = out.stop;
+        }
         if (out.structuredContent !== undefined) rec.structuredContent = out.structuredContent;
       } else if (isWorkspaceTool(name)) {
         rec.executed = true;
@@ -305,6 +310,11 @@ async function trajectoryTurn(
         });
         rec.result = out.result;
         rec.isError = out.isError;
+        if (out.stop) {
+          // The workspace, not the model's answer, ends the case: the sample fails with this error.
+          t.run.status = 'error';
+          t.run.error = out.stop;
+        }
       } else {
         fail('not_implemented', `Error: tool "${call.name}" has no implementation in trajectory mode and no mock (add tool_mocks to the case or [mocks] to the toolset)`);
       }
@@ -313,6 +323,7 @@ async function trajectoryTurn(
     t.run.toolCalls.push(rec);
     t.opts.onTurn?.({ kind: 'tool', caseId: t.opts.case.id, sample: t.opts.sample, turn: t.turn, record: rec });
     t.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: rec.result ?? '', ...(rec.isError ? { isError: true } : {}) });
+    if (t.run.status === 'error') return true;
   }
   return false;
 }

@@ -245,7 +245,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   // MCP servers live for the run: started on first use, stopped when the run ends.
   const ownHost =
     !opts.toolHost && opts.mcpServers && todo.some((c) => c.mode === 'trajectory' && opts.toolsetFor(c).source.startsWith('mcp:'))
-      ? createMcpToolHost(opts.mcpServers)
+      ? createMcpToolHost({ ...opts.mcpServers, onWarning: warn })
       : undefined;
   const toolHost = opts.toolHost ?? ownHost;
 

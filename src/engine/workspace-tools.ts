@@ -1,10 +1,11 @@
 import { cutText } from '../core/cut.js';
-import { mkdir, readdir, realpath, stat } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
 import { compileRegex } from '../core/regex.js';
 import { isInside } from '../core/path-inside.js';
 import { compileGlob } from './_glob.js';
 import { createCommandSandbox, type CommandSandbox } from './sandbox/command.js';
+import { withDirBeneath } from './sandbox/beneath.js';
 import { PathRefusedError, readRegularFile, withTimeLimit, writeRegularFile } from './sandbox/paths.js';
 import type { Worktree } from './worktree.js';
 
@@ -29,6 +30,18 @@ export interface WorkspaceToolContext {
 export interface ToolOutcome {
   result: string;
   isError: boolean;
+  /** The case cannot go on (the disk budget is spent): the sample fails with this error. */
+  stop?: { code: string; message: string };
+}
+
+/** A tool call that ends the case, not only the call. */
+class CaseStopError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** Names with an implementation here. */
@@ -61,6 +74,7 @@ export async function executeWorkspaceTool(name: string, args: Record<string, un
     const result = isCommand ? await dispatch(name, args, ctx) : await withTimeLimit(dispatch(name, args, ctx), ctx.fileToolTimeoutMs ?? 10_000, name);
     return { result: result.length > MAX_RESULT_CHARS ? `${result.slice(0, MAX_RESULT_CHARS)}\n[truncated]` : result, isError: result.startsWith('Error') };
   } catch (err) {
+    if (err instanceof CaseStopError) return { result: `Error: ${err.message}`, isError: true, stop: { code: err.code, message: err.message } };
     const msg = err instanceof PathRefusedError || err instanceof ToolInputError ? err.message : fsMessage(err, ctx.worktree);
     return { result: `Error: ${msg}`, isError: true };
   }
@@ -126,7 +140,7 @@ async function dispatch(name: string, args: Record<string, unknown>, ctx: Worksp
 
 async function readText(wt: Worktree, path: string): Promise<{ abs: string; text: string }> {
   const abs = await wt.resolve(path);
-  const buf = await readRegularFile(abs, path, MAX_FILE_BYTES);
+  const buf = await readRegularFile(wt.root, abs, path, MAX_FILE_BYTES);
   if (buf.includes(0)) throw new ToolInputError(`${path} is a binary file`);
   return { abs, text: buf.toString('utf8') };
 }
@@ -175,7 +189,8 @@ async function walk(wt: Worktree, startAbs: string, maxDepth: number): Promise<{
     const { abs, depth } = queue.shift()!;
     let names;
     try {
-      names = await readdir(abs, { withFileTypes: true });
+      // Listed through a no-follow walk: a directory swapped for a link is not listed.
+      names = await withDirBeneath(wt.root, abs, (dir) => readdir(dir, { withFileTypes: true }));
     } catch {
       continue;
     }
@@ -228,7 +243,7 @@ async function grepTool(wt: Worktree, pattern: string, path?: string, glob?: str
   for (const f of files) {
     if (filter && !filter(st.isDirectory() ? relative(target, f.abs).split(sep).join('/') : f.rel)) continue;
     // Regular files only (a FIFO in the tree would block a plain read); links were checked by walk.
-    const buf = await realpath(f.abs).then((real) => readRegularFile(real, f.rel, MAX_FILE_BYTES)).catch(() => undefined);
+    const buf = await realpath(f.abs).then((real) => readRegularFile(wt.root, real, f.rel, MAX_FILE_BYTES)).catch(() => undefined);
     if (!buf || buf.includes(0)) continue;
     splitLines(buf.toString('utf8')).forEach((line, i) => {
       if (!re.test(line)) return;
@@ -260,15 +275,14 @@ async function editTool(wt: Worktree, path: string, oldString: string, newString
   const count = text.split(oldString).length - 1;
   if (count === 0) return `Error: old_string not found in ${path}`;
   if (count > 1) return `Error: old_string occurs ${count} times in ${path}; include more surrounding text so it is unique`;
-  await writeRegularFile(abs, path, text.replace(oldString, () => newString));
+  await writeRegularFile(wt.root, abs, path, text.replace(oldString, () => newString));
   return `Edited ${path}: replaced 1 occurrence`;
 }
 
 async function writeTool(wt: Worktree, path: string, content: string): Promise<string> {
   const abs = await wt.resolve(path);
   if ((await stat(abs).catch(() => undefined))?.isDirectory()) throw new ToolInputError(`${path} is a directory`);
-  await mkdir(dirname(abs), { recursive: true });
-  await writeRegularFile(abs, path, content);
+  await writeRegularFile(wt.root, abs, path, content);
   return `Wrote ${Buffer.byteLength(content)} bytes to ${path}`;
 }
 
@@ -301,6 +315,7 @@ async function commandTool(ctx: WorkspaceToolContext, shell: 'sh' | 'bash', comm
     signal: ctx.signal,
   });
   if (r.spawnError) return `Error: cannot run ${shell}: ${r.spawnError}`;
+  if (r.diskBudgetExceeded) throw new CaseStopError('DISK_BUDGET', 'disk budget exceeded: the command was stopped because the workspace grew past the disk budget of this case');
   // The worktree's absolute path is random per run; showing it as "." keeps runs replayable
   // (the recording hashes what the model saw) and keeps host paths out of traces.
   let out = r.output.split(ctx.worktree.root).join('.');

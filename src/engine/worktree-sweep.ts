@@ -1,6 +1,7 @@
-import { readdir, rm, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { removeTreeBeneath } from './sandbox/beneath.js';
 
 // Worktrees (and sandbox probe directories) carry the pid of the process that made them in their name:
 // `runspec-eval-pid<PID>-XXXXXX`. A run killed with kill -9 cannot remove its own; the next run sweeps
@@ -43,7 +44,7 @@ export async function sweepStaleWorktrees(opts: { dir?: string; alive?: (pid: nu
     const st = await stat(p).catch(() => undefined);
     // Only our own directories (a root harness hands worktrees to uid 65534 while commands run).
     if (!st?.isDirectory() || (uid !== undefined && uid !== 0 && st.uid !== uid)) continue;
-    await rm(p, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined);
+    await removeTreeBeneath(p).catch(() => undefined);
     removed.push(p);
   }
   return removed;

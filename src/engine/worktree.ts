@@ -2,7 +2,9 @@ import { mkdir, mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { FixtureError } from '../errors.js';
+import { outputError } from '../core/atomic-write.js';
 import { escapesBase } from '../core/path-inside.js';
+import { removeTreeBeneath } from './sandbox/beneath.js';
 import { resolveInside } from './sandbox/paths.js';
 import { ownedPrefix } from './worktree-sweep.js';
 
@@ -41,16 +43,21 @@ export async function createWorktree(files: Record<string, string>, opts: { pref
     }
   }
   // The owning pid is in the name, so a later run can sweep what a kill -9 left behind.
-  const root = await realpath(await mkdtemp(join(tmpdir(), opts.prefix ?? ownedPrefix())));
+  const base = join(tmpdir(), opts.prefix ?? ownedPrefix());
+  const root = await realpath(await mkdtemp(base)).catch((err: unknown) => {
+    throw outputError(`${base}XXXXXX`, err);
+  });
+  let current = root;
   try {
     for (const [rel, content] of Object.entries(files)) {
-      const abs = join(root, rel);
-      await mkdir(dirname(abs), { recursive: true });
-      await writeFile(abs, content, 'utf8');
+      current = join(root, rel);
+      await mkdir(dirname(current), { recursive: true });
+      await writeFile(current, content, 'utf8');
     }
   } catch (err) {
     await rm(root, { recursive: true, force: true });
-    throw err;
+    // A full or read-only TMPDIR: the file named, exit 3 (it used to be a bare "ENOSPC ... write").
+    throw outputError(current, err);
   }
   return {
     root,
@@ -61,7 +68,8 @@ export async function createWorktree(files: Record<string, string>, opts: { pref
       return relative(root, abs).split(sep).join('/') || '.';
     },
     async remove() {
-      await rm(root, { recursive: true, force: true, maxRetries: 2 });
+      // Not rm -r by path: the commands' uid may still swap a directory for a link while we remove.
+      await removeTreeBeneath(root);
     },
     async keep() {
       const kept = join(dirname(root), basename(root).replace(/pid\d+-/, 'kept-'));

@@ -1,11 +1,13 @@
 import { accessSync, constants, mkdirSync, openSync, realpathSync, statSync } from 'node:fs';
 import { dirname, sep } from 'node:path';
 import { UsageError } from '../errors.js';
+import { outputError } from '../core/atomic-write.js';
 
 // Where results go must be a directory we can create and write, checked before the run starts: a path
 // under a regular file, or under /proc (where a recursive mkdir used to spin for ever), is one line, exit 2.
 
 const PSEUDO_FS = ['/proc', '/sys', '/dev'];
+const DISK_FAULTS = new Set(['EROFS', 'ENOSPC', 'EDQUOT', 'EIO']);
 
 /**
  * Make sure `file`'s directory exists (creating it) and is writable; otherwise throw a UsageError.
@@ -37,6 +39,8 @@ export function ensureOutputDir(file: string, what: string): void {
     accessSync(dir, constants.W_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    // The disk, not the path: a read-only or full file system is infrastructure (exit 3), the file named.
+    if (DISK_FAULTS.has(code)) throw outputError(file, err);
     throw new UsageError('USAGE', `${what} ${file}: cannot create or write ${dir} (${code})`, { hint });
   }
 }

@@ -7,11 +7,11 @@
 // whichever comes first. A crash (kill -9, power loss) loses at most the cases of that window; they are
 // not in the log, so `--resume` runs them again: nothing is lost, some work may be redone.
 
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { open as openAsync, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { RunspecError } from '../errors.js';
-import { writeFileAtomic } from '../core/atomic-write.js';
+import { outputError, writeAllSync, writeFileAtomic } from '../core/atomic-write.js';
 import type { CaseResult } from '../types/verdict.js';
 import { caseResultOf, type CaseEntry } from './results.js';
 
@@ -119,12 +119,16 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
     }
   }
   if (!exists || statSync(file).size === 0) {
-    const fd = openSync(file, 'a');
     try {
-      writeSync(fd, JSON.stringify(header) + '\n');
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+      const fd = openSync(file, 'a');
+      try {
+        writeAllSync(fd, Buffer.from(JSON.stringify(header) + '\n', 'utf8'));
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    } catch (err) {
+      throw outputError(file, err);
     }
   }
   const fh: FileHandle = await openAsync(file, 'a');
@@ -149,7 +153,12 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
     chain = chain.then(async () => {
       if (failure !== undefined) return;
       try {
-        await fh.write(batch);
+        // A short write (a nearly full disk) goes on from where it stopped, or fails with the cause.
+        for (let off = 0; off < batch.length; ) {
+          const { bytesWritten } = await fh.write(batch, off, batch.length - off);
+          if (bytesWritten <= 0) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+          off += bytesWritten;
+        }
         await fh.datasync();
       } catch (err) {
         failure = err;
@@ -160,7 +169,8 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
   const settled = async (): Promise<void> => {
     await writeQueued();
     if (failure !== undefined) {
-      throw new RunspecError('RESULTS', `${file}: cannot write the results log (${failure instanceof Error ? failure.message : String(failure)})`, { cause: failure });
+      // The disk, not the input: exit 3, the log named.
+      throw outputError(file, failure);
     }
   };
   return {

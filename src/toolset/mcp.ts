@@ -1,11 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { DEFAULT_INHERITED_ENV_VARS, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { EnvSource } from '../types/env.js';
 import { ToolsetError } from '../errors.js';
 import type { Runnable, ToolCategory, Toolset } from '../types/toolset.js';
 import { jsonSchemaToArgs } from './json-schema.js';
+import { sizeCheckedTransport, type McpMessageLimits } from './_mcp-limits.js';
+import { BoundedStdioTransport } from './_mcp-stdio.js';
 
 /** The MCP `tools/list` entry fields we read. */
 interface McpTool {
@@ -88,6 +90,8 @@ export interface McpConnection {
   isHttp: boolean;
   /** The server's last stderr line, '' when none (stdio only). */
   stderrTail: () => string;
+  /** Whether the connection has closed (the server exited or the stream ended). */
+  isClosed: () => boolean;
   close: () => Promise<void>;
 }
 
@@ -97,7 +101,10 @@ export interface McpConnection {
  * (streamable HTTP). Bad targets and failed connections throw ToolsetError code MCP, `what` saying
  * what could not be done ("cannot list MCP tools").
  */
-export async function connectMcp(target: string, opts: { projectDir: string; env: EnvSource; timeoutMs: number; what: string }): Promise<McpConnection> {
+export async function connectMcp(
+  target: string,
+  opts: { projectDir: string; env: EnvSource; timeoutMs: number; what: string; limits?: McpMessageLimits },
+): Promise<McpConnection> {
   const source = `mcp:${target}`;
   const isHttp = /^https?:\/\//i.test(target);
   let stderrTail = '';
@@ -120,13 +127,20 @@ export async function connectMcp(target: string, opts: { projectDir: string; env
       const v = opts.env[k];
       if (v !== undefined && !v.startsWith('()')) env[k] = v;
     }
-    const stdio = new StdioClientTransport({ command: words[0]!, args: words.slice(1), env, cwd: opts.projectDir, stderr: 'pipe' });
-    stdio.stderr?.on('data', (d: Buffer) => {
+    // The SDK's default variables (from this process) under the ones taken from `env`, as its own stdio transport does.
+    const stdio = new BoundedStdioTransport({ command: words[0]!, args: words.slice(1), env: { ...getDefaultEnvironment(), ...env }, cwd: opts.projectDir, ...(opts.limits ? { limits: opts.limits } : {}) });
+    stdio.stderr.on('data', (d: Buffer) => {
       stderrTail = (stderrTail + d.toString('utf8')).slice(-2000);
     });
     transport = stdio;
   }
+  // Every message is checked against the size and depth limits before the client parses it further.
+  if (isHttp) transport = sizeCheckedTransport(transport, opts.limits);
+  let closed = false;
   const client = new Client({ name: 'runspec-eval', version: '0.1.0' });
+  client.onclose = () => {
+    closed = true;
+  };
   const close = async (): Promise<void> => {
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
@@ -137,7 +151,7 @@ export async function connectMcp(target: string, opts: { projectDir: string; env
     await close();
     throw mcpFailure(target, opts.what, err, stderrTail.trim().split('\n').pop() ?? '');
   }
-  return { client, isHttp, stderrTail: () => stderrTail.trim().split('\n').pop() ?? '', close };
+  return { client, isHttp, stderrTail: () => stderrTail.trim().split('\n').pop() ?? '', isClosed: () => closed, close };
 }
 
 /** The one-line ToolsetError (code MCP, exit 3) of a failed MCP exchange. */

@@ -4,11 +4,20 @@
 // then go to the same pipeline as OTLP/HTTP. Errors are gRPC statuses: INVALID_ARGUMENT for a bad payload,
 // UNAUTHENTICATED without the bearer token, RESOURCE_EXHAUSTED over the size limit (grpc-js enforces it).
 // The Collector's load_balancing exporter speaks only this protocol, so replicas can sit behind it directly.
+//
+// Connections come in through our own net.Server and grpc-js's connection injector, so the port is
+// bounded before HTTP/2 starts (ReceiverLimits): at most maxConnections sockets (when full, the oldest
+// one still in its handshake makes room for the newcomer), each closed unless it
+// has sent the HTTP/2 preface and a SETTINGS frame within the handshake timeout (300 preface-only
+// connections used to stay open for ever, 1,100 took the descriptors of both ports), idle connections
+// closed by grpc-js (`grpc.max_connection_idle_ms`), and the bytes of calls being received at once on
+// one budget (a call past it fails RESOURCE_EXHAUSTED and its connection is closed).
+import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import type * as Grpc from '@grpc/grpc-js';
 import { ATTR_EVENT_NAME } from '../semconv/gen-ai.js';
 import { decodeLogsRequest, decodeTraceRequest, encodeLogsResponse, encodeTraceResponse } from './otlp-proto.js';
 import { logsFromRequest, spansFromRequest } from './spans.js';
-import type { ReceiverCommonOptions } from './receiver.js';
+import { createInflightBudget, receiverLimits, type ReceiverCommonOptions } from './receiver.js';
 import { isBearerToken } from '../core/token.js';
 import { importOptionalPeer } from '../core/optional-peer.js';
 
@@ -32,6 +41,14 @@ export interface GrpcReceiver {
   readonly port: number;
   listen(): Promise<string>;
   close(): Promise<void>;
+}
+
+/** The HTTP/2 client preface (RFC 9113 §3.4) plus a SETTINGS frame header: what a real client sends first. */
+const PREFACE_AND_SETTINGS_BYTES = 24 + 9;
+
+/** Whether a call's peer (`host:port` as grpc-js writes it) is this socket's remote end. */
+function isPeer(peer: string, socket: Socket): boolean {
+  return peer.endsWith(`:${socket.remotePort}`) && peer.includes(socket.remoteAddress ?? '\0');
 }
 
 /** Unary method whose messages pass through as bytes (decoding is ours). */
@@ -60,7 +77,55 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
   const pipeline = options.pipeline;
   const maxMessageBytes = options.maxMessageBytes ?? 64 * 1024 * 1024;
   const token = options.token;
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': maxMessageBytes });
+  const limits = receiverLimits(options.limits);
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': maxMessageBytes, 'grpc.max_connection_idle_ms': limits.idleTimeoutMs });
+  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  const sockets = new Set<Socket>();
+  // Bytes read and not yet answered, per socket: held by grpc-js until the call's handler has run.
+  const pendingBytes = new Map<Socket, number>();
+  const budget = createInflightBudget(limits.maxInflightBytes);
+  const listener: NetServer = createNetServer((socket) => {
+    if (sockets.size >= limits.maxConnections) {
+      // Full: make room by dropping the oldest connection that has not finished its handshake (a flood
+      // of half-open connections cannot lock real clients out); if every one has, refuse the new one.
+      const idle = [...sockets].find((s) => s.bytesRead < PREFACE_AND_SETTINGS_BYTES);
+      if (!idle) {
+        socket.destroy();
+        return;
+      }
+      idle.destroy();
+      sockets.delete(idle);
+    }
+    sockets.add(socket);
+    pendingBytes.set(socket, 0);
+    const handshake = setTimeout(() => {
+      if (socket.bytesRead < PREFACE_AND_SETTINGS_BYTES) socket.destroy();
+    }, limits.handshakeTimeoutMs);
+    handshake.unref();
+    socket.on('data', (chunk: Buffer) => {
+      if (!budget.take(chunk.length)) {
+        options.onRequest?.({ path: 'connection', status: grpc.status.RESOURCE_EXHAUSTED, spans: 0, logs: 0, rejected: 0, message: 'too many request bytes in flight on this port' });
+        socket.destroy();
+        return;
+      }
+      pendingBytes.set(socket, (pendingBytes.get(socket) ?? 0) + chunk.length);
+    });
+    socket.on('close', () => {
+      clearTimeout(handshake);
+      sockets.delete(socket);
+      budget.give(pendingBytes.get(socket) ?? 0);
+      pendingBytes.delete(socket);
+    });
+    injector.injectConnection(socket);
+  });
+  /** A call has been handled: what its connection had read so far is no longer held. */
+  const settle = (call: Grpc.ServerUnaryCall<Buffer, Uint8Array>): void => {
+    for (const [socket, n] of pendingBytes) {
+      if (socket.remoteAddress === undefined || !isPeer(call.getPeer(), socket)) continue;
+      budget.give(n);
+      pendingBytes.set(socket, 0);
+    }
+  };
   let url = '';
   let port = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -86,6 +151,7 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
   };
 
   const traces: Grpc.handleUnaryCall<Buffer, Uint8Array> = (call, cb) => {
+    settle(call);
     const request = accept(call, cb, TRACE_EXPORT_PATH, decodeTraceRequest);
     if (!request) return;
     const { spans, problems } = spansFromRequest(request, 'grpc');
@@ -97,6 +163,7 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
   };
 
   const logs: Grpc.handleUnaryCall<Buffer, Uint8Array> = (call, cb) => {
+    settle(call);
     const request = accept(call, cb, LOGS_EXPORT_PATH, decodeLogsRequest);
     if (!request) return;
     const { logs: records, problems } = logsFromRequest(request, 'grpc', ATTR_EVENT_NAME);
@@ -118,10 +185,11 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
     },
     listen() {
       return new Promise((resolve, reject) => {
-        const address = host.includes(':') ? `[${host}]:${options.port ?? 4317}` : `${host}:${options.port ?? 4317}`;
-        server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) => {
-          if (err) return reject(err);
-          port = bound;
+        listener.once('error', reject);
+        listener.listen(options.port ?? 4317, host, () => {
+          listener.off('error', reject);
+          port = (listener.address() as { port: number }).port;
+          const bound = port;
           url = `grpc://${host.includes(':') ? `[${host}]` : host}:${bound}`;
           if ((options.tickMs ?? 250) > 0) {
             timer = setInterval(() => pipeline.tick(now()), options.tickMs ?? 250);
@@ -138,10 +206,16 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
           if (options.flushOnClose !== false) pipeline.flush();
           resolve();
         };
-        const force = setTimeout(() => server.forceShutdown(), 2000);
+        listener.close();
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          for (const s of sockets) s.destroy();
+        }, 2000);
         force.unref();
+        injector.drain(2000);
         server.tryShutdown(() => {
           clearTimeout(force);
+          for (const s of sockets) s.destroy();
           done();
         });
       });

@@ -3,6 +3,11 @@
 // for rejected items; 400 (with a google.rpc.Status) for a bad payload, 413 over the body limit (checked on
 // the inflated size as it streams, so a decompression bomb stops early), 415 for other content types.
 // Loopback by default; optional bearer token; GET /healthz for orchestrators.
+//
+// Bounded against clients that hold resources without sending (ReceiverLimits): a connection must send
+// its request headers within the handshake timeout, an idle one is closed, the port holds at most
+// maxConnections, and request bodies being received at once share one byte budget (503 past it), so a
+// flood of half-open connections or of large bodies cannot take the descriptors or the memory.
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createGunzip, createInflate } from 'node:zlib';
@@ -24,6 +29,50 @@ export interface ReceiverCommonOptions {
   now?: () => number;
   /** Called after each request (for logs/metrics); `status` is the HTTP status or the gRPC status code. */
   onRequest?: (info: { path: string; status: number; spans: number; logs: number; rejected: number; message?: string }) => void;
+  /** Connection and memory bounds of the port. */
+  limits?: ReceiverLimits;
+}
+
+/** Bounds of one receiver port (each has its own). */
+export interface ReceiverLimits {
+  /** A new connection must send its request headers (HTTP) or the HTTP/2 preface and settings (gRPC) within this. @default 10000 */
+  handshakeTimeoutMs?: number;
+  /** A connection with no request in progress for this long is closed (gRPC: `grpc.max_connection_idle_ms`). @default 60000 */
+  idleTimeoutMs?: number;
+  /** Connections the port holds at once; more are closed as they arrive. @default 512 */
+  maxConnections?: number;
+  /** Request body bytes held at once across the port's requests (HTTP: 503 past it; gRPC: calls fail RESOURCE_EXHAUSTED). @default 268435456 */
+  maxInflightBytes?: number;
+}
+
+/** {@link ReceiverLimits} with every default filled in. */
+export function receiverLimits(l: ReceiverLimits = {}): Required<ReceiverLimits> {
+  return {
+    handshakeTimeoutMs: l.handshakeTimeoutMs ?? 10_000,
+    idleTimeoutMs: l.idleTimeoutMs ?? 60_000,
+    maxConnections: l.maxConnections ?? 512,
+    maxInflightBytes: l.maxInflightBytes ?? 256 * 1024 * 1024,
+  };
+}
+
+/** Bytes of request bodies held at once: taken as they arrive, given back when the request is done. */
+export interface InflightBudget {
+  take(n: number): boolean;
+  give(n: number): void;
+}
+
+export function createInflightBudget(maxBytes: number): InflightBudget {
+  let used = 0;
+  return {
+    take(n) {
+      if (used + n > maxBytes) return false;
+      used += n;
+      return true;
+    },
+    give(n) {
+      used = Math.max(0, used - n);
+    },
+  };
 }
 
 export interface OtlpReceiverOptions extends ReceiverCommonOptions {
@@ -49,6 +98,7 @@ export interface OtlpReceiver {
 }
 
 class BodyTooLarge extends Error {}
+class Busy extends Error {}
 
 type Encoding = 'protobuf' | 'json';
 
@@ -59,10 +109,17 @@ function contentTypeOf(req: IncomingMessage): Encoding | undefined {
   return undefined;
 }
 
-async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+async function readBody(req: IncomingMessage, maxBytes: number, budget: InflightBudget, held: { bytes: number }): Promise<Buffer> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw new BodyTooLarge(`body of ${declared} bytes is over the ${maxBytes}-byte limit`);
+  // A declared body is reserved whole before it is read, so large bodies are turned away up front and
+  // the small Exports that follow still fit; an undeclared (chunked) one takes the budget as it arrives.
+  const reserved = Number.isFinite(declared) && encoding === 'identity' ? declared : 0;
+  if (reserved > 0) {
+    if (!budget.take(reserved)) throw new Busy('too many request bytes in flight on this port; retry later');
+    held.bytes += reserved;
+  }
   let source: AsyncIterable<Buffer> = req;
   if (encoding === 'gzip' || encoding === 'deflate') {
     const inflater = encoding === 'gzip' ? createGunzip() : createInflate();
@@ -83,6 +140,11 @@ async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer>
     for await (const chunk of source) {
       size += chunk.length;
       if (size > maxBytes) throw new BodyTooLarge(`${encoding === 'identity' ? '' : 'decompressed '}body over the ${maxBytes}-byte limit`);
+      if (size > reserved) {
+        const extra = Math.min(chunk.length, size - reserved);
+        if (!budget.take(extra)) throw new Busy('too many request bytes in flight on this port; retry later');
+        held.bytes += extra;
+      }
       parts.push(chunk);
     }
   } finally {
@@ -97,6 +159,8 @@ class UnsupportedEncoding extends Error {}
 export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
   const host = options.host ?? '127.0.0.1';
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  const limits = receiverLimits(options.limits);
+  const budget = createInflightBudget(limits.maxInflightBytes);
   const now = options.now ?? Date.now;
   const pipeline = options.pipeline;
   let url = '';
@@ -160,10 +224,29 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
       req.resume();
       return;
     }
+    const held = { bytes: 0 };
+    try {
+      await readAndAnswer(req, res, path, signal, enc, held);
+    } finally {
+      budget.give(held.bytes);
+    }
+  };
+
+  const readAndAnswer = async (req: IncomingMessage, res: ServerResponse, path: string, signal: 'traces' | 'logs', enc: Encoding, held: { bytes: number }): Promise<void> => {
     let body: Buffer;
     try {
-      body = await readBody(req, maxBodyBytes);
+      body = await readBody(req, maxBodyBytes, budget, held);
     } catch (err) {
+      if (err instanceof Busy) {
+        // OTLP/HTTP: 503 is retryable; the exporter backs off and sends again.
+        res.setHeader('retry-after', '1');
+        res.setHeader('connection', 'close');
+        sendError(res, 503, err.message, enc);
+        // Not read further: the connection goes once the answer is out.
+        res.once('finish', () => req.destroy());
+        options.onRequest?.({ path, status: 503, spans: 0, logs: 0, rejected: 0, message: err.message });
+        return;
+      }
       if (err instanceof BodyTooLarge) {
         sendError(res, 413, err.message, enc);
         req.resume();
@@ -216,13 +299,16 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
     }
   };
 
-  const server: Server = createServer((req, res) => {
+  // Timeouts are checked every second (Node's default is every 30 s).
+  const server: Server = createServer({ connectionsCheckingInterval: 1000, headersTimeout: limits.handshakeTimeoutMs, requestTimeout: Math.max(60_000, limits.handshakeTimeoutMs) }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) sendError(res, 500, `internal error (${(err as Error).message})`, undefined);
       else res.destroy();
     });
   });
-  server.requestTimeout = 60_000;
+  server.maxConnections = limits.maxConnections;
+  // A socket with nothing sent or received for this long is closed (keep-alive idles go after 5 s).
+  server.timeout = limits.idleTimeoutMs;
 
   return {
     get url() {

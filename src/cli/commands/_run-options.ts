@@ -111,7 +111,8 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--langsmith-feedback', 'post verdicts as LangSmith feedback on each trace\'s run (LANGSMITH_ENDPOINT, LANGSMITH_API_KEY)')
     .option('--endpoint <url>', 'OTLP/HTTP traces endpoint (default: OTEL_* variables, runspec.toml, else .runspec/traces/)')
     .option('--keep-worktrees', 'keep trajectory worktrees for inspection')
-    .option('--unsafe-host-commands', 'run model-driven commands (bash, run_command) on this machine without the bubblewrap sandbox (warned on every run)');
+    .option('--unsafe-host-commands', 'run model-driven commands (bash, run_command) on this machine without the bubblewrap sandbox (warned on every run)')
+    .option('--disk-budget-mib <n>', 'disk a case\'s worktree may take, in MiB, before its command is stopped and the case fails (default 1024, or [trajectory] disk_budget_mib)', boundedInt(1024 * 1024));
   if (opts.script !== false) cmd.option('--script <file>', 'script of the mock provider, or recording of the replay provider');
   return cmd;
 }

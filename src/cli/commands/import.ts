@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import { UsageError } from '../../errors.js';
@@ -7,10 +7,24 @@ import { ensureOutputDir } from '../../report/out-path.js';
 import { cwdPath } from './_run-options.js';
 
 function readInput(file: string, what: string): string {
+  // A FIFO, socket or device would block the read (or never end): only regular files are read.
+  const st = statSafe(file);
+  if (st && !st.isFile()) {
+    const kind = st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device';
+    throw new UsageError('USAGE', `${what}: ${file} is ${kind}, not a regular file`, { hint: 'pass a BFCL JSON-lines file' });
+  }
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
     throw new UsageError('USAGE', `${what}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`, { hint: 'pass a BFCL JSON-lines file' });
+  }
+}
+
+function statSafe(file: string): ReturnType<typeof statSync> | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
   }
 }
 
@@ -43,6 +57,7 @@ export const importCommand: CommandModule = {
           for (const w of result.warnings) ctx.warn(w);
           if (result.suite.eval.length === 0) throw new UsageError('USAGE', `${questions}: no case to import`, { hint: 'pass a single-response BFCL category (simple, multiple, parallel, parallel_multiple, irrelevance, live_*)' });
           const out = cwdPath(ctx, flags.out);
+          if (statSafe(out)?.isDirectory()) throw new UsageError('USAGE', `--out ${out}: is a directory`, { hint: `name a file, e.g. --out ${out.replace(/\/+$/, '')}/suite.json` });
           ensureOutputDir(out, '--out');
           writeFileAtomic(out, bfclSuiteText(result.suite, format, flags.out));
           const counts = Object.entries(result.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');

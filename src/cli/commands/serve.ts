@@ -41,7 +41,11 @@ export const serveCommand: CommandModule = {
       .option('--max-body-bytes <n>', 'largest request body, compressed or inflated (413 beyond)', int('--max-body-bytes', 1), 64 * 1024 * 1024)
       .option('--out <file>', 'append verdict JSON lines to a file instead of stdout')
       .option('--results <file>', 'on shutdown, write the verdicts as a results JSON (as score --results; render it with report)')
-      .option('--grpc [port]', 'also receive OTLP/gRPC traces and logs on this port (default 4317; 0 picks a free one)', int('--grpc', 0));
+      .option('--grpc [port]', 'also receive OTLP/gRPC traces and logs on this port (default 4317; 0 picks a free one)', int('--grpc', 0))
+      .option('--handshake-timeout-ms <n>', 'close a connection that has not sent its request headers (gRPC: the HTTP/2 preface and settings) by then', int('--handshake-timeout-ms', 1), 10_000)
+      .option('--idle-timeout-ms <n>', 'close a connection with no request in progress for this long (gRPC: grpc.max_connection_idle_ms)', int('--idle-timeout-ms', 1), 60_000)
+      .option('--max-connections <n>', 'connections held at once on each port; more are closed as they arrive', int('--max-connections', 1), 512)
+      .option('--max-inflight-bytes <n>', 'request body bytes held at once on each port (HTTP 503, gRPC connection closed beyond)', int('--max-inflight-bytes', 1), 256 * 1024 * 1024);
     addTraceScoringOptions(cmd)
       .addHelpText(
         'after',
@@ -50,7 +54,10 @@ With --grpc, OTLP/gRPC (TraceService/Export, LogsService/Export; gzip) is receiv
 for the Collector's load_balancing exporter and other gRPC senders; the same --token-env applies.
 Accepts application/x-protobuf and application/json, optionally gzip, and answers in the same encoding
 (partial_success lists rejected spans). 413 over --max-body-bytes (also for decompression bombs), 400 for
-a bad payload, 415 for another content type, 401 without the bearer token. SIGINT/SIGTERM score the open
+a bad payload, 415 for another content type, 401 without the bearer token. Each port is bounded: a
+connection must send its headers (gRPC: the HTTP/2 preface and settings) within --handshake-timeout-ms,
+idle ones close after --idle-timeout-ms, at most --max-connections at once, and request bodies being
+received share --max-inflight-bytes (HTTP 503 with Retry-After beyond it). SIGINT/SIGTERM score the open
 traces and exit 0. A trace that never becomes whole is judged after 10 × --quiet-ms as "incomplete".
 Spans that arrive for a judged trace within that time re-open it: a superseding verdict line (same trace and
 span ids, supersedes: true; Phoenix annotations upsert) replaces the earlier one. Verdict lines go to stdout (or --out); the listening URL and summary go to stderr.

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, lstatSync, readlinkSync } from 'node:fs';
-import { lchown, lstat, readdir, readFile } from 'node:fs/promises';
+import { accessSync, constants, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { lchown, lstat, readFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { ownedPrefix } from '../worktree-sweep.js';
+import { chownTreeBeneath, treeDiskBytes } from './beneath.js';
 
 // How a model-driven command (bash, run_command) runs. By default inside bubblewrap: a user namespace
 // with an unprivileged uid, every capability dropped, a new session, no network, a fresh PID namespace
@@ -13,7 +14,9 @@ import { ownedPrefix } from '../worktree-sweep.js';
 //
 // RLIMIT_NPROC is not enforced for processes whose real uid is host root, even inside a user
 // namespace, so a root harness first drops to an unprivileged host uid (setpriv) and hands the
-// worktree to that uid before each command.
+// worktree to that uid before each command. From then on any process of that uid can change the tree
+// under the harness: the hand-over (and every file tool) goes through beneath.ts, one no-follow step
+// relative to an open directory at a time, so a directory swapped for a link is never followed.
 
 export type SandboxMode = 'bwrap' | 'none';
 
@@ -40,6 +43,8 @@ export interface CommandResult {
   cancelled: boolean;
   /** The command could not be started at all. */
   spawnError?: string;
+  /** The worktree grew past the disk budget: the command was stopped (or, when it ended first, is over). */
+  diskBudgetExceeded?: boolean;
 }
 
 export type SandboxReadiness = { ok: true } | { ok: false; message: string };
@@ -61,7 +66,15 @@ export interface SandboxLimits {
   maxFileBytes?: number;
   /** Size of each private tmpfs (`/tmp`, `HOME`), in bytes, where bwrap supports `--size` (0.8+); the root is read-only. @default 256 MiB */
   maxTmpfsBytes?: number;
+  /** Disk the worktree of a case may take, in bytes: a command that grows it past this is stopped. @default 1 GiB */
+  maxDiskBytes?: number;
+  /** How often the disk budget is checked while a command runs, in ms. @default 250 */
+  diskPollMs?: number;
 }
+
+/** @see SandboxLimits.maxDiskBytes */
+export const DEFAULT_DISK_BUDGET_BYTES = 1024 ** 3;
+const DEFAULT_DISK_POLL_MS = 250;
 
 export interface CreateSandboxOptions {
   /** @default 'bwrap' */
@@ -109,16 +122,18 @@ export function findExecutable(name: string, searchPath = STANDARD_PATH): string
  * @example const sb = createCommandSandbox(); if ((await sb.ready()).ok) await sb.run({ shell: 'sh', command: 'ls', ... });
  */
 export function createCommandSandbox(opts: CreateSandboxOptions = {}): CommandSandbox {
-  if (opts.mode === 'none') return createHostSandbox();
+  if (opts.mode === 'none') return createHostSandbox(opts.limits);
   return createBwrapSandbox(opts);
 }
 
-function createHostSandbox(): CommandSandbox {
+function createHostSandbox(limits: SandboxLimits = {}): CommandSandbox {
+  const disk = diskWatch(limits);
   return {
     mode: 'none',
     ready: () => Promise.resolve({ ok: true }),
     run: (req) =>
       spawnCollect({
+        watch: disk(req.root),
         file: req.shell === 'bash' ? 'bash' : '/bin/sh',
         args: ['-c', req.command],
         cwd: req.root,
@@ -132,6 +147,7 @@ function createHostSandbox(): CommandSandbox {
 
 function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
   const limits = { maxProcesses: 256, maxMemoryBytes: 4 * 1024 ** 3, maxFileBytes: 256 * 1024 ** 2, maxTmpfsBytes: 256 * 1024 ** 2, ...opts.limits };
+  const disk = diskWatch(limits);
   const searchPath = opts.searchPath ?? STANDARD_PATH;
   const asRoot = typeof process.geteuid === 'function' && process.geteuid() === 0;
   let readiness: Promise<SandboxReadiness> | undefined;
@@ -219,10 +235,10 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
     async run(req) {
       const ok = await this.ready();
       if (!ok.ok) return { output: '', truncated: false, exitCode: null, signal: null, timedOut: false, cancelled: false, spawnError: ok.message };
-      if (asRoot) await chownTree(req.root, HOST_DROP_UID);
+      if (asRoot) await chownTreeBeneath(req.root, HOST_DROP_UID, HOST_DROP_UID);
       const { file, args } = argv(req);
       // bwrap starts with an empty environment: its init is PID 1 in the sandbox and readable there.
-      return spawnCollect({ file, args, cwd: req.root, env: {}, timeoutMs: req.timeoutMs, maxOutputBytes: req.maxOutputBytes, signal: req.signal, statusFd: true });
+      return spawnCollect({ file, args, cwd: req.root, env: {}, timeoutMs: req.timeoutMs, maxOutputBytes: req.maxOutputBytes, signal: req.signal, statusFd: true, watch: disk(req.root) });
     },
   };
 }
@@ -239,23 +255,6 @@ function isEnvName(k: string): boolean {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(k);
 }
 
-/** Give the worktree to `uid` (a root harness drops to it); bounded, links not followed. */
-async function chownTree(root: string, uid: number): Promise<void> {
-  const queue = [root];
-  let seen = 0;
-  while (queue.length > 0 && seen < 100_000) {
-    const dir = queue.pop()!;
-    await lchown(dir, uid, uid).catch(() => undefined);
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const e of entries) {
-      seen++;
-      const p = join(dir, e.name);
-      if (e.isDirectory()) queue.push(p);
-      else await lchown(p, uid, uid).catch(() => undefined);
-    }
-  }
-}
-
 interface SpawnOptions {
   file: string;
   args: string[];
@@ -266,6 +265,50 @@ interface SpawnOptions {
   signal?: AbortSignal;
   /** bwrap --json-status-fd 3: wait for the sandbox's init (and so its PID namespace) to be gone. */
   statusFd?: boolean;
+  /** The disk budget: the tree at `root` checked every `intervalMs`, the command stopped past `maxBytes`. */
+  watch?: DiskWatch;
+}
+
+interface DiskWatch {
+  root: string;
+  maxBytes: number;
+  intervalMs: number;
+}
+
+function diskWatch(limits: SandboxLimits): (root: string) => DiskWatch {
+  return (root) => ({ root, maxBytes: limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES, intervalMs: limits.diskPollMs ?? DEFAULT_DISK_POLL_MS });
+}
+
+/**
+ * Poll the tree's size while a command runs and call `over` once it passes the budget. The worktree is
+ * ordinary host disk (a root harness could mount a sized tmpfs, but that needs CAP_SYS_ADMIN, which
+ * containers rarely grant, and holds the files in memory), so between two polls a command can write
+ * what the disk takes in one interval beyond the budget; the per-file limit bounds each file.
+ */
+function startDiskWatch(w: DiskWatch, over: () => void): () => Promise<boolean> {
+  let exceeded = false;
+  let busy: Promise<void> | undefined;
+  const check = (): Promise<void> =>
+    treeDiskBytes(w.root, w.maxBytes).then(
+      (n) => {
+        if (n > w.maxBytes && !exceeded) {
+          exceeded = true;
+          over();
+        }
+      },
+      () => undefined,
+    );
+  const timer = setInterval(() => {
+    busy ??= check().finally(() => (busy = undefined));
+  }, w.intervalMs);
+  timer.unref();
+  // Stop polling; one last look catches a command that wrote fast and ended between two polls.
+  return async () => {
+    clearInterval(timer);
+    await busy;
+    if (!exceeded) await check();
+    return exceeded;
+  };
 }
 
 const NAMESPACE_GONE_WAIT_MS = 5000;
@@ -299,15 +342,59 @@ async function waitGone(pid: number): Promise<void> {
   }
 }
 
+// Descriptors the harness inherited without close-on-exec (a parent's `100<secret`) would pass through
+// setpriv, bwrap and prlimit to the model's command: Node marks its own descriptors close-on-exec but
+// cannot change inherited ones (no fcntl). So the first process of every command is bash, which lists
+// its own /proc/$$/fd and closes everything above 2 (above 3, bwrap's status pipe, which bwrap itself
+// does not pass on), then execs the chain. dash and POSIX sh only take single-digit descriptors in a
+// redirection, so this needs bash; without bash a command is refused only when something would leak.
+const CLOSE_INHERITED = 'for p in /proc/$$/fd/*; do n=${p##*/}; [ "$n" -gt "$0" ] 2>/dev/null && eval "exec $n>&-" 2>/dev/null; done; exec "$@"';
+const O_CLOEXEC = 0o2000000;
+let closerShell: string | null | undefined;
+
+/** Descriptors above 2 of this process that a child would inherit (no close-on-exec). */
+export function inheritableDescriptors(): number[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc/self/fd');
+  } catch {
+    return [];
+  }
+  const open: number[] = [];
+  for (const name of names) {
+    const fd = Number(name);
+    if (!(fd > 2)) continue;
+    try {
+      const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1];
+      if (flags !== undefined && (parseInt(flags, 8) & O_CLOEXEC) === 0) open.push(fd);
+    } catch {
+      // closed meanwhile (the listing's own descriptor)
+    }
+  }
+  return open;
+}
+
+/** The chain behind a descriptor closer, or a refusal when descriptors would leak and bash is missing. */
+function withClosedDescriptors(o: SpawnOptions): { file: string; args: string[] } | { refused: string } {
+  if (closerShell === undefined) closerShell = findExecutable('bash') ?? null;
+  const keep = o.statusFd ? 3 : 2;
+  if (closerShell) return { file: closerShell, args: ['-c', CLOSE_INHERITED, String(keep), o.file, ...o.args] };
+  const leaking = inheritableDescriptors();
+  if (leaking.length === 0) return { file: o.file, args: o.args };
+  return { refused: `command refused: descriptors ${leaking.join(', ')} of the harness are open without close-on-exec and bash, which closes them before a command starts, is not installed; install bash or start the harness without them` };
+}
+
 /** Spawn in a new process group, collect output up to the cap, kill the whole group at the end. */
 function spawnCollect(o: SpawnOptions): Promise<CommandResult> {
+  const chain = withClosedDescriptors(o);
+  if ('refused' in chain) return Promise.resolve({ output: '', truncated: false, exitCode: null, signal: null, timedOut: false, cancelled: false, spawnError: chain.refused });
   return new Promise((resolvePromise) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let truncated = false;
     let timedOut = false;
     let settled = false;
-    const child = spawn(o.file, o.args, { cwd: o.cwd, env: o.env, stdio: o.statusFd ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(chain.file, chain.args, { cwd: o.cwd, env: o.env, stdio: o.statusFd ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'], detached: true });
     const pid = child.pid;
     if (pid) running.add(pid);
     let status = '';
@@ -336,20 +423,28 @@ function spawnCollect(o: SpawnOptions): Promise<CommandResult> {
       killGroup();
     }, o.timeoutMs);
     const onAbort = (): void => killGroup();
-    if (o.signal?.aborted) killGroup();
-    o.signal?.addEventListener('abort', onAbort, { once: true });
+    // One run-wide signal serves every command in flight: listening on a follower of it (tracked
+    // weakly by the source, not as a listener) keeps 11+ concurrent commands from a MaxListenersExceededWarning.
+    const signal = o.signal ? AbortSignal.any([o.signal]) : undefined;
+    if (signal?.aborted) killGroup();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const stopWatch = o.watch ? startDiskWatch(o.watch, killGroup) : undefined;
     const finish = (r: Omit<CommandResult, 'output' | 'truncated' | 'timedOut' | 'cancelled'>): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      o.signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
       // Whatever the command left in its group goes too (host mode has no PID namespace).
       killGroup();
       if (pid) running.delete(pid);
-      const result = { output: Buffer.concat(chunks).toString('utf8'), truncated, timedOut, cancelled: !!o.signal?.aborted, ...r };
+      const result: CommandResult = { output: Buffer.concat(chunks).toString('utf8'), truncated, timedOut, cancelled: !!o.signal?.aborted, ...r };
       const initPid = /"child-pid"\s*:\s*(\d+)/.exec(status)?.[1];
-      if (initPid) void waitGone(Number(initPid)).then(() => resolvePromise(result));
-      else resolvePromise(result);
+      void (initPid ? waitGone(Number(initPid)) : Promise.resolve())
+        .then(() => stopWatch?.())
+        .then((exceeded) => {
+          if (exceeded) result.diskBudgetExceeded = true;
+          resolvePromise(result);
+        });
     };
     child.on('error', (err) => finish({ exitCode: null, signal: null, spawnError: err.message }));
     // A background process still holding the pipes would keep 'close' from coming: end the group first.

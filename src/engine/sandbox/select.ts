@@ -11,6 +11,8 @@ export interface SandboxChoice {
   bwrap?: string;
   /** PATH to look bwrap up on; @default the standard system directories */
   searchPath?: string;
+  /** Disk a case's worktree may take, in bytes. @default 1 GiB */
+  maxDiskBytes?: number;
 }
 
 /**
@@ -20,7 +22,12 @@ export interface SandboxChoice {
  */
 export async function chooseCommandSandbox(choice: SandboxChoice, hasTrajectoryCases: boolean): Promise<{ sandbox: CommandSandbox; warning?: string }> {
   const mode: SandboxMode = choice.unsafeHostCommands ? 'none' : (choice.configured ?? 'bwrap');
-  const sandbox = createCommandSandbox({ mode, ...(choice.bwrap ? { bwrap: choice.bwrap } : {}), ...(choice.searchPath ? { searchPath: choice.searchPath } : {}) });
+  const sandbox = createCommandSandbox({
+    mode,
+    ...(choice.bwrap ? { bwrap: choice.bwrap } : {}),
+    ...(choice.searchPath ? { searchPath: choice.searchPath } : {}),
+    ...(choice.maxDiskBytes !== undefined ? { limits: { maxDiskBytes: choice.maxDiskBytes } } : {}),
+  });
   if (!hasTrajectoryCases) return { sandbox };
   if (mode === 'none') {
     const via = choice.unsafeHostCommands ? '--unsafe-host-commands' : '[trajectory] sandbox = "none"';

@@ -1,0 +1,109 @@
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAtomicFileWriter, writeAllSync, writeFileAtomic, type WriteSyncFn } from '../../src/core/atomic-write.js';
+import { EXIT_CODES, RunspecError } from '../../src/errors.js';
+
+// The kernel may write fewer bytes than asked; the writer used to ignore the count, fsync and rename a
+// truncated file over the previous one (a nearly full disk left 8,192 of 54,011 bytes of a suites file).
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'atomic-write-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** At most `step` bytes per call, as a nearly full disk or a signal-interrupted write gives. */
+const shortWrites = (step: number): WriteSyncFn => (fd, buf, off, len) => writeSync(fd, buf, off, Math.min(step, len));
+
+/** Writes what fits in `room` bytes, then fails as a full disk does. */
+function diskWith(room: number): WriteSyncFn {
+  let left = room;
+  return (fd, buf, off, len) => {
+    if (left === 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });
+    const n = writeSync(fd, buf, off, Math.min(left, len));
+    left -= n;
+    return n;
+  };
+}
+
+const text = `${'é'.repeat(30_000)}\n${'x'.repeat(24_000)}\n`;
+
+describe('writeFileAtomic', () => {
+  it('writes every byte when the kernel takes a few at a time', () => {
+    const file = join(dir, 'suite.toml');
+    writeFileAtomic(file, text, { writeSync: shortWrites(4096) });
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    expect(readdirSync(dir)).toEqual(['suite.toml']);
+  });
+
+  it('leaves the previous file, removes the temp file and names the file when the disk fills up', () => {
+    const file = join(dir, 'runspec_evals.toml');
+    writeFileSync(file, 'previous\n');
+    let err: unknown;
+    try {
+      writeFileAtomic(file, text, { writeSync: diskWith(8192) });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(RunspecError);
+    const e = err as RunspecError;
+    expect(e.code).toBe('OUTPUT');
+    expect(EXIT_CODES[e.code]).toBe(3);
+    expect(e.message).toBe(`cannot write ${file}: no space left on device (ENOSPC); the previous file, if any, is unchanged`);
+    expect(e.message).not.toContain('\n');
+    expect(readFileSync(file, 'utf8')).toBe('previous\n');
+    expect(readdirSync(dir)).toEqual(['runspec_evals.toml']);
+  });
+
+  it('treats a write that makes no progress as a full disk instead of looping', () => {
+    const file = join(dir, 'a.json');
+    expect(() => writeFileAtomic(file, 'abc', { writeSync: () => 0 })).toThrow(/^cannot write .*a\.json: no space left on device \(ENOSPC\)/);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('names the file when its directory cannot be created', () => {
+    writeFileSync(join(dir, 'plain'), '');
+    expect(() => writeFileAtomic(join(dir, 'plain', 'x.json'), 'abc')).toThrow(/^cannot write .*plain\/x\.json: a parent is a file, not a directory \(EEXIST\)/);
+  });
+});
+
+describe('createAtomicFileWriter', () => {
+  it('streams large documents through short writes whole', () => {
+    const file = join(dir, 'results.json');
+    const w = createAtomicFileWriter(file, { writeSync: shortWrites(100_000) });
+    const parts: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const p = `${String(i).padStart(4, '0')}${'y'.repeat(60_000)}\n`;
+      parts.push(p);
+      w.write(p);
+    }
+    w.commit();
+    expect(readFileSync(file, 'utf8')).toBe(parts.join(''));
+  });
+
+  it('fails in write() with the file named when a buffered flush hits a full disk, and the target stays', () => {
+    const file = join(dir, 'results.json');
+    writeFileSync(file, '{"previous":true}\n');
+    const w = createAtomicFileWriter(file, { writeSync: diskWith(53_248) });
+    expect(() => {
+      for (let i = 0; i < 40; i++) w.write('z'.repeat(60_000));
+      w.commit();
+    }).toThrow(`cannot write ${file}: no space left on device (ENOSPC)`);
+    w.abort();
+    expect(readFileSync(file, 'utf8')).toBe('{"previous":true}\n');
+    expect(readdirSync(dir)).toEqual(['results.json']);
+  });
+});
+
+describe('writeAllSync', () => {
+  it('loops over short writes', () => {
+    const file = join(dir, 'log');
+    writeFileSync(file, '');
+    const fd = openSync(file, 'a');
+    writeAllSync(fd, Buffer.from('0123456789'), shortWrites(3));
+    closeSync(fd);
+    expect(readFileSync(file, 'utf8')).toBe('0123456789');
+  });
+});
