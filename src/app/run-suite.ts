@@ -27,6 +27,7 @@ import { readResultsLog, resultsPaths, type ResultsLogHeader } from '../report/r
 import { openRunRecorder, type RunFacts } from '../report/run-results.js';
 import { caseResultsFromDocument, type ResultsDocument } from '../report/results.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
+import { annotationTls } from '../telemetry/phoenix.js';
 import { inShard, parseShard } from '../core/shard.js';
 import { VERSION } from '../core/version.js';
 import type { AppContext } from './context.js';
@@ -355,6 +356,12 @@ function tracesDestination(exporter: TelemetryConfig['exporter']): NonNullable<E
 }
 
 
+/** The export's TLS files, as the one HTTP client takes them. */
+function experimentTls(cfg: TelemetryConfig): { caFile?: string; certFile?: string; keyFile?: string } {
+  const t = annotationTls(cfg);
+  return { ...(t.caFile ? { caFile: t.caFile } : {}), ...(t.clientCertFile ? { certFile: t.clientCertFile } : {}), ...(t.clientKeyFile ? { keyFile: t.clientKeyFile } : {}) };
+}
+
 /** The run as a Phoenix experiment on a dataset of its suite (telemetry/phoenix-experiment.ts); warns on failure. */
 async function recordExperiment(
   ctx: AppContext,
@@ -375,6 +382,7 @@ async function recordExperiment(
     results: input.results,
     captureContent: cfg.captureContent,
     timeoutMs: Math.max(cfg.timeoutMs, 30_000),
+    tls: experimentTls(cfg),
   });
   if (recorded.warning !== undefined) ctx.warn(`telemetry: ${recorded.warning}`);
 }

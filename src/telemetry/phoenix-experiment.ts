@@ -12,7 +12,7 @@
 import type { Case } from '../types/case.js';
 import type { CaseResult } from '../types/verdict.js';
 import { buildSpanAnnotations, type AnnotationTarget } from './phoenix.js';
-import { redactUrl } from '../core/redact.js';
+import { createHttpClient, type TlsFiles } from '../core/http-client.js';
 
 export interface PhoenixExperimentOptions {
   /** Phoenix base URL (no /v1). */
@@ -30,6 +30,8 @@ export interface PhoenixExperimentOptions {
   captureContent: boolean;
   /** Deadline for everything. @default 30000 */
   timeoutMs?: number;
+  /** The export's TLS files (one trust setting for traces, annotations and experiments). */
+  tls?: TlsFiles;
 }
 
 export interface PhoenixExperimentResult {
@@ -61,19 +63,19 @@ export async function recordPhoenixExperiment(opts: PhoenixExperimentOptions): P
   const base = opts.baseUrl.replace(/\/+$/, '');
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) };
+  let http;
+  try {
+    // One attempt per call: a retried run or evaluation POST could record it twice.
+    http = createHttpClient({ label: 'phoenix experiment', timeoutMs: opts.timeoutMs ?? 30_000, attempts: 1, secrets: [opts.apiKey], ...(opts.tls ? { tls: opts.tls } : {}) });
+  } catch (err) {
+    return { runs: 0, evaluations: 0, warning: `phoenix experiment: ${(err as Error).message}` };
+  }
+  const client = http;
   const call = async <T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> => {
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) throw new PhoenixCallError(`${method} ${path}: no time left`);
-    let res: Response;
-    try {
-      res = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(remaining) });
-    } catch (err) {
-      const cause = (err as Error & { cause?: Error }).cause;
-      throw new PhoenixCallError(`${method} ${redactUrl(`${base}${path}`)} failed (${cause?.message ?? (err as Error).message})`);
-    }
-    const text = await res.text();
-    if (!res.ok) throw new PhoenixCallError(`${method} ${redactUrl(`${base}${path}`)} answered HTTP ${res.status}${text ? `: ${text.slice(0, 200).replace(/\s+/g, ' ')}` : ''}`);
-    return JSON.parse(text) as T;
+    if (deadline - Date.now() <= 0) throw new PhoenixCallError(`${method} ${path}: no time left`);
+    const r = await client.json({ method, url: `${base}${path}`, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), deadlineMs: deadline });
+    if (!r.ok) throw new PhoenixCallError(client.describe(r));
+    return r.json as T;
   };
   const result: PhoenixExperimentResult = { runs: 0, evaluations: 0 };
   try {
@@ -147,5 +149,7 @@ export async function recordPhoenixExperiment(opts: PhoenixExperimentOptions): P
   } catch (err) {
     const why = err instanceof PhoenixCallError ? err.message : `unexpected answer (${(err as Error).message})`;
     return { ...result, warning: `phoenix experiment: ${why}; ${result.runs} run(s) and ${result.evaluations} evaluation(s) recorded` };
+  } finally {
+    await client.close();
   }
 }
