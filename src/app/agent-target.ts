@@ -16,7 +16,7 @@ import { openCommandTarget } from '../engine/targets/command.js';
 import type { AgentTarget } from '../engine/targets/types.js';
 import type { RunCaseFn, SuiteScoring } from '../engine/suite-runner.js';
 import { aggregateCase } from '../scoring/samples.js';
-import { startAgentTracing, type AgentTracing } from './agent-tracing.js';
+import type { AgentTracing } from './agent-tracing.js';
 import type { AppContext } from './context.js';
 
 /** @default 500 */
@@ -72,6 +72,8 @@ export async function openAgentTarget(ctx: Pick<AppContext, 'projectDir' | 'env'
   const defaults: AgentTarget['defaults'] = {};
   if (cfg.system !== undefined) defaults.system = cfg.system;
   if (cfg.vars !== undefined) defaults.vars = cfg.vars;
+  // The OpenTelemetry SDK loads only when an agent target runs (the package root stays without it).
+  const { startAgentTracing } = await import('./agent-tracing.js');
   const tracing: AgentTracing = await startAgentTracing(cfg.receiver_port !== undefined ? { port: cfg.receiver_port } : {});
   try {
     const target = await openKind(ctx, o, tracing, { defaults, quietMs, traceTimeoutMs });

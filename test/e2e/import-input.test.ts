@@ -36,10 +36,11 @@ describe('import bfcl input', { timeout: 60_000 }, () => {
   });
 
   it('refuses --out at a directory, naming it, exit 2', async () => {
-    mkdirSync(join(project.dir, 'outdir'), { recursive: true });
-    const cli = await importBfcl([QUESTIONS, ANSWERS, '--out', 'outdir']);
+    // Named like the file it should be (an --out without .json or .toml is refused before, for its format).
+    mkdirSync(join(project.dir, 'outdir.json'), { recursive: true });
+    const cli = await importBfcl([QUESTIONS, ANSWERS, '--out', 'outdir.json']);
     expect(cli.exitCode, cli.stderr).toBe(2);
-    expect(cli.stderr).toContain(`--out ${join(project.dir, 'outdir')}: is a directory`);
+    expect(cli.stderr).toContain(`--out ${join(project.dir, 'outdir.json')}: is a directory`);
     expect(cli.stderr).not.toContain('EISDIR');
   });
 
