@@ -6,6 +6,7 @@ import * as K from '../../semconv/producers.js';
 import { decodeJsonish, toStr } from '../../telemetry/conventions/_json.js';
 import { isRecord } from '../../core/is-record.js';
 import type { LogRecordEntry, SpanRecord } from '../spans.js';
+import type { ProducerReader } from './reader.js';
 import { call, contentText, indexed, toolCallsOf, unflatten, type ExtractedCall, type LlmOutput } from '../../telemetry/conventions/_read.js';
 
 /** gen_ai.choice body (deprecated event): tool calls at `message.tool_calls` (python-contrib) or `tool_calls`. */
@@ -78,3 +79,12 @@ export function readToolMessageLogs(logs: LogRecordEntry[]): Array<{ id: string;
   }
   return out;
 }
+
+/** The deprecated GenAI events, on spans or as log records. */
+export const genAiEventsReader: ProducerReader = {
+  name: 'gen_ai_events',
+  outputMerge: 'union',
+  readOutputs: readChoiceEvents,
+  readInput: readEventInput,
+  readToolResults: readToolMessageLogs,
+};

@@ -5,6 +5,7 @@ import type { Message, ToolCall } from '../../types/run.js';
 import * as K from '../../semconv/producers.js';
 import { toStr } from '../../telemetry/conventions/_json.js';
 import type { SpanRecord } from '../spans.js';
+import type { ProducerReader } from './reader.js';
 import { call, contentText, getPath, indexed, messageCalls, normaliseRole, subtree, type LlmOutput, type ToolSpanReading } from '../../telemetry/conventions/_read.js';
 
 /** OpenLLMetry indexed `gen_ai.prompt.{i}.*` / `gen_ai.completion.{i}.*` (traceloop/openllmetry-js). */
@@ -59,3 +60,24 @@ export function readTraceloopToolSpan(span: SpanRecord): ToolSpanReading {
     fields: { name: toStr(a[K.TRACELOOP_ENTITY_NAME]) ?? span.name.replace(/\.tool$/, ''), rawArgs: a[K.TRACELOOP_ENTITY_INPUT], result: a[K.TRACELOOP_ENTITY_OUTPUT] },
   };
 }
+
+function hasKeyWithPrefix(attrs: Record<string, unknown>, prefix: string): boolean {
+  if (attrs[prefix] !== undefined) return true;
+  const p = prefix + '.';
+  for (const k in attrs) if (k.startsWith(p)) return true;
+  return false;
+}
+
+/** OpenLLMetry: `llm.request.type` model calls, legacy indexed messages, `traceloop.span.kind = tool` spans. */
+export const openLlmetryReader: ProducerReader = {
+  name: 'openllmetry',
+  outputMerge: 'if_none',
+  isToolSpan: (span) => span.attributes[K.TRACELOOP_SPAN_KIND] === 'tool',
+  isLlmSpanByContent: (span) => hasKeyWithPrefix(span.attributes, ATTR_GEN_AI_COMPLETION) || span.attributes[K.LLM_REQUEST_TYPE] !== undefined,
+  readOutputs(span) {
+    const out = readLegacyOutput(span);
+    return out ? [out] : undefined;
+  },
+  readInput: readLegacyInput,
+  readToolSpan: readTraceloopToolSpan,
+};
