@@ -296,11 +296,12 @@ export function scoreMeta(started: string, label: string, threshold: number, sha
 
 /**
  * The exit code of a scoring: 2 an input had nothing readable, 1 some verdict fails (or, with
- * `failOnUnscorable`, is unscorable or incomplete), 0 otherwise. Only final verdicts count.
+ * `failOnUnscorable`, is unscorable or incomplete, or a trace is uninterpretable), 0 otherwise. Only final verdicts count.
  */
 export function scoreExitCode(s: ScoreSummary, opts: { failOnUnscorable?: boolean } = {}): number {
   if (s.badFiles.length) return 2;
-  if (opts.failOnUnscorable && s.unscorable > 0) return 1;
+  // A trace that could not be read at all is no more a pass than an unscorable verdict.
+  if (opts.failOnUnscorable && s.unscorable + s.uninterpretable > 0) return 1;
   return s.failed > 0 ? 1 : 0;
 }
 

@@ -7,7 +7,7 @@ import { ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_OUTPUT_MESSAGES, ATTR_GEN_AI_RE
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
 import { DISCOVERY_TOOLS } from '../toolset/layout.js';
-import type { Message, ModelCallRecord, Run, ToolCall, Usage } from '../types/run.js';
+import type { HiddenDecision, Message, ModelCallRecord, Run, ToolCall, ToolCallRecord, Usage } from '../types/run.js';
 import { decodeJsonish, toStr } from '../telemetry/conventions/_json.js';
 import { isRecord } from '../core/is-record.js';
 import type { AssembledTrace } from './assembler.js';
@@ -17,6 +17,8 @@ import { genAiMessages } from '../telemetry/conventions/gen-ai.js';
 import { isRunspecTrace, readRunspecCase, type RunspecCaseInfo } from '../telemetry/conventions/runspec.js';
 import { byCodeUnits, sortSmall } from './_sort.js';
 import { CallLedger, type ExecutedCall, type LedgerResult } from './ledger.js';
+import { recogniseFamily } from './producers/index.js';
+import type { FamilyName, ProducerFamily } from './producers/family.js';
 import { isLlmSpan, isToolSpan, llmInput, llmOutput, providerOf, requestModelOf, responseModelOf, toolResultsOf, toolSpanCall, usageOf } from './_read-spans.js';
 
 /** What the normaliser learned about a trace besides the Run (for matching, annotations and output). */
@@ -33,8 +35,10 @@ export interface TraceInfo {
   rootAttributes: Record<string, unknown>;
   /** Every span's attributes, for `match.attributes` on any span. */
   spanAttributes: Array<Record<string, unknown>>;
-  /** Producer families recognised: runspec, openinference, gen_ai, openllmetry, vercel, gen_ai_events. */
+  /** Readers that found something: runspec, openinference, gen_ai, openllmetry, vercel, gen_ai_events. */
   producers: string[];
+  /** The producer family, recognised from structure alone (content on or off); absent when none is. */
+  family?: FamilyName;
   llmSpanIds: string[];
   toolSpanIds: string[];
   /** Call id (or position `#n`) → span id of the span that carried the call. */
@@ -207,15 +211,8 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
   let callSpanIds: Record<string, string> | undefined;
   const spanIdsOfCalls = (): Record<string, string> => (callSpanIds ??= spanIdsByCall(callSpanPairs));
 
-  const anyToolFinish = modelCalls.some((m) => isToolCallFinish(m.response?.finishReason));
-  if (toolCalls.length === 0 && anyToolFinish) {
-    return {
-      ok: false,
-      traceId: trace.traceId,
-      rootSpanId: root.spanId,
-      reason: 'the model finished with tool calls but the trace carries no call content (enable content capture)',
-    };
-  }
+  const family = recogniseFamily(spans, logs);
+  const hidden = hiddenDecisionOf(modelCalls, toolCalls, family);
 
   // Decision runs capture a call without running it; a trajectory call that failed before running
   // (denied, unknown, no mock) or was dropped at the parallel cap is not a capture.
@@ -256,6 +253,7 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
   if (model) run.model = (model.responseModel ?? model.requestModel)!;
   else if (toStr(ra[ATTR_GEN_AI_REQUEST_MODEL])) run.model = toStr(ra[ATTR_GEN_AI_REQUEST_MODEL])!;
   if (ours.toolMode) run.toolMode = ours.toolMode;
+  if (hidden) run.hiddenDecision = hidden;
   if (root.statusCode === 2) run.error = { code: toStr(ra[ATTR_ERROR_TYPE]) ?? 'error', message: root.statusMessage ?? '' };
   if (decision) {
     // The call the live run captured without executing it; else the first non-discovery call.
@@ -300,8 +298,29 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
   const first = firstUserMessage(inputs, root);
   if (first !== undefined) info.firstUserMessage = first;
   if (logs.length) producers.add('gen_ai_events');
+  if (family) info.family = family.name;
   info.producers = sortSmall([...producers], byCodeUnits);
   return { ok: true, run, info };
+}
+
+/**
+ * What the trace does not show of the model's decision: no call is visible (no output, tool span or
+ * history names one) although a model call finished with tool calls, or no model call shows a finish
+ * reason, text or call at all. Either way the model was called and the checks that need its decision
+ * are not checkable; undefined when the decision is shown.
+ */
+function hiddenDecisionOf(modelCalls: readonly ModelCallRecord[], toolCalls: readonly ToolCallRecord[], family: ProducerFamily | undefined): HiddenDecision | undefined {
+  if (toolCalls.length > 0 || modelCalls.length === 0) return undefined;
+  let missing: HiddenDecision['missing'] | undefined;
+  if (modelCalls.some((m) => isToolCallFinish(m.response?.finishReason))) missing = 'tool_calls';
+  else if (modelCalls.every((m) => m.response?.finishReason === undefined && m.response?.text === undefined)) missing = 'answer';
+  if (!missing) return undefined;
+  const h: HiddenDecision = { missing };
+  if (family) {
+    h.family = family.name;
+    h.captureSwitch = family.contentSwitch;
+  }
+  return h;
 }
 
 /** One model call per LLM span, in start order, with the request history each one saw. */

@@ -67,6 +67,8 @@ export interface TraceVerdictLine {
   incomplete?: boolean;
   mode: 'decision' | 'trajectory';
   producers: string[];
+  /** The producer family that wrote the trace, recognised from its structure (content on or off). */
+  family?: string;
   calls: ObservedCallLine[];
   /** The trace was handed out early by a memory bound and may be incomplete. */
   evicted?: boolean;
@@ -146,6 +148,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
           reason,
           mode: run.mode,
           producers: info.producers,
+          ...(info.family ? { family: info.family } : {}),
           calls,
         };
         if (trace.evicted) line.evicted = true;
@@ -278,7 +281,22 @@ export function traceCarriesContent(trace: AssembledTrace): boolean {
     if (carriesContent(span.attributes)) return true;
     for (const e of span.events) if (carriesContent(e.attributes)) return true;
   }
-  return trace.logs.some((l) => l.body !== undefined && l.body !== null && l.body !== '');
+  return trace.logs.some((l) => bodyCarriesContent(l.body, 0));
+}
+
+/**
+ * Whether a GenAI event body carries content: without capture the events still go out, with
+ * `finish_reason`, tool call ids and names, but no `content` and no `arguments` (gen-ai-events.md).
+ */
+function bodyCarriesContent(body: unknown, depth: number): boolean {
+  if (typeof body === 'string') return body !== '' && depth === 0;
+  if (depth > 6 || body === null || typeof body !== 'object') return false;
+  if (Array.isArray(body)) return body.some((x) => bodyCarriesContent(x, depth + 1));
+  for (const [k, v] of Object.entries(body)) {
+    if ((k === 'content' || k === 'arguments') && v !== undefined && v !== null && v !== '') return true;
+    if (typeof v === 'object' && bodyCarriesContent(v, depth + 1)) return true;
+  }
+  return false;
 }
 
 /**

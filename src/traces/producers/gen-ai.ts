@@ -21,6 +21,7 @@ import {
 import { toInt, toStr } from '../../telemetry/conventions/_json.js';
 import { genAiFinishReason, readGenAiInput, readGenAiOutput, readGenAiToolSpan } from '../../telemetry/conventions/gen-ai.js';
 import type { ProducerReader, UsageReading } from './reader.js';
+import type { ProducerFamily } from './family.js';
 
 /** Operations that are a model call. */
 export const LLM_OPERATIONS: ReadonlySet<string> = new Set<string>([
@@ -67,4 +68,16 @@ export const genAiReader: ProducerReader = {
   provider: (a) => toStr(a[ATTR_GEN_AI_PROVIDER_NAME]) ?? toStr(a[ATTR_GEN_AI_SYSTEM]),
   requestModel: (a) => toStr(a[ATTR_GEN_AI_REQUEST_MODEL]),
   responseModel: (a) => toStr(a[ATTR_GEN_AI_RESPONSE_MODEL]),
+};
+
+/**
+ * GenAI spans in the current layout (gen_ai.provider.name; messages as gen_ai.input.messages /
+ * gen_ai.output.messages), e.g. opentelemetry-instrumentation-openai-v2 with
+ * OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental.
+ */
+export const otelGenAiFamily: ProducerFamily = {
+  name: 'otel-genai',
+  recognise: (spans) =>
+    spans.some((s) => s.attributes[ATTR_GEN_AI_OPERATION_NAME] !== undefined && s.attributes[ATTR_GEN_AI_PROVIDER_NAME] !== undefined),
+  contentSwitch: 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or SPAN_AND_EVENT)',
 };

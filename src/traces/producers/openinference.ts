@@ -14,6 +14,7 @@ import {
 } from '../../telemetry/conventions/openinference.js';
 import type { AttributeCarrier, ExtractedCall, LlmOutput } from '../../telemetry/conventions/_read.js';
 import type { ProducerReader, UsageReading } from './reader.js';
+import { someSpanHas, type ProducerFamily } from './family.js';
 
 /** Top-level JSON values written back to back (`{"a":1}{"b":2}`), or undefined when the text is not that. */
 export function splitConcatenatedJson(text: string, maxParts = 64): unknown[] | undefined {
@@ -138,4 +139,10 @@ export const openInferenceReader: ProducerReader = {
   provider: (a) => toStr(a[OI.LLM_PROVIDER]) ?? toStr(a[OI.LLM_SYSTEM]),
   requestModel: (a) => toStr(a[OI.LLM_REQUEST_MODEL_NAME]),
   responseModel: (a) => toStr(a[OI.LLM_MODEL_NAME]),
+};
+
+export const openInferenceFamily: ProducerFamily = {
+  name: 'openinference',
+  recognise: (spans) => someSpanHas(spans, OI.OPENINFERENCE_SPAN_KIND),
+  contentSwitch: 'OPENINFERENCE_HIDE_OUTPUTS=false / traceConfig.hideOutputs: false',
 };

@@ -1,11 +1,12 @@
 // OpenLLMetry (traceloop/openllmetry-js): the legacy indexed gen_ai.prompt.{i}.* / gen_ai.completion.{i}.*
 // attributes, and traceloop.span.kind = tool spans with traceloop.entity.* input and output.
-import { ATTR_GEN_AI_COMPLETION, ATTR_GEN_AI_PROMPT } from '../../semconv/gen-ai.js';
+import { ATTR_GEN_AI_COMPLETION, ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_PROMPT } from '../../semconv/gen-ai.js';
 import type { Message, ToolCall } from '../../types/run.js';
 import * as K from '../../semconv/producers.js';
 import { toStr } from '../../telemetry/conventions/_json.js';
 import type { SpanRecord } from '../spans.js';
 import type { ProducerReader } from './reader.js';
+import { someSpanHas, type ProducerFamily } from './family.js';
 import { call, contentText, getPath, indexed, messageCalls, normaliseRole, subtree, type LlmOutput, type ToolSpanReading } from '../../telemetry/conventions/_read.js';
 
 /** OpenLLMetry indexed `gen_ai.prompt.{i}.*` / `gen_ai.completion.{i}.*` (traceloop/openllmetry-js). */
@@ -80,4 +81,25 @@ export const openLlmetryReader: ProducerReader = {
   },
   readInput: readLegacyInput,
   readToolSpan: readTraceloopToolSpan,
+};
+
+/** Either OpenLLMetry layout: its request type on model calls, or its span kinds on workflow and tool spans. */
+function isOpenLlmetry(spans: readonly SpanRecord[]): boolean {
+  return someSpanHas(spans, K.LLM_REQUEST_TYPE) || someSpanHas(spans, K.TRACELOOP_SPAN_KIND);
+}
+
+const TRACE_CONTENT = 'TRACELOOP_TRACE_CONTENT=true / traceContent: true';
+
+/** OpenLLMetry with `use_legacy_attributes` off: messages as log events (or GenAI message attributes). */
+export const openLlmetryFamily: ProducerFamily = {
+  name: 'openllmetry',
+  recognise: (spans, logs) => isOpenLlmetry(spans) && (logs.length > 0 || someSpanHas(spans, ATTR_GEN_AI_INPUT_MESSAGES)),
+  contentSwitch: TRACE_CONTENT,
+};
+
+/** OpenLLMetry's legacy indexed `gen_ai.prompt.{i}.*` / `gen_ai.completion.{i}.*` layout (its default). */
+export const openLlmetryLegacyFamily: ProducerFamily = {
+  name: 'openllmetry-legacy',
+  recognise: isOpenLlmetry,
+  contentSwitch: TRACE_CONTENT,
 };

@@ -6,6 +6,7 @@ import { decodeJsonish, toInt, toStr } from '../../telemetry/conventions/_json.j
 import { isRecord } from '../../core/is-record.js';
 import type { SpanRecord } from '../spans.js';
 import type { ProducerReader, UsageReading } from './reader.js';
+import type { ProducerFamily } from './family.js';
 import { call, contentText, indexed, normaliseRole, type ExtractedCall, type LlmOutput, type ToolSpanReading } from '../../telemetry/conventions/_read.js';
 
 /** Vercel AI SDK `ai.response.toolCalls` items: `{toolCallId, toolName, input | args}`; args may be JSON in JSON. */
@@ -113,4 +114,14 @@ export const vercelReader: ProducerReader = {
   },
   provider: (a) => toStr(a[K.VERCEL_MODEL_PROVIDER]),
   requestModel: (a) => toStr(a[K.VERCEL_MODEL_ID]),
+};
+
+/**
+ * `ai.*` spans: AI SDK 6, or AI SDK 7's LegacyOpenTelemetry (the same layout and tracer name, so the two
+ * cannot be told apart from a trace).
+ */
+export const aiSdkFamily: ProducerFamily = {
+  name: 'ai-sdk',
+  recognise: (spans) => spans.some((s) => s.name.startsWith(K.VERCEL_SPAN_PREFIX) && (s.attributes[K.VERCEL_MODEL_ID] !== undefined || s.name === K.VERCEL_TOOL_CALL_SPAN)),
+  contentSwitch: 'experimental_telemetry.recordOutputs: true (and recordInputs)',
 };
