@@ -90,10 +90,18 @@ function isOpenLlmetry(spans: readonly SpanRecord[]): boolean {
 
 const TRACE_CONTENT = 'TRACELOOP_TRACE_CONTENT=true / traceContent: true';
 
-/** OpenLLMetry with `use_legacy_attributes` off: messages as log events (or GenAI message attributes). */
+/** The instrumentation scopes of openllmetry-js (`@traceloop/instrumentation-openai`, …). */
+const isTraceloopScope = (s: SpanRecord): boolean => s.scopeName?.startsWith('@traceloop/') === true;
+
+/**
+ * OpenLLMetry's current layout: openllmetry-js writes GenAI spans (gen_ai.provider.name, finish reasons,
+ * gen_ai.input.messages with content) under its own scopes; the Python SDK with `use_legacy_attributes`
+ * off sends messages as log events.
+ */
 export const openLlmetryFamily: ProducerFamily = {
   name: 'openllmetry',
-  recognise: (spans, logs) => isOpenLlmetry(spans) && (logs.length > 0 || someSpanHas(spans, ATTR_GEN_AI_INPUT_MESSAGES)),
+  recognise: (spans, logs) =>
+    spans.some(isTraceloopScope) || (isOpenLlmetry(spans) && (logs.length > 0 || someSpanHas(spans, ATTR_GEN_AI_INPUT_MESSAGES))),
   contentSwitch: TRACE_CONTENT,
 };
 
