@@ -63,6 +63,10 @@ export interface TraceVerdictLine {
   traceUrl?: string;
   /** This judgement replaces an earlier one of the same trace (late spans re-opened it); only the last counts. */
   supersedes?: boolean;
+  /** 0 for a trace's first judgement, one more each time late spans re-opened it. */
+  revision: number;
+  /** The trace's re-open window has closed: this is its last judgement (summaries, results and verdict spans count only these). */
+  final: boolean;
   /** The trace never became whole (a root that did not end, parents that never arrived). */
   incomplete?: boolean;
   mode: 'decision' | 'trajectory';
@@ -84,8 +88,18 @@ export type TraceOutcome =
       verdicts: Array<{ verdict: Verdict; caseId?: string; rule?: string }>;
       /** Replaces the previous outcome of this trace (same ids: annotations upsert). */
       supersedes?: boolean;
+      revision: number;
+      final: boolean;
     }
-  | { kind: 'uninterpretable'; traceId: string; rootSpanId?: string; reason: string; supersedes?: boolean };
+  | { kind: 'uninterpretable'; traceId: string; rootSpanId?: string; reason: string; supersedes?: boolean; revision: number; final: boolean };
+
+/** Records for a trace whose re-open window had closed: dropped, never a verdict, reported when they arrive. */
+export interface LateRecordsLine {
+  kind: 'late';
+  traceId: string;
+  records: number;
+  reason: string;
+}
 
 export interface TraceScorerOptions {
   cases?: readonly Case[];
@@ -117,7 +131,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
     score(trace) {
       const n = normaliseTraceForScoring(trace, isDiscovery ? { isDiscovery } : {});
       if (!n.ok) {
-        const out: TraceOutcome = { kind: 'uninterpretable', traceId: n.traceId, reason: n.reason };
+        const out: TraceOutcome = { kind: 'uninterpretable', traceId: n.traceId, reason: n.reason, revision: trace.revision ?? 0, final: trace.final ?? true };
         if (n.rootSpanId) out.rootSpanId = n.rootSpanId;
         if (trace.reopened) out.supersedes = true;
         return out;
@@ -146,6 +160,8 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
           category,
           pass,
           reason,
+          revision: trace.revision ?? 0,
+          final: trace.final ?? true,
           mode: run.mode,
           producers: info.producers,
           ...(info.family ? { family: info.family } : {}),
@@ -210,7 +226,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
       if (lines.length === 0) {
         lines.push(base(null, null, cases.length || rules.length ? 'no case or rule matched this trace' : `extracted ${calls.length} tool calls (no cases or rules given)`));
       }
-      const outcome: TraceOutcome = { kind: 'scored', traceId: info.traceId, info, lines, verdicts };
+      const outcome: TraceOutcome = { kind: 'scored', traceId: info.traceId, info, lines, verdicts, revision: trace.revision ?? 0, final: trace.final ?? true };
       if (trace.reopened) outcome.supersedes = true;
       return outcome;
     },
@@ -386,6 +402,8 @@ export interface ScoreSummary {
   lateRecords: number;
   /** Traces judged again after late spans (their earlier verdicts no longer count). */
   reopenedTraces: number;
+  /** Retained traces made final before their re-open window closed (the retained-summary cap). */
+  retainedEvictions: number;
   /** Inputs from which nothing could be read (not OTLP at all); `score` exits 2 when any. */
   badFiles: string[];
 }
@@ -424,6 +442,7 @@ export function createSummaryCollector(): SummaryCollector {
     droppedSpans: 0,
     lateRecords: 0,
     reopenedTraces: 0,
+    retainedEvictions: 0,
     badFiles: [],
   };
   // What each recent trace contributed, so a superseding outcome can take the earlier one back; the
@@ -465,6 +484,8 @@ export function createSummaryCollector(): SummaryCollector {
   };
   return {
     addOutcome(o) {
+      // Only a trace's last judgement counts; earlier revisions are shown, never summed.
+      if (!o.final) return;
       const before = o.supersedes ? contributed.get(o.traceId) : undefined;
       if (before) apply(before, -1);
       const mine = compact(o);
@@ -513,6 +534,7 @@ export function createSummaryCollector(): SummaryCollector {
       s.droppedSpans = a.droppedSpans;
       s.lateRecords = a.lateRecords;
       s.reopenedTraces = a.reopenedTraces;
+      s.retainedEvictions = a.retainedEvictions;
     },
     summary: () => structuredClone(s),
   };

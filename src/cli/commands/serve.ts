@@ -6,7 +6,7 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { RunspecError, UsageError } from '../../errors.js';
-import { renderSummaryTable, verdictLineJson } from '../../traces/format.js';
+import { lateLineJson, renderSummaryTable, verdictLineJson } from '../../traces/format.js';
 import type { createGrpcReceiver } from '../../traces/grpc-receiver.js';
 import type { TraceScoringFlags } from '../../app/score-traces.js';
 import { addTraceScoringOptions, createLineBatcher, intOption as int } from './score.js';
@@ -16,6 +16,8 @@ interface ServeFlags extends TraceScoringFlags {
   port: number;
   tokenEnv?: string;
   quietMs: number;
+  reopenWindow: number;
+  maxRetainedBytes: number;
   maxTraces: number;
   maxBodyBytes: number;
   out?: string;
@@ -36,6 +38,11 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
         hint: `export ${flags.tokenEnv}=<token>; clients then send Authorization: Bearer <token>`,
       });
     }
+  }
+  if (flags.reopenWindow < flags.quietMs) {
+    throw new UsageError('USAGE', `--reopen-window ${flags.reopenWindow}: must be at least --quiet-ms (${flags.quietMs})`, {
+      hint: `pass --reopen-window ${Math.max(flags.quietMs, 60_000)} or lower --quiet-ms`,
+    });
   }
   if (!LOOPBACK.has(flags.host) && !token) ctx.warn(`listening on ${flags.host} without --token-env: anyone who can reach it can post traces`);
   // The receiver and the scorer load when the command runs (`serve --help` stays light).
@@ -59,7 +66,7 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
   const lines = createLineBatcher(write);
   const pipeline = createTracePipeline({
     ...setup.scorer,
-    assembler: { quiet: flags.quietMs, maxOpenTraces: flags.maxTraces },
+    assembler: { quiet: flags.quietMs, maxOpenTraces: flags.maxTraces, reopenWindow: flags.reopenWindow, maxRetainedBytes: flags.maxRetainedBytes },
     // Ingest first: complete traces are judged in ~5 ms slices between requests, at most --max-traces
     // waiting (past that, ingest judges the backlog itself before answering).
     scoreSliceMs: 5,
@@ -69,6 +76,10 @@ async function serve(ctx: CliContext, flags: ServeFlags): Promise<number> {
       collector?.add(o);
       if (o.kind === 'scored') for (const l of o.lines) lines.add(verdictLineJson(setup.decorate(l)));
       else if (ctx.debug) ctx.err(`trace ${o.traceId}: not interpretable (${o.reason})`);
+    },
+    onLate: (late) => {
+      ctx.warn(`trace ${late.traceId}: ${late.reason}`);
+      lines.add(lateLineJson(late));
     },
   });
   const receiver = createOtlpReceiver({
@@ -157,6 +168,8 @@ export const serveCommand: CommandModule = {
       .option('--port <port>', 'port (0 picks a free one)', int('--port', 0), 4318)
       .option('--token-env <VAR>', 'require Authorization: Bearer $VAR on every POST')
       .option('--quiet-ms <n>', 'a trace is judged when it is whole (roots ended, parents present) and nothing arrived for this long', int('--quiet-ms', 1), 2000)
+      .option('--reopen-window <ms>', 'how long a judged trace stays open to late spans (each re-opening gives the next revision); at least --quiet-ms', int('--reopen-window', 1), 60_000)
+      .option('--max-retained-bytes <n>', 'estimated bytes of judged traces kept for re-opening; past it the least recently judged is made final early (retainedEvictions on /healthz)', int('--max-retained-bytes', 1), 64 * 1024 * 1024)
       .option('--max-traces <n>', 'open traces held before the oldest is scored early (counted as evicted); also the most complete traces waiting to be judged before ingest judges them itself', int('--max-traces', 1), 10000)
       .option('--max-body-bytes <n>', 'largest request body, compressed or inflated (413 beyond)', int('--max-body-bytes', 1), 64 * 1024 * 1024)
       .option('--out <file>', 'append verdict JSON lines to a file instead of stdout')
@@ -172,8 +185,11 @@ Accepts application/x-protobuf and application/json, optionally gzip, and answer
 (partial_success lists rejected spans). 413 over --max-body-bytes (also for decompression bombs), 400 for
 a bad payload, 415 for another content type, 401 without the bearer token. SIGINT/SIGTERM score the open
 traces and exit 0. A trace that never becomes whole is judged after 10 × --quiet-ms as "incomplete".
-Spans that arrive for a judged trace within that time re-open it: a superseding verdict line (same trace and
-span ids, supersedes: true; Phoenix annotations upsert) replaces the earlier one. Verdict lines go to stdout (or --out); the listening URL and summary go to stderr.
+Every verdict line carries revision (0, 1, …) and final. Spans that arrive for a judged trace within
+--reopen-window re-open it: the next revision follows (supersedes: true). When the window closes the last
+revision is written once more with final: true; only final verdicts reach the summary, --results, verdict
+spans and annotations. Spans after the window give a {"kind":"late"} line and a warning, never a verdict.
+Verdict lines go to stdout (or --out); the listening URL and summary go to stderr.
 
 Examples:
   runspec-eval serve --port 4318 --rules rules.toml --export
