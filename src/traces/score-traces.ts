@@ -26,7 +26,7 @@ import { normaliseTraceForScoring } from './normalise.js';
 import type { TraceInfo } from './normalise.js';
 import { applyRule } from './rules.js';
 import type { TraceRule } from './rules.js';
-import type { InputProblem } from './spans.js';
+import { MAX_ATTRIBUTE_CHARS, type InputProblem } from './spans.js';
 import { isRecord as isObject } from '../core/is-record.js';
 import { isAutonomy } from '../core/vocabulary.js';
 
@@ -148,8 +148,8 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
       });
       let rebuilt = 0;
       for (const c of calls) if (c.reconstructed) rebuilt++;
-      // The verdict says when it judged calls split back out of one garbled call.
-      const note = rebuilt ? ` (${rebuilt} tool calls reconstructed from one merged call: the producer concatenated parallel calls)` : '';
+      // The verdict says when it judged calls split back out of one garbled call, and what a cut attribute affects.
+      const note = (rebuilt ? ` (${rebuilt} tool calls reconstructed from one merged call: the producer concatenated parallel calls)` : '') + cutNote(trace);
       // Lines are built key by key in the order JSON output shows them (base fields, then case or rule,
       // then checks and suite): spreading a base line and overriding its fields cost more than the rule.
       const base = (category: VerdictCategory | null, pass: boolean | null, reason: string): TraceVerdictLine => {
@@ -233,6 +233,28 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
   };
 }
 
+
+// Which checks read an attribute, by the kind of content it carries (the readers in producers/).
+const PROMPT_KEYS = [ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_PROMPT, OI.INPUT_VALUE, OI.LLM_INPUT_MESSAGES, K.VERCEL_PROMPT, K.VERCEL_PROMPT_MESSAGES, K.TRACELOOP_ENTITY_INPUT];
+const CALL_KEYS = [ATTR_GEN_AI_OUTPUT_MESSAGES, ATTR_GEN_AI_COMPLETION, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, OI.OUTPUT_VALUE, OI.LLM_OUTPUT_MESSAGES, OI.TOOL_PARAMETERS, K.VERCEL_RESPONSE_TOOL_CALLS, K.VERCEL_RESULT_TOOL_CALLS, K.VERCEL_TOOL_CALL_ARGS, K.VERCEL_TOOL_CALL_INPUT];
+const startsWithAny = (key: string, keys: readonly string[]): boolean => keys.some((k) => key === k || key.startsWith(`${k}.`));
+
+function affectedChecks(key: string): string {
+  if (startsWithAny(key, CALL_KEYS)) return 'the tool calls and their arguments (tool, args, calls, forbid_tools and sequence checks)';
+  if (startsWithAny(key, PROMPT_KEYS)) return 'the prompt and request history (match.prompt, and calls only visible in the history)';
+  return 'any check that reads it';
+}
+
+/** `; attribute X of span S was cut at the limit, affecting …` for each cut attribute of the trace. */
+function cutNote(trace: AssembledTrace): string {
+  let note = '';
+  for (const span of trace.spans) {
+    for (const c of span.cutAttributes ?? []) {
+      note += `; input problem: attribute ${c.key} of span ${span.spanId} was cut at ${MAX_ATTRIBUTE_CHARS} characters (it had ${c.chars}), affecting ${affectedChecks(c.key)}`;
+    }
+  }
+  return note;
+}
 
 /**
  * The reason of a verdict on a trace that never became whole. It says which checks found nothing wrong in
