@@ -86,6 +86,10 @@ export interface LangSmithFeedbackConfig {
   maxWaitMs: number;
   /** First retry backoff. @default 1000 */
   backoffMs?: number;
+  /** The project traces go to (LANGSMITH_PROJECT, as LangSmith's SDKs read it): feedback names its session. @default "default" */
+  project?: string;
+  /** PEM CA file for https: the export's (`ca_file` / OTEL_EXPORTER_OTLP_*CERTIFICATE). */
+  caFile?: string;
 }
 
 export interface TelemetryFlags {
@@ -232,6 +236,7 @@ export function resolveTelemetryConfig(input: {
     exporter.headers.authorization = `Bearer ${apiKey}`;
   }
   let langsmith = resolveLangSmith(flags, env, file.langsmith, place);
+  if (langsmith && caFile !== undefined) langsmith.caFile = caFile;
   if (langsmith && enabled.value && exporter.kind === 'file' && !flags.feedbackOnly) {
     warn('telemetry: LangSmith feedback needs the traces exported to LangSmith (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=…/otel/v1/traces); skipped');
     langsmith = undefined;
@@ -281,8 +286,10 @@ function resolveLangSmith(
   const endpointValue = env.get('LANGSMITH_ENDPOINT') ?? env.get('LANGCHAIN_ENDPOINT') ?? file?.endpoint ?? LANGSMITH_DEFAULT_ENDPOINT;
   const endpoint = stripSlash(checkUrl(endpointValue, env.get('LANGSMITH_ENDPOINT') !== undefined ? 'LANGSMITH_ENDPOINT' : place('langsmith.endpoint')));
   const apiKey = env.get(keyEnv) ?? (file?.api_key_env === undefined ? env.get('LANGCHAIN_API_KEY') : undefined);
+  const project = env.get('LANGSMITH_PROJECT') ?? env.get('LANGCHAIN_PROJECT');
   return {
     endpoint,
+    ...(project !== undefined ? { project } : {}),
     ...(apiKey !== undefined ? { apiKey } : {}),
     maxWaitMs: file?.max_wait_ms ?? 60_000,
     ...(file?.backoff_ms !== undefined ? { backoffMs: file.backoff_ms } : {}),
