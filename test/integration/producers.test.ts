@@ -1,4 +1,4 @@
-// Python instrumentations, content on and off, against a local OpenAI-compatible server, exporting OTLP to
+// Python instrumentations and AI SDK 7 (under a Node 22 binary), content on and off, against a local OpenAI-compatible server, exporting OTLP to
 // our receiver; the fresh traces are scored with the rules of test/traces/producer-families.test.ts: every
 // trace has one final verdict line per case, no definite verdict differs from the content run, the other
 // differences are `unscorable` naming the family and its switch. An instrumentation upgrade that changes
@@ -14,6 +14,7 @@ import { makeCase } from '../scoring/_build.js';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
 import { itCacheDir } from './setup/cache.js';
 import { producerVenv, runDriver } from './setup/python-producers.js';
+import { aiSdk7Install } from './setup/ai-sdk-7.js';
 
 const HERE = join(import.meta.dirname, 'python');
 const DRIVER = join(HERE, 'drive.py');
@@ -37,7 +38,8 @@ const WITH_CONTENT: Record<string, string> = {
   'chat-no-run': 'pass',
 };
 
-const PRODUCERS = [
+type Producer = { producer: string; requirements: string; family: string; captureSwitch: string };
+const PRODUCERS: Producer[] = [
   { producer: 'openinference', requirements: 'openinference.txt', family: 'openinference', captureSwitch: 'OPENINFERENCE_HIDE_OUTPUTS' },
   { producer: 'openai-v2-events', requirements: 'openai-v2.txt', family: 'otel-genai-events', captureSwitch: 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT' },
   { producer: 'openai-v2-spans', requirements: 'openai-v2.txt', family: 'otel-genai', captureSwitch: 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT' },
@@ -45,6 +47,7 @@ const PRODUCERS = [
 
 let model: FakeModelServer;
 const pythons = new Map<string, string>();
+let aiSdk7: { dir: string; node: string } | undefined;
 
 beforeAll(async () => {
   model = await startFakeOpenAI({
@@ -56,6 +59,7 @@ beforeAll(async () => {
     },
   });
   for (const r of new Set(PRODUCERS.map((p) => p.requirements))) pythons.set(r, await producerVenv(r.replace(/\.txt$/, ''), join(HERE, r)));
+  aiSdk7 = await aiSdk7Install(join(import.meta.dirname, 'ai-sdk-7'));
 });
 afterAll(async () => {
   await model?.close();
@@ -68,7 +72,8 @@ async function produce(producer: string, requirements: string, content: 'on' | '
   const receiver = createOtlpReceiver({ pipeline, port: 0 });
   const url = await receiver.listen();
   try {
-    await runDriver(pythons.get(requirements)!, DRIVER, [producer, content, model.url, url]);
+    if (producer.startsWith('ai-sdk-7')) await runDriver(aiSdk7!.node, join(aiSdk7!.dir, 'drive.mjs'), [requirements, content, model.url, url]);
+    else await runDriver(pythons.get(requirements)!, DRIVER, [producer, content, model.url, url]);
   } finally {
     await receiver.close();
   }
@@ -78,11 +83,18 @@ async function produce(producer: string, requirements: string, content: 'on' | '
     if (o.kind === 'scored') lines.push(...o.lines);
     else uninterpretable++;
   }
-  writeFileSync(join(itCacheDir('corpora'), `python-${producer}-content-${content}.jsonl`), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  writeFileSync(join(itCacheDir('corpora'), `${producer}-content-${content}.jsonl`), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   return { lines: Object.fromEntries(lines.map((l) => [l.case!, l])), uninterpretable };
 }
 
-describe.each(PRODUCERS)('Python $producer', ({ producer, requirements, family, captureSwitch }) => {
+// AI SDK 7 under Node 22 (the GenAI layout of @ai-sdk/otel, and its LegacyOpenTelemetry `ai.*` layout);
+// `requirements` names the layout for these.
+const AI_SDK_7: Producer[] = [
+  { producer: 'ai-sdk-7-genai', requirements: 'genai', family: 'ai-sdk-7', captureSwitch: 'recordOutputs' },
+  { producer: 'ai-sdk-7-legacy', requirements: 'legacy', family: 'ai-sdk', captureSwitch: 'recordOutputs' },
+];
+
+describe.each([...PRODUCERS, ...AI_SDK_7])('$producer', ({ producer, requirements, family, captureSwitch }) => {
   it('content on and off: one final line per case; definite verdicts agree; the rest unscorable naming family and switch', async () => {
     const on = await produce(producer, requirements, 'on');
     expect(on.uninterpretable).toBe(0);
@@ -104,6 +116,6 @@ describe.each(PRODUCERS)('Python $producer', ({ producer, requirements, family, 
       }
     }
     expect(off.lines['weather-args']!.category).toBe('unscorable');
-    process.stdout.write(`python ${producer} (${family}): ${definite}/${CASES.length} definite with content off (${nameOnly}/${NAME_ONLY.size} name-only cases)\n`);
+    process.stdout.write(`${producer} (${family}): ${definite}/${CASES.length} definite with content off (${nameOnly}/${NAME_ONLY.size} name-only cases)\n`);
   });
 });
