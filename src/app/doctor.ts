@@ -16,7 +16,7 @@ import { ATTR_RUNSPEC_EVAL_CASE_ID } from '../semconv/attributes.js';
 import { closestName } from '../core/did-you-mean.js';
 import { annotationTls, postSpanAnnotations } from '../telemetry/phoenix.js';
 import { langsmithRunId } from '../core/trace-link.js';
-import { postLangSmithFeedback } from '../telemetry/langsmith.js';
+import { feedbackId, postLangSmithFeedback } from '../telemetry/langsmith.js';
 import { encodeTraceRequest } from '../traces/otlp-proto.js';
 import type { OtlpTraceRequest } from '../traces/otlp-types.js';
 import type { AppContext } from './context.js';
@@ -473,7 +473,7 @@ async function langsmithChecks(input: BackendCheckInput & { pollMs: number }): P
   const fb = await postLangSmithFeedback({
     endpoint: ls.endpoint,
     apiKey,
-    feedback: [{ run_id: runId, key: DOCTOR_EVALUATION_NAME, score: 1, value: 'pass', comment: 'runspec-eval doctor canary', feedback_source: { type: 'api', metadata: { source: 'runspec-eval doctor' } } }],
+    feedback: [{ id: feedbackId(runId, DOCTOR_EVALUATION_NAME), run_id: runId, trace_id: runId, key: DOCTOR_EVALUATION_NAME, score: 1, value: 'pass', comment: 'runspec-eval doctor canary', feedback_source: { type: 'api', metadata: { source: 'runspec-eval doctor' } } }],
     maxWaitMs: input.timeoutMs,
     backoffMs: Math.max(input.pollMs, 1),
     ...annotationTls(cfg),

@@ -188,7 +188,8 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
   };
   return {
     add(outcome) {
-      if (outcome.kind !== 'scored' || (!telemetry?.tracer && !annotationsUrl && !langsmith)) return;
+      // Verdict spans and annotations are sent once, for a trace's final judgement.
+      if (!outcome.final || outcome.kind !== 'scored' || (!telemetry?.tracer && !annotationsUrl && !langsmith)) return;
       for (const v of outcome.verdicts) {
         const target = { traceId: outcome.info.traceId, spanId: outcome.info.rootSpanId };
         if (telemetry?.tracer) {
@@ -296,11 +297,12 @@ export function scoreMeta(started: string, label: string, threshold: number, sha
 
 /**
  * The exit code of a scoring: 2 an input had nothing readable, 1 some verdict fails (or, with
- * `failOnUnscorable`, is unscorable or incomplete), 0 otherwise. Only final verdicts count.
+ * `failOnUnscorable`, is unscorable or incomplete, or a trace is uninterpretable), 0 otherwise. Only final verdicts count.
  */
 export function scoreExitCode(s: ScoreSummary, opts: { failOnUnscorable?: boolean } = {}): number {
   if (s.badFiles.length) return 2;
-  if (opts.failOnUnscorable && s.unscorable > 0) return 1;
+  // A trace that could not be read at all is no more a pass than an unscorable verdict.
+  if (opts.failOnUnscorable && s.unscorable + s.uninterpretable > 0) return 1;
   return s.failed > 0 ? 1 : 0;
 }
 
@@ -409,7 +411,8 @@ export function createResultsCollector(cases: readonly Case[], options: ResultsC
   let unmatched: Array<{ trace_id: string; root_span_id: string }> = [];
   return {
     add(o) {
-      // A later judgement of the same trace (late spans re-opened it) replaces the earlier one.
+      // The document keeps a trace's last judgement: the final one (earlier revisions are not added).
+      if (!o.final) return;
       if (o.supersedes) {
         unmatched = unmatched.filter((u) => u.trace_id !== o.traceId);
         for (const g of groups.values()) {

@@ -7,7 +7,7 @@ import { createLineBatcher } from '../core/line-batcher.js';
 import { isLoopbackHost } from '../core/loopback.js';
 import { RunspecError, UsageError } from '../errors.js';
 import { openOutputFile } from '../report/out-path.js';
-import { verdictLineJson } from '../traces/format.js';
+import { lateLineJson, verdictLineJson } from '../traces/format.js';
 import type { createGrpcReceiver } from '../traces/grpc-receiver.js';
 import type { TracePipeline } from '../traces/pipeline.js';
 import type { AppContext } from './context.js';
@@ -19,6 +19,10 @@ export interface ServeOptions extends TraceScoringFlags {
   /** Name of the variable holding the bearer token every request must carry. */
   tokenEnv?: string;
   quietMs: number;
+  /** How long a judged trace stays open to late spans (ms); at least `quietMs`. @default 60000 */
+  reopenWindow?: number;
+  /** Estimated bytes of judged traces kept for re-opening. @default 67108864 */
+  maxRetainedBytes?: number;
   maxTraces: number;
   maxBodyBytes: number;
   /** Append verdict lines to this file instead of `ctx.out`. */
@@ -77,6 +81,12 @@ export interface ServeHandle {
  */
 export async function startServe(ctx: ServeContext, options: ServeOptions): Promise<ServeHandle> {
   const token = bearerToken(ctx, options);
+  const reopenWindow = options.reopenWindow ?? 60_000;
+  if (reopenWindow < options.quietMs) {
+    throw new UsageError('USAGE', `--reopen-window ${reopenWindow}: must be at least --quiet-ms (${options.quietMs})`, {
+      hint: `pass --reopen-window ${Math.max(options.quietMs, 60_000)} or lower --quiet-ms`,
+    });
+  }
   // Without the optional gRPC peer, stop before listening at all (exit 2, the install line).
   if (options.grpc !== undefined) await (await import('../traces/grpc-receiver.js')).loadGrpc();
   if (!isLoopbackHost(options.host) && !token) ctx.warn(`listening on ${options.host} without --token-env: anyone who can reach it can post traces`);
@@ -95,7 +105,16 @@ export async function startServe(ctx: ServeContext, options: ServeOptions): Prom
   const output = openLines(ctx, options.out);
   const pipeline = createTracePipeline({
     ...setup.scorer,
-    assembler: { quiet: options.quietMs, maxOpenTraces: options.maxTraces },
+    assembler: {
+      quiet: options.quietMs,
+      maxOpenTraces: options.maxTraces,
+      reopenWindow,
+      ...(options.maxRetainedBytes !== undefined ? { maxRetainedBytes: options.maxRetainedBytes } : {}),
+    },
+    onLate: (late) => {
+      ctx.warn(`trace ${late.traceId}: ${late.reason}`);
+      output.lines.add(lateLineJson(late));
+    },
     // Ingest first: complete traces are judged in ~5 ms slices between requests, at most --max-traces
     // waiting (past that, ingest judges the backlog itself before answering).
     scoreSliceMs: 5,

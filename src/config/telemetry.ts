@@ -90,6 +90,10 @@ export interface LangSmithFeedbackConfig {
   maxWaitMs: number;
   /** First retry backoff. @default 1000 */
   backoffMs?: number;
+  /** The project traces go to (LANGSMITH_PROJECT, as LangSmith's SDKs read it): feedback names its session. @default "default" */
+  project?: string;
+  /** PEM CA file for https: the export's (`ca_file` / OTEL_EXPORTER_OTLP_*CERTIFICATE). */
+  caFile?: string;
 }
 
 export interface TelemetryFlags {
@@ -237,6 +241,7 @@ export function resolveTelemetryConfig(input: {
     exporter.headers.authorization = `Bearer ${apiKey}`;
   }
   let langsmith = resolveLangSmith(flags, env, file.langsmith, place);
+  if (langsmith && caFile !== undefined) langsmith.caFile = caFile;
   if (langsmith && enabled.value && exporter.kind === 'file' && !flags.feedbackOnly) {
     warn('telemetry: LangSmith feedback needs the traces exported to LangSmith (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=…/otel/v1/traces); skipped');
     langsmith = undefined;
@@ -291,8 +296,10 @@ function resolveLangSmith(
   const endpoint = stripSlash(checkUrl(endpointSetting.value, endpointSetting.source === 'env' ? (env.get('LANGSMITH_ENDPOINT') !== undefined ? 'LANGSMITH_ENDPOINT' : 'LANGCHAIN_ENDPOINT') : place('langsmith.endpoint')));
   const maxWaitMs = firstSet(undefined, undefined, file?.max_wait_ms, 60_000);
   const apiKey = env.get(keyEnv) ?? (file?.api_key_env === undefined ? env.get('LANGCHAIN_API_KEY') : undefined);
+  const project = env.get('LANGSMITH_PROJECT') ?? env.get('LANGCHAIN_PROJECT');
   return {
     endpoint,
+    ...(project !== undefined ? { project } : {}),
     ...(apiKey !== undefined ? { apiKey } : {}),
     maxWaitMs: maxWaitMs.value,
     sources: { feedback: on.source, endpoint: endpointSetting.source, maxWaitMs: maxWaitMs.source },

@@ -37,7 +37,7 @@ import { cutText } from '../core/cut.js';
 import type { Autonomy, Case } from '../types/case.js';
 import type { CheckResult, Expected, Observed, Verdict, VerdictCategory } from '../types/verdict.js';
 import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
-import type { Run, ToolCallRecord } from '../types/run.js';
+import type { HiddenDecision, Run, ToolCallRecord } from '../types/run.js';
 import { argFailuresOf, argsMissingReason, checkArgs, describeArgFailures, isUnparsedArgs } from './arg-match.js';
 import { expectationsHash } from './arg-hash.js';
 import { checkExpectedCalls } from './expect-calls.js';
@@ -159,10 +159,18 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
     fail('error', run.error ? `run ${run.status === 'error' ? 'failed' : 'cancelled'}: ${run.error.code}: ${run.error.message}` : `run ${run.status}`);
   }
 
+  // The trace shows the model was called but not what it decided: checks that need it are not checkable.
+  const hidden = records.length === 0 ? run.hiddenDecision : undefined;
   let passReason = 'no expectations to check';
   if (spec) {
     const runnableCalls = resolvedAll.filter((r) => !r.discovery);
-    if (spec.noRun) {
+    if (spec.noRun && !terminal && hidden?.missing === 'answer') {
+      notCheckable('no_run', hiddenText(hidden), true);
+    } else if (spec.noRun && !terminal && hidden) {
+      // A tool-call finish reason is enough: the model called something, even if the trace hides what.
+      judged('no_run', false, true, 'tool calls (finish reason; names not recorded)');
+      fail('unexpected_run', 'expected no runnable call (clarify or answer), but the model finished with tool calls (their names are not recorded)');
+    } else if (spec.noRun) {
       judged('no_run', !terminal, true, terminal ? callLabel(terminal) : undefined);
       if (terminal) fail('unexpected_run', `expected no runnable call (clarify or answer), but the model called ${callLabel(terminal)}`);
       else passReason = 'made no runnable call, as expected';
@@ -173,14 +181,17 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
       // A search-layout call without its arguments names no runnable: it may be a forbidden one.
       const unnamed = resolvedAll.filter((r, i) => !r.discovery && r.runnable === '' && records[i]?.call.argumentsAbsent);
       if (spec.forbidTools?.length) {
-        if (forbidden.length || !unnamed.length) judged('forbid_tools', forbidden.length === 0, spec.forbidTools, forbidden.length ? forbidden : undefined);
+        if (!forbidden.length && hidden) notCheckable('forbid_tools', hiddenText(hidden), spec.forbidTools);
+        else if (forbidden.length || !unnamed.length) judged('forbid_tools', forbidden.length === 0, spec.forbidTools, forbidden.length ? forbidden : undefined);
         else notCheckable('forbid_tools', `the runnable of ${unnamed.length} call(s) is named in arguments that were not captured`, spec.forbidTools);
       }
       if (forbidden.length) fail('forbidden_tool', `called forbidden tool ${forbidden.join(', ')}`);
       else if (spec.forbidTools?.length) passReason = 'called no forbidden tool';
       const asserts =
         !!spec.tool?.length || spec.command !== undefined || spec.host !== undefined || spec.autonomy !== undefined || !!spec.args || !!spec.calls;
-      if (!terminal) {
+      if (!terminal && hidden) {
+        if (asserts) notCheckable('run', hiddenText(hidden), spec.tool?.length ? spec.tool : 'a runnable call');
+      } else if (!terminal) {
         if (asserts) {
           judged('run', false, spec.tool?.length ? spec.tool : 'a runnable call', 'no runnable call');
           const want = spec.tool?.length
@@ -217,7 +228,9 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
 
   const metrics = replioMetrics(c, run);
   const verifier = c.replio?.verifier;
-  if (verifier) {
+  if (hidden && (verifier || c.replio?.expected)) {
+    notCheckable(verifier ? 'verifier' : 'sequence', hiddenText(hidden));
+  } else if (verifier) {
     // verifier.args is row 15: after the call-count checks, unlike the runspec wrong_args of row 8.
     const v = checkVerifierDetailed(verifier, calls, opts.hashKey);
     for (const f of v.failures) fail(f.category, f.reason, f.category === 'wrong_args' ? VERIFIER_ARGS_RANK : undefined);
@@ -246,7 +259,8 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
       fail('tool_error', `${failed.length} tool call${failed.length === 1 ? '' : 's'} failed (${[...new Set(failed.map((r) => r.call.name))].join(', ')}); allow_tool_errors = false`);
     }
   }
-  const match = c.turnstone ? scoreMatch(c.turnstone.actions, calls, c.turnstone.matchMode) : undefined;
+  const match = c.turnstone && !hidden ? scoreMatch(c.turnstone.actions, calls, c.turnstone.matchMode) : undefined;
+  if (c.turnstone && hidden) notCheckable('expected_actions', hiddenText(hidden));
   if (match) {
     if (match.notCheckable) notCheckable('expected_actions', match.notCheckable);
     else {
@@ -294,6 +308,16 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   if (match) verdict.match = match;
   if (run.trace?.rootSpanId) verdict.trace = { traceId: run.trace.traceId, rootSpanId: run.trace.rootSpanId };
   return verdict;
+}
+
+/**
+ * What a hidden decision leaves out, naming the producer family and its switch:
+ * `tool call names not recorded (the model finished with tool calls; openllmetry-legacy records them with TRACELOOP_TRACE_CONTENT=true / traceContent: true)`.
+ */
+export function hiddenText(h: HiddenDecision): string {
+  const what = h.missing === 'tool_calls' ? 'tool call names not recorded (the model finished with tool calls' : "the model's answer not recorded (no finish reason, text or tool call";
+  const how = h.family ? `; ${h.family} records it with ${h.captureSwitch ?? 'content capture on'}` : '; enable content capture';
+  return `${what}${how})`;
 }
 
 /** `not checkable: args.service (arguments not captured (content capture off)); host (...)`. */

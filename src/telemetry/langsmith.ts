@@ -4,23 +4,37 @@
 //   span 1a2b3c4d5e6f7a8b → run 00000000-0000-0000-1a2b-3c4d5e6f7a8b).
 // Feedback for a run not yet ingested gets 404: such items are retried with backoff for at most
 // `maxWaitMs` (60 s by default). Best effort, like Phoenix annotations: never throws, returns a warning.
+//
+// Each item has one key per evaluator (the Phoenix annotation name: runspec.tool_selection,
+// runspec.trajectory, runspec.rule.NAME), a score only for judged verdicts (none for unscorable,
+// incomplete and errored samples, as docs/verdicts.md says), a client `id` derived from run and key (a
+// retried post is the same feedback), the `trace_id`, and the project's `session_id` (looked up once per
+// process by project name; left out, with one warning, when the lookup fails).
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runPool } from '../core/concurrency.js';
 import { createHttpClient, type HttpClient, type HttpClock, type HttpFailure, type RetryEvent } from '../core/http-client.js';
 import { isRecord } from '../core/is-record.js';
 import { redactUrl } from '../core/redact.js';
 import { langsmithRunId } from '../core/trace-link.js';
-import { RUNSPEC_EVALUATION_NAME } from '../semconv/vendor.js';
 import type { AnnotationTarget } from './phoenix.js';
 import { summarizeVerdict } from './conventions/runspec.js';
+import type { Client } from 'langsmith';
 
 
-/** One LangSmith FeedbackCreate body. */
+/** One LangSmith feedback body (POST /feedback), as the SDK's `Client.createFeedback` sends it. */
 export interface LangSmithFeedback {
+  /** Client id: the same for the same run and evaluator, so a retried post cannot duplicate the feedback. */
+  id: string;
   run_id: string;
-  /** The evaluator (metric) name. */
+  /** The trace's root run (the sample's root span is the trace's root). */
+  trace_id: string;
+  /** The project's id (tracer session), when the lookup by project name succeeded. */
+  session_id?: string;
+  /** The evaluator name, as the Phoenix annotation name. */
   key: string;
-  score: number;
+  /** 1 pass, 0 fail; absent for unscorable, incomplete and errored samples (neither passed nor failed). */
+  score?: number;
   /** The verdict category. */
   value: string;
   /** The reason. */
@@ -28,26 +42,54 @@ export interface LangSmithFeedback {
   feedback_source: { type: 'api'; metadata: Record<string, unknown> };
 }
 
+// The body is checked against the langsmith package's own types (a devDependency: types only, nothing at
+// runtime): every field is one `Client.createFeedback` sends, with the type it sends, and trace_id is
+// the REST API's FeedbackCreateSchema field the SDK does not type yet.
+type SdkFeedbackBody = Pick<Parameters<Client['createFeedback']>[2], 'feedbackId' | 'comment' | 'score' | 'value' | 'sessionId'>;
+type SameAs<A, B> = [A] extends [B] ? true : false;
+const bodyMatchesSdk: [
+  SameAs<LangSmithFeedback['id'], NonNullable<SdkFeedbackBody['feedbackId']>>,
+  SameAs<LangSmithFeedback['score'], SdkFeedbackBody['score']>,
+  SameAs<LangSmithFeedback['value'], SdkFeedbackBody['value']>,
+  SameAs<LangSmithFeedback['comment'], SdkFeedbackBody['comment']>,
+  SameAs<LangSmithFeedback['session_id'], SdkFeedbackBody['sessionId']>,
+] = [true, true, true, true, true];
+void bodyMatchesSdk;
+
+/**
+ * A UUID (version 8, RFC 9562 "custom") from a SHA-256 of the run id and key: the same feedback gets the
+ * same id on every post, so LangSmith refuses a duplicate instead of storing it twice.
+ */
+export function feedbackId(runId: string, key: string): string {
+  const b = createHash('sha256').update(`${runId}\n${key}`).digest().subarray(0, 16);
+  b[6] = (b[6]! & 0x0f) | 0x80;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
 /** Feedback items for the targets (one per sample root span); targets without a valid span id are skipped. */
-export function buildLangSmithFeedback(targets: readonly AnnotationTarget[]): LangSmithFeedback[] {
+export function buildLangSmithFeedback(targets: readonly AnnotationTarget[], sessionId?: string): LangSmithFeedback[] {
   return targets.flatMap((t) => {
     // The derivation needs the 8-byte span id as 16 hex digits (core/trace-link.ts owns the rule).
     if (!/^[0-9a-f]{16}$/i.test(t.spanId)) return [];
     const runId = langsmithRunId(t.spanId);
     const s = summarizeVerdict(t);
-    return [
-      {
-        run_id: runId,
-        key: RUNSPEC_EVALUATION_NAME,
-        score: s.pass ? 1 : 0,
-        value: s.category,
-        comment: s.reason,
-        feedback_source: {
-          type: 'api' as const,
-          metadata: { case_id: t.caseId, sample: t.sample, ...(t.runId !== undefined ? { run_id: t.runId } : {}), source: 'runspec-eval' },
-        },
+    const item: LangSmithFeedback = {
+      id: feedbackId(runId, s.name),
+      run_id: runId,
+      trace_id: runId,
+      key: s.name,
+      value: s.category,
+      comment: s.reason,
+      feedback_source: {
+        type: 'api' as const,
+        metadata: { case_id: t.caseId, sample: t.sample, ...(t.runId !== undefined ? { run_id: t.runId } : {}), source: 'runspec-eval' },
       },
-    ];
+    };
+    if (s.judged) item.score = s.pass ? 1 : 0;
+    if (sessionId !== undefined) item.session_id = sessionId;
+    return [item];
   });
 }
 
@@ -144,7 +186,8 @@ export async function postLangSmithFeedback(opts: PostFeedbackOptions): Promise<
       // A refused key is refused for every item: stop at once.
       if (denied) return;
       const reply = await http.json({ method: 'POST', url, headers, body: JSON.stringify(item), deadlineMs }, isFeedbackResponse);
-      if (reply.ok) {
+      // 409: a feedback with this client id exists (an earlier try got through): already posted.
+      if (reply.ok || (reply.kind === 'status' && reply.status === 409)) {
         posted++;
         return;
       }
@@ -172,23 +215,68 @@ export interface LangSmithFeedbackSettings {
   apiKey?: string | undefined;
   maxWaitMs?: number | undefined;
   backoffMs?: number | undefined;
+  /** @default "default" (LangSmith's project when none is named) */
+  project?: string | undefined;
+}
+
+// One lookup per API base and project for the whole process: every feedback batch of a run (and of a
+// long `serve`) reuses it, and a failed lookup warns once.
+const sessions = new Map<string, Promise<{ id?: string; warning?: string }>>();
+
+/** The project's id by name (GET /sessions?name=…), cached; a failure is reported once and leaves it out. */
+export function langsmithSessionId(settings: LangSmithFeedbackSettings, tls: TlsSettings = {}): Promise<{ id?: string; warning?: string }> {
+  const project = settings.project ?? 'default';
+  const cacheKey = `${settings.endpoint}\n${project}`;
+  const cached = sessions.get(cacheKey);
+  if (cached) return cached.then(({ id }) => (id !== undefined ? { id } : {}));
+  const lookup = lookUpSession(settings, project, tls);
+  sessions.set(cacheKey, lookup);
+  return lookup;
+}
+
+type TlsSettings = { caFile?: string; clientCertFile?: string; clientKeyFile?: string };
+
+async function lookUpSession(settings: LangSmithFeedbackSettings, project: string, tls: TlsSettings): Promise<{ id?: string; warning?: string }> {
+  const url = `${settings.endpoint.replace(/\/+$/, '')}/sessions?name=${encodeURIComponent(project)}&limit=1`;
+  const fail = (why: string) => ({ warning: `langsmith feedback: project ${JSON.stringify(project)} not resolved (${why}); feedback is sent without session_id` });
+  let http: HttpClient;
+  try {
+    http = createHttpClient({
+      label: 'langsmith sessions',
+      timeoutMs: 10_000,
+      attempts: 1,
+      secrets: [settings.apiKey],
+      tls: { caFile: tls.caFile, certFile: tls.clientCertFile, keyFile: tls.clientKeyFile },
+    });
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  try {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (settings.apiKey) headers['x-api-key'] = settings.apiKey;
+    const r = await http.json({ method: 'GET', url, headers }, (j) => Array.isArray(j));
+    if (!r.ok) return fail(http.describe(r));
+    const found = (r.json as unknown[]).find((x): x is { id: string; name: string } => isRecord(x) && x.name === project && typeof x.id === 'string');
+    return found ? { id: found.id } : fail('no such project');
+  } finally {
+    await http.close();
+  }
 }
 
 /**
  * Feedback for annotation targets, posted with the configured settings and the export's TLS files: the one path `run` (telemetry.ts)
  * and `score`/`serve` (app/score-traces.ts) share. Never throws: a failure is the result's warning.
  */
-export function postFeedbackForTargets(
-  settings: LangSmithFeedbackSettings,
-  targets: readonly AnnotationTarget[],
-  tls: { caFile?: string; clientCertFile?: string; clientKeyFile?: string } = {},
-): Promise<PostFeedbackResult> {
-  return postLangSmithFeedback({
+export async function postFeedbackForTargets(settings: LangSmithFeedbackSettings, targets: readonly AnnotationTarget[], tls: TlsSettings = {}): Promise<PostFeedbackResult> {
+  const session = await langsmithSessionId(settings, tls).catch((err: Error) => ({ warning: `langsmith feedback: ${err.message}` }) as { id?: string; warning?: string });
+  const result = await postLangSmithFeedback({
     ...tls,
     endpoint: settings.endpoint,
-    feedback: buildLangSmithFeedback(targets),
+    feedback: buildLangSmithFeedback(targets, session.id),
     ...(settings.maxWaitMs !== undefined ? { maxWaitMs: settings.maxWaitMs } : {}),
     ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
     ...(settings.backoffMs !== undefined ? { backoffMs: settings.backoffMs } : {}),
-  }).catch((err: Error) => ({ posted: 0, warning: `langsmith feedback: ${err.message}` }));
+  }).catch((err: Error) => ({ posted: 0, warning: `langsmith feedback: ${err.message}` }) as PostFeedbackResult);
+  if (!session.warning) return result;
+  return { ...result, warning: result.warning ? `${session.warning}; ${result.warning}` : session.warning };
 }

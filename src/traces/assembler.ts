@@ -7,13 +7,17 @@
 // - `quiet` (serve): a trace is judged when it is structurally complete and no span arrived for it for
 //   `quiet` ms; one that never becomes whole is judged after `orphanQuiet` ms.
 //
-// A judged trace is retained for `reopenWindow` clock units: spans or log records that arrive for it then
-// re-open it, and it is judged again with `reopened` set (the scorer emits a superseding verdict under the
-// same identifier). Later still, they are counted as late and dropped. A trace judged without being whole
-// is flagged `complete: false` (the scorer calls it `incomplete` rather than dropping it).
+// Revisions: a judged trace is retained for `reopenWindow` clock units. Spans or log records that arrive for
+// it then re-open it, and it is judged again as the next `revision` (0, 1, …; the scorer emits a verdict
+// under the same identifier that supersedes the earlier one). When the window closes the trace is handed out
+// once more with `final` set: that judgement is the one summaries, results and verdict spans count. With
+// `provisional: false` (files) a trace is handed out only then, final at its first judgement. Records that
+// arrive after the window are reported through `onLate` and dropped. A trace judged without being whole is
+// flagged `complete: false` (the scorer calls it `incomplete` rather than dropping it).
 //
-// Memory is bounded by the estimated bytes of open and retained traces (`maxOpenBytes`): past it, retained
-// traces are let go first, then the least recently updated open trace is judged early (`evicted`).
+// Memory is bounded by the estimated bytes of open traces (`maxOpenBytes`: past it, the least recently
+// updated open trace is judged early, `evicted`) and of retained ones (`maxRetainedBytes`: past it, the
+// least recently judged is made final early, counted in `retainedEvictions`).
 import type { LogRecordEntry, SpanRecord } from './spans.js';
 import { shardOf } from '../core/shard.js';
 
@@ -28,6 +32,10 @@ export interface AssembledTrace {
   complete?: boolean;
   /** Judged before: late spans re-opened it, and this judgement supersedes the earlier one. */
   reopened?: boolean;
+  /** 0 for the first judgement, then one more each time late spans re-open it. @default 0 */
+  revision?: number;
+  /** The re-open window closed (or never applies: evicted, end of input): this judgement is the last. @default true */
+  final?: boolean;
 }
 
 export type CompletionRule = 'structural' | 'quiet';
@@ -44,6 +52,15 @@ export interface AssemblerOptions {
   orphanQuiet?: number;
   /** How long (clock units) a judged trace can be re-opened by late spans. @default orphanQuiet (quiet) / 1000 (structural) */
   reopenWindow?: number;
+  /**
+   * Hand a trace out when it is judged and again, `final`, when its re-open window closes (serve). With
+   * false it is handed out once, final, when the window closes (files). @default true
+   */
+  provisional?: boolean;
+  /** Estimated bytes of retained (judged, re-openable) traces; past it the least recently judged is made final. @default 67108864 (64 MiB) */
+  maxRetainedBytes?: number;
+  /** Records for a trace whose window has closed: they are dropped, and reported here as they arrive. */
+  onLate?: (late: { traceId: string; records: number }) => void;
   /** @default 10000 */
   maxOpenTraces?: number;
   /** Spans held across all open traces. @default 250000 */
@@ -72,6 +89,10 @@ export interface AssemblerStats {
   lateRecords: number;
   /** Judged traces re-opened by late spans (each gave a superseding verdict). */
   reopenedTraces: number;
+  /** Retained traces made final before their window closed, to stay within maxRetainedBytes. */
+  retainedEvictions: number;
+  /** Estimated bytes of retained traces. */
+  retainedBytes: number;
 }
 
 export interface TraceAssembler {
@@ -101,6 +122,8 @@ interface OpenTrace {
   reopened: boolean;
   /** When it was judged (retained traces). */
   judgedAt: number;
+  /** Judgements handed out so far (provisional ones). */
+  judged: number;
 }
 
 // Calibrated against V8 heap use (OTLP/JSON agent traces, Node 20): the span and trace objects, the id
@@ -133,6 +156,10 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
   const quiet = options.quiet;
   const orphanQuiet = options.orphanQuiet ?? quiet * 10;
   const reopenWindow = options.reopenWindow ?? (rule === 'structural' ? 1000 : orphanQuiet);
+  const provisional = options.provisional ?? true;
+  const maxRetainedBytes = options.maxRetainedBytes ?? 64 * 1024 * 1024;
+  let retainedBytes = 0;
+  let retainedEvictions = 0;
   const maxOpenTraces = options.maxOpenTraces ?? 10_000;
   const maxOpenSpans = options.maxOpenSpans ?? 250_000;
   const maxSpansPerTrace = options.maxSpansPerTrace ?? 10_000;
@@ -169,30 +196,49 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
     }
   };
   const isWhole = (t: OpenTrace): boolean => t.roots > 0 && (t.openRoots === undefined || t.openRoots.size === 0) && t.unresolved === 0;
-  const release = (t: OpenTrace): void => {
-    retained.delete(t.traceId);
-    bytes -= t.bytes;
-    remember(t.traceId);
-  };
-  const hand = (t: OpenTrace, evicted: boolean, now: number): AssembledTrace => {
-    open.delete(t.traceId);
-    openSpans -= t.spans.size;
+  const snapshot = (t: OpenTrace, evicted: boolean, revision: number, final: boolean): AssembledTrace => {
     const out: AssembledTrace = { traceId: t.traceId, spans: [...t.spans.values()], logs: [...t.logs], evicted, complete: isWhole(t) };
-    if (t.reopened) out.reopened = true;
-    if (evicted) {
-      bytes -= t.bytes;
-      remember(t.traceId);
-    } else {
-      t.judgedAt = now;
-      retained.set(t.traceId, t);
+    if (revision > 0) {
+      out.reopened = true;
+      out.revision = revision;
     }
+    if (!final) out.final = false;
     return out;
   };
-  const expire = (now: number): void => {
-    for (const t of retained.values()) {
-      if (now - t.judgedAt < reopenWindow) break;
-      release(t);
+  /** The window closed (or the retained cap was reached): hand the trace out final and forget its spans. */
+  const release = (t: OpenTrace): AssembledTrace => {
+    retained.delete(t.traceId);
+    bytes -= t.bytes;
+    retainedBytes -= t.bytes;
+    remember(t.traceId);
+    // Provisional: the last judgement handed out, confirmed; held back (files): the first and only one.
+    return snapshot(t, false, provisional ? Math.max(0, t.judged - 1) : t.judged, true);
+  };
+  const hand = (t: OpenTrace, evicted: boolean, now: number): AssembledTrace | undefined => {
+    open.delete(t.traceId);
+    openSpans -= t.spans.size;
+    if (evicted || now === Number.POSITIVE_INFINITY) {
+      // Nothing can re-open it: this judgement is final.
+      bytes -= t.bytes;
+      remember(t.traceId);
+      return snapshot(t, evicted, t.judged, true);
     }
+    t.judgedAt = now;
+    retained.set(t.traceId, t);
+    retainedBytes += t.bytes;
+    if (!provisional) return undefined;
+    const out = snapshot(t, false, t.judged, false);
+    t.judged++;
+    return out;
+  };
+  const expire = (now: number): AssembledTrace[] => {
+    const out: AssembledTrace[] = [];
+    for (const t of retained.values()) {
+      if (now - t.judgedAt < reopenWindow && retainedBytes <= maxRetainedBytes) break;
+      if (now - t.judgedAt < reopenWindow) retainedEvictions++;
+      out.push(release(t));
+    }
+    return out;
   };
   const touch = (traceId: string, now: number): OpenTrace | undefined => {
     let t = open.get(traceId);
@@ -201,12 +247,13 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
       const again = retained.get(traceId);
       if (again) {
         retained.delete(traceId);
+        retainedBytes -= again.bytes;
         again.reopened = true;
         openSpans += again.spans.size;
-        reopenedTraces++;
+        if (again.judged > 0) reopenedTraces++;
         t = again;
       } else if (completed.has(traceId)) return undefined;
-      else t = { traceId, spans: new Map(), logs: [], lastUpdate: now, openRoots: undefined, roots: 0, waiting: undefined, unresolved: 0, bytes: 0, reopened: false, judgedAt: 0 };
+      else t = { traceId, spans: new Map(), logs: [], lastUpdate: now, openRoots: undefined, roots: 0, waiting: undefined, unresolved: 0, bytes: 0, reopened: false, judgedAt: 0, judged: 0 };
     }
     t.lastUpdate = now;
     open.set(traceId, t);
@@ -247,31 +294,43 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
   };
   const evict = (now: number): AssembledTrace[] => {
     const out: AssembledTrace[] = [];
-    // Oldest judgement first, in one pass (deleting the entry being visited is safe during Map iteration).
-    if (bytes > maxOpenBytes) {
+    // Retained traces first, oldest judgement first, in one pass (deleting the entry being visited is safe
+    // during Map iteration): each is made final early.
+    if (bytes > maxOpenBytes || retainedBytes > maxRetainedBytes) {
       for (const t of retained.values()) {
-        if (bytes <= maxOpenBytes) break;
-        release(t);
+        if (bytes <= maxOpenBytes && retainedBytes <= maxRetainedBytes) break;
+        retainedEvictions++;
+        out.push(release(t));
       }
     }
     while (open.size > maxOpenTraces || openSpans > maxOpenSpans || bytes > maxOpenBytes) {
       const oldest = open.values().next().value as OpenTrace | undefined;
       if (!oldest) break;
       evictedTraces++;
-      out.push(hand(oldest, true, now));
+      out.push(hand(oldest, true, now)!);
     }
     return out;
   };
   const ready = (touched: Iterable<OpenTrace>, now: number): AssembledTrace[] => {
     if (rule !== 'structural') return [];
     const out: AssembledTrace[] = [];
-    for (const t of touched) if (open.get(t.traceId) === t && isWhole(t)) out.push(hand(t, false, now));
+    for (const t of touched) {
+      if (open.get(t.traceId) !== t || !isWhole(t)) continue;
+      const handed = hand(t, false, now);
+      if (handed) out.push(handed);
+    }
     return out;
+  };
+  const late = new Map<string, number>();
+  const reportLate = (): void => {
+    if (late.size === 0) return;
+    if (options.onLate) for (const [traceId, records] of late) options.onLate({ traceId, records });
+    late.clear();
   };
 
   return {
     addSpans(spans, now) {
-      expire(now);
+      const expired = expire(now);
       const touched = new Set<OpenTrace>();
       let last: OpenTrace | undefined;
       for (const span of spans) {
@@ -279,6 +338,7 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
         const t = last !== undefined && last.traceId === span.traceId ? last : touch(span.traceId, now);
         if (!t) {
           lateRecords++;
+          late.set(span.traceId, (late.get(span.traceId) ?? 0) + 1);
           continue;
         }
         addSpan(t, span);
@@ -287,15 +347,17 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
           last = t;
         }
       }
-      return [...evict(now), ...ready(touched, now)];
+      reportLate();
+      return [...expired, ...evict(now), ...ready(touched, now)];
     },
     addLogs(logs, now) {
-      expire(now);
+      const expired = expire(now);
       const touched = new Set<OpenTrace>();
       for (const log of logs) {
         const t = touch(log.traceId, now);
         if (!t) {
           lateRecords++;
+          late.set(log.traceId, (late.get(log.traceId) ?? 0) + 1);
           continue;
         }
         if (t.logs.length < maxSpansPerTrace) {
@@ -306,29 +368,33 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
         } else droppedSpans++;
         touched.add(t);
       }
-      return [...evict(now), ...ready(touched, now)];
+      reportLate();
+      return [...expired, ...evict(now), ...ready(touched, now)];
     },
     takeComplete(now) {
-      expire(now);
+      const out = expire(now);
       // Structural: a trace becomes whole only when a span arrives, and is handed out right then.
-      if (rule === 'structural') return [];
-      const out: AssembledTrace[] = [];
+      if (rule === 'structural') return out;
       // Least recently updated first: once one has not been quiet long enough, none after it has. (Deleting
       // the entry being visited is safe during Map iteration.)
       for (const t of open.values()) {
         const idle = now - t.lastUpdate;
         if (idle < quiet) break;
-        if (isWhole(t) || idle >= orphanQuiet) out.push(hand(t, false, now));
+        if (isWhole(t) || idle >= orphanQuiet) {
+          const handed = hand(t, false, now);
+          if (handed) out.push(handed);
+        }
       }
       return out;
     },
     flush() {
-      const out = [...open.values()].map((t) => hand(t, false, Number.POSITIVE_INFINITY));
-      for (const t of [...retained.values()]) release(t);
+      // Retained traces first (judged earlier), then the open ones: every one final, nothing can re-open them.
+      const out = [...retained.values()].map(release);
+      for (const t of [...open.values()]) out.push(hand(t, false, Number.POSITIVE_INFINITY)!);
       return out;
     },
     stats() {
-      return { openTraces: open.size, openSpans, openBytes: bytes, evictedTraces, droppedSpans, lateRecords, reopenedTraces };
+      return { openTraces: open.size, openSpans, openBytes: bytes, evictedTraces, droppedSpans, lateRecords, reopenedTraces, retainedEvictions, retainedBytes };
     },
   };
 }

@@ -3,13 +3,18 @@
 // functions; only the CLI prints.
 import { safeText } from '../core/safe-text.js';
 import { VERDICT_CATEGORIES } from '../types/verdict.js';
-import type { ScoreSummary, TraceVerdictLine } from './score-traces.js';
+import type { LateRecordsLine, ScoreSummary, TraceVerdictLine } from './score-traces.js';
 
 export type ScoreOutputFormat = 'table' | 'json' | 'jsonl' | 'junit' | 'md';
 export const SCORE_OUTPUT_FORMATS: readonly ScoreOutputFormat[] = ['table', 'json', 'jsonl', 'junit', 'md'];
 
 /** One JSON line per verdict (the stable machine format). */
 export function verdictLineJson(line: TraceVerdictLine): string {
+  return JSON.stringify(line);
+}
+
+/** A `late` line: records after a trace's re-open window (its own kind, never a verdict). */
+export function lateLineJson(line: LateRecordsLine): string {
   return JSON.stringify(line);
 }
 

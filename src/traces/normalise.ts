@@ -1,49 +1,25 @@
-// Spans of one trace → the Run that scoring understands. Reads our own traces and the common producers
-// (each reader cites its convention's specification): OpenInference, OTel GenAI (current message JSON and execute_tool spans), the legacy
-// indexed gen_ai.completion.* form (OpenLLMetry), the Vercel AI SDK, and the deprecated gen_ai.choice
-// events recorded as log records (opentelemetry-python-contrib openai-v2). The readers of the conventions
-// we emit (gen_ai.*, OpenInference, runspec.eval.*) live beside their writers in telemetry/conventions/;
-// those of producers we only read, in producers/; this file classifies spans and joins what the readers found, so that a call seen several
-// times (LLM output, a later input history, a tool span) is counted once.
-import {
-  ATTR_GEN_AI_COMPLETION,
-  ATTR_GEN_AI_INPUT_MESSAGES,
-  ATTR_GEN_AI_OPERATION_NAME,
-  ATTR_GEN_AI_OUTPUT_MESSAGES,
-  ATTR_GEN_AI_PROVIDER_NAME,
-  ATTR_GEN_AI_REQUEST_MODEL,
-  ATTR_GEN_AI_RESPONSE_ID,
-  ATTR_GEN_AI_RESPONSE_MODEL,
-  ATTR_GEN_AI_SYSTEM,
-  ATTR_GEN_AI_TOOL_NAME,
-  ATTR_GEN_AI_USAGE_COMPLETION_TOKENS,
-  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
-  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
-  ATTR_GEN_AI_USAGE_PROMPT_TOKENS,
-  GEN_AI_OPERATION_NAME_VALUE_CHAT,
-  GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
-  GEN_AI_OPERATION_NAME_VALUE_GENERATE_CONTENT,
-  GEN_AI_OPERATION_NAME_VALUE_TEXT_COMPLETION,
-} from '../semconv/gen-ai.js';
+// Spans of one trace → the Run that scoring understands. Each producer family's reader (src/traces/producers/,
+// each citing its convention; the readers of conventions we also write live beside their writers in
+// telemetry/conventions/) says what a span is and what it carries (_read-spans.ts asks them in order);
+// the call ledger (ledger.ts) joins the sightings so that a call seen several times (LLM output, a later
+// input history, a tool span) is counted once; this file picks the root, classifies spans and builds the Run.
+import { ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_OUTPUT_MESSAGES, ATTR_GEN_AI_REQUEST_MODEL, ATTR_GEN_AI_RESPONSE_ID } from '../semconv/gen-ai.js';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
 import { DISCOVERY_TOOLS } from '../toolset/layout.js';
-import type { Message, ModelCallRecord, Run, ToolCall, ToolCallRecord, Usage } from '../types/run.js';
-import * as K from '../semconv/producers.js';
-import { decodeJsonish, parseArguments, toInt, toStr } from '../telemetry/conventions/_json.js';
-import { canonicalJson } from '../core/canonical-json.js';
+import type { HiddenDecision, Message, ModelCallRecord, Run, ToolCall, ToolCallRecord, Usage } from '../types/run.js';
+import { decodeJsonish, toStr } from '../telemetry/conventions/_json.js';
 import { isRecord } from '../core/is-record.js';
 import type { AssembledTrace } from './assembler.js';
 import type { LogRecordEntry, SpanRecord } from './spans.js';
-import { contentText, indexed, normaliseRole, toolCallsOf, type ExtractedCall, type LlmOutput, type ToolSpanFields, type ToolSpanReading } from '../telemetry/conventions/_read.js';
-import { genAiFinishReason, genAiMessages, readGenAiInput, readGenAiOutput, readGenAiToolSpan } from '../telemetry/conventions/gen-ai.js';
-import { oiFinishReason, readOiInput, readOiOutputText, readOiToolSpan } from '../telemetry/conventions/openinference.js';
-import { readOiOutput } from './producers/openinference.js';
-import { readLegacyInput, readLegacyOutput, readTraceloopToolSpan } from './producers/openllmetry.js';
-import { readVercelInput, readVercelOutput, readVercelToolSpan } from './producers/vercel.js';
-import { readChoiceEvents, readEventInput, readToolMessageLogs } from './producers/gen-ai-events.js';
-import { isRunspecTrace, readRunspecCase, wasDropped, wasExecuted, type RunspecCaseInfo } from '../telemetry/conventions/runspec.js';
+import { contentText, indexed, normaliseRole, toolCallsOf, type LlmOutput } from '../telemetry/conventions/_read.js';
+import { genAiMessages } from '../telemetry/conventions/gen-ai.js';
+import { isRunspecTrace, readRunspecCase, type RunspecCaseInfo } from '../telemetry/conventions/runspec.js';
 import { byCodeUnits, sortSmall } from './_sort.js';
+import { CallLedger, type ExecutedCall, type LedgerResult } from './ledger.js';
+import { recogniseFamily } from './producers/index.js';
+import type { FamilyName, ProducerFamily } from './producers/family.js';
+import { isLlmSpan, isToolSpan, llmInput, llmOutput, providerOf, requestModelOf, responseModelOf, toolResultsOf, toolSpanCall, usageOf } from './_read-spans.js';
 
 /** What the normaliser learned about a trace besides the Run (for matching, annotations and output). */
 export interface TraceInfo {
@@ -59,8 +35,10 @@ export interface TraceInfo {
   rootAttributes: Record<string, unknown>;
   /** Every span's attributes, for `match.attributes` on any span. */
   spanAttributes: Array<Record<string, unknown>>;
-  /** Producer families recognised: runspec, openinference, gen_ai, openllmetry, vercel, gen_ai_events. */
+  /** Readers that found something: runspec, openinference, gen_ai, openllmetry, vercel, gen_ai_events. */
   producers: string[];
+  /** The producer family, recognised from structure alone (content on or off); absent when none is. */
+  family?: FamilyName;
   llmSpanIds: string[];
   toolSpanIds: string[];
   /** Call id (or position `#n`) → span id of the span that carried the call. */
@@ -78,170 +56,11 @@ export interface NormaliseOptions {
 
 const DEFAULT_DISCOVERY = new Set<string>(DISCOVERY_TOOLS);
 const isDefaultDiscovery = (n: string): boolean => DEFAULT_DISCOVERY.has(n);
-const LLM_OPERATIONS = new Set<string>([
-  GEN_AI_OPERATION_NAME_VALUE_CHAT,
-  GEN_AI_OPERATION_NAME_VALUE_TEXT_COMPLETION,
-  GEN_AI_OPERATION_NAME_VALUE_GENERATE_CONTENT,
-]);
 const TOOL_FINISH_REASONS = new Set(['tool_calls', 'tool_call', 'tool-calls', 'tool_use', 'function_call']);
 
 /** Finish reasons `tool_calls`, `tool_call`, `tool-calls`, `tool_use` and `function_call` all mean "called tools". */
 export function isToolCallFinish(reason: string | undefined): boolean {
   return reason !== undefined && TOOL_FINISH_REASONS.has(reason.toLowerCase());
-}
-
-/**
- * Requested calls of an LLM span: GenAI output messages, else OpenInference, else OpenLLMetry, plus
- * gen_ai.choice events not already seen, else the Vercel AI SDK.
- * Text and finish reason: the first source that has one.
- */
-function llmOutput(span: SpanRecord, logs: LogRecordEntry[], producers: Set<string>): LlmOutput {
-  const out: LlmOutput = { calls: [] };
-  const fr = genAiFinishReason(span.attributes) ?? oiFinishReason(span.attributes);
-  if (fr) out.finishReason = fr;
-  takeOutput(out, producers, 'gen_ai', readGenAiOutput(span), false);
-  if (out.calls.length === 0) takeOutput(out, producers, 'openinference', readOiOutput(span), true);
-  else {
-    // GenAI gave the calls: OpenInference's would be dropped, so only its presence and text are read.
-    const oi = readOiOutputText(span);
-    if (oi) {
-      producers.add('openinference');
-      if (oi.text !== undefined) out.text ??= oi.text;
-    }
-  }
-  takeOutput(out, producers, 'openllmetry', readLegacyOutput(span), true);
-  if (span.events.length || logs.length) {
-    const events = readChoiceEvents(span, logs);
-    if (events.length) {
-      producers.add('gen_ai_events');
-      for (const c of events) {
-        if (out.calls.length === 0 || c.calls.length) {
-          if (out.calls.every((x) => !c.calls.some((y) => sameCall(x, y)))) out.calls.push(...c.calls);
-        }
-        setTextAndReason(out, c);
-      }
-    }
-  }
-  takeOutput(out, producers, 'vercel', readVercelOutput(span), true);
-  return out;
-}
-
-/** Text and finish reason: the first source that has one. */
-function setTextAndReason(out: LlmOutput, found: LlmOutput): void {
-  if (found.text !== undefined && out.text === undefined) out.text = found.text;
-  if (found.finishReason !== undefined && out.finishReason === undefined) out.finishReason = found.finishReason;
-}
-
-/** One producer's reading of an LLM span into `out`: its calls (`onlyIfNone`: only when none yet), text, reason. */
-function takeOutput(out: LlmOutput, producers: Set<string>, producer: string, found: LlmOutput | undefined, onlyIfNone: boolean): void {
-  if (!found) return;
-  producers.add(producer);
-  if (!onlyIfNone || out.calls.length === 0) out.calls.push(...found.calls);
-  setTextAndReason(out, found);
-}
-
-function sameCall(x: ExtractedCall, y: ExtractedCall): boolean {
-  if (x.id && y.id) return x.id === y.id;
-  return x.name === y.name && canonicalJson(x.arguments) === canonicalJson(y.arguments);
-}
-
-/** Input history of an LLM span (for the prompt, history fallback and tool results): the first producer that has one. */
-function llmInput(span: SpanRecord, logs: LogRecordEntry[]): Message[] {
-  return readGenAiInput(span) ?? readOiInput(span) ?? readLegacyInput(span) ?? readVercelInput(span) ?? readEventInput(span, logs);
-}
-
-/** The call a tool span executed (a class: an object literal with a getter costs a slow path per span). */
-class ExecutedCall {
-  id?: string;
-  result?: string;
-  /** A trajectory call beyond the parallel cap, not run (runspec.eval.dropped). */
-  dropped?: boolean;
-  readonly hasArguments: boolean;
-  readonly isError: boolean;
-  readonly executed: boolean;
-  private parsedArguments: Record<string, unknown> | undefined;
-
-  constructor(
-    readonly span: SpanRecord,
-    readonly name: string,
-    private readonly rawArgs: unknown,
-  ) {
-    this.hasArguments = rawArgs !== undefined && rawArgs !== '';
-    this.isError = span.statusCode === 2 || span.attributes[ATTR_ERROR_TYPE] !== undefined;
-    this.executed = wasExecuted(span.attributes);
-  }
-
-  /** Parsed on first use: a call its id joins to the model's request keeps the request's arguments. */
-  get arguments(): Record<string, unknown> {
-    return (this.parsedArguments ??= parseArguments(this.rawArgs));
-  }
-}
-
-/** Fill what the readings before left unset (toolSpanCall). */
-function takeToolSpanReading(f: ToolSpanFields, producers: Set<string>, producer: string, r: ToolSpanReading): void {
-  if (r.recognised) producers.add(producer);
-  // gen_ai.tool.call.* count even without gen_ai.tool.name (the span name may carry the name).
-  if (!r.recognised && producer !== 'gen_ai') return;
-  f.name ??= r.fields.name;
-  f.id ??= r.fields.id;
-  f.rawArgs ??= r.fields.rawArgs;
-  f.result ??= r.fields.result;
-}
-
-/**
- * The call a tool span executed. Each producer's reading fills what the ones before it left unset, in
- * this order: GenAI, OpenInference, Vercel AI SDK, OpenLLMetry; the span name `execute_tool NAME` last.
- */
-function toolSpanCall(span: SpanRecord, producers: Set<string>): ExecutedCall | undefined {
-  const f: ToolSpanFields = {};
-  takeToolSpanReading(f, producers, 'gen_ai', readGenAiToolSpan(span));
-  takeToolSpanReading(f, producers, 'openinference', readOiToolSpan(span));
-  takeToolSpanReading(f, producers, 'vercel', readVercelToolSpan(span));
-  takeToolSpanReading(f, producers, 'openllmetry', readTraceloopToolSpan(span));
-  let name = f.name;
-  if (!name) {
-    const m = /^execute_tool (.+)$/.exec(span.name);
-    if (m) name = m[1];
-  }
-  if (!name) return undefined;
-  const a = span.attributes;
-  const exec = new ExecutedCall(span, name, f.rawArgs);
-  if (f.id) exec.id = f.id;
-  if (wasDropped(a)) exec.dropped = true;
-  if (f.result !== undefined) exec.result = contentText(f.result) ?? '';
-  return exec;
-}
-
-function isToolSpan(span: SpanRecord): boolean {
-  const a = span.attributes;
-  const op = a[ATTR_GEN_AI_OPERATION_NAME];
-  if (op === GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL) return true;
-  if (a[OI.OPENINFERENCE_SPAN_KIND] === OpenInferenceSpanKind.TOOL) return true;
-  if (span.name === K.VERCEL_TOOL_CALL_SPAN || a[K.TRACELOOP_SPAN_KIND] === 'tool') return true;
-  return a[ATTR_GEN_AI_TOOL_NAME] !== undefined && (typeof op !== 'string' || !LLM_OPERATIONS.has(op));
-}
-
-function hasKeyWithPrefix(attrs: Record<string, unknown>, prefix: string): boolean {
-  if (attrs[prefix] !== undefined) return true;
-  const p = prefix + '.';
-  for (const k in attrs) if (k.startsWith(p)) return true;
-  return false;
-}
-
-function isLlmSpan(span: SpanRecord): boolean {
-  const a = span.attributes;
-  const op = a[ATTR_GEN_AI_OPERATION_NAME];
-  if (typeof op === 'string') return LLM_OPERATIONS.has(op);
-  const kind = a[OI.OPENINFERENCE_SPAN_KIND];
-  if (typeof kind === 'string') return kind === OpenInferenceSpanKind.LLM;
-  if (K.VERCEL_MODEL_CALL_SPAN_SUFFIXES.some((s) => span.name.endsWith(s)) && span.name.startsWith(K.VERCEL_SPAN_PREFIX)) return true;
-  if (span.name.startsWith(K.VERCEL_SPAN_PREFIX)) return false;
-  return hasKeyWithPrefix(a, ATTR_GEN_AI_COMPLETION) || hasKeyWithPrefix(a, OI.LLM_OUTPUT_MESSAGES) || a[K.LLM_REQUEST_TYPE] !== undefined;
-}
-
-/** The first of up to four values that reads as an integer. */
-function num(a: unknown, b?: unknown, c?: unknown, d?: unknown): number | undefined {
-  return toInt(a) ?? toInt(b) ?? toInt(c) ?? toInt(d);
 }
 
 /** The latest end (or start, for a span that did not end) of the root and every span. */
@@ -251,37 +70,10 @@ function latestEnd(root: SpanRecord, spans: readonly SpanRecord[]): number {
   return end;
 }
 
-function usageOf(a: Record<string, unknown>): Usage {
-  const u: Usage = {};
-  const p = num(a[ATTR_GEN_AI_USAGE_INPUT_TOKENS], a[ATTR_GEN_AI_USAGE_PROMPT_TOKENS], a[OI.LLM_TOKEN_COUNT_PROMPT], a[K.VERCEL_USAGE_PROMPT_TOKENS]);
-  const c = num(a[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS], a[ATTR_GEN_AI_USAGE_COMPLETION_TOKENS], a[OI.LLM_TOKEN_COUNT_COMPLETION], a[K.VERCEL_USAGE_COMPLETION_TOKENS]);
-  const t = num(a[OI.LLM_TOKEN_COUNT_TOTAL]);
-  if (p !== undefined) u.promptTokens = p;
-  if (c !== undefined) u.completionTokens = c;
-  if (t !== undefined) u.totalTokens = t;
-  // withTotal's rule, without its copy: prompt + completion when no total was reported.
-  else if (p !== undefined || c !== undefined) u.totalTokens = (p ?? 0) + (c ?? 0);
-  return u;
-}
-
-function providerOf(a: Record<string, unknown>): string | undefined {
-  return toStr(a[ATTR_GEN_AI_PROVIDER_NAME]) ?? toStr(a[ATTR_GEN_AI_SYSTEM]) ?? toStr(a[OI.LLM_PROVIDER]) ?? toStr(a[OI.LLM_SYSTEM]) ?? toStr(a[K.VERCEL_MODEL_PROVIDER]);
-}
-
 // Ties keep arrival order (the sort is stable): exporters send spans as they end, which orders calls made
 // within the same millisecond; a span-id tie-break ordered them at random.
 function byStart(x: SpanRecord, y: SpanRecord): number {
   return x.startTimeMs - y.startTimeMs;
-}
-
-// ---------------------------------------------------------------- assembly
-
-interface Pending {
-  rec: ToolCallRecord;
-  sortTimeMs: number;
-  seq: number;
-  spanId?: string;
-  matchedTool: boolean;
 }
 
 /**
@@ -419,15 +211,8 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
   let callSpanIds: Record<string, string> | undefined;
   const spanIdsOfCalls = (): Record<string, string> => (callSpanIds ??= spanIdsByCall(callSpanPairs));
 
-  const anyToolFinish = modelCalls.some((m) => isToolCallFinish(m.response?.finishReason));
-  if (toolCalls.length === 0 && anyToolFinish) {
-    return {
-      ok: false,
-      traceId: trace.traceId,
-      rootSpanId: root.spanId,
-      reason: 'the model finished with tool calls but the trace carries no call content (enable content capture)',
-    };
-  }
+  const family = recogniseFamily(spans, logs);
+  const hidden = hiddenDecisionOf(modelCalls, toolCalls, family);
 
   // Decision runs capture a call without running it; a trajectory call that failed before running
   // (denied, unknown, no mock) or was dropped at the parallel cap is not a capture.
@@ -468,6 +253,7 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
   if (model) run.model = (model.responseModel ?? model.requestModel)!;
   else if (toStr(ra[ATTR_GEN_AI_REQUEST_MODEL])) run.model = toStr(ra[ATTR_GEN_AI_REQUEST_MODEL])!;
   if (ours.toolMode) run.toolMode = ours.toolMode;
+  if (hidden) run.hiddenDecision = hidden;
   if (root.statusCode === 2) run.error = { code: toStr(ra[ATTR_ERROR_TYPE]) ?? 'error', message: root.statusMessage ?? '' };
   if (decision) {
     // The call the live run captured without executing it; else the first non-discovery call.
@@ -512,8 +298,29 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
   const first = firstUserMessage(inputs, root);
   if (first !== undefined) info.firstUserMessage = first;
   if (logs.length) producers.add('gen_ai_events');
+  if (family) info.family = family.name;
   info.producers = sortSmall([...producers], byCodeUnits);
   return { ok: true, run, info };
+}
+
+/**
+ * What the trace does not show of the model's decision: no call is visible (no output, tool span or
+ * history names one) although a model call finished with tool calls, or no model call shows a finish
+ * reason, text or call at all. Either way the model was called and the checks that need its decision
+ * are not checkable; undefined when the decision is shown.
+ */
+function hiddenDecisionOf(modelCalls: readonly ModelCallRecord[], toolCalls: readonly ToolCallRecord[], family: ProducerFamily | undefined): HiddenDecision | undefined {
+  if (toolCalls.length > 0 || modelCalls.length === 0) return undefined;
+  let missing: HiddenDecision['missing'] | undefined;
+  if (modelCalls.some((m) => isToolCallFinish(m.response?.finishReason))) missing = 'tool_calls';
+  else if (modelCalls.every((m) => m.response?.finishReason === undefined && m.response?.text === undefined)) missing = 'answer';
+  if (!missing) return undefined;
+  const h: HiddenDecision = { missing };
+  if (family) {
+    h.family = family.name;
+    h.captureSwitch = family.contentSwitch;
+  }
+  return h;
 }
 
 /** One model call per LLM span, in start order, with the request history each one saw. */
@@ -540,8 +347,8 @@ function modelCallsOf(
       response: { toolCalls: toolCallsOf(out.calls) },
       usage: usageOf(a),
     };
-    const reqModel = toStr(a[ATTR_GEN_AI_REQUEST_MODEL]) ?? toStr(a[OI.LLM_REQUEST_MODEL_NAME]) ?? toStr(a[K.VERCEL_MODEL_ID]);
-    const resModel = toStr(a[ATTR_GEN_AI_RESPONSE_MODEL]) ?? toStr(a[OI.LLM_MODEL_NAME]);
+    const reqModel = requestModelOf(a);
+    const resModel = responseModelOf(a);
     if (reqModel) rec.requestModel = reqModel;
     if (resModel) rec.responseModel = resModel;
     const respId = toStr(a[ATTR_GEN_AI_RESPONSE_ID]);
@@ -556,9 +363,9 @@ function modelCallsOf(
 }
 
 /**
- * The joiner: every tool call of the trace, counted once. A call can show up as an LLM span's output, as
- * a tool span, in a later request's history and as a tool result; these are joined by call id, else by
- * name and canonical arguments in order. Calls are ordered by when they were requested (or executed).
+ * Every tool call of the trace, counted once, through the call ledger: the LLM spans' requested calls,
+ * then the tool spans, then calls only visible in the longest later history, then tool results recorded
+ * in later histories and in log records.
  */
 function joinCalls(input: {
   llmSpans: SpanRecord[];
@@ -566,82 +373,13 @@ function joinCalls(input: {
   executed: ExecutedCall[];
   inputs: Message[][];
   logs: LogRecordEntry[];
-}): { toolCalls: ToolCallRecord[]; callSpanPairs: string[] } {
+}): LedgerResult {
   const { llmSpans, outputs, executed, inputs, logs } = input;
-  // Requested calls, once each.
-  const pending: Pending[] = [];
-  let seq = 0;
-  const byId = new Map<string, Pending>();
-  llmSpans.forEach((s, index) => {
-    const out = outputs[index]!;
-    out.calls.forEach((c) => {
-      if (c.id && byId.has(c.id)) return;
-      const call: ToolCall = { id: c.id ?? '', name: c.name, arguments: c.arguments };
-      if (c.reconstructed) call.reconstructed = true;
-      const p: Pending = {
-        rec: {
-          turn: index,
-          modelCallIndex: index,
-          call,
-          startTimeMs: s.endTimeMs ?? s.startTimeMs,
-          endTimeMs: s.endTimeMs ?? s.startTimeMs,
-          executed: true,
-        },
-        sortTimeMs: s.endTimeMs ?? s.startTimeMs,
-        seq: seq++,
-        spanId: s.spanId,
-        matchedTool: false,
-      };
-      if (c.id) byId.set(c.id, p);
-      pending.push(p);
-    });
+  const ledger = new CallLedger();
+  llmSpans.forEach((span, turn) => {
+    for (const c of outputs[turn]!.calls) ledger.request(c, { turn, span });
   });
-
-  // Tool spans: join by call id, else by name and canonical arguments in order, else add.
-  for (const e of executed) {
-    let match = e.id ? byId.get(e.id) : undefined;
-    if (match?.matchedTool) match = undefined;
-    if (!match) {
-      // Canonical arguments only when the call id did not join it (most producers record ids).
-      const canon = canonicalJson(e.arguments);
-      match = pending.find((p) => !p.matchedTool && (!e.id || !p.rec.call.id) && p.rec.call.name === e.name && canonicalJson(p.rec.call.arguments) === canon);
-      match ??= pending.find((p) => !p.matchedTool && (!e.id || !p.rec.call.id) && p.rec.call.name === e.name && (!e.hasArguments || Object.keys(p.rec.call.arguments).length === 0));
-    }
-    if (match) {
-      match.matchedTool = true;
-      const r = match.rec;
-      if (!r.call.id && e.id) {
-        r.call.id = e.id;
-        byId.set(e.id, match);
-      }
-      if (Object.keys(r.call.arguments).length === 0 && e.hasArguments) r.call.arguments = e.arguments;
-      r.executed = e.executed;
-      r.startTimeMs = e.span.startTimeMs;
-      r.endTimeMs = e.span.endTimeMs ?? e.span.startTimeMs;
-      if (e.result !== undefined) r.result = e.result;
-      if (e.isError) r.isError = true;
-      if (e.dropped) r.dropped = true;
-      match.spanId = e.span.spanId;
-      continue;
-    }
-    const turn = Math.max(0, llmSpans.filter((s) => s.startTimeMs <= e.span.startTimeMs).length - 1);
-    const rec: ToolCallRecord = {
-      turn,
-      modelCallIndex: llmSpans.length ? turn : -1,
-      call: { id: e.id ?? '', name: e.name, arguments: e.arguments },
-      startTimeMs: e.span.startTimeMs,
-      endTimeMs: e.span.endTimeMs ?? e.span.startTimeMs,
-      executed: e.executed,
-    };
-    if (e.result !== undefined) rec.result = e.result;
-    if (e.isError) rec.isError = true;
-    if (e.dropped) rec.dropped = true;
-    const p: Pending = { rec, sortTimeMs: e.span.startTimeMs, seq: seq++, spanId: e.span.spanId, matchedTool: true };
-    if (e.id) byId.set(e.id, p);
-    pending.push(p);
-  }
-
-  // History fallback: calls only visible in later requests' assistant messages (no output, no tool span).
+  for (const e of executed) ledger.execute(e, llmSpans);
   let longest: { calls: ToolCall[]; at: number } = { calls: [], at: 0 };
   inputs.forEach((msgs, i) => {
     // Counted first: most histories hold no more calls than the longest so far, and need no list.
@@ -649,70 +387,12 @@ function joinCalls(input: {
     for (const m of msgs) if (m.role === 'assistant') count += m.toolCalls?.length ?? 0;
     if (count > longest.calls.length) longest = { calls: msgs.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])), at: llmSpans[i]!.startTimeMs };
   });
-  // Each history call claims at most one known call (same id; else same name with the same or unknown
-  // arguments), so a call repeated in the history stays repeated and a known call is not added twice.
-  const claimed = new Set<Pending>();
-  for (const c of longest.calls) {
-    const byIdMatch = c.id ? byId.get(c.id) : undefined;
-    if (byIdMatch) {
-      claimed.add(byIdMatch);
-      continue;
-    }
-    const canon = canonicalJson(c.arguments);
-    const same = pending.find(
-      (p) =>
-        !claimed.has(p) &&
-        p.rec.call.name === c.name &&
-        (!c.id || !p.rec.call.id) &&
-        (canonicalJson(p.rec.call.arguments) === canon || Object.keys(p.rec.call.arguments).length === 0),
-    );
-    if (same) {
-      claimed.add(same);
-      if (Object.keys(same.rec.call.arguments).length === 0) same.rec.call.arguments = c.arguments;
-      if (!same.rec.call.id && c.id) {
-        same.rec.call.id = c.id;
-        byId.set(c.id, same);
-      }
-      continue;
-    }
-    const p: Pending = {
-      rec: { turn: 0, modelCallIndex: -1, call: { ...c }, startTimeMs: longest.at, endTimeMs: longest.at, executed: true },
-      sortTimeMs: longest.at - 1e-3,
-      seq: seq++,
-      matchedTool: false,
-    };
-    claimed.add(p);
-    if (c.id) byId.set(c.id, p);
-    pending.push(p);
-  }
-  // Tool results from later histories, joined by call id.
+  ledger.claimHistory(longest.calls, longest.at);
   for (const msgs of inputs) {
-    for (const m of msgs) {
-      if (m.role !== 'tool' || !m.toolCallId) continue;
-      const p = byId.get(m.toolCallId);
-      if (p && p.rec.result === undefined && m.content !== undefined) p.rec.result = m.content;
-    }
+    for (const m of msgs) if (m.role === 'tool' && m.toolCallId) ledger.attachResult(m.toolCallId, m.content);
   }
-  for (const m of logs.length ? readToolMessageLogs(logs) : []) {
-    const p = byId.get(m.id);
-    if (p && p.rec.result === undefined) p.rec.result = m.result;
-  }
-
-  // A call the model only requested (no tool span, no result in a later history) is not known to have run.
-  for (const p of pending) if (!p.matchedTool && p.rec.result === undefined) p.rec.executed = false;
-  sortSmall(pending, byRequestTime);
-  const toolCalls = pending.map((p) => p.rec);
-  // Call id (or position) and span id, in turn: spanIdsByCall builds the map from them.
-  const callSpanPairs: string[] = [];
-  pending.forEach((p, i) => {
-    if (p.spanId) callSpanPairs.push(p.rec.call.id || `#${i}`, p.spanId);
-  });
-
-  return { toolCalls, callSpanPairs };
-}
-
-function byRequestTime(x: Pending, y: Pending): number {
-  return x.sortTimeMs - y.sortTimeMs || x.seq - y.seq;
+  for (const r of toolResultsOf(logs)) ledger.attachResult(r.id, r.result);
+  return ledger.finish();
 }
 
 function spanIdsByCall(pairs: readonly string[]): Record<string, string> {

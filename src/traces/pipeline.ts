@@ -5,7 +5,7 @@ import type { AssembledTrace, AssemblerOptions } from './assembler.js';
 import { readTracePaths } from './readers.js';
 import type { ReaderOptions } from './readers.js';
 import { createSummaryCollector, createTraceScorer } from './score-traces.js';
-import type { ScoreSummary, TraceOutcome, TraceScorerOptions } from './score-traces.js';
+import type { LateRecordsLine, ScoreSummary, TraceOutcome, TraceScorerOptions } from './score-traces.js';
 import type { InputProblem, LogRecordEntry, SpanRecord } from './spans.js';
 import type { Shard } from '../core/shard.js';
 
@@ -14,8 +14,10 @@ export type { Shard } from '../core/shard.js';
 export interface TracePipelineOptions extends TraceScorerOptions {
   assembler: AssemblerOptions;
   shard?: Shard;
-  /** Receives every scored or uninterpretable trace, in completion order. */
+  /** Receives every scored or uninterpretable trace, in completion order (each revision; `final` marks the last). */
   onOutcome: (outcome: TraceOutcome) => void;
+  /** Records that arrived after their trace's re-open window: dropped, reported as they arrive. */
+  onLate?: (line: LateRecordsLine) => void;
   /**
    * Judge the traces `tick` finds complete in slices of about this many ms between I/O callbacks, instead
    * of all at once inside `tick`: a receiver keeps answering requests while a backlog is judged, in the
@@ -46,7 +48,16 @@ export interface TracePipeline {
 
 /** @example const p = createTracePipeline({ cases, assembler: { quiet: 2000 }, onOutcome: write }); */
 export function createTracePipeline(options: TracePipelineOptions): TracePipeline {
-  const assembler = createTraceAssembler(options.assembler);
+  const onLate = options.onLate;
+  const assembler = createTraceAssembler(
+    onLate
+      ? {
+          ...options.assembler,
+          onLate: ({ traceId, records }) =>
+            onLate({ kind: 'late', traceId, records, reason: `${records} record(s) arrived after the trace's re-open window closed (dropped; its final verdict stands)` }),
+        }
+      : options.assembler,
+  );
   const scorer = createTraceScorer(options);
   const summary = createSummaryCollector();
   const shard = options.shard;
@@ -160,7 +171,8 @@ export interface ScoreFilesOptions extends TraceScorerOptions, ReaderOptions {
  * @throws TraceError (TRACE_INPUT) for a path that does not exist or cannot be read.
  */
 export async function scoreTraceFiles(paths: string[], options: ScoreFilesOptions): Promise<ScoreSummary> {
-  const assembler: AssemblerOptions = { rule: 'structural', quiet: 0, reopenWindow: options.reopenRecords ?? 1000 };
+  // Files: a trace is handed out once, final, when its window closes or the input ends.
+  const assembler: AssemblerOptions = { rule: 'structural', quiet: 0, reopenWindow: options.reopenRecords ?? 1000, provisional: false };
   if (options.maxOpenTraces !== undefined) assembler.maxOpenTraces = options.maxOpenTraces;
   if (options.maxOpenSpans !== undefined) assembler.maxOpenSpans = options.maxOpenSpans;
   if (options.maxOpenBytes !== undefined) assembler.maxOpenBytes = options.maxOpenBytes;

@@ -117,6 +117,51 @@ export async function* gunzipLimited(source: AsyncIterable<Uint8Array>, maxInfla
   }
 }
 
+/**
+ * Inflate a whole zstd stream (the `zstd` tool's output: one or more frames, skippable frames between them,
+ * which is also the Collector file exporter's native-compression layout) in pure JS (fzstd), with the
+ * limits gzip has.
+ */
+export async function* unzstdLimited(source: AsyncIterable<Uint8Array>, maxInflatedBytes: number): AsyncGenerator<Uint8Array> {
+  const { Decompress } = await import('fzstd');
+  let compressed = 0;
+  let inflated = 0;
+  let out: Uint8Array[] = [];
+  const stream = new Decompress((chunk) => {
+    inflated += chunk.length;
+    if (inflated > maxInflatedBytes) throw new InflateLimitError(`decompressed size over ${maxInflatedBytes} bytes`);
+    if (inflated > BOMB_RATIO_AFTER_BYTES && inflated > BOMB_RATIO * Math.max(compressed, 1)) {
+      throw new InflateLimitError(`compression ratio over ${BOMB_RATIO}:1 (decompression bomb)`);
+    }
+    if (chunk.length) out.push(chunk);
+  });
+  const push = (chunk: Uint8Array, final: boolean): Uint8Array[] => {
+    try {
+      stream.push(chunk, final);
+    } catch (err) {
+      if (err instanceof InflateLimitError) throw err;
+      throw new CorruptZstdError((err as Error).message);
+    }
+    const ready = out;
+    out = [];
+    return ready;
+  };
+  for await (const chunk of source) {
+    compressed += chunk.length;
+    yield* push(chunk, false);
+  }
+  yield* push(new Uint8Array(0), true);
+}
+
+class CorruptZstdError extends Error {}
+
+/** Whether a stream starts with a zstd frame or a skippable frame (magic 0xFD2FB528, 0x184D2A5?; little-endian). */
+function startsZstd(head: Uint8Array): boolean {
+  if (head.length < 4) return false;
+  if (isZstd(head)) return true;
+  return (head[0]! & 0xf0) === 0x50 && head[1] === 0x2a && head[2] === 0x4d && head[3] === 0x18;
+}
+
 /** Peek the first bytes of a stream, then hand back an iterator that replays them. */
 async function peek(source: AsyncIterable<Uint8Array>, n: number): Promise<{ head: Uint8Array; rest: AsyncIterable<Uint8Array> }> {
   const it = source[Symbol.asyncIterator]();
@@ -472,9 +517,10 @@ export async function* readTraceStream(
 ): AsyncGenerator<TraceInputItem> {
   const maxRecordBytes = opts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   const hintLogs = /(^|[._-])logs?([._-]|$)/i.test(opts.name.split(/[\\/]/).pop() ?? '');
-  const { head, rest } = await peek(source, 2);
+  const { head, rest } = await peek(source, 4);
   let input = rest;
   if (head[0] === 0x1f && head[1] === 0x8b) input = gunzipLimited(rest, opts.maxInflatedBytes ?? DEFAULT_MAX_INFLATED_BYTES);
+  else if (startsZstd(head)) input = unzstdLimited(rest, opts.maxInflatedBytes ?? DEFAULT_MAX_INFLATED_BYTES);
   try {
     const p = await peek(input, 1);
     const first = firstNonSpace(p.head);
@@ -486,7 +532,11 @@ export async function* readTraceStream(
     }
   } catch (err) {
     if (err instanceof InflateLimitError) {
-      yield { kind: 'problem', problem: { place: opts.name, reason: `gzip input abandoned: ${err.message}` } };
+      yield { kind: 'problem', problem: { place: opts.name, reason: `${head[0] === 0x1f ? 'gzip' : 'zstd'} input abandoned: ${err.message}` } };
+      return;
+    }
+    if (err instanceof CorruptZstdError) {
+      yield { kind: 'problem', problem: { place: opts.name, reason: `corrupt zstd data (${err.message})` } };
       return;
     }
     if (err instanceof Error && 'code' in err && typeof (err as { code: unknown }).code === 'string' && String((err as { code: string }).code).startsWith('Z_')) {

@@ -185,7 +185,7 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
     const path = (req.url ?? '/').split('?')[0]!;
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       const s = pipeline.summary();
-      const health = { status: 'ok', openTraces: pipeline.openTraces(), traces: s.traces, verdicts: s.verdicts, failed: s.failed, uninterpretable: s.uninterpretable, evictedTraces: s.evictedTraces };
+      const health = { status: 'ok', openTraces: pipeline.openTraces(), traces: s.traces, verdicts: s.verdicts, failed: s.failed, uninterpretable: s.uninterpretable, evictedTraces: s.evictedTraces, retainedEvictions: s.retainedEvictions, lateRecords: s.lateRecords };
       send(res, 200, JSON.stringify(health), 'application/json');
       return;
     }

@@ -25,7 +25,7 @@ import { parseStructuredText, validateStructured } from '../core/structured-file
 import { TraceError } from '../errors.js';
 import { detectJsonDump } from '../scoring/json-dump.js';
 import { redundantBounds } from '../scoring/replio.js';
-import { unscorableReason } from '../scoring/verdict.js';
+import { hiddenText, unscorableReason } from '../scoring/verdict.js';
 import { validateCallArgs } from '../toolset/validate-args.js';
 import { resolveCall } from '../toolset/resolve.js';
 import type { CaseMatchRule } from '../types/case.js';
@@ -154,7 +154,16 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
   };
   let withoutArgs = 0;
   for (const c of calls) if (c.argumentsAbsent) withoutArgs++;
-  if (rule.forbidTools?.length) {
+  // The trace shows the model was called but not what it decided: checks over its calls are not checkable.
+  const hidden = calls.length === 0 ? run.hiddenDecision : undefined;
+  if (hidden) {
+    const missing = hiddenText(hidden);
+    if (rule.forbidTools?.length) skip('forbid_tools', missing);
+    if (rule.validateArgs) skip('validate_args', missing);
+    if (rule.maxCalls !== undefined) skip('max_calls', missing);
+    if (rule.minCalls !== undefined) skip('min_calls', missing);
+    if (rule.maxRedundant !== undefined) skip('max_redundant', missing);
+  } else if (rule.forbidTools?.length) {
     const forbidden = forbiddenOf(rule.forbidTools);
     // Names of forbidden calls, once each, in call order.
     const hit: string[] = [];
@@ -162,7 +171,7 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
     judge('forbid_tools', hit.length === 0, rule.forbidTools, hit.length ? hit : undefined);
     if (hit.length) failures.push({ category: 'forbidden_tool', reason: `called forbidden tool ${hit.join(', ')}` });
   }
-  if (rule.validateArgs) {
+  if (rule.validateArgs && !hidden) {
     if (!ctx.toolset) skip('validate_args', 'no toolset (pass --toolset)');
     else {
       const toolMode = ctx.toolMode ?? run.toolMode ?? 'dedup';
@@ -182,15 +191,15 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
       else skip('validate_args', `arguments of ${withoutArgs} call(s) not captured (content capture off)`);
     }
   }
-  if (rule.maxCalls !== undefined) {
+  if (rule.maxCalls !== undefined && !hidden) {
     judge('max_calls', calls.length <= rule.maxCalls, rule.maxCalls, calls.length);
     if (calls.length > rule.maxCalls) failures.push({ category: 'too_many_calls', reason: `${calls.length} tool calls, at most ${rule.maxCalls} allowed` });
   }
-  if (rule.minCalls !== undefined) {
+  if (rule.minCalls !== undefined && !hidden) {
     judge('min_calls', calls.length >= rule.minCalls, rule.minCalls, calls.length);
     if (calls.length < rule.minCalls) failures.push({ category: 'too_few_calls', reason: `${calls.length} tool calls, at least ${rule.minCalls} required` });
   }
-  if (rule.maxRedundant !== undefined) {
+  if (rule.maxRedundant !== undefined && !hidden) {
     // Redundancy compares arguments: without them every repeated name would look redundant.
     // Certain repeats fail; a repeated name without arguments is not checkable; no repeated name passes.
     const { min: redundant, max } = redundantBounds(calls);

@@ -26,7 +26,7 @@ import { normaliseTraceForScoring } from './normalise.js';
 import type { TraceInfo } from './normalise.js';
 import { applyRule } from './rules.js';
 import type { TraceRule } from './rules.js';
-import type { InputProblem } from './spans.js';
+import { MAX_ATTRIBUTE_CHARS, type InputProblem } from './spans.js';
 import { isRecord as isObject } from '../core/is-record.js';
 import { isAutonomy } from '../core/vocabulary.js';
 
@@ -63,10 +63,16 @@ export interface TraceVerdictLine {
   traceUrl?: string;
   /** This judgement replaces an earlier one of the same trace (late spans re-opened it); only the last counts. */
   supersedes?: boolean;
+  /** 0 for a trace's first judgement, one more each time late spans re-opened it. */
+  revision: number;
+  /** The trace's re-open window has closed: this is its last judgement (summaries, results and verdict spans count only these). */
+  final: boolean;
   /** The trace never became whole (a root that did not end, parents that never arrived). */
   incomplete?: boolean;
   mode: 'decision' | 'trajectory';
   producers: string[];
+  /** The producer family that wrote the trace, recognised from its structure (content on or off). */
+  family?: string;
   calls: ObservedCallLine[];
   /** The trace was handed out early by a memory bound and may be incomplete. */
   evicted?: boolean;
@@ -82,8 +88,18 @@ export type TraceOutcome =
       verdicts: Array<{ verdict: Verdict; caseId?: string; rule?: string }>;
       /** Replaces the previous outcome of this trace (same ids: annotations upsert). */
       supersedes?: boolean;
+      revision: number;
+      final: boolean;
     }
-  | { kind: 'uninterpretable'; traceId: string; rootSpanId?: string; reason: string; supersedes?: boolean };
+  | { kind: 'uninterpretable'; traceId: string; rootSpanId?: string; reason: string; supersedes?: boolean; revision: number; final: boolean };
+
+/** Records for a trace whose re-open window had closed: dropped, never a verdict, reported when they arrive. */
+export interface LateRecordsLine {
+  kind: 'late';
+  traceId: string;
+  records: number;
+  reason: string;
+}
 
 export interface TraceScorerOptions {
   cases?: readonly Case[];
@@ -115,7 +131,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
     score(trace) {
       const n = normaliseTraceForScoring(trace, isDiscovery ? { isDiscovery } : {});
       if (!n.ok) {
-        const out: TraceOutcome = { kind: 'uninterpretable', traceId: n.traceId, reason: n.reason };
+        const out: TraceOutcome = { kind: 'uninterpretable', traceId: n.traceId, reason: n.reason, revision: trace.revision ?? 0, final: trace.final ?? true };
         if (n.rootSpanId) out.rootSpanId = n.rootSpanId;
         if (trace.reopened) out.supersedes = true;
         return out;
@@ -132,8 +148,8 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
       });
       let rebuilt = 0;
       for (const c of calls) if (c.reconstructed) rebuilt++;
-      // The verdict says when it judged calls split back out of one garbled call.
-      const note = rebuilt ? ` (${rebuilt} tool calls reconstructed from one merged call: the producer concatenated parallel calls)` : '';
+      // The verdict says when it judged calls split back out of one garbled call, and what a cut attribute affects.
+      const note = (rebuilt ? ` (${rebuilt} tool calls reconstructed from one merged call: the producer concatenated parallel calls)` : '') + cutNote(trace);
       // Lines are built key by key in the order JSON output shows them (base fields, then case or rule,
       // then checks and suite): spreading a base line and overriding its fields cost more than the rule.
       const base = (category: VerdictCategory | null, pass: boolean | null, reason: string): TraceVerdictLine => {
@@ -144,8 +160,11 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
           category,
           pass,
           reason,
+          revision: trace.revision ?? 0,
+          final: trace.final ?? true,
           mode: run.mode,
           producers: info.producers,
+          ...(info.family ? { family: info.family } : {}),
           calls,
         };
         if (trace.evicted) line.evicted = true;
@@ -207,13 +226,35 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
       if (lines.length === 0) {
         lines.push(base(null, null, cases.length || rules.length ? 'no case or rule matched this trace' : `extracted ${calls.length} tool calls (no cases or rules given)`));
       }
-      const outcome: TraceOutcome = { kind: 'scored', traceId: info.traceId, info, lines, verdicts };
+      const outcome: TraceOutcome = { kind: 'scored', traceId: info.traceId, info, lines, verdicts, revision: trace.revision ?? 0, final: trace.final ?? true };
       if (trace.reopened) outcome.supersedes = true;
       return outcome;
     },
   };
 }
 
+
+// Which checks read an attribute, by the kind of content it carries (the readers in producers/).
+const PROMPT_KEYS = [ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_PROMPT, OI.INPUT_VALUE, OI.LLM_INPUT_MESSAGES, K.VERCEL_PROMPT, K.VERCEL_PROMPT_MESSAGES, K.TRACELOOP_ENTITY_INPUT];
+const CALL_KEYS = [ATTR_GEN_AI_OUTPUT_MESSAGES, ATTR_GEN_AI_COMPLETION, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, OI.OUTPUT_VALUE, OI.LLM_OUTPUT_MESSAGES, OI.TOOL_PARAMETERS, K.VERCEL_RESPONSE_TOOL_CALLS, K.VERCEL_RESULT_TOOL_CALLS, K.VERCEL_TOOL_CALL_ARGS, K.VERCEL_TOOL_CALL_INPUT];
+const startsWithAny = (key: string, keys: readonly string[]): boolean => keys.some((k) => key === k || key.startsWith(`${k}.`));
+
+function affectedChecks(key: string): string {
+  if (startsWithAny(key, CALL_KEYS)) return 'the tool calls and their arguments (tool, args, calls, forbid_tools and sequence checks)';
+  if (startsWithAny(key, PROMPT_KEYS)) return 'the prompt and request history (match.prompt, and calls only visible in the history)';
+  return 'any check that reads it';
+}
+
+/** `; attribute X of span S was cut at the limit, affecting …` for each cut attribute of the trace. */
+function cutNote(trace: AssembledTrace): string {
+  let note = '';
+  for (const span of trace.spans) {
+    for (const c of span.cutAttributes ?? []) {
+      note += `; input problem: attribute ${c.key} of span ${span.spanId} was cut at ${MAX_ATTRIBUTE_CHARS} characters (it had ${c.chars}), affecting ${affectedChecks(c.key)}`;
+    }
+  }
+  return note;
+}
 
 /**
  * The reason of a verdict on a trace that never became whole. It says which checks found nothing wrong in
@@ -278,7 +319,22 @@ export function traceCarriesContent(trace: AssembledTrace): boolean {
     if (carriesContent(span.attributes)) return true;
     for (const e of span.events) if (carriesContent(e.attributes)) return true;
   }
-  return trace.logs.some((l) => l.body !== undefined && l.body !== null && l.body !== '');
+  return trace.logs.some((l) => bodyCarriesContent(l.body, 0));
+}
+
+/**
+ * Whether a GenAI event body carries content: without capture the events still go out, with
+ * `finish_reason`, tool call ids and names, but no `content` and no `arguments` (gen-ai-events.md).
+ */
+function bodyCarriesContent(body: unknown, depth: number): boolean {
+  if (typeof body === 'string') return body !== '' && depth === 0;
+  if (depth > 6 || body === null || typeof body !== 'object') return false;
+  if (Array.isArray(body)) return body.some((x) => bodyCarriesContent(x, depth + 1));
+  for (const [k, v] of Object.entries(body)) {
+    if ((k === 'content' || k === 'arguments') && v !== undefined && v !== null && v !== '') return true;
+    if (typeof v === 'object' && bodyCarriesContent(v, depth + 1)) return true;
+  }
+  return false;
 }
 
 /**
@@ -368,6 +424,8 @@ export interface ScoreSummary {
   lateRecords: number;
   /** Traces judged again after late spans (their earlier verdicts no longer count). */
   reopenedTraces: number;
+  /** Retained traces made final before their re-open window closed (the retained-summary cap). */
+  retainedEvictions: number;
   /** Inputs from which nothing could be read (not OTLP at all); `score` exits 2 when any. */
   badFiles: string[];
 }
@@ -406,6 +464,7 @@ export function createSummaryCollector(): SummaryCollector {
     droppedSpans: 0,
     lateRecords: 0,
     reopenedTraces: 0,
+    retainedEvictions: 0,
     badFiles: [],
   };
   // What each recent trace contributed, so a superseding outcome can take the earlier one back; the
@@ -447,6 +506,8 @@ export function createSummaryCollector(): SummaryCollector {
   };
   return {
     addOutcome(o) {
+      // Only a trace's last judgement counts; earlier revisions are shown, never summed.
+      if (!o.final) return;
       const before = o.supersedes ? contributed.get(o.traceId) : undefined;
       if (before) apply(before, -1);
       const mine = compact(o);
@@ -495,6 +556,7 @@ export function createSummaryCollector(): SummaryCollector {
       s.droppedSpans = a.droppedSpans;
       s.lateRecords = a.lateRecords;
       s.reopenedTraces = a.reopenedTraces;
+      s.retainedEvictions = a.retainedEvictions;
     },
     summary: () => structuredClone(s),
   };

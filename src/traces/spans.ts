@@ -24,6 +24,8 @@ export interface SpanRecord {
   statusMessage?: string;
   resource: Record<string, unknown>;
   scopeName?: string;
+  /** Attributes whose string value was cut at MAX_ATTRIBUTE_CHARS (their original lengths). */
+  cutAttributes?: Array<{ key: string; chars: number }>;
 }
 
 /** A log record (event) tied to a span. */
@@ -214,7 +216,12 @@ export function spansFromRequest(req: unknown, place: string): { spans: SpanReco
       for (const raw of asArray(ss.spans)) {
         const span = toSpanRecord(raw, resource, scopeName);
         if (typeof span === 'string') problems.push({ place, reason: span });
-        else spans.push(span);
+        else {
+          spans.push(span);
+          for (const c of span.cutAttributes ?? []) {
+            problems.push({ place, reason: `trace ${span.traceId} span ${span.spanId}: attribute ${c.key} cut at ${MAX_ATTRIBUTE_CHARS} characters (it had ${c.chars}); the verdict names the checks it affects` });
+          }
+        }
       }
     }
   }
@@ -255,7 +262,21 @@ function toSpanRecord(raw: unknown, resource: Record<string, unknown>, scopeName
   if (end !== undefined && end > 0) span.endTimeMs = end;
   if (typeof status.message === 'string' && status.message !== '') span.statusMessage = status.message;
   if (scopeName !== undefined) span.scopeName = scopeName;
+  const cut = cutAttributesOf(raw.attributes);
+  if (cut) span.cutAttributes = cut;
   return span;
+}
+
+/** Top-level string attributes over MAX_ATTRIBUTE_CHARS (anyValueToPlain cuts them), with their lengths. */
+function cutAttributesOf(list: unknown): Array<{ key: string; chars: number }> | undefined {
+  if (!Array.isArray(list)) return undefined;
+  let out: Array<{ key: string; chars: number }> | undefined;
+  for (const kv of list) {
+    if (!isObject(kv) || typeof kv.key !== 'string' || !isObject(kv.value)) continue;
+    const s = kv.value.stringValue;
+    if (typeof s === 'string' && s.length > MAX_ATTRIBUTE_CHARS) (out ??= []).push({ key: kv.key, chars: s.length });
+  }
+  return out;
 }
 
 /** The span-bound log records of one ExportLogsServiceRequest; records without trace/span ids are skipped. */

@@ -133,6 +133,20 @@ export interface Run {
   agent?: AgentRunInfo;
   /** Set when the Run was read back from a trace. */
   trace?: { traceId: string; rootSpanId?: string; spanIds?: Record<string, string> };
+  /** Read back from a trace that shows the model was called but not what it decided (content capture off). */
+  hiddenDecision?: HiddenDecision;
+}
+
+/**
+ * What a trace does not show of the model's decision. `tool_calls`: it finished with tool calls whose
+ * names the trace does not record; `answer`: nothing shows whether it called tools or answered.
+ */
+export interface HiddenDecision {
+  missing: 'tool_calls' | 'answer';
+  /** The producer family that wrote the trace, when recognised. */
+  family?: string;
+  /** The producer's setting that would have recorded it. */
+  captureSwitch?: string;
 }
 
 /** How an agent target's Run was observed. */

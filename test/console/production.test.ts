@@ -57,7 +57,7 @@ describe('console production input', () => {
   });
 
   it('makes one row per scored trace, unique even when a trace has a case and a rule verdict', () => {
-    const base = { traceId: '0af7651916cd43dd8448eb211c80319c', rootSpanId: 'b7ad6b7169203331', sample: 0, mode: 'decision' as const, producers: ['runspec'], calls: [] };
+    const base = { traceId: '0af7651916cd43dd8448eb211c80319c', rootSpanId: 'b7ad6b7169203331', sample: 0, mode: 'decision' as const, producers: ['runspec'], calls: [], revision: 0, final: true };
     const { doc, unmatched } = productionDocument(
       [
         { ...base, case: 'c1', category: 'pass', pass: true, reason: 'ok' },

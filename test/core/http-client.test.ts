@@ -143,7 +143,7 @@ const CALLERS: Caller[] = [
       const r = await postLangSmithFeedback({
         endpoint,
         apiKey: KEY,
-        feedback: [{ run_id: '00000000-0000-0000-1a2b-3c4d5e6f7a8b', key: 'k', score: 1, value: 'pass', comment: '', feedback_source: { type: 'api', metadata: {} } }],
+        feedback: [{ id: '00000000-0000-8000-8000-000000000001', run_id: '00000000-0000-0000-1a2b-3c4d5e6f7a8b', trace_id: '00000000-0000-0000-1a2b-3c4d5e6f7a8b', key: 'k', score: 1, value: 'pass', comment: '', feedback_source: { type: 'api', metadata: {} } }],
         maxWaitMs: o.timeoutMs !== undefined ? 0 : 5000,
         requestTimeoutMs: o.timeoutMs ?? 5000,
         backoffMs: 1,
@@ -288,7 +288,7 @@ describe('the client on its own', () => {
     const r = await postLangSmithFeedback({
       endpoint: server.url.replace('://', '://bob:hunter2pw@'),
       apiKey: KEY,
-      feedback: [{ run_id: 'r', key: 'k', score: 1, value: 'pass', comment: '', feedback_source: { type: 'api', metadata: {} } }],
+      feedback: [{ id: 'f', run_id: 'r', trace_id: 'r', key: 'k', score: 1, value: 'pass', comment: '', feedback_source: { type: 'api', metadata: {} } }],
       maxWaitMs: 0,
     });
     expect(r.warning).toMatch(/^langsmith feedback: POST http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:\d+\/feedback answered 401 \(check LANGSMITH_API_KEY\)/);

@@ -34,6 +34,8 @@ export interface FakeLangSmith {
   traceHeaders: IncomingHttpHeaders[];
   /** GET …/runs/{id} requests. */
   runReads: string[];
+  /** GET …/sessions?name= lookups (project names), in order. */
+  sessionReads: string[];
   close(): Promise<void>;
 }
 
@@ -44,7 +46,12 @@ export interface FakeLangSmithOptions {
   lagRequests?: number;
   /** Path prefix of the REST API ("/api/v1" for a self-hosted one). @default "" */
   prefix?: string;
+  /** Projects (tracer sessions) by name → id. @default { default: DEFAULT_SESSION_ID } */
+  projects?: Record<string, string>;
 }
+
+/** The id of the fake's "default" project. */
+export const DEFAULT_SESSION_ID = '0b5e5510-0000-4000-8000-00000000d3fa';
 
 function runIdOf(spanId: string): string {
   return `00000000-0000-0000-${spanId.slice(0, 4)}-${spanId.slice(4)}`;
@@ -57,6 +64,9 @@ export async function startFakeLangSmith(opts: FakeLangSmithOptions = {}): Promi
   const spans: FlatSpan[] = [];
   const traceHeaders: IncomingHttpHeaders[] = [];
   const runReads: string[] = [];
+  const sessionReads: string[] = [];
+  const projects = opts.projects ?? { default: DEFAULT_SESSION_ID };
+  const acceptedIds = new Set<string>();
   const runs = new Map<string, FlatSpan>();
   const tries = new Map<string, number>();
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
@@ -98,10 +108,18 @@ export async function startFakeLangSmith(opts: FakeLangSmithOptions = {}): Promi
         const runId = String(body.run_id ?? '');
         const n = (tries.get(runId) ?? 0) + 1;
         tries.set(runId, n);
-        const status = runs.has(runId) && n > (opts.lagRequests ?? 0) ? 200 : 404;
+        // A client id seen before is a duplicate: LangSmith answers 409 and keeps the first.
+        const dup = typeof body.id === 'string' && acceptedIds.has(body.id);
+        const status = dup ? 409 : runs.has(runId) && n > (opts.lagRequests ?? 0) ? 200 : 404;
+        if (status === 200 && typeof body.id === 'string') acceptedIds.add(body.id);
         feedback.push({ path: url.pathname, headers: req.headers, body, status });
         json(status, status === 200 ? { id: `fb-${feedback.length}`, ...body } : { detail: 'Run not found' });
         return;
+      }
+      if (req.method === 'GET' && url.pathname === `${prefix}/sessions`) {
+        const name = url.searchParams.get('name') ?? '';
+        sessionReads.push(name);
+        return json(200, Object.hasOwn(projects, name) ? [{ id: projects[name], name, tenant_id: 't' }] : []);
       }
       const m = new RegExp(`^${prefix}/runs/([0-9a-f-]{36})$`).exec(url.pathname);
       if (req.method === 'GET' && m) {
@@ -124,6 +142,7 @@ export async function startFakeLangSmith(opts: FakeLangSmithOptions = {}): Promi
     spans,
     traceHeaders,
     runReads,
+    sessionReads,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

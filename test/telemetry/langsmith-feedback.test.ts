@@ -165,3 +165,62 @@ describe('LangSmith feedback', () => {
     expect(gone.warning).toMatch(/^langsmith feedback: /);
   });
 });
+
+// Feedback used to go under one key (runspec.tool_selection) for every evaluator, scored unscorable and
+// errored samples 0, had no client id (a retry could duplicate it) and no trace or session id.
+describe('LangSmith feedback bodies', () => {
+  const verdict = (over: Partial<import('../../src/types/index.js').Verdict>): import('../../src/types/index.js').Verdict =>
+    ({ caseId: 'c', sample: 0, dialect: 'runspec', pass: true, category: 'pass', reason: 'ok', expected: {}, observed: {}, jsonDump: false, status: 'ok', calls: [], checks: [], ...over }) as import('../../src/types/index.js').Verdict;
+
+  it('one key per evaluator, as Phoenix names its annotations; a score only for judged verdicts; a stable client id and the trace id', () => {
+    const items = buildLangSmithFeedback([
+      { spanId: '1a2b3c4d5e6f7a8b', caseId: 'c', sample: 0, verdict: verdict({}) },
+      { spanId: '1a2b3c4d5e6f7a8c', caseId: 't', sample: 0, verdict: verdict({ dialect: 'replio', pass: false, category: 'wrong_sequence' }) },
+      { spanId: '1a2b3c4d5e6f7a8d', caseId: 'no-restarts', sample: 0, verdict: verdict({ dialect: 'rule', caseId: 'no-restarts', pass: false, category: 'unscorable' }) },
+      { spanId: '1a2b3c4d5e6f7a8e', caseId: 'c', sample: 0, error: { code: 'PROVIDER', message: 'down' } },
+    ], 'sess-1');
+    expect(items.map((i) => [i.key, i.value, i.score])).toEqual([
+      ['runspec.tool_selection', 'pass', 1],
+      ['runspec.trajectory', 'wrong_sequence', 0],
+      ['runspec.rule.no-restarts', 'unscorable', undefined],
+      ['runspec.tool_selection', 'error', undefined],
+    ]);
+    for (const i of items) {
+      expect(i.trace_id).toBe(i.run_id);
+      expect(i.session_id).toBe('sess-1');
+      expect(i.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(Object.hasOwn(i, 'score')).toBe(i.score !== undefined);
+    }
+    // The same run and evaluator give the same id on every build (retries are idempotent); another key another id.
+    const again = buildLangSmithFeedback([{ spanId: '1a2b3c4d5e6f7a8b', caseId: 'c', sample: 0, verdict: verdict({ category: 'wrong_tool', pass: false }) }]);
+    expect(again[0]!.id).toBe(items[0]!.id);
+    expect(new Set(items.map((i) => i.id)).size).toBe(4);
+  });
+
+  it('looks the session up once per project, sends it, and counts a duplicate (409) as posted', async () => {
+    ls = await startFakeLangSmith({ apiKey: KEY, projects: { ops: '5e55100e-0000-4000-8000-000000000042' } });
+    const span = '2a2b3c4d5e6f7a8b';
+    const { request: otlp, span: mk } = await import('../traces/_otlp.js');
+    await fetch(`${ls.url}/otel/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: JSON.stringify(otlp([{ ...mk({ trace: 1, id: 1, name: 'r', start: 0, end: 1 }), spanId: span }])) });
+    const settings = { endpoint: ls.url, apiKey: KEY, maxWaitMs: 0, project: 'ops' };
+    const targets = [{ spanId: span, caseId: 'c', sample: 0, verdict: verdict({}) }];
+    const first = await postFeedbackForTargets(settings, targets);
+    const second = await postFeedbackForTargets(settings, targets);
+    expect([first, second]).toEqual([{ posted: 1 }, { posted: 1 }]);
+    expect(ls.sessionReads).toEqual(['ops']);
+    expect(ls.feedback.map((f) => [f.status, f.body.session_id])).toEqual([[200, '5e55100e-0000-4000-8000-000000000042'], [409, '5e55100e-0000-4000-8000-000000000042']]);
+    expect(ls.accepted()).toHaveLength(1);
+  });
+
+  it('leaves session_id out with one warning when the project cannot be found', async () => {
+    ls = await startFakeLangSmith({ apiKey: KEY, projects: {} });
+    const targets = [{ spanId: '3a2b3c4d5e6f7a8b', caseId: 'c', sample: 0, verdict: verdict({}) }];
+    const settings = { endpoint: ls.url, apiKey: KEY, maxWaitMs: 0, project: 'missing' };
+    const first = await postFeedbackForTargets(settings, targets);
+    const second = await postFeedbackForTargets(settings, targets);
+    expect(first.warning).toMatch(/^langsmith feedback: project "missing" not resolved \(no such project\); feedback is sent without session_id/);
+    expect(second.warning ?? '').not.toMatch(/not resolved/);
+    expect(ls.feedback.every((f) => !Object.hasOwn(f.body, 'session_id'))).toBe(true);
+    expect(ls.sessionReads).toEqual(['missing']);
+  });
+});

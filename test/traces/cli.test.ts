@@ -260,6 +260,9 @@ describe('malformed corpus', () => {
     const problems = (inputs.problem_examples ?? []).map((p) => `${p.place.replace(/^.*malformed\//, '')}: ${p.reason}`);
     expect(problems).toEqual([
       expect.stringMatching(/^bomb\.json\.gz: gzip input abandoned: compression ratio over 200:1/),
+      // Attributes over the size limit are cut and reported, naming trace, span and attribute.
+      expect.stringMatching(/^huge\.jsonl:1: trace [0-9a-f]{32} span [0-9a-f]{16}: attribute gen_ai\.input\.messages cut at 1000000 characters \(it had \d+\)/),
+      expect.stringMatching(/^huge\.jsonl:1: trace [0-9a-f]{32} span [0-9a-f]{16}: attribute gen_ai\.output\.messages cut at 1000000 characters/),
       expect.stringMatching(/^lines\.jsonl:2: invalid JSON/),
       expect.stringMatching(/^lines\.jsonl:3: not an ExportTraceServiceRequest/),
       expect.stringMatching(/^lines\.jsonl:4: span "no-ids": missing or invalid traceId/),
@@ -274,7 +277,7 @@ describe('malformed corpus', () => {
     const junit = await runCli(['score', 'malformed', '--cases', 'suite.json', '--output', 'junit'], { cwd: dir, timeoutMs: 60_000 });
     expect(junit.exitCode).toBe(2);
     expect(junit.stdout).toMatch(/<testcase classname="uninterpretable" name="trace [0-9a-f]{32}" time="0.000"><error message="no LLM or tool spans \(not a GenAI agent trace\)" type="uninterpretable"\/><\/testcase>/);
-    expect(junit.stdout).toMatch(/<system-err>input problems: 7\n.*bomb\.json\.gz: gzip input abandoned/);
+    expect(junit.stdout).toMatch(/<system-err>input problems: 9\n.*bomb\.json\.gz: gzip input abandoned/);
   });
 });
 

@@ -36,10 +36,11 @@ describe('completion rule over files', () => {
     expect([apart.summary.passed, apart.summary.failed]).toEqual([1, 1]);
   });
 
-  it('re-opens a judged trace for a late child: a superseding verdict, and only the final one counts', async () => {
+  // Files used to give a pass, then a superseding forbidden_tool line: two lines, the first one wrong.
+  it('joins a late child within the window before judging: one final verdict per trace flags the forbidden call', async () => {
     const { verdicts, summary } = await score([[tool(1, 2, 'service_status', 1), root(1)], [tool(2, 2, 'service_status', 1), root(2)], [tool(1, 3, 'service_restart', 5)]]);
-    expect(verdicts).toEqual([['01', 'pass', false], ['02', 'pass', false], ['01', 'forbidden_tool', true]]);
-    expect(summary).toMatchObject({ traces: 2, passed: 1, failed: 1, reopenedTraces: 1 });
+    expect(verdicts).toEqual([['02', 'pass', false], ['01', 'forbidden_tool', false]]);
+    expect(summary).toMatchObject({ traces: 2, passed: 1, failed: 1, reopenedTraces: 0 });
   });
 
   it('judges a trace whose parent never arrives as incomplete at the end of input', async () => {

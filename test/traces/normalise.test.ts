@@ -399,11 +399,20 @@ describe('deduplication and tolerance', () => {
   it.each([
     { name: 'a plain HTTP trace', spans: [span({ trace: 15, id: 1, name: 'GET /', start: 0, attrs: { 'http.method': 'GET' } })], reason: /no LLM or tool spans/ },
     { name: 'a verdict carrier span', spans: [span({ trace: 17, id: 1, name: 'runspec.eval', start: 0, attrs: { 'openinference.span.kind': 'EVALUATOR', 'runspec.eval.category': 'pass' } })], reason: /only evaluator/ },
-    { name: 'tool calls without content', spans: [span({ trace: 16, id: 1, name: 'chat', start: 0, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.response.finish_reasons': ['tool_calls'] } })], reason: /no call content/ },
   ])('reports $name as uninterpretable with a reason', ({ spans, reason }) => {
     const r = normaliseTrace(one(request(spans)));
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.reason).toMatch(reason);
+  });
+
+  // Used to be uninterpretable (no verdict line at all): the model was called, only its calls are hidden.
+  it('reads tool calls without content as a Run whose decision is hidden, naming the family and its switch', () => {
+    const r = ok(normaliseTrace(one(request([
+      span({ trace: 16, id: 1, name: 'chat', start: 0, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.response.finish_reasons': ['tool_calls'] } }),
+    ]))));
+    expect(r.run.toolCalls).toEqual([]);
+    expect(r.info.family).toBe('otel-genai');
+    expect(r.run.hiddenDecision).toEqual({ missing: 'tool_calls', family: 'otel-genai', captureSwitch: expect.stringContaining('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT') });
   });
 });
 

@@ -52,6 +52,9 @@ describe('judging in slices (serve)', () => {
     expect(summaryOf(sliced.outcomes)).toEqual(summaryOf(sync.outcomes));
     expect(summaryOf(sliced.outcomes)[0]).toBe(`${traceId(1)} forbidden_tool`);
     expect(sliced.p.openTraces()).toBe(0);
+    // Provisional so far (their re-open windows are open): counted once final.
+    expect(sliced.p.summary()).toMatchObject({ traces: 0 });
+    sliced.p.flush();
     expect(sliced.p.summary()).toMatchObject({ traces: 5, failed: 3, passed: 2 });
   });
 
@@ -61,7 +64,8 @@ describe('judging in slices (serve)', () => {
     p.tick(100);
     p.addSpans(TRACES[3]!, 100);
     p.flush();
-    expect(outcomes.map((o) => o.traceId)).toEqual([1, 2, 3, 4].map(traceId));
+    // The queued (provisional) judgements, then every trace's final one: the retained first, then the open.
+    expect(outcomes.map((o) => [o.traceId, o.final])).toEqual([...[1, 2, 3].map((n) => [traceId(n), false]), ...[1, 2, 3, 4].map((n) => [traceId(n), true])]);
   });
 
   it('makes ingest judge the oldest queued traces itself while more than maxQueuedTraces wait', () => {
@@ -73,6 +77,6 @@ describe('judging in slices (serve)', () => {
     expect(outcomes.map((o) => o.traceId)).toEqual([1, 2].map(traceId));
     expect(p.openTraces()).toBe(2);
     p.flush();
-    expect(outcomes.map((o) => o.traceId)).toEqual([1, 2, 3, 4].map(traceId));
+    expect(outcomes.filter((o) => o.final).map((o) => o.traceId)).toEqual([1, 2, 3, 4].map(traceId));
   });
 });

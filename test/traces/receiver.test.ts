@@ -44,7 +44,7 @@ async function until<T>(fn: () => T | undefined, what: string): Promise<T> {
 const scored = (traceHex: string) => () => outcomes.find((o) => o.traceId === traceHex);
 
 beforeAll(async () => {
-  pipeline = createTracePipeline({ rules: RULES, assembler: { quiet: 60 }, onOutcome: (o) => outcomes.push(o) });
+  pipeline = createTracePipeline({ rules: RULES, assembler: { quiet: 60, reopenWindow: 60_000 }, onOutcome: (o) => outcomes.push(o) });
   receiver = createOtlpReceiver({ pipeline, port: 0, tickMs: 20, maxBodyBytes: 1024 * 1024, token: 'tok-123' });
   url = await receiver.listen();
 });
@@ -162,7 +162,7 @@ describe('receiver protocol handling', () => {
     const health = await fetch(`${url}/healthz`);
     expect(await health.json()).toEqual({
       status: 'ok', openTraces: expect.any(Number), traces: expect.any(Number), verdicts: expect.any(Number),
-      failed: expect.any(Number), uninterpretable: expect.any(Number), evictedTraces: 0,
+      failed: expect.any(Number), uninterpretable: expect.any(Number), evictedTraces: 0, retainedEvictions: 0, lateRecords: 0,
     });
   });
 
@@ -203,7 +203,7 @@ describe('late spans', () => {
     ]);
     expect((await post('/v1/traces', JSON.stringify(first), json)).status).toBe(200);
     const judged = await until(scored(traceId(104)), 'first verdict of 104');
-    expect(judged.kind === 'scored' && judged.lines[0]).toMatchObject({ rule: 'no-restarts', category: 'pass' });
+    expect(judged.kind === 'scored' && judged.lines[0]).toMatchObject({ rule: 'no-restarts', category: 'pass', revision: 0, final: false });
     expect(judged.supersedes).toBeUndefined();
     const before = pipeline.summary();
     const late = request([
@@ -212,10 +212,11 @@ describe('late spans', () => {
     expect((await post('/v1/traces', JSON.stringify(late), json)).status).toBe(200);
     const again = await until(() => outcomes.filter((o) => o.traceId === traceId(104))[1], 'superseding verdict of 104');
     expect(again.supersedes).toBe(true);
-    expect(again.kind === 'scored' && again.lines[0]).toMatchObject({ rule: 'no-restarts', category: 'forbidden_tool', supersedes: true, rootSpanId: spanId(1) });
+    expect(again.kind === 'scored' && again.lines[0]).toMatchObject({ rule: 'no-restarts', category: 'forbidden_tool', supersedes: true, rootSpanId: spanId(1), revision: 1, final: false });
+    // Neither revision is final yet (the re-open window is open): the summary counts neither.
     const after = pipeline.summary();
     expect(after.traces).toBe(before.traces);
-    expect([after.passed - before.passed, after.failed - before.failed]).toEqual([-1, 1]);
+    expect([after.passed - before.passed, after.failed - before.failed]).toEqual([0, 0]);
     expect(after.reopenedTraces).toBe(before.reopenedTraces + 1);
   });
 
@@ -231,6 +232,10 @@ describe('late spans', () => {
     expect(local).toEqual([]);
     p.tick(100);
     expect(local.map((o) => o.kind === 'scored' && [o.lines[0]!.category, o.lines[0]!.pass, o.lines[0]!.incomplete])).toEqual([['incomplete', null, true]]);
+    // Counted once its re-open window (10 × quiet by default) has closed and the final judgement is out.
+    expect(p.summary()).toMatchObject({ traces: 0 });
+    p.tick(200);
+    expect(local.map((o) => [o.final, o.revision])).toEqual([[false, 0], [true, 0]]);
     expect(p.summary()).toMatchObject({ traces: 1, unscorable: 1, passed: 0, failed: 0 });
   });
 });

@@ -149,9 +149,10 @@ describe('assembler', () => {
     const server = { ...s(11, 'srv', 'remote'), kind: 2 };
     expect(a.addSpans([s(11, 'c', 'srv')], 4)).toEqual([]);
     expect(a.addSpans([server], 4).map((t) => [t.traceId, t.complete])).toEqual([[traceId(11), true]]);
-    // A root that has not ended keeps it open; the end of input hands it out as incomplete.
+    // A root that has not ended keeps it open; the end of input hands it out as incomplete, after the final
+    // judgements of the traces still retained for late spans.
     expect(a.addSpans([s(6, 'r', undefined, false)], 4)).toEqual([]);
-    expect(a.flush().map((t) => [t.traceId, t.complete])).toEqual([[traceId(6), false]]);
+    expect(a.flush().map((t) => [t.traceId, t.complete, t.final])).toEqual([[traceId(5), true, undefined], [traceId(11), true, undefined], [traceId(6), false, undefined]]);
   });
 
   it('keeps at most 32 MiB of estimated bytes by default, counting each attribute\'s overhead beyond its characters', () => {
@@ -174,9 +175,9 @@ describe('assembler', () => {
     expect(a.addSpans([big(7, 'r')], 1).map((t) => t.traceId)).toEqual([traceId(7)]);
     expect(a.stats().openBytes).toBeGreaterThan(4000);
     expect(a.addSpans([big(8, 'c', 'r')], 2)).toEqual([]);
-    // Past the cap: trace 7 (judged, retained for late spans) is let go; nothing open is evicted yet.
-    expect(a.addSpans([big(9, 'c', 'r')], 3)).toEqual([]);
-    expect(a.stats()).toMatchObject({ openTraces: 2, evictedTraces: 0 });
+    // Past the cap: trace 7 (judged, retained for late spans) is let go, handed out final; nothing open is evicted yet.
+    expect(a.addSpans([big(9, 'c', 'r')], 3).map((t) => [t.traceId, t.final])).toEqual([[traceId(7), undefined]]);
+    expect(a.stats()).toMatchObject({ openTraces: 2, evictedTraces: 0, retainedEvictions: 1 });
     const evicted = a.addSpans([big(10, 'c', 'r')], 4);
     expect(evicted.map((t) => [t.traceId, t.evicted, t.complete])).toEqual([[traceId(8), true, false]]);
     expect(a.stats().openBytes).toBeLessThanOrEqual(10_000);

@@ -89,8 +89,7 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
     stdin: ctx.stdin,
     ...(shard ? { shard } : {}),
     // Every output but the JSON-lines stream renders the results document `run` writes, with the
-    // renderers of `report` (a superseding judgement replaces the earlier one there; the stream shows both,
-    // the later lines marked `supersedes`).
+    // renderers of `report`; every trace is judged once, final, so both show the same verdicts.
     ...(resultsFile || !streaming ? { results: true } : {}),
     ...(streaming ? { onLine: (l) => lines.add(verdictLineJson(l)) } : {}),
   }).finally(() => lines.flush());
@@ -135,8 +134,8 @@ spans by trace and span id.
 Completion: a trace is judged as soon as it is whole (every root span ended, every parent present; a
 SERVER/CONSUMER span called from an uncollected service counts as a root), the
 rest at the end of input (as "incomplete" when still not whole), so verdicts never depend on read speed and
---shard adds up to the unsharded run. Spans that arrive later for a judged trace (within 1,000 records)
-re-open it: a superseding verdict line (supersedes: true) follows, and only the last one counts. Memory is
+--shard adds up to the unsharded run. A whole trace is held 1,000 more records for late spans, then judged
+once: every line is final (revision 0, final: true); spans after that are counted as late. Memory is
 bounded by the estimated bytes of open traces (--max-open-bytes).
 Matching: runspec.eval.case_id on the trace, else a case's [match] rule (prompt regex / attributes);
 --rules apply to every trace. Without cases and rules, one line per trace shows what was extracted.

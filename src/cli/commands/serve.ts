@@ -37,6 +37,8 @@ export const serveCommand: CommandModule = {
       .option('--port <port>', 'port (0 picks a free one)', int('--port', 0), 4318)
       .option('--token-env <VAR>', 'require Authorization: Bearer $VAR on every POST')
       .option('--quiet-ms <n>', 'a trace is judged when it is whole (roots ended, parents present) and nothing arrived for this long', int('--quiet-ms', 1), 2000)
+      .option('--reopen-window <ms>', 'how long a judged trace stays open to late spans (each re-opening gives the next revision); at least --quiet-ms', int('--reopen-window', 1), 60_000)
+      .option('--max-retained-bytes <n>', 'estimated bytes of judged traces kept for re-opening; past it the least recently judged is made final early (retainedEvictions on /healthz)', int('--max-retained-bytes', 1), 64 * 1024 * 1024)
       .option('--max-traces <n>', 'open traces held before the oldest is scored early (counted as evicted); also the most complete traces waiting to be judged before ingest judges them itself', int('--max-traces', 1), 10000)
       .option('--max-body-bytes <n>', 'largest request body, compressed or inflated (413 beyond)', int('--max-body-bytes', 1), 64 * 1024 * 1024)
       .option('--out <file>', 'append verdict JSON lines to a file instead of stdout')
@@ -59,8 +61,11 @@ connection must send its headers (gRPC: the HTTP/2 preface and settings) within 
 idle ones close after --idle-timeout-ms, at most --max-connections at once, and request bodies being
 received share --max-inflight-bytes (HTTP 503 with Retry-After beyond it). SIGINT/SIGTERM score the open
 traces and exit 0. A trace that never becomes whole is judged after 10 × --quiet-ms as "incomplete".
-Spans that arrive for a judged trace within that time re-open it: a superseding verdict line (same trace and
-span ids, supersedes: true; Phoenix annotations upsert) replaces the earlier one. Verdict lines go to stdout (or --out); the listening URL and summary go to stderr.
+Every verdict line carries revision (0, 1, …) and final. Spans that arrive for a judged trace within
+--reopen-window re-open it: the next revision follows (supersedes: true). When the window closes the last
+revision is written once more with final: true; only final verdicts reach the summary, --results, verdict
+spans and annotations. Spans after the window give a {"kind":"late"} line and a warning, never a verdict.
+Verdict lines go to stdout (or --out); the listening URL and summary go to stderr.
 GET /metrics (same port, same token) serves the final verdicts as the Prometheus counter
 runspec_verdicts_calls_total by runspec_eval_category, _pass, _case_id and _rule (examples/collector/alerts.yml);
 OTEL_METRICS_EXPORTER=prometheus,otlp also pushes them to OTEL_EXPORTER_OTLP_(METRICS_)ENDPOINT, none turns them off.

@@ -1,7 +1,7 @@
 // What every convention reader shares: flattened attribute access and the shape of an extracted call.
 // The readers of the conventions we emit sit next to this file (one module per convention, beside its
 // writer); the readers of producers we only read are in src/traces/producers/; the joiner that turns
-// their findings into one Run, counting each call once, is src/traces/normalise.ts.
+// their findings into one Run, counting each call once, is src/traces/ledger.ts.
 
 import type { Message, ToolCall } from '../../types/run.js';
 import { decodeJsonish, parseArguments, toStr } from './_json.js';

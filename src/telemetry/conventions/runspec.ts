@@ -210,7 +210,7 @@ export function runspecToolSpanAttributes(record: Pick<ToolCallRecord, 'executed
 const RUNSPEC_EVAL_PREFIX = ATTR_RUNSPEC_EVAL_CASE_ID.slice(0, ATTR_RUNSPEC_EVAL_CASE_ID.lastIndexOf('.') + 1);
 
 /** True when any span carries a runspec.eval.* attribute. */
-export function isRunspecTrace(spans: AttributeCarrier[]): boolean {
+export function isRunspecTrace(spans: readonly AttributeCarrier[]): boolean {
   for (const s of spans) for (const k in s.attributes) if (k.startsWith(RUNSPEC_EVAL_PREFIX)) return true;
   return false;
 }

@@ -6,6 +6,9 @@ import * as K from '../../semconv/producers.js';
 import { decodeJsonish, toStr } from '../../telemetry/conventions/_json.js';
 import { isRecord } from '../../core/is-record.js';
 import type { LogRecordEntry, SpanRecord } from '../spans.js';
+import type { ProducerReader } from './reader.js';
+import type { ProducerFamily } from './family.js';
+import { ATTR_GEN_AI_OPERATION_NAME } from '../../semconv/gen-ai.js';
 import { call, contentText, indexed, toolCallsOf, unflatten, type ExtractedCall, type LlmOutput } from '../../telemetry/conventions/_read.js';
 
 /** gen_ai.choice body (deprecated event): tool calls at `message.tool_calls` (python-contrib) or `tool_calls`. */
@@ -78,3 +81,22 @@ export function readToolMessageLogs(logs: LogRecordEntry[]): Array<{ id: string;
   }
   return out;
 }
+
+/** The deprecated GenAI events, on spans or as log records. */
+export const genAiEventsReader: ProducerReader = {
+  name: 'gen_ai_events',
+  outputMerge: 'union',
+  readOutputs: readChoiceEvents,
+  readInput: readEventInput,
+  readToolResults: readToolMessageLogs,
+};
+
+/**
+ * GenAI spans whose messages go out as events (the deprecated per-message events): the default layout of
+ * opentelemetry-instrumentation-openai-v2 (gen_ai.system, log records joined by span id).
+ */
+export const otelGenAiEventsFamily: ProducerFamily = {
+  name: 'otel-genai-events',
+  recognise: (spans, logs) => logs.length > 0 || spans.some((s) => s.attributes[ATTR_GEN_AI_OPERATION_NAME] !== undefined),
+  contentSwitch: 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true',
+};

@@ -1,10 +1,21 @@
 // OpenInference glue for third-party producers: the OpenInference OpenAI instrumentation garbles streamed
 // parallel tool calls, so the output reader of the convention (src/telemetry/conventions/openinference.ts,
 // beside our writer) is followed here by a repair that splits such calls back.
+import { OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
 import { isRecord } from '../../core/is-record.js';
 import { balancedJsonEnd } from '../../core/json-scan.js';
-import { offeredToolNames, readOiOutput as readOiOutputAsWritten } from '../../telemetry/conventions/openinference.js';
+import { toInt, toStr } from '../../telemetry/conventions/_json.js';
+import {
+  offeredToolNames,
+  oiFinishReason,
+  readOiInput,
+  readOiOutput as readOiOutputAsWritten,
+  readOiOutputText,
+  readOiToolSpan,
+} from '../../telemetry/conventions/openinference.js';
 import type { AttributeCarrier, ExtractedCall, LlmOutput } from '../../telemetry/conventions/_read.js';
+import type { ProducerReader, UsageReading } from './reader.js';
+import { someSpanHas, type ProducerFamily } from './family.js';
 
 /** Top-level JSON values written back to back (`{"a":1}{"b":2}`), or undefined when the text is not that. */
 export function splitConcatenatedJson(text: string, maxParts = 64): unknown[] | undefined {
@@ -80,3 +91,49 @@ export function readOiOutput(span: AttributeCarrier): LlmOutput | undefined {
 function mayBeMerged(c: ExtractedCall): boolean {
   return typeof c.arguments._raw === 'string' && Object.keys(c.arguments).length === 1;
 }
+
+function hasKeyWithPrefix(attrs: Record<string, unknown>, prefix: string): boolean {
+  if (attrs[prefix] !== undefined) return true;
+  const p = prefix + '.';
+  for (const k in attrs) if (k.startsWith(p)) return true;
+  return false;
+}
+
+/** OpenInference (`openinference.span.kind` LLM / TOOL, `llm.*`, `tool.*`, `input.value` / `output.value`). */
+export const openInferenceReader: ProducerReader = {
+  name: 'openinference',
+  outputMerge: 'if_none',
+  isToolSpan: (span) => span.attributes[OI.OPENINFERENCE_SPAN_KIND] === OpenInferenceSpanKind.TOOL,
+  isLlmSpanByMarker(span) {
+    const kind = span.attributes[OI.OPENINFERENCE_SPAN_KIND];
+    return typeof kind === 'string' ? kind === OpenInferenceSpanKind.LLM : undefined;
+  },
+  isLlmSpanByContent: (span) => hasKeyWithPrefix(span.attributes, OI.LLM_OUTPUT_MESSAGES),
+  finishReason: oiFinishReason,
+  readOutputs(span) {
+    const out = readOiOutput(span);
+    return out ? [out] : undefined;
+  },
+  readOutputText: readOiOutputText,
+  readInput: readOiInput,
+  readToolSpan: readOiToolSpan,
+  usage(a) {
+    const u: UsageReading = {};
+    const p = toInt(a[OI.LLM_TOKEN_COUNT_PROMPT]);
+    const c = toInt(a[OI.LLM_TOKEN_COUNT_COMPLETION]);
+    const t = toInt(a[OI.LLM_TOKEN_COUNT_TOTAL]);
+    if (p !== undefined) u.promptTokens = p;
+    if (c !== undefined) u.completionTokens = c;
+    if (t !== undefined) u.totalTokens = t;
+    return u;
+  },
+  provider: (a) => toStr(a[OI.LLM_PROVIDER]) ?? toStr(a[OI.LLM_SYSTEM]),
+  requestModel: (a) => toStr(a[OI.LLM_REQUEST_MODEL_NAME]),
+  responseModel: (a) => toStr(a[OI.LLM_MODEL_NAME]),
+};
+
+export const openInferenceFamily: ProducerFamily = {
+  name: 'openinference',
+  recognise: (spans) => someSpanHas(spans, OI.OPENINFERENCE_SPAN_KIND),
+  contentSwitch: 'OPENINFERENCE_HIDE_OUTPUTS=false / traceConfig.hideOutputs: false',
+};

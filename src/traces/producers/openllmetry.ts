@@ -1,10 +1,12 @@
 // OpenLLMetry (traceloop/openllmetry-js): the legacy indexed gen_ai.prompt.{i}.* / gen_ai.completion.{i}.*
 // attributes, and traceloop.span.kind = tool spans with traceloop.entity.* input and output.
-import { ATTR_GEN_AI_COMPLETION, ATTR_GEN_AI_PROMPT } from '../../semconv/gen-ai.js';
+import { ATTR_GEN_AI_COMPLETION, ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_PROMPT } from '../../semconv/gen-ai.js';
 import type { Message, ToolCall } from '../../types/run.js';
 import * as K from '../../semconv/producers.js';
 import { toStr } from '../../telemetry/conventions/_json.js';
 import type { SpanRecord } from '../spans.js';
+import type { ProducerReader } from './reader.js';
+import { someSpanHas, type ProducerFamily } from './family.js';
 import { call, contentText, getPath, indexed, messageCalls, normaliseRole, subtree, type LlmOutput, type ToolSpanReading } from '../../telemetry/conventions/_read.js';
 
 /** OpenLLMetry indexed `gen_ai.prompt.{i}.*` / `gen_ai.completion.{i}.*` (traceloop/openllmetry-js). */
@@ -59,3 +61,53 @@ export function readTraceloopToolSpan(span: SpanRecord): ToolSpanReading {
     fields: { name: toStr(a[K.TRACELOOP_ENTITY_NAME]) ?? span.name.replace(/\.tool$/, ''), rawArgs: a[K.TRACELOOP_ENTITY_INPUT], result: a[K.TRACELOOP_ENTITY_OUTPUT] },
   };
 }
+
+function hasKeyWithPrefix(attrs: Record<string, unknown>, prefix: string): boolean {
+  if (attrs[prefix] !== undefined) return true;
+  const p = prefix + '.';
+  for (const k in attrs) if (k.startsWith(p)) return true;
+  return false;
+}
+
+/** OpenLLMetry: `llm.request.type` model calls, legacy indexed messages, `traceloop.span.kind = tool` spans. */
+export const openLlmetryReader: ProducerReader = {
+  name: 'openllmetry',
+  outputMerge: 'if_none',
+  isToolSpan: (span) => span.attributes[K.TRACELOOP_SPAN_KIND] === 'tool',
+  isLlmSpanByContent: (span) => hasKeyWithPrefix(span.attributes, ATTR_GEN_AI_COMPLETION) || span.attributes[K.LLM_REQUEST_TYPE] !== undefined,
+  readOutputs(span) {
+    const out = readLegacyOutput(span);
+    return out ? [out] : undefined;
+  },
+  readInput: readLegacyInput,
+  readToolSpan: readTraceloopToolSpan,
+};
+
+/** Either OpenLLMetry layout: its request type on model calls, or its span kinds on workflow and tool spans. */
+function isOpenLlmetry(spans: readonly SpanRecord[]): boolean {
+  return someSpanHas(spans, K.LLM_REQUEST_TYPE) || someSpanHas(spans, K.TRACELOOP_SPAN_KIND);
+}
+
+const TRACE_CONTENT = 'TRACELOOP_TRACE_CONTENT=true / traceContent: true';
+
+/** The instrumentation scopes of openllmetry-js (`@traceloop/instrumentation-openai`, …). */
+const isTraceloopScope = (s: SpanRecord): boolean => s.scopeName?.startsWith('@traceloop/') === true;
+
+/**
+ * OpenLLMetry's current layout: openllmetry-js writes GenAI spans (gen_ai.provider.name, finish reasons,
+ * gen_ai.input.messages with content) under its own scopes; the Python SDK with `use_legacy_attributes`
+ * off sends messages as log events.
+ */
+export const openLlmetryFamily: ProducerFamily = {
+  name: 'openllmetry',
+  recognise: (spans, logs) =>
+    spans.some(isTraceloopScope) || (isOpenLlmetry(spans) && (logs.length > 0 || someSpanHas(spans, ATTR_GEN_AI_INPUT_MESSAGES))),
+  contentSwitch: TRACE_CONTENT,
+};
+
+/** OpenLLMetry's legacy indexed `gen_ai.prompt.{i}.*` / `gen_ai.completion.{i}.*` layout (its default). */
+export const openLlmetryLegacyFamily: ProducerFamily = {
+  name: 'openllmetry-legacy',
+  recognise: isOpenLlmetry,
+  contentSwitch: TRACE_CONTENT,
+};

@@ -2,9 +2,11 @@
 // ai.toolCall spans for executed tools (ai-sdk.dev/docs/ai-sdk-core/telemetry).
 import type { Message, ToolCall } from '../../types/run.js';
 import * as K from '../../semconv/producers.js';
-import { decodeJsonish, toStr } from '../../telemetry/conventions/_json.js';
+import { decodeJsonish, toInt, toStr } from '../../telemetry/conventions/_json.js';
 import { isRecord } from '../../core/is-record.js';
 import type { SpanRecord } from '../spans.js';
+import type { ProducerReader, UsageReading } from './reader.js';
+import type { ProducerFamily } from './family.js';
 import { call, contentText, indexed, normaliseRole, type ExtractedCall, type LlmOutput, type ToolSpanReading } from '../../telemetry/conventions/_read.js';
 
 /** Vercel AI SDK `ai.response.toolCalls` items: `{toolCallId, toolName, input | args}`; args may be JSON in JSON. */
@@ -86,3 +88,40 @@ export function readVercelToolSpan(span: SpanRecord): ToolSpanReading {
     },
   };
 }
+
+/** Vercel AI SDK `ai.*` spans (AI SDK 6, and AI SDK 7's LegacyOpenTelemetry). */
+export const vercelReader: ProducerReader = {
+  name: 'vercel',
+  outputMerge: 'if_none',
+  isToolSpan: (span) => span.name === K.VERCEL_TOOL_CALL_SPAN,
+  isLlmSpanByMarker(span) {
+    if (!span.name.startsWith(K.VERCEL_SPAN_PREFIX)) return undefined;
+    return K.VERCEL_MODEL_CALL_SPAN_SUFFIXES.some((s) => span.name.endsWith(s));
+  },
+  readOutputs(span) {
+    const out = readVercelOutput(span);
+    return out ? [out] : undefined;
+  },
+  readInput: readVercelInput,
+  readToolSpan: readVercelToolSpan,
+  usage(a) {
+    const u: UsageReading = {};
+    const p = toInt(a[K.VERCEL_USAGE_PROMPT_TOKENS]);
+    const c = toInt(a[K.VERCEL_USAGE_COMPLETION_TOKENS]);
+    if (p !== undefined) u.promptTokens = p;
+    if (c !== undefined) u.completionTokens = c;
+    return u;
+  },
+  provider: (a) => toStr(a[K.VERCEL_MODEL_PROVIDER]),
+  requestModel: (a) => toStr(a[K.VERCEL_MODEL_ID]),
+};
+
+/**
+ * `ai.*` spans: AI SDK 6, or AI SDK 7's LegacyOpenTelemetry (the same layout and tracer name, so the two
+ * cannot be told apart from a trace).
+ */
+export const aiSdkFamily: ProducerFamily = {
+  name: 'ai-sdk',
+  recognise: (spans) => spans.some((s) => s.name.startsWith(K.VERCEL_SPAN_PREFIX) && (s.attributes[K.VERCEL_MODEL_ID] !== undefined || s.name === K.VERCEL_TOOL_CALL_SPAN)),
+  contentSwitch: 'experimental_telemetry.recordOutputs: true (and recordInputs)',
+};
