@@ -73,7 +73,7 @@ describe('console production input', () => {
   });
 
   it('builds its rows with the shared results collector: pass rates are aggregateCase\'s, unscorable is not a fail', () => {
-    const base = { traceId: '1af7651916cd43dd8448eb211c80319c', rootSpanId: 'c7ad6b7169203331', sample: 0, mode: 'decision' as const, producers: ['runspec'], calls: [] };
+    const base = { traceId: '1af7651916cd43dd8448eb211c80319c', rootSpanId: 'c7ad6b7169203331', sample: 0, mode: 'decision' as const, producers: ['runspec'], calls: [], revision: 0, final: true };
     const lines = [
       { ...base, case: 'c1', category: 'pass' as const, pass: true, reason: 'ok' },
       { ...base, traceId: '2af7651916cd43dd8448eb211c80319c', rule: 'no-shell', category: 'unscorable' as const, pass: null, reason: 'hashed' },
