@@ -90,6 +90,7 @@ describe('runspec-eval/vitest in a user project', { timeout: 180_000 }, () => {
       // The case now expects what the model does: its test passes on the rerun (the matcher test, which
       // asserted the old verdict, fails: the rerun really ran the new case file).
       await seen(/RERUN[\s\S]*✓ status-api[\s\S]*Tests\s+1 failed \| 3 passed \(4\)/, 120_000);
+      expect(out).toMatch(/RERUN/);
     } finally {
       child.kill('SIGTERM');
     }
