@@ -50,9 +50,16 @@ export const DISCOVERY_TOOLS = ['search_runnables', 'describe_runnable', 'descri
 /** Search-layout runners: the runnable to run is named inside the call. */
 export const RUN_TOOLS: ReadonlySet<string> = new Set(['run_runnable', 'use_tool']);
 
+/** A model-sent value as text; objects as JSON (String() throws on `{"toString": null}`, which JSON can carry). */
+function plainText(x: unknown): string {
+  if (typeof x === 'string') return x;
+  if (x === null || x === undefined || typeof x !== 'object') return String(x);
+  return JSON.stringify(x) ?? '';
+}
+
 function hostValue(toolset: Toolset, v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
-  const s = (Array.isArray(v) ? v.map(String).join(',') : String(v)).trim();
+  const s = (Array.isArray(v) ? v.map(plainText).join(',') : plainText(v)).trim();
   if (s === '') return undefined;
   return canonicalHost(toolset, s) ?? s;
 }

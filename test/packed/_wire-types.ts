@@ -20,7 +20,9 @@ export function typeCheckWireBodies(bodies: { phoenix: unknown[]; langsmith: unk
       "import type { FeedbackCreate } from 'langsmith/schemas';",
       "type PhoenixBody = paths['/v1/span_annotations']['post']['requestBody']['content']['application/json'];",
       // The LangSmith SDK posts a FeedbackCreate without the server-set times; the rest as the type says.
-      "type LangSmithBody = Omit<FeedbackCreate, 'created_at' | 'modified_at' | 'id' | 'score' | 'value' | 'comment' | 'correction' | 'feedback_source'> & Partial<FeedbackCreate>;",
+      // session_id is the body field the SDK's Client.createFeedback sends for its `sessionId` option (src/telemetry/langsmith.ts
+      // checks our body against that parameter type); FeedbackCreate does not list it.
+      "type LangSmithBody = Omit<FeedbackCreate, 'created_at' | 'modified_at' | 'id' | 'score' | 'value' | 'comment' | 'correction' | 'feedback_source'> & Partial<FeedbackCreate> & { session_id?: string };",
       ...bodies.phoenix.map((b, i) => `export const phoenix${i} = ${JSON.stringify(b)} satisfies PhoenixBody;`),
       ...bodies.langsmith.map((b, i) => `export const langsmith${i} = ${JSON.stringify(b)} satisfies LangSmithBody;`),
     ];

@@ -35,6 +35,16 @@ describe('model output never makes scoring throw', () => {
   });
 });
 
+describe('model output that JSON can carry and String() cannot convert', () => {
+  // fast-check found it: a host argument {"toString": null} made the call resolution throw.
+  it('scores a host object whose toString is null', () => {
+    const c = makeCase({ runspec: { tool: ['cron'], host: 'web-01' } });
+    const verdict = scoreRun(c, makeRun({ calls: [{ name: 'cron', arguments: { host: { toString: null } } }], status: 'ok', terminal: true }), { toolset: fleet, toolMode: 'dedup', validateArgs: true });
+    expect(VERDICT_CATEGORIES).toContain(verdict.category);
+    expect(verdict.pass).toBe(false);
+  });
+});
+
 describe('the arg check direction', () => {
   it('extra observed arguments never change the outcome (expected ⊆ observed)', () => {
     const expectation = fc.oneof(
