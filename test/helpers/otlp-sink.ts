@@ -147,6 +147,15 @@ function decode(r: SinkRequest): OtlpTraceRequest {
   return decodeTraceRequest(new Uint8Array(body));
 }
 
+function decodes(r: SinkRequest): boolean {
+  try {
+    decode(r);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Start the receiver on 127.0.0.1, port 0. */
 export async function startOtlpSink(opts: OtlpSinkOptions = {}): Promise<OtlpSink> {
   const requests: SinkRequest[] = [];
@@ -163,6 +172,12 @@ export async function startOtlpSink(opts: OtlpSinkOptions = {}): Promise<OtlpSin
       }
       const answer = (): void => {
         const json = contentType.includes('json');
+        // As the Collector's OTLP receiver does: a body that does not decode is 400, not accepted.
+        if ((req.url ?? '').startsWith('/v1/traces') && !decodes(requests[requests.length - 1]!)) {
+          res.writeHead(400, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ code: 3, message: 'unable to decode the request body' }));
+          return;
+        }
         res.writeHead(opts.status ?? 200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
         // An empty protobuf message is a valid ExportTraceServiceResponse.
         res.end(json ? '{}' : Buffer.alloc(0));
