@@ -15,6 +15,9 @@ export default defineConfig({
     maxWorkers: 1,
     fileParallelism: false,
     passWithNoTests: false,
+    // The per-run temp root (the unpacked test browser lives there); no per-file HOME isolation here: the
+    // tier's install caches are found through HOME (setup/cache.ts).
+    globalSetup: ['test/setup/global-setup.ts'],
     reporters: ['default'],
   },
 });
