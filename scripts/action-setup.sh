@@ -10,8 +10,8 @@ if [ -f package.json ] && node -e 'const p=require("./package.json"); process.ex
   exit 0
 fi
 cd "$GITHUB_ACTION_PATH"
+# npm ci builds too (the package's prepare script).
 npm ci --no-audit --no-fund
-npm run build
 chmod +x dist/cli/main.js
 echo "RUNSPEC_EVAL=$GITHUB_ACTION_PATH/dist/cli/main.js" >> "$GITHUB_ENV"
 echo "runspec-eval: built from the action ($(node dist/cli/main.js --version))"

@@ -1,6 +1,6 @@
 // The public API: named re-exports only. The root holds what a library user needs to load cases and
-// toolsets, pick a provider, run a suite or a case, score a run and score traces; four subpaths hold the
-// rest (`runspec-eval/traces`, `/telemetry`, `/semconv`, `/report`; `/vitest` is reserved), listed in
+// toolsets, pick a provider, run a suite or a case, score a run and score traces; five subpaths hold the
+// rest (`runspec-eval/traces`, `/telemetry`, `/semconv`, `/report`, `/vitest`), listed in
 // package.json "exports". The root does not load the OpenTelemetry SDK: setting up telemetry
 // (`createTelemetry`) is under `/telemetry`. test/public-api.test.ts pins every exported name.
 

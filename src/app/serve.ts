@@ -156,7 +156,17 @@ export async function startServe(ctx: ServeContext, options: ServeOptions): Prom
     await receiver.close();
     throw err;
   }
-  const annotationTimer = setInterval(() => void setup.sinks.flushAnnotations(), 2000);
+  // One flush at a time (a LangSmith flush may wait up to its max_wait_ms for ingestion): a tick during a
+  // flush is skipped, and a failure is a warning.
+  let flushing = false;
+  const annotationTimer = setInterval(() => {
+    if (flushing) return;
+    flushing = true;
+    setup.sinks
+      .flushAnnotations()
+      .catch((err: unknown) => ctx.warn(`annotations: ${err instanceof Error ? err.message : String(err)}`))
+      .finally(() => (flushing = false));
+  }, 2000);
   annotationTimer.unref();
 
   return {

@@ -16,13 +16,9 @@ export interface OutcomeMetrics {
   shutdown(): Promise<void>;
 }
 
-/**
- * Whether a verdict line is its trace's final judgement (only those are counted). Verdict lines carry
- * `final` once the revision model marks them; a line without the field is final (every judgement used to
- * be, until late spans re-open the trace).
- */
+/** Whether a verdict line is its trace's final judgement (only those are counted). */
 export function isFinalLine(line: TraceVerdictLine): boolean {
-  return (line as TraceVerdictLine & { final?: boolean }).final !== false;
+  return line.final;
 }
 
 /** @example const metrics = await createOutcomeMetrics(env, { exporters: ['prometheus'] }, warn); */

@@ -136,7 +136,13 @@ if (isEntryPoint()) {
   }
   // stdout redirected to a file: every byte written here (Node's file stdout drops what a short write
   // leaves), and a full or read-only disk is exit 3 naming stdout, never a cut document with exit 0.
-  const file = fstatSync(1).isFile() ? fileStdout(1) : undefined;
+  let isFile = false;
+  try {
+    isFile = fstatSync(1).isFile();
+  } catch {
+    // stdout closed (`>&-`): nothing to write to; main() reports through stderr.
+  }
+  const file = isFile ? fileStdout(1) : undefined;
   let code = await main({ argv: process.argv.slice(2), ...(file ? { stdout: file.stream } : {}) });
   if (file?.failure !== undefined) {
     const err = outputError('stdout', file.failure);

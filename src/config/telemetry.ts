@@ -240,7 +240,7 @@ export function resolveTelemetryConfig(input: {
   ) {
     exporter.headers.authorization = `Bearer ${apiKey}`;
   }
-  let langsmith = resolveLangSmith(flags, env, file.langsmith, place);
+  let langsmith = resolveLangSmith(flags, env, file.langsmith, place, headers);
   if (langsmith && caFile !== undefined) langsmith.caFile = caFile;
   if (langsmith && enabled.value && exporter.kind === 'file' && !flags.feedbackOnly) {
     warn('telemetry: LangSmith feedback needs the traces exported to LangSmith (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=…/otel/v1/traces); skipped');
@@ -282,6 +282,7 @@ function resolveLangSmith(
   env: Env,
   file: NonNullable<ConfigFile['telemetry']>['langsmith'],
   place: (key: string) => string,
+  otlpHeaders: Record<string, string> = {},
 ): LangSmithFeedbackConfig | undefined {
   const on = firstSet(flags.langsmithFeedback, undefined, file?.feedback, false);
   if (!on.value) return undefined;
@@ -296,7 +297,10 @@ function resolveLangSmith(
   const endpoint = stripSlash(checkUrl(endpointSetting.value, endpointSetting.source === 'env' ? (env.get('LANGSMITH_ENDPOINT') !== undefined ? 'LANGSMITH_ENDPOINT' : 'LANGCHAIN_ENDPOINT') : place('langsmith.endpoint')));
   const maxWaitMs = firstSet(undefined, undefined, file?.max_wait_ms, 60_000);
   const apiKey = env.get(keyEnv) ?? (file?.api_key_env === undefined ? env.get('LANGCHAIN_API_KEY') : undefined);
-  const project = env.get('LANGSMITH_PROJECT') ?? env.get('LANGCHAIN_PROJECT');
+  // The project the traces go to: the Langsmith-Project header of the OTLP export (what doctor recommends),
+  // else LangSmith's own variables. Neither: no session_id (not the "default" project's).
+  const headerProject = Object.entries(otlpHeaders).find(([k]) => k.toLowerCase() === 'langsmith-project')?.[1];
+  const project = headerProject ?? env.get('LANGSMITH_PROJECT') ?? env.get('LANGCHAIN_PROJECT');
   return {
     endpoint,
     ...(project !== undefined ? { project } : {}),

@@ -60,6 +60,23 @@ export function readVerdictFile(file: string): TraceVerdictLine[] | undefined {
 }
 
 /**
+ * One line per trace and case (or rule): `serve --out` writes every revision of a trace's verdict and then
+ * the final one again; only the last line of each counts (the final one when it was written).
+ */
+function lastRevisions(lines: readonly TraceVerdictLine[]): TraceVerdictLine[] {
+  const last = new Map<string, TraceVerdictLine>();
+  for (const l of lines) {
+    const key = `${l.traceId}\u0000${l.case ?? ''}\u0000${l.rule ?? ''}\u0000${l.sample}`;
+    const seen = last.get(key);
+    if (!seen || !seen.final || l.final) {
+      last.delete(key);
+      last.set(key, l);
+    }
+  }
+  return [...last.values()];
+}
+
+/**
  * A results document of production verdicts: one row per scored trace (`case · trace id`), built by the
  * shared results collector (app/score-traces.ts, the model `run`, `score --results` and `report` use), so
  * the same report view shows them; each sample keeps its trace and span ids for the trace link.
@@ -67,7 +84,7 @@ export function readVerdictFile(file: string): TraceVerdictLine[] | undefined {
 export function productionDocument(lines: readonly TraceVerdictLine[], label: string): { doc: ResultsDocument; unmatched: number } {
   const collector = createResultsCollector([], { rows: 'trace' });
   let unmatched = 0;
-  for (const l of lines) if (!collector.addLine(l)) unmatched++;
+  for (const l of lastRevisions(lines)) if (!collector.addLine(l)) unmatched++;
   const now = new Date().toISOString();
   return { doc: collector.document({ started: now, tool: 'runspec-eval', label: 'production', test_suite: label }, 1), unmatched };
 }

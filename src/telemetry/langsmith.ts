@@ -268,7 +268,11 @@ async function lookUpSession(settings: LangSmithFeedbackSettings, project: strin
  * and `score`/`serve` (app/score-traces.ts) share. Never throws: a failure is the result's warning.
  */
 export async function postFeedbackForTargets(settings: LangSmithFeedbackSettings, targets: readonly AnnotationTarget[], tls: TlsSettings = {}): Promise<PostFeedbackResult> {
-  const session = await langsmithSessionId(settings, tls).catch((err: Error) => ({ warning: `langsmith feedback: ${err.message}` }) as { id?: string; warning?: string });
+  // No project named anywhere: no session_id (a lookup of "default" could file it under another project).
+  const session =
+    settings.project === undefined
+      ? {}
+      : await langsmithSessionId(settings, tls).catch((err: Error) => ({ warning: `langsmith feedback: ${err.message}` }) as { id?: string; warning?: string });
   const result = await postLangSmithFeedback({
     ...tls,
     endpoint: settings.endpoint,

@@ -13,7 +13,6 @@ import { stringify } from 'smol-toml';
 import { configDefaults } from 'vitest/config';
 import { describe, expect, it } from 'vitest';
 import type { Reporter, TestModule } from 'vitest/node';
-import type { Plugin } from 'vite';
 import { casesOfPaths, evalCase, writeCaseResultsDocument, type EvalCaseOutcome } from '../app/eval-case.js';
 import type { RunFlags } from '../app/run-options.js';
 import type { CaseEntry } from '../report/results.js';
@@ -130,9 +129,9 @@ export function describeEvals(source: string | InlineSuite, options: EvalOptions
 /**
  * A Vite plugin for vitest: changing a case file reruns the tests in `--watch` (vitest watches the module
  * graph; case files are data, not modules, so they join its rerun triggers).
- * @default cases ['**\/*.eval.toml', 'evals/**', '.runspec/eval/**']
+ * @default cases ['**\/*.eval.toml', '**\/evals/**\/*.{toml,json}', '**\/.runspec/eval/**']
  */
-export function runspecEvals(opts: { cases?: string[] } = {}): Plugin {
+export function runspecEvals(opts: { cases?: string[] } = {}): { name: string; config(): Record<string, unknown> } {
   const globs = opts.cases ?? ['**/*.eval.toml', '**/evals/**/*.{toml,json}', '**/.runspec/eval/**'];
   return {
     name: 'runspec-eval',

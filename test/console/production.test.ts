@@ -56,12 +56,29 @@ describe('console production input', () => {
     expect((await listReports(project)).map((r) => r.id)).not.toContain('leak.json');
   });
 
+  // serve --out writes each revision of a trace's verdict and then the final one again: one row, the final verdict.
+  it('counts each trace once: the final revision, not every line serve wrote', () => {
+    const base = { traceId: '3af7651916cd43dd8448eb211c80319c', rootSpanId: 'd7ad6b7169203331', sample: 0, mode: 'decision' as const, producers: ['runspec'], calls: [] };
+    const { doc } = productionDocument(
+      [
+        { ...base, case: 'c1', category: 'pass', pass: true, reason: 'root only', revision: 0, final: false },
+        { ...base, case: 'c1', category: 'forbidden_tool', pass: false, reason: 'children came', revision: 1, final: false, supersedes: true },
+        { ...base, case: 'c1', category: 'forbidden_tool', pass: false, reason: 'children came', revision: 1, final: true },
+      ],
+      'x',
+    );
+    const cases = Object.values(doc.iterations[0]!.cases);
+    expect(cases).toHaveLength(1);
+    expect(cases[0]!.runs).toHaveLength(1);
+    expect(cases[0]!.runs[0]).toMatchObject({ verdict: { category: 'forbidden_tool' } });
+  });
+
   it('makes one row per scored trace, unique even when a trace has a case and a rule verdict', () => {
     const base = { traceId: '0af7651916cd43dd8448eb211c80319c', rootSpanId: 'b7ad6b7169203331', sample: 0, mode: 'decision' as const, producers: ['runspec'], calls: [], revision: 0, final: true };
     const { doc, unmatched } = productionDocument(
       [
         { ...base, case: 'c1', category: 'pass', pass: true, reason: 'ok' },
-        { ...base, case: 'c1', category: 'wrong_tool', pass: false, reason: 'again' },
+        { ...base, case: 'c1', sample: 1, category: 'wrong_tool', pass: false, reason: 'again' },
         { ...base, category: null, pass: null, reason: 'no case or rule' },
       ],
       'x',

@@ -17,7 +17,7 @@ export const ciCommand: CommandModule = {
     const run = ci
       .command('run')
       .description('Run the suite and write results.json, junit.xml, report.html and summary.md to --dir (the summary also to the job summary)')
-      .argument('[targets...]', 'suite names or fixture files (default: every discovered case)');
+      .argument('[targets...]', "suite names or fixture files (default: the project's own cases, or the bundled demo cases when it has none)");
     addSelectionOptions(run);
     addModelOptions(run);
     addExecutionOptions(run, { out: false });
