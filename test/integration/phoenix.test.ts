@@ -553,7 +553,7 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
       );
       expect(r.exitCode).toBe(3);
       expect(r.stderr.split('\n').filter((l) => l.includes('phoenix experiment:'))).toEqual([
-        expect.stringMatching(/^warning: telemetry: phoenix experiment: POST http:\/\/127\.0\.0\.1:\d+\/v1\/datasets\/upload\?sync=true failed \(.*\); 0 run\(s\) and 0 evaluation\(s\) recorded$/),
+        expect.stringMatching(/^warning: telemetry: phoenix experiment: POST http:\/\/127\.0\.0\.1:\d+\/v1\/datasets\/upload\?sync=true: connection failed \(.*\); 0 run\(s\) and 0 evaluation\(s\) recorded$/),
       ]);
       expect(samplesOf(join(alone, 'out/exp-down.json')).map((s) => s.category)).toEqual(['pass', 'forbidden_tool', 'error']);
     });
