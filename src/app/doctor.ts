@@ -68,6 +68,13 @@ interface HttpAnswer {
   body: string;
 }
 
+/** The values of the export's credential headers (authorization, x-api-key, ...): blanked out of quoted replies. */
+function secretHeaderValues(headers: Record<string, string>): string[] {
+  return Object.entries(headers)
+    .filter(([name]) => /auth|key|token|secret/i.test(name))
+    .flatMap(([, value]) => [value, value.replace(/^Bearer\s+/i, '')]);
+}
+
 type Request = (url: string, init: { method: string; headers: Record<string, string>; body?: Uint8Array | string }) => Promise<HttpAnswer>;
 
 function detectBackend(cfg: TelemetryConfig, url: string, fileHasLangsmith: boolean): DoctorBackend {
@@ -242,7 +249,7 @@ export async function runDoctor(ctx: AppContext, opts: DoctorOptions = {}): Prom
   let client: HttpClient;
   try {
     // One attempt per request: doctor reports what it sees; read-back polls on its own schedule.
-    client = createHttpClient({ label: 'doctor', timeoutMs: 10_000, attempts: 1, maxConcurrent: 2, keepAliveMs: 500, tls, secrets: [cfg.apiKey, cfg.langsmith?.apiKey] });
+    client = createHttpClient({ label: 'doctor', timeoutMs: 10_000, attempts: 1, maxConcurrent: 2, keepAliveMs: 500, tls, secrets: [cfg.apiKey, cfg.langsmith?.apiKey, ...secretHeaderValues(exporter.headers)] });
   } catch (err) {
     checks.push({ name: 'tls', ok: false, detail: (err as Error).message, fix: 'point OTEL_EXPORTER_OTLP_CERTIFICATE / ca_file (and the client certificate and key) at readable PEM files' });
     return done({ backend, endpoint: url, checks });

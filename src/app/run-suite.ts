@@ -843,7 +843,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
 /** A model target's provider, model and toolset as run flags (flags given on the command line win). */
 function withModelTarget(flags: RunFlags, t: TargetConfig): RunFlags {
   if (t.kind !== 'model') return flags;
-  const out: RunFlags = { ...flags, provider: t.provider };
+  const out: RunFlags = { ...flags, provider: flags.provider ?? t.provider };
   if (flags.model === undefined && t.model !== undefined) out.model = t.model;
   if (flags.toolset === undefined && t.toolset !== undefined) out.toolset = t.toolset;
   return out;

@@ -6,12 +6,12 @@
 // work on any eval result, Run or captured OTLP trace, `runspecEvals()` adds case files to vitest's watch
 // triggers, and `RunspecReporter` writes the results document `runspec-eval report` and the console open.
 // Runs go through the same app layer as the CLI: settings, providers, telemetry and results are the CLI's.
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { stringify } from 'smol-toml';
 import { configDefaults } from 'vitest/config';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Reporter, TestModule } from 'vitest/node';
 import { casesOfPaths, evalCase, writeCaseResultsDocument, type EvalCaseOutcome } from '../app/eval-case.js';
 import type { RunFlags } from '../app/run-options.js';
@@ -121,6 +121,8 @@ export function describeEvals(source: string | InlineSuite, options: EvalOptions
     }
   };
   describe(name, () => {
+    // Inline cases were written to a temporary folder of their own: it goes when the block is done.
+    if (typeof source !== 'string') afterAll(() => rmSync(dirname(path), { recursive: true, force: true }));
     if (!isDir) for (const [file, list] of byFile) register(file, list);
     else for (const [file, list] of byFile) describe(basename(file), () => register(file, list));
   });

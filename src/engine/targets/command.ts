@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { AgentReply, AgentTarget } from './types.js';
+import { redactEchoedSecrets, redactSecrets } from '../../core/redact.js';
 
 export interface CommandTargetOptions {
   name: string;
@@ -28,6 +29,7 @@ export interface CommandTargetOptions {
 /** @example openCommandTarget({ name: 'py', command: ['python', 'agent.py'], projectDir, env, otlpEndpoint, defaults: {}, quietMs: 500, traceTimeoutMs: 30_000 }) */
 export function openCommandTarget(o: CommandTargetOptions): AgentTarget {
   const maxOut = o.maxOutputBytes ?? 1024 * 1024;
+  const scrub = (text: string): string => redactEchoedSecrets(redactSecrets(text, o.env));
   return {
     name: o.name,
     kind: 'command',
@@ -62,13 +64,14 @@ export function openCommandTarget(o: CommandTargetOptions): AgentTarget {
         });
         child.on('error', (err) => {
           if (signal.aborted) fail(err);
-          else done({ error: { code: 'TARGET', message: `${o.command[0]}: ${err.message}` } });
+          else done({ error: { code: 'TARGET', message: scrub(`${o.command[0]}: ${err.message}`) } });
         });
         child.on('close', (code, sig) => {
           const output = Buffer.concat(out).toString('utf8');
           if (code === 0) return done({ output });
           const last = errTail.trim().split('\n').pop() ?? '';
-          done({ output, error: { code: 'TARGET', message: `${o.command.join(' ')} exited with ${code ?? sig}${last ? `: ${last}` : ''}` } });
+          // The command line and the agent's stderr may hold a key: both are redacted like any printed value.
+          done({ output, error: { code: 'TARGET', message: scrub(`${o.command.join(' ')} exited with ${code ?? sig}${last ? `: ${last}` : ''}`) } });
         });
         child.stdin.on('error', () => {});
         child.stdin.end(o.prompt === 'env' ? '' : input.prompt);
