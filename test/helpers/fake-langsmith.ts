@@ -8,6 +8,7 @@
 //   const ls = await startFakeLangSmith({ apiKey: 'lsv2-test', lagRequests: 2 });
 //   ... LANGSMITH_ENDPOINT=ls.url, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=`${ls.url}/otel/v1/traces` ...
 //   expect(ls.feedback[0].body.run_id).toBe('00000000-0000-0000-1a2b-3c4d5e6f7a8b');
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
@@ -86,6 +87,11 @@ export async function startFakeLangSmith(opts: FakeLangSmithOptions = {}): Promi
       }
       if (req.method === 'POST' && url.pathname === '/otel/v1/traces') {
         traceHeaders.push(req.headers);
+        // As LangSmith does: traces sent to a project (the Langsmith-Project header) create it.
+        const project = req.headers['langsmith-project'];
+        if (typeof project === 'string' && !Object.hasOwn(projects, project)) {
+          projects[project] = `0b5e5510-0000-4000-8000-${createHash('sha256').update(project).digest('hex').slice(0, 12)}`;
+        }
         const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
         const ct = String(req.headers['content-type'] ?? '');
         const decoded = ct.includes('json') ? JSON.parse(body.toString('utf8')) : decodeTraceRequest(new Uint8Array(body));
