@@ -1,15 +1,16 @@
 // Installable from git: `npm install git+file://<bare clone>` of this checkout's HEAD into an empty project.
 // npm clones it, installs its dev dependencies and runs `prepare` (the build), so the installed package has
-// a dist/ and an executable bin. HEAD is what is tested: commit before running this.
+// a dist/ and an executable bin. HEAD is what is tested: commit before running this. It lives in the
+// integration tier: installing every dev dependency to build is the longest install we run (about a minute).
 import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/run-cli.js';
-import { runInstalled } from './_cli.js';
-import { emptyProject, install, tempRoot } from './_install.js';
+import { runInstalled } from '../packed/_cli.js';
+import { emptyProject, install, npmCacheDir, tempRoot } from '../packed/_install.js';
 
-const { cache } = inject('packed');
+const cache = npmCacheDir();
 const root = tempRoot('runspec-git-install-');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
