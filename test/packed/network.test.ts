@@ -3,9 +3,7 @@
 // LangSmith feedback, `doctor` with read-back, MCP over stdio and streamable HTTP. The loopback servers are
 // test/helpers' fakes; what Phoenix and LangSmith received is type-checked against @arizeai/phoenix-client's
 // OpenAPI types and the langsmith package (test/packed/_wire-types.ts).
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -23,7 +21,8 @@ import { typeCheckWireBodies } from './_wire-types.js';
 const { full } = inject('packed');
 const KEY = 'sk-packed-secret';
 const proj = join(full, 'work');
-const certs = mkdtempSync(join(tmpdir(), 'runspec-packed-tls-'));
+// The committed test CA and its 127.0.0.1 server certificate (test/telemetry/tls/README.md): no openssl needed.
+const certs = join(REPO_ROOT, 'test', 'telemetry', 'tls');
 let model: FakeModelServer;
 let tls: { key: Buffer; cert: Buffer };
 /** Every body Phoenix and LangSmith accepted, type-checked in the last test (one tsc run). */
@@ -43,13 +42,8 @@ function projectWith(name: string, toml: string): string {
   return dir;
 }
 
-/** A private CA and a server certificate for 127.0.0.1 it signed, made now with openssl. */
+/** A server certificate for 127.0.0.1, signed by the test CA at certs/ca.pem. */
 function makeCerts(): { key: Buffer; cert: Buffer } {
-  const ssl = (args: string[]): void => void execFileSync('openssl', args, { cwd: certs, stdio: 'pipe' });
-  ssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=runspec test CA']);
-  ssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1']);
-  writeFileSync(join(certs, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  ssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'san.ext']);
   return { key: readFileSync(join(certs, 'server.key')), cert: readFileSync(join(certs, 'server.pem')) };
 }
 
@@ -65,7 +59,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await model.close();
-  rmSync(certs, { recursive: true, force: true });
 });
 
 describe('OTLP export from the installed CLI', () => {
