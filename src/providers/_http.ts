@@ -1,4 +1,4 @@
-import { createHttpClient as createClient, DEFAULT_MAX_RESPONSE_BYTES, describeHttpFailure, type HttpFailure, type TlsFiles } from '../core/http-client.js';
+import { createHttpClient, DEFAULT_MAX_RESPONSE_BYTES, describeHttpFailure, type HttpFailure, type TlsFiles } from '../core/http-client.js';
 import { isRecord } from '../core/is-record.js';
 import { redactUrl } from '../core/redact.js';
 import { ProviderError } from '../errors.js';
@@ -83,8 +83,8 @@ export interface HttpClient {
 }
 
 /** The provider HTTP client: the one client, its failures thrown as ProviderErrors. */
-export function createHttpClient(opts: HttpClientOptions): HttpClient {
-  const client = createClient({
+export function createProviderClient(opts: HttpClientOptions): HttpClient {
+  const client = createHttpClient({
     label: opts.label,
     timeoutMs: opts.timeoutMs,
     attempts: opts.retries,
@@ -173,7 +173,7 @@ export function joinUrl(baseUrl: string, path: string): string {
 
 /** The HTTP client of a model provider, with the shared defaults (2 min timeout, 3 attempts, 8 in flight). */
 export function createProviderHttp(label: string, opts: HttpProviderOptions): HttpClient {
-  return createHttpClient({
+  return createProviderClient({
     label,
     timeoutMs: opts.timeoutMs ?? 120_000,
     retries: opts.retries ?? 3,
