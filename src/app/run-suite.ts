@@ -33,6 +33,7 @@ import { VERSION } from '../core/version.js';
 import type { AppContext } from './context.js';
 import { normaliseForLog, suiteLabelOf, type RunFlags } from './run-options.js';
 import { redactUrl } from '../core/redact.js';
+import { collapseRetries, type RetryEvent } from '../core/http-client.js';
 import { createRecordingProvider, loadRecording, type RecordingProvider } from '../providers/recording.js';
 import { compareResults, type Comparison } from '../report/compare.js';
 import { COMPARISON_FORMATS } from '../report/comparison.js';
@@ -206,18 +207,18 @@ export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir' | 'warn
 }
 
 /**
- * The `retrying:` lines of a provider: one per cause (a provider that is down gives the same cause for
- * every request, and 120 identical lines hide the one that matters), every wait with `-v`.
+ * The `retrying:` lines of a front end's providers: the one HTTP client's retry events collapsed to one
+ * line per cause (core/http-client.ts), every wait with `-v`; runWithLog flushes the counts when a run ends.
  */
-function retryReporter(ctx: Partial<Pick<AppContext, 'err'>>, name: string, verbose: boolean): (r: { attempt: number; delayMs: number; reason: string }) => void {
-  const seen = new Set<string>();
-  return (r) => {
-    const line = `retrying: ${name}: ${r.reason}; attempt ${r.attempt + 1} in ${(r.delayMs / 1000).toFixed(1)} s`;
-    if (verbose) return ctx.err?.(line);
-    if (seen.has(r.reason)) return;
-    seen.add(r.reason);
-    ctx.err?.(`${line} (further retries for this cause are not shown; -v shows each)`);
-  };
+const retryLines = new WeakMap<object, ReturnType<typeof collapseRetries>>();
+function retryReporter(ctx: Partial<Pick<AppContext, 'err'>>, name: string, verbose: boolean): (r: Omit<RetryEvent, 'label'>) => void {
+  let lines = retryLines.get(ctx);
+  if (!lines) {
+    lines = collapseRetries((line) => ctx.err?.(line), { verbose });
+    retryLines.set(ctx, lines);
+  }
+  const collapsed = lines;
+  return (r) => collapsed.onRetry({ ...r, label: name });
 }
 
 /** What buildProvider resolves: the provider spec string and the resolver's options. */
@@ -566,6 +567,7 @@ async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: Prepa
       ctx.warn(`telemetry: ${err instanceof Error ? err.message : String(err)}`);
     }
     await opts.provider.close().catch(() => {});
+    retryLines.get(ctx)?.flush();
   }
   return { run, toolMode, threshold, systemPrompt, telemetryConfig };
 }

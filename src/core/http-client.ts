@@ -400,12 +400,17 @@ export function describeHttpFailure(f: HttpFailure, opts: { withUrl?: boolean } 
 
 /**
  * Retry events collapsed into one line per cause: the first retry of each (label, reason) is printed as it
- * happens; `flush()` prints how many more followed. A slow run says why, without a line per wait.
+ * happens; `flush()` (at the end of a run) prints how many more followed. A provider that is down gives the
+ * same cause for every request, and 120 identical lines would hide the one that matters. With `verbose`,
+ * every retry is printed as it happens.
+ * @example const retries = collapseRetries((l) => console.error(l)); createHttpClient({ ..., onRetry: retries.onRetry })
  */
-export function collapseRetries(print: (line: string) => void): { onRetry: (event: RetryEvent) => void; flush: () => void } {
+export function collapseRetries(print: (line: string) => void, opts: { verbose?: boolean } = {}): { onRetry: (event: RetryEvent) => void; flush: () => void } {
   const seen = new Map<string, { label: string; reason: string; more: number }>();
   return {
     onRetry(e) {
+      const line = `retrying: ${e.label}: ${e.reason}; attempt ${e.attempt + 1} in ${(e.delayMs / 1000).toFixed(1)} s`;
+      if (opts.verbose) return print(line);
       const key = `${e.label}\u0000${e.reason}`;
       const entry = seen.get(key);
       if (entry) {
@@ -413,7 +418,7 @@ export function collapseRetries(print: (line: string) => void): { onRetry: (even
         return;
       }
       seen.set(key, { label: e.label, reason: e.reason, more: 0 });
-      print(`retrying: ${e.label}: ${e.reason}; attempt ${e.attempt + 1} in ${(e.delayMs / 1000).toFixed(1)} s (later retries for this cause are counted, not shown)`);
+      print(`${line} (further retries for this cause are not shown; -v shows each)`);
     },
     flush() {
       for (const e of seen.values()) if (e.more > 0) print(`retried: ${e.label}: ${e.more} more time(s) after ${e.reason}`);

@@ -313,10 +313,18 @@ describe('the client on its own', () => {
     c.onRetry({ label: 'openai provider', attempt: 1, delayMs: 500, reason: 'connection failed (ECONNRESET)' });
     c.flush();
     expect(lines).toEqual([
-      'retrying: openai provider: HTTP 429; attempt 2 in 1.0 s (later retries for this cause are counted, not shown)',
-      'retrying: openai provider: connection failed (ECONNRESET); attempt 2 in 0.5 s (later retries for this cause are counted, not shown)',
+      'retrying: openai provider: HTTP 429; attempt 2 in 1.0 s (further retries for this cause are not shown; -v shows each)',
+      'retrying: openai provider: connection failed (ECONNRESET); attempt 2 in 0.5 s (further retries for this cause are not shown; -v shows each)',
       'retried: openai provider: 3 more time(s) after HTTP 429',
     ]);
+  });
+
+  it('prints every retry with verbose, and nothing more at flush', () => {
+    const lines: string[] = [];
+    const c = collapseRetries((l) => lines.push(l), { verbose: true });
+    for (let i = 1; i <= 2; i++) c.onRetry({ label: 'openai', attempt: i, delayMs: 2000, reason: 'HTTP 503' });
+    c.flush();
+    expect(lines).toEqual(['retrying: openai: HTTP 503; attempt 2 in 2.0 s', 'retrying: openai: HTTP 503; attempt 3 in 2.0 s']);
   });
 
   it('words errors without a message, arrays of errors and time-outs (never "undefined")', () => {
