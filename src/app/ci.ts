@@ -1,7 +1,8 @@
 // The steps of the GitHub Action (action.yml at the repository root), as commands that run anywhere:
 // `ci run` writes the results, JUnit, HTML and a step summary; `ci baseline` finds the base branch's last
-// successful run (whose results artifact the action downloads); `ci comment` diffs the run against that
-// baseline and keeps one sticky pull-request comment. They honour the runner's variables (GITHUB_API_URL,
+// successful run (whose results artifact the action downloads); `ci diff` diffs the run against that
+// baseline (the job summary, and exit 1 on a regression); `ci comment` does the same and keeps one sticky
+// pull-request comment. They honour the runner's variables (GITHUB_API_URL,
 // GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_EVENT_PATH, GITHUB_STEP_SUMMARY, GITHUB_OUTPUT) and work without
 // them (outputs and summary are then skipped), so they are tested against a local server speaking GitHub's API.
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -113,13 +114,12 @@ function headSummary(doc: ResultsDocument): string {
 }
 
 /**
- * `ci comment`: the diff of `head` against `base` (a results file or a directory; absent: no baseline yet)
- * as one sticky pull-request comment and in the job summary. A token that may not comment (a fork's) gets
- * the summary and a warning, not a failure. Returns the exit code: 1 when a case regressed under `failOn`.
+ * `ci diff`: the diff of `head` against `base` (a results file or a directory; absent: no baseline yet) in
+ * the job summary, the `regressed` output set, and the exit code: 1 when a case regressed under `failOn`.
+ * The action's gate when it does not comment; `ci comment` does the same and then comments.
  */
-export async function ciComment(ctx: AppContext, opts: { head: string; base?: string; failOn?: DiffFailOn }): Promise<{ exitCode: 0 | 1; lines: string[] }> {
+export function ciDiff(ctx: AppContext, opts: { head: string; base?: string; failOn?: DiffFailOn }): { exitCode: 0 | 1; lines: string[]; comment: string } {
   const env = readEnv(ctx.env);
-  const lines: string[] = [];
   let body: string;
   let exitCode: 0 | 1 = 0;
   let regressed: string[] = [];
@@ -135,6 +135,22 @@ export async function ciComment(ctx: AppContext, opts: { head: string; base?: st
   const comment = `${PR_COMMENT_MARKER}\n### runspec-eval\n\n${body}`;
   appendSummary(env, comment);
   setOutputs(env, { regressed: regressed.length > 0 ? 'true' : 'false' });
+  const line = !hasBase
+    ? 'diff: no baseline; the job summary shows this run alone'
+    : regressed.length > 0
+      ? `diff: ${regressed.length} case(s) regressed against the baseline${exitCode === 0 ? ' (not failing: --fail-on)' : ''}; the diff is in the job summary`
+      : 'diff: nothing regressed against the baseline; the diff is in the job summary';
+  return { exitCode, lines: [line], comment };
+}
+
+/**
+ * `ci comment`: {@link ciDiff}, then the diff as one sticky pull-request comment. A token that may not
+ * comment (a fork's) gets the summary and a warning, not a failure. Returns ciDiff's exit code.
+ */
+export async function ciComment(ctx: AppContext, opts: { head: string; base?: string; failOn?: DiffFailOn }): Promise<{ exitCode: 0 | 1; lines: string[] }> {
+  const env = readEnv(ctx.env);
+  const { exitCode, comment } = ciDiff(ctx, opts);
+  const lines: string[] = [];
   const pr = pullRequestOf(eventPayload(env));
   if (!pr) {
     lines.push('comment: not a pull request event; the diff is in the job summary');

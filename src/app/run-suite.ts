@@ -33,7 +33,8 @@ import { VERSION } from '../core/version.js';
 import type { AppContext } from './context.js';
 import { normaliseForLog, suiteLabelOf, type RunFlags } from './run-options.js';
 import { redactUrl } from '../core/redact.js';
-import { collapseRetries, type RetryEvent } from '../core/http-client.js';
+import { collapseRetries } from '../core/http-client.js';
+import { createReachabilityWatch, type ReachabilityWatch } from '../core/reachability.js';
 import { createRecordingProvider, loadRecording, type RecordingProvider } from '../providers/recording.js';
 import { compareResults, type Comparison } from '../report/compare.js';
 import { COMPARISON_FORMATS } from '../report/comparison.js';
@@ -196,29 +197,35 @@ export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir' | 'warn
     ctx.warn('--retries is now --attempts (it counts attempts per request, the first included); the old spelling still works');
   }
   const { spec, options } = providerRequest(ctx, project, name, flags);
+  const watch = providerWatchOf(ctx, !!flags.verbose, runSettings(project, flags).unreachableAfterMs.value);
   return resolveProvider(spec, {
     ...options,
     extra: {
       maxConcurrent: runSettings(project, flags).maxRequests.value,
       maxResponseBytes: runSettings(project, flags).maxResponseBytes.value,
-      onRetry: retryReporter(ctx, name, !!flags.verbose),
+      onRetry: (r) => watch.retries.onRetry({ ...r, label: name }),
+      reachability: watch.reachability,
     },
   });
 }
 
 /**
- * The `retrying:` lines of a front end's providers: the one HTTP client's retry events collapsed to one
- * line per cause (core/http-client.ts), every wait with `-v`; runWithLog flushes the counts when a run ends.
+ * What a front end's providers report while a run goes: their `retrying:` lines, the one HTTP client's retry
+ * events collapsed to one line per cause (core/http-client.ts), every wait with `-v`, the counts flushed when
+ * a run ends; and whether their requests connect at all (core/reachability.ts), the run's second fast stop.
  */
-const retryLines = new WeakMap<object, ReturnType<typeof collapseRetries>>();
-function retryReporter(ctx: Partial<Pick<AppContext, 'err'>>, name: string, verbose: boolean): (r: Omit<RetryEvent, 'label'>) => void {
-  let lines = retryLines.get(ctx);
-  if (!lines) {
-    lines = collapseRetries((line) => ctx.err?.(line), { verbose });
-    retryLines.set(ctx, lines);
+interface ProviderWatch {
+  retries: ReturnType<typeof collapseRetries>;
+  reachability: ReachabilityWatch;
+}
+const providerWatches = new WeakMap<object, ProviderWatch>();
+function providerWatchOf(ctx: Partial<Pick<AppContext, 'err'>>, verbose: boolean, unreachableAfterMs: number): ProviderWatch {
+  let w = providerWatches.get(ctx);
+  if (!w) {
+    w = { retries: collapseRetries((line) => ctx.err?.(line), { verbose }), reachability: createReachabilityWatch({ windowMs: unreachableAfterMs }) };
+    providerWatches.set(ctx, w);
   }
-  const collapsed = lines;
-  return (r) => collapsed.onRetry({ ...r, label: name });
+  return w;
 }
 
 /** What buildProvider resolves: the provider spec string and the resolver's options. */
@@ -534,6 +541,7 @@ async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: Prepa
       validateArgs: !!flags.validateArgs,
       concurrency,
       stopAfterErrors: runSettings(project, flags).stopAfterErrors.value,
+      ...(providerWatches.has(ctx) ? { reachability: providerWatches.get(ctx)!.reachability } : {}),
       maxTurns: flags.maxTurns,
       systemPrompt,
       keepWorktrees: !!flags.keepWorktrees,
@@ -567,7 +575,7 @@ async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: Prepa
       ctx.warn(`telemetry: ${err instanceof Error ? err.message : String(err)}`);
     }
     await opts.provider.close().catch(() => {});
-    retryLines.get(ctx)?.flush();
+    providerWatches.get(ctx)?.retries.flush();
   }
   return { run, toolMode, threshold, systemPrompt, telemetryConfig };
 }
@@ -658,9 +666,13 @@ export function problemsOf(r: ExecuteResult): string[] {
   // Case ids and provider messages are untrusted: one inert line each.
   if (r.run.stopped) {
     // One line for one cause: not a line per failed case.
-    const { samples, error } = r.run.stopped;
+    const stop = r.run.stopped;
+    const cause =
+      stop.cause === 'errors'
+        ? `${stop.samples} samples in a row failed (${safeText(stop.error.message)})`
+        : `every request in flight failed to connect for ${(stop.windowMs / 1000).toFixed(1)} s (${safeText(stop.reason)})`;
     lines.push(
-      `stopped: ${samples} samples in a row failed (${safeText(error.message)}); ${r.facts.cases} of ${r.facts.cases + r.run.unfinished.length} cases finished; ` +
+      `stopped: ${cause}; ${r.facts.cases} of ${r.facts.cases + r.run.unfinished.length} cases finished; ` +
         `when the provider is back, finish with --resume ${r.logFile}`,
     );
     return lines;

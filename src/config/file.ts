@@ -43,6 +43,8 @@ export const ConfigFileSchema = z
         max_requests: z.number().int().positive().max(1024).optional(),
         /** Stop a run after this many samples in a row errored (0 = never). @default 5 */
         stop_after_errors: z.number().int().min(0).optional(),
+        /** Stop a run once every request in flight failed to connect for this long (0 = never). @default 10000 */
+        unreachable_after_ms: z.number().int().min(0).optional(),
         /** Largest provider response body in bytes (default 32 MiB). */
         max_response_bytes: z.number().int().positive().optional(),
         system_prompt: z.string().optional(),

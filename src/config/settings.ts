@@ -6,6 +6,7 @@ import { isToolMode, TOOL_MODES } from '../core/vocabulary.js';
 import { ConfigError, UsageError } from '../errors.js';
 import type { ToolMode } from '../types/toolset.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../core/http-limits.js';
+import { DEFAULT_UNREACHABLE_AFTER_MS } from '../core/reachability.js';
 import { maxResponseBytesOf, type Env } from './env.js';
 import type { ConfigFile } from './file.js';
 import { firstSet, type Setting } from './setting.js';
@@ -48,6 +49,11 @@ export interface RunSettings {
    * RUNSPEC_STOP_AFTER_ERRORS > [llm] stop_after_errors > 5; 0 never stops.
    */
   stopAfterErrors: Setting<number>;
+  /**
+   * Stop a run once every request in flight has failed to connect for this long, in ms (the provider is
+   * unreachable): RUNSPEC_UNREACHABLE_AFTER_MS > [llm] unreachable_after_ms > 10000; 0 never stops.
+   */
+  unreachableAfterMs: Setting<number>;
   /** Largest response body read: RUNSPEC_MAX_RESPONSE_BYTES > [llm] max_response_bytes > 32 MiB. */
   maxResponseBytes: Setting<number>;
   /** Command sandbox: --unsafe-host-commands (none) > [trajectory] sandbox > bwrap. */
@@ -88,6 +94,7 @@ export function resolveRunSettings(input: { flags?: SettingFlags; env: Env; file
     maxResponseBytes: firstSet(undefined, maxResponseBytesOf(env), file.llm?.max_response_bytes, DEFAULT_MAX_RESPONSE_BYTES),
     sandbox: firstSet<SandboxMode>(flags.unsafeHostCommands ? 'none' : undefined, undefined, file.trajectory?.sandbox, 'bwrap'),
     stopAfterErrors: firstSet(flags.stopAfterErrors, env.int('RUNSPEC_STOP_AFTER_ERRORS'), file.llm?.stop_after_errors, DEFAULT_STOP_AFTER_ERRORS),
+    unreachableAfterMs: firstSet(undefined, env.int('RUNSPEC_UNREACHABLE_AFTER_MS'), file.llm?.unreachable_after_ms, DEFAULT_UNREACHABLE_AFTER_MS),
   };
 }
 

@@ -10,6 +10,7 @@ import { Agent } from 'undici';
 import { createLimiter, type Limiter } from './concurrency.js';
 import { isTimeout } from './error-text.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, SNIPPET_CHARS } from './http-limits.js';
+import type { ReachabilityWatch, RequestReach } from './reachability.js';
 import { redactEchoedSecrets, redactUrl, redactUrlsInText } from './redact.js';
 import { isRetryableStatus, retryAfterMs, retryDelayMs, type BackoffOptions } from './retry.js';
 
@@ -54,6 +55,8 @@ export interface HttpClientOptions {
   secrets?: ReadonlyArray<string | undefined>;
   /** Called before each retry wait. */
   onRetry?: (event: RetryEvent) => void;
+  /** Told of each request in flight and whether its attempts connect (a run's fast stop when the server is down). */
+  reachability?: ReachabilityWatch;
   /** Idle keep-alive of pooled connections. @default 10000 */
   keepAliveMs?: number;
   /** The clock of deadlines and retry waits (tests pass a fake one). @default Date.now and a timer */
@@ -177,6 +180,7 @@ interface Settings {
   maxResponseBytes: number;
   secrets: string[];
   onRetry: ((event: RetryEvent) => void) | undefined;
+  reachability: ReachabilityWatch | undefined;
   clock: HttpClock;
 }
 
@@ -192,6 +196,7 @@ function settle(o: HttpClientOptions): Settings {
     // Short values would blank out ordinary words.
     secrets: (o.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 4),
     onRetry: o.onRetry,
+    reachability: o.reachability,
     clock: o.clock ?? SYSTEM_CLOCK,
   };
 }
@@ -227,10 +232,12 @@ async function sendWithRetries(agent: Agent, limiter: Limiter, s: Settings, stat
   } catch {
     return cancelled(0);
   }
+  const reach = s.reachability?.request();
   try {
     for (let attempt = 1; ; attempt++) {
       const outcome = await attemptOnce(agent, s, req);
       if (req.signal?.aborted || state.closed) return cancelled(attempt);
+      if (reach) reportReach(reach, outcome, s.label);
       const verdict = judge(outcome, s, req, attempt);
       if (verdict.done || attempt >= s.attempts) return verdict.result;
       let waitMs = retryDelayMs(attempt, s.backoff, verdict.retryAfterMs);
@@ -247,8 +254,19 @@ async function sendWithRetries(agent: Agent, limiter: Limiter, s: Settings, stat
       }
     }
   } finally {
+    reach?.ended();
     limiter.release();
   }
+}
+
+// Errors that mean no connection was made (a reset or a time-out after connecting says nothing either way).
+const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Tell the reachability watch whether this attempt reached the server. */
+function reportReach(reach: RequestReach, o: Outcome, label: string): void {
+  if (o.kind !== 'error') return reach.connected();
+  const code = errorCode(o.error);
+  if (CONNECT_FAILURES.has(code)) reach.failedToConnect(`${label}: connection failed (${code})`);
 }
 
 type Outcome =

@@ -5,6 +5,7 @@
 import type { Case, CaseGate } from '../types/case.js';
 import type { CaseResult, SampleOutcome, Verdict } from '../types/verdict.js';
 import type { Run, RunError } from '../types/run.js';
+import type { ReachabilityWatch } from '../core/reachability.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import { runPool } from '../core/concurrency.js';
 import { isRecord } from '../core/is-record.js';
@@ -114,6 +115,11 @@ export interface RunSuiteOptions {
    * @default 0
    */
   stopAfterErrors?: number;
+  /**
+   * The provider's reachability watch (core/reachability.ts): when it reports that every request in flight
+   * failed to connect for its window, the run stops as with `stopAfterErrors`.
+   */
+  reachability?: ReachabilityWatch;
   runId: string;
   agentName?: string;
   telemetry?: CaseTelemetrySink;
@@ -143,8 +149,11 @@ export interface SuiteRunResult {
   cancelled: boolean;
   /** Samples run. */
   samplesRun: number;
-  /** Set when `stopAfterErrors` samples in a row errored: how many, and the last one's error. */
-  stopped?: { samples: number; error: { code: string; message: string } };
+  /**
+   * Why the run stopped early, when it did: `stopAfterErrors` samples in a row errored (how many, and the
+   * last one's error), or every request in flight failed to connect for the reachability window.
+   */
+  stopped?: { cause: 'errors'; samples: number; error: { code: string; message: string } } | { cause: 'unreachable'; windowMs: number; reason: string };
 }
 
 /**
@@ -241,6 +250,11 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   const onOuterAbort = (): void => internal.abort();
   if (opts.signal?.aborted) internal.abort();
   opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  const unwatch = opts.reachability?.watch(({ windowMs, reason }) => {
+    if (stopped || internal.signal.aborted) return;
+    stopped = { cause: 'unreachable', windowMs, reason };
+    internal.abort();
+  });
 
   // MCP servers live for the run: started on first use, stopped when the run ends.
   const ownHost =
@@ -321,7 +335,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
       const outcome = sampleOutcome(run, verdict);
       erroredInARow = outcome.status === 'errored' ? erroredInARow + 1 : 0;
       if (outcome.status === 'errored' && opts.stopAfterErrors && erroredInARow >= opts.stopAfterErrors && !stopped) {
-        stopped = { samples: erroredInARow, error: { code: outcome.error.code, message: outcome.error.message } };
+        stopped = { cause: 'errors', samples: erroredInARow, error: { code: outcome.error.code, message: outcome.error.message } };
         internal.abort();
       }
       s.runs[sample] = { run, verdict, outcome };
@@ -340,6 +354,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     await reportChain;
   } finally {
     opts.signal?.removeEventListener('abort', onOuterAbort);
+    unwatch?.();
     await ownHost?.close();
   }
   if (failure !== undefined) throw failure;

@@ -1,5 +1,6 @@
 import { createHttpClient, DEFAULT_MAX_RESPONSE_BYTES, describeHttpFailure, type HttpFailure, type TlsFiles } from '../core/http-client.js';
 import { isRecord } from '../core/is-record.js';
+import type { ReachabilityWatch } from '../core/reachability.js';
 import { redactUrl } from '../core/redact.js';
 import { ProviderError } from '../errors.js';
 import type { HttpProviderOptions, RetryInfo } from './types.js';
@@ -20,6 +21,7 @@ export interface HttpClientOptions {
   apiKey?: string | undefined;
   apiKeyEnv?: string | undefined;
   onRetry?: ((info: RetryInfo) => void) | undefined;
+  reachability?: ReachabilityWatch | undefined;
   /** Largest response body read, in bytes; a bigger one is an error, not retried. @default 33554432 */
   maxResponseBytes?: number | undefined;
   tls?: TlsFiles | undefined;
@@ -94,6 +96,7 @@ export function createProviderClient(opts: HttpClientOptions): HttpClient {
     ...(opts.tls ? { tls: opts.tls } : {}),
     secrets: [opts.apiKey],
     ...(opts.onRetry ? { onRetry: ({ attempt, delayMs, reason }) => opts.onRetry?.({ attempt, delayMs, reason }) } : {}),
+    ...(opts.reachability ? { reachability: opts.reachability } : {}),
   });
   let closed = false;
   return {
@@ -183,6 +186,7 @@ export function createProviderHttp(label: string, opts: HttpProviderOptions): Ht
     apiKey: opts.apiKey,
     apiKeyEnv: opts.apiKeyEnv,
     onRetry: opts.onRetry,
+    reachability: opts.reachability,
     maxResponseBytes: opts.maxResponseBytes,
     tls: opts.tls,
   });

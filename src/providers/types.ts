@@ -1,4 +1,5 @@
 import type { TlsFiles } from '../core/http-client.js';
+import type { ReachabilityWatch } from '../core/reachability.js';
 import type { Message, ToolCall, Usage } from '../types/run.js';
 import type { ToolDefinition } from '../types/toolset.js';
 
@@ -106,6 +107,8 @@ export interface HttpProviderOptions {
   system?: string;
   /** Called before each retry wait. */
   onRetry?: (info: RetryInfo) => void;
+  /** Told whether requests reach the server: a run stops when none has for a while (core/reachability.ts). */
+  reachability?: ReachabilityWatch;
   /** Largest response body read, in bytes; a bigger one is one clear error, not retried. @default 33554432 (32 MiB) */
   maxResponseBytes?: number;
   /** PEM files for https: a private CA, and a client certificate and key for mutual TLS (core/http-client.ts). */

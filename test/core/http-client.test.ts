@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collapseRetries, createHttpClient, type RetryEvent } from '../../src/core/http-client.js';
 import { errorText } from '../../src/core/error-text.js';
+import type { ReachabilityWatch } from '../../src/core/reachability.js';
+import { closedPort } from '../helpers/ports.js';
 import { createOpenAIProvider } from '../../src/providers/openai.js';
 import { postLangSmithFeedback } from '../../src/telemetry/langsmith.js';
 import { postSpanAnnotations } from '../../src/telemetry/phoenix.js';
@@ -317,6 +319,27 @@ describe('the client on its own', () => {
       'retrying: openai provider: connection failed (ECONNRESET); attempt 2 in 0.5 s (further retries for this cause are not shown; -v shows each)',
       'retried: openai provider: 3 more time(s) after HTTP 429',
     ]);
+  });
+
+  it('tells the reachability watch whether each attempt connected', async () => {
+    const seen: string[] = [];
+    const reachability: ReachabilityWatch = {
+      request: () => ({ connected: () => seen.push('connected'), failedToConnect: (r) => seen.push(r), ended: () => seen.push('ended') }),
+      watch: () => () => {},
+    };
+    const dead = createHttpClient({ label: 'openai provider', timeoutMs: 5_000, attempts: 2, backoff: { baseMs: 1, maxMs: 1 }, reachability });
+    const r = await dead.send({ method: 'GET', url: `http://127.0.0.1:${await closedPort()}/v1/models` });
+    await dead.close();
+    expect(r).toMatchObject({ ok: false, kind: 'connection', code: 'ECONNREFUSED' });
+    expect(seen).toEqual(['openai provider: connection failed (ECONNREFUSED)', 'openai provider: connection failed (ECONNREFUSED)', 'ended']);
+
+    seen.length = 0;
+    server = await startScripted([{ status: 503, body: 'busy' }], '{}');
+    const live = createHttpClient({ label: 't', timeoutMs: 5_000, attempts: 2, backoff: { baseMs: 1, maxMs: 1 }, reachability });
+    expect(await live.send({ method: 'GET', url: server.url })).toMatchObject({ ok: true });
+    await live.close();
+    // A 503 is an answer: the server is reachable.
+    expect(seen).toEqual(['connected', 'connected', 'ended']);
   });
 
   it('prints every retry with verbose, and nothing more at flush', () => {

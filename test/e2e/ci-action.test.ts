@@ -115,11 +115,68 @@ describe('the GitHub Action steps', { timeout: 120_000 }, () => {
     expect(gh.comments.get(11)![0]!.body).toContain('3 cases, 1 below their threshold');
   });
 
+  it('with comment "false" the action still gates: the step it runs exits 1 on a regression and posts nothing', async () => {
+    const steps = actionSteps().filter((s) => s.run?.includes('RUNSPEC_EVAL') && /ci (diff|comment)/.test(s.run) && stepRuns(s.if, { comment: 'false' }));
+    expect(steps.map((s) => /ci \w+/.exec(s.run!)![0])).toEqual(['ci diff']);
+    const posts = gh.requests.filter((q) => q.method !== 'GET').length;
+    const summary = join(project.dir, 'nocomment-summary.md');
+    const r = await run(commandOf(steps[0]!, { INPUT_FAIL_ON: 'any' }), runnerEnv({ GITHUB_EVENT_PATH: event(13), GITHUB_STEP_SUMMARY: summary }));
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/^diff: 1 case\(s\) regressed against the baseline; the diff is in the job summary$/m);
+    expect(readFileSync(summary, 'utf8')).toMatch(/\| c2 \| pass → fail \|/);
+    expect(readFileSync(join(project.dir, 'output.txt'), 'utf8').trim().split('\n').at(-1)).toBe('regressed=true');
+    expect(gh.comments.get(13)).toBeUndefined();
+    expect(gh.requests.filter((q) => q.method !== 'GET')).toHaveLength(posts);
+    // --fail-on none: the same diff, no failure.
+    const lenient = await run(commandOf(steps[0]!, { INPUT_FAIL_ON: 'none' }), runnerEnv({ GITHUB_EVENT_PATH: event(13), GITHUB_STEP_SUMMARY: summary }));
+    expect(lenient.exitCode, lenient.stderr).toBe(0);
+    // With comment "true" the comment step runs instead (it applies fail-on itself; see above).
+    expect(actionSteps().filter((s) => s.run?.includes('RUNSPEC_EVAL') && /ci (diff|comment)/.test(s.run) && stepRuns(s.if, { comment: 'true' })).map((s) => /ci \w+/.exec(s.run!)![0])).toEqual(['ci comment']);
+  });
+
   it('action.yml runs exactly our commands in its run steps', () => {
     const action = parse(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as { runs: { using: string; steps: Array<{ run?: string; uses?: string }> } };
     expect(action.runs.using).toBe('composite');
     const commands = action.runs.steps.flatMap((s) => (s.run ? s.run.split('\n').filter((l) => l.includes('RUNSPEC_EVAL') || l.includes('action-setup')) : []));
-    expect(commands.map((l) => /(ci \w+|action-setup\.sh)/.exec(l)?.[1])).toEqual(['action-setup.sh', 'ci run', 'ci baseline', 'ci comment']);
+    expect(commands.map((l) => /(ci \w+|action-setup\.sh)/.exec(l)?.[1])).toEqual(['action-setup.sh', 'ci run', 'ci baseline', 'ci diff', 'ci comment']);
     expect(action.runs.steps.flatMap((s) => (s.uses ? [s.uses] : []))).toEqual(['actions/upload-artifact@v4', 'actions/download-artifact@v4']);
   });
 });
+
+interface ActionStep {
+  if?: string;
+  run?: string;
+  uses?: string;
+}
+
+function actionSteps(): ActionStep[] {
+  return (parse(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as { runs: { steps: ActionStep[] } }).runs.steps;
+}
+
+/**
+ * Whether a step's `if:` holds on a pull_request event with these inputs. Only the terms action.yml uses
+ * are understood; any other term fails the test, so a new condition is not silently taken as true.
+ */
+function stepRuns(condition: string | undefined, inputs: Record<string, string>): boolean {
+  if (condition === undefined) return true;
+  return condition.split('&&').every((raw) => {
+    const term = raw.trim();
+    if (term === 'always()') return true;
+    const m = /^([\w.-]+) (==|!=) '([^']*)'$/.exec(term);
+    if (!m) throw new Error(`action.yml: an if: term this test does not understand: ${term}`);
+    const [, name, op, want] = m;
+    const value = name === 'github.event_name' ? 'pull_request' : name!.startsWith('inputs.') ? inputs[name!.slice('inputs.'.length)] : undefined;
+    if (value === undefined) throw new Error(`action.yml: an if: term this test does not understand: ${term}`);
+    return op === '==' ? value === want : value !== want;
+  });
+}
+
+/** A step's `"$RUNSPEC_EVAL" ...` line as CLI arguments, with its environment variables filled in. */
+function commandOf(step: ActionStep, vars: Record<string, string>): string[] {
+  const line = step.run!.split('\n').find((l) => l.includes('RUNSPEC_EVAL'))!;
+  return line
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map((t) => t.replace(/^"\$(\w+)"$/, (_m, v: string) => vars[v] ?? `$${v}`));
+}

@@ -1,21 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
+import { closedPort } from '../helpers/ports.js';
 import { runCli } from '../helpers/run-cli.js';
 import { cliEnv, readJson, restartSuite, tempProject } from './_helpers.js';
 
 const IDS = Array.from({ length: 20 }, (_, i) => `c${i + 1}`);
-
-/** A loopback port nothing listens on: bound, read and closed here (never assumed closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
 describe.sequential('a run against a provider that is down', { timeout: 120_000 }, () => {
   const project = tempProject();
@@ -32,7 +23,8 @@ describe.sequential('a run against a provider that is down', { timeout: 120_000 
     await model?.close();
     project.cleanup();
   });
-  const run = (args: string[]) => runCli(['--path', project.dir, ...args], { env: cliEnv(project.dir), cwd: project.dir, spawn: true });
+  // Only the errored-samples stop here: the unreachable window (10 s by default) is the next describe's.
+  const run = (args: string[]) => runCli(['--path', project.dir, ...args], { env: cliEnv(project.dir, { RUNSPEC_UNREACHABLE_AFTER_MS: '0' }), cwd: project.dir, spawn: true });
 
   it('--stop-after-errors 0 never stops early; -v shows every retry', async () => {
     const cli = await run(['run', 'evals/six.toml', '--base-url', deadUrl, '--model', 'm', '--no-telemetry', '--attempts', '2', '--concurrency', '1', '--stop-after-errors', '0', '-v', '--out', 'all.json']);
@@ -68,4 +60,39 @@ describe.sequential('a run against a provider that is down', { timeout: 120_000 
     expect(cases.filter((c) => c.errored)).toEqual([]);
   });
 
+});
+
+describe('a run against a provider that refuses every connection, several requests in flight', { timeout: 120_000 }, () => {
+  const project = tempProject();
+  let model: FakeModelServer | undefined;
+  afterAll(async () => {
+    await model?.close();
+    project.cleanup();
+  });
+
+  it('stops once every request in flight failed to connect for the window, with one line, exit 3, and --resume finishes it', async () => {
+    project.write('evals/many.toml', restartSuite(IDS));
+    const port = await closedPort();
+    // The window comes from the environment (10 s by default); the samples' own retries (1 s and more) would
+    // take longer, and --stop-after-errors 0 rules the other stop out.
+    const env = cliEnv(project.dir, { RUNSPEC_UNREACHABLE_AFTER_MS: '200' });
+    const run = (args: string[]) => runCli(['--path', project.dir, ...args], { env, cwd: project.dir, spawn: true });
+    const cli = await run(['run', 'evals/many.toml', '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm', '--no-telemetry', '--concurrency', '4', '--stop-after-errors', '0', '--out', 'gone.json']);
+    expect(cli.exitCode, cli.stderr).toBe(3);
+    const lines = cli.stderr.trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('error:'))).toEqual([]);
+    const stopped = lines.filter((l) => l.startsWith('stopped:'));
+    expect(stopped).toHaveLength(1);
+    expect(stopped[0]).toMatch(/^stopped: every request in flight failed to connect for 0\.2 s \(openai.*connection failed \(ECONNREFUSED\)\); 0 of 20 cases finished; when the provider is back, finish with --resume .*gone\.jsonl$/);
+    // The requests in flight were cancelled in their retry waits: no case finished, none was started after.
+    expect(readFileSync(join(project.dir, 'gone.jsonl'), 'utf8').trim().split('\n').slice(1)).toEqual([]);
+
+    model = await startFakeOpenAI({ port, toolCall: { name: 'restart-service', arguments: { host: 'web-01', service: 'svc0' } } });
+    const resumed = await run(['run', '--resume', 'gone.jsonl']);
+    expect(resumed.stderr).not.toContain('stopped:');
+    expect(resumed.exitCode).toBe(1);
+    expect(model.chatRequests()).toHaveLength(20);
+    const doc = readJson(`${project.dir}/gone.json`) as { iterations: Array<{ cases: Record<string, { errored: boolean }> }> };
+    expect(Object.values(doc.iterations[0]!.cases).filter((c) => !c.errored)).toHaveLength(20);
+  });
 });

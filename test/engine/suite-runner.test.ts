@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runSuite, sampleCount, type RunCaseFn, type SuiteScoring } from '../../src/engine/suite-runner.js';
 import type { Case, CaseResult, Run, SampleOutcome, Toolset, Verdict } from '../../src/types/index.js';
 import type { Provider } from '../../src/providers/types.js';
+import type { ReachabilityWatch, UnreachableEvent } from '../../src/core/reachability.js';
 
 const PROVIDER = { name: 'fake', system: 'fake', chat: async () => { throw new Error('unused'); }, close: async () => {} } as unknown as Provider;
 const TOOLSET: Toolset = { name: 't', runnables: [], hosts: [], groups: {}, source: 'test' };
@@ -230,6 +231,46 @@ describe('runSuite', () => {
     expect(out.unfinished.length).toBeGreaterThanOrEqual(1);
     expect(out.unfinished).toContain('b');
     expect(started.length).toBeLessThan(5);
+  });
+
+  it('stops when the reachability watch reports the provider unreachable: finished cases kept, in flight cancelled', async () => {
+    let down: ((e: UnreachableEvent) => void) | undefined;
+    let unwatched = false;
+    const reachability: ReachabilityWatch = {
+      request: () => ({ connected() {}, failedToConnect() {}, ended() {} }),
+      watch(l) {
+        down = l;
+        return () => {
+          unwatched = true;
+        };
+      },
+    };
+    const started: string[] = [];
+    const runCase: RunCaseFn = async ({ case: c, sample, signal }) => {
+      started.push(c.id);
+      if (c.id === 'a') return mkRun(c, sample);
+      await new Promise<void>((r) => signal!.addEventListener('abort', () => r(), { once: true }));
+      return mkRun(c, sample, 'cancelled');
+    };
+    const out = await runSuite({
+      cases: [mkCase('a'), mkCase('b'), mkCase('c'), mkCase('d')],
+      provider: PROVIDER,
+      toolsetFor: () => TOOLSET,
+      runId: 'r',
+      concurrency: 2,
+      reachability,
+      runCase,
+      scoring,
+      onSample: (p) => {
+        if (p.caseId === 'a') down?.({ windowMs: 10_000, reason: 'openai provider: connection failed (ECONNREFUSED)' });
+      },
+    });
+    expect(out.stopped).toEqual({ cause: 'unreachable', windowMs: 10_000, reason: 'openai provider: connection failed (ECONNREFUSED)' });
+    expect(out.cancelled).toBe(false);
+    expect(out.results.map((r) => r.caseId)).toEqual(['a']);
+    expect(out.unfinished).toEqual(['b', 'c', 'd']);
+    expect(started).toEqual(['a', 'b']);
+    expect(unwatched).toBe(true);
   });
 
   it('passes the case max_turns over the CLI one, and the CLI one otherwise', async () => {

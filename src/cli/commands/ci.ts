@@ -12,7 +12,7 @@ const CI_HELP =
 
 export const ciCommand: CommandModule = {
   register(program, getContext, setExit) {
-    const ci = program.command('ci').description('GitHub Action steps: run with CI artifacts, find the baseline, comment the diff on the pull request').addHelpText('after', CI_HELP);
+    const ci = program.command('ci').description('GitHub Action steps: run with CI artifacts, find the baseline, diff against it, comment the diff on the pull request').addHelpText('after', CI_HELP);
 
     const run = ci
       .command('run')
@@ -52,19 +52,41 @@ export const ciCommand: CommandModule = {
         }),
       );
 
+    const failOnOf = (command: string, failOn: string): DiffFailOn => {
+      if (!(DIFF_FAIL_ON as readonly string[]).includes(failOn)) {
+        throw new UsageError('USAGE', `ci ${command} --fail-on: expected one of ${DIFF_FAIL_ON.join(', ')} (got ${JSON.stringify(failOn)})`);
+      }
+      return failOn as DiffFailOn;
+    };
+    const FAIL_ON_HELP = 'exit 1 on: any (every pass → fail flip), significant (95% intervals apart), none';
+
+    ci.command('diff')
+      .description('Diff the run against the baseline into the job summary; exit 1 when a case regressed (the gate when the action does not comment)')
+      .requiredOption('--head <file>', 'results JSON of this run')
+      .option('--base <path>', 'baseline results JSON, or a directory of them (missing: no baseline yet)')
+      .option('--fail-on <when>', FAIL_ON_HELP, 'any')
+      .addHelpText('after', '\nExit codes: 0 nothing regressed (or no baseline), 1 a case regressed (see --fail-on), 2 bad input.\n')
+      .action(
+        action(getContext, setExit, async (ctx, flags: { head: string; base?: string; failOn: string }) => {
+          const failOn = failOnOf('diff', flags.failOn);
+          const { ciDiff } = await import('../../app/ci.js');
+          const r = ciDiff(ctx, { head: cwdPath(ctx, flags.head), ...(flags.base ? { base: cwdPath(ctx, flags.base) } : {}), failOn });
+          for (const l of r.lines) ctx.err(l);
+          return r.exitCode;
+        }),
+      );
+
     ci.command('comment')
       .description('Diff the run against the baseline and create or update one sticky pull-request comment (and the job summary)')
       .requiredOption('--head <file>', 'results JSON of this run')
       .option('--base <path>', 'baseline results JSON, or a directory of them (missing: no baseline yet)')
-      .option('--fail-on <when>', 'exit 1 on: any (every pass → fail flip), significant (95% intervals apart), none', 'any')
+      .option('--fail-on <when>', FAIL_ON_HELP, 'any')
       .addHelpText('after', '\nExit codes: 0 nothing regressed (or no baseline), 1 a case regressed (see --fail-on), 2 bad input, 3 GitHub unreachable.\nA token that may not comment (a fork\'s) writes the job summary and a warning instead of failing.\n')
       .action(
         action(getContext, setExit, async (ctx, flags: { head: string; base?: string; failOn: string }) => {
-          if (!(DIFF_FAIL_ON as readonly string[]).includes(flags.failOn)) {
-            throw new UsageError('USAGE', `ci comment --fail-on: expected one of ${DIFF_FAIL_ON.join(', ')} (got ${JSON.stringify(flags.failOn)})`);
-          }
+          const failOn = failOnOf('comment', flags.failOn);
           const { ciComment } = await import('../../app/ci.js');
-          const r = await ciComment(ctx, { head: cwdPath(ctx, flags.head), ...(flags.base ? { base: cwdPath(ctx, flags.base) } : {}), failOn: flags.failOn as DiffFailOn });
+          const r = await ciComment(ctx, { head: cwdPath(ctx, flags.head), ...(flags.base ? { base: cwdPath(ctx, flags.base) } : {}), failOn });
           for (const l of r.lines) ctx.err(l);
           return r.exitCode;
         }),

@@ -49,6 +49,7 @@ function configAction(ctx: CliContext, flags: ConfigFlags): number {
   add('concurrency', settings.concurrency);
   add('max_requests', settings.maxRequests);
   add('stop_after_errors', settings.stopAfterErrors);
+  add('unreachable_after_ms', settings.unreachableAfterMs);
   const toolsetSource = settings.toolset.value === undefined ? 'default' : settings.toolset.source;
   add('toolset (runspec cases)', { value: toolsetSpecOf(settings.toolset, { dialect: 'runspec', mode: 'decision' }), source: toolsetSource });
   const trajectory = toolsetSpecOf(settings.toolset, { dialect: 'replio', mode: 'trajectory' });
