@@ -126,7 +126,7 @@ export const COMMAND_LOADERS: readonly CommandLoader[] = [
   {
     name: 'ci',
     term: 'ci',
-    summary: 'GitHub Action steps: run with CI artifacts, find the baseline, comment the diff on the pull request',
+    summary: 'GitHub Action steps: run with CI artifacts, find the baseline, diff against it, comment the diff on the pull request',
     load: async () => (await import('./ci.js')).ciCommand,
   },
   {
