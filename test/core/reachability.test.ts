@@ -7,14 +7,14 @@ function fakeTime() {
   const timers: Array<{ at: number; fn: () => void; live: boolean }> = [];
   return {
     now: () => nowMs,
-    setTimer(fn: () => void, ms: number) {
+    setTimer: (fn: () => void, ms: number) => {
       const t = { at: nowMs + ms, fn, live: true };
       timers.push(t);
       return () => {
         t.live = false;
       };
     },
-    advance(ms: number) {
+    advance: (ms: number) => {
       nowMs += ms;
       for (const t of timers) {
         if (t.live && t.at <= nowMs) {
