@@ -30,6 +30,7 @@ describe.sequential('a run against a provider that is down', { timeout: 120_000 
     const cli = await run(['run', 'evals/six.toml', '--base-url', deadUrl, '--model', 'm', '--no-telemetry', '--attempts', '2', '--concurrency', '1', '--stop-after-errors', '0', '-v', '--out', 'all.json']);
     expect(cli.exitCode).toBe(3);
     expect(cli.stderr.split('\n').filter((l) => l.startsWith('retrying:'))).toHaveLength(6);
+    expect(cli.stderr).not.toContain('retried:');
     expect(cli.stderr.split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(6);
   });
   it('stops after 5 samples in a row errored, with one line naming the cause, exit 3, and --resume finishes it', async () => {
@@ -38,6 +39,8 @@ describe.sequential('a run against a provider that is down', { timeout: 120_000 
     const lines = cli.stderr.trim().split('\n');
     // The retry lines collapse to one per cause; no line per failed case.
     expect(lines.filter((l) => l.startsWith('retrying:'))).toHaveLength(1);
+    // ...and when the run ends, one line counts the rest (5 samples, one retry each).
+    expect(lines.filter((l) => l.startsWith('retried:'))).toEqual(['retried: openai: 4 more time(s) after connection failed (ECONNREFUSED)']);
     expect(lines.filter((l) => l.startsWith('error:'))).toEqual([]);
     const stopped = lines.filter((l) => l.startsWith('stopped:'));
     expect(stopped).toHaveLength(1);
