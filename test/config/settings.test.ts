@@ -37,6 +37,12 @@ describe('resolveRunSettings', () => {
     expect(s.provider).toEqual({ value: 'openai', source: 'default' });
   });
 
+  it('takes the unreachable window from RUNSPEC_UNREACHABLE_AFTER_MS > [llm] unreachable_after_ms > 10 s', () => {
+    expect(resolveRunSettings({ env: readEnv({}), file: {} }).unreachableAfterMs).toEqual({ value: 10_000, source: 'default' });
+    expect(resolveRunSettings({ env: readEnv({}), file: { llm: { unreachable_after_ms: 0 } } }).unreachableAfterMs).toEqual({ value: 0, source: 'file' });
+    expect(resolveRunSettings({ env: readEnv({ RUNSPEC_UNREACHABLE_AFTER_MS: '250' }), file: { llm: { unreachable_after_ms: 0 } } }).unreachableAfterMs).toEqual({ value: 250, source: 'env' });
+  });
+
   it('bounds RUNSPEC_CONCURRENCY like the flag', () => {
     expect(() => resolveRunSettings({ env: readEnv({ RUNSPEC_CONCURRENCY: '1000' }), file: {} })).toThrow(/^RUNSPEC_CONCURRENCY: expected 1 to 256 \(got 1000\)$/);
   });
@@ -76,5 +82,6 @@ describe('config and run agree', () => {
     const cfg = JSON.parse(r.out) as Record<string, { value: string; source: string }>;
     expect(cfg.attempts).toEqual({ value: '3', source: 'default' });
     expect(cfg.tool_mode).toEqual({ value: 'search', source: 'env' });
+    expect(cfg.unreachable_after_ms).toEqual({ value: '10000', source: 'default' });
   });
 });
