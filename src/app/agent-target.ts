@@ -1,6 +1,7 @@
 // `--target NAME`: the named target of runspec.toml, opened for one run. A `model` target is a provider
 // with its own model, toolset and system prompt (our agent loop); an agent target (module, http, command)
 // brings its own loop, and the run scores the spans it emits (engine/targets/).
+import { resolve } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { didYouMean } from '../core/did-you-mean.js';
 import type { ConfigFile } from '../config/file.js';
@@ -152,6 +153,13 @@ async function openKind(
         url: cfg.url,
         ...(cfg.template !== undefined ? { template: cfg.template } : {}),
         ...(cfg.response_tool_calls !== undefined ? { responseToolCalls: cfg.response_tool_calls } : {}),
+        ...(cfg.max_response_bytes !== undefined ? { maxResponseBytes: cfg.max_response_bytes } : {}),
+        ...(cfg.timeout_ms !== undefined ? { timeoutMs: cfg.timeout_ms } : {}),
+        tls: {
+          ...(cfg.ca_file !== undefined ? { caFile: resolve(ctx.projectDir, cfg.ca_file) } : {}),
+          ...(cfg.cert_file !== undefined ? { certFile: resolve(ctx.projectDir, cfg.cert_file) } : {}),
+          ...(cfg.key_file !== undefined ? { keyFile: resolve(ctx.projectDir, cfg.key_file) } : {}),
+        },
         projectDir: ctx.projectDir,
         env: ctx.env,
         ...common,
