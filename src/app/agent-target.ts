@@ -15,7 +15,9 @@ import { openModuleTarget } from '../engine/targets/module.js';
 import { openHttpTarget } from '../engine/targets/http.js';
 import { openCommandTarget } from '../engine/targets/command.js';
 import type { AgentTarget } from '../engine/targets/types.js';
-import type { RunCaseFn, SuiteScoring } from '../engine/suite-runner.js';
+import type { CaseTelemetrySink, RunCaseFn, SuiteScoring } from '../engine/suite-runner.js';
+import type { CapturedTrace } from '../telemetry/agent-trace.js';
+import type { RunTelemetry } from '../telemetry/off-thread.js';
 import { aggregateCase } from '../scoring/samples.js';
 import type { AgentTracing } from './agent-tracing.js';
 import type { AppContext } from './context.js';
@@ -49,7 +51,27 @@ export interface OpenedAgentTarget {
   /** Stands in for the provider (results meta, labels); never asked to chat. */
   provider: Provider;
   otlpEndpoint: string;
+  /** Keep each case's collected spans for telemetry (agentTelemetrySink takes them). */
+  keepCaptured(): void;
+  /** A case's collected spans, once. */
+  takeCaptured(traceId: string): CapturedTrace['spans'] | undefined;
   close(): Promise<void>;
+}
+
+/**
+ * The suite runner's telemetry sink on an agent target: each case's own trace (the agent's spans as they
+ * arrived, our case root carrying the verdict), not a re-rendered Run. A sample without collected spans
+ * (none kept, or the telemetry has no agent export) is rendered as on a model target.
+ */
+export function agentTelemetrySink(telemetry: RunTelemetry, agent: Pick<OpenedAgentTarget, 'takeCaptured'>): CaseTelemetrySink {
+  return {
+    emitCase(input) {
+      const ids = input.run.agent ? input.run.trace : undefined;
+      const spans = ids?.rootSpanId !== undefined ? agent.takeCaptured(ids.traceId) : undefined;
+      if (!ids?.rootSpanId || !spans || !telemetry.emitAgentCase) return telemetry.emitCase(input);
+      return telemetry.emitAgentCase(input, { traceId: ids.traceId, rootSpanId: ids.rootSpanId, spans });
+    },
+  };
 }
 
 export interface OpenAgentOptions {
@@ -99,6 +121,8 @@ export async function openAgentTarget(ctx: Pick<AppContext, 'projectDir' | 'env'
       scoring,
       provider,
       otlpEndpoint: tracing.otlpEndpoint,
+      keepCaptured: () => tracing.keepCaptured(),
+      takeCaptured: (traceId) => tracing.takeCaptured(traceId),
       async close() {
         await target.close?.();
         await tracing.close();

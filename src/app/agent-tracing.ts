@@ -29,6 +29,13 @@ export interface AgentTracing extends TargetTracing {
    * run only through OTLP export to `otlpEndpoint`.
    */
   registerGlobals(): boolean;
+  /**
+   * Keep each collected trace's spans until `takeCaptured` (telemetry re-exports them as they are); off by
+   * default, so a run without telemetry holds no trace after scoring it.
+   */
+  keepCaptured(): void;
+  /** The spans of a collected trace, once (undefined when not kept, or already taken). */
+  takeCaptured(traceId: string): SpanRecord[] | undefined;
   close(): Promise<void>;
 }
 
@@ -123,6 +130,14 @@ export async function startAgentTracing(options: AgentTracingOptions = {}): Prom
     throw new RunspecError('COLLECTOR', `cannot start the run's OTLP receiver on 127.0.0.1:${options.port ?? 0} (${(err as Error).message})`, { hint: 'pick a free receiver_port, or leave it out for a free port' });
   }
 
+  // Collected traces waiting for telemetry, oldest first; bounded like `held`.
+  let captured: Map<string, SpanRecord[]> | undefined;
+  const keep = (traceId: string, spans: SpanRecord[]): void => {
+    if (!captured) return;
+    if (captured.size >= maxTraces) captured.delete(captured.keys().next().value!);
+    captured.set(traceId, spans);
+  };
+
   const collect = (traceId: string, opts: { quietMs: number; timeoutMs: number; signal?: AbortSignal }): Promise<CollectedRun> =>
     new Promise((done) => {
       const h = entry(traceId);
@@ -133,6 +148,7 @@ export async function startAgentTracing(options: AgentTracingOptions = {}): Prom
         opts.signal?.removeEventListener('abort', onAbort);
         h.onArrival = undefined;
         held.delete(traceId);
+        keep(traceId, h.spans);
         done(normalised(traceId, h, complete));
       };
       const onAbort = (): void => finish(false);
@@ -152,12 +168,21 @@ export async function startAgentTracing(options: AgentTracingOptions = {}): Prom
     otlpEndpoint,
     registerGlobals,
     collect,
+    keepCaptured() {
+      captured ??= new Map();
+    },
+    takeCaptured(traceId) {
+      const spans = captured?.get(traceId);
+      captured?.delete(traceId);
+      return spans;
+    },
     async close() {
       await receiver.close().catch(() => {});
       if (registeredGlobal) trace.disable();
       if (contextManager) context.disable();
       await provider.shutdown().catch(() => {});
       held.clear();
+      captured?.clear();
     },
   };
 }

@@ -72,6 +72,8 @@ export function agentRunCase(target: AgentTarget, tracing: TargetTracing, opts: 
     }
     const collected = await tracing.collect(traceId, { quietMs: target.quietMs, timeoutMs: target.traceTimeoutMs, ...(signal ? { signal } : {}) });
     const run = collected.status === 'ok' ? collected.run : emptyRun(c, sample, target, startTimeMs, 'ok');
+    // The case root is the trace's root: telemetry re-exports the agent's spans under it by these ids.
+    run.trace = { ...run.trace, traceId, rootSpanId: root.spanContext().spanId };
     run.caseId = c.id;
     run.sample = sample;
     run.mode = c.mode;
