@@ -144,31 +144,39 @@ async function openKind(
   const receiverLine = `target ${o.name} (${cfg.kind}): the run receives the agent's traces at OTEL_EXPORTER_OTLP_ENDPOINT=${tracing.otlpEndpoint}`;
   switch (cfg.kind) {
     case 'module': {
+      // The run's provider is registered before the module loads: instrumentation that takes its tracer at
+      // import (AI SDK 7's registerTelemetry(new OpenTelemetry())) gets the run's, even through another copy
+      // of @opentelemetry/api (a proxy tracer of another copy is never handed the provider registered later).
+      const registered = tracing.registerGlobals();
       // Exporters read OTEL_EXPORTER_OTLP_ENDPOINT when they are made, which for a module that registers
       // its own provider is at import: the variable points at the run's receiver for that moment only.
       const saved = { endpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT, traces: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT };
       process.env.OTEL_EXPORTER_OTLP_ENDPOINT = tracing.otlpEndpoint;
       delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-      let target: AgentTarget;
+      let opened: { value: AgentTarget; ownProvider: boolean };
       try {
-        target = await openModuleTarget({
-          name: o.name,
-          module: cfg.module,
-          ...(cfg.export !== undefined ? { exportName: cfg.export } : {}),
-          projectDir: ctx.projectDir,
-          env: ctx.env,
-          tracing,
-          ...common,
-          ...(o.toolsetFor ? { toolsetFor: o.toolsetFor } : {}),
-        });
+        opened = await tracing.watchRegistrations(() =>
+          openModuleTarget({
+            name: o.name,
+            module: cfg.module,
+            ...(cfg.export !== undefined ? { exportName: cfg.export } : {}),
+            projectDir: ctx.projectDir,
+            env: ctx.env,
+            tracing,
+            ...common,
+            ...(o.toolsetFor ? { toolsetFor: o.toolsetFor } : {}),
+          }),
+        );
       } finally {
         restoreEnv('OTEL_EXPORTER_OTLP_ENDPOINT', saved.endpoint);
         restoreEnv('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', saved.traces);
       }
-      if (!tracing.registerGlobals()) {
-        ctx.err(`target ${o.name} (module): the module registered its own global tracer provider; its spans reach the run only if it exports them to ${tracing.otlpEndpoint} (OTEL_EXPORTER_OTLP_ENDPOINT while it was imported, or ctx.otlpEndpoint) and flushes before it returns`);
+      if (!registered) {
+        ctx.err(`target ${o.name} (module): a global tracer provider was registered before the run's; the module's spans reach the run only if it exports them to ${tracing.otlpEndpoint} (ctx.otlpEndpoint) and flushes before it returns`);
+      } else if (opened.ownProvider) {
+        ctx.err(`target ${o.name} (module): the module registers its own global tracer provider; the run's stays registered, so what its instrumentation records through the global API is captured in process, and spans of its own provider reach the run only if it exports them to ${tracing.otlpEndpoint} (OTEL_EXPORTER_OTLP_ENDPOINT while it was imported, or ctx.otlpEndpoint) and flushes before it returns`);
       }
-      return target;
+      return opened.value;
     }
     case 'http':
       ctx.err(receiverLine);

@@ -3,7 +3,7 @@
 // (http and command agents, and modules with a provider of their own), both feeding one store keyed by
 // trace id. A case's trace is handed to the normalisers once its root has ended and no span arrived for
 // the quiet window, or at the trace timeout (then marked incomplete).
-import { context, trace, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, trace, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
@@ -24,11 +24,16 @@ interface Held {
 
 export interface AgentTracing extends TargetTracing {
   /**
-   * Register the global context manager and the run's tracer provider (module targets, after the module
-   * is imported). False when the module registered a provider of its own first: its spans then reach the
-   * run only through OTLP export to `otlpEndpoint`.
+   * Register the global context manager and the run's tracer provider (module targets, before the module
+   * is imported, so instrumentation that takes its tracer at import, through any copy of
+   * `@opentelemetry/api`, gets the run's). False when a provider was registered already.
    */
   registerGlobals(): boolean;
+  /**
+   * Run `work` (a module's import) and say whether it tried to register a global tracer provider of its own
+   * (the API refuses it, as one is registered, and reports that through `diag`, whichever API copy it used).
+   */
+  watchRegistrations<T>(work: () => Promise<T>): Promise<{ value: T; ownProvider: boolean }>;
   /**
    * Keep each collected trace's spans until `takeCaptured` (telemetry re-exports them as they are); off by
    * default, so a run without telemetry holds no trace after scoring it.
@@ -167,6 +172,19 @@ export async function startAgentTracing(options: AgentTracingOptions = {}): Prom
     tracerProvider: provider as TracerProvider,
     otlpEndpoint,
     registerGlobals,
+    async watchRegistrations(work) {
+      let ownProvider = false;
+      const note = (...args: unknown[]): void => {
+        if (args.some((a) => typeof a === 'string' && a.includes('duplicate registration of API: trace'))) ownProvider = true;
+      };
+      const quiet = (): void => {};
+      diag.setLogger({ error: note, warn: quiet, info: quiet, debug: quiet, verbose: quiet }, { logLevel: DiagLogLevel.ERROR, suppressOverrideMessage: true });
+      try {
+        return { value: await work(), ownProvider };
+      } finally {
+        diag.disable();
+      }
+    },
     collect,
     keepCaptured() {
       captured ??= new Map();

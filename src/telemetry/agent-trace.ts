@@ -41,23 +41,28 @@ export interface CapturedTrace {
  * with the ids the agent already parented its spans to. Otherwise the wrapped generator's.
  */
 export class PresetIdGenerator implements IdGenerator {
-  private next: { traceId: string; spanId: string } | undefined;
+  // Each id is used once, whichever the SDK asks for first.
+  private traceId: string | undefined;
+  private spanId: string | undefined;
 
   constructor(private readonly inner: IdGenerator) {}
 
   /** Use these ids for the next root span (one trace id and one span id). */
   preset(traceId: string, spanId: string): void {
-    this.next = { traceId, spanId };
+    this.traceId = traceId;
+    this.spanId = spanId;
   }
 
   generateTraceId(): string {
-    return this.next?.traceId ?? this.inner.generateTraceId();
+    const id = this.traceId;
+    this.traceId = undefined;
+    return id ?? this.inner.generateTraceId();
   }
 
   generateSpanId(): string {
-    const next = this.next;
-    this.next = undefined;
-    return next?.spanId ?? this.inner.generateSpanId();
+    const id = this.spanId;
+    this.spanId = undefined;
+    return id ?? this.inner.generateSpanId();
   }
 }
 

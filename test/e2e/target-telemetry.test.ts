@@ -72,14 +72,13 @@ quiet_ms = 50
       const caseId = root.attributes['runspec.target.case_id'] as string;
       expect(root.attributes[ATTR_RUNSPEC_EVAL_CATEGORY]).toBe(categories[caseId]);
       byCase.set(caseId, root);
-      const inTrace = spans.filter((s) => s.traceId === root.traceId);
-      const byId = new Map(inTrace.map((s) => [s.spanId, s]));
-      // Every span of the trace reaches the case root through its parents.
-      for (const s of inTrace) {
-        let cur: FlatSpan | undefined = s;
-        while (cur?.parentSpanId) cur = byId.get(cur.parentSpanId);
-        expect(cur?.spanId).toBe(root.spanId);
-      }
+    }
+    // Every span reaches a case root through parents of its own trace (same trace id all the way up).
+    const byId = new Map(spans.map((s) => [`${s.traceId}/${s.spanId}`, s]));
+    for (const s of spans) {
+      let cur: FlatSpan | undefined = s;
+      while (cur?.parentSpanId) cur = byId.get(`${cur.traceId}/${cur.parentSpanId}`);
+      expect(cur && roots.includes(cur)).toBe(true);
     }
     // Nothing rendered from the normalised Run: no span of ours beside the roots.
     expect(spans.filter((s) => s.parentSpanId && /^(chat|execute_tool) /.test(s.name))).toEqual([]);
