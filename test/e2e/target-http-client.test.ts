@@ -1,9 +1,10 @@
 import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/run-cli.js';
+import { REPO_ROOT, runCli } from '../helpers/run-cli.js';
 import { allText, cliEnv, tempProject } from './_helpers.js';
 
 // The http target's POST goes through the one HTTP client: a reply over the size limit is refused without
@@ -32,6 +33,7 @@ const CALLS = JSON.stringify({ tool_calls: [{ id: 'c1', type: 'function', functi
 describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, () => {
   const project = tempProject('runspec-http-client-');
   let server: Server;
+  let tlsServer: Server;
   let base = '';
   /** Bytes of the big reply the agent managed to write before the client stopped reading. */
   const seen: { bigWritten: number; authorization: string[]; redirectedTo: number } = { bigWritten: 0, authorization: [], redirectedTo: 0 };
@@ -62,6 +64,15 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    // The committed test CA and its 127.0.0.1 certificate (test/telemetry/tls/README.md).
+    const tls = (f: string) => readFileSync(join(REPO_ROOT, 'test/telemetry/tls', f));
+    tlsServer = createHttpsServer({ key: tls('server.key'), cert: tls('server.pem') }, async (req, res) => {
+      for await (const _ of req) void _;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(CALLS);
+    });
+    tlsServer.listen(0, '127.0.0.1');
+    await once(tlsServer, 'listening');
+    const tlsUrl = `https://127.0.0.1:${(tlsServer.address() as { port: number }).port}/chat`;
     project.write('cases.toml', CASE);
     const target = (name: string, url: string, extra = '') => `[targets.${name}]\nkind = "http"\nurl = "${url}"\nquiet_ms = 20\ntrace_timeout_ms = 200\n${extra}\n`;
     project.write(
@@ -69,12 +80,17 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
       `[telemetry]\nenabled = false\n\n` +
         target('big', `${base}/big`, 'max_response_bytes = 65536') +
         target('moved', `${base}/moved`) +
-        target('creds', `http://agent:${PASSWORD}@127.0.0.1:${(server.address() as { port: number }).port}/chat`),
+        target('creds', `http://agent:${PASSWORD}@127.0.0.1:${(server.address() as { port: number }).port}/chat`) +
+        target('tls', tlsUrl, `ca_file = "${join(REPO_ROOT, 'test/telemetry/tls/ca.pem')}"`) +
+        target('untrusted', tlsUrl) +
+        target('nocafile', tlsUrl, 'ca_file = "certs/missing.pem"'),
     );
   });
   afterAll(async () => {
     server.closeAllConnections();
     server.close();
+    tlsServer.closeAllConnections();
+    tlsServer.close();
     project.cleanup();
   });
 
@@ -113,5 +129,21 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     const everything = cli.stdout + cli.stderr + config.stdout + config.stderr + allText(join(project.dir, 'out'));
     expect(everything).not.toContain(PASSWORD);
     expect(everything).not.toContain(Buffer.from(`agent:${PASSWORD}`).toString('base64'));
+  });
+
+  it('trusts an https agent through the target\'s ca_file, and refuses it without', async () => {
+    const trusted = await run('tls');
+    expect(trusted.stderr).not.toMatch(/^error/m);
+    expect(trusted.exitCode).toBe(0);
+    const untrusted = await run('untrusted');
+    expect(untrusted.exitCode).not.toBe(0);
+    expect(untrusted.stdout + untrusted.stderr + sampleOf('untrusted')).toMatch(/target untrusted: POST https:\/\/127\.0\.0\.1:\d+\/chat: connection failed \([A-Z_]+\); trust its certificate's CA with targets\.untrusted\.ca_file/);
+  });
+
+  it('refuses a TLS file it cannot read before anything runs (exit 2, one line)', async () => {
+    const cli = await run('nocafile');
+    expect(cli.exitCode).toBe(2);
+    expect(cli.stderr).toMatch(/^error: runspec\.toml: targets\.nocafile: target nocafile: cannot read the TLS CA file \S+certs\/missing\.pem: ENOENT$/m);
+    expect(cli.stderr).not.toMatch(/\n\s+at /);
   });
 });

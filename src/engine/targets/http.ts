@@ -248,7 +248,7 @@ function failureText(name: string, f: HttpFailure, http: HttpClient): string {
     case 'redirect':
       return `${line}; set targets.${name}.url to the address it redirects to`;
     case 'connection':
-      return `${line}; is the agent running at targets.${name}.url?`;
+      return /CERT|SSL|TLS|VERIFY/.test(f.code) ? `${line}; trust its certificate's CA with targets.${name}.ca_file` : `${line}; is the agent running at targets.${name}.url?`;
     default:
       return line;
   }
