@@ -56,7 +56,8 @@ describe('an agent target case as telemetry', () => {
       expect(ids).toMatchObject({ traceId: TRACE, rootSpanId: ROOT, llmSpanIds: [], toolSpanIds: [] });
       await telemetry.shutdown();
       const spans = sink.spans();
-      expect(spans.map((s) => [s.traceId, s.spanId, s.parentSpanId]).sort()).toEqual(captured.map((s) => [s.traceId, s.spanId, s.parentSpanId]).sort());
+      const key = (s: { traceId: string; spanId: string; parentSpanId?: string }): string => `${s.traceId}/${s.spanId}/${s.parentSpanId ?? ''}`;
+      expect(spans.map(key).toSorted((a, b) => a.localeCompare(b))).toEqual(captured.map(key).toSorted((a, b) => a.localeCompare(b)));
       const byName = Object.fromEntries(spans.map((s) => [s.name, s]));
       const root = byName['invoke_agent agent']!;
       expect(root.attributes).toMatchObject({ 'runspec.target.case_id': DECISION_CASE.id, [ATTR_RUNSPEC_EVAL_CATEGORY]: decisionVerdict('dedup').category });
