@@ -36,7 +36,7 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
   let tlsServer: Server;
   let base = '';
   /** Bytes of the big reply the agent managed to write before the client stopped reading. */
-  const seen: { bigWritten: number; authorization: string[]; redirectedTo: number } = { bigWritten: 0, authorization: [], redirectedTo: 0 };
+  const seen: { bigWritten: number; authorization: string[]; redirectedTo: number; hangClosed: boolean } = { bigWritten: 0, authorization: [], redirectedTo: 0, hangClosed: false };
 
   beforeAll(async () => {
     server = createServer(async (req, res) => {
@@ -52,6 +52,10 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
           seen.bigWritten += chunk.length;
         }
         res.end();
+        return;
+      }
+      if (req.url === '/hang') {
+        res.on('close', () => (seen.hangClosed = true));
         return;
       }
       if (req.url === '/moved') {
@@ -80,6 +84,7 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
       `[telemetry]\nenabled = false\n\n` +
         target('big', `${base}/big`, 'max_response_bytes = 65536') +
         target('moved', `${base}/moved`) +
+        target('hang', `${base}/hang`, 'timeout_ms = 300') +
         target('creds', `http://agent:${PASSWORD}@127.0.0.1:${(server.address() as { port: number }).port}/chat`) +
         target('tls', tlsUrl, `ca_file = "${join(REPO_ROOT, 'test/telemetry/tls/ca.pem')}"`) +
         target('untrusted', tlsUrl) +
@@ -145,5 +150,12 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     expect(cli.exitCode).toBe(2);
     expect(cli.stderr).toMatch(/^error: runspec\.toml: targets\.nocafile: target nocafile: cannot read the TLS CA file \S+certs\/missing\.pem: ENOENT$/m);
     expect(cli.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('cancels the request at the target\'s timeout_ms, closing the connection', async () => {
+    const cli = await run('hang');
+    expect(cli.exitCode).not.toBe(0);
+    expect(cli.stdout + cli.stderr + sampleOf('hang')).toContain('TARGET_TIMEOUT: no answer within 300 ms');
+    expect(seen.hangClosed).toBe(true);
   });
 });

@@ -174,7 +174,8 @@ export function openHttpTarget(o: HttpTargetOptions): AgentTarget {
   try {
     http = createHttpClient({
       label: `target ${o.name}`,
-      timeoutMs: o.timeoutMs ?? 120_000,
+      // The run's signal ends the call at the target's timeout_ms (run.ts); this limit only backs it up.
+      timeoutMs: (o.timeoutMs ?? 120_000) + 1000,
       attempts: 1,
       maxConcurrent: 64,
       maxResponseBytes: o.maxResponseBytes ?? DEFAULT_AGENT_MAX_RESPONSE_BYTES,
