@@ -1,6 +1,7 @@
 // `--target NAME`: the named target of runspec.toml, opened for one run. A `model` target is a provider
 // with its own model, toolset and system prompt (our agent loop); an agent target (module, http, command)
 // brings its own loop, and the run scores the spans it emits (engine/targets/).
+import { resolve } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { didYouMean } from '../core/did-you-mean.js';
 import type { ConfigFile } from '../config/file.js';
@@ -14,7 +15,9 @@ import { openModuleTarget } from '../engine/targets/module.js';
 import { openHttpTarget } from '../engine/targets/http.js';
 import { openCommandTarget } from '../engine/targets/command.js';
 import type { AgentTarget } from '../engine/targets/types.js';
-import type { RunCaseFn, SuiteScoring } from '../engine/suite-runner.js';
+import type { CaseTelemetrySink, RunCaseFn, SuiteScoring } from '../engine/suite-runner.js';
+import type { CapturedTrace } from '../telemetry/agent-trace.js';
+import type { RunTelemetry } from '../telemetry/off-thread.js';
 import { aggregateCase } from '../scoring/samples.js';
 import type { AgentTracing } from './agent-tracing.js';
 import type { AppContext } from './context.js';
@@ -48,7 +51,27 @@ export interface OpenedAgentTarget {
   /** Stands in for the provider (results meta, labels); never asked to chat. */
   provider: Provider;
   otlpEndpoint: string;
+  /** Keep each case's collected spans for telemetry (agentTelemetrySink takes them). */
+  keepCaptured(): void;
+  /** A case's collected spans, once. */
+  takeCaptured(traceId: string): CapturedTrace['spans'] | undefined;
   close(): Promise<void>;
+}
+
+/**
+ * The suite runner's telemetry sink on an agent target: each case's own trace (the agent's spans as they
+ * arrived, our case root carrying the verdict), not a re-rendered Run. A sample without collected spans
+ * (none kept, or the telemetry has no agent export) is rendered as on a model target.
+ */
+export function agentTelemetrySink(telemetry: RunTelemetry, agent: Pick<OpenedAgentTarget, 'takeCaptured'>): CaseTelemetrySink {
+  return {
+    emitCase(input) {
+      const ids = input.run.agent ? input.run.trace : undefined;
+      const spans = ids?.rootSpanId !== undefined ? agent.takeCaptured(ids.traceId) : undefined;
+      if (!ids?.rootSpanId || !spans || !telemetry.emitAgentCase) return telemetry.emitCase(input);
+      return telemetry.emitAgentCase(input, { traceId: ids.traceId, rootSpanId: ids.rootSpanId, spans });
+    },
+  };
 }
 
 export interface OpenAgentOptions {
@@ -98,6 +121,8 @@ export async function openAgentTarget(ctx: Pick<AppContext, 'projectDir' | 'env'
       scoring,
       provider,
       otlpEndpoint: tracing.otlpEndpoint,
+      keepCaptured: () => tracing.keepCaptured(),
+      takeCaptured: (traceId) => tracing.takeCaptured(traceId),
       async close() {
         await target.close?.();
         await tracing.close();
@@ -119,31 +144,39 @@ async function openKind(
   const receiverLine = `target ${o.name} (${cfg.kind}): the run receives the agent's traces at OTEL_EXPORTER_OTLP_ENDPOINT=${tracing.otlpEndpoint}`;
   switch (cfg.kind) {
     case 'module': {
+      // The run's provider is registered before the module loads: instrumentation that takes its tracer at
+      // import (AI SDK 7's registerTelemetry(new OpenTelemetry())) gets the run's, even through another copy
+      // of @opentelemetry/api (a proxy tracer of another copy is never handed the provider registered later).
+      const registered = tracing.registerGlobals();
       // Exporters read OTEL_EXPORTER_OTLP_ENDPOINT when they are made, which for a module that registers
       // its own provider is at import: the variable points at the run's receiver for that moment only.
       const saved = { endpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT, traces: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT };
       process.env.OTEL_EXPORTER_OTLP_ENDPOINT = tracing.otlpEndpoint;
       delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-      let target: AgentTarget;
+      let opened: { value: AgentTarget; ownProvider: boolean };
       try {
-        target = await openModuleTarget({
-          name: o.name,
-          module: cfg.module,
-          ...(cfg.export !== undefined ? { exportName: cfg.export } : {}),
-          projectDir: ctx.projectDir,
-          env: ctx.env,
-          tracing,
-          ...common,
-          ...(o.toolsetFor ? { toolsetFor: o.toolsetFor } : {}),
-        });
+        opened = await tracing.watchRegistrations(() =>
+          openModuleTarget({
+            name: o.name,
+            module: cfg.module,
+            ...(cfg.export !== undefined ? { exportName: cfg.export } : {}),
+            projectDir: ctx.projectDir,
+            env: ctx.env,
+            tracing,
+            ...common,
+            ...(o.toolsetFor ? { toolsetFor: o.toolsetFor } : {}),
+          }),
+        );
       } finally {
         restoreEnv('OTEL_EXPORTER_OTLP_ENDPOINT', saved.endpoint);
         restoreEnv('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', saved.traces);
       }
-      if (!tracing.registerGlobals()) {
-        ctx.err(`target ${o.name} (module): the module registered its own global tracer provider; its spans reach the run only if it exports them to ${tracing.otlpEndpoint} (OTEL_EXPORTER_OTLP_ENDPOINT while it was imported, or ctx.otlpEndpoint) and flushes before it returns`);
+      if (!registered) {
+        ctx.err(`target ${o.name} (module): a global tracer provider was registered before the run's; the module's spans reach the run only if it exports them to ${tracing.otlpEndpoint} (ctx.otlpEndpoint) and flushes before it returns`);
+      } else if (opened.ownProvider) {
+        ctx.err(`target ${o.name} (module): the module registers its own global tracer provider; the run's stays registered, so what its instrumentation records through the global API is captured in process, and spans of its own provider reach the run only if it exports them to ${tracing.otlpEndpoint} (OTEL_EXPORTER_OTLP_ENDPOINT while it was imported, or ctx.otlpEndpoint) and flushes before it returns`);
       }
-      return target;
+      return opened.value;
     }
     case 'http':
       ctx.err(receiverLine);
@@ -152,6 +185,13 @@ async function openKind(
         url: cfg.url,
         ...(cfg.template !== undefined ? { template: cfg.template } : {}),
         ...(cfg.response_tool_calls !== undefined ? { responseToolCalls: cfg.response_tool_calls } : {}),
+        ...(cfg.max_response_bytes !== undefined ? { maxResponseBytes: cfg.max_response_bytes } : {}),
+        ...(cfg.timeout_ms !== undefined ? { timeoutMs: cfg.timeout_ms } : {}),
+        tls: {
+          ...(cfg.ca_file !== undefined ? { caFile: resolve(ctx.projectDir, cfg.ca_file) } : {}),
+          ...(cfg.cert_file !== undefined ? { certFile: resolve(ctx.projectDir, cfg.cert_file) } : {}),
+          ...(cfg.key_file !== undefined ? { keyFile: resolve(ctx.projectDir, cfg.key_file) } : {}),
+        },
         projectDir: ctx.projectDir,
         env: ctx.env,
         ...common,

@@ -3,7 +3,7 @@
 // (http and command agents, and modules with a provider of their own), both feeding one store keyed by
 // trace id. A case's trace is handed to the normalisers once its root has ended and no span arrived for
 // the quiet window, or at the trace timeout (then marked incomplete).
-import { context, trace, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, trace, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
@@ -24,11 +24,23 @@ interface Held {
 
 export interface AgentTracing extends TargetTracing {
   /**
-   * Register the global context manager and the run's tracer provider (module targets, after the module
-   * is imported). False when the module registered a provider of its own first: its spans then reach the
-   * run only through OTLP export to `otlpEndpoint`.
+   * Register the global context manager and the run's tracer provider (module targets, before the module
+   * is imported, so instrumentation that takes its tracer at import, through any copy of
+   * `@opentelemetry/api`, gets the run's). False when a provider was registered already.
    */
   registerGlobals(): boolean;
+  /**
+   * Run `work` (a module's import) and say whether it tried to register a global tracer provider of its own
+   * (the API refuses it, as one is registered, and reports that through `diag`, whichever API copy it used).
+   */
+  watchRegistrations<T>(work: () => Promise<T>): Promise<{ value: T; ownProvider: boolean }>;
+  /**
+   * Keep each collected trace's spans until `takeCaptured` (telemetry re-exports them as they are); off by
+   * default, so a run without telemetry holds no trace after scoring it.
+   */
+  keepCaptured(): void;
+  /** The spans of a collected trace, once (undefined when not kept, or already taken). */
+  takeCaptured(traceId: string): SpanRecord[] | undefined;
   close(): Promise<void>;
 }
 
@@ -123,6 +135,14 @@ export async function startAgentTracing(options: AgentTracingOptions = {}): Prom
     throw new RunspecError('COLLECTOR', `cannot start the run's OTLP receiver on 127.0.0.1:${options.port ?? 0} (${(err as Error).message})`, { hint: 'pick a free receiver_port, or leave it out for a free port' });
   }
 
+  // Collected traces waiting for telemetry, oldest first; bounded like `held`.
+  let captured: Map<string, SpanRecord[]> | undefined;
+  const keep = (traceId: string, spans: SpanRecord[]): void => {
+    if (!captured) return;
+    if (captured.size >= maxTraces) captured.delete(captured.keys().next().value!);
+    captured.set(traceId, spans);
+  };
+
   const collect = (traceId: string, opts: { quietMs: number; timeoutMs: number; signal?: AbortSignal }): Promise<CollectedRun> =>
     new Promise((done) => {
       const h = entry(traceId);
@@ -133,6 +153,7 @@ export async function startAgentTracing(options: AgentTracingOptions = {}): Prom
         opts.signal?.removeEventListener('abort', onAbort);
         h.onArrival = undefined;
         held.delete(traceId);
+        keep(traceId, h.spans);
         done(normalised(traceId, h, complete));
       };
       const onAbort = (): void => finish(false);
@@ -151,13 +172,35 @@ export async function startAgentTracing(options: AgentTracingOptions = {}): Prom
     tracerProvider: provider as TracerProvider,
     otlpEndpoint,
     registerGlobals,
+    async watchRegistrations(work) {
+      let ownProvider = false;
+      const note = (...args: unknown[]): void => {
+        if (args.some((a) => typeof a === 'string' && a.includes('duplicate registration of API: trace'))) ownProvider = true;
+      };
+      const quiet = (): void => {};
+      diag.setLogger({ error: note, warn: quiet, info: quiet, debug: quiet, verbose: quiet }, { logLevel: DiagLogLevel.ERROR, suppressOverrideMessage: true });
+      try {
+        return { value: await work(), ownProvider };
+      } finally {
+        diag.disable();
+      }
+    },
     collect,
+    keepCaptured() {
+      captured ??= new Map();
+    },
+    takeCaptured(traceId) {
+      const spans = captured?.get(traceId);
+      captured?.delete(traceId);
+      return spans;
+    },
     async close() {
       await receiver.close().catch(() => {});
       if (registeredGlobal) trace.disable();
       if (contextManager) context.disable();
       await provider.shutdown().catch(() => {});
       held.clear();
+      captured?.clear();
     },
   };
 }

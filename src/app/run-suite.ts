@@ -44,7 +44,7 @@ import { ensureOutputDir } from '../report/out-path.js';
 import { safeText } from '../core/safe-text.js';
 import { caseInputOf } from '../core/case-input.js';
 import type { AgentTargetConfig, TargetConfig, TargetKind } from '../config/targets.js';
-import { isAgentTarget, openAgentTarget, targetConfigOf, type OpenedAgentTarget } from './agent-target.js';
+import { agentTelemetrySink, isAgentTarget, openAgentTarget, targetConfigOf, type OpenedAgentTarget } from './agent-target.js';
 import { CASE_DIGESTS_KEY, RESOLVED_SETTINGS_KEY, caseDigests, checkResumeHeader, moveAsideOldLog, retryOnResume } from '../report/resume-check.js';
 
 export interface LoadedProject {
@@ -328,7 +328,7 @@ export interface ExecuteOptions {
   /** The target under test, for the results meta (default: a model target named after the provider). */
   target?: { name: string; kind: TargetKind };
   /** An agent target: its per-sample function and scoring replace the engine's model loop. */
-  agent?: Pick<OpenedAgentTarget, 'runCase' | 'scoring' | 'target'>;
+  agent?: Pick<OpenedAgentTarget, 'runCase' | 'scoring' | 'target' | 'keepCaptured' | 'takeCaptured'>;
   /** A model target's system prompt (wins over [llm] system_prompt; --system-prompt wins over it). */
   systemPrompt?: string;
 }
@@ -501,9 +501,11 @@ async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: Prepa
   const totalSamples = todo.reduce((n, c) => n + sampleCount(c, flags.samples), 0);
   // OTLP/gRPC needs two optional peers: missing, the run stops here (exit 2, the install line), not batch by batch.
   if (telemetryConfig.enabled && telemetryConfig.exporter.kind === 'otlp' && telemetryConfig.exporter.protocol === 'grpc') await (await import('../telemetry/grpc-exporter.js')).loadGrpcExporterModules();
+  // An agent target's spans are exported as they arrived, from this thread (agent-target.ts agentTelemetrySink).
   const telemetry = telemetryConfig.enabled
-    ? await (await import('../telemetry/off-thread.js')).createRunTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION, worker: telemetryWorkerOf(project.env), traces: totalSamples })
+    ? await (await import('../telemetry/off-thread.js')).createRunTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION, worker: opts.agent ? false : telemetryWorkerOf(project.env), traces: totalSamples })
     : undefined;
+  if (telemetry?.enabled) opts.agent?.keepCaptured();
   // Verdict counters over OTLP (OTEL_METRICS_EXPORTER=otlp), as serve exports them.
   const metrics = telemetryConfig.enabled ? await (await import('./verdict-metrics.js')).createRunMetrics(project.env, (w) => ctx.warn(`telemetry: ${w}`)) : undefined;
 
@@ -551,7 +553,7 @@ async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: Prepa
       ...(opts.signal ? { signal: opts.signal } : {}),
       runId,
       agentName: opts.agentName,
-      telemetry: telemetry?.enabled ? telemetry : undefined,
+      telemetry: telemetry?.enabled ? (opts.agent ? agentTelemetrySink(telemetry, opts.agent) : telemetry) : undefined,
       skip: prior,
       keepResults: false,
       onCaseResult: (result) => {

@@ -61,6 +61,12 @@ export const HttpTargetSchema = z
     template: z.string().optional(),
     /** Where the response holds the agent's tool calls when it emits no trace (dot path). */
     response_tool_calls: z.string().optional(),
+    /** Largest response body read; a bigger one is the sample's error. @default 8388608 (8 MiB) */
+    max_response_bytes: z.number().int().positive().optional(),
+    /** PEM files for an https agent, relative to the project: a CA to trust, a client certificate and key. */
+    ca_file: z.string().optional(),
+    cert_file: z.string().optional(),
+    key_file: z.string().optional(),
     ...agentCommon,
   })
   .strict();

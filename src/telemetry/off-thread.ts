@@ -20,6 +20,7 @@ import type { ModelCallRecord, Run } from '../types/run.js';
 import type { Toolset } from '../types/toolset.js';
 import { resolveExporterSpec } from './exporter-spec.js';
 import type { RenderedTrace, RenderInput } from './render.js';
+import type { CapturedTrace } from './agent-trace.js';
 import type { TelemetryOptions } from './telemetry.js';
 import type { FromWorker, ModelTools, ToWorker, WorkerInit } from './worker-protocol.js';
 
@@ -28,6 +29,8 @@ export interface RunTelemetry {
   readonly enabled: boolean;
   readonly destination: string | undefined;
   emitCase(input: Omit<RenderInput, 'captureContent'>): RenderedTrace | undefined | Promise<RenderedTrace | undefined>;
+  /** An agent target's case, its captured spans exported as they are (in process only: telemetry.ts). */
+  emitAgentCase?(input: Omit<RenderInput, 'captureContent'>, captured: CapturedTrace): RenderedTrace | undefined;
   flush(): Promise<void>;
   shutdown(): Promise<void>;
 }

@@ -91,14 +91,22 @@ function json(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The case root span of a sample: its name, times, error, verdict summary and attributes (verdict ones included). */
+export interface CaseRoot {
+  name: string;
+  startMs: number;
+  endMs: number;
+  error: RunError | undefined;
+  summary: VerdictSummary;
+  conversationId: string;
+  attributes: Attributes;
+}
+
 /**
- * Render one case sample as a trace: root `invoke_agent {agent}` → `chat {model}` per model call →
- * `execute_tool {tool}` per tool call (child of the model call that requested it).
- *
- * @example
- * const ids = renderRunTrace(tracer, { case: c, run, verdict, result, runId, captureContent: false });
+ * The root span of a case sample as renderRunTrace writes it, and as an agent target's case root carries it
+ * on top of the agent's own spans (agent-trace.ts).
  */
-export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrace {
+export function caseRootOf(input: RenderInput): CaseRoot {
   const { run, captureContent } = input;
   const caseId = input.case.id;
   const sample = run?.sample ?? input.verdict?.sample ?? input.sample ?? 0;
@@ -166,8 +174,21 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
   }
   // Already compact: appended as they are rather than copied through compact() a second time.
   Object.assign(rootAttrs, verdictAttributes(ctx), evaluationAttributes(summary, evaluationIdentifier(caseId, sample)));
+  return { name: `${GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT} ${agent}`, startMs, endMs, error, summary, conversationId, attributes: rootAttrs };
+}
+
+/**
+ * Render one case sample as a trace: root `invoke_agent {agent}` → `chat {model}` per model call →
+ * `execute_tool {tool}` per tool call (child of the model call that requested it).
+ *
+ * @example
+ * const ids = renderRunTrace(tracer, { case: c, run, verdict, result, runId, captureContent: false });
+ */
+export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrace {
+  const { run, captureContent } = input;
+  const { name, startMs, endMs, error, summary, conversationId, attributes: rootAttrs } = caseRootOf(input);
   const root = tracer.startSpan(
-    `${GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT} ${agent}`,
+    name,
     { kind: SpanKind.INTERNAL, startTime: hr(startMs), attributes: rootAttrs, root: true },
     ROOT_CONTEXT,
   );

@@ -17,6 +17,7 @@ import { annotationTls, buildSpanAnnotations, postSpanAnnotations, type Annotati
 
 export { annotationTls } from './phoenix.js';
 import { renderRunTrace, type RenderedTrace, type RenderInput } from './render.js';
+import { exportAgentTrace, PresetIdGenerator, type CapturedTrace } from './agent-trace.js';
 
 export const TRACER_NAME = 'runspec-eval';
 
@@ -27,6 +28,11 @@ export interface Telemetry {
   readonly destination: string | undefined;
   /** Render one case sample (content capture comes from the config); undefined when disabled or failed. */
   emitCase(input: Omit<RenderInput, 'captureContent'>): RenderedTrace | undefined;
+  /**
+   * An agent target's case: the spans it emitted, exported as they are, under the case root carrying the
+   * verdict (agent-trace.ts); nothing re-rendered. Undefined when disabled or failed.
+   */
+  emitAgentCase(input: Omit<RenderInput, 'captureContent'>, captured: CapturedTrace): RenderedTrace | undefined;
   /** The tracer, for verdict spans (emitVerdictSpan) and other callers. */
   readonly tracer: Tracer | undefined;
   /** Export what is buffered, then post pending Phoenix annotations and LangSmith feedback. Never rejects. */
@@ -49,6 +55,7 @@ const DISABLED: Telemetry = {
   destination: undefined,
   tracer: undefined,
   emitCase: () => undefined,
+  emitAgentCase: () => undefined,
   flush: async () => undefined,
   shutdown: async () => undefined,
 };
@@ -128,7 +135,9 @@ export function createSdkTelemetry(
   // Private and never registered, so a host application's global OpenTelemetry setup is never touched (the
   // Node provider differs from the basic one only in register(), and would load the async-hooks context
   // manager for nothing).
-  const provider = new BasicTracerProvider({ resource, spanLimits, idGenerator, spanProcessors: [processor] });
+  // Preset ids re-emit an agent target's case root with the ids its spans already point at (agent-trace.ts).
+  const ids = new PresetIdGenerator(idGenerator);
+  const provider = new BasicTracerProvider({ resource, spanLimits, idGenerator: ids, spanProcessors: [processor] });
   const tracer = provider.getTracer(TRACER_NAME, opts.version);
   // Case traces skip the SDK's Span objects where that changes nothing on the wire (direct-tracer.ts): the
   // same ids, limits, resource and scope objects, and the same processor, so batching, export, flush and
@@ -208,6 +217,25 @@ export function createSdkTelemetry(
     if (result.warning !== undefined) warn('annotations', result.warning);
   };
 
+  /** The trace's link, and its root queued for a Phoenix annotation or LangSmith feedback. */
+  const linked = (rendered: RenderedTrace, input: Omit<RenderInput, 'captureContent'>): RenderedTrace => {
+    const url = traceLink(config.traceUrl, { traceId: rendered.traceId, spanId: rendered.rootSpanId, ...(config.project !== undefined ? { project: config.project } : {}) });
+    if (url) rendered.url = url;
+    if (config.annotations || config.langsmith) {
+      awaiting.add(rendered.rootSpanId);
+      pending.push({
+        spanId: rendered.rootSpanId,
+        caseId: input.case.id,
+        sample: input.run?.sample ?? input.verdict?.sample ?? input.sample ?? 0,
+        runId: input.runId,
+        captureContent: config.captureContent,
+        ...(input.verdict ? { verdict: input.verdict } : {}),
+        ...(input.run?.error ?? input.error ? { error: (input.run?.error ?? input.error)! } : {}),
+      });
+    }
+    return rendered;
+  };
+
   return {
     enabled: true,
     destination,
@@ -220,23 +248,19 @@ export function createSdkTelemetry(
           captureContent: config.captureContent,
           ...(config.captureHashed && config.hashKey !== undefined ? { hashKey: config.hashKey } : {}),
         });
-        const url = traceLink(config.traceUrl, { traceId: rendered.traceId, spanId: rendered.rootSpanId, ...(config.project !== undefined ? { project: config.project } : {}) });
-        if (url) rendered.url = url;
-        if (config.annotations || config.langsmith) {
-          awaiting.add(rendered.rootSpanId);
-          pending.push({
-            spanId: rendered.rootSpanId,
-            caseId: input.case.id,
-            sample: input.run?.sample ?? input.verdict?.sample ?? input.sample ?? 0,
-            runId: input.runId,
-            captureContent: config.captureContent,
-            ...(input.verdict ? { verdict: input.verdict } : {}),
-            ...(input.run?.error ?? input.error ? { error: (input.run?.error ?? input.error)! } : {}),
-          });
-        }
-        return rendered;
+        return linked(rendered, input);
       } catch (err) {
         warn('render', `could not render case ${input.case.id}: ${(err as Error).message}`);
+        return undefined;
+      }
+    },
+    emitAgentCase(input, captured) {
+      if (closed) return undefined;
+      try {
+        const rendered = exportAgentTrace({ tracer, ids, processor, resourceDefaults: config.project !== undefined ? { [SEMRESATTRS_PROJECT_NAME]: config.project } : {} }, { ...input, captureContent: config.captureContent }, captured);
+        return linked(rendered, input);
+      } catch (err) {
+        warn('render', `could not export the trace of case ${input.case.id}: ${(err as Error).message}`);
         return undefined;
       }
     },

@@ -27,9 +27,9 @@ async function runTarget(kind: string, body: string, extra: { flags?: Record<str
 
 // Its own file: the module's global provider stays registered for the rest of the process.
 describe('a module with its own tracer provider', () => {
-  it('reads the spans of a module that registers its own global provider through the run\'s receiver, and says so', async () => {
+  it('scores a module that registers its own global provider, and says how its own spans reach the run', async () => {
     const { verdicts, lines } = await runTarget('module', `module = "${AGENTS}own-provider.mjs"\nvars = { base_url = "BASE_URL" }`);
-    expect(lines.join('\n')).toMatch(/registered its own global tracer provider; its spans reach the run only if it exports them to http:\/\/127\.0\.0\.1:\d+/);
+    expect(lines.join('\n')).toMatch(/the module registers its own global tracer provider; the run's stays registered, so what its instrumentation records through the global API is captured in process, and spans of its own provider reach the run only if it exports them to http:\/\/127\.0\.0\.1:\d+/);
     expect(verdicts['weather-paris']).toMatchObject({ status: 'scored', verdict: { category: 'pass' } });
     expect(verdicts['time-tokyo']).toMatchObject({ status: 'scored', verdict: { category: 'wrong_tool' } });
   });

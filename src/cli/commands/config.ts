@@ -1,4 +1,4 @@
-import { redactUrlsInText } from '../../core/redact.js';
+import { redactUrl, redactUrlsInText } from '../../core/redact.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandModule } from '../command.js';
@@ -83,7 +83,7 @@ function configAction(ctx: CliContext, flags: ConfigFlags): number {
 
   // What is under test: every [targets.NAME], and the one --target picks.
   for (const [name, t] of Object.entries(config.targets ?? {})) {
-    const where = t.kind === 'model' ? `provider ${t.provider}${t.model ? ` model ${t.model}` : ''}` : t.kind === 'module' ? t.module : t.kind === 'http' ? t.url : t.command.join(' ');
+    const where = t.kind === 'model' ? `provider ${t.provider}${t.model ? ` model ${t.model}` : ''}` : t.kind === 'module' ? t.module : t.kind === 'http' ? redactUrl(t.url) : t.command.join(' ');
     add(`target.${name}`, { value: `${t.kind}: ${where}`, source: 'file' });
   }
   if (flags.target !== undefined) {

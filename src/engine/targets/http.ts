@@ -4,9 +4,15 @@
 // `{{env.NAME}}`. A placeholder that is a whole string value inserts the JSON value (an array, a number);
 // one inside a longer string inserts its text, JSON-escaped when the body is written. A W3C `traceparent`
 // joins the agent's spans to the case's trace. Values of `{{env.NAME}}` never appear in any output.
+//
+// The POST goes through the one HTTP client (core/http-client.ts): the response body is read up to
+// `maxResponseBytes` and no further, redirects are not followed (a 3xx is the agent's error, naming where it
+// pointed), the URL is redacted wherever it is printed, the target's TLS files are used, and the run's signal
+// (its timeout, an interrupt) cancels the request. One attempt: a POST to an agent is not safe to repeat.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, FixtureError } from '../../errors.js';
+import { createHttpClient, HttpSetupError, type HttpClient, type HttpFailure, type TlsFiles } from '../../core/http-client.js';
 import { isRecord } from '../../core/is-record.js';
 import { fillPlaceholders, lineAt, placeholdersIn, wholePlaceholder } from '../../core/placeholders.js';
 import type { Case } from '../../types/case.js';
@@ -26,9 +32,16 @@ export interface HttpTargetOptions {
   defaults: AgentTarget['defaults'];
   quietMs: number;
   traceTimeoutMs: number;
-  /** Largest response body read. @default 8 MiB */
+  /** Largest response body read; a bigger one is the sample's error, never read whole. @default 8388608 (8 MiB) */
   maxResponseBytes?: number;
+  /** PEM files for an https agent (paths as given; the caller resolves them against the project). */
+  tls?: TlsFiles;
+  /** Longest wait for the agent's answer (headers and body). @default 120000 */
+  timeoutMs?: number;
 }
+
+/** @default 8388608 */
+export const DEFAULT_AGENT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 interface Template {
   file: string;
@@ -154,6 +167,25 @@ export function openHttpTarget(o: HttpTargetOptions): AgentTarget {
     return { headers, body: JSON.stringify(walk(tpl.body)) };
   };
   const templatePlace = (name: string): string => where(name);
+  const endpoint = splitCredentials(o.url);
+  if (endpoint.authorization) secrets.add(endpoint.authorization.slice('Basic '.length));
+  if (endpoint.password !== undefined && endpoint.password.length >= 4) secrets.add(endpoint.password);
+  let http: HttpClient;
+  try {
+    http = createHttpClient({
+      label: `target ${o.name}`,
+      // The run's signal ends the call at the target's timeout_ms (run.ts); this limit only backs it up.
+      timeoutMs: (o.timeoutMs ?? 120_000) + 1000,
+      attempts: 1,
+      maxConcurrent: 64,
+      maxResponseBytes: o.maxResponseBytes ?? DEFAULT_AGENT_MAX_RESPONSE_BYTES,
+      ...(o.tls ? { tls: o.tls } : {}),
+      secrets: [...secrets],
+    });
+  } catch (err) {
+    if (err instanceof HttpSetupError) throw new ConfigError('CONFIG', `runspec.toml: targets.${o.name}: ${err.message}`, { hint: `fix ca_file, cert_file or key_file of [targets.${o.name}] (relative paths start at the project directory)` });
+    throw err;
+  }
   return {
     name: o.name,
     kind: 'http',
@@ -167,18 +199,16 @@ export function openHttpTarget(o: HttpTargetOptions): AgentTarget {
     },
     async invoke({ case: c, input, traceparent, signal }): Promise<AgentReply> {
       const req = render(c, input, templatePlace);
-      let res: Response;
-      try {
-        res = await fetch(o.url, { method: 'POST', headers: { 'content-type': 'application/json', ...req.headers, traceparent }, body: req.body, signal });
-      } catch (err) {
-        if (signal.aborted) throw err;
-        return { error: { code: 'TARGET', message: redact(`POST ${o.url}: ${(err as Error).message}${(err as { cause?: Error }).cause ? ` (${(err as { cause: Error }).cause.message})` : ''}`) } };
+      const headers = { 'content-type': 'application/json', ...(endpoint.authorization && !('authorization' in req.headers) ? { authorization: endpoint.authorization } : {}), ...req.headers, traceparent };
+      const answer = await http.send({ method: 'POST', url: endpoint.url, headers, body: req.body, signal });
+      if (!answer.ok) {
+        // The run's own signal (its timeout, an interrupt) decides how a cancelled request is reported.
+        if (answer.kind === 'cancelled' && signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('cancelled');
+        return { error: { code: 'TARGET', message: redact(failureText(o.name, answer, http)) } };
       }
-      const text = await readLimited(res, o.maxResponseBytes ?? 8 * 1024 * 1024);
-      if (!res.ok) return { error: { code: 'TARGET', message: redact(`POST ${o.url}: HTTP ${res.status}`) } };
-      let output: unknown = text;
+      let output: unknown = answer.text;
       try {
-        output = JSON.parse(text);
+        output = JSON.parse(answer.text);
       } catch {
         // A text reply is the agent's final answer.
       }
@@ -190,13 +220,39 @@ export function openHttpTarget(o: HttpTargetOptions): AgentTarget {
       }
       return reply;
     },
+    close: () => http.close(),
   };
 }
 
-async function readLimited(res: Response, max: number): Promise<string> {
-  const buf = await res.arrayBuffer();
-  if (buf.byteLength > max) throw new Error(`response of ${buf.byteLength} bytes is over the ${max}-byte limit`);
-  return new TextDecoder().decode(buf);
+/** The agent's URL without its user and password, which go in a Basic authorization header instead. */
+function splitCredentials(url: string): { url: string; authorization?: string; password?: string } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { url };
+  }
+  if (!u.username && !u.password) return { url };
+  const authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`;
+  const password = decodeURIComponent(u.password);
+  u.username = '';
+  u.password = '';
+  return { url: u.toString(), authorization, ...(password ? { password } : {}) };
+}
+
+/** One line for a failed POST, the URL redacted, with what to change when there is one thing to change. */
+function failureText(name: string, f: HttpFailure, http: HttpClient): string {
+  const line = `target ${name}: ${http.describe(f)}`;
+  switch (f.kind) {
+    case 'too-large':
+      return `${line}; raise targets.${name}.max_response_bytes or have the agent answer less`;
+    case 'redirect':
+      return `${line}; set targets.${name}.url to the address it redirects to`;
+    case 'connection':
+      return /CERT|SSL|TLS|VERIFY/.test(f.code) ? `${line}; trust its certificate's CA with targets.${name}.ca_file` : `${line}; is the agent running at targets.${name}.url?`;
+    default:
+      return line;
+  }
 }
 
 function at(v: unknown, path: string): unknown {

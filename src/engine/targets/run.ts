@@ -24,7 +24,7 @@ const propagator = new W3CTraceContextPropagator();
 /** What to switch on when the agent's trace has no model spans, per kind. */
 export function noModelSpansHint(kind: AgentTarget['kind'], otlpEndpoint: string): string {
   if (kind === 'module')
-    return 'the module emitted no model spans: turn its instrumentation on (AI SDK 6: experimental_telemetry: { isEnabled: true }; LangChain.js: OpenInference LangChainInstrumentation.manuallyInstrument), or, when it registers its own tracer provider, export to ctx.otlpEndpoint';
+    return 'the module emitted no model spans: turn its instrumentation on (AI SDK 6: experimental_telemetry: { isEnabled: true }; AI SDK 7: registerTelemetry(new OpenTelemetry()) from @ai-sdk/otel and telemetry: { isEnabled: true }; LangChain.js: OpenInference LangChainInstrumentation.manuallyInstrument), or, when it registers its own tracer provider, export to ctx.otlpEndpoint';
   return `the agent's trace has no model spans: export its traces to OTEL_EXPORTER_OTLP_ENDPOINT=${otlpEndpoint} and continue the traceparent it is given${kind === 'http' ? ', or read calls from the response with response_tool_calls' : ''}`;
 }
 
@@ -72,6 +72,8 @@ export function agentRunCase(target: AgentTarget, tracing: TargetTracing, opts: 
     }
     const collected = await tracing.collect(traceId, { quietMs: target.quietMs, timeoutMs: target.traceTimeoutMs, ...(signal ? { signal } : {}) });
     const run = collected.status === 'ok' ? collected.run : emptyRun(c, sample, target, startTimeMs, 'ok');
+    // The case root is the trace's root: telemetry re-exports the agent's spans under it by these ids.
+    run.trace = { ...run.trace, traceId, rootSpanId: root.spanContext().spanId };
     run.caseId = c.id;
     run.sample = sample;
     run.mode = c.mode;

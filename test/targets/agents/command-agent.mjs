@@ -1,13 +1,24 @@
 // A command target in Node: reads the prompt on stdin, continues TRACEPARENT, asks the model once with
 // the `openai` package (OpenInference-instrumented), exports its spans to OTEL_EXPORTER_OTLP_ENDPOINT,
-// flushes, and prints the model's answer.
+// flushes, and prints the model's answer. SPAN_ID_FILE: also append "traceId spanId" of each span it
+// emitted to that file (so a test can find the agent's own spans in what the run exports).
+import { appendFileSync } from 'node:fs';
 import { context, propagation } from '@opentelemetry/api';
 import { NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OpenAIInstrumentation } from '@arizeai/openinference-instrumentation-openai';
 import OpenAI from 'openai';
 
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter())] });
+const idLog = {
+  export(spans, done) {
+    appendFileSync(process.env.SPAN_ID_FILE, spans.map((s) => `${s.spanContext().traceId} ${s.spanContext().spanId}\n`).join(''));
+    done({ code: 0 });
+  },
+  shutdown: async () => {},
+};
+const provider = new NodeTracerProvider({
+  spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter()), ...(process.env.SPAN_ID_FILE ? [new SimpleSpanProcessor(idLog)] : [])],
+});
 provider.register();
 new OpenAIInstrumentation().manuallyInstrument(OpenAI);
 

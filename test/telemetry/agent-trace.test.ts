@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { TelemetryConfig } from '../../src/config/telemetry.js';
+import { createTelemetry } from '../../src/telemetry/telemetry.js';
+import type { CapturedSpan } from '../../src/telemetry/agent-trace.js';
+import { ATTR_RUNSPEC_EVAL_CATEGORY } from '../../src/semconv/attributes.js';
+import { startOtlpSink } from '../helpers/otlp-sink.js';
+import { DECISION_CASE, DECISION_RESULT, T0, decisionRun, decisionVerdict } from './_fixtures.js';
+
+function config(url: string): TelemetryConfig {
+  return {
+    enabled: true,
+    captureContent: false,
+    captureHashed: false,
+    annotations: false,
+    phoenixExperiment: false,
+    exporter: { kind: 'otlp', url: `${url}/v1/traces`, protocol: 'http/json', headers: {}, compression: 'none' },
+    timeoutMs: 5000,
+    serviceName: 'runspec-test',
+    resourceAttributes: {},
+    project: 'evals',
+    apiKeyEnv: 'PHOENIX_API_KEY',
+    sources: { enabled: 'default', captureContent: 'default', annotations: 'default', endpoint: 'env', protocol: 'default', timeoutMs: 'default', annotationsUrl: 'default', project: 'default', serviceName: 'default' },
+  };
+}
+
+const TRACE = 'a'.repeat(32);
+const ROOT = '1'.repeat(16);
+const span = (spanId: string, parentSpanId: string | undefined, name: string, extra: Partial<CapturedSpan> = {}): CapturedSpan => ({
+  traceId: TRACE,
+  spanId,
+  ...(parentSpanId ? { parentSpanId } : {}),
+  name,
+  kind: 1,
+  startTimeMs: T0,
+  endTimeMs: T0 + 10,
+  attributes: {},
+  events: [],
+  links: [],
+  statusCode: 0,
+  resource: { 'service.name': 'agent' },
+  scopeName: 'agent-scope',
+  ...extra,
+});
+
+describe('an agent target case as telemetry', () => {
+  it('exports the captured spans with their ids, once each, under the case root re-emitted with the verdict', async () => {
+    const sink = await startOtlpSink();
+    try {
+      const telemetry = createTelemetry(config(sink.url));
+      const captured = [
+        span(ROOT, undefined, 'invoke_agent agent', { attributes: { 'runspec.target.case_id': DECISION_CASE.id } }),
+        span('2'.repeat(16), ROOT, 'chat fake-model', { kind: 3, statusCode: 2, statusMessage: 'boom', attributes: { 'gen_ai.request.model': 'fake-model', nested: { a: 1 }, mixed: [1, 'x'], list: ['a', 'b'] } }),
+        span('3'.repeat(16), '2'.repeat(16), 'execute_tool x', { events: [{ name: 'note', timeMs: T0 + 5, attributes: { k: 'v' } }], resource: { 'service.name': 'agent', 'openinference.project.name': 'own' } }),
+      ];
+      const ids = telemetry.emitAgentCase({ case: DECISION_CASE, run: decisionRun('dedup'), verdict: decisionVerdict('dedup'), result: DECISION_RESULT, runId: 'r' }, { traceId: TRACE, rootSpanId: ROOT, spans: captured });
+      expect(ids).toMatchObject({ traceId: TRACE, rootSpanId: ROOT, llmSpanIds: [], toolSpanIds: [] });
+      await telemetry.shutdown();
+      const spans = sink.spans();
+      const key = (s: { traceId: string; spanId: string; parentSpanId?: string }): string => `${s.traceId}/${s.spanId}/${s.parentSpanId ?? ''}`;
+      expect(spans.map(key).toSorted((a, b) => a.localeCompare(b))).toEqual(captured.map(key).toSorted((a, b) => a.localeCompare(b)));
+      const byName = Object.fromEntries(spans.map((s) => [s.name, s]));
+      const root = byName['invoke_agent agent']!;
+      expect(root.attributes).toMatchObject({ 'runspec.target.case_id': DECISION_CASE.id, [ATTR_RUNSPEC_EVAL_CATEGORY]: decisionVerdict('dedup').category });
+      expect(root.events.map((e) => e.name)).toEqual(['gen_ai.evaluation.result']);
+      expect(root.resource['service.name']).toBe('runspec-test');
+      const chat = byName['chat fake-model']!;
+      expect(chat.kind).toBe(3);
+      expect(chat.status).toEqual({ code: 2, message: 'boom' });
+      // What the API cannot carry as an attribute arrives as JSON text; the rest as it was.
+      expect(chat.attributes).toEqual({ 'gen_ai.request.model': 'fake-model', nested: '{"a":1}', mixed: '[1,"x"]', list: ['a', 'b'] });
+      expect(chat.scope.name).toBe('agent-scope');
+      // The agent's resource stays its own; the run's project fills in only where it names none.
+      expect(chat.resource).toEqual({ 'service.name': 'agent', 'openinference.project.name': 'evals' });
+      const tool = byName['execute_tool x']!;
+      expect(tool.resource).toEqual({ 'service.name': 'agent', 'openinference.project.name': 'own' });
+      expect(tool.events).toMatchObject([{ name: 'note', attributes: { k: 'v' } }]);
+      expect(BigInt(tool.startTimeUnixNano)).toBe(BigInt(T0) * 1_000_000n);
+    } finally {
+      await sink.close();
+    }
+  });
+});
