@@ -296,7 +296,7 @@ async function trajectoryTurn(
         if (out.stop) {
           // The server died under this call: the harness failed, not the model.
           t.run.status = 'error';
-          t.run.error = out.stop;
+          t.run.error = { ...out.stop };
         }
         if (out.structuredContent !== undefined) rec.structuredContent = out.structuredContent;
       } else if (isWorkspaceTool(name)) {
