@@ -64,9 +64,10 @@ export async function tmpfsUsedBytes(root: string): Promise<number> {
  * A mounter for worktrees under a disk budget of `maxBytes`.
  * @example const m = createWorktreeMounter(1024 ** 3); const unmount = await m.mount(dir); ...; await unmount?.();
  */
-export function createWorktreeMounter(maxBytes: number, opts: { asRoot?: boolean } = {}): WorktreeMounter {
+export function createWorktreeMounter(maxBytes: number, opts: { asRoot?: boolean; /** @default 'mount' */ mountCommand?: string } = {}): WorktreeMounter {
   const asRoot = opts.asRoot ?? (typeof process.geteuid === 'function' && process.geteuid() === 0);
   const size = maxBytes + TMPFS_SLACK_BYTES;
+  const mountCommand = opts.mountCommand ?? MOUNT;
   let probed: Promise<string | undefined> | undefined;
   let usable = false;
   const own = new Set<string>();
@@ -77,7 +78,7 @@ export function createWorktreeMounter(maxBytes: number, opts: { asRoot?: boolean
       // Named like worktree-sweep.ts's probe directories, so a kill -9 mid-probe is swept too.
       const dir = await mkdtemp(join(tmpdir(), `runspec-eval-probe-pid${process.pid}-`));
       try {
-        await run(MOUNT, tmpfsArgs(dir, 1024 * 1024));
+        await run(mountCommand, tmpfsArgs(dir, 1024 * 1024));
         await unmountTmpfs(dir);
         usable = true;
         return undefined;
@@ -96,7 +97,7 @@ export function createWorktreeMounter(maxBytes: number, opts: { asRoot?: boolean
       await probe();
       if (!usable) return undefined;
       try {
-        await run(MOUNT, tmpfsArgs(root, size));
+        await run(mountCommand, tmpfsArgs(root, size));
       } catch {
         // Mounting worked for the probe: this one worktree falls back to the watchdog.
         return undefined;
