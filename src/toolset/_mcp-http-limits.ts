@@ -57,7 +57,7 @@ const refusal = (id: string | number, why: string) => ({ jsonrpc: '2.0', id, err
 const encoder = new TextEncoder();
 
 /** A JSON answer, read up to the limits: the bytes as they were, or refusals for `ids`. */
-async function checkedJson(body: ReadableStream<Uint8Array>, ids: Array<string | number>, limits: Required<McpMessageLimits>, onRefused: (why: string) => void): Promise<Uint8Array> {
+async function checkedJson(body: ReadableStream<Uint8Array>, ids: Array<string | number>, limits: Required<McpMessageLimits>, onRefused: (why: string) => void): Promise<Buffer> {
   const scan = new JsonScan(limits.maxBytes, limits.maxDepth);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
@@ -70,7 +70,7 @@ async function checkedJson(body: ReadableStream<Uint8Array>, ids: Array<string |
       await reader.cancel().catch(() => undefined);
       onRefused(why);
       const out = ids.map((id) => refusal(id, why));
-      return encoder.encode(JSON.stringify(out.length === 1 ? out[0] : out));
+      return Buffer.from(JSON.stringify(out.length === 1 ? out[0] : out));
     }
     chunks.push(value);
   }
@@ -180,7 +180,8 @@ export function sizeCheckedFetch(limits: McpMessageLimits = {}, onRefused: (why:
     const res = await base(url, init);
     if (!res.body) return res;
     const type = mediaType(res.headers.get('content-type'));
-    const rebuilt = (body: ConstructorParameters<typeof Response>[0]): Response => new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    const same = { status: res.status, statusText: res.statusText, headers: res.headers };
+    const rebuilt = (body: ReadableStream<Uint8Array> | Buffer): Response => (Buffer.isBuffer(body) ? new Response(new Uint8Array(body), same) : new Response(body, same));
     if (!res.ok) {
       // An error's text is only quoted: cut, never buffered whole.
       const scan = new JsonScan(l.maxBytes, Number.POSITIVE_INFINITY);
