@@ -69,6 +69,24 @@ describe.runIf(mountable)('disk budget as root: the worktree is a tmpfs of the b
     expect(worktreesIn(p.tmp)).toEqual([]);
   });
 
+  it('unmounts the tmpfs when the run is interrupted (SIGINT: the case ends as cancelled)', async () => {
+    const p = project('interrupted', ['touch started; sleep 60']);
+    const started = (): boolean => worktreesIn(p.tmp).some((n) => readdirSync(join(p.tmp, n)).includes('started'));
+    let poll: NodeJS.Timeout | undefined;
+    const r = await cli(p, (pid) => {
+      poll = setInterval(() => {
+        if (started()) {
+          clearInterval(poll);
+          process.kill(pid, 'SIGINT');
+        }
+      }, 50);
+    });
+    clearInterval(poll);
+    expect(r.stderr).toContain('interrupted (SIGINT)');
+    expect(mountsUnder(p.tmp)).toEqual([]);
+    expect(worktreesIn(p.tmp)).toEqual([]);
+  });
+
   it('unmounts the tmpfs of a run killed with SIGKILL on the next run', async () => {
     const p = project('killed', ['touch started; sleep 60']);
     const started = (): boolean => worktreesIn(p.tmp).some((n) => readdirSync(join(p.tmp, n)).includes('started'));
