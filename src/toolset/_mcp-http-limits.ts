@@ -92,6 +92,8 @@ function checkedEvents(body: ReadableStream<Uint8Array>, ids: Array<string | num
   let isData = false;
   let lineEmpty = true;
   let afterCR = false;
+  // An event ended by CR whose LF may follow: the LF belongs to the event that ended (kept when it was).
+  let endedOnCR: 'kept' | 'dropped' | undefined;
   const newEvent = (): void => {
     held = [];
     scan = new JsonScan(limits.maxBytes, limits.maxDepth);
@@ -122,13 +124,18 @@ function checkedEvents(body: ReadableStream<Uint8Array>, ids: Array<string | num
       const lineEnd = b === 0x0a || b === 0x0d;
       if (b === 0x0a && afterCR) {
         afterCR = false;
+        if (endedOnCR === 'kept') out.push(value.subarray(i, i + 1));
+        if (endedOnCR) start = i + 1;
+        endedOnCR = undefined;
         continue;
       }
       afterCR = b === 0x0d;
+      endedOnCR = undefined;
       if (lineEnd) {
         if (lineEmpty) {
           // The blank line ending an event: pass it on whole, or drop what was refused.
           if (!skipping) out.push(...held, value.subarray(start, i + 1));
+          if (b === 0x0d) endedOnCR = skipping ? 'dropped' : 'kept';
           start = i + 1;
           newEvent();
         }
