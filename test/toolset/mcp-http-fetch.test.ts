@@ -26,7 +26,7 @@ const ok2 = 'id: 7\ndata: {"jsonrpc":"2.0","method":"c"}\n\n';
 describe('sizeCheckedFetch', () => {
   it.each([
     { name: 'whole', split: (s: string) => [s] },
-    { name: 'one byte at a time', split: (s: string) => [...s] },
+    { name: 'one byte at a time', split: (s: string) => Array.from({ length: s.length }, (_, i) => s.charAt(i)) },
   ])('passes events within the limits and drops the ones over them on a stream of no request ($name)', async ({ split }) => {
     const refused: string[] = [];
     const f = sizeCheckedFetch(limits, (why) => refused.push(why), async () => {
