@@ -10,7 +10,9 @@ import { importOptionalPeer } from '../core/optional-peer.js';
 // Servers are supervised: a server that died (crashed, or its stream closed) is the harness's problem,
 // not the model's. The call that hit it ends its sample as an infrastructure error (`stop`), a warning
 // is printed, and the next call restarts the server, at most MAX_RESTARTS times per server per run;
-// after that its calls end their samples the same way. Messages over the size or depth limit are
+// after that its calls end their samples the same way. While restarts are left the stop is `retryable`:
+// the suite runner runs that sample once more, so a server that comes back costs no sample (exit 0 when
+// the second attempt passes), and one whose restart fails leaves an errored sample (exit 3). Messages over the size or depth limit are
 // refused by the transport (toolset/_mcp-limits.ts) and the connection stays up.
 
 /** The outcome of one executed tool call. */
@@ -22,8 +24,11 @@ export interface ExecutedTool {
   structuredContent?: Record<string, unknown>;
   /** Why a call failed before the tool answered (`tool_timeout`, `mcp_unavailable`, `mcp_server_died`, `cancelled`). */
   errorType?: string;
-  /** The server is gone: the sample ends as an infrastructure error with this code and message. */
-  stop?: { code: string; message: string };
+  /**
+   * The server is gone: the sample ends as an infrastructure error with this code and message;
+   * `retryable` when the server will be restarted for the next call (the runner runs the sample again, once).
+   */
+  stop?: { code: string; message: string; retryable?: boolean };
 }
 
 /** Runs calls on a toolset's own backend (its MCP server). */
@@ -117,11 +122,11 @@ export function createMcpToolHost(opts: McpToolHostOptions): ToolHost {
     }
     return connections.get(target)!;
   };
-  const died = (message: string): ExecutedTool => ({
+  const died = (message: string, retryable = false): ExecutedTool => ({
     result: `Error: ${message}`,
     isError: true,
     errorType: 'mcp_server_died',
-    stop: { code: 'MCP', message },
+    stop: { code: 'MCP', message, ...(retryable ? { retryable } : {}) },
   });
 
   return {
@@ -151,8 +156,11 @@ export function createMcpToolHost(opts: McpToolHostOptions): ToolHost {
         if (callOpts.signal?.aborted) return { result: 'Error: cancelled', isError: true, errorType: 'cancelled' };
         if (conn.isClosed()) {
           const tail = conn.stderrTail();
-          warn(`mcp:${target}: the MCP server died during a call to ${tool}${tail ? ` (stderr: ${tail.slice(0, 200)})` : ''}; the sample is an error and the server will be restarted for the next call`);
-          return died(`mcp:${target}: the MCP server died during the call to ${tool} (${msg})`);
+          const more = (restarts.get(target) ?? 0) < MAX_RESTARTS;
+          warn(
+            `mcp:${target}: the MCP server died during a call to ${tool}${tail ? ` (stderr: ${tail.slice(0, 200)})` : ''}; ${more ? 'it will be restarted and the sample run again' : 'the sample is an error'}`,
+          );
+          return died(`mcp:${target}: the MCP server died during the call to ${tool} (${msg})`, more);
         }
         if (/timed out|timeout/i.test(msg)) {
           return { result: `Error: ${tool} did not answer within ${callTimeoutMs} ms`, isError: true, errorType: 'tool_timeout' };

@@ -8,7 +8,7 @@ import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
 import { deniedReason, permissionsFor, type ToolPermissions } from './permissions.js';
 import type { ToolHost } from './mcp-tools.js';
 import { answerMock, mockRulesFor, newMockCounters, type MockCounters } from './tool-mocks.js';
-import { commandEnvFor, executeWorkspaceTool, isWorkspaceTool } from './workspace-tools.js';
+import { commandEnvFor, defaultCommandSandbox, executeWorkspaceTool, isWorkspaceTool } from './workspace-tools.js';
 import type { CommandSandbox } from './sandbox/command.js';
 import { createWorktree, type Worktree } from './worktree.js';
 import { withTotal } from '../core/tokens.js';
@@ -116,7 +116,10 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
   let worktree: Worktree | undefined;
   if (mode === 'trajectory') {
     const place = c.source?.line ? `${c.source.file}:${c.source.line}` : (c.source?.file ?? c.id);
-    worktree = await createWorktree(c.files ?? {}, { place: `${place}: case ${c.id}` });
+    // As root, the worktree is a tmpfs of the disk budget; a kept worktree stays on disk (a mount point cannot be renamed).
+    const sandbox = opts.sandbox ?? defaultCommandSandbox();
+    const mount = !opts.keepWorktrees && sandbox.mountWorktree ? (root: string) => sandbox.mountWorktree!(root) : undefined;
+    worktree = await createWorktree(c.files ?? {}, { place: `${place}: case ${c.id}`, ...(mount ? { mount } : {}) });
   }
   // Tool permissions and mock counters are for trajectory turns; a decision run never reads them.
   const perms = mode !== 'decision' ? permissionsFor(c) : undefined;
@@ -296,7 +299,7 @@ async function trajectoryTurn(
         if (out.stop) {
           // The server died under this call: the harness failed, not the model.
           t.run.status = 'error';
-          t.run.error = out.stop;
+          t.run.error = { ...out.stop };
         }
         if (out.structuredContent !== undefined) rec.structuredContent = out.structuredContent;
       } else if (isWorkspaceTool(name)) {

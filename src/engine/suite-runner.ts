@@ -305,21 +305,30 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
       }
       let run: Run;
       try {
-        run = await runOne({
-          case: s.c,
-          sample,
-          provider: opts.provider,
-          toolset: s.toolset,
-          toolMode,
-          // Like samples: the case's own max_turns wins over the CLI's.
-          maxTurns: s.c.settings.maxTurns ?? opts.maxTurns,
-          systemPrompt: opts.systemPrompt,
-          keepWorktrees: opts.keepWorktrees,
-          signal: internal.signal,
-          ...(toolHost ? { toolHost } : {}),
-          ...(opts.onTurn ? { onTurn: opts.onTurn } : {}),
-          ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
-        });
+        const attempt = (): Promise<Run> =>
+          runOne({
+            case: s.c,
+            sample,
+            provider: opts.provider,
+            toolset: s.toolset,
+            toolMode,
+            // Like samples: the case's own max_turns wins over the CLI's.
+            maxTurns: s.c.settings.maxTurns ?? opts.maxTurns,
+            systemPrompt: opts.systemPrompt,
+            keepWorktrees: opts.keepWorktrees,
+            signal: internal.signal,
+            ...(toolHost ? { toolHost } : {}),
+            ...(opts.onTurn ? { onTurn: opts.onTurn } : {}),
+            ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
+          });
+        run = await attempt();
+        // An MCP server died under a call and will be restarted: the sample runs once more on the new
+        // server; a second failure (or a restart that fails) stays an errored sample.
+        if (run.status === 'error' && run.error?.retryable && !internal.signal.aborted) {
+          warn(`${s.c.id}#${sample}: running the sample again after the MCP server restart`);
+          run = await attempt();
+        }
+        if (run.error) delete run.error.retryable;
       } catch (err) {
         failure ??= err;
         internal.abort();

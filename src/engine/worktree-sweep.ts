@@ -2,10 +2,11 @@ import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { removeTreeBeneath } from './sandbox/beneath.js';
+import { unmountTmpfs } from './sandbox/disk-mount.js';
 
 // Worktrees (and sandbox probe directories) carry the pid of the process that made them in their name:
 // `runspec-eval-pid<PID>-XXXXXX`. A run killed with kill -9 cannot remove its own; the next run sweeps
-// those whose owner is gone. Kept worktrees (--keep-worktrees) are renamed without a pid and never swept.
+// those whose owner is gone (unmounting first what is still a mounted tmpfs). Kept worktrees (--keep-worktrees) are renamed without a pid and never swept.
 
 export const WORKTREE_PREFIX = 'runspec-eval-';
 const OWNED = /^runspec-eval-(?:probe-)?pid(\d+)-[A-Za-z0-9]{6}$/;
@@ -34,6 +35,7 @@ export async function sweepStaleWorktrees(opts: { dir?: string; alive?: (pid: nu
   const alive = opts.alive ?? isAlive;
   const uid = typeof process.geteuid === 'function' ? process.geteuid() : undefined;
   const removed: string[] = [];
+  const here = await stat(dir).catch(() => undefined);
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
     const m = OWNED.exec(name);
@@ -44,6 +46,8 @@ export async function sweepStaleWorktrees(opts: { dir?: string; alive?: (pid: nu
     const st = await stat(p).catch(() => undefined);
     // Only our own directories (a root harness hands worktrees to uid 65534 while commands run).
     if (!st?.isDirectory() || (uid !== undefined && uid !== 0 && st.uid !== uid)) continue;
+    // A worktree tmpfs (a root run's disk budget) left mounted by a kill -9: on another device than its parent.
+    if (here && st.dev !== here.dev) await unmountTmpfs(p).catch(() => undefined);
     await removeTreeBeneath(p).catch(() => undefined);
     removed.push(p);
   }

@@ -34,7 +34,19 @@ export interface Worktree {
  * Create a worktree with the case's files. A file path that is absolute or climbs out is bad input.
  * @example const wt = await createWorktree({ 'src/app.py': 'print(1)\n' }); await wt.remove();
  */
-export async function createWorktree(files: Record<string, string>, opts: { prefix?: string; place?: string } = {}): Promise<Worktree> {
+export async function createWorktree(
+  files: Record<string, string>,
+  opts: {
+    prefix?: string;
+    place?: string;
+    /**
+     * Mount a file system on the new, empty root before the files are written (the sandbox's
+     * `mountWorktree`: a tmpfs of the disk budget, as root); its unmount runs when the worktree is removed.
+     * Not for a worktree that will be kept (a mount point cannot be renamed).
+     */
+    mount?: (root: string) => Promise<(() => Promise<void>) | undefined>;
+  } = {},
+): Promise<Worktree> {
   for (const rel of Object.keys(files)) {
     if (rel.trim() === '' || isAbsolute(rel) || escapesBase(normalize(rel))) {
       throw new FixtureError('FIXTURE_PATH', `${opts.place ?? 'case'}: files.${rel}: expected a path relative to the worktree, got one that escapes it`, {
@@ -47,14 +59,17 @@ export async function createWorktree(files: Record<string, string>, opts: { pref
   const root = await realpath(await mkdtemp(base)).catch((err: unknown) => {
     throw outputError(`${base}XXXXXX`, err);
   });
+  let unmount: (() => Promise<void>) | undefined;
   let current = root;
   try {
+    unmount = await opts.mount?.(root);
     for (const [rel, content] of Object.entries(files)) {
       current = join(root, rel);
       await mkdir(dirname(current), { recursive: true });
       await writeFile(current, content, 'utf8');
     }
   } catch (err) {
+    await unmount?.().catch(() => undefined);
     await rm(root, { recursive: true, force: true });
     // A full or read-only TMPDIR: the file named, exit 3 (it used to be a bare "ENOSPC ... write").
     throw outputError(current, err);
@@ -68,10 +83,16 @@ export async function createWorktree(files: Record<string, string>, opts: { pref
       return relative(root, abs).split(sep).join('/') || '.';
     },
     async remove() {
+      // A tmpfs goes in one step, whatever is in it; what is left (the mount point) is removed as below.
+      const u = unmount;
+      unmount = undefined;
+      await u?.();
       // Not rm -r by path: the commands' uid may still swap a directory for a link while we remove.
       await removeTreeBeneath(root);
     },
     async keep() {
+      // A mount point cannot be renamed; it stays where it is until removed.
+      if (unmount) return root;
       const kept = join(dirname(root), basename(root).replace(/pid\d+-/, 'kept-'));
       if (kept === root) return root;
       await rename(root, kept);

@@ -2,7 +2,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 // A transport wrapper that refuses an MCP message larger or deeper than our limits before the client
 // sees it (streamable HTTP servers): the call gets a JSON-RPC error for its own id and the connection
-// stays up for the next call.
+// stays up for the next call. Streamable HTTP answers are first checked while they arrive, before the SDK
+// reads them (_mcp-http-limits.ts, the transport's fetch); this is the second guard, on parsed messages.
 // (stdio servers go through _mcp-stdio.ts, which applies the same limits while reading a line.)
 
 /** Limits of one message from an MCP server. */

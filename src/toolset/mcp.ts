@@ -7,6 +7,7 @@ import { ToolsetError } from '../errors.js';
 import type { Runnable, ToolCategory, Toolset } from '../types/toolset.js';
 import { jsonSchemaToArgs } from './json-schema.js';
 import { sizeCheckedTransport, type McpMessageLimits } from './_mcp-limits.js';
+import { sizeCheckedFetch } from './_mcp-http-limits.js';
 import { BoundedStdioTransport } from './_mcp-stdio.js';
 
 /** The MCP `tools/list` entry fields we read. */
@@ -116,7 +117,8 @@ export async function connectMcp(
     } catch {
       throw new ToolsetError('TOOLSET', `${source}: not a valid URL`, { hint: 'write mcp:http://127.0.0.1:3000/mcp' });
     }
-    transport = new StreamableHTTPClientTransport(url);
+    // Answers over the size or depth limit are refused while they arrive, before the SDK reads them.
+    transport = new StreamableHTTPClientTransport(url, { fetch: sizeCheckedFetch(opts.limits) });
   } else {
     const words = splitCommandLine(target);
     if (words.length === 0) {
@@ -134,7 +136,7 @@ export async function connectMcp(
     });
     transport = stdio;
   }
-  // Every message is checked against the size and depth limits before the client parses it further.
+  // And every message again once parsed (a second guard; stdio applies the limits while reading a line).
   if (isHttp) transport = sizeCheckedTransport(transport, opts.limits);
   let closed = false;
   const client = new Client({ name: 'runspec-eval', version: '0.1.0' });

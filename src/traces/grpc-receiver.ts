@@ -10,14 +10,16 @@
 // one still in its handshake makes room for the newcomer), each closed unless it
 // has sent the HTTP/2 preface and a SETTINGS frame within the handshake timeout (300 preface-only
 // connections used to stay open for ever, 1,100 took the descriptors of both ports), idle connections
-// closed by grpc-js (`grpc.max_connection_idle_ms`), and the bytes of calls being received at once on
-// one budget (a call past it fails RESOURCE_EXHAUSTED and its connection is closed).
+// closed by grpc-js (`grpc.max_connection_idle_ms`), and the request bytes of calls in flight on one budget
+// for the port, counted per call on the HTTP/2 frames as they arrive and given back when the call is over
+// (_h2-inflight.ts); a call past it fails RESOURCE_EXHAUSTED and its connection is closed.
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import type * as Grpc from '@grpc/grpc-js';
 import { ATTR_EVENT_NAME } from '../semconv/gen-ai.js';
 import { decodeLogsRequest, decodeTraceRequest, encodeLogsResponse, encodeTraceResponse } from './otlp-proto.js';
 import { logsFromRequest, spansFromRequest } from './spans.js';
 import { createInflightBudget, receiverLimits, type ReceiverCommonOptions } from './receiver.js';
+import { countedConnection } from './_h2-inflight.js';
 import { isBearerToken } from '../core/token.js';
 import { importOptionalPeer } from '../core/optional-peer.js';
 
@@ -45,11 +47,6 @@ export interface GrpcReceiver {
 
 /** The HTTP/2 client preface (RFC 9113 §3.4) plus a SETTINGS frame header: what a real client sends first. */
 const PREFACE_AND_SETTINGS_BYTES = 24 + 9;
-
-/** Whether a call's peer (`host:port` as grpc-js writes it) is this socket's remote end. */
-function isPeer(peer: string, socket: Socket): boolean {
-  return peer.endsWith(`:${socket.remotePort}`) && peer.includes(socket.remoteAddress ?? '\0');
-}
 
 /** Unary method whose messages pass through as bytes (decoding is ours). */
 function bytesMethod(path: string): Grpc.MethodDefinition<Buffer, Uint8Array> {
@@ -81,8 +78,6 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
   const server = new grpc.Server({ 'grpc.max_receive_message_length': maxMessageBytes, 'grpc.max_connection_idle_ms': limits.idleTimeoutMs });
   const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
   const sockets = new Set<Socket>();
-  // Bytes read and not yet answered, per socket: held by grpc-js until the call's handler has run.
-  const pendingBytes = new Map<Socket, number>();
   const budget = createInflightBudget(limits.maxInflightBytes);
   const listener: NetServer = createNetServer((socket) => {
     if (sockets.size >= limits.maxConnections) {
@@ -97,35 +92,20 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
       sockets.delete(idle);
     }
     sockets.add(socket);
-    pendingBytes.set(socket, 0);
     const handshake = setTimeout(() => {
       if (socket.bytesRead < PREFACE_AND_SETTINGS_BYTES) socket.destroy();
     }, limits.handshakeTimeoutMs);
     handshake.unref();
-    socket.on('data', (chunk: Buffer) => {
-      if (!budget.take(chunk.length)) {
-        options.onRequest?.({ path: 'connection', status: grpc.status.RESOURCE_EXHAUSTED, spans: 0, logs: 0, rejected: 0, message: 'too many request bytes in flight on this port' });
-        socket.destroy();
-        return;
-      }
-      pendingBytes.set(socket, (pendingBytes.get(socket) ?? 0) + chunk.length);
-    });
     socket.on('close', () => {
       clearTimeout(handshake);
       sockets.delete(socket);
-      budget.give(pendingBytes.get(socket) ?? 0);
-      pendingBytes.delete(socket);
     });
-    injector.injectConnection(socket);
+    injector.injectConnection(
+      countedConnection(socket, budget, () =>
+        options.onRequest?.({ path: 'connection', status: grpc.status.RESOURCE_EXHAUSTED, spans: 0, logs: 0, rejected: 0, message: 'too many request bytes in flight on this port' }),
+      ),
+    );
   });
-  /** A call has been handled: what its connection had read so far is no longer held. */
-  const settle = (call: Grpc.ServerUnaryCall<Buffer, Uint8Array>): void => {
-    for (const [socket, n] of pendingBytes) {
-      if (socket.remoteAddress === undefined || !isPeer(call.getPeer(), socket)) continue;
-      budget.give(n);
-      pendingBytes.set(socket, 0);
-    }
-  };
   let url = '';
   let port = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -151,7 +131,6 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
   };
 
   const traces: Grpc.handleUnaryCall<Buffer, Uint8Array> = (call, cb) => {
-    settle(call);
     const request = accept(call, cb, TRACE_EXPORT_PATH, decodeTraceRequest);
     if (!request) return;
     const { spans, problems } = spansFromRequest(request, 'grpc');
@@ -163,7 +142,6 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
   };
 
   const logs: Grpc.handleUnaryCall<Buffer, Uint8Array> = (call, cb) => {
-    settle(call);
     const request = accept(call, cb, LOGS_EXPORT_PATH, decodeLogsRequest);
     if (!request) return;
     const { logs: records, problems } = logsFromRequest(request, 'grpc', ATTR_EVENT_NAME);

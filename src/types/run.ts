@@ -48,6 +48,11 @@ export type RunStatus = 'ok' | 'truncated' | 'error' | 'cancelled';
 export interface RunError {
   code: string;
   message: string;
+  /**
+   * The harness, not the model, failed in a way a fresh attempt may not (an MCP server died under a call
+   * and is restarted for the next one): the suite runner runs the sample once more. Never written out.
+   */
+  retryable?: boolean;
 }
 
 export interface ModelCallRecord {

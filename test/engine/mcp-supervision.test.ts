@@ -95,6 +95,8 @@ describe('MCP server supervision', { timeout: 120_000 }, () => {
     const warnings: string[] = [];
     const out = await runSuite({
       cases: [mk('crashes', 'crash it'), mk('later', 'echo hi')],
+      // One sample: each attempt at crashing takes a restart (the sample runs again once).
+      samples: 1,
       provider,
       toolsetFor: () => toolset,
       runId: 'r',
@@ -107,5 +109,34 @@ describe('MCP server supervision', { timeout: 120_000 }, () => {
     expect(later!.samples[0]!.status).toBe('scored');
     expect(later!.samples[0]!.status === 'scored' && later!.samples[0]!.toolLog?.[0]).toMatchObject({ tool: 'echo', result: 'echo: hi' });
     expect(warnings.some((w) => /died during a call to crash/.test(w))).toBe(true);
+  });
+
+  // A sample whose call hit a dying server used to stay an errored sample (exit 3) even when the
+  // server came back: now it runs once more on the restarted server.
+  it.each([
+    { name: 'passes when the restarted server answers', tool: 'crash_once', status: 'scored' },
+    { name: 'stays an errored sample when the restart fails', tool: 'crash_for_good', status: 'errored' },
+  ])('runs the sample again after a restart, once: $name', async ({ tool, status }) => {
+    const { spec } = target();
+    const toolset = await loadToolset(`mcp:${spec}`, { projectDir: REPO_ROOT, env, timeoutMs: 20_000 });
+    const c: Case = { id: 'flaky', dialect: 'turnstone', tags: [], source: { file: 'inline', source: 'file' }, prompt: 'call it', files: {}, mode: 'trajectory', settings: {} };
+    let modelCalls = 0;
+    const mock = createMockProvider({ script: { cases: { flaky: [{ toolCalls: [{ name: tool, arguments: {} }] }, { text: 'done' }] } } });
+    const provider = { ...mock, chat: (req: Parameters<typeof mock.chat>[0]) => (modelCalls++, mock.chat(req)) };
+    const warnings: string[] = [];
+    const out = await runSuite({ cases: [c], samples: 1, provider, toolsetFor: () => toolset, runId: 'r', mcpServers: { projectDir: REPO_ROOT, env }, concurrency: 1, onWarning: (w) => warnings.push(w) });
+    const sample = out.results[0]!.samples;
+    expect(sample).toHaveLength(1);
+    expect(sample[0]!.status).toBe(status);
+    if (status === 'scored') {
+      expect(sample[0]!.status === 'scored' && sample[0]!.toolLog?.[0]).toMatchObject({ tool, result: 'survived' });
+      // One model call in the attempt that hit the crash, two in the one that passed.
+      expect(modelCalls).toBe(3);
+    } else {
+      expect(sample[0]).toMatchObject({ status: 'errored', error: { code: 'MCP', message: expect.stringMatching(/cannot start the MCP server/) } });
+      expect(JSON.stringify(sample[0])).not.toContain('retryable');
+    }
+    expect(warnings.filter((w) => /running the sample again/.test(w))).toHaveLength(1);
+    expect(warnings.some((w) => /restarting it \(1 of 3\)/.test(w))).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import { killRunningCommands } from '../../engine/sandbox/command.js';
+import { detachWorktreeMounts } from '../../engine/sandbox/disk-mount.js';
 import type { CliContext } from '../context.js';
 
 // SIGINT and SIGTERM end a run the same way: the first lets in-flight samples end as cancelled (their
@@ -10,6 +11,7 @@ export function handleInterrupts(ctx: CliContext, ac: AbortController): () => vo
   const onSignal = (signal: NodeJS.Signals): void => {
     if (ac.signal.aborted) {
       killRunningCommands();
+      detachWorktreeMounts();
       ctx.err(`interrupted again (${signal}): stopped at once`);
       process.exit(signal === 'SIGTERM' ? 143 : 130);
     }

@@ -4,6 +4,7 @@ import { lchown, lstat, readFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { ownedPrefix } from '../worktree-sweep.js';
 import { chownTreeBeneath, treeDiskBytes } from './beneath.js';
+import { createWorktreeMounter, tmpfsUsedBytes, type WorktreeMounter } from './disk-mount.js';
 
 // How a model-driven command (bash, run_command) runs. By default inside bubblewrap: a user namespace
 // with an unprivileged uid, every capability dropped, a new session, no network, a fresh PID namespace
@@ -47,7 +48,8 @@ export interface CommandResult {
   diskBudgetExceeded?: boolean;
 }
 
-export type SandboxReadiness = { ok: true } | { ok: false; message: string };
+/** `note`: something to say once about a working sandbox (as root: the disk budget falls back to the watchdog). */
+export type SandboxReadiness = { ok: true; note?: string } | { ok: false; message: string };
 
 export interface CommandSandbox {
   readonly mode: SandboxMode;
@@ -55,6 +57,11 @@ export interface CommandSandbox {
   ready(): Promise<SandboxReadiness>;
   /** Run one command. Call `ready()` first: a sandbox that is not ready refuses with spawnError. */
   run(req: CommandRequest): Promise<CommandResult>;
+  /**
+   * As root where mounting is permitted: mount a tmpfs of the disk budget (plus slack) on the empty new
+   * worktree `root`, so the budget is a hard limit. Returns its unmount, or undefined (the watchdog alone).
+   */
+  mountWorktree?(root: string): Promise<(() => Promise<void>) | undefined>;
 }
 
 export interface SandboxLimits {
@@ -127,10 +134,12 @@ export function createCommandSandbox(opts: CreateSandboxOptions = {}): CommandSa
 }
 
 function createHostSandbox(limits: SandboxLimits = {}): CommandSandbox {
-  const disk = diskWatch(limits);
+  const mounter = createWorktreeMounter(limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES);
+  const disk = diskWatch(limits, mounter);
   return {
     mode: 'none',
-    ready: () => Promise.resolve({ ok: true }),
+    ready: async () => withNote(await mounter.probe()),
+    mountWorktree: (root) => mounter.mount(root),
     run: (req) =>
       spawnCollect({
         watch: disk(req.root),
@@ -147,7 +156,8 @@ function createHostSandbox(limits: SandboxLimits = {}): CommandSandbox {
 
 function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
   const limits = { maxProcesses: 256, maxMemoryBytes: 4 * 1024 ** 3, maxFileBytes: 256 * 1024 ** 2, maxTmpfsBytes: 256 * 1024 ** 2, ...opts.limits };
-  const disk = diskWatch(limits);
+  const mounter = createWorktreeMounter(limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES);
+  const disk = diskWatch(limits, mounter);
   const searchPath = opts.searchPath ?? STANDARD_PATH;
   const asRoot = typeof process.geteuid === 'function' && process.geteuid() === 0;
   let readiness: Promise<SandboxReadiness> | undefined;
@@ -215,7 +225,7 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
       const { file, args } = argv({ shell: 'sh', command: 'id -u && touch ./probe', root: dir, env: {} });
       const r = await spawnCollect({ file, args, cwd: dir, env: {}, timeoutMs: PROBE_TIMEOUT_MS, maxOutputBytes: 4096, statusFd: true });
       const wrote = await lstat(join(dir, 'probe')).then(() => true, () => false);
-      if (r.exitCode === 0 && r.output.trim() === String(SANDBOX_UID) && wrote) return { ok: true };
+      if (r.exitCode === 0 && r.output.trim() === String(SANDBOX_UID) && wrote) return withNote(await mounter.probe());
       const why = (r.spawnError ?? r.output.trim().split('\n')[0]) || `exit ${r.exitCode ?? r.signal}`;
       return {
         ok: false,
@@ -228,6 +238,7 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
 
   return {
     mode: 'bwrap',
+    mountWorktree: (root) => mounter.mount(root),
     ready() {
       readiness ??= probe();
       return readiness;
@@ -241,6 +252,10 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
       return spawnCollect({ file, args, cwd: req.root, env: {}, timeoutMs: req.timeoutMs, maxOutputBytes: req.maxOutputBytes, signal: req.signal, statusFd: true, watch: disk(req.root) });
     },
   };
+}
+
+function withNote(note: string | undefined): SandboxReadiness {
+  return note ? { ok: true, note } : { ok: true };
 }
 
 function lstatSafe(p: string): ReturnType<typeof lstatSync> | undefined {
@@ -270,26 +285,33 @@ interface SpawnOptions {
 }
 
 interface DiskWatch {
-  root: string;
   maxBytes: number;
   intervalMs: number;
+  /** Bytes the worktree takes now. */
+  measure(): Promise<number>;
 }
 
-function diskWatch(limits: SandboxLimits): (root: string) => DiskWatch {
-  return (root) => ({ root, maxBytes: limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES, intervalMs: limits.diskPollMs ?? DEFAULT_DISK_POLL_MS });
+function diskWatch(limits: SandboxLimits, mounter: WorktreeMounter): (root: string) => DiskWatch {
+  const maxBytes = limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES;
+  return (root) => ({
+    maxBytes,
+    intervalMs: limits.diskPollMs ?? DEFAULT_DISK_POLL_MS,
+    // A mounted worktree is its own file system: statfs counts it all at once, open deleted files included.
+    measure: mounter.isMounted(root) ? () => tmpfsUsedBytes(root) : () => treeDiskBytes(root, maxBytes),
+  });
 }
 
 /**
- * Poll the tree's size while a command runs and call `over` once it passes the budget. The worktree is
- * ordinary host disk (a root harness could mount a sized tmpfs, but that needs CAP_SYS_ADMIN, which
- * containers rarely grant, and holds the files in memory), so between two polls a command can write
- * what the disk takes in one interval beyond the budget; the per-file limit bounds each file.
+ * Poll the worktree's size while a command runs and call `over` once it passes the budget. On ordinary
+ * host disk (not root, or mounting refused: disk-mount.ts) a command can write what the disk takes in one
+ * interval beyond the budget between two polls; the per-file limit bounds each file. On the tmpfs a root
+ * harness mounts, the tmpfs's size is the hard limit and this turns the overflow into the case's failure.
  */
 function startDiskWatch(w: DiskWatch, over: () => void): () => Promise<boolean> {
   let exceeded = false;
   let busy: Promise<void> | undefined;
   const check = (): Promise<void> =>
-    treeDiskBytes(w.root, w.maxBytes).then(
+    w.measure().then(
       (n) => {
         if (n > w.maxBytes && !exceeded) {
           exceeded = true;

@@ -29,10 +29,13 @@ export async function chooseCommandSandbox(choice: SandboxChoice, hasTrajectoryC
     ...(choice.maxDiskBytes !== undefined ? { limits: { maxDiskBytes: choice.maxDiskBytes } } : {}),
   });
   if (!hasTrajectoryCases) return { sandbox };
+  const ready = await sandbox.ready();
+  // As root where no tmpfs can be mounted, the one line saying the disk budget is the watchdog's.
+  const note = ready.ok && ready.note ? `; ${ready.note}` : '';
   if (mode === 'none') {
     const via = choice.unsafeHostCommands ? '--unsafe-host-commands' : '[trajectory] sandbox = "none"';
-    return { sandbox, warning: `${via}: model-driven commands (bash, run_command) run on this machine without a sandbox; they can read your files and secrets` };
+    return { sandbox, warning: `${via}: model-driven commands (bash, run_command) run on this machine without a sandbox; they can read your files and secrets${note}` };
   }
-  const ready = await sandbox.ready();
-  return ready.ok ? { sandbox } : { sandbox, warning: ready.message };
+  if (!ready.ok) return { sandbox, warning: ready.message };
+  return ready.note ? { sandbox, warning: ready.note } : { sandbox };
 }
