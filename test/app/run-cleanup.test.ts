@@ -45,7 +45,6 @@ const aCase = (prompt: string): Case => ({
   prompt,
   files: {},
   settings: {},
-  expect: { tool: ['service_status'] },
 });
 
 function options(over: Partial<ExecuteOptions> & { provider: Provider; cases: Case[] }): ExecuteOptions {

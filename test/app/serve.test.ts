@@ -37,7 +37,7 @@ describe('startServe', () => {
     expect(closed.summary.traces).toBe(1);
     expect(closed.resultsPath).toBe(join(dir, 'served.json'));
     expect(JSON.parse(readFileSync(closed.resultsPath!, 'utf8')).inputs).toMatchObject({ traces: 1 });
-    expect(out.join('\n')).toMatch(/"category":"forbidden_tool".*"rule":"no-shell"/);
+    expect(out.join('\n')).toMatch(/"rule":"no-shell".*"verdict":\{"category":"forbidden_tool"/);
     expect(warnings).toEqual([]);
   });
 
