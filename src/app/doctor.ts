@@ -270,7 +270,7 @@ export async function runDoctor(ctx: AppContext, opts: DoctorOptions = {}): Prom
     const canary = canaryRequest(cfg, traceId, spanId);
     let sent = false;
     if (exporter.protocol === 'grpc') {
-      const problem = await sendGrpcCanary(url, exporter.headers, encodeTraceRequest(canary), exporter.caFile);
+      const problem = await sendGrpcCanary(url, exporter.headers, encodeTraceRequest(canary), tls);
       sent = problem === undefined;
       checks.push(sent ? { name: 'canary trace', ok: true, detail: `trace ${traceId} accepted over OTLP/gRPC` } : { name: 'canary trace', ok: false, detail: problem!, fix: fixForGrpc(problem!, url, cfg, backend) });
     } else {
@@ -502,10 +502,17 @@ async function langsmithChecks(input: BackendCheckInput & { pollMs: number }): P
 }
 
 /** Export the canary over OTLP/gRPC with a raw unary call; the problem text, or undefined when accepted. */
-async function sendGrpcCanary(url: string, headers: Record<string, string>, body: Uint8Array, caFile: string | undefined): Promise<string | undefined> {
+async function sendGrpcCanary(
+  url: string,
+  headers: Record<string, string>,
+  body: Uint8Array,
+  tls: { caFile?: string | undefined; certFile?: string | undefined; keyFile?: string | undefined },
+): Promise<string | undefined> {
   const grpc = await importOptionalPeer('@grpc/grpc-js', 'an OTLP/gRPC check', () => import('@grpc/grpc-js'));
   const u = new URL(url);
-  const creds = u.protocol === 'https:' ? grpc.credentials.createSsl(caFile ? readFileSync(caFile) : null) : grpc.credentials.createInsecure();
+  // The same CA, client certificate and key as the export (an mTLS collector refused the canary without them).
+  const read = (file: string | undefined): Buffer | null => (file ? readFileSync(file) : null);
+  const creds = u.protocol === 'https:' ? grpc.credentials.createSsl(read(tls.caFile), read(tls.keyFile), read(tls.certFile)) : grpc.credentials.createInsecure();
   const client = new grpc.Client(u.host, creds);
   const md = new grpc.Metadata();
   for (const [k, v] of Object.entries(headers)) md.set(k.toLowerCase(), v);

@@ -290,9 +290,14 @@ function toolsetIdentity(ctx: Pick<AppContext, 'projectDir'>, spec: string | und
   return /^(builtin|mcp):/.test(s) ? s : resolve(ctx.projectDir, s);
 }
 
-/** The system prompt of a run: --system-prompt FILE > [llm] system_prompt > none. */
+/**
+ * The system prompt of a run: --system-prompt FILE > the model target's `system` > [llm] system_prompt > none.
+ * One reader for the run and for the settings --resume compares (a target's `system` was missing from those).
+ */
 function systemPromptOf(ctx: Pick<AppContext, 'cwd'>, project: LoadedProject, flags: RunFlags): string | undefined {
-  return flags.systemPrompt ? readText(resolve(ctx.cwd, flags.systemPrompt), '--system-prompt') : project.config.llm?.system_prompt;
+  if (flags.systemPrompt) return readText(resolve(ctx.cwd, flags.systemPrompt), '--system-prompt');
+  const target = flags.target !== undefined ? project.config.targets?.[flags.target] : undefined;
+  return (target?.kind === 'model' ? target.system : undefined) ?? project.config.llm?.system_prompt;
 }
 
 /** Generate a run id: sortable time + a random suffix. */
@@ -329,8 +334,6 @@ export interface ExecuteOptions {
   target?: { name: string; kind: TargetKind };
   /** An agent target: its per-sample function and scoring replace the engine's model loop. */
   agent?: Pick<OpenedAgentTarget, 'runCase' | 'scoring' | 'target' | 'keepCaptured' | 'takeCaptured'>;
-  /** A model target's system prompt (wins over [llm] system_prompt; --system-prompt wins over it). */
-  systemPrompt?: string;
 }
 
 /** Progress of one provider's run, sample by sample. */
@@ -402,7 +405,14 @@ async function recordExperiment(
  * {@link finishRun} (the results document streamed from the log).
  */
 export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise<ExecuteResult> {
-  const prepared = await prepareRun(ctx, opts);
+  let prepared: PreparedRun;
+  try {
+    prepared = await prepareRun(ctx, opts);
+  } catch (err) {
+    // Bad --out or a refused --resume: the run owns the provider from here on, so it closes it.
+    await opts.provider.close().catch(() => {});
+    throw err;
+  }
   const ran = await runWithLog(ctx, opts, prepared);
   const result = finishRun(opts, prepared, ran);
   const t = ran.telemetryConfig;
@@ -484,8 +494,37 @@ interface RanSuite {
   telemetryConfig: TelemetryConfig;
 }
 
-/** Step 2: telemetry, settings, sandbox, and the cases (each logged as it finishes); always closes what it opened. */
+/** What {@link runCases} opened, for {@link runWithLog} to close. */
+interface OpenedParts {
+  telemetry?: { shutdown(): Promise<void> };
+  metrics?: { shutdown(): Promise<void> };
+}
+
+/**
+ * Step 2: telemetry, settings, sandbox, and the cases (each logged as it finishes). Closes the log, telemetry,
+ * metrics and provider whatever happens, bad input found late (a missing var, the sandbox, the system prompt
+ * file, the gRPC peers) included.
+ */
 async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: PreparedRun): Promise<RanSuite> {
+  const opened: OpenedParts = {};
+  try {
+    return await runCases(ctx, opts, prepared, opened);
+  } finally {
+    opts.progress?.stop();
+    await prepared.recorder.close();
+    for (const part of [opened.telemetry, opened.metrics]) {
+      try {
+        await part?.shutdown();
+      } catch (err) {
+        ctx.warn(`telemetry: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    await opts.provider.close().catch(() => {});
+    providerWatches.get(ctx)?.retries.flush();
+  }
+}
+
+async function runCases(ctx: AppContext, opts: ExecuteOptions, prepared: PreparedRun, opened: OpenedParts): Promise<RanSuite> {
   const { flags, project } = opts;
   const { prior, recorder, runId } = prepared;
   const telemetryConfig = resolveTelemetryConfig({
@@ -506,15 +545,17 @@ async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: Prepa
     ? await (await import('../telemetry/off-thread.js')).createRunTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION, worker: opts.agent ? false : telemetryWorkerOf(project.env), traces: totalSamples })
     : undefined;
   if (telemetry?.enabled) opts.agent?.keepCaptured();
+  if (telemetry) opened.telemetry = telemetry;
   // Verdict counters over OTLP (OTEL_METRICS_EXPORTER=otlp), as serve exports them.
   const metrics = telemetryConfig.enabled ? await (await import('./verdict-metrics.js')).createRunMetrics(project.env, (w) => ctx.warn(`telemetry: ${w}`)) : undefined;
+  if (metrics) opened.metrics = metrics;
 
   // Bounds (RUNSPEC_CONCURRENCY 1 to 256...) are checked by the resolver, so `config` rejects them too.
   const settings = runSettings(project, flags);
   const toolMode = settings.toolMode.value;
   const concurrency = settings.concurrency.value;
   const threshold = flags.threshold ?? 1;
-  const systemPrompt = flags.systemPrompt ? systemPromptOf(ctx, project, flags) : (opts.systemPrompt ?? systemPromptOf(ctx, project, flags));
+  const systemPrompt = systemPromptOf(ctx, project, flags);
 
   // Every case's {{vars.NAME}} resolves before anything runs: a missing one is bad input (exit 2), not a failed sample.
   for (const c of opts.cases) caseInputOf(c, opts.agent?.target.defaults ?? {});
@@ -528,57 +569,43 @@ async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: Prepa
   const swept = await sweepStaleWorktrees();
   if (swept.length > 0) ctx.err(`removed ${swept.length} worktree(s) left by runs that were killed`);
 
-  let run: SuiteRunResult;
-  try {
-    opts.progress?.start(totalSamples, opts.providerLabel);
-    run = await runSuite({
-      cases: opts.cases,
-      provider: opts.provider,
-      toolsetFor: (c) => opts.toolsets.get(c.id)!,
-      toolMode,
-      samples: flags.samples,
-      threshold,
-      ...(flags.passK ? { passK: flags.passK } : {}),
-      ...(flags.gate ? { gate: parseGate(flags.gate) } : {}),
-      validateArgs: !!flags.validateArgs,
-      concurrency,
-      stopAfterErrors: runSettings(project, flags).stopAfterErrors.value,
-      ...(providerWatches.has(ctx) ? { reachability: providerWatches.get(ctx)!.reachability } : {}),
-      maxTurns: flags.maxTurns,
-      systemPrompt,
-      keepWorktrees: !!flags.keepWorktrees,
-      mcpServers: { projectDir: ctx.projectDir, env: project.env.raw },
-      ...(flags.verbose ? { onTurn: (e: TurnEvent) => ctx.err(formatTurnEvent(e)) } : {}),
-      sandbox,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-      runId,
-      agentName: opts.agentName,
-      telemetry: telemetry?.enabled ? (opts.agent ? agentTelemetrySink(telemetry, opts.agent) : telemetry) : undefined,
-      skip: prior,
-      keepResults: false,
-      onCaseResult: (result) => {
-        recorder.add(result);
-        metrics?.addCase(result);
-      },
-      onSample: (p) => {
-        opts.progress?.update(p.done, p.caseId);
-        if (p.worktree) ctx.err(`kept worktree of ${p.caseId} sample ${p.sample}: ${p.worktree}`);
-      },
-      onWarning: (w) => ctx.warn(w),
-      ...(opts.agent ? { runCase: opts.agent.runCase, scoring: opts.agent.scoring } : {}),
-    });
-  } finally {
-    opts.progress?.stop();
-    await recorder.close();
-    try {
-      await telemetry?.shutdown();
-      await metrics?.shutdown();
-    } catch (err) {
-      ctx.warn(`telemetry: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    await opts.provider.close().catch(() => {});
-    providerWatches.get(ctx)?.retries.flush();
-  }
+  opts.progress?.start(totalSamples, opts.providerLabel);
+  const run = await runSuite({
+    cases: opts.cases,
+    provider: opts.provider,
+    toolsetFor: (c) => opts.toolsets.get(c.id)!,
+    toolMode,
+    samples: flags.samples,
+    threshold,
+    ...(flags.passK ? { passK: flags.passK } : {}),
+    ...(flags.gate ? { gate: parseGate(flags.gate) } : {}),
+    validateArgs: !!flags.validateArgs,
+    concurrency,
+    stopAfterErrors: runSettings(project, flags).stopAfterErrors.value,
+    ...(providerWatches.has(ctx) ? { reachability: providerWatches.get(ctx)!.reachability } : {}),
+    maxTurns: flags.maxTurns,
+    systemPrompt,
+    keepWorktrees: !!flags.keepWorktrees,
+    mcpServers: { projectDir: ctx.projectDir, env: project.env.raw },
+    ...(flags.verbose ? { onTurn: (e: TurnEvent) => ctx.err(formatTurnEvent(e)) } : {}),
+    sandbox,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    runId,
+    agentName: opts.agentName,
+    telemetry: telemetry?.enabled ? (opts.agent ? agentTelemetrySink(telemetry, opts.agent) : telemetry) : undefined,
+    skip: prior,
+    keepResults: false,
+    onCaseResult: (result) => {
+      recorder.add(result);
+      metrics?.addCase(result);
+    },
+    onSample: (p) => {
+      opts.progress?.update(p.done, p.caseId);
+      if (p.worktree) ctx.err(`kept worktree of ${p.caseId} sample ${p.sample}: ${p.worktree}`);
+    },
+    onWarning: (w) => ctx.warn(w),
+    ...(opts.agent ? { runCase: opts.agent.runCase, scoring: opts.agent.scoring } : {}),
+  });
   return { run, toolMode, threshold, systemPrompt, telemetryConfig };
 }
 
@@ -800,7 +827,6 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
           providerLabel: b.name,
           flags: perProvider,
           target: { name: b.name, kind: 'model' },
-          ...(b.target?.kind === 'model' && b.target.system !== undefined ? { systemPrompt: b.target.system } : {}),
           storedOptions: { ...normaliseForLog(ctx, targets, perProvider), [RESOLVED_SETTINGS_KEY]: resultSettings(ctx, project, perProvider.provider!, perProvider) },
           ...extra,
         });
@@ -842,7 +868,6 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     providerLabel: label,
     flags,
     ...(single ? { target: { name: label, kind: 'model' as const } } : {}),
-    ...(single?.kind === 'model' && single.system !== undefined ? { systemPrompt: single.system } : {}),
     storedOptions: { ...normaliseForLog(ctx, targets, flags), [RESOLVED_SETTINGS_KEY]: resultSettings(ctx, project, name, flags) },
     ...(flags.resume ? { resumeLog: flags.resume } : {}),
     ...(options.agentName || single ? { agentName: options.agentName ?? label } : {}),

@@ -26,9 +26,8 @@ import type { Case } from '../types/case.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import type { AppContext } from './context.js';
 import { aggregateCase, type AggregateSubject } from '../scoring/samples.js';
-import { buildResultsDocument, type ResultsDocument, type ResultsInputs, type ResultsMeta } from '../report/results.js';
-import type { SampleOutcome, SampleTrace, SampleTraceStep, Verdict, VerdictCategory } from '../types/verdict.js';
-import { VERDICT_CATEGORIES } from '../types/verdict.js';
+import { buildResultsDocument, outcomeOf, runEntryCalls, type ResultsDocument, type ResultsInputs, type ResultsMeta, type RunEntry } from '../report/results.js';
+import type { SampleOutcome, SampleTrace, SampleTraceStep } from '../types/verdict.js';
 import { VERSION } from '../core/version.js';
 
 /** Options shared by `score` and `serve` (their flags). */
@@ -310,10 +309,10 @@ export function scoreExitCode(s: ScoreSummary, opts: { failOnUnscorable?: boolea
 export interface ResultsCollector {
   add(outcome: TraceOutcome): void;
   /**
-   * A verdict line scored earlier (a `serve --out` or `score --output jsonl` file). Lines no case or rule
-   * graded (category null) are not verdicts: they are skipped and `false` is returned.
+   * A verdict line scored earlier (a `serve --out` or `score --output jsonl` file: a run entry). Lines no case
+   * or rule graded (`status: "unmatched"`) are not verdicts: they are skipped and `false` is returned.
    */
-  addLine(line: TraceVerdictLine): boolean;
+  addLine(line: RunEntry): boolean;
   /**
    * The document. With the scoring's `summary`, it carries `inputs` (unmatched and uninterpretable traces,
    * input problems, superseded counts), which every report renderer shows.
@@ -354,29 +353,12 @@ export interface ResultsCollectorOptions {
   traceUrl?: (traceId: string, rootSpanId: string) => string | undefined;
 }
 
-/** The verdict behind a verdict line (what a `serve --out` file keeps of it), with its trace ids. */
-function verdictOfLine(l: TraceVerdictLine, category: VerdictCategory): Verdict {
-  return {
-    caseId: l.case ?? `rule:${l.rule ?? '?'}`,
-    sample: l.sample,
-    dialect: l.rule !== undefined ? 'rule' : 'runspec',
-    pass: l.pass === true,
-    category,
-    reason: l.reason,
-    expected: {},
-    observed: l.calls[0] ? { tool: l.calls[0].name, args: l.calls[0].arguments } : {},
-    jsonDump: category === 'json_dump',
-    status: 'ok',
-    calls: l.calls.map((c, i) => ({ id: c.id ?? `call_${i}`, name: c.name, arguments: c.arguments })),
-    trace: { traceId: l.traceId, rootSpanId: l.rootSpanId, ...(l.traceUrl !== undefined ? { url: l.traceUrl } : {}) },
-  };
-}
-
 /** The calls of a verdict line as a sample timeline (no timings: a line does not keep them). */
-function timelineOfLine(l: TraceVerdictLine): SampleTrace {
-  const steps: SampleTraceStep[] = l.calls.map((c, i) => {
-    const step: SampleTraceStep = { kind: 'tool', turn: 0, name: c.name, callId: c.id ?? `call_${i}`, offsetMs: 0, durationMs: 0, executed: c.executed, arguments: c.arguments };
-    if (c.isError) step.isError = true;
+function timelineOfEntry(entry: RunEntry): SampleTrace {
+  const steps: SampleTraceStep[] = runEntryCalls(entry).map((c, i) => {
+    const call = entry.calls[i]!;
+    const step: SampleTraceStep = { kind: 'tool', turn: 0, name: c.name, callId: c.id || `call_${i}`, offsetMs: 0, durationMs: 0, executed: call.executed ?? true, arguments: c.arguments };
+    if (call.is_error) step.isError = true;
     return step;
   });
   return { startTimeMs: 0, durationMs: 0, status: 'ok', steps };
@@ -434,14 +416,19 @@ export function createResultsCollector(cases: readonly Case[], options: ResultsC
       }
     },
     addLine(l) {
-      if (l.category === null || !(VERDICT_CATEGORIES as readonly string[]).includes(l.category)) return false;
+      if (l.status !== 'scored' || l.verdict === null) return false;
       const key = l.case ?? (l.rule !== undefined ? `rule:${l.rule}` : 'trace');
-      const tags = [l.rule !== undefined ? 'rule' : 'case', l.mode, ...l.producers];
+      const tags = [l.rule !== undefined ? 'rule' : 'case', ...(l.mode ? [l.mode] : []), ...(l.producers ?? [])];
       const subject = (): AggregateSubject => {
         const s = subjectOf(l.case, key, tags);
         return perTrace ? { ...s, dialect: 'runspec', tags, ...(l.suite !== undefined ? { suite: l.suite } : {}) } : s;
       };
-      put(key, subject, l.traceId, { status: 'scored', sample: 0, verdict: verdictOfLine(l, l.category), elapsedMs: 0, tokens: 0, trace: timelineOfLine(l) });
+      // Decoded as any run entry: the verdict the line was written from, with its trace ids.
+      const outcome = outcomeOf(key, l.verdict.dialect, l);
+      if (outcome.status === 'scored' && l.trace_id && l.root_span_id && !outcome.verdict.trace) {
+        outcome.verdict.trace = { traceId: l.trace_id, rootSpanId: l.root_span_id, ...(l.trace_url !== undefined ? { url: l.trace_url } : {}) };
+      }
+      put(key, subject, l.trace_id ?? '', { ...outcome, sample: 0, trace: timelineOfEntry(l) });
       return true;
     },
     document(meta, threshold, summary) {

@@ -7,7 +7,8 @@ import { createLineBatcher } from '../core/line-batcher.js';
 import { isLoopbackHost } from '../core/loopback.js';
 import { RunspecError, UsageError } from '../errors.js';
 import { openOutputFile } from '../report/out-path.js';
-import { lateLineJson, verdictLineJson } from '../traces/format.js';
+import { verdictLineJson } from '../report/verdict-line.js';
+import { lateLineJson } from '../traces/format.js';
 import type { createGrpcReceiver } from '../traces/grpc-receiver.js';
 import type { TracePipeline } from '../traces/pipeline.js';
 import type { AppContext } from './context.js';
@@ -98,11 +99,24 @@ export async function startServe(ctx: ServeContext, options: ServeOptions): Prom
     import('./verdict-metrics.js'),
   ]);
   const setup = await loadTraceScoring(ctx, options);
+  // What is open so far, closed again when serve cannot start (a bad --out, a port in use, no gRPC port).
+  const opened: Array<() => Promise<void>> = [() => setup.sinks.close()];
+  const abandon = async (err: unknown): Promise<never> => {
+    for (const close of opened.reverse()) await close().catch(() => {});
+    throw err;
+  };
   // Final verdicts as counters: GET /metrics on this port (Prometheus), OTLP with OTEL_METRICS_EXPORTER=otlp.
-  const metrics = await createOutcomeMetrics(setup.env, { exporters: ['prometheus'] }, (w) => ctx.warn(w));
+  const metrics = await createOutcomeMetrics(setup.env, { exporters: ['prometheus'] }, (w) => ctx.warn(w)).catch(abandon);
+  opened.push(() => metrics.shutdown());
   const started = new Date().toISOString();
   const collector = options.results ? createResultsCollector(setup.cases, { traceUrl: setup.traceUrl }) : undefined;
-  const output = openLines(ctx, options.out);
+  let output: ReturnType<typeof openLines>;
+  try {
+    output = openLines(ctx, options.out);
+  } catch (err) {
+    return abandon(err);
+  }
+  opened.push(() => output.close());
   const pipeline = createTracePipeline({
     ...setup.scorer,
     assembler: {
@@ -144,17 +158,19 @@ export async function startServe(ctx: ServeContext, options: ServeOptions): Prom
   try {
     url = await receiver.listen();
   } catch (err) {
-    throw new RunspecError('COLLECTOR', `serve: cannot listen on ${options.host}:${options.port} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, {
-      hint: 'pick another --port, or stop what is using it',
-      cause: err,
-    });
+    return abandon(
+      new RunspecError('COLLECTOR', `serve: cannot listen on ${options.host}:${options.port} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, {
+        hint: 'pick another --port, or stop what is using it',
+        cause: err,
+      }),
+    );
   }
   let grpc: { receiver: Awaited<ReturnType<typeof createGrpcReceiver>>; url: string } | undefined;
   try {
     grpc = options.grpc !== undefined ? await startGrpc(ctx, options, pipeline, token) : undefined;
   } catch (err) {
     await receiver.close();
-    throw err;
+    return abandon(err);
   }
   // One flush at a time (a LangSmith flush may wait up to its max_wait_ms for ingestion): a tick during a
   // flush is skipped, and a failure is a warning.
@@ -215,7 +231,8 @@ function openLines(ctx: ServeContext, out: string | undefined): { lines: ReturnT
     lines,
     async close() {
       lines.flush();
-      if (file) await new Promise<void>((r) => file!.end(() => r()));
+      // 'close', not 'finish': the descriptor is closed only then (the caller may reopen or remove the file).
+      if (file) await new Promise<void>((r) => file!.once('close', () => r()).end());
     },
   };
 }
@@ -240,6 +257,7 @@ async function startGrpc(ctx: ServeContext, options: ServeOptions, pipeline: Tra
   try {
     return { receiver, url: await receiver.listen() };
   } catch (err) {
+    await receiver.close();
     throw new RunspecError('COLLECTOR', `serve: cannot listen for gRPC on ${options.host}:${grpcPort} (${(err as Error).message})`, {
       hint: 'pick another --grpc PORT, or stop what is using it',
       cause: err,

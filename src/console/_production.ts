@@ -4,8 +4,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { PathRefusedError, resolveInside } from '../core/confine-path.js';
 import { isRecord } from '../core/is-record.js';
 import { createResultsCollector } from '../app/score-traces.js';
-import type { ResultsDocument } from '../report/results.js';
-import type { TraceVerdictLine } from '../traces/score-traces.js';
+import { runEntrySchema, type ResultsDocument, type RunEntry } from '../report/results.js';
 import { HttpProblem } from './_http.js';
 
 /** Most verdict lines the console reads from one file (the newest are kept). */
@@ -33,15 +32,16 @@ export async function confineToProject(projectDir: string, p: string): Promise<s
   }
 }
 
-function isVerdictLine(v: unknown): v is TraceVerdictLine {
-  return isRecord(v) && typeof v.traceId === 'string' && 'category' in v && Array.isArray(v.calls);
+/** A verdict line is a run entry of a scored trace (report/verdict-line.ts), which names its trace. */
+function isVerdictLine(v: unknown): v is RunEntry {
+  return isRecord(v) && typeof v.trace_id === 'string' && runEntrySchema.safeParse(v).success;
 }
 
 /** Verdict lines of a JSON-lines file, or undefined when the file is not one (trace files are). */
-export function readVerdictFile(file: string): TraceVerdictLine[] | undefined {
+export function readVerdictFile(file: string): RunEntry[] | undefined {
   if (statSync(file).isDirectory()) return undefined;
   const text = readFileSync(file, 'utf8');
-  const lines: TraceVerdictLine[] = [];
+  const lines: RunEntry[] = [];
   let first = true;
   for (const raw of text.split('\n')) {
     if (raw.trim() === '') continue;
@@ -63,10 +63,10 @@ export function readVerdictFile(file: string): TraceVerdictLine[] | undefined {
  * One line per trace and case (or rule): `serve --out` writes every revision of a trace's verdict and then
  * the final one again; only the last line of each counts (the final one when it was written).
  */
-function lastRevisions(lines: readonly TraceVerdictLine[]): TraceVerdictLine[] {
-  const last = new Map<string, TraceVerdictLine>();
+function lastRevisions(lines: readonly RunEntry[]): RunEntry[] {
+  const last = new Map<string, RunEntry>();
   for (const l of lines) {
-    const key = `${l.traceId}\u0000${l.case ?? ''}\u0000${l.rule ?? ''}\u0000${l.sample}`;
+    const key = `${l.trace_id}\u0000${l.case ?? ''}\u0000${l.rule ?? ''}\u0000${l.sample}`;
     const seen = last.get(key);
     if (!seen || !seen.final || l.final) {
       last.delete(key);
@@ -81,7 +81,7 @@ function lastRevisions(lines: readonly TraceVerdictLine[]): TraceVerdictLine[] {
  * shared results collector (app/score-traces.ts, the model `run`, `score --results` and `report` use), so
  * the same report view shows them; each sample keeps its trace and span ids for the trace link.
  */
-export function productionDocument(lines: readonly TraceVerdictLine[], label: string): { doc: ResultsDocument; unmatched: number } {
+export function productionDocument(lines: readonly RunEntry[], label: string): { doc: ResultsDocument; unmatched: number } {
   const collector = createResultsCollector([], { rows: 'trace' });
   let unmatched = 0;
   for (const l of lastRevisions(lines)) if (!collector.addLine(l)) unmatched++;

@@ -11,7 +11,8 @@ import { redactSecrets } from '../core/redact.js';
 import { isRunspecError } from '../errors.js';
 import { renderCompareView, renderReportView } from '../report/view.js';
 import { scoreTraces } from '../app/score-traces.js';
-import type { TraceVerdictLine } from '../traces/score-traces.js';
+import { traceRunEntry } from '../report/verdict-line.js';
+import type { RunEntry } from '../report/results.js';
 import { guard, HttpProblem, readJson, securityHeaders, sendJson, sendText } from './_http.js';
 import { CONSOLE_HTML, CONSOLE_SCRIPT, CONSOLE_STYLE } from './_page.js';
 import { confinedPath, productionDocument, readVerdictFile } from './_production.js';
@@ -91,7 +92,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleServer>
   const production = async (paths: string[]): Promise<{ html: string; traces: number; unmatched: number; problems: string[] }> => {
     if (!Array.isArray(paths) || paths.length === 0 || paths.length > 20) throw new HttpProblem(400, 'paths: expected 1..20 file paths inside the project');
     const files = await Promise.all(paths.map((p) => confinedPath(opts.projectDir, String(p))));
-    const lines: TraceVerdictLine[] = [];
+    const lines: RunEntry[] = [];
     const traceFiles: string[] = [];
     for (const f of files) {
       const verdicts = readVerdictFile(f);
@@ -102,7 +103,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleServer>
     if (traceFiles.length) {
       // The app layer's scoring, as `score` does it: the cases, rules and toolsets `run` would pick.
       const ctx = { projectDir: opts.projectDir, cwd: opts.projectDir, env: opts.env, err: () => {}, warn: (w: string) => void problems.push(w) };
-      const { summary } = await scoreTraces(ctx, traceFiles, { onLine: (l) => void lines.push(l) });
+      const { summary } = await scoreTraces(ctx, traceFiles, { onLine: (l) => void lines.push(traceRunEntry(l)) });
       for (const f of summary.badFiles) problems.push(`${f}: nothing readable`);
     }
     const { doc, unmatched } = productionDocument(lines, paths.join(', '));

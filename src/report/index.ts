@@ -21,6 +21,8 @@ export {
   resultsJsonSchema,
 } from './results.js';
 export type { ResultsDocument, ResultsMeta, ResultsInputs, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate, SampleTraceJson, SampleTraceStepJson } from './results.js';
+// The JSON line of `score` and `serve`: a trace's judgement as a run entry.
+export { traceRunEntry, verdictLineJson } from './verdict-line.js';
 export { compareResults } from './compare.js';
 export type { Comparison, ComparisonRow, ComparisonCell } from './compare.js';
 export { summarize } from '../scoring/summary.js';

@@ -69,10 +69,12 @@ export function runEntryTrace(r: RunEntry): { traceId: string; rootSpanId?: stri
  * documents carry them on `calls` too).
  */
 export function runEntryCalls(run: RunEntry): ToolCall[] {
-  return run.calls.map((c, i) => ({ id: c.id, name: c.name, arguments: c.arguments ?? run.tool_args[i]?.[c.name] ?? {} }));
+  // A call read from a trace may have no id: '' is the engine's "none recorded".
+  return run.calls.map((c, i) => ({ id: c.id ?? '', name: c.name, arguments: c.arguments ?? run.tool_args[i]?.[c.name] ?? {} }));
 }
 
-function outcomeOf(caseId: string, dialect: CaseResult['dialect'], run: RunEntry): SampleOutcome {
+/** A sample back from its run entry (a results document's, or a `score`/`serve` line's). */
+export function outcomeOf(caseId: string, dialect: CaseResult['dialect'], run: RunEntry): SampleOutcome {
   const calls = runEntryCalls(run);
   if (run.status === 'errored' || !run.verdict) {
     const outcome: SampleOutcome = {
@@ -125,7 +127,8 @@ function outcomeOf(caseId: string, dialect: CaseResult['dialect'], run: RunEntry
     caseId,
     sample: run.sample,
     dialect: v.dialect,
-    pass: run.pass,
+    // null on a scored trace's line: unscorable, incomplete or error, none of them a pass.
+    pass: run.pass === true,
     category: v.category,
     reason: v.reason,
     expected,

@@ -18,8 +18,19 @@ const matchMode = z.enum(MATCH_MODES);
 const toolMode = z.enum(TOOL_MODES);
 const args = z.record(z.string(), z.unknown());
 
-/** `arguments` is absent when `tool_args` holds them (documents written since args are stored once). */
-const toolCallSchema = z.looseObject({ id: z.string(), name: z.string(), arguments: args.optional() });
+/**
+ * `arguments` is absent when `tool_args` holds them (documents written since args are stored once). A call
+ * read from a trace may have no id (the producer recorded none), and says whether it ran.
+ */
+const toolCallSchema = z.looseObject({
+  id: z.string().optional(),
+  name: z.string(),
+  arguments: args.optional(),
+  executed: z.boolean().optional(),
+  is_error: z.boolean().optional(),
+  /** Split back out of a call the producer garbled (merged parallel calls). */
+  reconstructed: z.boolean().optional(),
+});
 
 /** The fields turnstone writes for a match, on both the case's match and each run. */
 const matchFields = {
@@ -118,11 +129,18 @@ const sampleTraceSchema = z.looseObject({
   error: runErrorSchema.optional(),
 });
 
-const runEntrySchema = z.looseObject({
+/**
+ * A sample: one run of a case, or one judgement of a trace. The JSON lines of `score` and `serve` are run
+ * entries too (report/verdict-line.ts): they add the trace fields below, `status: "unmatched"` for a trace no
+ * case or rule graded (never in a document), and `pass: null` for a verdict that is not an evaluation.
+ */
+export const runEntrySchema = z.looseObject({
   sample: int,
-  status: z.enum(['scored', 'errored']),
+  status: z.enum(['scored', 'errored', 'unmatched']),
   // turnstone run fields
   ...matchFields,
+  /** null (scoring traces only) when the verdict is unscorable, incomplete or an infrastructure error, or none applied. */
+  pass: z.boolean().nullable(),
   tool_sequence: z.array(z.string()),
   tool_args: z.array(z.record(z.string(), args)),
   /** Seconds, as turnstone writes it. */
@@ -141,10 +159,29 @@ const runEntrySchema = z.looseObject({
   tool_log: z.array(z.looseObject({ tool: z.string(), args, result: z.string().optional(), turn: int })).optional(),
   /** The sample's turns, model and tool calls with timings and results. */
   trace: sampleTraceSchema.optional(),
-  /** Errored samples: where their exported trace lives (scored samples carry these on `verdict`). */
+  /** Errored samples and scored traces: where the trace lives (a run's scored samples carry these on `verdict`). */
   trace_id: z.string().optional(),
   root_span_id: z.string().optional(),
   trace_url: z.string().optional(),
+  // scoring traces (`score`, `serve` lines)
+  /** The case or rule that graded the trace (neither: unmatched), and the case's suite. */
+  case: z.string().optional(),
+  rule: z.string().optional(),
+  suite: z.string().optional(),
+  /** 0 for a trace's first judgement, one more each time late spans re-opened it. */
+  revision: int.optional(),
+  /** The trace's re-open window has closed: its last judgement (only these are counted). */
+  final: z.boolean().optional(),
+  /** Replaces an earlier judgement of the same trace. */
+  supersedes: z.boolean().optional(),
+  /** The trace never became whole (a root that did not end, parents that never arrived). */
+  incomplete: z.boolean().optional(),
+  /** Handed out early by a memory bound: may be incomplete. */
+  evicted: z.boolean().optional(),
+  mode: z.enum(['decision', 'trajectory']).optional(),
+  /** The instrumentations that wrote the trace, and the producer family recognised from its structure. */
+  producers: z.array(z.string()).optional(),
+  family: z.string().optional(),
 });
 
 const caseEntrySchema = z.looseObject({

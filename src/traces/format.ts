@@ -1,21 +1,16 @@
-// `score --output jsonl` and `serve`: verdict lines as JSON and the summary as text (stderr). Every other
-// score output is the results document rendered by report/ (one renderer per format). Pure string
-// functions; only the CLI prints.
+// `score` and `serve`: `late` lines and the summary as text (stderr). Verdict lines are run entries of the
+// results document (report/verdict-line.ts); every other score output is that document rendered by report/
+// (one renderer per format). Pure string functions; only the CLI prints.
 import { safeText } from '../core/safe-text.js';
 import { VERDICT_CATEGORIES } from '../types/verdict.js';
-import type { LateRecordsLine, ScoreSummary, TraceVerdictLine } from './score-traces.js';
+import type { LateRecordsLine, ScoreSummary } from './score-traces.js';
 
 export type ScoreOutputFormat = 'table' | 'json' | 'jsonl' | 'junit' | 'md';
 export const SCORE_OUTPUT_FORMATS: readonly ScoreOutputFormat[] = ['table', 'json', 'jsonl', 'junit', 'md'];
 
-/** One JSON line per verdict (the stable machine format). */
-export function verdictLineJson(line: TraceVerdictLine): string {
-  return JSON.stringify(line);
-}
-
-/** A `late` line: records after a trace's re-open window (its own kind, never a verdict). */
+/** A `late` line: records after a trace's re-open window (its own kind, never a verdict; snake_case like verdict lines). */
 export function lateLineJson(line: LateRecordsLine): string {
-  return JSON.stringify(line);
+  return JSON.stringify({ kind: line.kind, trace_id: line.traceId, records: line.records, reason: line.reason });
 }
 
 function pad(s: string, n: number): string {

@@ -22,5 +22,5 @@ export { createTracePipeline, scoreTraceFiles } from './pipeline.js';
 export type { TracePipeline, TracePipelineOptions, ScoreFilesOptions, Shard } from './pipeline.js';
 export { createOtlpReceiver } from './receiver.js';
 export type { OtlpReceiver, OtlpReceiverOptions } from './receiver.js';
-export { SCORE_OUTPUT_FORMATS, verdictLineJson, renderSummaryTable } from './format.js';
+export { SCORE_OUTPUT_FORMATS, renderSummaryTable } from './format.js';
 export type { ScoreOutputFormat } from './format.js';

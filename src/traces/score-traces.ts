@@ -18,7 +18,8 @@ import type { Run } from '../types/run.js';
 import { layoutFor } from '../toolset/layout.js';
 import type { Autonomy, Case } from '../types/case.js';
 import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
-import type { CheckResult, Verdict, VerdictCategory } from '../types/verdict.js';
+import type { ObservedCallLine, TraceVerdictLine } from '../types/trace-verdict.js';
+import type { Verdict, VerdictCategory } from '../types/verdict.js';
 import { VERDICT_CATEGORIES } from '../types/verdict.js';
 import type { AssembledTrace, AssemblerStats } from './assembler.js';
 import { casesForTrace, matchRuleHolds } from './match.js';
@@ -30,53 +31,7 @@ import { MAX_ATTRIBUTE_CHARS, type InputProblem } from './spans.js';
 import { isRecord as isObject } from '../core/is-record.js';
 import { isAutonomy } from '../core/vocabulary.js';
 
-/** One observed tool call as written in verdict lines. */
-export interface ObservedCallLine {
-  id?: string;
-  name: string;
-  arguments: Record<string, unknown>;
-  executed: boolean;
-  isError?: boolean;
-  /** Split back out of a call the producer garbled (merged parallel calls). */
-  reconstructed?: boolean;
-}
-
-/** One JSON line of `score` / `serve` output. */
-export interface TraceVerdictLine {
-  traceId: string;
-  rootSpanId: string;
-  /** The case that graded the trace (absent for rules and unmatched traces). */
-  case?: string;
-  suite?: string;
-  /** The rule that graded the trace. */
-  rule?: string;
-  /** Sample index (`runspec.eval.sample`, 0 when the trace does not say). */
-  sample: number;
-  /** null when no case or rule applied (the line then only shows what was extracted). */
-  category: VerdictCategory | null;
-  /** null also for `unscorable` and `incomplete`: neither passed nor failed. */
-  pass: boolean | null;
-  reason: string;
-  /** Every check of the verdict, judged or not (what was expected and observed, or what was missing). */
-  checks?: CheckResult[];
-  /** Link to the trace (`[telemetry] trace_url`), when a template is configured. */
-  traceUrl?: string;
-  /** This judgement replaces an earlier one of the same trace (late spans re-opened it); only the last counts. */
-  supersedes?: boolean;
-  /** 0 for a trace's first judgement, one more each time late spans re-opened it. */
-  revision: number;
-  /** The trace's re-open window has closed: this is its last judgement (summaries, results and verdict spans count only these). */
-  final: boolean;
-  /** The trace never became whole (a root that did not end, parents that never arrived). */
-  incomplete?: boolean;
-  mode: 'decision' | 'trajectory';
-  producers: string[];
-  /** The producer family that wrote the trace, recognised from its structure (content on or off). */
-  family?: string;
-  calls: ObservedCallLine[];
-  /** The trace was handed out early by a memory bound and may be incomplete. */
-  evicted?: boolean;
-}
+export type { ObservedCallLine, TraceVerdictLine } from '../types/trace-verdict.js';
 
 /** A scored trace: its lines and the verdicts behind them (for annotations and verdict spans). */
 export type TraceOutcome =
@@ -152,13 +107,14 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
       const note = (rebuilt ? ` (${rebuilt} tool calls reconstructed from one merged call: the producer concatenated parallel calls)` : '') + cutNote(trace);
       // Lines are built key by key in the order JSON output shows them (base fields, then case or rule,
       // then checks and suite): spreading a base line and overriding its fields cost more than the rule.
-      const base = (category: VerdictCategory | null, pass: boolean | null, reason: string): TraceVerdictLine => {
+      const base = (verdict: Verdict | null, reason: string): TraceVerdictLine => {
         const line: TraceVerdictLine = {
           traceId: info.traceId,
           rootSpanId: info.rootSpanId,
           sample: run.sample,
-          category,
-          pass,
+          verdict,
+          category: verdict ? verdict.category : null,
+          pass: verdict ? passOf(verdict) : null,
           reason,
           revision: trace.revision ?? 0,
           final: trace.final ?? true,
@@ -188,7 +144,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         if (recorded.autonomy) scoreOpts.recordedAutonomy = recorded.autonomy;
         const verdict = scoreRun(c, { ...run, caseId: c.id }, scoreOpts);
         verdict.reason += note;
-        const line = base(verdict.category, passOf(verdict), verdict.reason);
+        const line = base(verdict, verdict.reason);
         line.case = c.id;
         if (verdict.checks) line.checks = verdict.checks;
         if (c.suite !== undefined) line.suite = c.suite;
@@ -203,7 +159,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         if (mode) ctx.toolMode = mode;
         const verdict = applyRule(rule, run, ctx);
         verdict.reason += note;
-        const line = base(verdict.category, passOf(verdict), verdict.reason);
+        const line = base(verdict, verdict.reason);
         line.rule = rule.name;
         if (verdict.checks) line.checks = verdict.checks;
         lines.push(line);
@@ -224,7 +180,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         }
       }
       if (lines.length === 0) {
-        lines.push(base(null, null, cases.length || rules.length ? 'no case or rule matched this trace' : `extracted ${calls.length} tool calls (no cases or rules given)`));
+        lines.push(base(null, cases.length || rules.length ? 'no case or rule matched this trace' : `extracted ${calls.length} tool calls (no cases or rules given)`));
       }
       const outcome: TraceOutcome = { kind: 'scored', traceId: info.traceId, info, lines, verdicts, revision: trace.revision ?? 0, final: trace.final ?? true };
       if (trace.reopened) outcome.supersedes = true;

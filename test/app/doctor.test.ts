@@ -1,5 +1,5 @@
 // `doctor` against local fakes of Phoenix and LangSmith: success, and the fix for each common mistake.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -147,6 +147,54 @@ describe('runspec-eval doctor', () => {
       expect(spans).toContain(traceId);
     } finally {
       await receiver.close();
+    }
+  });
+
+  // The gRPC canary used to go without the client certificate, so an mTLS collector refused it (exit 1).
+  it('OTLP/gRPC over mutual TLS: the canary carries the client certificate and key, exit 0', async () => {
+    const grpc = await import('@grpc/grpc-js');
+    const tlsDir = join(import.meta.dirname, '../telemetry/tls');
+    const clientDir = join(import.meta.dirname, '../core/tls');
+    const server = new grpc.Server();
+    let exports = 0;
+    server.addService(
+      {
+        Export: {
+          path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+          requestStream: false,
+          responseStream: false,
+          requestSerialize: (b: Buffer) => b,
+          requestDeserialize: (b: Buffer) => b,
+          responseSerialize: (b: Buffer) => b,
+          responseDeserialize: (b: Buffer) => b,
+        },
+      },
+      {
+        Export: (_call: unknown, callback: (err: null, reply: Buffer) => void) => {
+          exports++;
+          callback(null, Buffer.alloc(0));
+        },
+      },
+    );
+    // The self-signed client certificate is the only CA the server trusts for clients.
+    const creds = grpc.ServerCredentials.createSsl(readFileSync(join(clientDir, 'client.pem')), [{ private_key: readFileSync(join(tlsDir, 'server.key')), cert_chain: readFileSync(join(tlsDir, 'server.pem')) }], true);
+    const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', creds, (err, p) => (err ? reject(err) : resolve(p))));
+    const env = { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: `https://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_CERTIFICATE: join(tlsDir, 'ca.pem') };
+    try {
+      const withCert = await runCli(['doctor', '--timeout-ms', '500'], {
+        cwd: project(''),
+        env: { ...env, OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: join(clientDir, 'client.pem'), OTEL_EXPORTER_OTLP_CLIENT_KEY: join(clientDir, 'client.key') },
+      });
+      expect(withCert.stdout).toMatch(/✓ canary trace: trace [0-9a-f]{32} accepted over OTLP\/gRPC/);
+      expect(withCert.exitCode).toBe(0);
+      expect(exports).toBe(1);
+      // Without them the server refuses the handshake: the same server proves the certificate is what counts.
+      const without = await runCli(['doctor', '--timeout-ms', '500'], { cwd: project(''), env });
+      expect(without.stdout).toMatch(/✗ canary trace: gRPC Export failed/);
+      expect(without.exitCode).toBe(1);
+      expect(exports).toBe(1);
+    } finally {
+      server.forceShutdown();
     }
   });
 

@@ -1,5 +1,6 @@
 // `serve` as an app function: a handle with the address, the pipeline and close(); no printing, no signals.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -36,8 +37,36 @@ describe('startServe', () => {
     expect(closed.summary.traces).toBe(1);
     expect(closed.resultsPath).toBe(join(dir, 'served.json'));
     expect(JSON.parse(readFileSync(closed.resultsPath!, 'utf8')).inputs).toMatchObject({ traces: 1 });
-    expect(out.join('\n')).toMatch(/"category":"forbidden_tool".*"rule":"no-shell"/);
+    expect(out.join('\n')).toMatch(/"rule":"no-shell".*"verdict":\{"category":"forbidden_tool"/);
     expect(warnings).toEqual([]);
+  });
+
+  // A failed listen used to leave the --out file, the metrics and the verdict sinks (and a gRPC server) open.
+  describe.skipIf(process.platform !== 'linux')('a failed listen closes what serve opened', () => {
+    // Linux lists this process's open files in /proc/self/fd: none may still point at the --out file.
+    const openOn = (file: string): number =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === file;
+        } catch {
+          return false;
+        }
+      }).length;
+    it.each([
+      { name: 'the HTTP port is taken', taken: 'port' as const, want: /serve: cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/ },
+      { name: 'the gRPC port is taken', taken: 'grpc' as const, want: /serve: cannot listen for gRPC on 127\.0\.0\.1:\d+/ },
+    ])('$name', async ({ taken, want }) => {
+      const busy = createServer();
+      await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+      const port = (busy.address() as { port: number }).port;
+      const out = `busy-${taken}.jsonl`;
+      try {
+        await expect(startServe(context([], []), { ...BASE, [taken]: port, out })).rejects.toThrow(want);
+        expect(openOn(join(dir, out))).toBe(0);
+      } finally {
+        await new Promise((r) => busy.close(r));
+      }
+    });
   });
 
   it('refuses a token variable that is not set, before listening', async () => {

@@ -13,6 +13,7 @@ import { BROWSER_SETUP_TIMEOUT_MS, launchBrowser } from '../helpers/browser.js';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
 import { checkReportView } from '../report/_report-view-checks.js';
 import { viewDocument } from '../report/_view-doc.js';
+import { writtenLine } from '../helpers/verdict-lines.js';
 
 const SECRET = 'sk-console-secret-4242';
 
@@ -103,10 +104,10 @@ describe('Evals console (ui) in headless Chromium', () => {
     writeFileSync(
       join(project, 'verdicts.jsonl'),
       [
-        { traceId: '0af7651916cd43dd8448eb211c80319c', rootSpanId: 'b7ad6b7169203331', case: 'restart-web', sample: 0, category: 'wrong_host', pass: false, reason: 'expected host web-01, got web-02', mode: 'decision', producers: ['openinference'], calls: [{ name: 'restart-service', arguments: { host: 'web-02' }, executed: false }] },
-        { traceId: '1bf7651916cd43dd8448eb211c80319d', rootSpanId: 'c7ad6b7169203332', rule: 'no-shell', sample: 0, category: 'pass', pass: true, reason: 'no forbidden tool', mode: 'trajectory', producers: ['gen-ai'], calls: [] },
+        { traceId: '0af7651916cd43dd8448eb211c80319c', rootSpanId: 'b7ad6b7169203331', case: 'restart-web', sample: 0, category: 'wrong_host' as const, pass: false, reason: 'expected host web-01, got web-02', mode: 'decision' as const, producers: ['openinference'], calls: [{ name: 'restart-service', arguments: { host: 'web-02' }, executed: false }] },
+        { traceId: '1bf7651916cd43dd8448eb211c80319d', rootSpanId: 'c7ad6b7169203332', rule: 'no-shell', sample: 0, category: 'pass' as const, pass: true, reason: 'no forbidden tool', mode: 'trajectory' as const, producers: ['gen-ai'], calls: [] },
       ]
-        .map((l) => JSON.stringify(l))
+        .map((l) => JSON.stringify(writtenLine(l)))
         .join('\n') + '\n',
     );
     ui = await startConsole({
@@ -277,7 +278,7 @@ describe('Evals console (ui) in headless Chromium', () => {
     expect(await page.locator('#production-view a.trace-link').first().getAttribute('href')).toBe('http://localhost:6006/projects/default/traces/0af7651916cd43dd8448eb211c80319c');
     // Follow: a verdict appended by `serve --out` shows up without another click.
     await page.locator('#prod-follow').check();
-    appendFileSync(join(project, 'verdicts.jsonl'), JSON.stringify({ traceId: '2cf7651916cd43dd8448eb211c80319e', rootSpanId: 'd7ad6b7169203333', case: 'status-web', sample: 0, category: 'pass', pass: true, reason: 'called service-status', mode: 'decision', producers: ['runspec'], calls: [] }) + '\n');
+    appendFileSync(join(project, 'verdicts.jsonl'), JSON.stringify(writtenLine({ traceId: '2cf7651916cd43dd8448eb211c80319e', rootSpanId: 'd7ad6b7169203333', case: 'status-web', sample: 0, category: 'pass', pass: true, reason: 'called service-status', mode: 'decision', producers: ['runspec'], calls: [] })) + '\n');
     await expect.poll(() => page.locator('#prod-state').textContent(), { timeout: 15_000 }).toBe('3 verdicts');
     await page.locator('#prod-follow').uncheck();
     // The traces the console's own run wrote, scored offline: one row per trace, the same verdicts.

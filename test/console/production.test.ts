@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createResultsCollector } from '../../src/app/score-traces.js';
 import { confinedPath, productionDocument } from '../../src/console/_production.js';
 import { listReports, readReport } from '../../src/console/_reports.js';
+import { writtenLine as written } from '../helpers/verdict-lines.js';
 
 describe('console production input', () => {
   const project = mkdtempSync(join(tmpdir(), 'runspec-prod-'));
@@ -61,10 +62,10 @@ describe('console production input', () => {
     const base = { traceId: '3af7651916cd43dd8448eb211c80319c', rootSpanId: 'd7ad6b7169203331', sample: 0, mode: 'decision' as const, producers: ['runspec'], calls: [] };
     const { doc } = productionDocument(
       [
-        { ...base, case: 'c1', category: 'pass', pass: true, reason: 'root only', revision: 0, final: false },
-        { ...base, case: 'c1', category: 'forbidden_tool', pass: false, reason: 'children came', revision: 1, final: false, supersedes: true },
-        { ...base, case: 'c1', category: 'forbidden_tool', pass: false, reason: 'children came', revision: 1, final: true },
-      ],
+        { ...base, case: 'c1', category: 'pass' as const, pass: true, reason: 'root only', revision: 0, final: false },
+        { ...base, case: 'c1', category: 'forbidden_tool' as const, pass: false, reason: 'children came', revision: 1, final: false, supersedes: true },
+        { ...base, case: 'c1', category: 'forbidden_tool' as const, pass: false, reason: 'children came', revision: 1, final: true },
+      ].map(written),
       'x',
     );
     const cases = Object.values(doc.iterations[0]!.cases);
@@ -77,10 +78,10 @@ describe('console production input', () => {
     const base = { traceId: '0af7651916cd43dd8448eb211c80319c', rootSpanId: 'b7ad6b7169203331', sample: 0, mode: 'decision' as const, producers: ['runspec'], calls: [], revision: 0, final: true };
     const { doc, unmatched } = productionDocument(
       [
-        { ...base, case: 'c1', category: 'pass', pass: true, reason: 'ok' },
-        { ...base, case: 'c1', sample: 1, category: 'wrong_tool', pass: false, reason: 'again' },
+        { ...base, case: 'c1', category: 'pass' as const, pass: true, reason: 'ok' },
+        { ...base, case: 'c1', sample: 1, category: 'wrong_tool' as const, pass: false, reason: 'again' },
         { ...base, category: null, pass: null, reason: 'no case or rule' },
-      ],
+      ].map(written),
       'x',
     );
     expect(unmatched).toBe(1);
@@ -94,7 +95,7 @@ describe('console production input', () => {
     const lines = [
       { ...base, case: 'c1', category: 'pass' as const, pass: true, reason: 'ok' },
       { ...base, traceId: '2af7651916cd43dd8448eb211c80319c', rule: 'no-shell', category: 'unscorable' as const, pass: null, reason: 'hashed' },
-    ];
+    ].map(written);
     const { doc } = productionDocument(lines, 'x');
     const collector = createResultsCollector([], { rows: 'trace' });
     for (const l of lines) collector.addLine(l);

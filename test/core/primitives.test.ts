@@ -20,6 +20,7 @@ import { isRetryableStatus, retryAfterMs, retryDelayMs } from '../../src/core/re
 import { inShard, parseShard, shardOf, SHARD_HELP } from '../../src/core/shard.js';
 import { totalTokens, withTotal } from '../../src/core/tokens.js';
 import { AUTONOMY_LEVELS, TOOL_MODES, VERDICT_CATEGORIES, isAutonomy, isToolMode } from '../../src/core/vocabulary.js';
+import { writtenLine } from '../helpers/verdict-lines.js';
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth, so key order never changes the text', () => {
@@ -308,9 +309,9 @@ describe('markup escaping', () => {
   });
   it('score --output junit uses it (it used to drop control characters and keep newlines in attributes)', () => {
     // score renders the results document with report/junit.ts; its case ids and reasons come from traces.
-    const line = { traceId: 't1', rootSpanId: 'r1', case: 'c<1>', suite: 'c<1>', sample: 0, mode: 'dedup', producers: [], pass: false, category: 'wrong_tool', reason: 'used "x"\nthen y', calls: [] };
+    const line = writtenLine({ traceId: 't1', rootSpanId: 'r1', case: 'c<1>', suite: 'c<1>', sample: 0, mode: 'decision', producers: [], pass: false, category: 'wrong_tool', reason: 'used "x"\nthen y', calls: [] });
     const collector = createResultsCollector([], { rows: 'trace' });
-    collector.addLine(line as never);
+    collector.addLine(line);
     const xml = renderJUnit(collector.document(scoreMeta('2026-01-01T00:00:00Z', 'score', 1), 1));
     expect(xml).toContain('<testsuite name="c&lt;1&gt;"');
     expect(xml).toContain('used &quot;x&quot;&#10;then y"');

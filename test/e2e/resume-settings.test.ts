@@ -68,6 +68,22 @@ describe('--resume compares the resolved settings, not only the flags', { timeou
     expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(3);
   });
 
+  // A model target's `system` was left out of the compared settings: a resume after editing it mixed two prompts.
+  it("refuses a change of a model target's system prompt", async () => {
+    const target = (system: string) => `${TOML}[targets.m]\nkind = "model"\nprovider = "mock"\nsystem = "${system}"\n`;
+    writeFileSync(join(project.dir, 'runspec.toml'), target('be terse'));
+    const r = await cli(['run', 'evals/two.toml', '--target', 'm', '--script', 'flaky.json', '--no-telemetry', '--out', 'target.json']);
+    expect(r.exitCode, r.stderr).toBe(3);
+    const log = join(project.dir, 'target.jsonl');
+    writeFileSync(join(project.dir, 'runspec.toml'), target('be chatty'));
+    const changed = await cli(['run', '--resume', log]);
+    expect(changed.exitCode).toBe(2);
+    expect(errorLine(changed.stderr)).toMatch(/systemPrompt: "sha256:[0-9a-f]{12}" → "sha256:[0-9a-f]{12}"/);
+    writeFileSync(join(project.dir, 'runspec.toml'), target('be terse'));
+    const same = await cli(['run', '--resume', log]);
+    expect(same.stderr).toContain('1 of 2 cases already finished');
+  });
+
   it('resumes when the resolved settings are the same', async () => {
     const log = await firstRun('same');
     const again = await cli(['run', '--resume', log]);

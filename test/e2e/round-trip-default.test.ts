@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/run-cli.js';
 import { renderHtml, renderJUnit, renderMarkdown, renderTable } from '../../src/report/index.js';
 import { parseResultsDocument } from '../../src/report/results.js';
+import { verdictLines } from '../helpers/verdict-lines.js';
 
 interface Line {
   case?: string;
@@ -22,7 +23,7 @@ interface Line {
   traceUrl?: string;
   checks?: Array<{ check: string; judged: boolean; pass?: boolean; via?: string; missing?: string }>;
 }
-const parse = (stdout: string): Line[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+const parse = (stdout: string): Line[] => verdictLines(stdout) as Line[];
 
 describe('round trip on the embedded default (no content capture)', () => {
   it('judges what the content-free demo traces carry: never a false failure or pass, case changes seen, unscorable named', async () => {

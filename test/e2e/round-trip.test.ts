@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
 import { CLI, runCli, isolatedEnv } from '../helpers/run-cli.js';
 import { casesOf, cliEnv, readJson, REPLIO_READ_APP, RUNSPEC_RESTART_AND_STATUS, SECRET, tempProject, TRAJECTORY_ANSWERS, TURNSTONE_CREATE_HELLO } from './_helpers.js';
+import { verdictLines } from '../helpers/verdict-lines.js';
 
 const RUNSPEC_SUITE = `${RUNSPEC_RESTART_AND_STATUS}
 [[eval]]
@@ -41,10 +42,7 @@ function liveVerdicts(file: string): Map<Key, string> {
 /** case#sample → category, from score/serve verdict lines (case lines only). */
 function offlineVerdicts(stdout: string): Map<Key, string> {
   const out = new Map<Key, string>();
-  for (const line of stdout.split('\n').filter((l) => l.trim())) {
-    const v = JSON.parse(line) as { case?: string; sample: number; category: string | null };
-    if (v.case && v.category) out.set(key(v.case, v.sample), v.category);
-  }
+  for (const v of verdictLines(stdout)) if (v.case && v.category) out.set(key(v.case, v.sample), v.category);
   return out;
 }
 

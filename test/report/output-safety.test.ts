@@ -8,6 +8,7 @@ import { buildResultsDocument, renderMarkdown, renderTable } from '../../src/rep
 import { aggregateCase, scoreRun } from '../../src/scoring/index.js';
 import { createResultsCollector, scoreMeta } from '../../src/app/score-traces.js';
 import { makeCase, makeRun } from '../scoring/_build.js';
+import { writtenLine } from '../helpers/verdict-lines.js';
 
 // Case ids, model text and trace attributes are untrusted: in the terminal table and in Markdown no
 // escape sequence may act, no newline may split a row, and `&` cannot start an entity.
@@ -43,10 +44,10 @@ describe('output safety', () => {
   });
 
   it('score reports (the results document with its inputs section) neutralise trace text too', () => {
-    const line = { traceId: 'abc', rootSpanId: 'r1', case: HOSTILE_ID, sample: 0, mode: 'dedup', producers: [], category: 'wrong_tool', pass: false, reason: 'got \u001b[31mred\nline & more', calls: [{ name: 'x\u001b[0m', arguments: {} }] };
+    const line = writtenLine({ traceId: 'abc', rootSpanId: 'r1', case: HOSTILE_ID, sample: 0, mode: 'decision', producers: [], category: 'wrong_tool', pass: false, reason: 'got \u001b[31mred\nline & more', calls: [{ name: 'x\u001b[0m', arguments: {}, executed: true }] });
     const summary = { traces: 2, verdicts: 1, passed: 0, failed: 1, unmatched: 0, byCategory: {}, uninterpretable: 1, uninterpretableReasons: { 'bad \u001b[2J span': 1 }, uninterpretableExamples: [{ traceId: 'def', reason: 'bad \u001b[2J span' }], inputProblems: 1, inputProblemExamples: [{ place: 'f.jsonl:1', reason: 'odd \u001b]0;title\u0007 & more' }], evictedTraces: 0, droppedSpans: 0, lateRecords: 0, reopenedTraces: 0, badFiles: [] };
     const collector = createResultsCollector([]);
-    collector.addLine(line as never);
+    collector.addLine(line);
     const doc = collector.document(scoreMeta('2026-01-01T00:00:00Z', 'score', 1), 1, summary as never);
     for (const out of [renderTable(doc), renderMarkdown(doc)]) {
       expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);

@@ -1,7 +1,7 @@
 // `runspec-eval score` through main() in-process, and `serve` as a process (build first: npm run build).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -15,6 +15,8 @@ import { encodeTraceRequest } from '../../src/traces/otlp-proto.js';
 import type { OtlpTraceRequest } from '../../src/traces/otlp-types.js';
 import { parseResultsDocument, runEntryTrace } from '../../src/report/results.js';
 import { request, span, traceId } from './_otlp.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { verdictLines } from '../helpers/verdict-lines.js';
 
 let dir: string;
 
@@ -72,7 +74,16 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const jsonLines = (s: string) => s.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+const jsonLines = verdictLines;
+
+/** The run entry of the results schema `runspec-eval schema results` prints (the built CLI), compiled with Ajv. */
+async function runEntryValidator(): Promise<ValidateFunction> {
+  const printed = await runCli(['schema', 'results'], { cwd: dir, spawn: true });
+  expect(printed.exitCode, printed.stderr).toBe(0);
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema(JSON.parse(printed.stdout) as object, 'results');
+  return ajv.getSchema('results#/properties/iterations/items/properties/cases/additionalProperties/properties/runs/items')!;
+}
 
 describe('runspec-eval score', () => {
   it('scores JSON lines and gzipped framed protobuf in a directory against cases and rules, exit 1 on failures', async () => {
@@ -88,6 +99,31 @@ describe('runspec-eval score', () => {
     expect(lines.filter((l) => l.rule === 'no-shell')).toHaveLength(4);
     expect(lines.every((l) => typeof l.rootSpanId === 'string' && (l.rootSpanId as string).length === 16)).toBe(true);
     expect(r.exitCode).toBe(1);
+  });
+
+  it('writes lines that are run entries of the results schema (built CLI, validated with Ajv): scored, unscorable and unmatched', async () => {
+    const validate = await runEntryValidator();
+    const scored = await runCli(['score', 'traces', '--cases', 'suite.json', '--rules', 'rules.toml', '--output', 'jsonl'], { cwd: dir, spawn: true });
+    const unmatched = await runCli(['score', 'traces', '--cases', 'empty', '--output', 'jsonl'], { cwd: dir, spawn: true });
+    const raw = [...scored.stdout.split('\n'), ...unmatched.stdout.split('\n')].filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(raw.length).toBe(12);
+    for (const line of raw) expect(validate(line), `${JSON.stringify(line)}\n${JSON.stringify(validate.errors)}`).toBe(true);
+    expect(new Set(raw.map((l) => l.status))).toEqual(new Set(['scored', 'unmatched']));
+    // A line keeps the verdict whole (dialect, expected, observed), where the trace lives and what graded it.
+    expect(raw.find((l) => l.case === 'read-readme' && l.pass === true)).toMatchObject({
+      trace_id: traceId(1),
+      root_span_id: expect.stringMatching(/^[0-9a-f]{16}$/),
+      status: 'scored',
+      verdict: { category: 'pass', dialect: 'turnstone' },
+      tool_sequence: ['file_read'],
+      tool_args: [{ file_read: { path: 'README.md' } }],
+      calls: [{ id: 'c1_0', name: 'file_read', executed: true }],
+      revision: 0,
+      final: true,
+      mode: 'trajectory',
+    });
+    // Nothing a schema would miss: the same line fails it with a wrong type.
+    expect(validate({ ...raw[0], pass: 'yes' })).toBe(false);
   });
 
   it('writes the verdicts as a results document that report renders like a run (one model for both)', async () => {
@@ -110,7 +146,7 @@ describe('runspec-eval score', () => {
     const r = await runCli(['score', 'traces', '--cases', 'empty'], { cwd: dir });
     const lines = jsonLines(r.stdout);
     expect(lines).toHaveLength(4);
-    expect(lines.map((l) => [l.category, l.pass, (l.calls as Array<{ name: string }>).map((c) => c.name)])).toEqual([
+    expect(lines.map((l) => [l.category, l.pass, l.calls.map((c) => c.name)])).toEqual([
       [null, null, ['file_read']], [null, null, ['bash']], [null, null, ['grep']], [null, null, ['glob']],
     ]);
     expect(r.exitCode).toBe(0);
@@ -141,7 +177,7 @@ describe('runspec-eval score', () => {
     expect(first.stderr).toContain('traces: 24');
     const parts = await Promise.all([1, 2, 3].map((i) => runCli([...args, '--shard', `${i}/3`], { cwd: dir })));
     const sharded = parts.flatMap((p) => jsonLines(p.stdout));
-    const key = (l: Record<string, unknown>) => JSON.stringify(l);
+    const key = (l: object) => JSON.stringify(l);
     expect(whole).toHaveLength(24 + 12);
     expect(sharded.map(key).sort()).toEqual(whole.map(key).sort());
     expect(parts.every((p) => jsonLines(p.stdout).length > 0)).toBe(true);
@@ -282,8 +318,11 @@ describe('malformed corpus', () => {
 });
 
 describe('runspec-eval serve (process)', () => {
-  it('prints its URL, requires the token, scores what the official proto exporter posts, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '100', '--cases', 'suite.json', '--rules', 'rules.toml', '--token-env', 'SERVE_TOKEN', '--results', 'served.json'], {
+  it('prints its URL, requires the token, scores what the official proto exporter posts into --out as run entries of the results schema, and exits 0 on SIGTERM', async () => {
+    const validate = await runEntryValidator();
+    const out = join(dir, 'served.jsonl');
+    const written = (): string => (existsSync(out) ? readFileSync(out, 'utf8') : '');
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '100', '--cases', 'suite.json', '--rules', 'rules.toml', '--token-env', 'SERVE_TOKEN', '--results', 'served.json', '--out', 'served.jsonl'], {
       cwd: dir, env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: dir, SERVE_TOKEN: 'tok-serve' }, stdio: 'pipe',
     });
     let stdout = '';
@@ -313,8 +352,8 @@ describe('runspec-eval serve (process)', () => {
       root.end();
       await provider.forceFlush();
       await provider.shutdown();
-      for (let i = 0; i < 200 && jsonLines(stdout).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
-      const lines = jsonLines(stdout);
+      for (let i = 0; i < 200 && jsonLines(written()).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      const lines = jsonLines(written());
       expect(lines).toEqual(expect.arrayContaining([
         expect.objectContaining({ traceId: root.spanContext().traceId, case: 'read-readme', category: 'pass' }),
         expect.objectContaining({ traceId: root.spanContext().traceId, rule: 'no-shell', category: 'pass' }),
@@ -325,6 +364,9 @@ describe('runspec-eval serve (process)', () => {
     expect(await exited).toBe(0);
     expect(stderr).toMatch(/traces: 1 +verdicts: 2 +passed: 2/);
     expect(stdout + stderr).not.toContain('tok-serve');
+    const raw = written().split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(raw.length).toBeGreaterThanOrEqual(2);
+    for (const line of raw) expect(validate(line), `${JSON.stringify(line)}\n${JSON.stringify(validate.errors)}`).toBe(true);
     // On shutdown the verdicts are also a results document, like score --results.
     const served = parseResultsDocument(readFileSync(join(dir, 'served.json'), 'utf8'), 'served.json');
     expect(Object.keys(served.iterations[0]!.cases).sort()).toEqual(['read-readme', 'rule:no-shell']);

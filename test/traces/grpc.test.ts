@@ -19,6 +19,7 @@ import { decodeLogsRequest } from '../../src/traces/otlp-proto.js';
 import { loadCasesFromPaths, mergeSuites } from '../../src/fixtures/index.js';
 import { main } from '../../src/cli/main.js';
 import { CLI, isolatedEnv } from '../helpers/run-cli.js';
+import { verdictLines } from '../helpers/verdict-lines.js';
 
 const RULES = parseRulesText('[[rule]]\nname = "no-restarts"\nforbid_tools = ["service_restart"]\n', 'rules.toml');
 
@@ -200,7 +201,7 @@ describe('run exports over gRPC; serve --grpc scores', () => {
       await provider.forceFlush();
       await until(() => (stdout.includes(t.traceId) ? true : undefined), 'a verdict line');
       await provider.shutdown();
-      const line = JSON.parse(stdout.split('\n').find((l) => l.includes(t.traceId))!) as Record<string, unknown>;
+      const line = verdictLines(stdout).find((l) => l.traceId === t.traceId);
       expect(line).toMatchObject({ traceId: t.traceId, rule: 'no-restarts', category: 'forbidden_tool', pass: false });
     } finally {
       child.kill('SIGTERM');

@@ -14,6 +14,8 @@ import type { LateRecordsLine, TraceOutcome } from '../../src/traces/score-trace
 import { spansFromRequest } from '../../src/traces/spans.js';
 import { CLI } from '../helpers/run-cli.js';
 import { request, span, traceId } from './_otlp.js';
+import type { RunEntry } from '../../src/report/results.js';
+import { verdictView } from '../helpers/verdict-lines.js';
 
 const RULES = parseRulesText('[[rule]]\nname = "no-restarts"\nforbid_tools = ["service_restart"]\n', 'rules.toml');
 const rootOnly = (t: number) => request([span({ trace: t, id: 1, name: 'invoke_agent ops', start: 0, end: 50, attrs: { 'gen_ai.operation.name': 'invoke_agent' } })]);
@@ -97,7 +99,9 @@ describe('runspec-eval serve (process): revisions and late lines', () => {
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on('close', r));
-    const lines = (): Array<Record<string, unknown>> => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    // Verdict lines are run entries (laid out flat here); a late line is its own kind.
+    const lines = (): Array<Record<string, unknown>> =>
+      stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunEntry & { kind?: string }).map((l) => (l.kind ? l : { ...verdictView(l) }));
     // Bounded polling for what the process reports (no fixed sleeps: each wait ends when the output is there).
     const until = async (what: string, cond: () => boolean): Promise<void> => {
       for (let i = 0; i < 400 && !cond(); i++) await new Promise((r) => setTimeout(r, 25));
@@ -118,7 +122,7 @@ describe('runspec-eval serve (process): revisions and late lines', () => {
       expect(lines().map((l) => [l.rule, l.category, l.revision, l.final])).toEqual([['no-restarts', 'forbidden_tool', 1, false], ['no-restarts', 'forbidden_tool', 1, true]]);
       expect((await post(lateChild(7))).status).toBe(200);
       await until('the late line', () => lines().some((l) => l.kind === 'late'));
-      expect(lines().at(-1)).toMatchObject({ kind: 'late', traceId: traceId(7), records: 1 });
+      expect(lines().at(-1)).toMatchObject({ kind: 'late', trace_id: traceId(7), records: 1 });
       expect(stderr).toMatch(new RegExp(`warning: trace ${traceId(7)}: 1 record\\(s\\) arrived after the trace's re-open window closed`));
       expect(await health()).toMatchObject({ lateRecords: 1, retainedEvictions: 0 });
     } finally {

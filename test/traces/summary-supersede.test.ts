@@ -10,7 +10,7 @@ const REMEMBERED = 20_000;
 
 function outcome(traceId: string, pass: boolean, supersedes: boolean): TraceOutcome {
   const info = { traceId, rootSpanId: 's', rootName: 'r', rootAttributes: {}, spanAttributes: [], producers: [], llmSpanIds: [], toolSpanIds: [], callSpanIds: {} } as TraceInfo;
-  const line = { traceId, rootSpanId: 's', sample: 0, category: pass ? 'pass' : 'forbidden_tool', pass, reason: '', revision: 0, final: true, mode: 'trajectory', producers: [], calls: [] } as const;
+  const line = { traceId, rootSpanId: 's', sample: 0, category: pass ? 'pass' : 'forbidden_tool', pass, reason: '', revision: 0, final: true, mode: 'trajectory', producers: [], calls: [], verdict: null } as const;
   const o: TraceOutcome = { kind: 'scored', traceId, info, lines: [{ ...line, producers: [], calls: [] }], verdicts: [], revision: 0, final: true };
   if (supersedes) o.supersedes = true;
   return o;

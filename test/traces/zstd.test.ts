@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readTraceStream, type TraceInputItem } from '../../src/traces/readers.js';
 import { runCli } from '../helpers/run-cli.js';
+import { verdictLines } from '../helpers/verdict-lines.js';
 
 const DIR = join(import.meta.dirname, 'fixtures', 'zstd');
 const PLAIN = join(import.meta.dirname, 'fixtures', 'producers', 'ai-sdk-6-content-on.jsonl');
@@ -41,7 +42,7 @@ describe('zstd inputs', () => {
     const r = await runCli(['score', join(DIR, 'whole.jsonl.zst'), join(DIR, 'native-proto.zst')], { cwd: tmp, spawn: true, env: { HOME: tmp, XDG_CONFIG_HOME: tmp, TMPDIR: tmp } });
     expect(r.stderr).not.toMatch(/nothing readable/);
     expect(r.exitCode).toBe(0);
-    const lines = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { traceId: string; family?: string; final: boolean });
+    const lines = verdictLines(r.stdout);
     // Both files hold the same four traces (their spans join): one final line each.
     expect(lines).toHaveLength(4);
     expect(new Set(lines.map((l) => l.traceId)).size).toBe(4);

@@ -11,7 +11,8 @@ import type { CliContext } from '../context.js';
 import { UsageError } from '../../errors.js';
 // The formatters are light; the scorer (app/score-traces) loads when a command runs, so `score --help`
 // and `serve --help` start fast.
-import { SCORE_OUTPUT_FORMATS, renderSummaryTable, verdictLineJson } from '../../traces/format.js';
+import { verdictLineJson } from '../../report/verdict-line.js';
+import { SCORE_OUTPUT_FORMATS, renderSummaryTable } from '../../traces/format.js';
 import type { ScoreOutputFormat } from '../../traces/format.js';
 import type { TraceScoringFlags } from '../../app/score-traces.js';
 import type { ResultsDocument } from '../../report/results.js';

@@ -9,6 +9,8 @@ import type { OtlpSpan, OtlpTraceRequest } from '../../../src/traces/otlp-types.
 import { request, span, traceId } from '../../traces/_otlp.js';
 import { CLI } from '../../helpers/run-cli.js';
 import { startProc, type Proc } from './collector.js';
+import type { RunEntry } from '../../../src/report/results.js';
+import { verdictView } from '../../helpers/verdict-lines.js';
 
 export interface AgentTraceSpec {
   /** Trace number (ids derive from it). */
@@ -109,7 +111,10 @@ export function verdictSet(jsonl: string): string[] {
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => {
-      const { supersedes: _s, revision: _r, final: _f, ...verdict } = JSON.parse(l) as Record<string, unknown>;
+      // Raw lines (run entries) and lines already laid out flat compare alike.
+      const raw = JSON.parse(l) as Record<string, unknown>;
+      const flat: Record<string, unknown> = typeof raw.trace_id === 'string' ? { ...verdictView(raw as unknown as RunEntry) } : raw;
+      const { supersedes: _s, revision: _r, final: _f, ...verdict } = flat;
       return JSON.stringify(verdict);
     })
     .sort();
@@ -172,7 +177,13 @@ export async function startServe(dir: string, env: Record<string, string>, args:
         ...proc,
         url: http,
         ...(g ? { grpcUrl: g } : {}),
-        lines: () => stdout.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>),
+        // Verdict lines are run entries, laid out flat (verdict-lines.ts); a `late` line is its own kind.
+        lines: () =>
+          stdout
+            .split('\n')
+            .filter((l) => l.trim())
+            .map((l) => JSON.parse(l) as RunEntry & { kind?: string })
+            .map((l): Record<string, unknown> => (l.kind ? l : { ...verdictView(l) })),
       };
     }
     if (proc.child.exitCode !== null || Date.now() > deadline) {
