@@ -5,7 +5,7 @@
 // trace has one final verdict line per case, no definite verdict differs from the content run, the other
 // differences are `unscorable` naming the family and its switch. An instrumentation upgrade that changes
 // the layout fails here. The verdicts are also written to the cache (corpora/) for inspection.
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTracePipeline } from '../../src/traces/pipeline.js';
@@ -85,7 +85,12 @@ async function produce(producer: string, requirements: string, content: 'on' | '
   const url = await receiver.listen();
   try {
     if (producer.startsWith('ai-sdk-7')) await runDriver(aiSdk7!.node, join(aiSdk7!.dir, 'drive.mjs'), [requirements, content, model.url, url]);
-    else await runDriver(pythons.get(requirements)!, DRIVER, [producer, content, model.url, url]);
+    else {
+      // The driver also writes what it exported as OTLP/JSON lines (the npm tier's python-* fixtures are copies).
+      const otlpFile = join(itCacheDir('corpora'), `${producer}-content-${content}.otlp.jsonl`);
+      rmSync(otlpFile, { force: true });
+      await runDriver(pythons.get(requirements)!, DRIVER, [producer, content, model.url, url, otlpFile]);
+    }
   } finally {
     await receiver.close();
   }

@@ -1,6 +1,9 @@
 """Drive one Python instrumentation against a local OpenAI-compatible server and export OTLP to a receiver.
 
-    python drive.py PRODUCER on|off OPENAI_BASE_URL OTLP_BASE_URL
+    python drive.py PRODUCER on|off OPENAI_BASE_URL OTLP_BASE_URL [OTLP_JSONL_FILE]
+
+With OTLP_JSONL_FILE, the spans and log records are also written there as OTLP/JSON lines (what
+test/traces/fixtures/producers/python-*.jsonl were copied from).
 
 PRODUCER: openinference | openai-v2-events | openai-v2-spans | traceloop-attributes | traceloop-events |
 langgraph. Each scenario is one trace: an agent span (gen_ai.agent.name names the scenario, which the cases
@@ -14,6 +17,7 @@ import os
 import sys
 
 producer, content, base_url, otlp = sys.argv[1], sys.argv[2] == "on", sys.argv[3], sys.argv[4].rstrip("/")
+jsonl_file = sys.argv[5] if len(sys.argv) > 5 else None
 
 if producer == "openinference":
     os.environ["OPENINFERENCE_HIDE_INPUTS"] = "false" if content else "true"
@@ -39,11 +43,70 @@ from opentelemetry import trace, _logs  # noqa: E402
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter  # noqa: E402
 from opentelemetry.sdk.resources import Resource  # noqa: E402
 from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter  # noqa: E402
 
 resource = Resource.create({"service.name": f"python-{producer}"})
-exporter = OTLPSpanExporter(endpoint=f"{otlp}/v1/traces")
 logger_provider = None
+
+
+def otlp_json(message):
+    """An OTLP protobuf message as one OTLP/JSON line (ids in hex, as the OTLP JSON encoding has them)."""
+    import base64
+    import json
+
+    from google.protobuf.json_format import MessageToDict
+
+    def hex_ids(v):
+        if isinstance(v, dict):
+            return {k: base64.b64decode(x).hex() if k in ("traceId", "spanId", "parentSpanId") else hex_ids(x) for k, x in v.items()}
+        return [hex_ids(x) for x in v] if isinstance(v, list) else v
+
+    return json.dumps(hex_ids(MessageToDict(message)), separators=(",", ":"))
+
+
+class Tee(SpanExporter):
+    """The OTLP exporter, and the same spans as OTLP/JSON lines in jsonl_file."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def export(self, spans):
+        from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+        with open(jsonl_file, "a") as f:
+            f.write(otlp_json(encode_spans(spans)) + "\n")
+        return self.inner.export(spans)
+
+    def shutdown(self):
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis=30000):
+        return self.inner.force_flush(timeout_millis)
+
+
+class TeeLogs:
+    """The OTLP log exporter, and the same records as OTLP/JSON lines in jsonl_file."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def export(self, batch):
+        from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+
+        with open(jsonl_file, "a") as f:
+            f.write(otlp_json(encode_logs(batch)) + "\n")
+        return self.inner.export(batch)
+
+    def shutdown(self):
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis=30000):
+        return self.inner.force_flush(timeout_millis)
+
+
+exporter = OTLPSpanExporter(endpoint=f"{otlp}/v1/traces")
+if jsonl_file:
+    exporter = Tee(exporter)
 
 
 def log_events():
@@ -53,7 +116,8 @@ def log_events():
     from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
 
     lp = LoggerProvider(resource=resource)
-    lp.add_log_record_processor(SimpleLogRecordProcessor(OTLPLogExporter(endpoint=f"{otlp}/v1/logs")))
+    log_exporter = OTLPLogExporter(endpoint=f"{otlp}/v1/logs")
+    lp.add_log_record_processor(SimpleLogRecordProcessor(TeeLogs(log_exporter) if jsonl_file else log_exporter))
     _logs.set_logger_provider(lp)
     return lp
 
