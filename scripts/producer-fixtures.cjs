@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Re-make test/traces/fixtures/producers/*.jsonl: OTLP JSON lines written by real npm instrumentations
+// Re-make the npm producers' fixtures in test/traces/fixtures/producers/ (the python-* ones there are copies of the
+// integration tier's output, test/integration/producers.test.ts): OTLP JSON lines written by real npm instrumentations
 // (devDependencies, pinned for Node 20) driven against a local fake OpenAI server, content on and off.
 //
 //   node scripts/producer-fixtures.cjs            (all producers, both content settings)
