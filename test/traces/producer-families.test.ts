@@ -41,13 +41,15 @@ const WITH_CONTENT: Record<string, string> = {
 // `nameOnlyDefinite`: how many name-only cases keep their verdict with content off. The contrib events
 // and the AI SDK's ai.toolCall spans name the calls; the OpenLLMetry and OpenInference OpenAI
 // instrumentations alone (no tool spans: scripts/producer-fixtures.cjs makes one bare model call) record
-// only the finish reason. The python-* fixtures are copies of what the integration tier's Python producers
+// only the finish reason. openinference-agent runs the agent loop with its tools in @arizeai/openinference-core's
+// `traceTool` spans, which keep the names. The python-* fixtures are copies of what the integration tier's Python producers
 // exported (test/integration/producers.test.ts, corpora/*.otlp.jsonl): an agent loop whose tools run in the
 // producer's own tool spans (OpenInference `OITracer.tool`, traceloop-sdk's `@tool`), which keep the names.
 const FAMILIES = [
   { fixture: 'contrib-openai', family: 'otel-contrib-openai', captureSwitch: 'captureMessageContent', nameOnlyDefinite: 5, key: 'service.name' as const },
   { fixture: 'openllmetry', family: 'openllmetry', captureSwitch: 'traceContent', nameOnlyDefinite: 2, key: 'service.name' as const },
   { fixture: 'openinference', family: 'openinference', captureSwitch: 'hideOutputs', nameOnlyDefinite: 2, key: 'service.name' as const },
+  { fixture: 'openinference-agent', family: 'openinference', captureSwitch: 'hideOutputs', nameOnlyDefinite: 5, key: 'service.name' as const },
   { fixture: 'ai-sdk-6', family: 'ai-sdk', captureSwitch: 'recordOutputs', nameOnlyDefinite: 5, key: 'service.name' as const },
   { fixture: 'python-openinference', family: 'openinference', captureSwitch: 'OPENINFERENCE_HIDE_OUTPUTS', nameOnlyDefinite: 5, key: 'gen_ai.agent.name' as const },
   { fixture: 'python-traceloop-attributes', family: 'openllmetry', captureSwitch: 'TRACELOOP_TRACE_CONTENT', nameOnlyDefinite: 5, key: 'gen_ai.agent.name' as const },
@@ -104,7 +106,7 @@ describe.each(FAMILIES)('$fixture traces', ({ fixture, family, captureSwitch, na
     }
     // The argument the content-off trace cannot show is never judged.
     expect(lines['weather-args']!.category).toBe('unscorable');
-    process.stdout.write(`${family}: ${definite}/${CASE_COUNT} definite with content off (${nameOnlyDefinite}/${NAME_ONLY.size} name-only cases)\n`);
+    process.stdout.write(`${fixture} (${family}): ${definite}/${CASE_COUNT} definite with content off (${nameOnlyDefinite}/${NAME_ONLY.size} name-only cases)\n`);
     expect(nameOnlyDefinite).toBeGreaterThanOrEqual(minimum);
   });
 });
