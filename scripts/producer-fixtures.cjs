@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Re-make test/traces/fixtures/producers/*.jsonl: OTLP JSON lines written by real npm instrumentations
+// Re-make the npm producers' fixtures in test/traces/fixtures/producers/ (the python-* ones there are copies of the
+// integration tier's output, test/integration/producers.test.ts): OTLP JSON lines written by real npm instrumentations
 // (devDependencies, pinned for Node 20) driven against a local fake OpenAI server, content on and off.
 //
 //   node scripts/producer-fixtures.cjs            (all producers, both content settings)
@@ -15,7 +16,7 @@ const http = require('node:http');
 const path = require('node:path');
 
 const OUT_DIR = path.join(__dirname, '..', 'test', 'traces', 'fixtures', 'producers');
-const PRODUCERS = ['contrib-openai', 'openllmetry', 'openinference', 'ai-sdk-6'];
+const PRODUCERS = ['contrib-openai', 'openllmetry', 'openinference', 'openinference-agent', 'ai-sdk-6'];
 
 /** What the fake model answers, by agent: a tool call or a text answer. */
 const SCENARIOS = [
@@ -96,13 +97,39 @@ function instrument(producer, content) {
     inst.manuallyInstrument(require('openai').OpenAI);
     return (p) => inst.setTracerProvider(p.tracerProvider);
   }
-  if (producer === 'openinference') {
+  if (producer === 'openinference' || producer === 'openinference-agent') {
     const { OpenAIInstrumentation } = require('@arizeai/openinference-instrumentation-openai');
     const inst = new OpenAIInstrumentation({ traceConfig: { hideInputs: !content, hideOutputs: !content } });
     inst.manuallyInstrument(require('openai'));
     return (p) => inst.setTracerProvider(p.tracerProvider);
   }
   throw new Error(`unknown producer ${producer}`);
+}
+
+/**
+ * `openinference-agent`: the agent loop an OpenInference user writes with @arizeai/openinference-core (the
+ * instrumentation's own helper library): an AGENT span around the model call, each tool call run through
+ * `traceTool` (a TOOL span named by `tool.name`), its result sent back. The helpers' tracer is an OITracer with
+ * the same hide switches as the instrumentation.
+ */
+async function agentLoop(client, p, s, content) {
+  const { OITracer, traceAgent, traceTool } = require('@arizeai/openinference-core');
+  const tracer = new OITracer({ tracer: p.tracerProvider.getTracer('agent'), traceConfig: { hideInputs: !content, hideOutputs: !content } });
+  const tools = Object.fromEntries(TOOLS.map((t) => {
+    const name = t.function.name;
+    return [name, traceTool(async (args) => `${name}: ok (${args})`, { name, tracer, attributes: { 'tool.name': name } })];
+  }));
+  const run = traceAgent(async (prompt) => {
+    const messages = [{ role: 'user', content: prompt }];
+    const reply = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools: TOOLS });
+    const calls = reply.choices[0].message.tool_calls ?? [];
+    if (!calls.length) return reply.choices[0].message.content;
+    messages.push(reply.choices[0].message);
+    for (const c of calls) messages.push({ role: 'tool', tool_call_id: c.id, content: await tools[c.function.name](c.function.arguments) });
+    const final = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools: TOOLS });
+    return final.choices[0].message.content;
+  }, { name: s.agent, tracer });
+  await run(s.prompt);
 }
 
 async function driveOpenAI(producer, content, baseURL) {
@@ -113,7 +140,8 @@ async function driveOpenAI(producer, content, baseURL) {
   for (const s of SCENARIOS) {
     const p = providers(s.agent);
     point(p);
-    await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: s.prompt }], tools: TOOLS });
+    if (producer === 'openinference-agent') await agentLoop(client, p, s, content);
+    else await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: s.prompt }], tools: TOOLS });
     await p.tracerProvider.forceFlush();
     await p.loggerProvider.forceFlush();
     lines.push(...otlpLines(p));

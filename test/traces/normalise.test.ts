@@ -414,6 +414,35 @@ describe('deduplication and tolerance', () => {
     expect(r.info.family).toBe('otel-genai');
     expect(r.run.hiddenDecision).toEqual({ missing: 'tool_calls', family: 'otel-genai', captureSwitch: expect.stringContaining('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT') });
   });
+
+  // traceloop-sdk 0.62 (Python) with TRACELOOP_TRACE_CONTENT=false, as test/integration/producers.test.ts
+  // receives it: GenAI attributes under its own scopes, no llm.request.type, a `@tool` span naming the call.
+  // It used to be taken for the legacy layout (tool span) or for plain GenAI (no tool span).
+  const traceloopPython = (t: number, opts: { tool?: string; legacy?: boolean }): OtlpTraceRequest => {
+    const chat = span({ trace: t, id: 2, parent: 1, name: 'openai.chat', start: 1, end: 2, attrs: {
+      'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.is_streaming': false,
+      'gen_ai.response.finish_reasons': [opts.tool ? 'tool_call' : 'stop'], 'gen_ai.usage.input_tokens': 3, 'gen_ai.usage.output_tokens': 2,
+      ...(opts.legacy ? { 'llm.request.type': 'chat' } : {}),
+    } });
+    const tool = opts.tool
+      ? [span({ trace: t, id: 3, parent: 1, name: `${opts.tool}.tool`, start: 3, end: 4, attrs: { 'traceloop.span.kind': 'tool', 'traceloop.entity.name': opts.tool, 'gen_ai.tool.name': opts.tool } })]
+      : [];
+    return { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [
+      { scope: { name: 'agent' }, spans: [span({ trace: t, id: 1, name: 'invoke_agent', start: 0, end: 9, attrs: { 'gen_ai.operation.name': 'invoke_agent' } })] },
+      { scope: { name: 'opentelemetry.instrumentation.openai.v1' }, spans: [chat] },
+      ...(tool.length ? [{ scope: { name: 'traceloop.tracer' }, spans: tool }] : []),
+    ] }] };
+  };
+
+  it.each([
+    { name: 'with a @tool span', t: 30, tool: 'get_weather', family: 'openllmetry', calls: ['get_weather'] },
+    { name: 'without a tool call', t: 31, family: 'openllmetry', calls: [] },
+    { name: 'in the legacy layout (llm.request.type)', t: 32, tool: 'get_weather', legacy: true, family: 'openllmetry-legacy', calls: ['get_weather'] },
+  ])('recognises OpenLLMetry Python with content off $name, the call named by its tool span', ({ t, tool, legacy, family, calls }) => {
+    const r = ok(normaliseTrace(one(traceloopPython(t, { ...(tool ? { tool } : {}), ...(legacy ? { legacy } : {}) }))));
+    expect(r.info.family).toBe(family);
+    expect(r.run.toolCalls.map((c) => c.call.name)).toEqual(calls);
+  });
 });
 
 describe('history fallback', () => {

@@ -94,14 +94,24 @@ const TRACE_CONTENT = 'TRACELOOP_TRACE_CONTENT=true / traceContent: true';
 const isTraceloopScope = (s: SpanRecord): boolean => s.scopeName?.startsWith('@traceloop/') === true;
 
 /**
+ * The scopes of OpenLLMetry's Python SDK (traceloop-sdk): its decorators' tracer, and its OpenAI
+ * instrumentation's (`opentelemetry.instrumentation.openai.v1`; the contrib one is `…openai_v2`).
+ */
+const isTraceloopPythonScope = (s: SpanRecord): boolean =>
+  s.scopeName === 'traceloop.tracer' || s.scopeName === 'opentelemetry.instrumentation.openai.v1' || s.scopeName === 'opentelemetry.instrumentation.openai.v0';
+
+/**
  * OpenLLMetry's current layout: openllmetry-js writes GenAI spans (gen_ai.provider.name, finish reasons,
- * gen_ai.input.messages with content) under its own scopes; the Python SDK with `use_legacy_attributes`
- * off sends messages as log events.
+ * gen_ai.input.messages with content) under its own scopes; the Python SDK writes the same under its
+ * scopes (`use_attributes`, formerly `use_legacy_attributes`, on), or sends messages as log events (off).
+ * Its legacy layout always writes `llm.request.type`, which the current one no longer does.
  */
 export const openLlmetryFamily: ProducerFamily = {
   name: 'openllmetry',
   recognise: (spans, logs) =>
-    spans.some(isTraceloopScope) || (isOpenLlmetry(spans) && (logs.length > 0 || someSpanHas(spans, ATTR_GEN_AI_INPUT_MESSAGES))),
+    spans.some(isTraceloopScope) ||
+    (spans.some(isTraceloopPythonScope) && !someSpanHas(spans, K.LLM_REQUEST_TYPE)) ||
+    (isOpenLlmetry(spans) && (logs.length > 0 || someSpanHas(spans, ATTR_GEN_AI_INPUT_MESSAGES))),
   contentSwitch: TRACE_CONTENT,
 };
 
