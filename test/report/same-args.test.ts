@@ -19,7 +19,9 @@ function value(r: () => number, depth: number): unknown {
     for (let i = Math.floor(r() * 3); i > 0; i--) o[['a', 'b', 'c'][Math.floor(r() * 3)]!] = value(r, depth + 1);
     return o;
   }
-  return [new Date(0), Object.create(null), new Map(), Object.assign([1], { x: 1 }), [, 1]][Math.floor(r() * 5)];
+  const holey: unknown[] = [];
+  holey[1] = 1; // [ <hole>, 1 ]
+  return [new Date(0), Object.create(null), new Map(), Object.assign([1], { x: 1 }), holey][Math.floor(r() * 5)];
 }
 
 /** A variant of `v`: often equal (a deep copy with keys reordered), sometimes changed somewhere. */
