@@ -12,7 +12,7 @@ import { UsageError, worstExitCode, type ErrorCode } from '../errors.js';
 import type { Case } from '../types/case.js';
 import type { CaseResult } from '../types/verdict.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
-import { defaultRunCases, discoverFixtures, loadCasesFromPaths } from '../fixtures/discover.js';
+import { defaultRunCases, discoverFixtures, loadCasesFromPathsYielding } from '../fixtures/discover.js';
 import { selectCases } from '../fixtures/select.js';
 import { parseGate } from '../fixtures/gate.js';
 import { loadToolset } from '../toolset/load.js';
@@ -45,7 +45,7 @@ import { safeText } from '../core/safe-text.js';
 import { caseInputOf } from '../core/case-input.js';
 import type { AgentTargetConfig, TargetConfig, TargetKind } from '../config/targets.js';
 import { agentTelemetrySink, isAgentTarget, openAgentTarget, targetConfigOf, type OpenedAgentTarget } from './agent-target.js';
-import { CASE_DIGESTS_KEY, RESOLVED_SETTINGS_KEY, caseDigests, checkResumeHeader, moveAsideOldLog, retryOnResume } from '../report/resume-check.js';
+import { CASE_DIGESTS_KEY, RESOLVED_SETTINGS_KEY, caseDigestsYielding, checkResumeHeader, moveAsideOldLog, retryOnResume } from '../report/resume-check.js';
 
 export interface LoadedProject {
   env: Env;
@@ -72,7 +72,8 @@ export async function selectRunCases(
   let cases: Case[] = [];
   if (files.length > 0) {
     // Appended one by one: a spread of 100,000+ cases into push() overflows the call stack.
-    for (const s of loadCasesFromPaths(files.map((f) => resolve(ctx.cwd, f)), { onWarning: (w) => ctx.warn(w) })) for (const c of s.cases) cases.push(c);
+    // Loaded giving the event loop a turn every few milliseconds: 100,000 cases take seconds.
+    for (const s of await loadCasesFromPathsYielding(files.map((f) => resolve(ctx.cwd, f)), { onWarning: (w) => ctx.warn(w) })) for (const c of s.cases) cases.push(c);
   }
   if (suiteNames.length > 0 || files.length === 0) {
     // discoverFixtures reads [fixtures] plugins and [sync] dir of runspec.toml itself.
@@ -451,7 +452,7 @@ async function prepareRun(ctx: AppContext, opts: ExecuteOptions): Promise<Prepar
   let prior = new Set<string>();
   let paths = resultsPaths({ projectDir: ctx.projectDir, runId, out: opts.finalFile ?? flags.out, cwd: ctx.cwd });
   let logFile = paths.logFile;
-  const digests = caseDigests(opts.cases);
+  const digests = await caseDigestsYielding(opts.cases);
   if (opts.resumeLog) {
     const log = readResultsLog(resolve(ctx.cwd, opts.resumeLog));
     runId = log.header.runId;

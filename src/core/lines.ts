@@ -224,12 +224,31 @@ function findAssign(line: string): number {
 const TRIPLE_QUOTES = ['"""', "'''"] as const;
 
 /**
- * Lines of any TOML document, indexed in one pass: every `[table]` and `[[array]]` header (array
+ * Lines of any TOML document, indexed when first asked: every `[table]` and `[[array]]` header (array
  * elements counted per parent element, so `suite[1].eval[0]` is the first `[[suite.eval]]` after the
  * second `[[suite]]`) and every `key =` line, dotted keys included. Keys inside inline tables and
- * multi-line arrays resolve to the line of the key that holds them.
+ * multi-line arrays resolve to the line of the key that holds them. The headers are indexed first, on
+ * their own (a case's line is its header's); the keys only when a path below a header is asked for, which
+ * is an error's path: a 100,000-case file that loads cleanly never holds an entry per key.
  */
 export function tomlLineFinder(text: string): LineFinder {
+  let headers: Map<string, number> | undefined;
+  let all: Map<string, number> | undefined;
+  return (path) => {
+    headers ??= indexTomlLines(text, false);
+    const exact = headers.get(key(path));
+    if (exact !== undefined) return exact;
+    all ??= indexTomlLines(text, true);
+    for (let n = path.length; n >= 0; n--) {
+      const found = all.get(key(path.slice(0, n)));
+      if (found !== undefined) return found;
+    }
+    return 1;
+  };
+}
+
+/** Path → line of every header of a TOML text, and of every `key =` line too when `withKeys`. */
+function indexTomlLines(text: string, withKeys: boolean): Map<string, number> {
   const lines = new Map<string, number>();
   /** Concrete path (with indices) of each array of tables → elements seen so far. */
   const arrayCounts = new Map<string, number>();
@@ -293,16 +312,10 @@ export function tomlLineFinder(text: string): LineFinder {
     if (eq < 0) continue;
     const segs = tomlKeySegments(t.slice(0, eq));
     if (!segs) continue;
-    set([...table, ...segs], lineNo);
+    if (withKeys) set([...table, ...segs], lineNo);
     const value = t.slice(eq + 1).trimStart();
     for (const q of TRIPLE_QUOTES) if (value.startsWith(q) && value.indexOf(q, 3) < 0) multiline = q;
     if (multiline === undefined) depth = Math.max(0, bracketDepth(value, 0));
   }
-  return (path) => {
-    for (let n = path.length; n >= 0; n--) {
-      const found = lines.get(key(path.slice(0, n)));
-      if (found !== undefined) return found;
-    }
-    return 1;
-  };
+  return lines;
 }

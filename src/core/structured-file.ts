@@ -1,5 +1,5 @@
 // The one loader for our structured files (fixtures, toolset files, runspec.toml, schedules, rules):
-// TOML or JSON text → data plus a line index (built once, linear in the text) → zod → errors of the
+// TOML or JSON text → data plus a line index (built when first asked, linear in the text) → zod → errors of the
 // form `file:line: field: message` (syntax errors as `file:line:col: TOML syntax error: ...`).
 import { readFileSync } from 'node:fs';
 import { parse as parseToml, TomlError } from 'smol-toml';
@@ -217,8 +217,8 @@ function skipTomlString(text: string, i: number): number {
 
 /**
  * Parse the part of a TOML text between two line starts (`line` is the line of `start`), as
- * parseStructuredText does the whole: syntax errors and `lines` count lines of the whole text. The
- * line index is built on first use (most parts never need one).
+ * parseStructuredText does the whole: syntax errors and `lines` count lines of the whole text (the
+ * line index is built on first use, see tomlLineFinder).
  */
 export function parseTomlSlice(text: string, range: { start: number; end: number; line: number }, opts: StructuredOptions): StructuredText {
   const offset = range.line - 1;
@@ -233,8 +233,8 @@ export function parseTomlSlice(text: string, range: { start: number; end: number
       cause: err,
     });
   }
-  let finder: LineFinder | undefined;
-  return { data, format: 'toml', lines: (path) => (finder ??= tomlLineFinder(text.slice(range.start, range.end)))(path) + offset };
+  const finder = tomlLineFinder(text.slice(range.start, range.end));
+  return { data, format: 'toml', lines: (path) => finder(path) + offset };
 }
 
 /** `file:line: field: message` for one zod issue. */

@@ -3,6 +3,7 @@ import { closeSync, existsSync, openSync, renameSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { canonicalJson } from '../core/canonical-json.js';
+import { runSteps, runStepsYielding } from '../core/event-loop-turns.js';
 import type { Case } from '../types/case.js';
 import type { CaseResult } from '../types/verdict.js';
 import { readLogLine, type ResultsLogHeader } from './results-file.js';
@@ -28,11 +29,21 @@ export const RESOLVED_SETTINGS_KEY = 'resolved';
 
 /** A digest of each case's content, so `--resume` notices a case edited since the log was written. */
 export function caseDigests(cases: readonly Case[]): Record<string, string> {
+  return runSteps(caseDigestSteps(cases));
+}
+
+/** {@link caseDigests}, giving the event loop a turn every few milliseconds (100,000 cases take a while). */
+export function caseDigestsYielding(cases: readonly Case[]): Promise<Record<string, string>> {
+  return runStepsYielding(caseDigestSteps(cases));
+}
+
+function* caseDigestSteps(cases: readonly Case[]): Generator<void, Record<string, string>> {
   const out: Record<string, string> = {};
   for (const c of cases) {
     const { source: _source, ...content } = c as Case & { source?: unknown };
     // The first 8 bytes as hex: a string of its own (a slice of the 64-digit hex would keep it alive).
     out[c.id] = hash('sha256', canonicalJson(content), 'buffer').toString('hex', 0, 8);
+    yield;
   }
   return out;
 }

@@ -70,6 +70,17 @@ describe('tomlLineFinder', () => {
     expect(lines(['nothing', 'here'])).toBe(1);
   });
 
+  it('answers header paths from the headers and keys below them afterwards, in either order', () => {
+    // The index is built lazily, headers first: a fresh finder asked for a header, then for keys.
+    const fresh = tomlLineFinder(TOML);
+    expect(fresh(['suite', 1, 'eval', 0])).toBe(lineOf('id = "c"') - 1);
+    expect(fresh(['suite', 0, 'eval', 1, 'expect_args', 'name'])).toBe(lineOf('name = "web"'));
+    expect(fresh(['suite', 1, 'eval', 0])).toBe(lineOf('id = "c"') - 1);
+    const keysFirst = tomlLineFinder(TOML);
+    expect(keysFirst(['eval', 0, 'a', 'b', 'c'])).toBe(lineOf('a.b.c = 1'));
+    expect(keysFirst(['eval', 0])).toBe(lineOf('id = "top"') - 1);
+  });
+
   it('locates the first and the last of 2,000 cases from one index', () => {
     const n = 2000;
     const text = Array.from({ length: n }, (_, i) => `[[eval]]\nid = "case-${i}"\nprompt = "p"\n`).join('\n');
