@@ -105,6 +105,9 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
   });
   // Flattened message lists easily pass the default of 128 attributes; never truncate silently.
   const spanLimits = { attributeCountLimit: 100_000, eventCountLimit: 1000, linkCountLimit: 1000 };
+  // A run makes spans faster than the SDK's default queue (2,048) drains at the default 5 s delay: the queue
+  // holds a large run's spans instead of dropping them, and a batch leaves each second or at 512 spans (the
+  // spec's batch size: the serialiser's cost is per span, so larger batches save only a few POSTs).
   const processor = new BatchSpanProcessor(guarded, {
     maxQueueSize: 100_000,
     maxExportBatchSize: 512,
