@@ -59,15 +59,14 @@ async function runRows() {
   const ideal = Math.ceil(latencyCases / 8) * 200;
   row({ id: 'run-latency-200ms', what: 'run, 200 ms latency, conc. 8', data: `${latencyCases} cases`, oursMs: l.runMs, floorMs: ideal, fraction: ideal / l.runMs, target: 0.95, peakRssBytes: l.runRss, meanInFlight: l.meanInFlight, maxInFlight: l.maxInFlight, bareMs: l.bareMs, spanMs: l.spanMs, spanFraction: ideal / l.spanMs, note: `floor = ideal; bare loop ${fmtMs(l.bareMs)} (${(ideal / l.bareMs).toFixed(2)}); first request to last answer ${fmtMs(l.spanMs)} (${(ideal / l.spanMs).toFixed(2)}); ${l.meanInFlight.toFixed(2)} of 8 in flight on average, first to last` });
   const telCases = QUICK ? 500 : 1000;
-  // The default (on fewer than 3 cores the pipeline stays on the main thread) and the worker thread forced.
-  for (const [id, what, telemetryEnv] of [['telemetry-share', 'telemetry share (OTLP/proto)', {}], ['telemetry-share-worker', 'telemetry share, worker thread', { RUNSPEC_TELEMETRY_WORKER: '1' }]]) {
+  for (const [id, what, telemetryEnv] of [['telemetry-share', 'telemetry share (OTLP/proto)', {}]]) {
     const t = await benchRun({ cases: telCases, concurrency: 8, telemetry: true, telemetryEnv, bare: false });
     const share = (t.telemetryMs - t.runMs) / t.telemetryMs;
     const cpuShare = (t.telemetryCpuMs - t.runCpuMs) / t.telemetryCpuMs;
     row({ id, what, data: `${telCases} cases`, oursMs: t.telemetryMs, floorMs: t.runMs, fraction: t.runMs / t.telemetryMs, share, cpuShare, peakRssBytes: t.telemetryRss, note: `share ${(share * 100).toFixed(1)} % of wall, ${(cpuShare * 100).toFixed(1)} % of CPU (target ≤ 10 %)` });
   }
   const cost = await telemetryCostPerTrace(QUICK ? 2000 : 5000);
-  row({ id: 'telemetry-per-trace', what: 'telemetry per trace (in proc.)', data: `${cost.spansPerTrace} spans`, oursMs: (cost.renderDirectUs + cost.protobufUs) / 1000, ...cost, note: `render+SDK ${cost.renderUs.toFixed(0)} µs (direct, as run: ${cost.renderDirectUs.toFixed(0)} µs), protobuf ${cost.protobufUs.toFixed(0)} µs (JSON ${cost.jsonUs.toFixed(0)} µs)` });
+  row({ id: 'telemetry-per-trace', what: 'telemetry per trace (in proc.)', data: `${cost.spansPerTrace} spans`, oursMs: (cost.renderUs + cost.protobufUs) / 1000, ...cost, note: `render+SDK ${cost.renderUs.toFixed(0)} µs, protobuf ${cost.protobufUs.toFixed(0)} µs (JSON ${cost.jsonUs.toFixed(0)} µs)` });
 }
 
 /** Pipe the generated stream of `bytes` into `args` (a node process); time it to its exit. */

@@ -17,7 +17,7 @@ import { openCommandTarget } from '../engine/targets/command.js';
 import type { AgentTarget } from '../engine/targets/types.js';
 import type { CaseTelemetrySink, RunCaseFn, SuiteScoring } from '../engine/suite-runner.js';
 import type { CapturedTrace } from '../telemetry/agent-trace.js';
-import type { RunTelemetry } from '../telemetry/off-thread.js';
+import type { Telemetry as RunTelemetry } from '../telemetry/telemetry.js';
 import { aggregateCase } from '../scoring/samples.js';
 import type { AgentTracing } from './agent-tracing.js';
 import type { AppContext } from './context.js';

@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { readEnv, telemetryWorkerOf, type Env } from '../config/env.js';
+import { readEnv, type Env } from '../config/env.js';
 import { loadConfigFile, type ConfigFile } from '../config/file.js';
 import { resolveRunSettings, toolsetSetting, toolsetSpecOf, type RunSettings, type SettingFlags } from '../config/settings.js';
 import { UsageError, worstExitCode, type ErrorCode } from '../errors.js';
@@ -535,15 +535,14 @@ async function runCases(ctx: AppContext, opts: ExecuteOptions, prepared: Prepare
     projectDir: ctx.projectDir,
   });
   for (const w of project.env.warnings.splice(0)) ctx.warn(w);
-  // The OpenTelemetry SDK costs a noticeable share of start-up time: load it only when it is used, and on a
-  // worker thread, beside the run's loop (off-thread.ts).
+  // The OpenTelemetry SDK costs a noticeable share of start-up time: load it only when it is used.
   const todo = opts.cases.filter((c) => !prior.has(c.id));
   const totalSamples = todo.reduce((n, c) => n + sampleCount(c, flags.samples), 0);
   // OTLP/gRPC needs two optional peers: missing, the run stops here (exit 2, the install line), not batch by batch.
   if (telemetryConfig.enabled && telemetryConfig.exporter.kind === 'otlp' && telemetryConfig.exporter.protocol === 'grpc') await (await import('../telemetry/grpc-exporter.js')).loadGrpcExporterModules();
   // An agent target's spans are exported as they arrived, from this thread (agent-target.ts agentTelemetrySink).
   const telemetry = telemetryConfig.enabled
-    ? await (await import('../telemetry/off-thread.js')).createRunTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION, worker: opts.agent ? false : telemetryWorkerOf(project.env), traces: totalSamples })
+    ? (await import('../telemetry/telemetry.js')).createTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
     : undefined;
   if (telemetry?.enabled) opts.agent?.keepCaptured();
   if (telemetry) opened.telemetry = telemetry;
@@ -789,8 +788,6 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     throw new UsageError('USAGE', `record --target ${flags.target}: a ${single.kind} target has no model requests to record`, { hint: 'record a model target or a provider' });
   }
   flags = withRecordedSettings(ctx, project, flags);
-  // The telemetry worker loads the OpenTelemetry SDK while the cases and toolsets load (off-thread.ts).
-  if (flags.telemetry !== false) (await import('../telemetry/off-thread.js')).prewarmTelemetryWorker({ worker: telemetryWorkerOf(project.env) });
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
   // An empty shard is fine (few cases, many shards); an empty selection otherwise is a mistake.
   if (cases.length === 0 && !flags.shard) return { runs: [], noCases: true, exitCode: 2 };

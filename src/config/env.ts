@@ -68,9 +68,3 @@ export function hashKeyOf(env: Env): string | undefined {
 export function maxResponseBytesOf(env: Env): number | undefined {
   return env.int('RUNSPEC_MAX_RESPONSE_BYTES');
 }
-
-/** RUNSPEC_TELEMETRY_WORKER=1 or 0 forces traces onto a worker thread or off it; unset: by core count. */
-export function telemetryWorkerOf(env: Env): boolean | undefined {
-  const v = env.get('RUNSPEC_TELEMETRY_WORKER');
-  return v === '1' ? true : v === '0' ? false : undefined;
-}

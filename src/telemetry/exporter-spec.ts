@@ -1,7 +1,6 @@
 // Where spans go, resolved without loading the OpenTelemetry SDK: the destination for logs, the file path of
-// the JSON-lines sink, and the TLS files read up front (a missing CA file disables telemetry before the run,
-// wherever the exporter itself will live: this thread or the telemetry worker). Plain data, so it can be
-// posted to a worker.
+// the JSON-lines sink, and the TLS files read up front (a missing CA file disables telemetry before the run
+// rather than failing batch by batch).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TelemetryConfig, TelemetryExporterConfig } from '../config/telemetry.js';

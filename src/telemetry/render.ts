@@ -7,8 +7,10 @@ import {
   SpanStatusCode,
   trace,
   type Attributes,
+  type Context,
   type HrTime,
   type Span,
+  type SpanOptions,
   type Tracer,
 } from '@opentelemetry/api';
 import { SemanticConventions as OI, OpenInferenceSpanKind } from '@arizeai/openinference-semantic-conventions';
@@ -187,20 +189,18 @@ export function caseRootOf(input: RenderInput): CaseRoot {
 export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrace {
   const { run, captureContent } = input;
   const { name, startMs, endMs, error, summary, conversationId, attributes: rootAttrs } = caseRootOf(input);
-  const root = tracer.startSpan(
-    name,
-    { kind: SpanKind.INTERNAL, startTime: hr(startMs), attributes: rootAttrs, root: true },
-    ROOT_CONTEXT,
-  );
+  const root = startSpan(tracer, name, { kind: SpanKind.INTERNAL, startTime: hr(startMs), root: true }, rootAttrs, ROOT_CONTEXT);
   const rootCtx = trace.setSpan(ROOT_CONTEXT, root);
 
   const llmSpans = new Map<number, Span>();
   const llmSpanIds: string[] = [];
   const toolSpanIds: string[] = [];
   for (const call of run?.modelCalls ?? []) {
-    const span = tracer.startSpan(
+    const span = startSpan(
+      tracer,
       `${GEN_AI_OPERATION_NAME_VALUE_CHAT} ${call.requestModel ?? call.responseModel ?? run?.model ?? 'unknown'}`,
-      { kind: SpanKind.CLIENT, startTime: hr(call.startTimeMs), attributes: llmAttributes(call, conversationId, input.runId, captureContent) },
+      { kind: SpanKind.CLIENT, startTime: hr(call.startTimeMs) },
+      llmAttributes(call, conversationId, input.runId, captureContent),
       rootCtx,
     );
     if (call.error) setError(span, call.error);
@@ -210,13 +210,11 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
   // Tool spans sit under the agent span, beside the chat span that requested them, and are tied to it by
   // gen_ai.tool.call.id, as the GenAI agent conventions lay out an agent turn.
   for (const record of run?.toolCalls ?? []) {
-    const span = tracer.startSpan(
+    const span = startSpan(
+      tracer,
       `${GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL} ${record.call.name}`,
-      {
-        kind: SpanKind.INTERNAL,
-        startTime: hr(record.startTimeMs),
-        attributes: toolAttributes(record, run!, input.toolset, captureContent, input.hashKey),
-      },
+      { kind: SpanKind.INTERNAL, startTime: hr(record.startTimeMs) },
+      toolAttributes(record, run!, input.toolset, captureContent, input.hashKey),
       rootCtx,
     );
     // A failed call is an error whether the tool ran (tool_error) or not (unknown_tool,
@@ -235,6 +233,18 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
   if (error) setError(root, error);
   root.end(hr(endMs));
   return { traceId: root.spanContext().traceId, rootSpanId: root.spanContext().spanId, llmSpanIds, toolSpanIds };
+}
+
+/**
+ * Start a span, then set its attributes (built once, in wire order). Given in the start options, the SDK's
+ * Tracer copies and checks them twice for the sampler before the span checks them again; the samplers a
+ * run can have (parent-based or ratio, OTEL_TRACES_SAMPLER) decide on the trace id alone, so the spans on
+ * the wire are the same.
+ */
+function startSpan(tracer: Tracer, name: string, options: SpanOptions, attributes: Attributes, parent: Context): Span {
+  const span = tracer.startSpan(name, options, parent);
+  span.setAttributes(attributes);
+  return span;
 }
 
 /** `{ decision: {tool, command, host, autonomy, executed, args?}, verdict: {category, pass?, reason} }`. */

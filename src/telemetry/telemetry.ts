@@ -6,12 +6,11 @@ import { errorText } from '../core/error-text.js';
 import { traceLink } from '../core/trace-link.js';
 import type { Tracer } from '@opentelemetry/api';
 import { SEMRESATTRS_PROJECT_NAME } from '@arizeai/openinference-semantic-conventions';
-import { ExportResultCode, type ExportResult, type InstrumentationScope } from '@opentelemetry/core';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type IdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TelemetryConfig } from '../config/telemetry.js';
-import { createDirectTracer, directTracerEligible } from './direct-tracer.js';
 import { resolveExporterSpec, type ExporterSpec } from './exporter-spec.js';
 import { annotationTls, buildSpanAnnotations, postSpanAnnotations, type AnnotationTarget } from './phoenix.js';
 
@@ -69,18 +68,6 @@ const DISABLED: Telemetry = {
  * await telemetry.shutdown();
  */
 export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions = {}): Telemetry {
-  return createSdkTelemetry(config, opts);
-}
-
-/**
- * createTelemetry with what the telemetry worker hands in: the exporter it resolved on the main thread
- * (so a setup error is reported there) and the span ids the main thread already returned for each trace.
- */
-export function createSdkTelemetry(
-  config: TelemetryConfig,
-  opts: TelemetryOptions,
-  setup: { exporter?: { spec: ExporterSpec; destination: string }; idGenerator?: IdGenerator } = {},
-): Telemetry {
   if (!config.enabled) return DISABLED;
   const warned = new Set<string>();
   const warn = (key: string, msg: string): void => {
@@ -96,7 +83,7 @@ export function createSdkTelemetry(
   let exporter: SpanExporter;
   let destination: string;
   try {
-    const resolved = setup.exporter ?? resolveExporterSpec(config, opts.fileName);
+    const resolved = resolveExporterSpec(config, opts.fileName);
     destination = resolved.destination;
     exporter = createExporter(resolved.spec);
   } catch (err) {
@@ -125,7 +112,9 @@ export function createSdkTelemetry(
   });
   // Flattened message lists easily pass the default of 128 attributes; never truncate silently.
   const spanLimits = { attributeCountLimit: 100_000, eventCountLimit: 1000, linkCountLimit: 1000 };
-  const idGenerator = setup.idGenerator ?? new RandomIdGenerator();
+  // A run makes spans faster than the SDK's default queue (2,048) drains at the default 5 s delay: the queue
+  // holds a large run's spans instead of dropping them, and a batch leaves each second or at 512 spans (the
+  // spec's batch size: the serialiser's cost is per span, so larger batches save only a few POSTs).
   const processor = new BatchSpanProcessor(guarded, {
     maxQueueSize: 100_000,
     maxExportBatchSize: 512,
@@ -136,18 +125,9 @@ export function createSdkTelemetry(
   // Node provider differs from the basic one only in register(), and would load the async-hooks context
   // manager for nothing).
   // Preset ids re-emit an agent target's case root with the ids its spans already point at (agent-trace.ts).
-  const ids = new PresetIdGenerator(idGenerator);
+  const ids = new PresetIdGenerator(new RandomIdGenerator());
   const provider = new BasicTracerProvider({ resource, spanLimits, idGenerator: ids, spanProcessors: [processor] });
   const tracer = provider.getTracer(TRACER_NAME, opts.version);
-  // Case traces skip the SDK's Span objects where that changes nothing on the wire (direct-tracer.ts): the
-  // same ids, limits, resource and scope objects, and the same processor, so batching, export, flush and
-  // shutdown are the SDK's.
-  const eligible = directTracerEligible();
-  const scope = (tracer as { instrumentationScope?: InstrumentationScope }).instrumentationScope;
-  const caseTracer: Tracer =
-    eligible && scope
-      ? createDirectTracer({ sampler: eligible.sampler, resource, scope, idGenerator, processor, limits: { ...spanLimits, attributePerEventCountLimit: eligible.attributePerEventCountLimit, attributePerLinkCountLimit: eligible.attributePerLinkCountLimit } })
-      : tracer;
   let pending: AnnotationTarget[] = [];
   let closed = false;
 
@@ -243,7 +223,7 @@ export function createSdkTelemetry(
     emitCase(input) {
       if (closed) return undefined;
       try {
-        const rendered = renderRunTrace(caseTracer, {
+        const rendered = renderRunTrace(tracer, {
           ...input,
           captureContent: config.captureContent,
           ...(config.captureHashed && config.hashKey !== undefined ? { hashKey: config.hashKey } : {}),

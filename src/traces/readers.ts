@@ -548,6 +548,12 @@ export async function* readTraceStream(
 }
 
 /**
+ * Bytes per read of a trace file. The stream reads the next chunk while the last one is parsed; at the default
+ * 64 KiB a 50 MB file took 800 reads, each a round trip to the thread pool and an async-iterator step.
+ */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
+/**
  * Read every file (directories recursively) and `-` (the given stdin stream), in order.
  * @throws TraceError (TRACE_INPUT) for a path that does not exist or cannot be read.
  */
@@ -558,7 +564,7 @@ export async function* readTracePaths(
   const files = await listTraceFiles(paths, opts.cwd);
   for (const file of files) {
     const stream: AsyncIterable<Uint8Array> =
-      file === '-' ? (opts.stdin ?? (async function* () {})()) : createReadStream(file);
+      file === '-' ? (opts.stdin ?? (async function* () {})()) : createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
     const name = file === '-' ? 'stdin' : file;
     try {
       for await (const item of readTraceStream(stream, { ...opts, name })) yield { ...item, file: name };

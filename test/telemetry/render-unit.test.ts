@@ -1,7 +1,7 @@
 // renderRunTrace / emitVerdictSpan against the SDK's in-memory exporter: error status rules, samples that
 // errored before a Run existed, verdict carrier spans, and the API-only contract (a no-op tracer works).
 import { SpanStatusCode, trace } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, InMemorySpanExporter, ParentBasedSampler, SimpleSpanProcessor, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emitVerdictSpan, renderRunTrace } from '../../src/telemetry/index.js';
 import type { CaseResult } from '../../src/types/index.js';
@@ -107,6 +107,20 @@ describe('renderRunTrace status', () => {
     expect(root.status).toEqual({ code: SpanStatusCode.ERROR, message: 'second call timed out' });
     expect(root.attributes['runspec.eval.category']).toBe('error');
     expect(root.attributes['runspec.eval.reason']).toBe('PROVIDER_TIMEOUT: second call timed out');
+  });
+
+  // Attributes are set on the started span, not given to startSpan: the SDK's samplers still decide.
+  it.each([
+    { name: 'a ratio of 0 drops the whole trace', ratio: 0, spans: 0 },
+    { name: 'a ratio of 1 keeps every span with its attributes', ratio: 1, spans: 5 },
+  ])('follows the sampler: $name', ({ ratio, spans }) => {
+    const sampled = new InMemorySpanExporter();
+    const sampler = new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+    const t = new BasicTracerProvider({ sampler, spanProcessors: [new SimpleSpanProcessor(sampled)] }).getTracer('test');
+    const ids = renderRunTrace(t, { case: DECISION_CASE, run: decisionRun('search'), verdict: decisionVerdict('search'), runId: 'r', captureContent: false });
+    expect(ids.llmSpanIds).toHaveLength(2);
+    expect(sampled.getFinishedSpans()).toHaveLength(spans);
+    for (const s of sampled.getFinishedSpans()) expect(s.attributes['gen_ai.operation.name']).toBe(s.name.split(' ')[0]);
   });
 
   it('works on the API alone: a no-op tracer renders without throwing', () => {

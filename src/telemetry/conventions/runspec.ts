@@ -80,6 +80,14 @@ export interface VerdictContext {
   usage?: Usage;
 }
 
+// A case's expectations are fixed once it is loaded: hashed once per case, not once per sample's trace.
+const hashedExpectations = new WeakMap<Record<string, ArgExpectation>, string>();
+function expectationsHashOf(args: Record<string, ArgExpectation>): string {
+  let hash = hashedExpectations.get(args);
+  if (hash === undefined) hashedExpectations.set(args, (hash = expectationsHash(args)));
+  return hash;
+}
+
 /** What every verdict form (attributes, event, annotation) shares. */
 export interface VerdictSummary {
   pass: boolean;
@@ -185,7 +193,7 @@ export function verdictAttributes(ctx: VerdictContext): Attributes {
   if ((t = rated?.passRateHigh) !== undefined) a[ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH] = t;
   if ((t = r?.threshold) !== undefined) a[ATTR_RUNSPEC_EVAL_THRESHOLD] = t;
   if ((t = rated?.meetsThreshold) !== undefined) a[ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD] = t;
-  if ((t = ctx.expectedArgs ? expectationsHash(ctx.expectedArgs) : undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH] = t;
+  if ((t = ctx.expectedArgs ? expectationsHashOf(ctx.expectedArgs) : undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH] = t;
   if ((t = ctx.expectedArgs ? argsPass(v) : undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_ARGS_PASS] = t;
   return a;
 }
