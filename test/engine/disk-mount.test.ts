@@ -17,6 +17,9 @@ describe('worktree mounter', () => {
     const note = await m.probe();
     expect(note).toMatch(/^disk budget: running as root, but a tmpfs cannot be mounted for the worktrees here \(.+\); the budget is enforced by checking each worktree's size every 250 ms instead$/);
     expect(note).not.toContain('\n');
+    // The interval said is the one the watchdog uses.
+    const fast = createWorktreeMounter(1024 ** 2, { asRoot: true, mountCommand: 'runspec-eval-no-such-mount', pollMs: 40 });
+    expect(await fast.probe()).toMatch(/every 40 ms instead$/);
     expect(m.probe()).toBe(m.probe());
     expect(await m.mount(dir)).toBeUndefined();
     expect(m.isMounted(dir)).toBe(false);

@@ -134,7 +134,7 @@ export function createCommandSandbox(opts: CreateSandboxOptions = {}): CommandSa
 }
 
 function createHostSandbox(limits: SandboxLimits = {}): CommandSandbox {
-  const mounter = createWorktreeMounter(limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES);
+  const mounter = createWorktreeMounter(limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES, { pollMs: limits.diskPollMs ?? DEFAULT_DISK_POLL_MS });
   const disk = diskWatch(limits, mounter);
   return {
     mode: 'none',
@@ -156,7 +156,7 @@ function createHostSandbox(limits: SandboxLimits = {}): CommandSandbox {
 
 function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
   const limits = { maxProcesses: 256, maxMemoryBytes: 4 * 1024 ** 3, maxFileBytes: 256 * 1024 ** 2, maxTmpfsBytes: 256 * 1024 ** 2, ...opts.limits };
-  const mounter = createWorktreeMounter(limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES);
+  const mounter = createWorktreeMounter(limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES, { pollMs: limits.diskPollMs ?? DEFAULT_DISK_POLL_MS });
   const disk = diskWatch(limits, mounter);
   const searchPath = opts.searchPath ?? STANDARD_PATH;
   const asRoot = typeof process.geteuid === 'function' && process.geteuid() === 0;

@@ -64,10 +64,18 @@ export async function tmpfsUsedBytes(root: string): Promise<number> {
  * A mounter for worktrees under a disk budget of `maxBytes`.
  * @example const m = createWorktreeMounter(1024 ** 3); const unmount = await m.mount(dir); ...; await unmount?.();
  */
-export function createWorktreeMounter(maxBytes: number, opts: { asRoot?: boolean; /** @default 'mount' */ mountCommand?: string } = {}): WorktreeMounter {
+export function createWorktreeMounter(
+  maxBytes: number,
+  opts: {
+    asRoot?: boolean;
+    /** @default 'mount' */ mountCommand?: string;
+    /** How often the watchdog checks the worktree's size, for the note when it is the budget. @default 250 */ pollMs?: number;
+  } = {},
+): WorktreeMounter {
   const asRoot = opts.asRoot ?? (typeof process.geteuid === 'function' && process.geteuid() === 0);
   const size = maxBytes + TMPFS_SLACK_BYTES;
   const mountCommand = opts.mountCommand ?? MOUNT;
+  const pollMs = opts.pollMs ?? 250;
   let probed: Promise<string | undefined> | undefined;
   let usable = false;
   const own = new Set<string>();
@@ -83,7 +91,7 @@ export function createWorktreeMounter(maxBytes: number, opts: { asRoot?: boolean
         usable = true;
         return undefined;
       } catch (err) {
-        return `disk budget: running as root, but a tmpfs cannot be mounted for the worktrees here (${(err as Error).message}); the budget is enforced by checking each worktree's size every 250 ms instead`;
+        return `disk budget: running as root, but a tmpfs cannot be mounted for the worktrees here (${(err as Error).message}); the budget is enforced by checking each worktree's size every ${pollMs} ms instead`;
       } finally {
         await rmdir(dir).catch(() => undefined);
       }
