@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
+import type { CliContext } from '../context.js';
 import { UsageError } from '../../errors.js';
 import { DIFF_FAIL_ON, type DiffFailOn } from '../../report/diff.js';
 import { addExecutionOptions, addModelOptions, addSelectionOptions, cwdPath, suiteLabelOf, type RunFlags } from './_run-options.js';
@@ -60,36 +61,36 @@ export const ciCommand: CommandModule = {
     };
     const FAIL_ON_HELP = 'exit 1 on: any (every pass → fail flip), significant (95% intervals apart), none';
 
-    ci.command('diff')
-      .description('Diff the run against the baseline into the job summary; exit 1 when a case regressed (the gate when the action does not comment)')
-      .requiredOption('--head <file>', 'results JSON of this run')
-      .option('--base <path>', 'baseline results JSON, or a directory of them (missing: no baseline yet)')
-      .option('--fail-on <when>', FAIL_ON_HELP, 'any')
-      .addHelpText('after', '\nExit codes: 0 nothing regressed (or no baseline), 1 a case regressed (see --fail-on), 2 bad input.\n')
-      .action(
-        action(getContext, setExit, async (ctx, flags: { head: string; base?: string; failOn: string }) => {
-          const failOn = failOnOf('diff', flags.failOn);
-          const { ciDiff } = await import('../../app/ci.js');
-          const r = ciDiff(ctx, { head: cwdPath(ctx, flags.head), ...(flags.base ? { base: cwdPath(ctx, flags.base) } : {}), failOn });
-          for (const l of r.lines) ctx.err(l);
-          return r.exitCode;
-        }),
-      );
+    // `ci diff` and `ci comment` take the same run/baseline options; only their help and action differ.
+    type DiffRun = (ctx: CliContext, options: { head: string; base?: string; failOn: DiffFailOn }) => Promise<{ lines: string[]; exitCode: number }>;
+    const diffCommand = (name: 'diff' | 'comment', description: string, exitHelp: string, run: DiffRun): void => {
+      ci.command(name)
+        .description(description)
+        .requiredOption('--head <file>', 'results JSON of this run')
+        .option('--base <path>', 'baseline results JSON, or a directory of them (missing: no baseline yet)')
+        .option('--fail-on <when>', FAIL_ON_HELP, 'any')
+        .addHelpText('after', exitHelp)
+        .action(
+          action(getContext, setExit, async (ctx, flags: { head: string; base?: string; failOn: string }) => {
+            const failOn = failOnOf(name, flags.failOn);
+            const r = await run(ctx, { head: cwdPath(ctx, flags.head), ...(flags.base ? { base: cwdPath(ctx, flags.base) } : {}), failOn });
+            for (const l of r.lines) ctx.err(l);
+            return r.exitCode;
+          }),
+        );
+    };
 
-    ci.command('comment')
-      .description('Diff the run against the baseline and create or update one sticky pull-request comment (and the job summary)')
-      .requiredOption('--head <file>', 'results JSON of this run')
-      .option('--base <path>', 'baseline results JSON, or a directory of them (missing: no baseline yet)')
-      .option('--fail-on <when>', FAIL_ON_HELP, 'any')
-      .addHelpText('after', '\nExit codes: 0 nothing regressed (or no baseline), 1 a case regressed (see --fail-on), 2 bad input, 3 GitHub unreachable.\nA token that may not comment (a fork\'s) writes the job summary and a warning instead of failing.\n')
-      .action(
-        action(getContext, setExit, async (ctx, flags: { head: string; base?: string; failOn: string }) => {
-          const failOn = failOnOf('comment', flags.failOn);
-          const { ciComment } = await import('../../app/ci.js');
-          const r = await ciComment(ctx, { head: cwdPath(ctx, flags.head), ...(flags.base ? { base: cwdPath(ctx, flags.base) } : {}), failOn });
-          for (const l of r.lines) ctx.err(l);
-          return r.exitCode;
-        }),
-      );
+    diffCommand(
+      'diff',
+      'Diff the run against the baseline into the job summary; exit 1 when a case regressed (the gate when the action does not comment)',
+      '\nExit codes: 0 nothing regressed (or no baseline), 1 a case regressed (see --fail-on), 2 bad input.\n',
+      async (ctx, options) => (await import('../../app/ci.js')).ciDiff(ctx, options),
+    );
+    diffCommand(
+      'comment',
+      'Diff the run against the baseline and create or update one sticky pull-request comment (and the job summary)',
+      "\nExit codes: 0 nothing regressed (or no baseline), 1 a case regressed (see --fail-on), 2 bad input, 3 GitHub unreachable.\nA token that may not comment (a fork's) writes the job summary and a warning instead of failing.\n",
+      async (ctx, options) => (await import('../../app/ci.js')).ciComment(ctx, options),
+    );
   },
 };
