@@ -3,6 +3,7 @@
 // started together and returned as a handle. The CLI keeps the flags, the signal hookup and the printing.
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { resolve } from 'node:path';
+import { finished } from 'node:stream/promises';
 import { createLineBatcher } from '../core/line-batcher.js';
 import { isLoopbackHost } from '../core/loopback.js';
 import { RunspecError, UsageError } from '../errors.js';
@@ -231,8 +232,14 @@ function openLines(ctx: ServeContext, out: string | undefined): { lines: ReturnT
     lines,
     async close() {
       lines.flush();
-      // 'close', not 'finish': the descriptor is closed only then (the caller may reopen or remove the file).
-      if (file) await new Promise<void>((r) => file!.once('close', () => r()).end());
+      if (!file) return;
+      // finished() waits for 'close' (the descriptor is closed only then: the caller may reopen or remove the
+      // file) and settles at once when the stream is already closed; once('close') would then wait forever.
+      file.end();
+      await finished(file).catch((err: NodeJS.ErrnoException) => {
+        // Destroyed before it finished: the error that destroyed it is reported where it happened.
+        if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') throw err;
+      });
     },
   };
 }
