@@ -219,6 +219,11 @@ interface ProviderWatch {
   retries: ReturnType<typeof collapseRetries>;
   reachability: ReachabilityWatch;
 }
+// One watch per front-end context (one CLI command or API call): the providers a run builds (a --compare
+// list, a matrix) share it, so their retry counts are flushed together and one reachability stop covers the
+// run. Its `verbose` and window come from the first buildProvider call, which is fine because both are
+// run-wide: -v is a flag every per-provider RunFlags copies from the run's (`{ ...flags, provider }`,
+// withModelTarget), and the window has no flag, only RUNSPEC_UNREACHABLE_AFTER_MS and [llm] (runSettings).
 const providerWatches = new WeakMap<object, ProviderWatch>();
 function providerWatchOf(ctx: Partial<Pick<AppContext, 'err'>>, verbose: boolean, unreachableAfterMs: number): ProviderWatch {
   let w = providerWatches.get(ctx);
