@@ -4,7 +4,8 @@
 
 import { readFileSync } from 'node:fs';
 import { chooseCommandSandbox } from '../engine/sandbox/select.js';
-import { UsageError } from '../errors.js';
+import { ProviderError, UsageError } from '../errors.js';
+import { safeText } from '../core/safe-text.js';
 import { runSuite } from '../engine/suite-runner.js';
 import type { TurnEvent } from '../engine/run-case.js';
 import { formatTurnEvent } from '../engine/turn-log.js';
@@ -17,7 +18,7 @@ import type { Provider } from '../providers/types.js';
 import { VERSION } from '../core/version.js';
 import { cwdPath, type AppContext } from './context.js';
 import type { RunFlags } from './run-options.js';
-import { buildProvider, sandboxChoice, loadProject, loadToolsets, newRunId, providerName, selectRunCases } from './run-suite.js';
+import { buildProvider, flushProviderRetries, providerReachabilityOf, sandboxChoice, loadProject, loadToolsets, newRunId, providerName, selectRunCases } from './run-suite.js';
 
 /** Options of `optimizeSuite`: the run flags plus the loop's own. */
 export interface OptimizeFlags extends RunFlags {
@@ -64,52 +65,54 @@ export async function optimizeSuite(ctx: AppContext, targets: string[], flags: O
   const toolsets = await loadToolsets(ctx, project, cases, flags.toolset);
   const name = providerName(flags, project);
   const provider = buildProvider(ctx, project, name, flags);
-  let initialPrompt = DEFAULT_AGENT_PROMPT;
-  if (flags.prompt) {
-    try {
-      initialPrompt = readFileSync(cwdPath(ctx, flags.prompt), 'utf8');
-    } catch {
-      throw new UsageError('USAGE', `--prompt: cannot read ${cwdPath(ctx, flags.prompt)}`);
-    }
-  }
-  const out = cwdPath(ctx, flags.out ?? 'eval_results.json');
-  ensureOutputDir(out, '--out');
-  const runId = newRunId();
-  const started = new Date().toISOString();
-  // turnstone's meta.n_runs_default: --n-runs, else the suite's defaults.n_runs, else 3.
-  const suiteDefault = cases.find((c) => c.settings.suiteSamples !== undefined)?.settings.suiteSamples;
-  const meta = () => ({
-    run_id: runId,
-    tool: 'runspec-eval',
-    version: VERSION,
-    started,
-    provider: name,
-    // Read at every save: an auto-detected model is known once the first request has gone out.
-    model: provider.model ?? flags.model ?? null,
-    base_url: provider.baseUrl ?? null,
-    test_suite: targets.join(',') || '(all)',
-    n_runs_default: flags.nRuns ?? suiteDefault ?? 3,
-  });
-  const persist = (all: IterationRecord[]): void => {
-    const doc = buildResultsDocument({
-      meta: meta(),
-      iterations: all.map((it) => ({
-        iteration: it.iteration,
-        timestamp: it.timestamp,
-        prompt: it.prompt,
-        promptDiff: it.promptDiff,
-        optimizerSystem: it.optimizerSystem,
-        caseResults: it.caseResults,
-      })),
-    });
-    writeResultsDocument(out, doc);
-  };
-  const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
-    sandboxChoice(project, flags),
-    cases.some((c) => c.mode === 'trajectory'),
-  );
-  if (sandboxWarning) ctx.warn(sandboxWarning);
+  // The provider is closed and its retry counts printed however optimize ends (bad --prompt or --out included).
   try {
+    let initialPrompt = DEFAULT_AGENT_PROMPT;
+    if (flags.prompt) {
+      try {
+        initialPrompt = readFileSync(cwdPath(ctx, flags.prompt), 'utf8');
+      } catch {
+        throw new UsageError('USAGE', `--prompt: cannot read ${cwdPath(ctx, flags.prompt)}`);
+      }
+    }
+    const out = cwdPath(ctx, flags.out ?? 'eval_results.json');
+    ensureOutputDir(out, '--out');
+    const runId = newRunId();
+    const started = new Date().toISOString();
+    // turnstone's meta.n_runs_default: --n-runs, else the suite's defaults.n_runs, else 3.
+    const suiteDefault = cases.find((c) => c.settings.suiteSamples !== undefined)?.settings.suiteSamples;
+    const meta = () => ({
+      run_id: runId,
+      tool: 'runspec-eval',
+      version: VERSION,
+      started,
+      provider: name,
+      // Read at every save: an auto-detected model is known once the first request has gone out.
+      model: provider.model ?? flags.model ?? null,
+      base_url: provider.baseUrl ?? null,
+      test_suite: targets.join(',') || '(all)',
+      n_runs_default: flags.nRuns ?? suiteDefault ?? 3,
+    });
+    const persist = (all: IterationRecord[]): void => {
+      const doc = buildResultsDocument({
+        meta: meta(),
+        iterations: all.map((it) => ({
+          iteration: it.iteration,
+          timestamp: it.timestamp,
+          prompt: it.prompt,
+          promptDiff: it.promptDiff,
+          optimizerSystem: it.optimizerSystem,
+          caseResults: it.caseResults,
+        })),
+      });
+      writeResultsDocument(out, doc);
+    };
+    const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
+      sandboxChoice(project, flags),
+      cases.some((c) => c.mode === 'trajectory'),
+    );
+    if (sandboxWarning) ctx.warn(sandboxWarning);
+    const reachability = providerReachabilityOf(ctx);
     const result = await runOptimization({
       cases,
       initialPrompt,
@@ -129,7 +132,12 @@ export async function optimizeSuite(ctx: AppContext, targets: string[], flags: O
           sandbox,
           runId: `${runId}-i${iteration}`,
           onWarning: (w) => ctx.warn(w),
+          ...(reachability ? { reachability } : {}),
         });
+        if (run.stopped?.cause === 'unreachable') {
+          // As `run` stops: one line for the cause, exit 3; the iterations so far are saved in --out.
+          throw new ProviderError('PROVIDER', `optimize stopped in iteration ${iteration}: every request in flight failed to connect for ${(run.stopped.windowMs / 1000).toFixed(1)} s (${safeText(run.stopped.reason)})`);
+        }
         return run.results;
       },
       onIteration: (record, all) => {
@@ -144,5 +152,6 @@ export async function optimizeSuite(ctx: AppContext, targets: string[], flags: O
     return { result, resultsFile: out, exitCode: unreachable ? 3 : result.best.allPass ? 0 : 1 };
   } finally {
     await provider.close().catch(() => {});
+    flushProviderRetries(ctx);
   }
 }

@@ -234,6 +234,16 @@ function providerWatchOf(ctx: Partial<Pick<AppContext, 'err'>>, verbose: boolean
   return w;
 }
 
+/** The reachability watch of the providers `ctx` built, for runSuite's unreachable stop (undefined: none built). */
+export function providerReachabilityOf(ctx: object): ReachabilityWatch | undefined {
+  return providerWatches.get(ctx)?.reachability;
+}
+
+/** Print the `retried:` counts of the providers `ctx` built (once the run that used them has ended). */
+export function flushProviderRetries(ctx: object): void {
+  providerWatches.get(ctx)?.retries.flush();
+}
+
 /** What buildProvider resolves: the provider spec string and the resolver's options. */
 function providerRequest(ctx: Pick<AppContext, 'cwd' | 'projectDir'>, project: LoadedProject, name: string, flags: RunFlags): { spec: string; options: ResolveProviderOptions } {
   const spec = (name === 'mock' || name === 'replay') && flags.script ? `${name}:${resolve(ctx.cwd, flags.script)}` : name;
@@ -526,7 +536,7 @@ async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: Prepa
       }
     }
     await opts.provider.close().catch(() => {});
-    providerWatches.get(ctx)?.retries.flush();
+    flushProviderRetries(ctx);
   }
 }
 

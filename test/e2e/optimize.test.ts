@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeModelServer, type RecordedRequest } from '../helpers/fake-openai.js';
+import { closedPort } from '../helpers/ports.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const SUITE = {
@@ -81,5 +82,35 @@ describe('runspec-eval optimize', () => {
     expect(cli.exitCode, cli.stderr).toBe(1);
     expect(cli.stderr).toMatch(/^\[fix-typo#0 turn 0\] tool write_file \{"path":"a\.py"/m);
     expect(JSON.parse(readFileSync(out, 'utf8')).meta).toMatchObject({ model: 'fake-model', n_runs_default: 1 });
+  });
+});
+
+describe('runspec-eval optimize against a provider that is down', { timeout: 120_000 }, () => {
+  let dir: string;
+  let deadUrl: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'runspec-optimize-down-'));
+    writeFileSync(join(dir, 'suite.json'), JSON.stringify({ ...SUITE, defaults: { n_runs: 3 } }));
+    deadUrl = `http://127.0.0.1:${await closedPort()}/v1`;
+  });
+  const optimize = (out: string, env: Record<string, string>) =>
+    runCli(['--path', dir, 'optimize', join(dir, 'suite.json'), '--base-url', deadUrl, '--model', 'm', '--out', join(dir, out), '--no-optimize', '--attempts', '2'], {
+      env: { OPENAI_API_KEY: 'sk-test', ...env },
+      spawn: true,
+    });
+
+  it('counts the retries it did not show, in one line, when it ends', async () => {
+    const cli = await optimize('retried.json', { RUNSPEC_UNREACHABLE_AFTER_MS: '0' });
+    expect(cli.exitCode, cli.stderr).toBe(3);
+    const lines = cli.stderr.trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('retrying:'))).toHaveLength(1);
+    // 3 samples, one retry each: the first is shown, the other two counted.
+    expect(lines.filter((l) => l.startsWith('retried:'))).toEqual(['retried: openai: 2 more time(s) after connection failed (ECONNREFUSED)']);
+  });
+
+  it('stops with one line and exit 3 once every request in flight failed to connect for the window', async () => {
+    const cli = await optimize('gone.json', { RUNSPEC_UNREACHABLE_AFTER_MS: '200' });
+    expect(cli.exitCode, cli.stderr).toBe(3);
+    expect(cli.stderr).toMatch(/^error: optimize stopped in iteration 0: every request in flight failed to connect for 0\.2 s \(openai.*connection failed \(ECONNREFUSED\)\)$/m);
   });
 });
