@@ -21,7 +21,17 @@ async function writeAll(res: ServerResponse, head: string, fill: number, tail: s
   res.write(head);
   const chunk = Buffer.alloc(1024 * 1024, 'x');
   for (let sent = 0; sent < fill && !res.destroyed; sent += chunk.length) {
-    if (!res.write(chunk)) await new Promise((r) => res.once('drain', r).once('close', r));
+    // Wait for 'drain' or 'close', and take both listeners off whichever came: left on, the 'close' ones
+    // piled up (one per full buffer) past the emitter's limit of 10.
+    if (!res.write(chunk)) {
+      await new Promise<void>((r) => {
+        const done = (): void => {
+          res.off('drain', done).off('close', done);
+          r();
+        };
+        res.once('drain', done).once('close', done);
+      });
+    }
   }
   if (!res.destroyed) res.end(tail);
 }
