@@ -3,6 +3,7 @@
 
 import type { OutputFormat } from '../report/formats.js';
 import type { ToolMode } from '../types/toolset.js';
+import type { DiskBudgetMode } from '../config/settings.js';
 import { cwdPath, type AppContext } from './context.js';
 import { redactUrl } from '../core/redact.js';
 import type { ReasoningEffort } from '../core/vocabulary.js';
@@ -63,6 +64,8 @@ export interface RunFlags {
   unsafeHostCommands?: boolean;
   /** `--disk-budget-mib`: disk a case's worktree may take before its command is stopped. */
   diskBudgetMib?: number;
+  /** `--disk-budget-mode`: `auto` (a tmpfs per worktree as root) or `watchdog` (the size check alone). */
+  diskBudgetMode?: DiskBudgetMode;
   script?: string;
   /** `--target NAME`: a `[targets.NAME]` of runspec.toml (model, module, http or command). */
   target?: string;

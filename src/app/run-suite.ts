@@ -109,6 +109,7 @@ function settingFlags(flags: RunFlags): SettingFlags {
   if (flags.concurrency !== undefined) out.concurrency = flags.concurrency;
   if (flags.maxRequests !== undefined) out.maxRequests = flags.maxRequests;
   if (flags.stopAfterErrors !== undefined) out.stopAfterErrors = flags.stopAfterErrors;
+  if (flags.diskBudgetMode !== undefined) out.diskBudgetMode = flags.diskBudgetMode;
   if (flags.toolset !== undefined) out.toolset = flags.toolset;
   const attempts = flags.attempts ?? flags.retries;
   if (attempts !== undefined) out.attempts = attempts;
@@ -118,7 +119,8 @@ function settingFlags(flags: RunFlags): SettingFlags {
 
 /** The command sandbox of a run as chooseCommandSandbox takes it: the resolved setting, and the bwrap to use. */
 export function sandboxChoice(project: LoadedProject, flags: RunFlags): SandboxChoice {
-  const sandbox = runSettings(project, flags).sandbox;
+  const settings = runSettings(project, flags);
+  const sandbox = settings.sandbox;
   const bwrap = project.env.get('RUNSPEC_BWRAP');
   const searchPath = project.env.get('PATH');
   return {
@@ -127,6 +129,7 @@ export function sandboxChoice(project: LoadedProject, flags: RunFlags): SandboxC
     ...(bwrap !== undefined ? { bwrap } : {}),
     ...(searchPath !== undefined ? { searchPath } : {}),
     maxDiskBytes: (flags.diskBudgetMib ?? project.config.trajectory?.disk_budget_mib ?? 1024) * 1024 ** 2,
+    diskBudgetMode: settings.diskBudgetMode.value,
   };
 }
 

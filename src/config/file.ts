@@ -97,8 +97,12 @@ export const ConfigFileSchema = z
     /**
      * Trajectory mode: `sandbox = "none"` runs model-driven commands unconfined on the host (warned on every run);
      * `disk_budget_mib`: disk a case's worktree may take (MiB) before its command is stopped. @default 1024
+     * `disk_budget_mode`: `auto` (a tmpfs per worktree as root, plus the size watchdog) or `watchdog` (never mount). @default auto
      */
-    trajectory: z.object({ sandbox: z.enum(['bwrap', 'none']).optional(), disk_budget_mib: z.number().int().positive().max(1024 * 1024).optional() }).strict().optional(),
+    trajectory: z
+      .object({ sandbox: z.enum(['bwrap', 'none']).optional(), disk_budget_mib: z.number().int().positive().max(1024 * 1024).optional(), disk_budget_mode: z.enum(['auto', 'watchdog']).optional() })
+      .strict()
+      .optional(),
     /**
      * Fixture sources: `plugins` (modules exporting registerFixtures) and `dirs`, directories of the project
      * (relative to it) read recursively as local cases, e.g. `dirs = ["evals"]`.

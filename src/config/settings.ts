@@ -23,10 +23,19 @@ export interface SettingFlags {
   stopAfterErrors?: number;
   /** --unsafe-host-commands: no command sandbox. */
   unsafeHostCommands?: boolean;
+  /** --disk-budget-mode */
+  diskBudgetMode?: DiskBudgetMode;
 }
 
 /** The command sandbox of trajectory cases. */
 export type SandboxMode = 'bwrap' | 'none';
+
+/**
+ * How a case's disk budget is enforced: `auto` mounts a tmpfs of the budget as each worktree when running
+ * as root (and root may mount), with the size watchdog; `watchdog` never mounts, the watchdog alone is the budget.
+ */
+export const DISK_BUDGET_MODES = ['auto', 'watchdog'] as const;
+export type DiskBudgetMode = (typeof DISK_BUDGET_MODES)[number];
 
 export interface RunSettings {
   /** Provider preset or profile: --provider > RUNSPEC_PROVIDER > [llm] provider > openai. */
@@ -58,6 +67,8 @@ export interface RunSettings {
   maxResponseBytes: Setting<number>;
   /** Command sandbox: --unsafe-host-commands (none) > [trajectory] sandbox > bwrap. */
   sandbox: Setting<SandboxMode>;
+  /** Disk budget mechanism: --disk-budget-mode > RUNSPEC_DISK_BUDGET_MODE > [trajectory] disk_budget_mode > auto. */
+  diskBudgetMode: Setting<DiskBudgetMode>;
 }
 
 /** Most case samples in flight (--concurrency, RUNSPEC_CONCURRENCY and [llm] concurrency alike). */
@@ -93,6 +104,7 @@ export function resolveRunSettings(input: { flags?: SettingFlags; env: Env; file
     attempts: attemptsSetting(flags.attempts, file),
     maxResponseBytes: firstSet(undefined, maxResponseBytesOf(env), file.llm?.max_response_bytes, DEFAULT_MAX_RESPONSE_BYTES),
     sandbox: firstSet<SandboxMode>(flags.unsafeHostCommands ? 'none' : undefined, undefined, file.trajectory?.sandbox, 'bwrap'),
+    diskBudgetMode: firstSet<DiskBudgetMode>(flags.diskBudgetMode, envDiskBudgetMode(env), file.trajectory?.disk_budget_mode, 'auto'),
     stopAfterErrors: firstSet(flags.stopAfterErrors, env.int('RUNSPEC_STOP_AFTER_ERRORS'), file.llm?.stop_after_errors, DEFAULT_STOP_AFTER_ERRORS),
     unreachableAfterMs: firstSet(undefined, env.int('RUNSPEC_UNREACHABLE_AFTER_MS'), file.llm?.unreachable_after_ms, DEFAULT_UNREACHABLE_AFTER_MS),
   };
@@ -118,6 +130,17 @@ export function toolsetSpecOf(setting: Setting<string | undefined>, c: { dialect
   const fallback = c.dialect === 'runspec' ? 'builtin:fleet' : 'builtin:workspace';
   if (setting.value === undefined || (setting.source === 'file' && c.mode !== 'decision')) return fallback;
   return setting.value;
+}
+
+function envDiskBudgetMode(env: Env): DiskBudgetMode | undefined {
+  const v = env.get('RUNSPEC_DISK_BUDGET_MODE');
+  if (v === undefined) return undefined;
+  if (!(DISK_BUDGET_MODES as readonly string[]).includes(v)) {
+    throw new ConfigError('CONFIG', `RUNSPEC_DISK_BUDGET_MODE: expected one of ${DISK_BUDGET_MODES.join(', ')} (got ${JSON.stringify(v)})`, {
+      hint: `unset it or set one of ${DISK_BUDGET_MODES.join(', ')}`,
+    });
+  }
+  return v as DiskBudgetMode;
 }
 
 function envToolMode(env: Env): ToolMode | undefined {

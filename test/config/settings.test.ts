@@ -43,6 +43,15 @@ describe('resolveRunSettings', () => {
     expect(resolveRunSettings({ env: readEnv({ RUNSPEC_UNREACHABLE_AFTER_MS: '250' }), file: { llm: { unreachable_after_ms: 0 } } }).unreachableAfterMs).toEqual({ value: 250, source: 'env' });
   });
 
+  it('takes the disk budget mode from --disk-budget-mode > RUNSPEC_DISK_BUDGET_MODE > [trajectory] disk_budget_mode > auto', () => {
+    const file = { trajectory: { disk_budget_mode: 'watchdog' as const } };
+    expect(resolveRunSettings({ env: readEnv({}), file: {} }).diskBudgetMode).toEqual({ value: 'auto', source: 'default' });
+    expect(resolveRunSettings({ env: readEnv({}), file }).diskBudgetMode).toEqual({ value: 'watchdog', source: 'file' });
+    expect(resolveRunSettings({ env: readEnv({ RUNSPEC_DISK_BUDGET_MODE: 'auto' }), file }).diskBudgetMode).toEqual({ value: 'auto', source: 'env' });
+    expect(resolveRunSettings({ flags: { diskBudgetMode: 'watchdog' }, env: readEnv({ RUNSPEC_DISK_BUDGET_MODE: 'auto' }), file }).diskBudgetMode).toEqual({ value: 'watchdog', source: 'flag' });
+    expect(() => resolveRunSettings({ env: readEnv({ RUNSPEC_DISK_BUDGET_MODE: 'tmpfs' }), file: {} })).toThrow(/^RUNSPEC_DISK_BUDGET_MODE: expected one of auto, watchdog \(got "tmpfs"\)$/);
+  });
+
   it('bounds RUNSPEC_CONCURRENCY like the flag', () => {
     expect(() => resolveRunSettings({ env: readEnv({ RUNSPEC_CONCURRENCY: '1000' }), file: {} })).toThrow(/^RUNSPEC_CONCURRENCY: expected 1 to 256 \(got 1000\)$/);
   });

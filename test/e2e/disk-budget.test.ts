@@ -6,6 +6,9 @@ import { cliEnv, tempProject } from './_helpers.js';
 
 // The disk budget of a case, set by flag or runspec.toml: a command writing past it is stopped and the
 // case fails with `disk budget exceeded` (one command used to write ~856 MB to the host unchecked).
+// These runs force the watchdog (RUNSPEC_DISK_BUDGET_MODE=watchdog), so the size check is what stops the
+// command on every machine: as root the default would mount a tmpfs per worktree instead (that path is
+// test/integration/disk-budget-tmpfs.test.ts).
 
 const project = tempProject('runspec-diskbudget-');
 afterAll(() => project.cleanup());
@@ -20,7 +23,7 @@ project.write(
 
 const run = (args: string[], out: string) =>
   runCli(['--path', project.dir, 'run', 'suite.json', '--provider', 'mock:mock.json', '--out', `out/${out}.json`, '--no-telemetry', '--unsafe-host-commands', ...args], {
-    env: cliEnv(project.dir),
+    env: cliEnv(project.dir, { RUNSPEC_DISK_BUDGET_MODE: 'watchdog' }),
     cwd: project.dir,
     spawn: true,
   });
@@ -48,6 +51,29 @@ describe('disk budget', { timeout: 120_000 }, () => {
     project.write('runspec.toml', '');
     const cli = await run([], 'default');
     expect(entryOf('default').run_status, cli.stderr).toBe('ok');
+  });
+
+  it('takes the mode from --disk-budget-mode too, and refuses one it does not know', async () => {
+    project.write('runspec.toml', '');
+    const cli = await run(['--disk-budget-mib', '16', '--disk-budget-mode', 'watchdog'], 'mode-flag');
+    expect(cli.exitCode, cli.stderr).toBe(3);
+    expect(entryOf('mode-flag').error).toMatchObject({ code: 'DISK_BUDGET' });
+    const bad = await run(['--disk-budget-mode', 'tmpfs'], 'mode-bad');
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/--disk-budget-mode/);
+  });
+
+  it('config shows the mode and where it came from', async () => {
+    project.write('runspec.toml', '[trajectory]\ndisk_budget_mode = "watchdog"\n');
+    const row = async (env: Record<string, string>) => {
+      const cli = await runCli(['--path', project.dir, 'config'], { env: cliEnv(project.dir, env), cwd: project.dir });
+      expect(cli.exitCode, cli.stderr).toBe(0);
+      return cli.stdout.split('\n').find((l) => l.includes('trajectory.disk_budget_mode'));
+    };
+    expect(await row({})).toMatch(/trajectory\.disk_budget_mode\s+watchdog\s+\(file\)$/);
+    expect(await row({ RUNSPEC_DISK_BUDGET_MODE: 'auto' })).toMatch(/trajectory\.disk_budget_mode\s+auto\s+\(env\)$/);
+    project.write('runspec.toml', '');
+    expect(await row({})).toMatch(/trajectory\.disk_budget_mode\s+auto\s+\(default\)$/);
   });
 
   it('refuses a budget that is not a positive whole number of MiB', async () => {

@@ -27,6 +27,13 @@ describe('worktree mounter', () => {
     expect(readdirSync(tmpdir()).filter((n) => n.startsWith(`runspec-eval-probe-pid${process.pid}-`))).toEqual([]);
   });
 
+  it('mounts nothing and says nothing as root in watchdog mode (the mount is not even tried)', async () => {
+    const m = createWorktreeMounter(1024 ** 2, { asRoot: true, mountCommand: 'runspec-eval-no-such-mount', mode: 'watchdog' });
+    expect(await m.probe()).toBeUndefined();
+    expect(await m.mount(dir)).toBeUndefined();
+    expect(m.isMounted(dir)).toBe(false);
+  });
+
   it('mounts nothing and says nothing when not root', async () => {
     const m = createWorktreeMounter(1024 ** 2, { asRoot: false });
     expect(await m.probe()).toBeUndefined();

@@ -4,6 +4,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { OUTPUT_FORMATS } from '../../report/formats.js';
 import { TOOL_MODES } from '../../core/vocabulary.js';
+import { DISK_BUDGET_MODES } from '../../config/settings.js';
 import { GATE_SYNTAX, parseGate } from '../../fixtures/gate.js';
 import { SHARD_HELP } from '../../core/shard.js';
 
@@ -112,7 +113,12 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--endpoint <url>', 'OTLP/HTTP traces endpoint (default: OTEL_* variables, runspec.toml, else .runspec/traces/)')
     .option('--keep-worktrees', 'keep trajectory worktrees for inspection')
     .option('--unsafe-host-commands', 'run model-driven commands (bash, run_command) on this machine without the bubblewrap sandbox (warned on every run)')
-    .option('--disk-budget-mib <n>', 'disk a case\'s worktree may take, in MiB, before its command is stopped and the case fails (default 1024, or [trajectory] disk_budget_mib)', boundedInt(1024 * 1024));
+    .option('--disk-budget-mib <n>', 'disk a case\'s worktree may take, in MiB, before its command is stopped and the case fails (default 1024, or [trajectory] disk_budget_mib)', boundedInt(1024 * 1024))
+    .addOption(
+      new Option('--disk-budget-mode <mode>', 'how the disk budget is enforced: auto (as root, each worktree is a tmpfs of the budget; else the size check) or watchdog (the size check alone) (default auto, or RUNSPEC_DISK_BUDGET_MODE, [trajectory] disk_budget_mode)').choices(
+        DISK_BUDGET_MODES,
+      ),
+    );
   if (opts.script !== false) cmd.option('--script <file>', 'script of the mock provider, or recording of the replay provider');
   return cmd;
 }

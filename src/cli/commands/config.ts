@@ -45,6 +45,7 @@ function configAction(ctx: CliContext, flags: ConfigFlags): number {
   add('attempts', settings.attempts);
   add('max_response_bytes', settings.maxResponseBytes);
   add('trajectory.sandbox', settings.sandbox);
+  add('trajectory.disk_budget_mode', settings.diskBudgetMode);
   add('tool_mode', settings.toolMode);
   add('concurrency', settings.concurrency);
   add('max_requests', settings.maxRequests);

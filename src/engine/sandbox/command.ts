@@ -91,6 +91,8 @@ export interface CreateSandboxOptions {
   /** Directories to look in (PATH syntax). @default the standard system directories */
   searchPath?: string;
   limits?: SandboxLimits;
+  /** `watchdog`: never mount a tmpfs as the worktree, even as root (the size watchdog alone). @default 'auto' */
+  diskBudgetMode?: 'auto' | 'watchdog';
 }
 
 /** HOME inside the sandbox: a private tmpfs. */
@@ -129,12 +131,12 @@ export function findExecutable(name: string, searchPath = STANDARD_PATH): string
  * @example const sb = createCommandSandbox(); if ((await sb.ready()).ok) await sb.run({ shell: 'sh', command: 'ls', ... });
  */
 export function createCommandSandbox(opts: CreateSandboxOptions = {}): CommandSandbox {
-  if (opts.mode === 'none') return createHostSandbox(opts.limits);
+  if (opts.mode === 'none') return createHostSandbox(opts.limits, opts.diskBudgetMode);
   return createBwrapSandbox(opts);
 }
 
-function createHostSandbox(limits: SandboxLimits = {}): CommandSandbox {
-  const mounter = createWorktreeMounter(limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES, { pollMs: limits.diskPollMs ?? DEFAULT_DISK_POLL_MS });
+function createHostSandbox(limits: SandboxLimits = {}, diskBudgetMode?: 'auto' | 'watchdog'): CommandSandbox {
+  const mounter = createWorktreeMounter(limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES, { pollMs: limits.diskPollMs ?? DEFAULT_DISK_POLL_MS, ...(diskBudgetMode ? { mode: diskBudgetMode } : {}) });
   const disk = diskWatch(limits, mounter);
   return {
     mode: 'none',
@@ -156,7 +158,7 @@ function createHostSandbox(limits: SandboxLimits = {}): CommandSandbox {
 
 function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
   const limits = { maxProcesses: 256, maxMemoryBytes: 4 * 1024 ** 3, maxFileBytes: 256 * 1024 ** 2, maxTmpfsBytes: 256 * 1024 ** 2, ...opts.limits };
-  const mounter = createWorktreeMounter(limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES, { pollMs: limits.diskPollMs ?? DEFAULT_DISK_POLL_MS });
+  const mounter = createWorktreeMounter(limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES, { pollMs: limits.diskPollMs ?? DEFAULT_DISK_POLL_MS, ...(opts.diskBudgetMode ? { mode: opts.diskBudgetMode } : {}) });
   const disk = diskWatch(limits, mounter);
   const searchPath = opts.searchPath ?? STANDARD_PATH;
   const asRoot = typeof process.geteuid === 'function' && process.geteuid() === 0;

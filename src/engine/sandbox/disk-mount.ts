@@ -70,6 +70,7 @@ export function createWorktreeMounter(
     asRoot?: boolean;
     /** @default 'mount' */ mountCommand?: string;
     /** How often the watchdog checks the worktree's size, for the note when it is the budget. @default 250 */ pollMs?: number;
+    /** `watchdog`: never mount (the watchdog alone is the budget, root or not), and say nothing. @default 'auto' */ mode?: 'auto' | 'watchdog';
   } = {},
 ): WorktreeMounter {
   const asRoot = opts.asRoot ?? (typeof process.geteuid === 'function' && process.geteuid() === 0);
@@ -82,7 +83,7 @@ export function createWorktreeMounter(
 
   const probe = (): Promise<string | undefined> => {
     probed ??= (async () => {
-      if (!asRoot) return undefined;
+      if (!asRoot || opts.mode === 'watchdog') return undefined;
       // Named like worktree-sweep.ts's probe directories, so a kill -9 mid-probe is swept too.
       const dir = await mkdtemp(join(tmpdir(), `runspec-eval-probe-pid${process.pid}-`));
       try {

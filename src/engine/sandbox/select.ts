@@ -13,6 +13,8 @@ export interface SandboxChoice {
   searchPath?: string;
   /** Disk a case's worktree may take, in bytes. @default 1 GiB */
   maxDiskBytes?: number;
+  /** How the disk budget is enforced (RunSettings.diskBudgetMode). @default 'auto' */
+  diskBudgetMode?: 'auto' | 'watchdog';
 }
 
 /**
@@ -27,6 +29,7 @@ export async function chooseCommandSandbox(choice: SandboxChoice, hasTrajectoryC
     ...(choice.bwrap ? { bwrap: choice.bwrap } : {}),
     ...(choice.searchPath ? { searchPath: choice.searchPath } : {}),
     ...(choice.maxDiskBytes !== undefined ? { limits: { maxDiskBytes: choice.maxDiskBytes } } : {}),
+    ...(choice.diskBudgetMode ? { diskBudgetMode: choice.diskBudgetMode } : {}),
   });
   if (!hasTrajectoryCases) return { sandbox };
   const ready = await sandbox.ready();
