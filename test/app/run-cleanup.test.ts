@@ -76,7 +76,7 @@ describe('a run that stops on bad input closes what it opened', () => {
     await expect(run).rejects.toThrow(want);
     expect(provider.closed).toBe(1);
     expect(provider.chats).toBe(0);
-    const log = logFileFor('out' in flags ? join(dir, flags.out) : out);
+    const log = logFileFor('out' in flags && flags.out ? join(dir, flags.out) : out);
     if (logOpened) {
       const read = readResultsLog(log);
       expect(read.header.caseIds).toEqual(['c1']);
