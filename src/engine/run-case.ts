@@ -117,8 +117,11 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
   if (mode === 'trajectory') {
     const place = c.source?.line ? `${c.source.file}:${c.source.line}` : (c.source?.file ?? c.id);
     // As root, the worktree is a tmpfs of the disk budget; a kept worktree stays on disk (a mount point cannot be renamed).
+    // A toolset without command tools gets none: only a command can write big files (file tools write what
+    // the model sends), and the budget is checked only while a command runs anyway.
     const sandbox = opts.sandbox ?? defaultCommandSandbox();
-    const mount = !opts.keepWorktrees && sandbox.mountWorktree ? (root: string) => sandbox.mountWorktree!(root) : undefined;
+    const runsCommands = toolset.runnables.some((r) => !r.hidden && (r.name === 'bash' || r.name === 'run_command'));
+    const mount = runsCommands && !opts.keepWorktrees && sandbox.mountWorktree ? (root: string) => sandbox.mountWorktree!(root) : undefined;
     worktree = await createWorktree(c.files ?? {}, { place: `${place}: case ${c.id}`, ...(mount ? { mount } : {}) });
   }
   // Tool permissions and mock counters are for trajectory turns; a decision run never reads them.
