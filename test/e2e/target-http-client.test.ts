@@ -107,7 +107,7 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
 
   it('refuses a reply over max_response_bytes with one clear error, without reading it whole', async () => {
     const cli = await run('big');
-    expect(cli.exitCode).not.toBe(0);
+    expect(cli.exitCode).toBe(3);
     const text = cli.stdout + cli.stderr + sampleOf('big');
     expect(text).toContain(`target big: POST ${base}/big: the response body is larger than 65536 bytes (not retried); raise targets.big.max_response_bytes or have the agent answer less`);
     // The agent was cut off long before its 64 MiB were written.
@@ -116,7 +116,7 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
 
   it('does not follow a redirect and names where it pointed, redacted', async () => {
     const cli = await run('moved');
-    expect(cli.exitCode).not.toBe(0);
+    expect(cli.exitCode).toBe(3);
     const text = cli.stdout + cli.stderr + sampleOf('moved');
     expect(text).toContain(`target moved: POST ${base}/moved answered 302: redirect to ${base}/landing?token=***; redirects are not followed; set targets.moved.url to the address it redirects to`);
     expect(text).not.toContain('redirect-token-secret');
@@ -141,7 +141,7 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     expect(trusted.stderr).not.toMatch(/^error/m);
     expect(trusted.exitCode).toBe(0);
     const untrusted = await run('untrusted');
-    expect(untrusted.exitCode).not.toBe(0);
+    expect(untrusted.exitCode).toBe(3);
     expect(untrusted.stdout + untrusted.stderr + sampleOf('untrusted')).toMatch(/target untrusted: POST https:\/\/127\.0\.0\.1:\d+\/chat: connection failed \([A-Z_]+\); trust its certificate's CA with targets\.untrusted\.ca_file/);
   });
 
@@ -154,7 +154,7 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
 
   it('cancels the request at the target\'s timeout_ms, closing the connection', async () => {
     const cli = await run('hang');
-    expect(cli.exitCode).not.toBe(0);
+    expect(cli.exitCode).toBe(3);
     expect(cli.stdout + cli.stderr + sampleOf('hang')).toContain('TARGET_TIMEOUT: no answer within 300 ms');
     expect(seen.hangClosed).toBe(true);
   });
