@@ -148,7 +148,7 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
   it('refuses a TLS file it cannot read before anything runs (exit 2, one line)', async () => {
     const cli = await run('nocafile');
     expect(cli.exitCode).toBe(2);
-    expect(cli.stderr).toMatch(/^error: runspec\.toml: targets\.nocafile: target nocafile: cannot read the TLS CA file \S+certs\/missing\.pem: ENOENT$/m);
+    expect(cli.stderr).toMatch(/^error: runspec\.toml: targets\.nocafile\.ca_file: cannot read the TLS CA file \S+certs\/missing\.pem: ENOENT$/m);
     expect(cli.stderr).not.toMatch(/\n\s+at /);
   });
 

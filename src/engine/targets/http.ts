@@ -183,7 +183,11 @@ export function openHttpTarget(o: HttpTargetOptions): AgentTarget {
       secrets: [...secrets],
     });
   } catch (err) {
-    if (err instanceof HttpSetupError) throw new ConfigError('CONFIG', `runspec.toml: targets.${o.name}: ${err.message}`, { hint: `fix ca_file, cert_file or key_file of [targets.${o.name}] (relative paths start at the project directory)` });
+    // The target config carries no line numbers (config/targets.ts), so the field names the place.
+    if (err instanceof HttpSetupError) {
+      const field = { caFile: 'ca_file', certFile: 'cert_file', keyFile: 'key_file' }[err.file];
+      throw new ConfigError('CONFIG', `runspec.toml: targets.${o.name}.${field}: ${err.detail}`, { hint: `fix ${field} of [targets.${o.name}] (relative paths start at the project directory)` });
+    }
     throw err;
   }
   return {
