@@ -86,6 +86,7 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
         target('moved', `${base}/moved`) +
         target('hang', `${base}/hang`, 'timeout_ms = 300') +
         target('creds', `http://agent:${PASSWORD}@127.0.0.1:${(server.address() as { port: number }).port}/chat`) +
+        target('badpct', `http://agent:50%@127.0.0.1:${(server.address() as { port: number }).port}/chat`) +
         target('tls', tlsUrl, `ca_file = "${join(REPO_ROOT, 'test/telemetry/tls/ca.pem')}"`) +
         target('untrusted', tlsUrl) +
         target('nocafile', tlsUrl, 'ca_file = "certs/missing.pem"'),
@@ -134,6 +135,14 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     const everything = cli.stdout + cli.stderr + config.stdout + config.stderr + allText(join(project.dir, 'out'));
     expect(everything).not.toContain(PASSWORD);
     expect(everything).not.toContain(Buffer.from(`agent:${PASSWORD}`).toString('base64'));
+  });
+
+  it('refuses a URL password that is not valid percent-encoding (exit 2, one line, the password not printed)', async () => {
+    const cli = await run('badpct');
+    expect(cli.exitCode).toBe(2);
+    expect(cli.stderr).toMatch(/^error: runspec\.toml: targets\.badpct\.url: the user or password is not valid percent-encoding \(write % as %25\)$/m);
+    expect(cli.stderr).not.toMatch(/\n\s+at /);
+    expect(cli.stdout + cli.stderr).not.toContain('50%');
   });
 
   it('trusts an https agent through the target\'s ca_file, and refuses it without', async () => {
