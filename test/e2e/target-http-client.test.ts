@@ -36,12 +36,13 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
   let tlsServer: Server;
   let base = '';
   /** Bytes of the big reply the agent managed to write before the client stopped reading. */
-  const seen: { bigWritten: number; authorization: string[]; redirectedTo: number; hangClosed: boolean } = { bigWritten: 0, authorization: [], redirectedTo: 0, hangClosed: false };
+  const seen: { bigWritten: number; authorization: string[]; redirectedTo: number; hangClosed: boolean; rawHeaders: string[][] } = { bigWritten: 0, authorization: [], redirectedTo: 0, hangClosed: false, rawHeaders: [] };
 
   beforeAll(async () => {
     server = createServer(async (req, res) => {
       for await (const _ of req) void _;
       seen.authorization.push(req.headers.authorization ?? '');
+      seen.rawHeaders.push(req.rawHeaders);
       if (req.url === '/big') {
         // 64 MiB, written in chunks with no content-length: the client must stop at its limit.
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -78,6 +79,8 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     await once(tlsServer, 'listening');
     const tlsUrl = `https://127.0.0.1:${(tlsServer.address() as { port: number }).port}/chat`;
     project.write('cases.toml', CASE);
+    // A template whose header names are not lower-case: they still replace the URL's Basic auth and the default content type.
+    project.write('request.json', JSON.stringify({ headers: { Authorization: 'Bearer template-token', 'Content-Type': 'application/json; charset=utf-8' }, body: { input: '{{prompt}}' } }));
     const target = (name: string, url: string, extra = '') => `[targets.${name}]\nkind = "http"\nurl = "${url}"\nquiet_ms = 20\ntrace_timeout_ms = 200\n${extra}\n`;
     project.write(
       'runspec.toml',
@@ -86,6 +89,7 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
         target('moved', `${base}/moved`) +
         target('hang', `${base}/hang`, 'timeout_ms = 300') +
         target('creds', `http://agent:${PASSWORD}@127.0.0.1:${(server.address() as { port: number }).port}/chat`) +
+        target('credstpl', `http://agent:${PASSWORD}@127.0.0.1:${(server.address() as { port: number }).port}/chat`, 'template = "request.json"') +
         target('badpct', `http://agent:50%@127.0.0.1:${(server.address() as { port: number }).port}/chat`) +
         target('tls', tlsUrl, `ca_file = "${join(REPO_ROOT, 'test/telemetry/tls/ca.pem')}"`) +
         target('untrusted', tlsUrl) +
@@ -135,6 +139,18 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     const everything = cli.stdout + cli.stderr + config.stdout + config.stderr + allText(join(project.dir, 'out'));
     expect(everything).not.toContain(PASSWORD);
     expect(everything).not.toContain(Buffer.from(`agent:${PASSWORD}`).toString('base64'));
+  });
+
+  it('lets a template\'s own Authorization and Content-Type headers win, whatever their case: each is sent once', async () => {
+    seen.rawHeaders.length = 0;
+    const cli = await run('credstpl');
+    expect(cli.stderr).not.toMatch(/^error/m);
+    expect(cli.exitCode).toBe(0);
+    expect(seen.rawHeaders).toHaveLength(1);
+    const sent = seen.rawHeaders[0]!;
+    const values = (name: string) => sent.filter((_, i) => i % 2 === 1 && sent[i - 1]!.toLowerCase() === name);
+    expect(values('authorization')).toEqual(['Bearer template-token']);
+    expect(values('content-type')).toEqual(['application/json; charset=utf-8']);
   });
 
   it('refuses a URL password that is not valid percent-encoding (exit 2, one line, the password not printed)', async () => {
