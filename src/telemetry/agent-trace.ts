@@ -6,6 +6,7 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, type Attributes, type AttributeValue, type HrTime, type Tracer } from '@opentelemetry/api';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import type { IdGenerator, ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { withoutContent } from './conventions/content.js';
 import { addEvaluationEvent } from './conventions/gen-ai.js';
 import { caseRootOf, type RenderedTrace, type RenderInput } from './render.js';
 
@@ -94,8 +95,12 @@ export function exportAgentTrace(session: AgentTraceExport, input: RenderInput, 
     }
     return r;
   };
+  // Without content capture (off or hashed, as render.ts) the agent's prompts, messages, tool arguments and
+  // results, and its spans' status messages, stay out of telemetry.
+  const content = input.captureContent;
+  const attrsOf = (attrs: Record<string, unknown>, eventName?: string): Attributes => attributesOf(content ? attrs : withoutContent(attrs, eventName));
   const recordedRoot = captured.spans.find((s) => s.spanId === captured.rootSpanId);
-  for (const span of captured.spans) if (span.spanId !== captured.rootSpanId) session.processor.onEnd(readableOf(span, resourceOf(span.resource)));
+  for (const span of captured.spans) if (span.spanId !== captured.rootSpanId) session.processor.onEnd(readableOf(span, resourceOf(span.resource), attrsOf, content));
 
   const root = caseRootOf(input);
   const startMs = recordedRoot?.startTimeMs ?? root.startMs;
@@ -103,18 +108,18 @@ export function exportAgentTrace(session: AgentTraceExport, input: RenderInput, 
   session.ids.preset(captured.traceId, captured.rootSpanId);
   const span = session.tracer.startSpan(
     recordedRoot?.name ?? root.name,
-    { kind: SpanKind.INTERNAL, startTime: hr(startMs), attributes: { ...attributesOf(recordedRoot?.attributes ?? {}), ...root.attributes }, root: true },
+    { kind: SpanKind.INTERNAL, startTime: hr(startMs), attributes: { ...attrsOf(recordedRoot?.attributes ?? {}), ...root.attributes }, root: true },
     ROOT_CONTEXT,
   );
   addEvaluationEvent(span, root.summary, hr(endMs));
   if (root.error) span.setStatus({ code: SpanStatusCode.ERROR, message: root.error.message });
-  else if (recordedRoot?.statusCode === SpanStatusCode.ERROR) span.setStatus({ code: SpanStatusCode.ERROR, ...(recordedRoot.statusMessage ? { message: recordedRoot.statusMessage } : {}) });
+  else if (recordedRoot?.statusCode === SpanStatusCode.ERROR) span.setStatus({ code: SpanStatusCode.ERROR, ...(content && recordedRoot.statusMessage ? { message: recordedRoot.statusMessage } : {}) });
   span.end(hr(endMs));
   return { traceId: span.spanContext().traceId, rootSpanId: span.spanContext().spanId, llmSpanIds: [], toolSpanIds: [] };
 }
 
-/** A collected span as the SDK's export input, ids and all. */
-function readableOf(s: CapturedSpan, resource: Resource): ReadableSpan {
+/** A collected span as the SDK's export input, ids and all; `attrsOf` converts (and, without content, strips) attributes. */
+function readableOf(s: CapturedSpan, resource: Resource, attrsOf: (attrs: Record<string, unknown>, eventName?: string) => Attributes, content: boolean): ReadableSpan {
   const startTime = hr(s.startTimeMs);
   const endMs = s.endTimeMs ?? s.startTimeMs;
   const endTime = hr(endMs);
@@ -127,10 +132,10 @@ function readableOf(s: CapturedSpan, resource: Resource): ReadableSpan {
     ...(s.parentSpanId ? { parentSpanContext: { traceId: s.traceId, spanId: s.parentSpanId, traceFlags: TraceFlags.SAMPLED } } : {}),
     startTime,
     endTime,
-    status: { code: s.statusCode as SpanStatusCode, ...(s.statusMessage ? { message: s.statusMessage } : {}) },
-    attributes: attributesOf(s.attributes),
+    status: { code: s.statusCode as SpanStatusCode, ...(content && s.statusMessage ? { message: s.statusMessage } : {}) },
+    attributes: attrsOf(s.attributes),
     links: s.links.map((l) => ({ context: { traceId: l.traceId, spanId: l.spanId, traceFlags: TraceFlags.SAMPLED } })),
-    events: s.events.map((e) => ({ name: e.name, time: hr(e.timeMs), attributes: attributesOf(e.attributes) })),
+    events: s.events.map((e) => ({ name: e.name, time: hr(e.timeMs), attributes: attrsOf(e.attributes, e.name) })),
     duration: hr(Math.max(0, endMs - s.startTimeMs)),
     ended: true,
     resource,
