@@ -8,33 +8,14 @@ import { resourceFromAttributes, type Resource } from '@opentelemetry/resources'
 import type { IdGenerator, ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { withoutContent } from './conventions/content.js';
 import { addEvaluationEvent } from './conventions/gen-ai.js';
+import type { SpanRecord } from '../types/span.js';
 import { caseRootOf, type RenderedTrace, type RenderInput } from './render.js';
-
-/** A span of the agent's trace as the run collected it (traces/spans.ts `SpanRecord` has this shape). */
-export interface CapturedSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  /** OTLP SpanKind number (0 unspecified … 5 consumer). */
-  kind: number;
-  startTimeMs: number;
-  endTimeMs?: number;
-  attributes: Record<string, unknown>;
-  events: Array<{ name: string; timeMs: number; attributes: Record<string, unknown> }>;
-  links: Array<{ traceId: string; spanId: string }>;
-  /** 0 unset, 1 ok, 2 error. */
-  statusCode: number;
-  statusMessage?: string;
-  resource: Record<string, unknown>;
-  scopeName?: string;
-}
 
 /** One case sample's collected trace: its id, our case root span's id, and every span that arrived. */
 export interface CapturedTrace {
   traceId: string;
   rootSpanId: string;
-  spans: readonly CapturedSpan[];
+  spans: readonly SpanRecord[];
 }
 
 /**
@@ -119,7 +100,7 @@ export function exportAgentTrace(session: AgentTraceExport, input: RenderInput, 
 }
 
 /** A collected span as the SDK's export input, ids and all; `attrsOf` converts (and, without content, strips) attributes. */
-function readableOf(s: CapturedSpan, resource: Resource, attrsOf: (attrs: Record<string, unknown>, eventName?: string) => Attributes, content: boolean): ReadableSpan {
+function readableOf(s: SpanRecord, resource: Resource, attrsOf: (attrs: Record<string, unknown>, eventName?: string) => Attributes, content: boolean): ReadableSpan {
   const startTime = hr(s.startTimeMs);
   const endMs = s.endTimeMs ?? s.startTimeMs;
   const endTime = hr(endMs);

@@ -4,29 +4,10 @@
 // `instrumentationLibrarySpans`, kvlistValue/arrayValue values. Bad items are reported, never thrown.
 import type { OtlpAnyValue, OtlpKeyValue, OtlpLogsRequest, OtlpTraceRequest } from './otlp-types.js';
 import { isRecord as isObject } from '../core/is-record.js';
+import type { SpanRecord } from '../types/span.js';
 
-/** A span with its attributes as plain values (kvlist → object, array → array, int64 → number). */
-export interface SpanRecord {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  /** OTLP SpanKind number (0 unspecified … 5 consumer). */
-  kind: number;
-  startTimeMs: number;
-  /** Absent while the span has not ended (or the writer left it 0). */
-  endTimeMs?: number;
-  attributes: Record<string, unknown>;
-  events: Array<{ name: string; timeMs: number; attributes: Record<string, unknown> }>;
-  links: Array<{ traceId: string; spanId: string }>;
-  /** 0 unset, 1 ok, 2 error. */
-  statusCode: number;
-  statusMessage?: string;
-  resource: Record<string, unknown>;
-  scopeName?: string;
-  /** Attributes whose string value was cut at MAX_ATTRIBUTE_CHARS (their original lengths). */
-  cutAttributes?: Array<{ key: string; chars: number }>;
-}
+// The span shape lives in types/ (telemetry/agent-trace.ts takes it too); re-exported for the traces barrel.
+export type { SpanRecord } from '../types/span.js';
 
 /** A log record (event) tied to a span. */
 export interface LogRecordEntry {

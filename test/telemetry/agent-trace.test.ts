@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TelemetryConfig } from '../../src/config/telemetry.js';
 import { createTelemetry } from '../../src/telemetry/telemetry.js';
-import type { CapturedSpan } from '../../src/telemetry/agent-trace.js';
+import type { SpanRecord } from '../../src/types/span.js';
 import { ATTR_RUNSPEC_EVAL_CATEGORY } from '../../src/semconv/attributes.js';
 import { startOtlpSink } from '../helpers/otlp-sink.js';
 import { DECISION_CASE, DECISION_RESULT, T0, decisionRun, decisionVerdict } from './_fixtures.js';
@@ -25,7 +25,7 @@ function config(url: string): TelemetryConfig {
 
 const TRACE = 'a'.repeat(32);
 const ROOT = '1'.repeat(16);
-const span = (spanId: string, parentSpanId: string | undefined, name: string, extra: Partial<CapturedSpan> = {}): CapturedSpan => ({
+const span = (spanId: string, parentSpanId: string | undefined, name: string, extra: Partial<SpanRecord> = {}): SpanRecord => ({
   traceId: TRACE,
   spanId,
   ...(parentSpanId ? { parentSpanId } : {}),
