@@ -101,9 +101,8 @@ export function exportAgentTrace(session: AgentTraceExport, input: RenderInput, 
 
 /** A collected span as the SDK's export input, ids and all; `attrsOf` converts (and, without content, strips) attributes. */
 function readableOf(s: SpanRecord, resource: Resource, attrsOf: (attrs: Record<string, unknown>, eventName?: string) => Attributes, content: boolean): ReadableSpan {
-  const startTime = hr(s.startTimeMs);
-  const endMs = s.endTimeMs ?? s.startTimeMs;
-  const endTime = hr(endMs);
+  const start = nanosOf(s.startTimeMs, s.startTimeUnixNano);
+  const end = s.endTimeMs === undefined ? start : nanosOf(s.endTimeMs, s.endTimeUnixNano);
   const context = { traceId: s.traceId, spanId: s.spanId, traceFlags: TraceFlags.SAMPLED };
   return {
     name: s.name,
@@ -111,13 +110,13 @@ function readableOf(s: SpanRecord, resource: Resource, attrsOf: (attrs: Record<s
     kind: Math.max(0, s.kind - 1) as SpanKind,
     spanContext: () => context,
     ...(s.parentSpanId ? { parentSpanContext: { traceId: s.traceId, spanId: s.parentSpanId, traceFlags: TraceFlags.SAMPLED } } : {}),
-    startTime,
-    endTime,
+    startTime: hrOf(start),
+    endTime: hrOf(end),
     status: { code: s.statusCode as SpanStatusCode, ...(content && s.statusMessage ? { message: s.statusMessage } : {}) },
     attributes: attrsOf(s.attributes),
     links: s.links.map((l) => ({ context: { traceId: l.traceId, spanId: l.spanId, traceFlags: TraceFlags.SAMPLED } })),
-    events: s.events.map((e) => ({ name: e.name, time: hr(e.timeMs), attributes: attrsOf(e.attributes, e.name) })),
-    duration: hr(Math.max(0, endMs - s.startTimeMs)),
+    events: s.events.map((e) => ({ name: e.name, time: hrOf(nanosOf(e.timeMs, e.timeUnixNano)), attributes: attrsOf(e.attributes, e.name) })),
+    duration: hrOf(end > start ? end - start : 0n),
     ended: true,
     resource,
     instrumentationScope: { name: s.scopeName ?? '' },
@@ -150,7 +149,18 @@ function attributeValueOf(v: unknown): AttributeValue | undefined {
   return JSON.stringify(v);
 }
 
-function hr(ms: number): HrTime {
+/** A time as integer nanoseconds: the OTLP text when the span arrived with one, else from milliseconds (whole ms exactly). */
+function nanosOf(ms: number, unixNano: string | undefined): bigint {
+  if (unixNano !== undefined) return BigInt(unixNano);
   const whole = Math.floor(ms);
-  return [Math.floor(whole / 1000), (whole % 1000) * 1_000_000 + Math.round((ms - whole) * 1_000_000)];
+  return BigInt(whole) * 1_000_000n + BigInt(Math.round((ms - whole) * 1_000_000));
+}
+
+/** Nanoseconds as [seconds, nanoseconds], the nanoseconds always below 1e9. */
+function hrOf(ns: bigint): HrTime {
+  return [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
+}
+
+function hr(ms: number): HrTime {
+  return hrOf(nanosOf(ms, undefined));
 }

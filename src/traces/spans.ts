@@ -46,6 +46,15 @@ export function parseInt64(v: unknown): number | undefined {
   return undefined;
 }
 
+/** An OTLP time as exact decimal nanoseconds (a digit string, or a safe integer), to keep beside its milliseconds. */
+function nanosText(v: unknown): string | undefined {
+  if (typeof v === 'string') {
+    const s = v.trim();
+    return s.length > 0 && s.length <= 21 && isDigits(s) ? s : undefined;
+  }
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? String(v) : undefined;
+}
+
 function nanosToMs(v: unknown): number | undefined {
   if (typeof v === 'string' && v.length > 6 && v.length <= 21 && isDigits(v)) {
     // The common case (a decimal string, no spaces), read without slicing: the millisecond part has at most
@@ -225,11 +234,11 @@ function toSpanRecord(raw: unknown, resource: Record<string, unknown>, scopeName
     kind: kindOf(raw.kind),
     startTimeMs,
     attributes: attributesToPlain(raw.attributes),
-    events: objectsOf(raw.events).map((e) => ({
-      name: typeof e.name === 'string' ? e.name : '',
-      timeMs: nanosToMs(e.timeUnixNano) ?? startTimeMs,
-      attributes: attributesToPlain(e.attributes),
-    })),
+    events: objectsOf(raw.events).map((e) => {
+      const timeMs = nanosToMs(e.timeUnixNano);
+      const timeUnixNano = timeMs === undefined ? undefined : nanosText(e.timeUnixNano);
+      return { name: typeof e.name === 'string' ? e.name : '', timeMs: timeMs ?? startTimeMs, ...(timeUnixNano !== undefined ? { timeUnixNano } : {}), attributes: attributesToPlain(e.attributes) };
+    }),
     links: objectsOf(raw.links).flatMap((l) => {
       const t = normaliseId(l.traceId, 16);
       const s = normaliseId(l.spanId, 8);
@@ -241,6 +250,11 @@ function toSpanRecord(raw: unknown, resource: Record<string, unknown>, scopeName
   const parent = normaliseId(raw.parentSpanId, 8);
   if (parent) span.parentSpanId = parent;
   if (end !== undefined && end > 0) span.endTimeMs = end;
+  // The exact nanoseconds too, for re-export (telemetry/agent-trace.ts): milliseconds as a double round them.
+  const startText = nanosText(raw.startTimeUnixNano);
+  if (startText !== undefined && startTimeMs > 0) span.startTimeUnixNano = startText;
+  const endText = nanosText(raw.endTimeUnixNano);
+  if (endText !== undefined && span.endTimeMs !== undefined) span.endTimeUnixNano = endText;
   if (typeof status.message === 'string' && status.message !== '') span.statusMessage = status.message;
   if (scopeName !== undefined) span.scopeName = scopeName;
   const cut = cutAttributesOf(raw.attributes);

@@ -10,10 +10,13 @@ export interface SpanRecord {
   /** OTLP SpanKind number (0 unspecified … 5 consumer). */
   kind: number;
   startTimeMs: number;
+  /** The OTLP start time as it arrived (decimal nanoseconds), when it was one: exact where `startTimeMs` rounds. */
+  startTimeUnixNano?: string;
   /** Absent while the span has not ended (or the writer left it 0). */
   endTimeMs?: number;
+  endTimeUnixNano?: string;
   attributes: Record<string, unknown>;
-  events: Array<{ name: string; timeMs: number; attributes: Record<string, unknown> }>;
+  events: Array<{ name: string; timeMs: number; timeUnixNano?: string; attributes: Record<string, unknown> }>;
   links: Array<{ traceId: string; spanId: string }>;
   /** 0 unset, 1 ok, 2 error. */
   statusCode: number;

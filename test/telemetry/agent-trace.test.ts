@@ -80,4 +80,27 @@ describe('an agent target case as telemetry', () => {
       await sink.close();
     }
   });
+
+  it('keeps the nanoseconds the spans arrived with, and carries a rounded millisecond fraction into the second', async () => {
+    const sink = await startOtlpSink();
+    try {
+      const telemetry = createTelemetry(config(sink.url));
+      // 1700000000.999999999 s: as float milliseconds this rounds to 1700000001000, one nanosecond late.
+      const exact = { startTimeMs: 1_700_000_000_999.999_999, startTimeUnixNano: '1700000000999999999', endTimeMs: 1_700_000_001_000.000_001, endTimeUnixNano: '1700000001000000001' };
+      const captured = [
+        span(ROOT, undefined, 'invoke_agent agent'),
+        span('2'.repeat(16), ROOT, 'exact', { ...exact, events: [{ name: 'e', timeMs: exact.startTimeMs, timeUnixNano: '1700000000999999999', attributes: {} }] }),
+        // Only milliseconds (no OTLP text): 999.9999999 ms has a fraction that rounds to 1e6 ns, which moves into the next second.
+        span('3'.repeat(16), ROOT, 'ms-only', { startTimeMs: 999.999_999_9, endTimeMs: 1500 }),
+      ];
+      telemetry.emitAgentCase({ case: DECISION_CASE, run: decisionRun('dedup'), verdict: decisionVerdict('dedup'), result: DECISION_RESULT, runId: 'r' }, { traceId: TRACE, rootSpanId: ROOT, spans: captured });
+      await telemetry.shutdown();
+      const byName = Object.fromEntries(sink.spans().map((s) => [s.name, s]));
+      expect(byName.exact).toMatchObject({ startTimeUnixNano: '1700000000999999999', endTimeUnixNano: '1700000001000000001' });
+      expect(byName.exact!.events[0]!.timeUnixNano).toBe('1700000000999999999');
+      expect(byName['ms-only']).toMatchObject({ startTimeUnixNano: '1000000000', endTimeUnixNano: '1500000000' });
+    } finally {
+      await sink.close();
+    }
+  });
 });
