@@ -85,8 +85,8 @@ describe('an agent target case as telemetry', () => {
     const sink = await startOtlpSink();
     try {
       const telemetry = createTelemetry(config(sink.url));
-      // 1700000000.999999999 s: as float milliseconds this rounds to 1700000001000, one nanosecond late.
-      const exact = { startTimeMs: 1_700_000_000_999.999_999, startTimeUnixNano: '1700000000999999999', endTimeMs: 1_700_000_001_000.000_001, endTimeUnixNano: '1700000001000000001' };
+      // 1700000000.999999999 s: a double in milliseconds cannot hold it (the reader's ms are rounded); the text can.
+      const exact = { startTimeMs: 1_700_000_001_000, startTimeUnixNano: '1700000000999999999', endTimeMs: 1_700_000_001_000, endTimeUnixNano: '1700000001000000001' };
       const captured = [
         span(ROOT, undefined, 'invoke_agent agent'),
         span('2'.repeat(16), ROOT, 'exact', { ...exact, events: [{ name: 'e', timeMs: exact.startTimeMs, timeUnixNano: '1700000000999999999', attributes: {} }] }),
