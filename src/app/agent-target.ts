@@ -153,7 +153,7 @@ async function openKind(
       const saved = { endpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT, traces: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT };
       process.env.OTEL_EXPORTER_OTLP_ENDPOINT = tracing.otlpEndpoint;
       delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-      let opened: { value: AgentTarget; ownProvider: boolean };
+      let opened: { value: AgentTarget; ownProvider: boolean; diagErrors: string[] };
       try {
         opened = await tracing.watchRegistrations(() =>
           openModuleTarget({
@@ -171,6 +171,7 @@ async function openKind(
         restoreEnv('OTEL_EXPORTER_OTLP_ENDPOINT', saved.endpoint);
         restoreEnv('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', saved.traces);
       }
+      for (const e of opened.diagErrors) ctx.warn(`target ${o.name} (module): OpenTelemetry diag error while importing the module: ${e}`);
       if (!registered) {
         ctx.err(`target ${o.name} (module): a global tracer provider was registered before the run's; the module's spans reach the run only if it exports them to ${tracing.otlpEndpoint} (ctx.otlpEndpoint) and flushes before it returns`);
       } else if (opened.ownProvider) {

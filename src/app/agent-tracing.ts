@@ -32,8 +32,11 @@ export interface AgentTracing extends TargetTracing {
   /**
    * Run `work` (a module's import) and say whether it tried to register a global tracer provider of its own
    * (the API refuses it, as one is registered, and reports that through `diag`, whichever API copy it used).
+   * The diag errors other than that refusal come back in `diagErrors`, to be warned about. The API has no way
+   * to read the diag logger set before (a library caller's own), so it cannot be put back: diag is disabled
+   * afterwards, and a caller that wants its logger sets it again once the target is open.
    */
-  watchRegistrations<T>(work: () => Promise<T>): Promise<{ value: T; ownProvider: boolean }>;
+  watchRegistrations<T>(work: () => Promise<T>): Promise<{ value: T; ownProvider: boolean; diagErrors: string[] }>;
   /**
    * Keep each collected trace's spans until `takeCaptured` (telemetry re-exports them as they are); off by
    * default, so a run without telemetry holds no trace after scoring it.
@@ -174,13 +177,17 @@ export async function startAgentTracing(options: AgentTracingOptions = {}): Prom
     registerGlobals,
     async watchRegistrations(work) {
       let ownProvider = false;
+      const diagErrors: string[] = [];
       const note = (...args: unknown[]): void => {
-        if (args.some((a) => typeof a === 'string' && a.includes('duplicate registration of API: trace'))) ownProvider = true;
+        const text = args.map((a) => (a instanceof Error ? a.message : typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
+        if (text.includes('duplicate registration of API: trace')) ownProvider = true;
+        // A provider's register() also sets the context manager and propagator the run registered: expected.
+        else if (!text.includes('duplicate registration of API:')) diagErrors.push(text.split('\n')[0]!.trim()); // no stack
       };
       const quiet = (): void => {};
       diag.setLogger({ error: note, warn: quiet, info: quiet, debug: quiet, verbose: quiet }, { logLevel: DiagLogLevel.ERROR, suppressOverrideMessage: true });
       try {
-        return { value: await work(), ownProvider };
+        return { value: await work(), ownProvider, diagErrors };
       } finally {
         diag.disable();
       }

@@ -137,7 +137,16 @@ export interface HttpClient {
 }
 
 /** The TLS files could not be read: a setup problem, named with the file. */
-export class HttpSetupError extends Error {}
+/** A TLS file that cannot be read: `file` names which of `TlsFiles`, `detail` says what, without the label. */
+export class HttpSetupError extends Error {
+  constructor(
+    readonly file: keyof TlsFiles,
+    readonly detail: string,
+    label: string,
+  ) {
+    super(`${label}: ${detail}`);
+  }
+}
 
 /**
  * The one HTTP client (see the header): a pool with the TLS files read once, a concurrency limit, and the
@@ -203,17 +212,18 @@ function settle(o: HttpClientOptions): Settings {
 
 /** Step 1: the pool, with the TLS files read once. */
 function createAgent(o: HttpClientOptions, connections: number): Agent {
-  const read = (what: string, file: string | undefined): Buffer | undefined => {
+  const read = (what: string, which: keyof TlsFiles): Buffer | undefined => {
+    const file = o.tls?.[which];
     if (file === undefined) return undefined;
     try {
       return readFileSync(file);
     } catch (err) {
-      throw new HttpSetupError(`${o.label}: cannot read the TLS ${what} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new HttpSetupError(which, `cannot read the TLS ${what} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, o.label);
     }
   };
-  const ca = read('CA file', o.tls?.caFile);
-  const cert = read('client certificate', o.tls?.certFile);
-  const key = read('client key', o.tls?.keyFile);
+  const ca = read('CA file', 'caFile');
+  const cert = read('client certificate', 'certFile');
+  const key = read('client key', 'keyFile');
   return new Agent({
     keepAliveTimeout: o.keepAliveMs ?? 10_000,
     connections,

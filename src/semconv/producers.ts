@@ -15,6 +15,10 @@ export const VERCEL_RESPONSE_TOOL_CALLS = 'ai.response.toolCalls';
 export const VERCEL_RESULT_TOOL_CALLS = 'ai.result.toolCalls';
 export const VERCEL_RESPONSE_TEXT = 'ai.response.text';
 export const VERCEL_RESULT_TEXT = 'ai.result.text';
+/** generateObject / streamObject results and a model's reasoning text (vercel/ai 60-telemetry.mdx). */
+export const VERCEL_RESPONSE_OBJECT = 'ai.response.object';
+export const VERCEL_RESULT_OBJECT = 'ai.result.object';
+export const VERCEL_RESPONSE_REASONING = 'ai.response.reasoning';
 export const VERCEL_RESPONSE_FINISH_REASON = 'ai.response.finishReason';
 export const VERCEL_FINISH_REASON = 'ai.finishReason';
 export const VERCEL_PROMPT_MESSAGES = 'ai.prompt.messages';

@@ -6,34 +6,16 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, type Attributes, type AttributeValue, type HrTime, type Tracer } from '@opentelemetry/api';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import type { IdGenerator, ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { withoutContent } from './conventions/content.js';
 import { addEvaluationEvent } from './conventions/gen-ai.js';
+import type { SpanRecord } from '../types/span.js';
 import { caseRootOf, type RenderedTrace, type RenderInput } from './render.js';
-
-/** A span of the agent's trace as the run collected it (traces/spans.ts `SpanRecord` has this shape). */
-export interface CapturedSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  /** OTLP SpanKind number (0 unspecified … 5 consumer). */
-  kind: number;
-  startTimeMs: number;
-  endTimeMs?: number;
-  attributes: Record<string, unknown>;
-  events: Array<{ name: string; timeMs: number; attributes: Record<string, unknown> }>;
-  links: Array<{ traceId: string; spanId: string }>;
-  /** 0 unset, 1 ok, 2 error. */
-  statusCode: number;
-  statusMessage?: string;
-  resource: Record<string, unknown>;
-  scopeName?: string;
-}
 
 /** One case sample's collected trace: its id, our case root span's id, and every span that arrived. */
 export interface CapturedTrace {
   traceId: string;
   rootSpanId: string;
-  spans: readonly CapturedSpan[];
+  spans: readonly SpanRecord[];
 }
 
 /**
@@ -94,8 +76,12 @@ export function exportAgentTrace(session: AgentTraceExport, input: RenderInput, 
     }
     return r;
   };
+  // Without content capture (off or hashed, as render.ts) the agent's prompts, messages, tool arguments and
+  // results, and its spans' status messages, stay out of telemetry.
+  const content = input.captureContent;
+  const attrsOf = (attrs: Record<string, unknown>, eventName?: string): Attributes => attributesOf(content ? attrs : withoutContent(attrs, eventName));
   const recordedRoot = captured.spans.find((s) => s.spanId === captured.rootSpanId);
-  for (const span of captured.spans) if (span.spanId !== captured.rootSpanId) session.processor.onEnd(readableOf(span, resourceOf(span.resource)));
+  for (const span of captured.spans) if (span.spanId !== captured.rootSpanId) session.processor.onEnd(readableOf(span, resourceOf(span.resource), attrsOf, content));
 
   const root = caseRootOf(input);
   const startMs = recordedRoot?.startTimeMs ?? root.startMs;
@@ -103,21 +89,20 @@ export function exportAgentTrace(session: AgentTraceExport, input: RenderInput, 
   session.ids.preset(captured.traceId, captured.rootSpanId);
   const span = session.tracer.startSpan(
     recordedRoot?.name ?? root.name,
-    { kind: SpanKind.INTERNAL, startTime: hr(startMs), attributes: { ...attributesOf(recordedRoot?.attributes ?? {}), ...root.attributes }, root: true },
+    { kind: SpanKind.INTERNAL, startTime: hr(startMs), attributes: { ...attrsOf(recordedRoot?.attributes ?? {}), ...root.attributes }, root: true },
     ROOT_CONTEXT,
   );
   addEvaluationEvent(span, root.summary, hr(endMs));
   if (root.error) span.setStatus({ code: SpanStatusCode.ERROR, message: root.error.message });
-  else if (recordedRoot?.statusCode === SpanStatusCode.ERROR) span.setStatus({ code: SpanStatusCode.ERROR, ...(recordedRoot.statusMessage ? { message: recordedRoot.statusMessage } : {}) });
+  else if (recordedRoot?.statusCode === SpanStatusCode.ERROR) span.setStatus({ code: SpanStatusCode.ERROR, ...(content && recordedRoot.statusMessage ? { message: recordedRoot.statusMessage } : {}) });
   span.end(hr(endMs));
   return { traceId: span.spanContext().traceId, rootSpanId: span.spanContext().spanId, llmSpanIds: [], toolSpanIds: [] };
 }
 
-/** A collected span as the SDK's export input, ids and all. */
-function readableOf(s: CapturedSpan, resource: Resource): ReadableSpan {
-  const startTime = hr(s.startTimeMs);
-  const endMs = s.endTimeMs ?? s.startTimeMs;
-  const endTime = hr(endMs);
+/** A collected span as the SDK's export input, ids and all; `attrsOf` converts (and, without content, strips) attributes. */
+function readableOf(s: SpanRecord, resource: Resource, attrsOf: (attrs: Record<string, unknown>, eventName?: string) => Attributes, content: boolean): ReadableSpan {
+  const start = nanosOf(s.startTimeMs, s.startTimeUnixNano);
+  const end = s.endTimeMs === undefined ? start : nanosOf(s.endTimeMs, s.endTimeUnixNano);
   const context = { traceId: s.traceId, spanId: s.spanId, traceFlags: TraceFlags.SAMPLED };
   return {
     name: s.name,
@@ -125,13 +110,13 @@ function readableOf(s: CapturedSpan, resource: Resource): ReadableSpan {
     kind: Math.max(0, s.kind - 1) as SpanKind,
     spanContext: () => context,
     ...(s.parentSpanId ? { parentSpanContext: { traceId: s.traceId, spanId: s.parentSpanId, traceFlags: TraceFlags.SAMPLED } } : {}),
-    startTime,
-    endTime,
-    status: { code: s.statusCode as SpanStatusCode, ...(s.statusMessage ? { message: s.statusMessage } : {}) },
-    attributes: attributesOf(s.attributes),
+    startTime: hrOf(start),
+    endTime: hrOf(end),
+    status: { code: s.statusCode as SpanStatusCode, ...(content && s.statusMessage ? { message: s.statusMessage } : {}) },
+    attributes: attrsOf(s.attributes),
     links: s.links.map((l) => ({ context: { traceId: l.traceId, spanId: l.spanId, traceFlags: TraceFlags.SAMPLED } })),
-    events: s.events.map((e) => ({ name: e.name, time: hr(e.timeMs), attributes: attributesOf(e.attributes) })),
-    duration: hr(Math.max(0, endMs - s.startTimeMs)),
+    events: s.events.map((e) => ({ name: e.name, time: hrOf(nanosOf(e.timeMs, e.timeUnixNano)), attributes: attrsOf(e.attributes, e.name) })),
+    duration: hrOf(end > start ? end - start : 0n),
     ended: true,
     resource,
     instrumentationScope: { name: s.scopeName ?? '' },
@@ -164,7 +149,18 @@ function attributeValueOf(v: unknown): AttributeValue | undefined {
   return JSON.stringify(v);
 }
 
-function hr(ms: number): HrTime {
+/** A time as integer nanoseconds: the OTLP text when the span arrived with one, else from milliseconds (whole ms exactly). */
+function nanosOf(ms: number, unixNano: string | undefined): bigint {
+  if (unixNano !== undefined) return BigInt(unixNano);
   const whole = Math.floor(ms);
-  return [Math.floor(whole / 1000), (whole % 1000) * 1_000_000 + Math.round((ms - whole) * 1_000_000)];
+  return BigInt(whole) * 1_000_000n + BigInt(Math.round((ms - whole) * 1_000_000));
+}
+
+/** Nanoseconds as [seconds, nanoseconds], the nanoseconds always below 1e9. */
+function hrOf(ns: bigint): HrTime {
+  return [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
+}
+
+function hr(ms: number): HrTime {
+  return hrOf(nanosOf(ms, undefined));
 }

@@ -14,6 +14,7 @@ import { scoreRun } from '../scoring/verdict.js';
 import type { ScoreOptions } from '../scoring/verdict.js';
 import { ATTR_RUNSPEC_EVAL_ARGS_PASS, ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES, ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH, ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY, ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND, ATTR_RUNSPEC_EVAL_OBSERVED_HOST, ATTR_RUNSPEC_EVAL_OBSERVED_TOOL } from '../semconv/attributes.js';
 import * as K from '../semconv/producers.js';
+import { isContentAttribute } from '../telemetry/conventions/content.js';
 import type { Run } from '../types/run.js';
 import { layoutFor } from '../toolset/layout.js';
 import type { Autonomy, Case } from '../types/case.js';
@@ -238,24 +239,6 @@ function passOf(v: Verdict): boolean | null {
 // Content capture is a per-process switch, so it is judged per trace: a trace that carries no message,
 // argument or input/output content anywhere was recorded without it, and its calls' empty arguments
 // mean "not captured", not "called without arguments".
-const CONTENT_KEYS = new Set<string>([
-  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
-  ATTR_GEN_AI_INPUT_MESSAGES,
-  ATTR_GEN_AI_OUTPUT_MESSAGES,
-  OI.INPUT_VALUE,
-  OI.OUTPUT_VALUE,
-  K.VERCEL_TOOL_CALL_ARGS,
-  K.VERCEL_TOOL_CALL_INPUT,
-  K.VERCEL_PROMPT,
-  K.VERCEL_PROMPT_MESSAGES,
-  K.VERCEL_RESPONSE_TOOL_CALLS,
-  K.VERCEL_RESULT_TOOL_CALLS,
-  K.VERCEL_RESPONSE_TEXT,
-  K.TRACELOOP_ENTITY_INPUT,
-  K.TRACELOOP_ENTITY_OUTPUT,
-]);
-const CONTENT_PREFIXES = [`${OI.LLM_INPUT_MESSAGES}.`, `${OI.LLM_OUTPUT_MESSAGES}.`, `${ATTR_GEN_AI_PROMPT}.`, `${ATTR_GEN_AI_COMPLETION}.`];
-
 function carriesContent(attrs: Record<string, unknown>): boolean {
   // Our own root spans always carry the decision and verdict as output.value (content-free); it says
   // nothing about content capture.
@@ -263,8 +246,7 @@ function carriesContent(attrs: Record<string, unknown>): boolean {
   for (const k in attrs) {
     if (attrs[k] === K.OPENINFERENCE_REDACTED_VALUE) continue;
     if (ours && k === OI.OUTPUT_VALUE) continue;
-    if (CONTENT_KEYS.has(k) || k === ATTR_GEN_AI_PROMPT || k === ATTR_GEN_AI_COMPLETION) return true;
-    for (const p of CONTENT_PREFIXES) if (k.startsWith(p)) return true;
+    if (isContentAttribute(k)) return true;
   }
   return false;
 }

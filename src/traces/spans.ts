@@ -4,29 +4,10 @@
 // `instrumentationLibrarySpans`, kvlistValue/arrayValue values. Bad items are reported, never thrown.
 import type { OtlpAnyValue, OtlpKeyValue, OtlpLogsRequest, OtlpTraceRequest } from './otlp-types.js';
 import { isRecord as isObject } from '../core/is-record.js';
+import type { SpanRecord } from '../types/span.js';
 
-/** A span with its attributes as plain values (kvlist → object, array → array, int64 → number). */
-export interface SpanRecord {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  /** OTLP SpanKind number (0 unspecified … 5 consumer). */
-  kind: number;
-  startTimeMs: number;
-  /** Absent while the span has not ended (or the writer left it 0). */
-  endTimeMs?: number;
-  attributes: Record<string, unknown>;
-  events: Array<{ name: string; timeMs: number; attributes: Record<string, unknown> }>;
-  links: Array<{ traceId: string; spanId: string }>;
-  /** 0 unset, 1 ok, 2 error. */
-  statusCode: number;
-  statusMessage?: string;
-  resource: Record<string, unknown>;
-  scopeName?: string;
-  /** Attributes whose string value was cut at MAX_ATTRIBUTE_CHARS (their original lengths). */
-  cutAttributes?: Array<{ key: string; chars: number }>;
-}
+// The span shape lives in types/ (telemetry/agent-trace.ts takes it too); re-exported for the traces barrel.
+export type { SpanRecord } from '../types/span.js';
 
 /** A log record (event) tied to a span. */
 export interface LogRecordEntry {
@@ -63,6 +44,15 @@ export function parseInt64(v: unknown): number | undefined {
   if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : undefined;
   if (typeof v === 'string' && /^-?\d+$/.test(v.trim())) return Number(v.trim());
   return undefined;
+}
+
+/** An OTLP time as exact decimal nanoseconds (a digit string, or a safe integer), to keep beside its milliseconds. */
+function nanosText(v: unknown): string | undefined {
+  if (typeof v === 'string') {
+    const s = v.trim();
+    return s.length > 0 && s.length <= 21 && isDigits(s) ? s : undefined;
+  }
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? String(v) : undefined;
 }
 
 function nanosToMs(v: unknown): number | undefined {
@@ -244,11 +234,11 @@ function toSpanRecord(raw: unknown, resource: Record<string, unknown>, scopeName
     kind: kindOf(raw.kind),
     startTimeMs,
     attributes: attributesToPlain(raw.attributes),
-    events: objectsOf(raw.events).map((e) => ({
-      name: typeof e.name === 'string' ? e.name : '',
-      timeMs: nanosToMs(e.timeUnixNano) ?? startTimeMs,
-      attributes: attributesToPlain(e.attributes),
-    })),
+    events: objectsOf(raw.events).map((e) => {
+      const timeMs = nanosToMs(e.timeUnixNano);
+      const timeUnixNano = timeMs === undefined ? undefined : nanosText(e.timeUnixNano);
+      return { name: typeof e.name === 'string' ? e.name : '', timeMs: timeMs ?? startTimeMs, ...(timeUnixNano !== undefined ? { timeUnixNano } : {}), attributes: attributesToPlain(e.attributes) };
+    }),
     links: objectsOf(raw.links).flatMap((l) => {
       const t = normaliseId(l.traceId, 16);
       const s = normaliseId(l.spanId, 8);
@@ -260,6 +250,11 @@ function toSpanRecord(raw: unknown, resource: Record<string, unknown>, scopeName
   const parent = normaliseId(raw.parentSpanId, 8);
   if (parent) span.parentSpanId = parent;
   if (end !== undefined && end > 0) span.endTimeMs = end;
+  // The exact nanoseconds too, for re-export (telemetry/agent-trace.ts): milliseconds as a double round them.
+  const startText = nanosText(raw.startTimeUnixNano);
+  if (startText !== undefined && startTimeMs > 0) span.startTimeUnixNano = startText;
+  const endText = nanosText(raw.endTimeUnixNano);
+  if (endText !== undefined && span.endTimeMs !== undefined) span.endTimeUnixNano = endText;
   if (typeof status.message === 'string' && status.message !== '') span.statusMessage = status.message;
   if (scopeName !== undefined) span.scopeName = scopeName;
   const cut = cutAttributesOf(raw.attributes);

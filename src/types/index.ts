@@ -67,3 +67,4 @@ export type {
   VerdictCategory,
 } from './verdict.js';
 export type { EnvSource } from './env.js';
+export type { SpanRecord } from './span.js';

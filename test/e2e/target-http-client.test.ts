@@ -36,12 +36,13 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
   let tlsServer: Server;
   let base = '';
   /** Bytes of the big reply the agent managed to write before the client stopped reading. */
-  const seen: { bigWritten: number; authorization: string[]; redirectedTo: number; hangClosed: boolean } = { bigWritten: 0, authorization: [], redirectedTo: 0, hangClosed: false };
+  const seen: { bigWritten: number; authorization: string[]; redirectedTo: number; hangClosed: boolean; rawHeaders: string[][] } = { bigWritten: 0, authorization: [], redirectedTo: 0, hangClosed: false, rawHeaders: [] };
 
   beforeAll(async () => {
     server = createServer(async (req, res) => {
       for await (const _ of req) void _;
       seen.authorization.push(req.headers.authorization ?? '');
+      seen.rawHeaders.push(req.rawHeaders);
       if (req.url === '/big') {
         // 64 MiB, written in chunks with no content-length: the client must stop at its limit.
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -78,6 +79,8 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     await once(tlsServer, 'listening');
     const tlsUrl = `https://127.0.0.1:${(tlsServer.address() as { port: number }).port}/chat`;
     project.write('cases.toml', CASE);
+    // A template whose header names are not lower-case: they still replace the URL's Basic auth and the default content type.
+    project.write('request.json', JSON.stringify({ headers: { Authorization: 'Bearer template-token', 'Content-Type': 'application/json; charset=utf-8' }, body: { input: '{{prompt}}' } }));
     const target = (name: string, url: string, extra = '') => `[targets.${name}]\nkind = "http"\nurl = "${url}"\nquiet_ms = 20\ntrace_timeout_ms = 200\n${extra}\n`;
     project.write(
       'runspec.toml',
@@ -86,6 +89,8 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
         target('moved', `${base}/moved`) +
         target('hang', `${base}/hang`, 'timeout_ms = 300') +
         target('creds', `http://agent:${PASSWORD}@127.0.0.1:${(server.address() as { port: number }).port}/chat`) +
+        target('credstpl', `http://agent:${PASSWORD}@127.0.0.1:${(server.address() as { port: number }).port}/chat`, 'template = "request.json"') +
+        target('badpct', `http://agent:50%@127.0.0.1:${(server.address() as { port: number }).port}/chat`) +
         target('tls', tlsUrl, `ca_file = "${join(REPO_ROOT, 'test/telemetry/tls/ca.pem')}"`) +
         target('untrusted', tlsUrl) +
         target('nocafile', tlsUrl, 'ca_file = "certs/missing.pem"'),
@@ -107,7 +112,7 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
 
   it('refuses a reply over max_response_bytes with one clear error, without reading it whole', async () => {
     const cli = await run('big');
-    expect(cli.exitCode).not.toBe(0);
+    expect(cli.exitCode).toBe(3);
     const text = cli.stdout + cli.stderr + sampleOf('big');
     expect(text).toContain(`target big: POST ${base}/big: the response body is larger than 65536 bytes (not retried); raise targets.big.max_response_bytes or have the agent answer less`);
     // The agent was cut off long before its 64 MiB were written.
@@ -116,7 +121,7 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
 
   it('does not follow a redirect and names where it pointed, redacted', async () => {
     const cli = await run('moved');
-    expect(cli.exitCode).not.toBe(0);
+    expect(cli.exitCode).toBe(3);
     const text = cli.stdout + cli.stderr + sampleOf('moved');
     expect(text).toContain(`target moved: POST ${base}/moved answered 302: redirect to ${base}/landing?token=***; redirects are not followed; set targets.moved.url to the address it redirects to`);
     expect(text).not.toContain('redirect-token-secret');
@@ -136,25 +141,45 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     expect(everything).not.toContain(Buffer.from(`agent:${PASSWORD}`).toString('base64'));
   });
 
+  it('lets a template\'s own Authorization and Content-Type headers win, whatever their case: each is sent once', async () => {
+    seen.rawHeaders.length = 0;
+    const cli = await run('credstpl');
+    expect(cli.stderr).not.toMatch(/^error/m);
+    expect(cli.exitCode).toBe(0);
+    expect(seen.rawHeaders).toHaveLength(1);
+    const sent = seen.rawHeaders[0]!;
+    const values = (name: string) => sent.filter((_, i) => i % 2 === 1 && sent[i - 1]!.toLowerCase() === name);
+    expect(values('authorization')).toEqual(['Bearer template-token']);
+    expect(values('content-type')).toEqual(['application/json; charset=utf-8']);
+  });
+
+  it('refuses a URL password that is not valid percent-encoding (exit 2, one line, the password not printed)', async () => {
+    const cli = await run('badpct');
+    expect(cli.exitCode).toBe(2);
+    expect(cli.stderr).toMatch(/^error: runspec\.toml: targets\.badpct\.url: the user or password is not valid percent-encoding \(write % as %25\)$/m);
+    expect(cli.stderr).not.toMatch(/\n\s+at /);
+    expect(cli.stdout + cli.stderr).not.toContain('50%');
+  });
+
   it('trusts an https agent through the target\'s ca_file, and refuses it without', async () => {
     const trusted = await run('tls');
     expect(trusted.stderr).not.toMatch(/^error/m);
     expect(trusted.exitCode).toBe(0);
     const untrusted = await run('untrusted');
-    expect(untrusted.exitCode).not.toBe(0);
+    expect(untrusted.exitCode).toBe(3);
     expect(untrusted.stdout + untrusted.stderr + sampleOf('untrusted')).toMatch(/target untrusted: POST https:\/\/127\.0\.0\.1:\d+\/chat: connection failed \([A-Z_]+\); trust its certificate's CA with targets\.untrusted\.ca_file/);
   });
 
   it('refuses a TLS file it cannot read before anything runs (exit 2, one line)', async () => {
     const cli = await run('nocafile');
     expect(cli.exitCode).toBe(2);
-    expect(cli.stderr).toMatch(/^error: runspec\.toml: targets\.nocafile: target nocafile: cannot read the TLS CA file \S+certs\/missing\.pem: ENOENT$/m);
+    expect(cli.stderr).toMatch(/^error: runspec\.toml: targets\.nocafile\.ca_file: cannot read the TLS CA file \S+certs\/missing\.pem: ENOENT$/m);
     expect(cli.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('cancels the request at the target\'s timeout_ms, closing the connection', async () => {
     const cli = await run('hang');
-    expect(cli.exitCode).not.toBe(0);
+    expect(cli.exitCode).toBe(3);
     expect(cli.stdout + cli.stderr + sampleOf('hang')).toContain('TARGET_TIMEOUT: no answer within 300 ms');
     expect(seen.hangClosed).toBe(true);
   });

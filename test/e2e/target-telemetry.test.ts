@@ -85,6 +85,12 @@ quiet_ms = 50
     return byCase;
   }
 
+  /** The text of every exported span: attributes, events, status, as the backend received them. */
+  const exportedText = (spans: FlatSpan[]): string => JSON.stringify(spans.map((s) => ({ attributes: s.attributes, events: s.events, status: s.status })));
+  // A case's prompt and the model's answer: content, which only capture_content lets out.
+  const PROMPT = 'What time is it in Tokyo?';
+  const ANSWER = 'It rains in Tokyo.';
+
   it('exports a command agent\'s spans with their own ids, once each, under the case root with the verdict', async () => {
     const idFile = join(project.dir, 'agent-span-ids.txt');
     const { spans, categories, verdictTraces } = await runWithSink('cmd', { SPAN_ID_FILE: idFile });
@@ -101,6 +107,9 @@ quiet_ms = 50
     // The agent's resource travels with its spans.
     const agentSpan = spans.find((s) => s.spanId === agentIds[0]!.split('/')[1])!;
     expect(agentSpan.scope.name).toMatch(/openinference/);
+    // capture_content is off by default: the agent's prompts and answers stay out of telemetry.
+    expect(exportedText(spans)).not.toContain(PROMPT);
+    expect(exportedText(spans)).not.toContain(ANSWER);
   });
 
   it('exports an AI SDK module\'s spans once each under the case root with the verdict', async () => {
@@ -109,5 +118,16 @@ quiet_ms = 50
     checkTraces(spans, categories);
     // The AI SDK's own spans, as it named them.
     expect(spans.filter((s) => s.name === 'ai.generateText.doGenerate').length).toBeGreaterThanOrEqual(2);
+    expect(exportedText(spans)).not.toContain(PROMPT);
+    expect(exportedText(spans)).not.toContain(ANSWER);
+  });
+
+  it.each(['cmd', 'aisdk'])('exports the %s agent\'s prompts as they arrived with content capture on', async (target) => {
+    const { spans } = await runWithSink(target, { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
+    // On an agent span, not only on our case root.
+    const agentSpans = spans.filter((s) => s.parentSpanId);
+    expect(exportedText(agentSpans)).toContain(PROMPT);
+    // The AI SDK agent's final answer too (the command agent's one span records only the tool-call turn).
+    if (target === 'aisdk') expect(exportedText(agentSpans)).toContain(ANSWER);
   });
 });

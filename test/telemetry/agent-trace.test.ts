@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TelemetryConfig } from '../../src/config/telemetry.js';
 import { createTelemetry } from '../../src/telemetry/telemetry.js';
-import type { CapturedSpan } from '../../src/telemetry/agent-trace.js';
+import type { SpanRecord } from '../../src/types/span.js';
 import { ATTR_RUNSPEC_EVAL_CATEGORY } from '../../src/semconv/attributes.js';
 import { startOtlpSink } from '../helpers/otlp-sink.js';
 import { DECISION_CASE, DECISION_RESULT, T0, decisionRun, decisionVerdict } from './_fixtures.js';
@@ -25,7 +25,7 @@ function config(url: string): TelemetryConfig {
 
 const TRACE = 'a'.repeat(32);
 const ROOT = '1'.repeat(16);
-const span = (spanId: string, parentSpanId: string | undefined, name: string, extra: Partial<CapturedSpan> = {}): CapturedSpan => ({
+const span = (spanId: string, parentSpanId: string | undefined, name: string, extra: Partial<SpanRecord> = {}): SpanRecord => ({
   traceId: TRACE,
   spanId,
   ...(parentSpanId ? { parentSpanId } : {}),
@@ -65,7 +65,8 @@ describe('an agent target case as telemetry', () => {
       expect(root.resource['service.name']).toBe('runspec-test');
       const chat = byName['chat fake-model']!;
       expect(chat.kind).toBe(3);
-      expect(chat.status).toEqual({ code: 2, message: 'boom' });
+      // Without content capture the status message (often a tool's error result) stays out.
+      expect(chat.status).toEqual({ code: 2 });
       // What the API cannot carry as an attribute arrives as JSON text; the rest as it was.
       expect(chat.attributes).toEqual({ 'gen_ai.request.model': 'fake-model', nested: '{"a":1}', mixed: '[1,"x"]', list: ['a', 'b'] });
       expect(chat.scope.name).toBe('agent-scope');
@@ -75,6 +76,29 @@ describe('an agent target case as telemetry', () => {
       expect(tool.resource).toEqual({ 'service.name': 'agent', 'openinference.project.name': 'own' });
       expect(tool.events).toMatchObject([{ name: 'note', attributes: { k: 'v' } }]);
       expect(BigInt(tool.startTimeUnixNano)).toBe(BigInt(T0) * 1_000_000n);
+    } finally {
+      await sink.close();
+    }
+  });
+
+  it('keeps the nanoseconds the spans arrived with, and carries a rounded millisecond fraction into the second', async () => {
+    const sink = await startOtlpSink();
+    try {
+      const telemetry = createTelemetry(config(sink.url));
+      // 1700000000.999999999 s: a double in milliseconds cannot hold it (the reader's ms are rounded); the text can.
+      const exact = { startTimeMs: 1_700_000_001_000, startTimeUnixNano: '1700000000999999999', endTimeMs: 1_700_000_001_000, endTimeUnixNano: '1700000001000000001' };
+      const captured = [
+        span(ROOT, undefined, 'invoke_agent agent'),
+        span('2'.repeat(16), ROOT, 'exact', { ...exact, events: [{ name: 'e', timeMs: exact.startTimeMs, timeUnixNano: '1700000000999999999', attributes: {} }] }),
+        // Only milliseconds (no OTLP text): 999.9999999 ms has a fraction that rounds to 1e6 ns, which moves into the next second.
+        span('3'.repeat(16), ROOT, 'ms-only', { startTimeMs: 999.999_999_9, endTimeMs: 1500 }),
+      ];
+      telemetry.emitAgentCase({ case: DECISION_CASE, run: decisionRun('dedup'), verdict: decisionVerdict('dedup'), result: DECISION_RESULT, runId: 'r' }, { traceId: TRACE, rootSpanId: ROOT, spans: captured });
+      await telemetry.shutdown();
+      const byName = Object.fromEntries(sink.spans().map((s) => [s.name, s]));
+      expect(byName.exact).toMatchObject({ startTimeUnixNano: '1700000000999999999', endTimeUnixNano: '1700000001000000001' });
+      expect(byName.exact!.events[0]!.timeUnixNano).toBe('1700000000999999999');
+      expect(byName['ms-only']).toMatchObject({ startTimeUnixNano: '1000000000', endTimeUnixNano: '1500000000' });
     } finally {
       await sink.close();
     }

@@ -167,7 +167,7 @@ export function openHttpTarget(o: HttpTargetOptions): AgentTarget {
     return { headers, body: JSON.stringify(walk(tpl.body)) };
   };
   const templatePlace = (name: string): string => where(name);
-  const endpoint = splitCredentials(o.url);
+  const endpoint = splitCredentials(o.url, o.name);
   if (endpoint.authorization) secrets.add(endpoint.authorization.slice('Basic '.length));
   if (endpoint.password !== undefined && endpoint.password.length >= 4) secrets.add(endpoint.password);
   let http: HttpClient;
@@ -183,7 +183,11 @@ export function openHttpTarget(o: HttpTargetOptions): AgentTarget {
       secrets: [...secrets],
     });
   } catch (err) {
-    if (err instanceof HttpSetupError) throw new ConfigError('CONFIG', `runspec.toml: targets.${o.name}: ${err.message}`, { hint: `fix ca_file, cert_file or key_file of [targets.${o.name}] (relative paths start at the project directory)` });
+    // The target config carries no line numbers (config/targets.ts), so the field names the place.
+    if (err instanceof HttpSetupError) {
+      const field = { caFile: 'ca_file', certFile: 'cert_file', keyFile: 'key_file' }[err.file];
+      throw new ConfigError('CONFIG', `runspec.toml: targets.${o.name}.${field}: ${err.detail}`, { hint: `fix ${field} of [targets.${o.name}] (relative paths start at the project directory)` });
+    }
     throw err;
   }
   return {
@@ -225,7 +229,7 @@ export function openHttpTarget(o: HttpTargetOptions): AgentTarget {
 }
 
 /** The agent's URL without its user and password, which go in a Basic authorization header instead. */
-function splitCredentials(url: string): { url: string; authorization?: string; password?: string } {
+function splitCredentials(url: string, name: string): { url: string; authorization?: string; password?: string } {
   let u: URL;
   try {
     u = new URL(url);
@@ -233,8 +237,16 @@ function splitCredentials(url: string): { url: string; authorization?: string; p
     return { url };
   }
   if (!u.username && !u.password) return { url };
-  const authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`;
-  const password = decodeURIComponent(u.password);
+  let user: string;
+  let password: string;
+  try {
+    user = decodeURIComponent(u.username);
+    password = decodeURIComponent(u.password);
+  } catch {
+    // A bare `%` (URIError): the message names the field, never the password.
+    throw new ConfigError('CONFIG', `runspec.toml: targets.${name}.url: the user or password is not valid percent-encoding (write % as %25)`);
+  }
+  const authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
   u.username = '';
   u.password = '';
   return { url: u.toString(), authorization, ...(password ? { password } : {}) };
