@@ -30,9 +30,9 @@ export function renderTable(results) {
     }
     const targets = (r.targets ?? []).map((t) => `${t.name} ${value(t.value, t.unit)} (${t.op === '>=' ? '≥' : '≤'} ${value(t.limit, t.unit)}: ${t.met === undefined || t.met === null ? 'n/a' : t.met ? 'met' : '**missed**'})`);
     const extra = [];
-    if (r.ownCpuPerCaseMs !== undefined) extra.push(`own CPU ${r.ownCpuPerCaseMs.toFixed(3)} ms/case`);
+    if (r.ownCpuPerCaseMs !== undefined && !(r.targets ?? []).some((t) => t.name.startsWith('own CPU'))) extra.push(`own CPU ${r.ownCpuPerCaseMs.toFixed(3)} ms/case`);
     if (r.overhead !== undefined) extra.push(`CPU +${(r.cpuOverhead * 100).toFixed(1)} %`);
-    lines.push(`| ${r.what} | ${r.data}${r.reps > 1 ? `, median of ${r.reps}` : ''} | ${r.oursMs === undefined ? '' : ms(r.oursMs)} | ${r.floorMs === undefined ? '' : ms(r.floorMs)} | ${r.ratio === undefined ? '' : r.ratio.toFixed(2)} | ${[...targets, ...extra].join('; ')} | ${r.peakRssBytes === undefined ? '' : mb(r.peakRssBytes)} | ${r.loopMaxMs === undefined ? '' : `${r.loopMaxMs.toFixed(0)} ms`} |`);
+    lines.push(`| ${r.what} | ${r.data}${r.reps > 1 && !r.id.startsWith('startup') ? `, median of ${r.reps}` : ''} | ${r.oursMs === undefined ? '' : ms(r.oursMs)} | ${r.floorMs === undefined ? '' : ms(r.floorMs)} | ${r.ratio === undefined ? '' : r.ratio.toFixed(2)} | ${[...targets, ...extra].join('; ')} | ${r.peakRssBytes === undefined ? '' : mb(r.peakRssBytes)} | ${r.loopMaxMs === undefined ? '' : `${r.loopMaxMs.toFixed(0)} ms`} |`);
   }
   return lines.join('\n');
 }
