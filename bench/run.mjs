@@ -409,7 +409,7 @@ async function startupRows(dir) {
   };
   let floor;
   for (const args of [['--help'], ['list'], ['score', '--help']]) {
-    await row(`startup-${args.join('-').replace(/^-+/, '')}`, `startup: ${args.join(' ')}`, 120_000, async (left) => {
+    await row(`startup-${args.join('-').replace(/-+/g, '-').replace(/^-/, '')}`, `startup: ${args.join(' ')}`, 120_000, async (left) => {
       floor ??= await times(['-e', '0'], left);
       const ours = await times([cli, ...args], left);
       const ratio = median(floor) / median(ours);
