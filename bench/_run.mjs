@@ -1,21 +1,26 @@
-// Run benchmarks: `runspec-eval run` as a process against a fake OpenAI server (its own process), next to
-// the floor: a bare undici loop (its own process) sending the same requests at the same concurrency.
+// Run benchmarks: `runspec-eval run` as a process against the fake model (its own process), paired in the
+// same repetition with the floor, a bare undici loop (its own process) sending the same request bodies at
+// the same concurrency. Every measurement is checked: the fake model must have counted one request per
+// case (and, for the floor, the same body bytes as the run sent), and the results file must hold one
+// verdict per case with exactly the passes the fake model's answers make.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createReadStream, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createLayout } from '../dist/toolset/layout.js';
-import { toOpenAITools } from '../dist/providers/tools-wire.js';
-import { loadToolset } from '../dist/toolset/index.js';
-import { DEFAULT_DECISION_SYSTEM_PROMPT } from '../dist/engine/run-case.js';
+import { TOOLS, expectedPasses, suiteText } from './_cases.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
-const cli = join(here, '..', 'dist', 'cli', 'main.js');
+export const cli = join(here, '..', 'dist', 'cli', 'main.js');
+export const probe = join(here, '_probe.mjs');
+
+export class CheckError extends Error {}
+export const check = (ok, message) => {
+  if (!ok) throw new CheckError(message);
+};
 
 /** Start the fake model (and OTLP sink) in its own process. */
-export async function startFakeModel(latencyMs = 0) {
-  const child = spawn(process.execPath, [join(here, '_fake-openai.mjs')], { env: { ...process.env, LATENCY_MS: String(latencyMs) }, stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startFakeModel(latencyMs = 0, env = {}) {
+  const child = spawn(process.execPath, [join(here, '_fake-openai.mjs')], { env: { ...process.env, ...env, LATENCY_MS: String(latencyMs) }, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (d) => {
@@ -29,13 +34,13 @@ export async function startFakeModel(latencyMs = 0) {
   return {
     url: `${origin}/v1`,
     origin,
-    /** Mean and max chat requests in flight since the last reset (a fresh server per measurement). */
+    /** What the server saw since the last call (and a reset). */
     stats: async () => (await fetch(`${origin}/stats`)).json(),
     close: () => child.kill('SIGTERM'),
   };
 }
 
-/** Run a process to its end; resolves with wall ms, exit code, peak RSS (when preloaded) and output. */
+/** Run a node process to its end; wall ms, exit code and the probe's peak RSS, CPU and longest loop block. */
 export function timed(args, opts = {}) {
   return new Promise((resolve, reject) => {
     const t = performance.now();
@@ -43,89 +48,119 @@ export function timed(args, opts = {}) {
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 600_000);
+    child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-20_000)));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, Math.max(1000, opts.timeoutMs ?? 600_000));
     child.on('error', reject);
     child.on('exit', (code) => {
       clearTimeout(timer);
       const ms = performance.now() - t;
-      const m = /BENCH_MAX_RSS (\d+)/.exec(stderr);
-      const cpu = /BENCH_CPU_US (\d+)/.exec(stderr);
-      resolve({ ms, code, rss: m ? Number(m[1]) : undefined, cpuMs: cpu ? Number(cpu[1]) / 1000 : undefined, stdout, stderr });
+      if (timedOut) return reject(new CheckError(`${args.slice(-3).join(' ')}: timed out after ${Math.round(ms / 1000)} s`));
+      resolve({ ms, code, ...probed(stderr), stdout, stderr });
     });
   });
 }
 
-const HOSTS = ['web-01', 'web-02', 'web-03'];
+/** The figures _probe.mjs printed on stderr. */
+export function probed(stderr) {
+  const num = (re) => {
+    const m = re.exec(stderr);
+    return m ? Number(m[1]) : undefined;
+  };
+  const cpuUs = num(/BENCH_CPU_US (\d+)/);
+  return { rss: num(/BENCH_MAX_RSS (\d+)/), cpuMs: cpuUs === undefined ? undefined : cpuUs / 1000, loopMaxMs: num(/BENCH_LOOP_MAX_MS ([\d.]+)/) };
+}
 
-/** A runspec fixture file of decision cases [from, to) (one suite). */
-export function fixtureText(n, from = 0) {
-  const parts = [];
-  for (let i = from; i < n; i++) {
-    parts.push(`[[eval]]\nid = "case-${i}"\nprompt = "restart nginx on ${HOSTS[i % 3]} (ticket ${i})"\nexpect_tool = "restart-service"\nexpect_host = "${HOSTS[i % 3]}"\nexpect_args = { service = "nginx" }\ntags = ["bench"]\n`);
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** Write the toolset and the fixture files: one `[[suite]]` file of `cases`, or `files` files of equal share. */
+export function writeWorkload(dir, cases, files = 1) {
+  writeFileSync(join(dir, 'tools.json'), JSON.stringify(TOOLS, null, 2));
+  const paths = [];
+  const per = Math.ceil(cases / files);
+  for (let f = 0, from = 0; from < cases; f++, from += per) {
+    const path = join(dir, files === 1 ? `cases-${cases}.toml` : `cases-${cases}-part-${f + 1}-of-${files}.toml`);
+    writeFileSync(path, suiteText(from, Math.min(cases, from + per), files === 1 ? 'bench' : `bench-${f + 1}`));
+    paths.push(path);
   }
-  return parts.join('\n');
+  return paths;
 }
 
-/** The requests `run` sends for those cases: the shared body (model, params, tools) and each prompt. */
-export async function requestBodies(n, dir) {
-  const toolset = await loadToolset('builtin:fleet', { projectDir: dir, env: {} });
-  const tools = toOpenAITools(createLayout('dedup', toolset).tools());
-  const prompts = Array.from({ length: n }, (_, i) => `restart nginx on ${HOSTS[i % 3]} (ticket ${i})`);
-  return JSON.stringify({ template: { model: 'bench-model', temperature: 0.7, stream: false, tools, tool_choice: 'auto' }, system: DEFAULT_DECISION_SYSTEM_PROMPT, prompts });
+const ENV = { OPENAI_API_KEY: 'sk-bench', RUNSPEC_TELEMETRY: '', OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', OTEL_SDK_DISABLED: '' };
+
+/** argv of `runspec-eval run` over `fixtures` as a user runs it, results to `out`. */
+export function runArgs({ fixtures, model, dir, out, concurrency, telemetry }) {
+  return ['--import', probe, cli, 'run', ...fixtures, '--base-url', model.url, '--model', 'bench-model', '--toolset', join(dir, 'tools.json'), '--validate-args',
+    '--concurrency', String(concurrency), '--max-requests', String(concurrency), '--output', 'json', '--out', out,
+    ...(telemetry ? ['--telemetry', '--endpoint', `${model.origin}/v1/traces`] : ['--no-telemetry'])];
 }
 
-/**
- * One comparison at `cases` cases: the bare loop and `run` (each a fresh process), against the same
- * server. `telemetry`: also a run with traces exported over OTLP/HTTP to a bare receiver.
- */
-export async function benchRun({ cases, concurrency = 8, latencyMs = 0, telemetry = false, telemetryEnv = {}, bare = true, timeoutMs = 600_000 }) {
-  const dir = mkdtempSync(join(tmpdir(), 'runspec-bench-run-'));
-  const model = await startFakeModel(latencyMs);
+/** Count the verdicts (by category) in a results document, streamed (it is ~2 KB per case). */
+export async function countVerdicts(file) {
+  const counts = {};
+  let total = 0;
+  let carry = '';
+  const re = /"verdict":\s*\{\s*"category":\s*"([a-z_]+)"/g;
+  for await (const chunk of createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
+    const text = carry + chunk;
+    let last = 0;
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      counts[m[1]] = (counts[m[1]] ?? 0) + 1;
+      total++;
+      last = re.lastIndex;
+    }
+    carry = text.slice(Math.max(last, text.length - 64));
+  }
+  return { total, counts };
+}
+
+/** Run `run` once and check its work: exit 1 (some cases fail by design), requests, verdicts, passes. */
+export async function measureRun({ fixtures, cases, model, dir, concurrency, telemetry = false, timeoutMs }) {
+  const out = join(dir, 'results.json');
+  await model.stats();
+  const r = await timed(runArgs({ fixtures, model, dir, out, concurrency, telemetry }), { cwd: dir, env: ENV, timeoutMs });
+  const seen = await model.stats();
+  check(r.code === 1, `run exited ${r.code} (expected 1: some verdicts fail by design): ${r.stderr.trim().split('\n').slice(-4).join(' | ')}`);
+  check(seen.requests === cases, `run: the fake model counted ${seen.requests} requests for ${cases} cases`);
+  const v = await countVerdicts(out);
+  check(v.total === cases, `run: ${v.total} verdicts in the results file for ${cases} cases`);
+  const passes = expectedPasses(cases);
+  check(v.counts.pass === passes, `run: ${v.counts.pass ?? 0} passing verdicts, expected ${passes}`);
+  if (telemetry) check(seen.otlpCases === cases, `run --telemetry: the OTLP sink saw traces of ${seen.otlpCases} cases of ${cases} (${seen.otlpPosts} posts)`);
+  rmSync(out, { force: true });
+  rmSync(out.replace(/\.json$/, '.jsonl'), { force: true });
+  return { ms: r.ms, cpuMs: r.cpuMs, rss: r.rss, loopMaxMs: r.loopMaxMs, firstBody: seen.firstBody, bodyBytes: seen.bodyBytes, meanInFlight: seen.meanInFlight, maxInFlight: seen.maxInFlight, spanMs: seen.spanMs, otlpPosts: seen.otlpPosts, otlpBytes: seen.otlpBytes, verdicts: v.counts };
+}
+
+/** The bare loop once, checked: one request per case, and the same body bytes the run sent. */
+export async function measureBare({ template, cases, model, dir, concurrency, timeoutMs, runBodyBytes }) {
+  await model.stats();
+  const b = await timed(['--import', probe, join(here, '_bare-loop.mjs'), model.url, template, String(cases), String(concurrency)], { cwd: dir, timeoutMs });
+  const seen = await model.stats();
+  check(b.code === 0, `bare loop exited ${b.code}: ${b.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  check(seen.requests === cases, `bare loop: the fake model counted ${seen.requests} requests for ${cases} cases`);
+  if (runBodyBytes !== undefined) check(seen.bodyBytes === runBodyBytes, `bare loop sent ${seen.bodyBytes} body bytes, the run ${runBodyBytes}: not the same requests`);
+  return { ms: b.ms, cpuMs: b.cpuMs, rss: b.rss, bodyBytes: seen.bodyBytes, meanInFlight: seen.meanInFlight };
+}
+
+/** The body `run` sends (one small run of this workload), saved as the bare loop's template. */
+export async function captureTemplate({ dir, concurrency, timeoutMs }) {
+  const model = await startFakeModel(0);
   try {
-    // Files of at most 50,000 cases (a fixture file is capped at 64 MiB; test/fixtures times one 100k file by hand).
-    const fixtures = [];
-    for (let from = 0; from < cases; from += 50_000) {
-      const file = join(dir, `bench-${fixtures.length}.toml`);
-      writeFileSync(file, fixtureText(Math.min(cases, from + 50_000), from));
-      fixtures.push(file);
-    }
-    const bodies = join(dir, 'requests.json');
-    writeFileSync(bodies, await requestBodies(cases, dir));
-    const env = { OPENAI_API_KEY: 'sk-bench', RUNSPEC_TELEMETRY: undefined, OTEL_EXPORTER_OTLP_ENDPOINT: undefined, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined };
-    const runArgs = (extra) => [...(process.env.BENCH_RUN_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', join(here, '_rss.mjs'), cli, 'run', ...fixtures, '--base-url', model.url, '--model', 'bench-model', '--toolset', 'builtin:fleet',
-      '--concurrency', String(concurrency), '--max-requests', String(concurrency), '--output', 'json', '--out', join(dir, 'results.json'), ...extra];
-    const out = { cases, concurrency, latencyMs };
-    if (bare) {
-      await model.stats();
-      const b = await timed(['--import', join(here, '_rss.mjs'), join(here, '_bare-loop.mjs'), model.url, bodies, String(concurrency)], { cwd: dir, timeoutMs });
-      if (b.code !== 0) throw new Error(`bare loop failed: ${b.stderr.slice(-500)}`);
-      out.bareMs = b.ms;
-      out.bareRss = b.rss;
-      out.bareCpuMs = b.cpuMs;
-      out.bareMeanInFlight = (await model.stats()).meanInFlight;
-    }
-    await model.stats();
-    const r = await timed(runArgs(['--no-telemetry']), { cwd: dir, env, timeoutMs });
-    const inflight = await model.stats();
-    out.meanInFlight = inflight.meanInFlight;
-    // First request in to last answer out, as the server saw it: the run loop without process start-up.
-    out.spanMs = inflight.spanMs;
-    out.maxInFlight = inflight.maxInFlight;
-    if (r.code !== 0 && r.code !== 1) throw new Error(`run failed (${r.code}): ${r.stderr.slice(-800)}`);
-    out.runMs = r.ms;
-    out.runRss = r.rss;
-    out.runCpuMs = r.cpuMs;
-    if (telemetry) {
-      const t = await timed(runArgs(['--telemetry', '--endpoint', `${model.origin}/v1/traces`]), { cwd: dir, env: { ...env, ...telemetryEnv }, timeoutMs });
-      if (t.code !== 0 && t.code !== 1) throw new Error(`run --telemetry failed (${t.code}): ${t.stderr.slice(-800)}`);
-      out.telemetryMs = t.ms;
-      out.telemetryRss = t.rss;
-      out.telemetryCpuMs = t.cpuMs;
-    }
-    return out;
+    const fixtures = writeWorkload(dir, 50);
+    const { firstBody } = await measureRun({ fixtures, cases: 50, model, dir, concurrency, timeoutMs });
+    check(typeof firstBody === 'string', 'capturing the request template: the fake model saw no request');
+    const path = join(dir, 'template.json');
+    writeFileSync(path, firstBody);
+    return path;
   } finally {
     model.close();
-    rmSync(dir, { recursive: true, force: true });
   }
 }

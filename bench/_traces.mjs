@@ -81,8 +81,10 @@ export function* lines(targetBytes, blockLines = 20) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  // Prints `TRACES <n>` on stderr once everything is written.
   const out = process.stdout;
   const it = lines(Number(process.argv[2] ?? 50e6));
+  let count = 0;
   out.on('error', () => process.exit(0));
   const pump = () => {
     for (;;) {
@@ -93,7 +95,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         size += r.value.length;
         if (size >= 1 << 20) break;
       }
-      if (batch.length === 0) return out.end();
+      count += batch.length * PER_LINE;
+      if (batch.length === 0) return out.end(() => process.stderr.write(`TRACES ${count}\n`));
       if (!out.write(batch.join(''))) return out.once('drain', pump);
     }
   };

@@ -1,90 +1,261 @@
-// npm run bench — throughput as a fraction of a floor measured in the same run, on the same data (these
-// machines are shared and noisy: read the fractions, not the milliseconds). 1.00 = as fast as the floor.
+// npm run bench — what users meet, next to a floor measured in the same run on the same data (the machines
+// are shared and noisy: read the paired ratios, not the milliseconds). ratio = floor time / our time,
+// the median over repetitions of each repetition's pair (1.00 = as fast as the floor).
 //
-//   run, N cases, concurrency 8   vs  a bare undici loop sending the same requests to the same fake server
-//   run at 200 ms model latency   vs  the ideal: ceil(cases / concurrency) × 200 ms
-//   telemetry share               =   (run with traces exported over OTLP − run without) / run with
-//   score - (streamed JSON lines) vs  a bare process that JSON.parses every line of the same stream
-//   serve ingest                  vs  a bare HTTP receiver that only JSON.parses each POST body
-//   startup (--help, list, score --help) vs `node -e 0`
-//   scoreRun (decision)           vs  JSON.parse of the same Runs' JSON
+//   run, N cases (5 tools with JSON Schemas, expect_tool + 3 expect_args incl. $one_of and $regex,
+//     --validate-args, one [[suite]] file per N)     vs a bare undici loop sending the same bodies
+//   run, 100,000 cases as ten 10k files and as one file: peak RSS, marginal time per case, longest
+//     event-loop block
+//   run, 200 cases at 200 ms model latency          vs the ideal: ceil(200 / 8) × 200 ms
+//   telemetry on (OTLP/protobuf to a local sink)    vs off, at zero and at 100 ms latency
+//   score - (streamed OTLP JSON lines)              vs a process that JSON.parses every line
+//   serve ingest (gzip'd OTLP/protobuf POSTs)        vs node:http + gunzip + protobuf decode
+//   --help, list, score --help                      vs node -e 0
 //
-// Every timed thing runs in its own process (the fake model and receivers too); peak RSS comes from
-// `process.resourceUsage().maxRSS` at exit. Results: bench/results.json.
+// Every measured process runs on its own (the fake model and sinks too), preloaded with bench/_probe.mjs
+// for its peak RSS, CPU time and longest event-loop block. Every measurement checks the work was done
+// (requests counted by the fake model, verdicts counted in the output); a row whose check fails is
+// reported as failed and the bench exits 1. Each row has a time limit.
 //
-//   BENCH_QUICK=1 (or --quick)  about a minute: 1k cases, 50 MB, fewer repeats
-//   default                     adds 10k cases and 500 MB
-//   BENCH_LARGE=1 (or --large)  adds 100k cases and 5 GB (streamed; minutes)
+//   BENCH_QUICK=1 (or --quick)  a smoke check: small N, one repetition (about a minute or two)
+//   default                     1k, 10k, 100k cases; 50 and 500 MB; median of 3 (about 15 minutes on 2 cores)
+//   BENCH_LARGE=1 (or --large)  adds `score` over 5 GB
+//   BENCH_ONLY=id,id            only rows whose id starts with one of these (no results.json written)
+//   BENCH_RESULTS=FILE          where to write the results (default bench/results.json)
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { benchRun, timed } from './_run.mjs';
-import { lines } from './_traces.mjs';
-import { telemetryCostPerTrace } from './_telemetry-cost.mjs';
-import { scoreRun } from '../dist/scoring/index.js';
-import { loadToolset } from '../dist/toolset/index.js';
-import { loadFixtureFile } from '../dist/fixtures/index.js';
+import { CheckError, captureTemplate, check, cli, measureBare, measureRun, median, probe, probed, startFakeModel, timed, writeWorkload } from './_run.mjs';
+import { traceBodies } from './_otlp.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
 const LARGE = process.env.BENCH_LARGE === '1' || process.argv.includes('--large');
+const ONLY = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const here = new URL('.', import.meta.url).pathname;
-const cli = join(here, '..', 'dist', 'cli', 'main.js');
-const rssHook = join(here, '_rss.mjs');
-const rows = [];
+const RESULTS = process.env.BENCH_RESULTS ?? join(here, 'results.json');
+const REPS = QUICK ? 1 : 3;
+const CONC = 8;
 const MB = 1e6;
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const fmtMs = (ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`);
+const N = QUICK ? { small: 300, mid: 1000, big: 3000 } : { small: 1000, mid: 10_000, big: 100_000 };
+const rows = [];
+const fmtMs = (ms) => (ms === undefined ? '' : ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`);
 const fmtMb = (b) => (b === undefined ? '' : `${(b / 2 ** 20).toFixed(0)} MB`);
+const num = (n) => n.toLocaleString('en-US');
 
-function row(r) {
-  rows.push(r);
-  const frac = r.fraction === undefined ? '' : r.fraction.toFixed(2);
-  const target = r.target === undefined ? '' : `≥ ${r.target}`;
-  console.log(
-    `${r.what.padEnd(30)}${r.data.padEnd(22)}${fmtMs(r.oursMs).padStart(10)}${(r.floorMs === undefined ? '' : fmtMs(r.floorMs)).padStart(10)}${frac.padStart(7)}${target.padStart(8)}${fmtMb(r.peakRssBytes).padStart(9)}${r.note ? `  ${r.note}` : ''}`,
-  );
+/** A target: `value op limit`, and whether it is met. */
+const target = (name, value, op, limit, unit = '') => ({ name, value, op, limit, unit, met: value === undefined ? undefined : op === '>=' ? value >= limit : value <= limit });
+
+const COLS = [['what', 44], ['ours', 9], ['floor', 9], ['ratio', 6], ['RSS', 7], ['loop', 7]];
+function printHeader() {
+  console.log(COLS.map(([h, w], i) => (i === 0 ? h.padEnd(w) : h.padStart(w))).join(' ') + '  targets / notes');
+}
+function print(r) {
+  if (r.status === 'failed') {
+    console.log(`${r.what.padEnd(44)} FAILED: ${r.error}`);
+    return;
+  }
+  const cells = [r.what.padEnd(44), fmtMs(r.oursMs).padStart(9), fmtMs(r.floorMs).padStart(9), (r.ratio === undefined ? '' : r.ratio.toFixed(2)).padStart(6), fmtMb(r.peakRssBytes).padStart(7), (r.loopMaxMs === undefined ? '' : `${r.loopMaxMs.toFixed(0)} ms`).padStart(7)];
+  const t = (r.targets ?? []).map((x) => `${x.name} ${fmtValue(x.value, x.unit)} ${x.op === '>=' ? '≥' : '≤'} ${fmtValue(x.limit, x.unit)} ${x.met === undefined ? 'n/a' : x.met ? 'met' : 'MISSED'}`);
+  console.log(`${cells.join(' ')}  ${[...t, ...(r.notes ?? [])].join('; ')}`);
+}
+function fmtValue(v, unit) {
+  if (v === undefined) return '?';
+  if (unit === 'MB') return `${(v / 2 ** 20).toFixed(0)} MB`;
+  if (unit === '%') return `${(v * 100).toFixed(1)} %`;
+  if (unit === 'ms') return v < 10 ? `${v.toFixed(3)} ms` : `${v.toFixed(0)} ms`;
+  return v.toFixed(2);
 }
 
-async function runRows() {
-  for (const cases of [1000, ...(QUICK ? [] : [10_000]), ...(LARGE ? [100_000] : [])]) {
-    const r = await benchRun({ cases, concurrency: 8, timeoutMs: 3_600_000 });
-    row({ id: `run-${cases}`, what: 'run, zero latency, conc. 8', data: `${cases} cases`, oursMs: r.runMs, floorMs: r.bareMs, fraction: r.bareMs / r.runMs, target: cases >= 100_000 ? undefined : cases >= 10_000 ? 0.7 : 0.8, peakRssBytes: r.runRss, floorRssBytes: r.bareRss, msPerCase: r.runMs / cases, runCpuMs: r.runCpuMs, bareCpuMs: r.bareCpuMs, cpuFraction: r.bareCpuMs / r.runCpuMs, note: `${(r.runMs / cases).toFixed(2)} ms/case; CPU ${fmtMs(r.runCpuMs)} vs ${fmtMs(r.bareCpuMs)} (${(r.bareCpuMs / r.runCpuMs).toFixed(2)})` });
+/** Run one row under a time limit; a failed check or error marks it failed, never stops the bench. */
+async function row(id, what, limitMs, fn) {
+  if (ONLY.length > 0 && !ONLY.some((p) => id.startsWith(p))) return;
+  const deadline = performance.now() + limitMs;
+  const started = performance.now();
+  let timer;
+  try {
+    const out = await Promise.race([
+      fn(() => Math.max(1000, deadline - performance.now())),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new CheckError(`row timed out after ${Math.round(limitMs / 1000)} s`)), limitMs))),
+    ]);
+    const r = { id, what, status: 'ok', seconds: Math.round((performance.now() - started) / 100) / 10, ...out };
+    rows.push(r);
+    print(r);
+  } catch (err) {
+    const r = { id, what, status: 'failed', error: err instanceof CheckError ? err.message : String(err?.stack ?? err).split('\n').slice(0, 3).join(' | ') };
+    rows.push(r);
+    print(r);
+  } finally {
+    clearTimeout(timer);
   }
-  const latencyCases = 200;
-  const l = await benchRun({ cases: latencyCases, concurrency: 8, latencyMs: 200 });
-  const ideal = Math.ceil(latencyCases / 8) * 200;
-  row({ id: 'run-latency-200ms', what: 'run, 200 ms latency, conc. 8', data: `${latencyCases} cases`, oursMs: l.runMs, floorMs: ideal, fraction: ideal / l.runMs, target: 0.95, peakRssBytes: l.runRss, meanInFlight: l.meanInFlight, maxInFlight: l.maxInFlight, bareMs: l.bareMs, spanMs: l.spanMs, spanFraction: ideal / l.spanMs, note: `floor = ideal; bare loop ${fmtMs(l.bareMs)} (${(ideal / l.bareMs).toFixed(2)}); first request to last answer ${fmtMs(l.spanMs)} (${(ideal / l.spanMs).toFixed(2)}); ${l.meanInFlight.toFixed(2)} of 8 in flight on average, first to last` });
-  const telCases = QUICK ? 500 : 1000;
-  for (const [id, what, telemetryEnv] of [['telemetry-share', 'telemetry share (OTLP/proto)', {}]]) {
-    const t = await benchRun({ cases: telCases, concurrency: 8, telemetry: true, telemetryEnv, bare: false });
-    const share = (t.telemetryMs - t.runMs) / t.telemetryMs;
-    const cpuShare = (t.telemetryCpuMs - t.runCpuMs) / t.telemetryCpuMs;
-    row({ id, what, data: `${telCases} cases`, oursMs: t.telemetryMs, floorMs: t.runMs, fraction: t.runMs / t.telemetryMs, share, cpuShare, peakRssBytes: t.telemetryRss, note: `share ${(share * 100).toFixed(1)} % of wall, ${(cpuShare * 100).toFixed(1)} % of CPU (target ≤ 10 %)` });
-  }
-  const cost = await telemetryCostPerTrace(QUICK ? 2000 : 5000);
-  row({ id: 'telemetry-per-trace', what: 'telemetry per trace (in proc.)', data: `${cost.spansPerTrace} spans`, oursMs: (cost.renderUs + cost.protobufUs) / 1000, ...cost, note: `render+SDK ${cost.renderUs.toFixed(0)} µs, protobuf ${cost.protobufUs.toFixed(0)} µs (JSON ${cost.jsonUs.toFixed(0)} µs)` });
 }
 
-/** Pipe the generated stream of `bytes` into `args` (a node process); time it to its exit. */
-function streamInto(bytes, args) {
+/** Stop repeating (keep the median of what ran) when another repetition would not fit the row's limit. */
+const enoughTime = (left, repStarted) => left() < 1.5 * (performance.now() - repStarted);
+
+const rowById = (id) => rows.find((r) => r.id === id && r.status === 'ok');
+
+// ---------------------------------------------------------------------------------------------- run
+
+/**
+ * `reps` repetitions at `cases`: per repetition the bare loop and each layout of `run`, in rotating order.
+ * layouts: { key: files } (1 = one file; 10 = ten files).
+ */
+async function pairedRuns({ dir, template, cases, layouts, latencyMs = 0, telemetry = [false], reps = REPS, left }) {
+  const work = mkdtempSync(join(dir, `run-${cases}-`));
+  const fixtures = Object.fromEntries(Object.entries(layouts).map(([k, files]) => {
+    const sub = join(work, k);
+    mkdirSync(sub);
+    return [k, writeWorkload(sub, cases, files).map((p) => p)];
+  }));
+  writeWorkload(work, 0);
+  const model = await startFakeModel(latencyMs);
+  const samples = [];
+  try {
+    for (let rep = 0; rep < reps; rep++) {
+      const repStarted = performance.now();
+      const jobs = [['bare', null, false]];
+      for (const k of Object.keys(layouts)) for (const t of telemetry) jobs.push(['run', k, t]);
+      const order = jobs.map((_, i) => jobs[(i + rep) % jobs.length]);
+      const s = {};
+      for (const [kind, k, t] of order) {
+        if (kind === 'bare') s.bare = await measureBare({ template, cases, model, dir: work, concurrency: CONC, timeoutMs: left() });
+        else s[`${k}${t ? '+telemetry' : ''}`] = await measureRun({ fixtures: fixtures[k], cases, model, dir: work, concurrency: CONC, telemetry: t, timeoutMs: left() });
+      }
+      for (const [key, m] of Object.entries(s)) if (key !== 'bare') check(m.bodyBytes === s.bare.bodyBytes, `${key}: the run sent ${m.bodyBytes} body bytes, the bare loop ${s.bare.bodyBytes}: not the same requests`);
+      samples.push(s);
+      if (enoughTime(left, repStarted)) break;
+    }
+  } finally {
+    model.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+  return samples;
+}
+
+/** The figures of layout `key` against the bare loop, over paired samples. */
+function runFigures(samples, key, cases) {
+  const ours = samples.map((s) => s[key]);
+  const bare = samples.map((s) => s.bare);
+  const ownCpu = median(samples.map((s) => (s[key].cpuMs - s.bare.cpuMs) / cases));
+  return {
+    cases,
+    reps: samples.length,
+    oursMs: median(ours.map((m) => m.ms)),
+    floorMs: median(bare.map((m) => m.ms)),
+    ratio: median(samples.map((s) => s.bare.ms / s[key].ms)),
+    cpuRatio: median(samples.map((s) => s.bare.cpuMs / s[key].cpuMs)),
+    oursCpuMs: median(ours.map((m) => m.cpuMs)),
+    floorCpuMs: median(bare.map((m) => m.cpuMs)),
+    ownCpuPerCaseMs: ownCpu,
+    floorCpuPerCaseMs: median(bare.map((m) => m.cpuMs / cases)),
+    peakRssBytes: Math.max(...ours.map((m) => m.rss)),
+    floorRssBytes: Math.max(...bare.map((m) => m.rss)),
+    loopMaxMs: Math.max(...ours.map((m) => m.loopMaxMs)),
+    meanInFlight: median(ours.map((m) => m.meanInFlight)),
+    verdicts: ours[0].verdicts,
+    samples: samples.map((s) => ({ oursMs: s[key].ms, floorMs: s.bare.ms, oursCpuMs: s[key].cpuMs, floorCpuMs: s.bare.cpuMs, rss: s[key].rss, loopMaxMs: s[key].loopMaxMs })),
+  };
+}
+
+async function runRows(dir, template) {
+  for (const [cases, limit] of [[N.small, 240_000], [N.mid, 600_000]]) {
+    await row(`run-${cases}`, `run, ${num(cases)} cases, zero latency, conc. ${CONC}`, limit, async (left) => {
+      const f = runFigures(await pairedRuns({ dir, template, cases, layouts: { one: 1 }, left }), 'one', cases);
+      const targets = [target('ratio', f.ratio, '>=', 0.6)];
+      if (cases === N.mid) targets.push(target('own CPU/case', f.ownCpuPerCaseMs, '<=', 0.071, 'ms'));
+      return { ...f, data: `${num(cases)} cases, 1 file`, targets, notes: [`own CPU ${f.ownCpuPerCaseMs.toFixed(3)} ms/case (floor ${f.floorCpuPerCaseMs.toFixed(3)})`, `CPU ratio ${f.cpuRatio.toFixed(2)}`] };
+    });
+  }
+  const big = N.big;
+  const ids = { ten: `run-${big}-ten-files`, one: `run-${big}-one-file` };
+  let bigSamples;
+  const bigRow = (key, files) => row(ids[key], `run, ${num(big)} cases, ${files === 1 ? 'one file' : `${files} files of ${num(big / files)}`}`, QUICK ? 300_000 : 1_200_000, async (left) => {
+    // One set of paired repetitions serves both rows (a failure fails both).
+    bigSamples ??= pairedRuns({ dir, template, cases: big, layouts: { ten: 10, one: 1 }, left });
+    const f = runFigures(await bigSamples, key, big);
+    const small = rowById(`run-${N.small}`);
+    const mid = rowById(`run-${N.mid}`);
+    const marginal = small && mid ? { from1k: (mid.oursMs - small.oursMs) / (N.mid - N.small), from10k: (f.oursMs - mid.oursMs) / (big - N.mid) } : undefined;
+    return {
+      ...f,
+      data: `${num(big)} cases, ${files === 1 ? '1 file' : `${files} files`}`,
+      marginalMsPerCase: marginal,
+      targets: [
+        target('peak RSS', f.peakRssBytes, '<=', 250 * 2 ** 20, 'MB'),
+        target(`marginal ${num(N.mid)}→${num(big)} / ${num(N.small)}→${num(N.mid)}`, marginal && marginal.from10k / marginal.from1k, '<=', 1.2),
+        target('loop block', f.loopMaxMs, '<=', 200, 'ms'),
+      ],
+      notes: [marginal ? `marginal ${(marginal.from10k * 1000).toFixed(0)} µs/case vs ${(marginal.from1k * 1000).toFixed(0)}` : 'marginal: the smaller rows failed', `own CPU ${f.ownCpuPerCaseMs.toFixed(3)} ms/case`],
+    };
+  });
+  await bigRow('ten', 10);
+  await bigRow('one', 1);
+
+  const lat = 200;
+  await row('run-latency-200ms', `run, ${lat} cases at 200 ms latency, conc. ${CONC}`, 180_000, async (left) => {
+    const samples = await pairedRuns({ dir, template, cases: lat, layouts: { one: 1 }, latencyMs: 200, left });
+    const ideal = Math.ceil(lat / CONC) * 200;
+    const f = runFigures(samples, 'one', lat);
+    const ratio = median(samples.map((s) => ideal / s.one.ms));
+    const bareRatio = median(samples.map((s) => ideal / s.bare.ms));
+    const spanRatio = median(samples.map((s) => ideal / s.one.spanMs));
+    return { ...f, data: `${lat} cases`, floorMs: ideal, ratio, bareRatio, spanRatio, targets: [target('of ideal', ratio, '>=', 0.95)], notes: [`floor = ideal ${ideal} ms`, `bare loop ${bareRatio.toFixed(2)} of ideal`, `first request to last answer ${spanRatio.toFixed(2)}`, `${f.meanInFlight.toFixed(2)} of ${CONC} in flight`] };
+  });
+
+  for (const [latencyMs, cases, limit] of [[0, QUICK ? 500 : 2000, 300_000], [100, QUICK ? 160 : 400, 240_000]]) {
+    await row(`telemetry-${latencyMs}ms`, `telemetry on vs off, ${latencyMs} ms latency`, limit, async (left) => {
+      const samples = await pairedRuns({ dir, template, cases, layouts: { one: 1 }, latencyMs, telemetry: [false, true], left });
+      const overhead = median(samples.map((s) => (s['one+telemetry'].ms - s.one.ms) / s.one.ms));
+      const cpuOverhead = median(samples.map((s) => (s['one+telemetry'].cpuMs - s.one.cpuMs) / s.one.cpuMs));
+      const on = samples.map((s) => s['one+telemetry']);
+      return {
+        cases, reps: samples.length, data: `${num(cases)} cases`,
+        oursMs: median(on.map((m) => m.ms)), floorMs: median(samples.map((s) => s.one.ms)), ratio: median(samples.map((s) => s.one.ms / s['one+telemetry'].ms)),
+        overhead, cpuOverhead, peakRssBytes: Math.max(...on.map((m) => m.rss)), loopMaxMs: Math.max(...on.map((m) => m.loopMaxMs)),
+        otlpBytesPerCase: median(on.map((m) => m.otlpBytes / cases)),
+        targets: [target('added', overhead, '<=', latencyMs === 0 ? 0.15 : 0.02, '%')],
+        notes: [`floor = the same run, telemetry off`, `CPU +${(cpuOverhead * 100).toFixed(1)} %`, `${median(on.map((m) => m.otlpBytes / cases)).toFixed(0)} OTLP bytes/case`],
+      };
+    });
+  }
+}
+
+// -------------------------------------------------------------------------------------------- score
+
+/** Pipe `bytes` of generated trace lines into a node process; time it to its exit; count its stdout lines. */
+function streamInto(bytes, args, timeoutMs) {
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const gen = spawn(process.execPath, [join(here, '_traces.mjs'), String(bytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const child = spawn(process.execPath, args, { stdio: ['pipe', 'ignore', 'pipe'] });
+    const gen = spawn(process.execPath, [join(here, '_traces.mjs'), String(bytes)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let genErr = '';
     let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
+    let lines = 0;
+    gen.stderr.on('data', (d) => (genErr += d));
+    child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-20_000)));
+    child.stdout.on('data', (d) => {
+      for (let i = d.indexOf(10); i >= 0; i = d.indexOf(10, i + 1)) lines++;
+    });
     gen.stdout.pipe(child.stdin);
     child.stdin.on('error', () => {});
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      gen.kill('SIGKILL');
+      reject(new CheckError(`${args.at(-1)}: timed out after ${Math.round(timeoutMs / 1000)} s`));
+    }, timeoutMs);
     child.on('error', reject);
-    child.on('exit', (code) => {
-      gen.kill();
-      const m = /BENCH_MAX_RSS (\d+)/.exec(stderr);
-      if (code !== 0 && code !== 1) reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.slice(-600)}`));
-      else resolve({ ms: performance.now() - t, rss: m ? Number(m[1]) : undefined, stderr });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const ms = performance.now() - t;
+      const done = () => {
+        const traces = Number(/TRACES (\d+)/.exec(genErr)?.[1]);
+        resolve({ ms, code, lines, stderr, traces, ...probed(stderr) });
+      };
+      if (gen.exitCode !== null) done();
+      else gen.on('close', done);
     });
   });
 }
@@ -92,111 +263,189 @@ function streamInto(bytes, args) {
 async function scoreRows(dir) {
   const rules = join(dir, 'rules.toml');
   writeFileSync(rules, '[[rule]]\nname = "no-restart"\nforbid_tools = ["restart-service"]\n\n[[rule]]\nname = "budget"\nmax_calls = 3\n');
-  for (const bytes of [50 * MB, ...(QUICK ? [] : [500 * MB]), ...(LARGE ? [5000 * MB] : [])]) {
-    const floor = await streamInto(bytes, ['--import', rssHook, join(here, '_bare-parse.mjs')]);
-    const ours = await streamInto(bytes, ['--import', rssHook, cli, '--path', dir, 'score', '-', '--rules', rules, '--cases', join(dir, 'no-cases')]);
-    row({ id: `score-${bytes / MB}MB`, what: 'score - (JSON lines, streamed)', data: `${bytes / MB} MB`, oursMs: ours.ms, floorMs: floor.ms, fraction: floor.ms / ours.ms, target: 0.5, peakRssBytes: ours.rss, floorRssBytes: floor.rss, note: 'RSS target < 250 MB' });
+  const sizes = QUICK ? [[20 * MB, 1, 120_000]] : [[50 * MB, REPS, 300_000], [500 * MB, REPS, 900_000]];
+  if (LARGE) sizes.push([5000 * MB, 1, 1_800_000]);
+  for (const [bytes, reps, limit] of sizes) {
+    await row(`score-${bytes / MB}MB`, `score -, ${bytes / MB} MB of OTLP JSON lines`, limit, async (left) => {
+      const samples = [];
+      for (let rep = 0; rep < reps; rep++) {
+        const repStarted = performance.now();
+        const pair = {};
+        for (const kind of rep % 2 ? ['ours', 'floor'] : ['floor', 'ours']) {
+          if (kind === 'floor') {
+            const f = await streamInto(bytes, ['--import', probe, join(here, '_bare-parse.mjs')], left());
+            check(f.code === 0, `bare JSON.parse loop exited ${f.code}: ${f.stderr.slice(-300)}`);
+            check(Number(/TRACES (\d+)/.exec(f.stderr)?.[1]) === f.traces, `bare JSON.parse loop: parsed ${/TRACES (\d+)/.exec(f.stderr)?.[1]} traces of ${f.traces}`);
+            pair.floor = f;
+          } else {
+            const o = await streamInto(bytes, ['--import', probe, cli, '--path', dir, 'score', '-', '--rules', rules, '--cases', join(dir, 'no-cases')], left());
+            check(o.code === 1, `score exited ${o.code} (expected 1: the no-restart rule fails some traces): ${o.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+            check(o.lines === 2 * o.traces, `score wrote ${o.lines} verdict lines for ${o.traces} traces × 2 rules`);
+            check(Number(/traces: (\d+)/.exec(o.stderr)?.[1]) === o.traces, `score's summary counts ${/traces: (\d+)/.exec(o.stderr)?.[1]} traces of ${o.traces}`);
+            pair.ours = o;
+          }
+        }
+        samples.push(pair);
+        if (enoughTime(left, repStarted)) break;
+      }
+      const rss = Math.max(...samples.map((s) => s.ours.rss));
+      return {
+        data: `${bytes / MB} MB, ${num(samples[0].ours.traces)} traces`, reps: samples.length,
+        oursMs: median(samples.map((s) => s.ours.ms)), floorMs: median(samples.map((s) => s.floor.ms)), ratio: median(samples.map((s) => s.floor.ms / s.ours.ms)),
+        peakRssBytes: rss, floorRssBytes: Math.max(...samples.map((s) => s.floor.rss)), loopMaxMs: Math.max(...samples.map((s) => s.ours.loopMaxMs)),
+        cpuRatio: median(samples.map((s) => s.floor.cpuMs / s.ours.cpuMs)),
+        targets: [target('ratio', median(samples.map((s) => s.floor.ms / s.ours.ms)), '>=', 0.5), target('peak RSS', rss, '<=', 250 * 2 ** 20, 'MB')],
+        notes: ['floor = JSON.parse of every line', `floor RSS ${fmtMb(Math.max(...samples.map((s) => s.floor.rss)))}`],
+      };
+    });
   }
 }
 
-async function startProcess(args, cwd) {
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+// -------------------------------------------------------------------------------------------- serve
+
+/** Start a node process that prints a port; resolves with the child, its port and its output so far. */
+async function startServer(args, cwd) {
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const io = { out: '', err: '' };
+  child.stdout.on('data', (d) => (io.out += d));
+  child.stderr.on('data', (d) => (io.err = (io.err + d).slice(-20_000)));
   const port = await new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr.on('data', (d) => {
-      err += d;
-      const m = /127\.0\.0\.1:(\d+)/.exec(err) ?? /PORT (\d+)/.exec(err);
+    const look = () => {
+      const m = /127\.0\.0\.1:(\d+)/.exec(io.err) ?? /PORT (\d+)/.exec(io.out);
       if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${err.slice(-400)}`)));
+    };
+    child.stdout.on('data', look);
+    child.stderr.on('data', look);
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${io.err.slice(-400)}`)));
   });
-  return { port, child };
+  const exited = new Promise((r) => child.on('close', r));
+  return { child, port, io, exited };
 }
 
-async function post(port, bodies, concurrency = 8) {
-  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: concurrency });
+async function post(port, bodies) {
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONC });
   let next = 0;
-  const t = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
+  let ok = 0;
+  await Promise.all(Array.from({ length: CONC }, async () => {
     while (next < bodies.length) {
       const body = bodies[next++];
-      const res = await pool.request({ path: '/v1/traces', method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const res = await pool.request({ path: '/v1/traces', method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' }, body });
       await res.body.dump();
-      if (res.statusCode !== 200) throw new Error(`POST answered ${res.statusCode}`);
+      if (res.statusCode === 200) ok++;
     }
   }));
-  const ms = performance.now() - t;
   await pool.close();
-  return ms;
+  return ok;
 }
 
 async function serveRow(dir) {
-  const bodies = [...lines(QUICK ? 10 * MB : 40 * MB)];
-  const bare = spawn(process.execPath, [join(here, '_bare-receiver.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const barePort = await new Promise((resolve) => bare.stdout.on('data', (d) => resolve(Number(/PORT (\d+)/.exec(String(d))[1]))));
-  const floorMs = await post(barePort, bodies);
-  bare.kill('SIGTERM');
-  const { port, child } = await startProcess(['--import', rssHook, cli, '--path', dir, 'serve', '--port', '0', '--cases', join(dir, 'no-cases'), '--quiet-ms', '200'], dir);
-  const oursMs = await post(port, bodies);
-  const exited = new Promise((r) => child.on('exit', r));
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  child.kill('SIGTERM');
-  await exited;
-  const m = /BENCH_MAX_RSS (\d+)/.exec(stderr);
-  const mb = bodies.reduce((n, b) => n + b.length, 0) / MB;
-  row({ id: 'serve-ingest', what: 'serve ingest (POST, conc. 8)', data: `${mb.toFixed(0)} MB, ${bodies.length} req`, oursMs, floorMs, fraction: floorMs / oursMs, target: 0.5, peakRssBytes: m ? Number(m[1]) : undefined });
+  const traces = QUICK ? 2000 : 10_000;
+  await row('serve-ingest', `serve ingest, gzip'd OTLP/protobuf, conc. ${CONC}`, 300_000, async (left) => {
+    const { bodies, spans } = await traceBodies(traces);
+    const rules = join(dir, 'rules.toml');
+    const samples = [];
+    for (let rep = 0; rep < REPS; rep++) {
+      const repStarted = performance.now();
+      const pair = {};
+      for (const kind of rep % 2 ? ['ours', 'floor'] : ['floor', 'ours']) {
+        if (kind === 'floor') {
+          const s = await startServer(['--import', probe, join(here, '_bare-receiver.mjs')], dir);
+          const t = performance.now();
+          const ok = await post(s.port, bodies);
+          const ms = performance.now() - t;
+          s.child.kill('SIGTERM');
+          await s.exited;
+          check(ok === bodies.length, `bare receiver answered ${ok} of ${bodies.length} POSTs with 200`);
+          check(Number(/SPANS (\d+)/.exec(s.io.out)?.[1]) === spans, `bare receiver decoded ${/SPANS (\d+)/.exec(s.io.out)?.[1]} spans of ${spans}`);
+          pair.floor = { ms, ...probed(s.io.err) };
+        } else {
+          const out = join(dir, `verdicts-${rep}.jsonl`);
+          const s = await startServer(['--import', probe, cli, '--path', dir, 'serve', '--port', '0', '--cases', join(dir, 'no-cases'), '--rules', rules, '--quiet-ms', '200', '--out', out], dir);
+          const t = performance.now();
+          const ok = await post(s.port, bodies);
+          const postMs = performance.now() - t;
+          // SIGTERM scores the traces still open and exits: first POST to exit is all of the work.
+          s.child.kill('SIGTERM');
+          await s.exited;
+          const ms = performance.now() - t;
+          check(ok === bodies.length, `serve answered ${ok} of ${bodies.length} POSTs with 200`);
+          // A trace judged before the shutdown gets a revision line, then its final line at exit.
+          const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+          const final = new Set(lines.filter((l) => l.final === true && l.traceId).map((l) => `${l.traceId}/${l.rule}`)).size;
+          check(final === 2 * traces, `serve wrote ${final} final verdict lines (${lines.length} lines) for ${traces} traces × 2 rules`);
+          rmSync(out, { force: true });
+          pair.ours = { ms, postMs, ...probed(s.io.err) };
+        }
+      }
+      samples.push(pair);
+      if (enoughTime(left, repStarted)) break;
+    }
+    const bytes = bodies.reduce((n, b) => n + b.length, 0);
+    const ratio = median(samples.map((s) => s.floor.ms / s.ours.ms));
+    return {
+      data: `${num(traces)} traces, ${bodies.length} POSTs, ${(bytes / MB).toFixed(1)} MB gzip'd`, reps: samples.length,
+      oursMs: median(samples.map((s) => s.ours.ms)), floorMs: median(samples.map((s) => s.floor.ms)), ratio,
+      postRatio: median(samples.map((s) => s.floor.ms / s.ours.postMs)),
+      peakRssBytes: Math.max(...samples.map((s) => s.ours.rss)), loopMaxMs: Math.max(...samples.map((s) => s.ours.loopMaxMs)),
+      targets: [target('ratio', ratio, '>=', 0.6)],
+      notes: ['floor = node:http + gunzip + protobufjs decode', 'ours = first POST to every verdict written', `POSTs alone ${median(samples.map((s) => s.floor.ms / s.ours.postMs)).toFixed(2)}`],
+    };
+  });
 }
 
+// ------------------------------------------------------------------------------------------ startup
+
 async function startupRows(dir) {
-  const reps = QUICK ? 5 : 9;
-  const time = async (args) => median(await Promise.all([]).then(async () => {
+  const reps = QUICK ? 3 : 9;
+  const times = async (args, left) => {
     const xs = [];
-    for (let i = 0; i < reps; i++) xs.push((await timed(args, { cwd: dir })).ms);
+    for (let i = 0; i < reps; i++) {
+      const r = await timed(args, { cwd: dir, timeoutMs: left(), keepStdout: true });
+      check(r.code === 0, `${args.slice(1).join(' ') || 'node'} exited ${r.code}: ${r.stderr.slice(-300)}`);
+      check(args[1] === '0' || r.stdout.length > 0, `${args.slice(1).join(' ')} printed nothing`);
+      xs.push(r.ms);
+    }
     return xs;
-  }));
-  const floor = await time(['-e', '0']);
+  };
+  let floor;
   for (const args of [['--help'], ['list'], ['score', '--help']]) {
-    const ms = await time([cli, ...args]);
-    row({ id: `startup-${args.join(' ').replace(/^-+/, '').replace(/[^a-z]+/g, '-')}`, what: `startup: ${args.join(' ')}`, data: `median of ${reps}`, oursMs: ms, floorMs: floor, fraction: floor / ms, target: 0.5, note: 'floor = node -e 0' });
+    await row(`startup-${args.join('-').replace(/-+/g, '-').replace(/^-/, '')}`, `startup: ${args.join(' ')}`, 120_000, async (left) => {
+      floor ??= await times(['-e', '0'], left);
+      const ours = await times([cli, ...args], left);
+      const ratio = median(floor) / median(ours);
+      return { data: `${reps} runs each`, reps, oursMs: median(ours), floorMs: median(floor), ratio, targets: [target('ratio', ratio, '>=', 0.5)], notes: ['floor = node -e 0'] };
+    });
   }
 }
 
-async function scoreRunRow(dir) {
-  const toolset = await loadToolset('builtin:fleet', { projectDir: dir, env: {} });
-  const suite = loadFixtureFile(join(here, '..', 'fixtures', 'runspec', 'fleet.toml'))[0];
-  const c = suite.cases.find((x) => x.id === 'restart-nginx-targeted');
-  const n = QUICK ? 5000 : 20_000;
-  const runs = Array.from({ length: n }, (_, i) => ({
-    caseId: c.id, sample: i, mode: 'decision', provider: 'openai', startTimeMs: 0, endTimeMs: 1, modelCalls: [], toolCalls: [],
-    terminal: { turn: 0, modelCallIndex: 0, startTimeMs: 0, endTimeMs: 0, executed: false, call: { id: `c${i}`, name: 'restart-service', arguments: { service: i % 2 ? 'nginx' : 'NGINX ', host: 'web-01' } } },
-    status: 'ok', usage: {},
-  }));
-  const json = runs.map((r) => JSON.stringify(r));
-  const t0 = performance.now();
-  for (const j of json) JSON.parse(j);
-  const floorMs = performance.now() - t0;
-  const t1 = performance.now();
-  for (const r of runs) scoreRun(c, r, { toolset, toolMode: 'dedup' });
-  const oursMs = performance.now() - t1;
-  row({ id: 'scoreRun', what: 'scoreRun (decision, dedup)', data: `${n} runs, in process`, oursMs, floorMs, fraction: floorMs / oursMs, note: 'floor = JSON.parse of each Run' });
-}
+// --------------------------------------------------------------------------------------------- main
 
 const dir = mkdtempSync(join(tmpdir(), 'runspec-bench-'));
-// Traces are graded by rules only: an empty fixtures directory keeps the bundled suites out.
 mkdirSync(join(dir, 'no-cases'));
 const started = performance.now();
 try {
-  console.log(`runspec-eval bench · node ${process.version} · ${QUICK ? 'quick' : LARGE ? 'large' : 'default'} · fraction = floor time / our time (1.00 = the floor)`);
-  console.log(`${'what'.padEnd(30)}${'data'.padEnd(22)}${'ours'.padStart(10)}${'floor'.padStart(10)}${'frac'.padStart(7)}${'target'.padStart(8)}${'peak RSS'.padStart(9)}`);
+  console.log(`runspec-eval bench · node ${process.version} · ${QUICK ? 'quick' : LARGE ? 'large' : 'default'} · ratio = floor time / our time, median of ${REPS} paired`);
+  printHeader();
   await startupRows(dir);
-  await runRows();
+  let template;
+  await row('capture', 'the request body `run` sends (bare loop template)', 60_000, async (left) => {
+    template = await captureTemplate({ dir: mkdtempSync(join(dir, 'capture-')), concurrency: CONC, timeoutMs: left() });
+    return { data: '50 cases', notes: ['checked: 50 requests, 50 verdicts, 30 passes'] };
+  });
+  if (template) await runRows(dir, template);
   await scoreRows(dir);
   await serveRow(dir);
-  await scoreRunRow(dir);
-  const out = { node: process.version, date: new Date().toISOString(), mode: QUICK ? 'quick' : LARGE ? 'large' : 'default', seconds: Math.round((performance.now() - started) / 1000), rows };
-  writeFileSync(join(here, 'results.json'), JSON.stringify(out, null, 2) + '\n');
-  console.log(`bench/results.json written (${out.seconds} s)`);
+  const failed = rows.filter((r) => r.status === 'failed');
+  const seconds = Math.round((performance.now() - started) / 1000);
+  const out = { node: process.version, date: new Date().toISOString(), mode: QUICK ? 'quick' : LARGE ? 'large' : 'default', cores: (await import('node:os')).availableParallelism(), seconds, failed: failed.length, rows };
+  if (ONLY.length === 0) {
+    writeFileSync(RESULTS, JSON.stringify(out, null, 2) + '\n');
+    console.log(`${RESULTS} written (${seconds} s)`);
+  } else console.log(`BENCH_ONLY: results not written (${seconds} s)`);
+  if (failed.length > 0) {
+    console.log(`${failed.length} row(s) FAILED their work checks: ${failed.map((r) => r.id).join(', ')}`);
+    process.exitCode = 1;
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
