@@ -20,7 +20,12 @@ let calls = 0;
 const lane = async () => {
   while (next < cases) {
     template.messages[user].content = caseOf(next++).prompt;
-    const res = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: JSON.stringify(template) });
+    const res = await pool.request({
+      path,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+      body: JSON.stringify(template),
+    });
     const json = await res.body.json();
     if (json.choices[0].message.tool_calls.length > 0) calls++;
   }

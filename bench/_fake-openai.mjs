@@ -50,7 +50,13 @@ const reply = (caseIndex) => {
     object: 'chat.completion',
     created: 1764000000,
     model: 'bench-model',
-    choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: `call_${id}`, type: 'function', function: call }] } }],
+    choices: [
+      {
+        index: 0,
+        finish_reason: 'tool_calls',
+        message: { role: 'assistant', content: null, tool_calls: [{ id: `call_${id}`, type: 'function', function: call }] },
+      },
+    ],
     usage: { prompt_tokens: 812, completion_tokens: 31, total_tokens: 843 },
   });
 };
@@ -66,7 +72,18 @@ const server = createServer((req, res) => {
       const ids = new Set();
       for (const b of otlpBodies) for (const m of b.toString('latin1').matchAll(/case-(\d+)/g)) ids.add(m[1]);
       otlpBodies = [];
-      const body = JSON.stringify({ requests, bodyBytes, firstBody, otlpPosts, otlpBytes, otlpCases: ids.size, otlpSpanMs: otlpLastAt - otlpFirstAt, meanInFlight: last > first ? area / (last - first) : 0, maxInFlight, spanMs: last > first ? last - first : 0 });
+      const body = JSON.stringify({
+        requests,
+        bodyBytes,
+        firstBody,
+        otlpPosts,
+        otlpBytes,
+        otlpCases: ids.size,
+        otlpSpanMs: otlpLastAt - otlpFirstAt,
+        meanInFlight: last > first ? area / (last - first) : 0,
+        maxInFlight,
+        spanMs: last > first ? last - first : 0,
+      });
       requests = bodyBytes = otlpPosts = otlpBytes = otlpFirstAt = otlpLastAt = inFlight = maxInFlight = area = since = first = last = 0;
       firstBody = undefined;
       dropped = false;

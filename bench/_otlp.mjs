@@ -23,17 +23,53 @@ export async function traceBodies(traces) {
     const t = T0 + i * 1000;
     const tool = i % 7 === 0 ? 'restart-service' : 'service-status';
     const args = JSON.stringify({ service: 'nginx', host: `web-0${(i % 3) + 1}` });
-    const root = tracer.startSpan('invoke_agent ops', { kind: SpanKind.INTERNAL, startTime: t, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'ops', 'openinference.span.kind': 'AGENT', 'input.value': `is nginx up on web-0${(i % 3) + 1}? (#${i})` } });
+    const root = tracer.startSpan('invoke_agent ops', {
+      kind: SpanKind.INTERNAL,
+      startTime: t,
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': 'ops',
+        'openinference.span.kind': 'AGENT',
+        'input.value': `is nginx up on web-0${(i % 3) + 1}? (#${i})`,
+      },
+    });
     const ctx = traceApi.setSpan(context.active(), root);
-    const chat = tracer.startSpan('chat gpt-4o', { kind: SpanKind.CLIENT, startTime: t + 10, attributes: {
-      'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.response.model': 'gpt-4o-2024-08-06',
-      'gen_ai.usage.input_tokens': 812, 'gen_ai.usage.output_tokens': 31, 'gen_ai.response.finish_reasons': ['tool_calls'],
-      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', finish_reason: 'tool_call', parts: [{ type: 'tool_call', id: `call_${i}`, name: tool, arguments: JSON.parse(args) }] }]),
-    } }, ctx);
+    const chat = tracer.startSpan(
+      'chat gpt-4o',
+      {
+        kind: SpanKind.CLIENT,
+        startTime: t + 10,
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': 'openai',
+          'gen_ai.request.model': 'gpt-4o',
+          'gen_ai.response.model': 'gpt-4o-2024-08-06',
+          'gen_ai.usage.input_tokens': 812,
+          'gen_ai.usage.output_tokens': 31,
+          'gen_ai.response.finish_reasons': ['tool_calls'],
+          'gen_ai.output.messages': JSON.stringify([
+            { role: 'assistant', finish_reason: 'tool_call', parts: [{ type: 'tool_call', id: `call_${i}`, name: tool, arguments: JSON.parse(args) }] },
+          ]),
+        },
+      },
+      ctx,
+    );
     chat.end(t + 600);
-    const exec = tracer.startSpan(`execute_tool ${tool}`, { kind: SpanKind.INTERNAL, startTime: t + 610, attributes: {
-      'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'gen_ai.tool.call.id': `call_${i}`, 'gen_ai.tool.call.arguments': args, 'gen_ai.tool.call.result': 'active (running)',
-    } }, ctx);
+    const exec = tracer.startSpan(
+      `execute_tool ${tool}`,
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: t + 610,
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': tool,
+          'gen_ai.tool.call.id': `call_${i}`,
+          'gen_ai.tool.call.arguments': args,
+          'gen_ai.tool.call.result': 'active (running)',
+        },
+      },
+      ctx,
+    );
     exec.end(t + 880);
     root.end(t + 900);
   }

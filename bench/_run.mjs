@@ -20,7 +20,10 @@ export const check = (ok, message) => {
 
 /** Start the fake model (and OTLP sink) in its own process. */
 export async function startFakeModel(latencyMs = 0, env = {}) {
-  const child = spawn(process.execPath, [join(here, '_fake-openai.mjs')], { env: { ...process.env, ...env, LATENCY_MS: String(latencyMs) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(here, '_fake-openai.mjs')], {
+    env: { ...process.env, ...env, LATENCY_MS: String(latencyMs) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (d) => {
@@ -44,16 +47,23 @@ export async function startFakeModel(latencyMs = 0, env = {}) {
 export function timed(args, opts = {}) {
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const child = spawn(process.execPath, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', opts.keepStdout ? 'pipe' : 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: opts.cwd,
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', opts.keepStdout ? 'pipe' : 'ignore', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-20_000)));
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, Math.max(1000, opts.timeoutMs ?? 600_000));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        child.kill('SIGKILL');
+      },
+      Math.max(1000, opts.timeoutMs ?? 600_000),
+    );
     child.on('error', reject);
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -92,13 +102,39 @@ export function writeWorkload(dir, cases, files = 1) {
   return paths;
 }
 
-const ENV = { OPENAI_API_KEY: 'sk-bench', RUNSPEC_TELEMETRY: '', OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', OTEL_SDK_DISABLED: '' };
+const ENV = {
+  OPENAI_API_KEY: 'sk-bench',
+  RUNSPEC_TELEMETRY: '',
+  OTEL_EXPORTER_OTLP_ENDPOINT: '',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+  OTEL_SDK_DISABLED: '',
+};
 
 /** argv of `runspec-eval run` over `fixtures` as a user runs it, results to `out`. */
 export function runArgs({ fixtures, model, dir, out, concurrency, telemetry }) {
-  return ['--import', probe, cli, 'run', ...fixtures, '--base-url', model.url, '--model', 'bench-model', '--toolset', join(dir, 'tools.json'), '--validate-args',
-    '--concurrency', String(concurrency), '--max-requests', String(concurrency), '--output', 'json', '--out', out,
-    ...(telemetry ? ['--telemetry', '--endpoint', `${model.origin}/v1/traces`] : ['--no-telemetry'])];
+  return [
+    '--import',
+    probe,
+    cli,
+    'run',
+    ...fixtures,
+    '--base-url',
+    model.url,
+    '--model',
+    'bench-model',
+    '--toolset',
+    join(dir, 'tools.json'),
+    '--validate-args',
+    '--concurrency',
+    String(concurrency),
+    '--max-requests',
+    String(concurrency),
+    '--output',
+    'json',
+    '--out',
+    out,
+    ...(telemetry ? ['--telemetry', '--endpoint', `${model.origin}/v1/traces`] : ['--no-telemetry']),
+  ];
 }
 
 /** Count the verdicts (by category) in a results document, streamed (it is ~2 KB per case). */
@@ -136,7 +172,20 @@ export async function measureRun({ fixtures, cases, model, dir, concurrency, tel
   if (telemetry) check(seen.otlpCases === cases, `run --telemetry: the OTLP sink saw traces of ${seen.otlpCases} cases of ${cases} (${seen.otlpPosts} posts)`);
   rmSync(out, { force: true });
   rmSync(out.replace(/\.json$/, '.jsonl'), { force: true });
-  return { ms: r.ms, cpuMs: r.cpuMs, rss: r.rss, loopMaxMs: r.loopMaxMs, firstBody: seen.firstBody, bodyBytes: seen.bodyBytes, meanInFlight: seen.meanInFlight, maxInFlight: seen.maxInFlight, spanMs: seen.spanMs, otlpPosts: seen.otlpPosts, otlpBytes: seen.otlpBytes, verdicts: v.counts };
+  return {
+    ms: r.ms,
+    cpuMs: r.cpuMs,
+    rss: r.rss,
+    loopMaxMs: r.loopMaxMs,
+    firstBody: seen.firstBody,
+    bodyBytes: seen.bodyBytes,
+    meanInFlight: seen.meanInFlight,
+    maxInFlight: seen.maxInFlight,
+    spanMs: seen.spanMs,
+    otlpPosts: seen.otlpPosts,
+    otlpBytes: seen.otlpBytes,
+    verdicts: v.counts,
+  };
 }
 
 /** The bare loop once, checked: one request per case, and the same body bytes the run sent. */
@@ -146,7 +195,8 @@ export async function measureBare({ template, cases, model, dir, concurrency, ti
   const seen = await model.stats();
   check(b.code === 0, `bare loop exited ${b.code}: ${b.stderr.trim().split('\n').slice(-3).join(' | ')}`);
   check(seen.requests === cases, `bare loop: the fake model counted ${seen.requests} requests for ${cases} cases`);
-  if (runBodyBytes !== undefined) check(seen.bodyBytes === runBodyBytes, `bare loop sent ${seen.bodyBytes} body bytes, the run ${runBodyBytes}: not the same requests`);
+  if (runBodyBytes !== undefined)
+    check(seen.bodyBytes === runBodyBytes, `bare loop sent ${seen.bodyBytes} body bytes, the run ${runBodyBytes}: not the same requests`);
   return { ms: b.ms, cpuMs: b.cpuMs, rss: b.rss, bodyBytes: seen.bodyBytes, meanInFlight: seen.meanInFlight };
 }
 

@@ -24,29 +24,55 @@ export function trace(i, idPrefix = '') {
     status: {},
   });
   return [
-    span(1, 0, 'invoke_agent ops', [str('gen_ai.operation.name', 'invoke_agent'), str('openinference.span.kind', 'AGENT'), str('input.value', `is nginx up on web-0${(i % 3) + 1}?`)], 0, 900),
-    span(2, 1, 'chat gpt-4o', [
-      str('gen_ai.operation.name', 'chat'),
-      str('gen_ai.provider.name', 'openai'),
-      str('gen_ai.request.model', 'gpt-4o'),
-      str('openinference.span.kind', 'LLM'),
-      int('gen_ai.usage.input_tokens', 812),
-      int('gen_ai.usage.output_tokens', 31),
-      str('gen_ai.input.messages', JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'is nginx up?' }] }])),
-      str('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', finish_reason: 'tool_call', parts: [{ type: 'tool_call', id: `call_${i}`, name: tool, arguments: JSON.parse(args) }] }])),
-      str('llm.output_messages.0.message.role', 'assistant'),
-      str('llm.output_messages.0.message.tool_calls.0.tool_call.id', `call_${i}`),
-      str('llm.output_messages.0.message.tool_calls.0.tool_call.function.name', tool),
-      str('llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments', args),
-    ], 10, 600),
-    span(3, 1, `execute_tool ${tool}`, [
-      str('gen_ai.operation.name', 'execute_tool'),
-      str('gen_ai.tool.name', tool),
-      str('gen_ai.tool.call.id', `call_${i}`),
-      str('gen_ai.tool.call.arguments', args),
-      str('gen_ai.tool.call.result', 'active (running)'),
-      str('openinference.span.kind', 'TOOL'),
-    ], 610, 880),
+    span(
+      1,
+      0,
+      'invoke_agent ops',
+      [str('gen_ai.operation.name', 'invoke_agent'), str('openinference.span.kind', 'AGENT'), str('input.value', `is nginx up on web-0${(i % 3) + 1}?`)],
+      0,
+      900,
+    ),
+    span(
+      2,
+      1,
+      'chat gpt-4o',
+      [
+        str('gen_ai.operation.name', 'chat'),
+        str('gen_ai.provider.name', 'openai'),
+        str('gen_ai.request.model', 'gpt-4o'),
+        str('openinference.span.kind', 'LLM'),
+        int('gen_ai.usage.input_tokens', 812),
+        int('gen_ai.usage.output_tokens', 31),
+        str('gen_ai.input.messages', JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'is nginx up?' }] }])),
+        str(
+          'gen_ai.output.messages',
+          JSON.stringify([
+            { role: 'assistant', finish_reason: 'tool_call', parts: [{ type: 'tool_call', id: `call_${i}`, name: tool, arguments: JSON.parse(args) }] },
+          ]),
+        ),
+        str('llm.output_messages.0.message.role', 'assistant'),
+        str('llm.output_messages.0.message.tool_calls.0.tool_call.id', `call_${i}`),
+        str('llm.output_messages.0.message.tool_calls.0.tool_call.function.name', tool),
+        str('llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments', args),
+      ],
+      10,
+      600,
+    ),
+    span(
+      3,
+      1,
+      `execute_tool ${tool}`,
+      [
+        str('gen_ai.operation.name', 'execute_tool'),
+        str('gen_ai.tool.name', tool),
+        str('gen_ai.tool.call.id', `call_${i}`),
+        str('gen_ai.tool.call.arguments', args),
+        str('gen_ai.tool.call.result', 'active (running)'),
+        str('openinference.span.kind', 'TOOL'),
+      ],
+      610,
+      880,
+    ),
   ];
 }
 
@@ -54,7 +80,10 @@ export function trace(i, idPrefix = '') {
 export function requestLine(from, to, idPrefix = '') {
   const spans = [];
   for (let i = from; i < to; i++) spans.push(...trace(i, idPrefix));
-  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [str('service.name', 'bench-agent')] }, scopeSpans: [{ scope: { name: 'bench' }, spans }] }] }) + '\n';
+  return (
+    JSON.stringify({ resourceSpans: [{ resource: { attributes: [str('service.name', 'bench-agent')] }, scopeSpans: [{ scope: { name: 'bench' }, spans }] }] }) +
+    '\n'
+  );
 }
 
 export const TRACES_PER_LINE = PER_LINE;

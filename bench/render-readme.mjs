@@ -12,7 +12,18 @@ const END = '<!-- bench:table:end -->';
 
 const mb = (b) => `${(b / 2 ** 20).toFixed(0)} MB`;
 const ms = (x) => (x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${x.toFixed(0)} ms`);
-const value = (v, unit) => (v === undefined || v === null ? '?' : unit === 'MB' ? mb(v) : unit === '%' ? `${(v * 100).toFixed(1)} %` : unit === 'ms' ? (v < 10 ? `${v.toFixed(3)} ms` : `${v.toFixed(0)} ms`) : v.toFixed(2));
+const value = (v, unit) =>
+  v === undefined || v === null
+    ? '?'
+    : unit === 'MB'
+      ? mb(v)
+      : unit === '%'
+        ? `${(v * 100).toFixed(1)} %`
+        : unit === 'ms'
+          ? v < 10
+            ? `${v.toFixed(3)} ms`
+            : `${v.toFixed(0)} ms`
+          : v.toFixed(2);
 
 /** The markdown table of a results document. */
 export function renderTable(results) {
@@ -28,11 +39,17 @@ export function renderTable(results) {
       lines.push(`| ${r.what} | | **failed**: ${r.error.replaceAll('|', '\\|')} | | | | | |`);
       continue;
     }
-    const targets = (r.targets ?? []).map((t) => `${t.name} ${value(t.value, t.unit)} (${t.op === '>=' ? '≥' : '≤'} ${value(t.limit, t.unit)}: ${t.met === undefined || t.met === null ? 'n/a' : t.met ? 'met' : '**missed**'})`);
+    const targets = (r.targets ?? []).map(
+      (t) =>
+        `${t.name} ${value(t.value, t.unit)} (${t.op === '>=' ? '≥' : '≤'} ${value(t.limit, t.unit)}: ${t.met === undefined || t.met === null ? 'n/a' : t.met ? 'met' : '**missed**'})`,
+    );
     const extra = [];
-    if (r.ownCpuPerCaseMs !== undefined && !(r.targets ?? []).some((t) => t.name.startsWith('own CPU'))) extra.push(`own CPU ${r.ownCpuPerCaseMs.toFixed(3)} ms/case`);
+    if (r.ownCpuPerCaseMs !== undefined && !(r.targets ?? []).some((t) => t.name.startsWith('own CPU')))
+      extra.push(`own CPU ${r.ownCpuPerCaseMs.toFixed(3)} ms/case`);
     if (r.overhead !== undefined) extra.push(`CPU +${(r.cpuOverhead * 100).toFixed(1)} %`);
-    lines.push(`| ${r.what} | ${r.data}${r.reps > 1 && !r.id.startsWith('startup') ? `, median of ${r.reps}` : ''} | ${r.oursMs === undefined ? '' : ms(r.oursMs)} | ${r.floorMs === undefined ? '' : ms(r.floorMs)} | ${r.ratio === undefined ? '' : r.ratio.toFixed(2)} | ${[...targets, ...extra].join('; ')} | ${r.peakRssBytes === undefined ? '' : mb(r.peakRssBytes)} | ${r.loopMaxMs === undefined ? '' : `${r.loopMaxMs.toFixed(0)} ms`} |`);
+    lines.push(
+      `| ${r.what} | ${r.data}${r.reps > 1 && !r.id.startsWith('startup') ? `, median of ${r.reps}` : ''} | ${r.oursMs === undefined ? '' : ms(r.oursMs)} | ${r.floorMs === undefined ? '' : ms(r.floorMs)} | ${r.ratio === undefined ? '' : r.ratio.toFixed(2)} | ${[...targets, ...extra].join('; ')} | ${r.peakRssBytes === undefined ? '' : mb(r.peakRssBytes)} | ${r.loopMaxMs === undefined ? '' : `${r.loopMaxMs.toFixed(0)} ms`} |`,
+    );
   }
   return lines.join('\n');
 }

@@ -46,9 +46,23 @@ const fmtMb = (b) => (b === undefined ? '' : `${(b / 2 ** 20).toFixed(0)} MB`);
 const num = (n) => n.toLocaleString('en-US');
 
 /** A target: `value op limit`, and whether it is met. */
-const target = (name, value, op, limit, unit = '') => ({ name, value, op, limit, unit, met: value === undefined ? undefined : op === '>=' ? value >= limit : value <= limit });
+const target = (name, value, op, limit, unit = '') => ({
+  name,
+  value,
+  op,
+  limit,
+  unit,
+  met: value === undefined ? undefined : op === '>=' ? value >= limit : value <= limit,
+});
 
-const COLS = [['what', 44], ['ours', 9], ['floor', 9], ['ratio', 6], ['RSS', 7], ['loop', 7]];
+const COLS = [
+  ['what', 44],
+  ['ours', 9],
+  ['floor', 9],
+  ['ratio', 6],
+  ['RSS', 7],
+  ['loop', 7],
+];
 function printHeader() {
   console.log(COLS.map(([h, w], i) => (i === 0 ? h.padEnd(w) : h.padStart(w))).join(' ') + '  targets / notes');
 }
@@ -57,8 +71,18 @@ function print(r) {
     console.log(`${r.what.padEnd(44)} FAILED: ${r.error}`);
     return;
   }
-  const cells = [r.what.padEnd(44), fmtMs(r.oursMs).padStart(9), fmtMs(r.floorMs).padStart(9), (r.ratio === undefined ? '' : r.ratio.toFixed(2)).padStart(6), fmtMb(r.peakRssBytes).padStart(7), (r.loopMaxMs === undefined ? '' : `${r.loopMaxMs.toFixed(0)} ms`).padStart(7)];
-  const t = (r.targets ?? []).map((x) => `${x.name} ${fmtValue(x.value, x.unit)} ${x.op === '>=' ? '≥' : '≤'} ${fmtValue(x.limit, x.unit)} ${x.met === undefined ? 'n/a' : x.met ? 'met' : 'MISSED'}`);
+  const cells = [
+    r.what.padEnd(44),
+    fmtMs(r.oursMs).padStart(9),
+    fmtMs(r.floorMs).padStart(9),
+    (r.ratio === undefined ? '' : r.ratio.toFixed(2)).padStart(6),
+    fmtMb(r.peakRssBytes).padStart(7),
+    (r.loopMaxMs === undefined ? '' : `${r.loopMaxMs.toFixed(0)} ms`).padStart(7),
+  ];
+  const t = (r.targets ?? []).map(
+    (x) =>
+      `${x.name} ${fmtValue(x.value, x.unit)} ${x.op === '>=' ? '≥' : '≤'} ${fmtValue(x.limit, x.unit)} ${x.met === undefined ? 'n/a' : x.met ? 'met' : 'MISSED'}`,
+  );
   console.log(`${cells.join(' ')}  ${[...t, ...(r.notes ?? [])].join('; ')}`);
 }
 function fmtValue(v, unit) {
@@ -84,7 +108,18 @@ async function row(id, what, limitMs, fn) {
     rows.push(r);
     print(r);
   } catch (err) {
-    const r = { id, what, status: 'failed', error: err instanceof CheckError ? err.message : String(err?.stack ?? err).split('\n').slice(0, 3).join(' | ') };
+    const r = {
+      id,
+      what,
+      status: 'failed',
+      error:
+        err instanceof CheckError
+          ? err.message
+          : String(err?.stack ?? err)
+              .split('\n')
+              .slice(0, 3)
+              .join(' | '),
+    };
     rows.push(r);
     print(r);
   } finally {
@@ -105,11 +140,13 @@ const rowById = (id) => rows.find((r) => r.id === id && r.status === 'ok');
  */
 async function pairedRuns({ dir, template, cases, layouts, latencyMs = 0, telemetry = [false], reps = REPS, left }) {
   const work = mkdtempSync(join(dir, `run-${cases}-`));
-  const fixtures = Object.fromEntries(Object.entries(layouts).map(([k, files]) => {
-    const sub = join(work, k);
-    mkdirSync(sub);
-    return [k, writeWorkload(sub, cases, files).map((p) => p)];
-  }));
+  const fixtures = Object.fromEntries(
+    Object.entries(layouts).map(([k, files]) => {
+      const sub = join(work, k);
+      mkdirSync(sub);
+      return [k, writeWorkload(sub, cases, files).map((p) => p)];
+    }),
+  );
   writeWorkload(work, 0);
   const model = await startFakeModel(latencyMs);
   const samples = [];
@@ -122,9 +159,20 @@ async function pairedRuns({ dir, template, cases, layouts, latencyMs = 0, teleme
       const s = {};
       for (const [kind, k, t] of order) {
         if (kind === 'bare') s.bare = await measureBare({ template, cases, model, dir: work, concurrency: CONC, timeoutMs: left() });
-        else s[`${k}${t ? '+telemetry' : ''}`] = await measureRun({ fixtures: fixtures[k], cases, model, dir: work, concurrency: CONC, telemetry: t, timeoutMs: left() });
+        else
+          s[`${k}${t ? '+telemetry' : ''}`] = await measureRun({
+            fixtures: fixtures[k],
+            cases,
+            model,
+            dir: work,
+            concurrency: CONC,
+            telemetry: t,
+            timeoutMs: left(),
+          });
       }
-      for (const [key, m] of Object.entries(s)) if (key !== 'bare') check(m.bodyBytes === s.bare.bodyBytes, `${key}: the run sent ${m.bodyBytes} body bytes, the bare loop ${s.bare.bodyBytes}: not the same requests`);
+      for (const [key, m] of Object.entries(s))
+        if (key !== 'bare')
+          check(m.bodyBytes === s.bare.bodyBytes, `${key}: the run sent ${m.bodyBytes} body bytes, the bare loop ${s.bare.bodyBytes}: not the same requests`);
       samples.push(s);
       if (enoughTime(left, repStarted)) break;
     }
@@ -156,41 +204,68 @@ function runFigures(samples, key, cases) {
     loopMaxMs: Math.max(...ours.map((m) => m.loopMaxMs)),
     meanInFlight: median(ours.map((m) => m.meanInFlight)),
     verdicts: ours[0].verdicts,
-    samples: samples.map((s) => ({ oursMs: s[key].ms, floorMs: s.bare.ms, oursCpuMs: s[key].cpuMs, floorCpuMs: s.bare.cpuMs, rss: s[key].rss, loopMaxMs: s[key].loopMaxMs })),
+    samples: samples.map((s) => ({
+      oursMs: s[key].ms,
+      floorMs: s.bare.ms,
+      oursCpuMs: s[key].cpuMs,
+      floorCpuMs: s.bare.cpuMs,
+      rss: s[key].rss,
+      loopMaxMs: s[key].loopMaxMs,
+    })),
   };
 }
 
 async function runRows(dir, template) {
-  for (const [cases, limit] of [[N.small, 240_000], [N.mid, 600_000]]) {
+  for (const [cases, limit] of [
+    [N.small, 240_000],
+    [N.mid, 600_000],
+  ]) {
     await row(`run-${cases}`, `run, ${num(cases)} cases, zero latency, conc. ${CONC}`, limit, async (left) => {
       const f = runFigures(await pairedRuns({ dir, template, cases, layouts: { one: 1 }, left }), 'one', cases);
       const targets = [target('ratio', f.ratio, '>=', 0.6)];
       if (cases === N.mid) targets.push(target('own CPU/case', f.ownCpuPerCaseMs, '<=', 0.071, 'ms'));
-      return { ...f, data: `${num(cases)} cases, 1 file`, targets, notes: [`own CPU ${f.ownCpuPerCaseMs.toFixed(3)} ms/case (floor ${f.floorCpuPerCaseMs.toFixed(3)})`, `CPU ratio ${f.cpuRatio.toFixed(2)}`] };
+      return {
+        ...f,
+        data: `${num(cases)} cases, 1 file`,
+        targets,
+        notes: [`own CPU ${f.ownCpuPerCaseMs.toFixed(3)} ms/case (floor ${f.floorCpuPerCaseMs.toFixed(3)})`, `CPU ratio ${f.cpuRatio.toFixed(2)}`],
+      };
     });
   }
   const big = N.big;
   const ids = { ten: `run-${big}-ten-files`, one: `run-${big}-one-file` };
   let bigSamples;
-  const bigRow = (key, files) => row(ids[key], `run, ${num(big)} cases, ${files === 1 ? 'one file' : `${files} files of ${num(big / files)}`}`, QUICK ? 300_000 : 1_200_000, async (left) => {
-    // One set of paired repetitions serves both rows (a failure fails both).
-    bigSamples ??= pairedRuns({ dir, template, cases: big, layouts: { ten: 10, one: 1 }, left });
-    const f = runFigures(await bigSamples, key, big);
-    const small = rowById(`run-${N.small}`);
-    const mid = rowById(`run-${N.mid}`);
-    const marginal = small && mid ? { from1k: (mid.oursMs - small.oursMs) / (N.mid - N.small), from10k: (f.oursMs - mid.oursMs) / (big - N.mid) } : undefined;
-    return {
-      ...f,
-      data: `${num(big)} cases, ${files === 1 ? '1 file' : `${files} files`}`,
-      marginalMsPerCase: marginal,
-      targets: [
-        target('peak RSS', f.peakRssBytes, '<=', 250 * 2 ** 20, 'MB'),
-        target(`marginal ${num(N.mid)}→${num(big)} / ${num(N.small)}→${num(N.mid)}`, marginal && marginal.from10k / marginal.from1k, '<=', 1.2),
-        target('loop block', f.loopMaxMs, '<=', 200, 'ms'),
-      ],
-      notes: [marginal ? `marginal ${(marginal.from10k * 1000).toFixed(0)} µs/case vs ${(marginal.from1k * 1000).toFixed(0)}` : 'marginal: the smaller rows failed', `own CPU ${f.ownCpuPerCaseMs.toFixed(3)} ms/case`],
-    };
-  });
+  const bigRow = (key, files) =>
+    row(
+      ids[key],
+      `run, ${num(big)} cases, ${files === 1 ? 'one file' : `${files} files of ${num(big / files)}`}`,
+      QUICK ? 300_000 : 1_200_000,
+      async (left) => {
+        // One set of paired repetitions serves both rows (a failure fails both).
+        bigSamples ??= pairedRuns({ dir, template, cases: big, layouts: { ten: 10, one: 1 }, left });
+        const f = runFigures(await bigSamples, key, big);
+        const small = rowById(`run-${N.small}`);
+        const mid = rowById(`run-${N.mid}`);
+        const marginal =
+          small && mid ? { from1k: (mid.oursMs - small.oursMs) / (N.mid - N.small), from10k: (f.oursMs - mid.oursMs) / (big - N.mid) } : undefined;
+        return {
+          ...f,
+          data: `${num(big)} cases, ${files === 1 ? '1 file' : `${files} files`}`,
+          marginalMsPerCase: marginal,
+          targets: [
+            target('peak RSS', f.peakRssBytes, '<=', 250 * 2 ** 20, 'MB'),
+            target(`marginal ${num(N.mid)}→${num(big)} / ${num(N.small)}→${num(N.mid)}`, marginal && marginal.from10k / marginal.from1k, '<=', 1.2),
+            target('loop block', f.loopMaxMs, '<=', 200, 'ms'),
+          ],
+          notes: [
+            marginal
+              ? `marginal ${(marginal.from10k * 1000).toFixed(0)} µs/case vs ${(marginal.from1k * 1000).toFixed(0)}`
+              : 'marginal: the smaller rows failed',
+            `own CPU ${f.ownCpuPerCaseMs.toFixed(3)} ms/case`,
+          ],
+        };
+      },
+    );
   await bigRow('ten', 10);
   await bigRow('one', 1);
 
@@ -202,22 +277,50 @@ async function runRows(dir, template) {
     const ratio = median(samples.map((s) => ideal / s.one.ms));
     const bareRatio = median(samples.map((s) => ideal / s.bare.ms));
     const spanRatio = median(samples.map((s) => ideal / s.one.spanMs));
-    return { ...f, data: `${lat} cases`, floorMs: ideal, ratio, bareRatio, spanRatio, targets: [target('of ideal', ratio, '>=', 0.95)], notes: [`floor = ideal ${ideal} ms`, `bare loop ${bareRatio.toFixed(2)} of ideal`, `first request to last answer ${spanRatio.toFixed(2)}`, `${f.meanInFlight.toFixed(2)} of ${CONC} in flight`] };
+    return {
+      ...f,
+      data: `${lat} cases`,
+      floorMs: ideal,
+      ratio,
+      bareRatio,
+      spanRatio,
+      targets: [target('of ideal', ratio, '>=', 0.95)],
+      notes: [
+        `floor = ideal ${ideal} ms`,
+        `bare loop ${bareRatio.toFixed(2)} of ideal`,
+        `first request to last answer ${spanRatio.toFixed(2)}`,
+        `${f.meanInFlight.toFixed(2)} of ${CONC} in flight`,
+      ],
+    };
   });
 
-  for (const [latencyMs, cases, limit] of [[0, QUICK ? 500 : 2000, 300_000], [100, QUICK ? 160 : 400, 240_000]]) {
+  for (const [latencyMs, cases, limit] of [
+    [0, QUICK ? 500 : 2000, 300_000],
+    [100, QUICK ? 160 : 400, 240_000],
+  ]) {
     await row(`telemetry-${latencyMs}ms`, `telemetry on vs off, ${latencyMs} ms latency`, limit, async (left) => {
       const samples = await pairedRuns({ dir, template, cases, layouts: { one: 1 }, latencyMs, telemetry: [false, true], left });
       const overhead = median(samples.map((s) => (s['one+telemetry'].ms - s.one.ms) / s.one.ms));
       const cpuOverhead = median(samples.map((s) => (s['one+telemetry'].cpuMs - s.one.cpuMs) / s.one.cpuMs));
       const on = samples.map((s) => s['one+telemetry']);
       return {
-        cases, reps: samples.length, data: `${num(cases)} cases`,
-        oursMs: median(on.map((m) => m.ms)), floorMs: median(samples.map((s) => s.one.ms)), ratio: median(samples.map((s) => s.one.ms / s['one+telemetry'].ms)),
-        overhead, cpuOverhead, peakRssBytes: Math.max(...on.map((m) => m.rss)), loopMaxMs: Math.max(...on.map((m) => m.loopMaxMs)),
+        cases,
+        reps: samples.length,
+        data: `${num(cases)} cases`,
+        oursMs: median(on.map((m) => m.ms)),
+        floorMs: median(samples.map((s) => s.one.ms)),
+        ratio: median(samples.map((s) => s.one.ms / s['one+telemetry'].ms)),
+        overhead,
+        cpuOverhead,
+        peakRssBytes: Math.max(...on.map((m) => m.rss)),
+        loopMaxMs: Math.max(...on.map((m) => m.loopMaxMs)),
         otlpBytesPerCase: median(on.map((m) => m.otlpBytes / cases)),
         targets: [target('added', overhead, '<=', latencyMs === 0 ? 0.15 : 0.02, '%')],
-        notes: [`floor = the same run, telemetry off`, `CPU +${(cpuOverhead * 100).toFixed(1)} %`, `${median(on.map((m) => m.otlpBytes / cases)).toFixed(0)} OTLP bytes/case`],
+        notes: [
+          `floor = the same run, telemetry off`,
+          `CPU +${(cpuOverhead * 100).toFixed(1)} %`,
+          `${median(on.map((m) => m.otlpBytes / cases)).toFixed(0)} OTLP bytes/case`,
+        ],
       };
     });
   }
@@ -263,7 +366,12 @@ function streamInto(bytes, args, timeoutMs) {
 async function scoreRows(dir) {
   const rules = join(dir, 'rules.toml');
   writeFileSync(rules, '[[rule]]\nname = "no-restart"\nforbid_tools = ["restart-service"]\n\n[[rule]]\nname = "budget"\nmax_calls = 3\n');
-  const sizes = QUICK ? [[20 * MB, 1, 120_000]] : [[50 * MB, REPS, 300_000], [500 * MB, REPS, 900_000]];
+  const sizes = QUICK
+    ? [[20 * MB, 1, 120_000]]
+    : [
+        [50 * MB, REPS, 300_000],
+        [500 * MB, REPS, 900_000],
+      ];
   if (LARGE) sizes.push([5000 * MB, 1, 1_800_000]);
   for (const [bytes, reps, limit] of sizes) {
     await row(`score-${bytes / MB}MB`, `score -, ${bytes / MB} MB of OTLP JSON lines`, limit, async (left) => {
@@ -275,13 +383,26 @@ async function scoreRows(dir) {
           if (kind === 'floor') {
             const f = await streamInto(bytes, ['--import', probe, join(here, '_bare-parse.mjs')], left());
             check(f.code === 0, `bare JSON.parse loop exited ${f.code}: ${f.stderr.slice(-300)}`);
-            check(Number(/TRACES (\d+)/.exec(f.stderr)?.[1]) === f.traces, `bare JSON.parse loop: parsed ${/TRACES (\d+)/.exec(f.stderr)?.[1]} traces of ${f.traces}`);
+            check(
+              Number(/TRACES (\d+)/.exec(f.stderr)?.[1]) === f.traces,
+              `bare JSON.parse loop: parsed ${/TRACES (\d+)/.exec(f.stderr)?.[1]} traces of ${f.traces}`,
+            );
             pair.floor = f;
           } else {
-            const o = await streamInto(bytes, ['--import', probe, cli, '--path', dir, 'score', '-', '--rules', rules, '--cases', join(dir, 'no-cases')], left());
-            check(o.code === 1, `score exited ${o.code} (expected 1: the no-restart rule fails some traces): ${o.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+            const o = await streamInto(
+              bytes,
+              ['--import', probe, cli, '--path', dir, 'score', '-', '--rules', rules, '--cases', join(dir, 'no-cases')],
+              left(),
+            );
+            check(
+              o.code === 1,
+              `score exited ${o.code} (expected 1: the no-restart rule fails some traces): ${o.stderr.trim().split('\n').slice(-3).join(' | ')}`,
+            );
             check(o.lines === 2 * o.traces, `score wrote ${o.lines} verdict lines for ${o.traces} traces × 2 rules`);
-            check(Number(/traces: (\d+)/.exec(o.stderr)?.[1]) === o.traces, `score's summary counts ${/traces: (\d+)/.exec(o.stderr)?.[1]} traces of ${o.traces}`);
+            check(
+              Number(/traces: (\d+)/.exec(o.stderr)?.[1]) === o.traces,
+              `score's summary counts ${/traces: (\d+)/.exec(o.stderr)?.[1]} traces of ${o.traces}`,
+            );
             pair.ours = o;
           }
         }
@@ -290,9 +411,14 @@ async function scoreRows(dir) {
       }
       const rss = Math.max(...samples.map((s) => s.ours.rss));
       return {
-        data: `${bytes / MB} MB, ${num(samples[0].ours.traces)} traces`, reps: samples.length,
-        oursMs: median(samples.map((s) => s.ours.ms)), floorMs: median(samples.map((s) => s.floor.ms)), ratio: median(samples.map((s) => s.floor.ms / s.ours.ms)),
-        peakRssBytes: rss, floorRssBytes: Math.max(...samples.map((s) => s.floor.rss)), loopMaxMs: Math.max(...samples.map((s) => s.ours.loopMaxMs)),
+        data: `${bytes / MB} MB, ${num(samples[0].ours.traces)} traces`,
+        reps: samples.length,
+        oursMs: median(samples.map((s) => s.ours.ms)),
+        floorMs: median(samples.map((s) => s.floor.ms)),
+        ratio: median(samples.map((s) => s.floor.ms / s.ours.ms)),
+        peakRssBytes: rss,
+        floorRssBytes: Math.max(...samples.map((s) => s.floor.rss)),
+        loopMaxMs: Math.max(...samples.map((s) => s.ours.loopMaxMs)),
         cpuRatio: median(samples.map((s) => s.floor.cpuMs / s.ours.cpuMs)),
         targets: [target('ratio', median(samples.map((s) => s.floor.ms / s.ours.ms)), '>=', 0.5), target('peak RSS', rss, '<=', 250 * 2 ** 20, 'MB')],
         notes: ['floor = JSON.parse of every line', `floor RSS ${fmtMb(Math.max(...samples.map((s) => s.floor.rss)))}`],
@@ -326,14 +452,21 @@ async function post(port, bodies) {
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONC });
   let next = 0;
   let ok = 0;
-  await Promise.all(Array.from({ length: CONC }, async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++];
-      const res = await pool.request({ path: '/v1/traces', method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' }, body });
-      await res.body.dump();
-      if (res.statusCode === 200) ok++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONC }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++];
+        const res = await pool.request({
+          path: '/v1/traces',
+          method: 'POST',
+          headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' },
+          body,
+        });
+        await res.body.dump();
+        if (res.statusCode === 200) ok++;
+      }
+    }),
+  );
   await pool.close();
   return ok;
 }
@@ -360,7 +493,27 @@ async function serveRow(dir) {
           pair.floor = { ms, ...probed(s.io.err) };
         } else {
           const out = join(dir, `verdicts-${rep}.jsonl`);
-          const s = await startServer(['--import', probe, cli, '--path', dir, 'serve', '--port', '0', '--cases', join(dir, 'no-cases'), '--rules', rules, '--quiet-ms', '200', '--out', out], dir);
+          const s = await startServer(
+            [
+              '--import',
+              probe,
+              cli,
+              '--path',
+              dir,
+              'serve',
+              '--port',
+              '0',
+              '--cases',
+              join(dir, 'no-cases'),
+              '--rules',
+              rules,
+              '--quiet-ms',
+              '200',
+              '--out',
+              out,
+            ],
+            dir,
+          );
           const t = performance.now();
           const ok = await post(s.port, bodies);
           const postMs = performance.now() - t;
@@ -370,7 +523,10 @@ async function serveRow(dir) {
           const ms = performance.now() - t;
           check(ok === bodies.length, `serve answered ${ok} of ${bodies.length} POSTs with 200`);
           // A trace judged before the shutdown gets a revision line, then its final line at exit.
-          const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+          const lines = readFileSync(out, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l));
           const final = new Set(lines.filter((l) => l.final === true && l.traceId).map((l) => `${l.traceId}/${l.rule}`)).size;
           check(final === 2 * traces, `serve wrote ${final} final verdict lines (${lines.length} lines) for ${traces} traces × 2 rules`);
           rmSync(out, { force: true });
@@ -383,12 +539,20 @@ async function serveRow(dir) {
     const bytes = bodies.reduce((n, b) => n + b.length, 0);
     const ratio = median(samples.map((s) => s.floor.ms / s.ours.ms));
     return {
-      data: `${num(traces)} traces, ${bodies.length} POSTs, ${(bytes / MB).toFixed(1)} MB gzip'd`, reps: samples.length,
-      oursMs: median(samples.map((s) => s.ours.ms)), floorMs: median(samples.map((s) => s.floor.ms)), ratio,
+      data: `${num(traces)} traces, ${bodies.length} POSTs, ${(bytes / MB).toFixed(1)} MB gzip'd`,
+      reps: samples.length,
+      oursMs: median(samples.map((s) => s.ours.ms)),
+      floorMs: median(samples.map((s) => s.floor.ms)),
+      ratio,
       postRatio: median(samples.map((s) => s.floor.ms / s.ours.postMs)),
-      peakRssBytes: Math.max(...samples.map((s) => s.ours.rss)), loopMaxMs: Math.max(...samples.map((s) => s.ours.loopMaxMs)),
+      peakRssBytes: Math.max(...samples.map((s) => s.ours.rss)),
+      loopMaxMs: Math.max(...samples.map((s) => s.ours.loopMaxMs)),
       targets: [target('ratio', ratio, '>=', 0.6)],
-      notes: ['floor = node:http + gunzip + protobufjs decode', 'ours = first POST to every verdict written', `POSTs alone ${median(samples.map((s) => s.floor.ms / s.ours.postMs)).toFixed(2)}`],
+      notes: [
+        'floor = node:http + gunzip + protobufjs decode',
+        'ours = first POST to every verdict written',
+        `POSTs alone ${median(samples.map((s) => s.floor.ms / s.ours.postMs)).toFixed(2)}`,
+      ],
     };
   });
 }
@@ -413,7 +577,15 @@ async function startupRows(dir) {
       floor ??= await times(['-e', '0'], left);
       const ours = await times([cli, ...args], left);
       const ratio = median(floor) / median(ours);
-      return { data: `${reps} runs each`, reps, oursMs: median(ours), floorMs: median(floor), ratio, targets: [target('ratio', ratio, '>=', 0.5)], notes: ['floor = node -e 0'] };
+      return {
+        data: `${reps} runs each`,
+        reps,
+        oursMs: median(ours),
+        floorMs: median(floor),
+        ratio,
+        targets: [target('ratio', ratio, '>=', 0.5)],
+        notes: ['floor = node -e 0'],
+      };
     });
   }
 }
@@ -424,7 +596,9 @@ const dir = mkdtempSync(join(tmpdir(), 'runspec-bench-'));
 mkdirSync(join(dir, 'no-cases'));
 const started = performance.now();
 try {
-  console.log(`runspec-eval bench · node ${process.version} · ${QUICK ? 'quick' : LARGE ? 'large' : 'default'} · ratio = floor time / our time, median of ${REPS} paired`);
+  console.log(
+    `runspec-eval bench · node ${process.version} · ${QUICK ? 'quick' : LARGE ? 'large' : 'default'} · ratio = floor time / our time, median of ${REPS} paired`,
+  );
   printHeader();
   await startupRows(dir);
   let template;
@@ -437,7 +611,15 @@ try {
   await serveRow(dir);
   const failed = rows.filter((r) => r.status === 'failed');
   const seconds = Math.round((performance.now() - started) / 1000);
-  const out = { node: process.version, date: new Date().toISOString(), mode: QUICK ? 'quick' : LARGE ? 'large' : 'default', cores: (await import('node:os')).availableParallelism(), seconds, failed: failed.length, rows };
+  const out = {
+    node: process.version,
+    date: new Date().toISOString(),
+    mode: QUICK ? 'quick' : LARGE ? 'large' : 'default',
+    cores: (await import('node:os')).availableParallelism(),
+    seconds,
+    failed: failed.length,
+    rows,
+  };
   if (ONLY.length === 0) {
     writeFileSync(RESULTS, JSON.stringify(out, null, 2) + '\n');
     console.log(`${RESULTS} written (${seconds} s)`);

@@ -25,8 +25,22 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const BUNDLED = new Set(['zod', 'undici', 'commander', 'smol-toml', 're2js', 'cli-progress', 'croner', 'diff', 'fzstd', '@opentelemetry/semantic-conventions', '@arizeai/openinference-semantic-conventions']);
-const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})].filter((d) => !BUNDLED.has(d)).flatMap((d) => [d, `${d}/*`]);
+const BUNDLED = new Set([
+  'zod',
+  'undici',
+  'commander',
+  'smol-toml',
+  're2js',
+  'cli-progress',
+  'croner',
+  'diff',
+  'fzstd',
+  '@opentelemetry/semantic-conventions',
+  '@arizeai/openinference-semantic-conventions',
+]);
+const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]
+  .filter((d) => !BUNDLED.has(d))
+  .flatMap((d) => [d, `${d}/*`]);
 const outdir = join(root, 'dist', 'cli');
 rmSync(join(outdir, 'chunks'), { recursive: true, force: true });
 

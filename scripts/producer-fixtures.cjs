@@ -27,7 +27,11 @@ const SCENARIOS = [
 ];
 const TOOLS = ['get_weather', 'search', 'restart_service', 'service_status'].map((name) => ({
   type: 'function',
-  function: { name, description: `${name} tool`, parameters: { type: 'object', properties: { city: { type: 'string' }, q: { type: 'string' }, name: { type: 'string' } } } },
+  function: {
+    name,
+    description: `${name} tool`,
+    parameters: { type: 'object', properties: { city: { type: 'string' }, q: { type: 'string' }, name: { type: 'string' } } },
+  },
 }));
 
 function startFakeOpenAI() {
@@ -36,12 +40,20 @@ function startFakeOpenAI() {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       const json = JSON.parse(body || '{}');
-      const user = (json.messages ?? []).filter((m) => m.role === 'user').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join(' ');
+      const user = (json.messages ?? [])
+        .filter((m) => m.role === 'user')
+        .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+        .join(' ');
       const hadTool = (json.messages ?? []).some((m) => m.role === 'tool');
       const s = SCENARIOS.find((x) => user.includes(x.prompt)) ?? SCENARIOS[3];
-      const message = s.call && !hadTool
-        ? { role: 'assistant', content: null, tool_calls: [{ id: `call_${s.call.name}`, type: 'function', function: { name: s.call.name, arguments: JSON.stringify(s.call.arguments) } }] }
-        : { role: 'assistant', content: s.text ?? 'Done.' };
+      const message =
+        s.call && !hadTool
+          ? {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: `call_${s.call.name}`, type: 'function', function: { name: s.call.name, arguments: JSON.stringify(s.call.arguments) } }],
+            }
+          : { role: 'assistant', content: s.text ?? 'Done.' };
       const reply = {
         id: 'chatcmpl-fixture',
         object: 'chat.completion',
@@ -115,20 +127,25 @@ function instrument(producer, content) {
 async function agentLoop(client, p, s, content) {
   const { OITracer, traceAgent, traceTool } = require('@arizeai/openinference-core');
   const tracer = new OITracer({ tracer: p.tracerProvider.getTracer('agent'), traceConfig: { hideInputs: !content, hideOutputs: !content } });
-  const tools = Object.fromEntries(TOOLS.map((t) => {
-    const name = t.function.name;
-    return [name, traceTool(async (args) => `${name}: ok (${args})`, { name, tracer, attributes: { 'tool.name': name } })];
-  }));
-  const run = traceAgent(async (prompt) => {
-    const messages = [{ role: 'user', content: prompt }];
-    const reply = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools: TOOLS });
-    const calls = reply.choices[0].message.tool_calls ?? [];
-    if (!calls.length) return reply.choices[0].message.content;
-    messages.push(reply.choices[0].message);
-    for (const c of calls) messages.push({ role: 'tool', tool_call_id: c.id, content: await tools[c.function.name](c.function.arguments) });
-    const final = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools: TOOLS });
-    return final.choices[0].message.content;
-  }, { name: s.agent, tracer });
+  const tools = Object.fromEntries(
+    TOOLS.map((t) => {
+      const name = t.function.name;
+      return [name, traceTool(async (args) => `${name}: ok (${args})`, { name, tracer, attributes: { 'tool.name': name } })];
+    }),
+  );
+  const run = traceAgent(
+    async (prompt) => {
+      const messages = [{ role: 'user', content: prompt }];
+      const reply = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools: TOOLS });
+      const calls = reply.choices[0].message.tool_calls ?? [];
+      if (!calls.length) return reply.choices[0].message.content;
+      messages.push(reply.choices[0].message);
+      for (const c of calls) messages.push({ role: 'tool', tool_call_id: c.id, content: await tools[c.function.name](c.function.arguments) });
+      const final = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools: TOOLS });
+      return final.choices[0].message.content;
+    },
+    { name: s.agent, tracer },
+  );
   await run(s.prompt);
 }
 
@@ -154,7 +171,10 @@ async function driveAiSdk(content, baseURL) {
   const { createOpenAI } = require('@ai-sdk/openai');
   const openai = createOpenAI({ apiKey: 'sk-fixture', baseURL });
   const tools = Object.fromEntries(
-    TOOLS.map((t) => [t.function.name, tool({ description: t.function.description, inputSchema: jsonSchema(t.function.parameters), execute: async () => 'ok' })]),
+    TOOLS.map((t) => [
+      t.function.name,
+      tool({ description: t.function.description, inputSchema: jsonSchema(t.function.parameters), execute: async () => 'ok' }),
+    ]),
   );
   const lines = [];
   for (const s of SCENARIOS) {

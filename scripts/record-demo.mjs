@@ -71,9 +71,7 @@ function turnsFor(c, toolset) {
   }
   const steps = TRAJECTORIES[c.id];
   if (!steps) throw new Error(`record-demo: no scripted answer for ${c.dialect} case ${c.id}; add one to TRAJECTORIES`);
-  return steps.map((s, turn) =>
-    typeof s === 'string' ? { text: s } : { toolCalls: s.map((tc, i) => ({ id: `call_${turn}_${i}`, ...tc })) },
-  );
+  return steps.map((s, turn) => (typeof s === 'string' ? { text: s } : { toolCalls: s.map((tc, i) => ({ id: `call_${turn}_${i}`, ...tc })) }));
 }
 
 const cases = loadCasesFromPaths(demoFixtureFiles(PACKAGE_ROOT)).flatMap((s) => s.cases);

@@ -37,7 +37,12 @@ export function loadRegistry(text) {
       if (!STABILITY.has(attr.stability)) problems.push(`${place}.stability: expected one of ${[...STABILITY].join(', ')}`);
       if (typeof attr.brief !== 'string' || attr.brief.trim() === '') problems.push(`${place}.brief: expected a non-empty string`);
       if (!Array.isArray(attr.examples) || attr.examples.length === 0) problems.push(`${place}.examples: expected a non-empty list`);
-      attributes.push({ ...attr, brief: String(attr.brief ?? '').trim().replace(/\s+/g, ' ') });
+      attributes.push({
+        ...attr,
+        brief: String(attr.brief ?? '')
+          .trim()
+          .replace(/\s+/g, ' '),
+      });
     }
   }
   const ids = attributes.map((a) => a.id);
@@ -120,7 +125,11 @@ export function renderReadme(registry, readme) {
   const start = readme.indexOf(README_BEGIN);
   const end = readme.indexOf(README_END);
   if (start < 0 || end < start) throw new Error(`README.md: expected the markers ${README_BEGIN} ... ${README_END}`);
-  const table = ['| Attribute | Type | Description |', '| --- | --- | --- |', ...registry.attributes.map((a) => `| \`${a.id}\` | ${a.type} | ${cell(a.brief)} |`)];
+  const table = [
+    '| Attribute | Type | Description |',
+    '| --- | --- | --- |',
+    ...registry.attributes.map((a) => `| \`${a.id}\` | ${a.type} | ${cell(a.brief)} |`),
+  ];
   return `${readme.slice(0, start)}${README_BEGIN}\n${table.join('\n')}\n${readme.slice(end)}`;
 }
 
@@ -141,7 +150,7 @@ export function renderDocs(registry) {
     '## Numbers on the wire',
     '',
     'The official JavaScript exporters encode a JavaScript number that happens to be whole as `intValue`,',
-    'whatever the attribute\'s registry type (open-telemetry/opentelemetry-js issue 1938): a `double` such as',
+    "whatever the attribute's registry type (open-telemetry/opentelemetry-js issue 1938): a `double` such as",
     '`runspec.eval.pass_rate`, `runspec.eval.score`, `runspec.eval.accuracy` or `runspec.eval.threshold` arrives',
     'as `intValue: "1"` when its value is 1, and as `doubleValue: 0.5` otherwise. Backends that fix a column\'s',
     'type from the first value seen can then split one attribute into two columns or reject values. Map these',

@@ -53,4 +53,3 @@ export { scoreTraces } from './app/score-traces.js';
 export type { ScoreTracesOptions } from './app/score-traces.js';
 export { scoreTraceFiles } from './traces/pipeline.js';
 export type { ScoreSummary, TraceVerdictLine } from './traces/score-traces.js';
-

@@ -54,7 +54,11 @@ describe('architecture: imports point the way STYLE.md says', () => {
   });
 
   it('never imports src/index.ts (the public API) from inside src/', () => {
-    const offenders = files.flatMap((f) => importsOf(f).filter((e) => e.target === 'index.ts').map((e) => `${f.path} (${e.specifier})`));
+    const offenders = files.flatMap((f) =>
+      importsOf(f)
+        .filter((e) => e.target === 'index.ts')
+        .map((e) => `${f.path} (${e.specifier})`),
+    );
     expect(offenders).toEqual([]);
   });
 
@@ -135,7 +139,7 @@ describe('architecture checker', () => {
         'core/canonical-json.ts',
         [
           "// import { x } from '../engine/x.js';",
-          "const s = \"import('../cli/main.js')\";",
+          'const s = "import(\'../cli/main.js\')";',
           "import type { Case } from '../types/case.js';",
           "import { RunspecError } from '../errors.js';",
           "import { sortKeys } from './_sort.js';",
@@ -153,10 +157,7 @@ describe('architecture checker', () => {
   });
 
   it('flags an import of cli/ or console/ from anywhere, including the public index', () => {
-    const files = [
-      file('index.ts', "export { main } from './cli/main.js';\n"),
-      file('app/run.ts', "export { serve } from '../console/server.js';\n"),
-    ];
+    const files = [file('index.ts', "export { main } from './cli/main.js';\n"), file('app/run.ts', "export { serve } from '../console/server.js';\n")];
     expect(violations(files)).toEqual(["index.ts imports cli/ ('./cli/main.js')", "app/run.ts imports console/ ('../console/server.js')"]);
   });
 });

@@ -53,12 +53,26 @@ describe('lint rules', () => {
     );
     write(
       'src/cli/ok.ts',
-      ['export async function later(): Promise<number> {', '  return 1;', '}', 'export async function run(): Promise<void> {', '  console.log(await later());', "  globalThis.console.error('done');", '  process.exit(0);', '}', ''].join('\n'),
+      [
+        'export async function later(): Promise<number> {',
+        '  return 1;',
+        '}',
+        'export async function run(): Promise<void> {',
+        '  console.log(await later());',
+        "  globalThis.console.error('done');",
+        '  process.exit(0);',
+        '}',
+        '',
+      ].join('\n'),
     );
-    const { stdout } = await promisify(execFile)(process.execPath, [OXLINT, '--type-aware', '-c', join(dir, '.oxlintrc.json'), '--format', 'json', join(dir, 'src')], {
-      cwd: dir,
-      timeout: 60_000,
-    }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [OXLINT, '--type-aware', '-c', join(dir, '.oxlintrc.json'), '--format', 'json', join(dir, 'src')],
+      {
+        cwd: dir,
+        timeout: 60_000,
+      },
+    ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
     const found = (JSON.parse(stdout) as { diagnostics: Diagnostic[] }).diagnostics
       .map((d) => `${isAbsolute(d.filename) ? relative(dir, d.filename) : d.filename}:${d.labels[0]?.span.line ?? 0} ${d.code}`)
       .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));

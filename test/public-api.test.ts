@@ -28,20 +28,67 @@ describe('the root export', () => {
     expect(exportedNames(join(SRC, 'index.ts'))).toEqual(
       [
         // errors
-        'EXIT_CODES', 'ErrorCode', 'RunspecError', 'exitCodeFor', 'isRunspecError',
+        'EXIT_CODES',
+        'ErrorCode',
+        'RunspecError',
+        'exitCodeFor',
+        'isRunspecError',
         // shapes
-        'Case', 'CaseMode', 'CaseResult', 'Dialect', 'Run', 'SampleOutcome', 'Suite', 'ToolCall', 'ToolDefinition', 'ToolMode', 'Toolset', 'Usage',
-        'VERDICT_CATEGORIES', 'Verdict', 'VerdictCategory',
+        'Case',
+        'CaseMode',
+        'CaseResult',
+        'Dialect',
+        'Run',
+        'SampleOutcome',
+        'Suite',
+        'ToolCall',
+        'ToolDefinition',
+        'ToolMode',
+        'Toolset',
+        'Usage',
+        'VERDICT_CATEGORIES',
+        'Verdict',
+        'VerdictCategory',
         // load cases and toolsets
-        'LoadToolsetOptions', 'discoverFixtures', 'loadCasesFromPaths', 'loadFixtureFile', 'loadToolset', 'selectCases',
+        'LoadToolsetOptions',
+        'discoverFixtures',
+        'loadCasesFromPaths',
+        'loadFixtureFile',
+        'loadToolset',
+        'selectCases',
         // providers
-        'Provider', 'createAnthropicProvider', 'createMockProvider', 'createOpenAIProvider', 'createRecordingProvider', 'createReplayProvider', 'resolveProvider',
+        'Provider',
+        'createAnthropicProvider',
+        'createMockProvider',
+        'createOpenAIProvider',
+        'createRecordingProvider',
+        'createReplayProvider',
+        'resolveProvider',
         // run a case or a suite
-        'AppContext', 'RunCaseOptions', 'RunEvalOptions', 'RunEvalOutcome', 'RunSuiteOptions', 'SuiteRunResult', 'runCase', 'runEvalSuite', 'runSuite',
+        'AppContext',
+        'RunCaseOptions',
+        'RunEvalOptions',
+        'RunEvalOutcome',
+        'RunSuiteOptions',
+        'SuiteRunResult',
+        'runCase',
+        'runEvalSuite',
+        'runSuite',
         // score a run, results
-        'OutputFormat', 'ResultsDocument', 'ScoreOptions', 'aggregateCase', 'buildResultsDocument', 'parseResultsDocument', 'renderDocument', 'scoreRun',
+        'OutputFormat',
+        'ResultsDocument',
+        'ScoreOptions',
+        'aggregateCase',
+        'buildResultsDocument',
+        'parseResultsDocument',
+        'renderDocument',
+        'scoreRun',
         // score traces
-        'ScoreSummary', 'ScoreTracesOptions', 'TraceVerdictLine', 'scoreTraceFiles', 'scoreTraces',
+        'ScoreSummary',
+        'ScoreTracesOptions',
+        'TraceVerdictLine',
+        'scoreTraceFiles',
+        'scoreTraces',
       ].sort(),
     );
   });
@@ -50,10 +97,32 @@ describe('the root export', () => {
     const root = (await import('../src/index.js')) as Record<string, unknown>;
     expect(Object.keys(root).sort()).toEqual(
       [
-        'EXIT_CODES', 'RunspecError', 'VERDICT_CATEGORIES', 'aggregateCase', 'buildResultsDocument', 'createAnthropicProvider', 'createMockProvider',
-        'createOpenAIProvider', 'createRecordingProvider', 'createReplayProvider', 'discoverFixtures', 'exitCodeFor', 'isRunspecError',
-        'loadCasesFromPaths', 'loadFixtureFile', 'loadToolset', 'parseResultsDocument', 'renderDocument', 'resolveProvider',
-        'runCase', 'runEvalSuite', 'runSuite', 'scoreRun', 'scoreTraceFiles', 'scoreTraces', 'selectCases',
+        'EXIT_CODES',
+        'RunspecError',
+        'VERDICT_CATEGORIES',
+        'aggregateCase',
+        'buildResultsDocument',
+        'createAnthropicProvider',
+        'createMockProvider',
+        'createOpenAIProvider',
+        'createRecordingProvider',
+        'createReplayProvider',
+        'discoverFixtures',
+        'exitCodeFor',
+        'isRunspecError',
+        'loadCasesFromPaths',
+        'loadFixtureFile',
+        'loadToolset',
+        'parseResultsDocument',
+        'renderDocument',
+        'resolveProvider',
+        'runCase',
+        'runEvalSuite',
+        'runSuite',
+        'scoreRun',
+        'scoreTraceFiles',
+        'scoreTraces',
+        'selectCases',
       ].sort(),
     );
   });
@@ -113,7 +182,9 @@ describe('inside src/', () => {
       const text = readFileSync(f, 'utf8');
       // `import type` is erased at build time and loads nothing, so only value imports count.
       const specs = [
-        ...[...text.matchAll(/\b(import|export)(\s+type)?\s+(?:\{[^}]*\}|\*(?:\s+as\s+\w+)?|\w+)\s+from\s+'(\.[^']+)'/g)].filter((m) => !m[2]).map((m) => m[3]!),
+        ...[...text.matchAll(/\b(import|export)(\s+type)?\s+(?:\{[^}]*\}|\*(?:\s+as\s+\w+)?|\w+)\s+from\s+'(\.[^']+)'/g)]
+          .filter((m) => !m[2])
+          .map((m) => m[3]!),
         ...[...text.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g)].map((m) => m[1]!),
       ];
       for (const spec of specs) {
@@ -137,15 +208,26 @@ describe("the README's library example", () => {
         join(dir, 'tsconfig.json'),
         JSON.stringify({
           compilerOptions: {
-            target: 'es2022', lib: ['es2023'], module: 'nodenext', moduleResolution: 'nodenext', strict: true, noUncheckedIndexedAccess: true,
-            noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [join(REPO_ROOT, 'node_modules/@types')],
+            target: 'es2022',
+            lib: ['es2023'],
+            module: 'nodenext',
+            moduleResolution: 'nodenext',
+            strict: true,
+            noUncheckedIndexedAccess: true,
+            noEmit: true,
+            skipLibCheck: true,
+            types: ['node'],
+            typeRoots: [join(REPO_ROOT, 'node_modules/@types')],
             paths: { 'runspec-eval': [join(SRC, 'index.ts')], 'runspec-eval/*': [join(SRC, '*/index.ts')] },
           },
           files: ['example.mts'],
         }),
       );
       // TypeScript 7 ships no JS compiler API: the type check runs its binary.
-      const tsc = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8', timeout: 120_000 });
+      const tsc = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], {
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
       expect(tsc.stdout + tsc.stderr).toBe('');
       expect(tsc.status).toBe(0);
     } finally {

@@ -15,19 +15,46 @@ const cases = new Map();
 for (const cat of categories) {
   const questions = join(data, `BFCL_v4_${cat}.json`);
   const answers = join(data, 'possible_answer', `BFCL_v4_${cat}.json`);
-  const { suite } = importBfcl({ questions: readFileSync(questions, 'utf8'), questionsFile: questions, answers: readFileSync(answers, 'utf8'), answersFile: answers });
+  const { suite } = importBfcl({
+    questions: readFileSync(questions, 'utf8'),
+    questionsFile: questions,
+    answers: readFileSync(answers, 'utf8'),
+    answersFile: answers,
+  });
   for (const s of loadFixtureText(JSON.stringify(suite), { file: `${cat}.json` })) for (const c of s.cases) cases.set(c.id, c);
 }
 
 const byVariant = {};
 const disagreements = [];
-for (const line of readFileSync(process.argv[2] ?? 'crosscheck.jsonl', 'utf8').split('\n').filter(Boolean)) {
+for (const line of readFileSync(process.argv[2] ?? 'crosscheck.jsonl', 'utf8')
+  .split('\n')
+  .filter(Boolean)) {
   const x = JSON.parse(line);
   if (x.bfcl === null) continue;
   const c = cases.get(x.id);
   const toolset = parseToolsetText(JSON.stringify(c.tools), `${x.id}: tools`, 'json');
-  const records = x.calls.map(([name, args], i) => ({ turn: 0, modelCallIndex: 0, call: { id: `c${i}`, name, arguments: args }, startTimeMs: 0, endTimeMs: 0, executed: false }));
-  const run = { caseId: c.id, sample: 0, mode: 'decision', provider: 'crosscheck', startTimeMs: 0, endTimeMs: 0, modelCalls: [], toolCalls: records, status: 'ok', usage: {}, terminal: records[0], toolMode: 'dedup' };
+  const records = x.calls.map(([name, args], i) => ({
+    turn: 0,
+    modelCallIndex: 0,
+    call: { id: `c${i}`, name, arguments: args },
+    startTimeMs: 0,
+    endTimeMs: 0,
+    executed: false,
+  }));
+  const run = {
+    caseId: c.id,
+    sample: 0,
+    mode: 'decision',
+    provider: 'crosscheck',
+    startTimeMs: 0,
+    endTimeMs: 0,
+    modelCalls: [],
+    toolCalls: records,
+    status: 'ok',
+    usage: {},
+    terminal: records[0],
+    toolMode: 'dedup',
+  };
   const verdict = scoreRun(c, run, { toolset });
   const v = (byVariant[x.variant] ??= { n: 0, agree: 0 });
   v.n++;

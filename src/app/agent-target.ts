@@ -32,9 +32,13 @@ export function targetConfigOf(config: ConfigFile, name: string): TargetConfig {
   const t = config.targets?.[name];
   if (t) return t;
   const names = Object.keys(config.targets ?? {});
-  throw new UsageError('USAGE', `--target ${name}: no [targets.${name}] in runspec.toml${names.length ? ` (targets: ${names.join(', ')})` : ''}${didYouMean(name, names)}`, {
-    hint: 'add [targets.NAME] with kind = "model", "module", "http" or "command" (docs/targets.md)',
-  });
+  throw new UsageError(
+    'USAGE',
+    `--target ${name}: no [targets.${name}] in runspec.toml${names.length ? ` (targets: ${names.join(', ')})` : ''}${didYouMean(name, names)}`,
+    {
+      hint: 'add [targets.NAME] with kind = "model", "module", "http" or "command" (docs/targets.md)',
+    },
+  );
 }
 
 export function isAgentTarget(t: TargetConfig): t is AgentTargetConfig {
@@ -173,9 +177,13 @@ async function openKind(
       }
       for (const e of opened.diagErrors) ctx.warn(`target ${o.name} (module): OpenTelemetry diag error while importing the module: ${e}`);
       if (!registered) {
-        ctx.err(`target ${o.name} (module): a global tracer provider was registered before the run's; the module's spans reach the run only if it exports them to ${tracing.otlpEndpoint} (ctx.otlpEndpoint) and flushes before it returns`);
+        ctx.err(
+          `target ${o.name} (module): a global tracer provider was registered before the run's; the module's spans reach the run only if it exports them to ${tracing.otlpEndpoint} (ctx.otlpEndpoint) and flushes before it returns`,
+        );
       } else if (opened.ownProvider) {
-        ctx.err(`target ${o.name} (module): the module registers its own global tracer provider; the run's stays registered, so what its instrumentation records through the global API is captured in process, and spans of its own provider reach the run only if it exports them to ${tracing.otlpEndpoint} (OTEL_EXPORTER_OTLP_ENDPOINT while it was imported, or ctx.otlpEndpoint) and flushes before it returns`);
+        ctx.err(
+          `target ${o.name} (module): the module registers its own global tracer provider; the run's stays registered, so what its instrumentation records through the global API is captured in process, and spans of its own provider reach the run only if it exports them to ${tracing.otlpEndpoint} (OTEL_EXPORTER_OTLP_ENDPOINT while it was imported, or ctx.otlpEndpoint) and flushes before it returns`,
+        );
       }
       return opened.value;
     }

@@ -135,7 +135,9 @@ export async function startAgentTracing(options: AgentTracingOptions = {}): Prom
   try {
     otlpEndpoint = await receiver.listen();
   } catch (err) {
-    throw new RunspecError('COLLECTOR', `cannot start the run's OTLP receiver on 127.0.0.1:${options.port ?? 0} (${(err as Error).message})`, { hint: 'pick a free receiver_port, or leave it out for a free port' });
+    throw new RunspecError('COLLECTOR', `cannot start the run's OTLP receiver on 127.0.0.1:${options.port ?? 0} (${(err as Error).message})`, {
+      hint: 'pick a free receiver_port, or leave it out for a free port',
+    });
   }
 
   // Collected traces waiting for telemetry, oldest first; bounded like `held`.

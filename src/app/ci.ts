@@ -26,7 +26,12 @@ export const PR_COMMENT_MARKER = '<!-- runspec-eval:pr-comment -->';
 function setOutputs(env: Env, outputs: Record<string, string>): void {
   const file = env.get('GITHUB_OUTPUT');
   if (!file) return;
-  appendFileSync(file, Object.entries(outputs).map(([k, v]) => `${k}=${v.replace(/[\r\n]+/g, ' ')}\n`).join(''));
+  appendFileSync(
+    file,
+    Object.entries(outputs)
+      .map(([k, v]) => `${k}=${v.replace(/[\r\n]+/g, ' ')}\n`)
+      .join(''),
+  );
 }
 
 /** Append Markdown to the job's summary page (when the runner set GITHUB_STEP_SUMMARY). */
@@ -93,7 +98,10 @@ export async function ciBaseline(ctx: AppContext, opts: { workflow?: string; bra
   if (!branch) throw new RunspecError('USAGE', 'ci baseline: no base branch', { hint: 'run it on a pull_request event, or pass --branch main' });
   const workflowRef = env.get('GITHUB_WORKFLOW_REF');
   const workflow = opts.workflow ?? (workflowRef ? /\/([^/@]+)@/.exec(workflowRef)?.[1] : undefined);
-  if (!workflow) throw new RunspecError('USAGE', 'ci baseline: no workflow', { hint: 'pass --workflow evals.yml (the file under .github/workflows/ that uploads the results)' });
+  if (!workflow)
+    throw new RunspecError('USAGE', 'ci baseline: no workflow', {
+      hint: 'pass --workflow evals.yml (the file under .github/workflows/ that uploads the results)',
+    });
   const api = githubApi(ctx, env);
   try {
     const run = await api.lastSuccessfulRun(workflow, branch);
@@ -161,7 +169,9 @@ export async function ciComment(ctx: AppContext, opts: { head: string; base?: st
     const r = await api.upsertComment(pr.number, PR_COMMENT_MARKER, comment);
     if (r.action === 'forbidden') {
       // A fork's token is read-only: the summary holds the diff; say so where the log shows warnings.
-      lines.push(`::warning::runspec-eval could not comment on #${pr.number} (the token may not write, as on a fork): ${r.message}; the diff is in the job summary`);
+      lines.push(
+        `::warning::runspec-eval could not comment on #${pr.number} (the token may not write, as on a fork): ${r.message}; the diff is in the job summary`,
+      );
     } else {
       lines.push(`comment: ${r.action} on #${pr.number}${r.url ? ` (${r.url})` : ''}`);
       setOutputs(env, { 'comment-id': String(r.id) });

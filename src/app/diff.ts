@@ -16,7 +16,9 @@ export function readBaselineDocument(path: string, exclude?: string): { file: st
   try {
     isDir = statSync(path).isDirectory();
   } catch {
-    throw new RunspecError('RESULTS', `${path}: no such results file or directory`, { hint: 'pass a results JSON written by `runspec-eval run --out`, or a directory of them' });
+    throw new RunspecError('RESULTS', `${path}: no such results file or directory`, {
+      hint: 'pass a results JSON written by `runspec-eval run --out`, or a directory of them',
+    });
   }
   if (!isDir) return { file: path, doc: readResultsDocument(path) };
   let best: { file: string; doc: ResultsDocument } | undefined;
@@ -33,7 +35,9 @@ export function readBaselineDocument(path: string, exclude?: string): { file: st
     if (!best || doc.meta.started > best.doc.meta.started) best = { file, doc };
   }
   if (!best) {
-    throw new RunspecError('RESULTS', `${path}: no results document in this directory`, { hint: 'point at a directory holding the .json files `runspec-eval run --out` wrote' });
+    throw new RunspecError('RESULTS', `${path}: no results document in this directory`, {
+      hint: 'point at a directory holding the .json files `runspec-eval run --out` wrote',
+    });
   }
   return best;
 }

@@ -80,7 +80,8 @@ type Request = (url: string, init: { method: string; headers: Record<string, str
 function detectBackend(cfg: TelemetryConfig, url: string, fileHasLangsmith: boolean): DoctorBackend {
   const u = new URL(url);
   const headers = Object.keys(cfg.exporter.kind === 'otlp' ? cfg.exporter.headers : {}).map((h) => h.toLowerCase());
-  if (fileHasLangsmith || /smith\.langchain/.test(u.hostname) || /\/otel\/v1\/traces\/?$/.test(u.pathname) || headers.includes('langsmith-project')) return 'langsmith';
+  if (fileHasLangsmith || /smith\.langchain/.test(u.hostname) || /\/otel\/v1\/traces\/?$/.test(u.pathname) || headers.includes('langsmith-project'))
+    return 'langsmith';
   if (cfg.annotations || u.port === '6006' || cfg.project !== undefined || headers.includes('x-project-name')) return 'phoenix';
   return 'otlp';
 }
@@ -93,7 +94,8 @@ function fixForStatus(status: number, cfg: TelemetryConfig, backend: DoctorBacke
       ? `the server does not take OTLP/JSON${backend === 'phoenix' ? ' (Phoenix accepts only protobuf)' : ''}: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf (the default) and drop protocol = "http/json" from runspec.toml`
       : 'the server refuses application/x-protobuf here: check that the URL is its OTLP/HTTP traces endpoint';
   }
-  if (status === 404 || status === 405) return pathFix(url, backend) ?? `nothing takes POST ${new URL(url).pathname}: point the endpoint at the OTLP traces URL`;
+  if (status === 404 || status === 405)
+    return pathFix(url, backend) ?? `nothing takes POST ${new URL(url).pathname}: point the endpoint at the OTLP traces URL`;
   if (status === 401 || status === 403) {
     return backend === 'langsmith'
       ? 'LangSmith wants header x-api-key: set OTEL_EXPORTER_OTLP_HEADERS="x-api-key=${LANGSMITH_API_KEY},Langsmith-Project=<project>"'
@@ -141,7 +143,8 @@ function fixForError(err: Error, url: string): string {
   const code = e.code ?? cause.code ?? '';
   const message = `${err.message} ${cause.message ?? ''}`;
   const u = new URL(url);
-  if (code === 'ECONNREFUSED') return `nothing listens on ${u.host}: start the collector/backend, or fix the host and port (Phoenix: 6006 for HTTP; collectors: 4318 HTTP, 4317 gRPC)`;
+  if (code === 'ECONNREFUSED')
+    return `nothing listens on ${u.host}: start the collector/backend, or fix the host and port (Phoenix: 6006 for HTTP; collectors: 4318 HTTP, 4317 gRPC)`;
   // undici's HTTP/1.1 parser meeting an HTTP/2 server's preface: an OTLP/gRPC port (Phoenix's, a collector's 4317).
   if (code === 'HPE_INVALID_CONSTANT' || /does not match the HTTP\/1\.1 protocol/i.test(message)) {
     return `${u.host} speaks HTTP/2 only, like an OTLP/gRPC port: for OTLP/HTTP use the server's HTTP port (Phoenix: its web port, 6006 by default; collectors: 4318), or export over gRPC with OTEL_EXPORTER_OTLP_PROTOCOL=grpc`;
@@ -167,7 +170,8 @@ function fixForGrpc(problem: string, url: string, cfg: TelemetryConfig, backend:
   if (/Protocol error/i.test(problem)) {
     return `${host} does not speak gRPC (an HTTP/1.1 server, such as Phoenix's web port): point the endpoint at the OTLP/gRPC port (Phoenix: PHOENIX_GRPC_PORT, 4317 by default), or set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf with the http://host:port/v1/traces URL`;
   }
-  if (/ECONNREFUSED|No connection established/i.test(problem)) return `nothing accepts gRPC on ${host}: start the backend, or fix the host and port (OTLP/gRPC: 4317 by default)`;
+  if (/ECONNREFUSED|No connection established/i.test(problem))
+    return `nothing accepts gRPC on ${host}: start the backend, or fix the host and port (OTLP/gRPC: 4317 by default)`;
   if (/UNAUTHENTICATED|PERMISSION_DENIED|Unauthenticated/i.test(problem)) {
     return backend === 'phoenix' ? phoenixAuthFix(cfg) : 'the receiver wants credentials: set them in OTEL_EXPORTER_OTLP_HEADERS';
   }
@@ -220,7 +224,12 @@ export async function runDoctor(ctx: AppContext, opts: DoctorOptions = {}): Prom
   const pollMs = opts.pollMs ?? 500;
   const env = readEnv(ctx.env);
   const file = loadConfigFile(ctx.projectDir);
-  const cfg = resolveTelemetryConfig({ flags: { telemetry: true, langsmithFeedback: true, feedbackOnly: true }, env, file: file.telemetry, projectDir: ctx.projectDir });
+  const cfg = resolveTelemetryConfig({
+    flags: { telemetry: true, langsmithFeedback: true, feedbackOnly: true },
+    env,
+    file: file.telemetry,
+    projectDir: ctx.projectDir,
+  });
   for (const w of env.warnings.splice(0)) ctx.warn(w);
   const checks: DoctorCheck[] = [];
   const done = (report: Omit<DoctorReport, 'ok' | 'verified'>): DoctorReport => {
@@ -249,13 +258,31 @@ export async function runDoctor(ctx: AppContext, opts: DoctorOptions = {}): Prom
   let client: HttpClient;
   try {
     // One attempt per request: doctor reports what it sees; read-back polls on its own schedule.
-    client = createHttpClient({ label: 'doctor', timeoutMs: 10_000, attempts: 1, maxConcurrent: 2, keepAliveMs: 500, tls, secrets: [cfg.apiKey, cfg.langsmith?.apiKey, ...secretHeaderValues(exporter.headers)] });
+    client = createHttpClient({
+      label: 'doctor',
+      timeoutMs: 10_000,
+      attempts: 1,
+      maxConcurrent: 2,
+      keepAliveMs: 500,
+      tls,
+      secrets: [cfg.apiKey, cfg.langsmith?.apiKey, ...secretHeaderValues(exporter.headers)],
+    });
   } catch (err) {
-    checks.push({ name: 'tls', ok: false, detail: (err as Error).message, fix: 'point OTEL_EXPORTER_OTLP_CERTIFICATE / ca_file (and the client certificate and key) at readable PEM files' });
+    checks.push({
+      name: 'tls',
+      ok: false,
+      detail: (err as Error).message,
+      fix: 'point OTEL_EXPORTER_OTLP_CERTIFICATE / ca_file (and the client certificate and key) at readable PEM files',
+    });
     return done({ backend, endpoint: url, checks });
   }
   const http: Request = async (target, init) => {
-    const reply = await client.send({ method: init.method as 'GET' | 'POST', url: target, headers: init.headers, ...(init.body !== undefined ? { body: init.body } : {}) });
+    const reply = await client.send({
+      method: init.method as 'GET' | 'POST',
+      url: target,
+      headers: init.headers,
+      ...(init.body !== undefined ? { body: init.body } : {}),
+    });
     if (reply.ok) return { status: reply.status, body: reply.text };
     if (reply.kind === 'status') return { status: reply.status, body: reply.snippet };
     if (reply.kind === 'redirect') return { status: reply.status, body: '' };
@@ -272,7 +299,11 @@ export async function runDoctor(ctx: AppContext, opts: DoctorOptions = {}): Prom
     if (exporter.protocol === 'grpc') {
       const problem = await sendGrpcCanary(url, exporter.headers, encodeTraceRequest(canary), tls);
       sent = problem === undefined;
-      checks.push(sent ? { name: 'canary trace', ok: true, detail: `trace ${traceId} accepted over OTLP/gRPC` } : { name: 'canary trace', ok: false, detail: problem!, fix: fixForGrpc(problem!, url, cfg, backend) });
+      checks.push(
+        sent
+          ? { name: 'canary trace', ok: true, detail: `trace ${traceId} accepted over OTLP/gRPC` }
+          : { name: 'canary trace', ok: false, detail: problem!, fix: fixForGrpc(problem!, url, cfg, backend) },
+      );
     } else {
       const json = exporter.protocol === 'http/json';
       const headers = { ...exporter.headers, 'content-type': json ? 'application/json' : 'application/x-protobuf' };
@@ -303,7 +334,13 @@ export async function runDoctor(ctx: AppContext, opts: DoctorOptions = {}): Prom
 
     if (backend === 'phoenix') await phoenixChecks({ cfg, url, spanId, http, poll, checks, timeoutMs, before: phoenixBefore! });
     else if (backend === 'langsmith') await langsmithChecks({ cfg, spanId, http, poll, checks, timeoutMs, pollMs });
-    else checks.push({ name: 'read-back', ok: true, notCheckable: true, detail: 'not checked: a generic OTLP receiver offers no read-back, so arrival cannot be confirmed' });
+    else
+      checks.push({
+        name: 'read-back',
+        ok: true,
+        notCheckable: true,
+        detail: 'not checked: a generic OTLP receiver offers no read-back, so arrival cannot be confirmed',
+      });
     return done({ backend, endpoint: url, checks });
   } finally {
     await client.close();
@@ -377,7 +414,12 @@ async function phoenixChecks(input: BackendCheckInput & { url: string; before: P
     return data.some((s) => s.context?.span_id?.toLowerCase() === spanId) ? true : undefined;
   };
   if (cfg.project === undefined) {
-    checks.push({ name: 'project', ok: true, detail: 'no Phoenix project set: spans go to the project "default"', fix: 'set [telemetry] project = "<name>" or PHOENIX_PROJECT_NAME (sent as resource openinference.project.name)' });
+    checks.push({
+      name: 'project',
+      ok: true,
+      detail: 'no Phoenix project set: spans go to the project "default"',
+      fix: 'set [telemetry] project = "<name>" or PHOENIX_PROJECT_NAME (sent as resource openinference.project.name)',
+    });
   }
   const found = await poll(spansIn(project));
   if (found) {
@@ -405,22 +447,35 @@ async function phoenixChecks(input: BackendCheckInput & { url: string; before: P
             name: 'trace read-back',
             ok: false,
             detail: `span ${spanId} landed in project "default", not "${project}"`,
-            fix: 'the project did not reach Phoenix: older Phoenix reads only the resource attribute openinference.project.name, newer also the x-project-name header; add OTEL_EXPORTER_OTLP_HEADERS="x-project-name=' + project + '" or upgrade Phoenix',
+            fix:
+              'the project did not reach Phoenix: older Phoenix reads only the resource attribute openinference.project.name, newer also the x-project-name header; add OTEL_EXPORTER_OTLP_HEADERS="x-project-name=' +
+              project +
+              '" or upgrade Phoenix',
           }
         : {
             name: 'trace read-back',
             ok: false,
             detail: `span ${spanId} not found in Phoenix project "${project}" within ${input.timeoutMs} ms (GET ${base}/v1/projects/${project}/spans)`,
-            fix: cfg.project === undefined
-              ? 'no project is set, so Phoenix files spans under "default": set [telemetry] project or PHOENIX_PROJECT_NAME; check the Phoenix logs for ingest errors'
-              : 'check the Phoenix logs for ingest errors, and that the traces endpoint is this Phoenix',
+            fix:
+              cfg.project === undefined
+                ? 'no project is set, so Phoenix files spans under "default": set [telemetry] project or PHOENIX_PROJECT_NAME; check the Phoenix logs for ingest errors'
+                : 'check the Phoenix logs for ingest errors, and that the traces endpoint is this Phoenix',
           },
     );
   }
   // 2. The canary annotation (sync=false: Phoenix queues it until the span is ingested).
   const posted = await postSpanAnnotations({
     baseUrl: base,
-    annotations: [{ span_id: spanId, name: DOCTOR_EVALUATION_NAME, annotator_kind: 'CODE', result: { label: 'pass', score: 1, explanation: 'runspec-eval doctor canary' }, metadata: { case_id: 'doctor-canary' }, identifier: 'doctor' }],
+    annotations: [
+      {
+        span_id: spanId,
+        name: DOCTOR_EVALUATION_NAME,
+        annotator_kind: 'CODE',
+        result: { label: 'pass', score: 1, explanation: 'runspec-eval doctor canary' },
+        metadata: { case_id: 'doctor-canary' },
+        identifier: 'doctor',
+      },
+    ],
     ...(cfg.apiKey !== undefined ? { apiKey: cfg.apiKey } : {}),
     ...annotationTls(cfg),
     timeoutMs: Math.min(input.timeoutMs, 10_000),
@@ -430,7 +485,10 @@ async function phoenixChecks(input: BackendCheckInput & { url: string; before: P
       name: 'canary annotation',
       ok: false,
       detail: posted.warning,
-      fix: posted.status === 401 || posted.status === 403 ? 'Phoenix auth is on: export PHOENIX_API_KEY (sent as Authorization: Bearer)' : `check that ${base} is the Phoenix web URL (annotations_url in runspec.toml overrides it)`,
+      fix:
+        posted.status === 401 || posted.status === 403
+          ? 'Phoenix auth is on: export PHOENIX_API_KEY (sent as Authorization: Bearer)'
+          : `check that ${base} is the Phoenix web URL (annotations_url in runspec.toml overrides it)`,
     });
     return;
   }
@@ -443,7 +501,12 @@ async function phoenixChecks(input: BackendCheckInput & { url: string; before: P
   checks.push(
     annotated
       ? { name: 'annotation read-back', ok: true, detail: `annotation ${DOCTOR_EVALUATION_NAME} is on span ${spanId}` }
-      : { name: 'annotation read-back', ok: false, detail: `annotation not found on span ${spanId} within ${input.timeoutMs} ms`, fix: 'Phoenix attaches queued annotations once the span is ingested; if the span arrived, check the Phoenix logs' },
+      : {
+          name: 'annotation read-back',
+          ok: false,
+          detail: `annotation not found on span ${spanId} within ${input.timeoutMs} ms`,
+          fix: 'Phoenix attaches queued annotations once the span is ingested; if the span arrived, check the Phoenix logs',
+        },
   );
 }
 
@@ -454,12 +517,22 @@ async function langsmithChecks(input: BackendCheckInput & { pollMs: number }): P
   const headerKey = cfg.exporter.kind === 'otlp' ? Object.entries(cfg.exporter.headers).find(([k]) => k.toLowerCase() === 'x-api-key')?.[1] : undefined;
   const apiKey = ls?.apiKey ?? headerKey;
   if (!ls || apiKey === undefined) {
-    checks.push({ name: 'langsmith api', ok: false, detail: 'no LangSmith API key for read-back and feedback', fix: 'export LANGSMITH_API_KEY (and LANGSMITH_ENDPOINT for a non-default API base)' });
+    checks.push({
+      name: 'langsmith api',
+      ok: false,
+      detail: 'no LangSmith API key for read-back and feedback',
+      fix: 'export LANGSMITH_API_KEY (and LANGSMITH_ENDPOINT for a non-default API base)',
+    });
     return;
   }
   const hasProject = cfg.exporter.kind === 'otlp' && Object.keys(cfg.exporter.headers).some((k) => k.toLowerCase() === 'langsmith-project');
   if (!hasProject) {
-    checks.push({ name: 'project', ok: true, detail: 'no Langsmith-Project header: runs go to the project "default"', fix: 'add Langsmith-Project=<project> to OTEL_EXPORTER_OTLP_HEADERS to pick the project' });
+    checks.push({
+      name: 'project',
+      ok: true,
+      detail: 'no Langsmith-Project header: runs go to the project "default"',
+      fix: 'add Langsmith-Project=<project> to OTEL_EXPORTER_OTLP_HEADERS to pick the project',
+    });
   }
   const headers = { 'x-api-key': apiKey };
   const readRun = async (): Promise<Record<string, unknown> | undefined> => {
@@ -474,19 +547,35 @@ async function langsmithChecks(input: BackendCheckInput & { pollMs: number }): P
           name: 'trace read-back',
           ok: false,
           detail: `run ${runId} not found within ${input.timeoutMs} ms (GET ${ls.endpoint}/runs/${runId})`,
-          fix: 'check that the traces endpoint is LangSmith\'s (…/otel/v1/traces) with x-api-key, and that LANGSMITH_ENDPOINT is the same deployment (self-hosted ends in /api/v1)',
+          fix: "check that the traces endpoint is LangSmith's (…/otel/v1/traces) with x-api-key, and that LANGSMITH_ENDPOINT is the same deployment (self-hosted ends in /api/v1)",
         },
   );
   const fb = await postLangSmithFeedback({
     endpoint: ls.endpoint,
     apiKey,
-    feedback: [{ id: feedbackId(runId, DOCTOR_EVALUATION_NAME), run_id: runId, trace_id: runId, key: DOCTOR_EVALUATION_NAME, score: 1, value: 'pass', comment: 'runspec-eval doctor canary', feedback_source: { type: 'api', metadata: { source: 'runspec-eval doctor' } } }],
+    feedback: [
+      {
+        id: feedbackId(runId, DOCTOR_EVALUATION_NAME),
+        run_id: runId,
+        trace_id: runId,
+        key: DOCTOR_EVALUATION_NAME,
+        score: 1,
+        value: 'pass',
+        comment: 'runspec-eval doctor canary',
+        feedback_source: { type: 'api', metadata: { source: 'runspec-eval doctor' } },
+      },
+    ],
     maxWaitMs: input.timeoutMs,
     backoffMs: Math.max(input.pollMs, 1),
     ...annotationTls(cfg),
   });
   if (fb.posted !== 1) {
-    checks.push({ name: 'canary feedback', ok: false, detail: fb.warning ?? 'feedback not accepted', fix: fb.status === 401 || fb.status === 403 ? 'check LANGSMITH_API_KEY' : `check LANGSMITH_ENDPOINT (${ls.endpoint}): feedback goes to its /feedback` });
+    checks.push({
+      name: 'canary feedback',
+      ok: false,
+      detail: fb.warning ?? 'feedback not accepted',
+      fix: fb.status === 401 || fb.status === 403 ? 'check LANGSMITH_API_KEY' : `check LANGSMITH_ENDPOINT (${ls.endpoint}): feedback goes to its /feedback`,
+    });
     return;
   }
   const withFeedback = await poll(async () => {
@@ -497,7 +586,12 @@ async function langsmithChecks(input: BackendCheckInput & { pollMs: number }): P
   checks.push(
     withFeedback
       ? { name: 'feedback read-back', ok: true, detail: `feedback ${DOCTOR_EVALUATION_NAME} is on run ${runId}` }
-      : { name: 'feedback read-back', ok: false, detail: `feedback accepted but not visible on run ${runId} within ${input.timeoutMs} ms`, fix: 'LangSmith aggregates feedback asynchronously; rerun doctor with a longer --timeout-ms' },
+      : {
+          name: 'feedback read-back',
+          ok: false,
+          detail: `feedback accepted but not visible on run ${runId} within ${input.timeoutMs} ms`,
+          fix: 'LangSmith aggregates feedback asynchronously; rerun doctor with a longer --timeout-ms',
+        },
   );
 }
 
@@ -512,7 +606,8 @@ async function sendGrpcCanary(
   const u = new URL(url);
   // The same CA, client certificate and key as the export (an mTLS collector refused the canary without them).
   const read = (file: string | undefined): Buffer | null => (file ? readFileSync(file) : null);
-  const creds = u.protocol === 'https:' ? grpc.credentials.createSsl(read(tls.caFile), read(tls.keyFile), read(tls.certFile)) : grpc.credentials.createInsecure();
+  const creds =
+    u.protocol === 'https:' ? grpc.credentials.createSsl(read(tls.caFile), read(tls.keyFile), read(tls.certFile)) : grpc.credentials.createInsecure();
   const client = new grpc.Client(u.host, creds);
   const md = new grpc.Metadata();
   for (const [k, v] of Object.entries(headers)) md.set(k.toLowerCase(), v);

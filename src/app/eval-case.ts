@@ -28,7 +28,10 @@ export interface EvalCaseOutcome {
  * results file goes to a temporary path and is removed: a test runner's reporter writes the document.
  * @throws RunspecError bad input (exit-2 class), or an infrastructure error when the run could not finish.
  */
-export async function evalCase(ctx: Omit<AppContext, 'err' | 'warn'>, opts: { file: string; caseId: string; flags?: RunFlags; signal?: AbortSignal }): Promise<EvalCaseOutcome> {
+export async function evalCase(
+  ctx: Omit<AppContext, 'err' | 'warn'>,
+  opts: { file: string; caseId: string; flags?: RunFlags; signal?: AbortSignal },
+): Promise<EvalCaseOutcome> {
   const log: string[] = [];
   const out = join(tmpdir(), `runspec-eval-case-${randomBytes(6).toString('hex')}.json`);
   try {
@@ -56,7 +59,11 @@ export async function evalCase(ctx: Omit<AppContext, 'err' | 'warn'>, opts: { fi
  * Write the results document of case results gathered one by one (a test runner's reporter), so
  * `runspec-eval report` and the console open it like a run's.
  */
-export function writeCaseResultsDocument(file: string, entries: ReadonlyArray<{ caseId: string; entry: CaseEntry }>, meta: { label: string; started: string }): void {
+export function writeCaseResultsDocument(
+  file: string,
+  entries: ReadonlyArray<{ caseId: string; entry: CaseEntry }>,
+  meta: { label: string; started: string },
+): void {
   const results = entries.map((e) => caseResultOf(e.caseId, e.entry));
   const doc = buildResultsDocument({
     meta: { started: meta.started, finished: new Date().toISOString(), tool: 'runspec-eval', version: VERSION, test_suite: meta.label },

@@ -23,7 +23,11 @@ export interface GitHubApi {
    * Create or update the one comment holding `marker` on pull request `pr`. `forbidden` when the token may
    * not write (a fork's read-only token answers 403).
    */
-  upsertComment(pr: number, marker: string, body: string): Promise<{ action: 'created' | 'updated'; id: number; url?: string } | { action: 'forbidden'; message: string }>;
+  upsertComment(
+    pr: number,
+    marker: string,
+    body: string,
+  ): Promise<{ action: 'created' | 'updated'; id: number; url?: string } | { action: 'forbidden'; message: string }>;
   close(): Promise<void>;
 }
 
@@ -43,7 +47,9 @@ const MAX_COMMENT_PAGES = 50;
 
 export function createGitHubApi(env: GitHubEnv, opts: { timeoutMs?: number; onRetry?: (line: string) => void } = {}): GitHubApi {
   if (!env.token) {
-    throw new RunspecError('CONFIG', 'GITHUB_TOKEN is not set', { hint: 'pass `github-token: ${{ github.token }}` to the action, or set GITHUB_TOKEN for the step' });
+    throw new RunspecError('CONFIG', 'GITHUB_TOKEN is not set', {
+      hint: 'pass `github-token: ${{ github.token }}` to the action, or set GITHUB_TOKEN for the step',
+    });
   }
   const http: HttpClient = createHttpClient({
     label: 'github',
@@ -78,7 +84,11 @@ export function createGitHubApi(env: GitHubEnv, opts: { timeoutMs?: number; onRe
       }
       const run = (r.json as { workflow_runs: unknown[] }).workflow_runs[0];
       if (!isRecord(run) || typeof run.id !== 'number') return undefined;
-      return { id: run.id, ...(typeof run.html_url === 'string' ? { url: run.html_url } : {}), ...(typeof run.head_sha === 'string' ? { headSha: run.head_sha } : {}) };
+      return {
+        id: run.id,
+        ...(typeof run.html_url === 'string' ? { url: run.html_url } : {}),
+        ...(typeof run.head_sha === 'string' ? { headSha: run.head_sha } : {}),
+      };
     },
 
     async upsertComment(pr, marker, body) {
@@ -93,12 +103,16 @@ export function createGitHubApi(env: GitHubEnv, opts: { timeoutMs?: number; onRe
         } catch {
           comments = undefined;
         }
-        if (!Array.isArray(comments)) throw new RunspecError('COLLECTOR', `github: GET ${base}/issues/${pr}/comments answered a body that is not a list of comments`);
+        if (!Array.isArray(comments))
+          throw new RunspecError('COLLECTOR', `github: GET ${base}/issues/${pr}/comments answered a body that is not a list of comments`);
         for (const c of comments) if (isRecord(c) && typeof c.id === 'number' && typeof c.body === 'string' && c.body.includes(marker)) found = c.id;
         url = nextPageUrl(r.headers.link);
       }
       const payload = JSON.stringify({ body });
-      const write = found === undefined ? { method: 'POST' as const, url: `${base}/issues/${pr}/comments` } : { method: 'PATCH' as const, url: `${base}/issues/comments/${found}` };
+      const write =
+        found === undefined
+          ? { method: 'POST' as const, url: `${base}/issues/${pr}/comments` }
+          : { method: 'PATCH' as const, url: `${base}/issues/comments/${found}` };
       const w = await http.json({ ...write, headers, body: payload }, (j) => isRecord(j) && typeof j.id === 'number');
       if (!w.ok) {
         if (w.kind === 'status' && (w.status === 403 || w.status === 404)) return { action: 'forbidden', message: http.describe(w) };

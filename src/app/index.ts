@@ -1,5 +1,16 @@
 // Not published (package.json "exports" leaves it out): one import for tests and bench/.
-export { runEvalSuite, executeRun, exitCodeOf, problemsOf, loadProject, selectRunCases, loadToolsets, buildProvider, providerName, runSettings } from './run-suite.js';
+export {
+  runEvalSuite,
+  executeRun,
+  exitCodeOf,
+  problemsOf,
+  loadProject,
+  selectRunCases,
+  loadToolsets,
+  buildProvider,
+  providerName,
+  runSettings,
+} from './run-suite.js';
 export type { RunEvalOptions, RunEvalOutcome, ExecuteOptions, ExecuteResult, RunProgress, LoadedProject } from './run-suite.js';
 export { scoreTraces, scoreExitCode, loadTraceScoring } from './score-traces.js';
 export type { ScoreTracesOptions, TraceScoringFlags, TraceScoringSetup, VerdictSinks } from './score-traces.js';

@@ -18,7 +18,17 @@ import type { Provider } from '../providers/types.js';
 import { VERSION } from '../core/version.js';
 import { cwdPath, type AppContext } from './context.js';
 import type { RunFlags } from './run-options.js';
-import { buildProvider, flushProviderRetries, providerReachabilityOf, sandboxChoice, loadProject, loadToolsets, newRunId, providerName, selectRunCases } from './run-suite.js';
+import {
+  buildProvider,
+  flushProviderRetries,
+  providerReachabilityOf,
+  sandboxChoice,
+  loadProject,
+  loadToolsets,
+  newRunId,
+  providerName,
+  selectRunCases,
+} from './run-suite.js';
 
 /** Options of `optimizeSuite`: the run flags plus the loop's own. */
 export interface OptimizeFlags extends RunFlags {
@@ -136,13 +146,18 @@ export async function optimizeSuite(ctx: AppContext, targets: string[], flags: O
         });
         if (run.stopped?.cause === 'unreachable') {
           // As `run` stops: one line for the cause, exit 3; the iterations so far are saved in --out.
-          throw new ProviderError('PROVIDER', `optimize stopped in iteration ${iteration}: every request in flight failed to connect for ${(run.stopped.windowMs / 1000).toFixed(1)} s (${safeText(run.stopped.reason)})`);
+          throw new ProviderError(
+            'PROVIDER',
+            `optimize stopped in iteration ${iteration}: every request in flight failed to connect for ${(run.stopped.windowMs / 1000).toFixed(1)} s (${safeText(run.stopped.reason)})`,
+          );
         }
         return run.results;
       },
       onIteration: (record, all) => {
         persist(all);
-        ctx.err(`iteration ${record.iteration}: pass rate ${record.passRate.toFixed(2)}, avg score ${record.avgScore.toFixed(2)}${record.observed ? ' (observer revised the optimiser)' : ''}`);
+        ctx.err(
+          `iteration ${record.iteration}: pass rate ${record.passRate.toFixed(2)}, avg score ${record.avgScore.toFixed(2)}${record.observed ? ' (observer revised the optimiser)' : ''}`,
+        );
         if (flags.verbose) for (const r of record.caseResults) ctx.err(`  ${r.caseId}: ${r.passRate.toFixed(2)}`);
       },
     });

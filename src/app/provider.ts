@@ -18,9 +18,7 @@ export function resolveProvider(name: string | undefined, opts: ResolveProviderO
 }
 
 /** Hosts of the hosted APIs whose presets need a key (a local or self-hosted base URL needs none). */
-const HOSTED_API_HOSTS = new Set(
-  Object.values(PROVIDER_PRESETS).flatMap((p) => (p.apiKeyEnv && p.baseUrl ? [new URL(p.baseUrl).hostname] : [])),
-);
+const HOSTED_API_HOSTS = new Set(Object.values(PROVIDER_PRESETS).flatMap((p) => (p.apiKeyEnv && p.baseUrl ? [new URL(p.baseUrl).hostname] : [])));
 
 function isHostedApi(baseUrl: string | undefined): boolean {
   if (!baseUrl) return false;
@@ -34,7 +32,11 @@ function isHostedApi(baseUrl: string | undefined): boolean {
 /** Build a provider from an already resolved spec. */
 export function createProviderFromSpec(spec: ProviderSpec, opts: Pick<ResolveProviderOptions, 'env'> & { extra?: Partial<HttpProviderOptions> }): Provider {
   // --context-window applies to a scripted model too (a recording carries its own).
-  if (spec.kind === 'mock') return { ...createMockProvider({ file: spec.script!, name: spec.name }), ...(spec.contextWindow !== undefined ? { contextWindow: spec.contextWindow } : {}) };
+  if (spec.kind === 'mock')
+    return {
+      ...createMockProvider({ file: spec.script!, name: spec.name }),
+      ...(spec.contextWindow !== undefined ? { contextWindow: spec.contextWindow } : {}),
+    };
   if (spec.kind === 'replay') return createReplayProvider({ file: spec.script!, name: spec.name });
   const env = toEnv(opts.env);
   const apiKey = spec.apiKeyEnv ? env.get(spec.apiKeyEnv) : undefined;

@@ -73,7 +73,11 @@ export async function selectRunCases(
   if (files.length > 0) {
     // Appended one by one: a spread of 100,000+ cases into push() overflows the call stack.
     // Loaded giving the event loop a turn every few milliseconds: 100,000 cases take seconds.
-    for (const s of await loadCasesFromPathsYielding(files.map((f) => resolve(ctx.cwd, f)), { onWarning: (w) => ctx.warn(w) })) for (const c of s.cases) cases.push(c);
+    for (const s of await loadCasesFromPathsYielding(
+      files.map((f) => resolve(ctx.cwd, f)),
+      { onWarning: (w) => ctx.warn(w) },
+    ))
+      for (const c of s.cases) cases.push(c);
   }
   if (suiteNames.length > 0 || files.length === 0) {
     // discoverFixtures reads [fixtures] plugins and [sync] dir of runspec.toml itself.
@@ -195,7 +199,12 @@ export function providerName(flags: RunFlags, project: LoadedProject): string {
 const warnedRetries = new WeakSet<RunFlags>();
 
 /** Build the provider of a run: a preset, a [providers.NAME] profile, or mock/replay with `--script`. */
-export function buildProvider(ctx: Pick<AppContext, 'cwd' | 'projectDir' | 'warn'> & Partial<Pick<AppContext, 'err'>>, project: LoadedProject, name: string, flags: RunFlags): Provider {
+export function buildProvider(
+  ctx: Pick<AppContext, 'cwd' | 'projectDir' | 'warn'> & Partial<Pick<AppContext, 'err'>>,
+  project: LoadedProject,
+  name: string,
+  flags: RunFlags,
+): Provider {
   if (flags.retries !== undefined && flags.attempts === undefined && !warnedRetries.has(flags)) {
     warnedRetries.add(flags);
     ctx.warn('--retries is now --attempts (it counts attempts per request, the first included); the old spelling still works');
@@ -248,7 +257,12 @@ export function flushProviderRetries(ctx: object): void {
 }
 
 /** What buildProvider resolves: the provider spec string and the resolver's options. */
-function providerRequest(ctx: Pick<AppContext, 'cwd' | 'projectDir'>, project: LoadedProject, name: string, flags: RunFlags): { spec: string; options: ResolveProviderOptions } {
+function providerRequest(
+  ctx: Pick<AppContext, 'cwd' | 'projectDir'>,
+  project: LoadedProject,
+  name: string,
+  flags: RunFlags,
+): { spec: string; options: ResolveProviderOptions } {
   const spec = (name === 'mock' || name === 'replay') && flags.script ? `${name}:${resolve(ctx.cwd, flags.script)}` : name;
   return {
     spec,
@@ -277,7 +291,12 @@ function providerRequest(ctx: Pick<AppContext, 'cwd' | 'projectDir'>, project: L
  * URL is stored redacted and no key is ever stored; the system prompt as a digest of its text.
  * @example resultSettings(ctx, project, 'openai', flags).temperature === 0.2
  */
-export function resultSettings(ctx: Pick<AppContext, 'cwd' | 'projectDir'>, project: LoadedProject, name: string, flags: RunFlags): Record<string, string | number | boolean | null> {
+export function resultSettings(
+  ctx: Pick<AppContext, 'cwd' | 'projectDir'>,
+  project: LoadedProject,
+  name: string,
+  flags: RunFlags,
+): Record<string, string | number | boolean | null> {
   const { spec, options } = providerRequest(ctx, project, name, flags);
   const p = resolveProviderSpec(spec, options);
   const settings = runSettings(project, flags);
@@ -321,7 +340,10 @@ function systemPromptOf(ctx: Pick<AppContext, 'cwd'>, project: LoadedProject, fl
 
 /** Generate a run id: sortable time + a random suffix. */
 export function newRunId(now = new Date()): string {
-  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+  return `${now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
 
 export interface ExecuteOptions {
@@ -385,18 +407,27 @@ function tracesDestination(exporter: TelemetryConfig['exporter']): NonNullable<E
   return exporter.kind === 'file' ? { kind: 'file', dir: exporter.dir } : { kind: 'otlp', url: redactUrl(exporter.url) ?? exporter.url };
 }
 
-
 /** The export's TLS files, as the one HTTP client takes them. */
 function experimentTls(cfg: TelemetryConfig): { caFile?: string; certFile?: string; keyFile?: string } {
   const t = annotationTls(cfg);
-  return { ...(t.caFile ? { caFile: t.caFile } : {}), ...(t.clientCertFile ? { certFile: t.clientCertFile } : {}), ...(t.clientKeyFile ? { keyFile: t.clientKeyFile } : {}) };
+  return {
+    ...(t.caFile ? { caFile: t.caFile } : {}),
+    ...(t.clientCertFile ? { certFile: t.clientCertFile } : {}),
+    ...(t.clientKeyFile ? { keyFile: t.clientKeyFile } : {}),
+  };
 }
 
 /** The run as a Phoenix experiment on a dataset of its suite (telemetry/phoenix-experiment.ts); warns on failure. */
 async function recordExperiment(
   ctx: AppContext,
   cfg: TelemetryConfig,
-  input: { cases: Case[]; results: CaseResult[]; meta: { run_id: string; model: string | null } & Record<string, unknown>; providerLabel: string; suiteLabel: string },
+  input: {
+    cases: Case[];
+    results: CaseResult[];
+    meta: { run_id: string; model: string | null } & Record<string, unknown>;
+    providerLabel: string;
+    suiteLabel: string;
+  },
 ): Promise<void> {
   const { recordPhoenixExperiment } = await import('../telemetry/phoenix-experiment.js');
   const suites = [...new Set(input.cases.map((c) => c.suite).filter((n): n is string => n !== undefined))];
@@ -437,7 +468,13 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
   const t = ran.telemetryConfig;
   if (!result.interrupted && t.enabled && t.phoenixExperiment && t.annotationsUrl !== undefined) {
     // After the document is written: a Phoenix failure changes nothing but a warning.
-    await recordExperiment(ctx, t, { cases: opts.cases, results: result.results, meta: result.doc.meta as ExperimentMeta, providerLabel: opts.providerLabel, suiteLabel: opts.suiteLabel });
+    await recordExperiment(ctx, t, {
+      cases: opts.cases,
+      results: result.results,
+      meta: result.doc.meta as ExperimentMeta,
+      providerLabel: opts.providerLabel,
+      suiteLabel: opts.suiteLabel,
+    });
   }
   return result;
 }
@@ -482,7 +519,9 @@ async function prepareRun(ctx: AppContext, opts: ExecuteOptions): Promise<Prepar
     checkResumeHeader({ file: opts.resumeLog, header: log.header, caseIds: opts.cases.map((c) => c.id), digests, options: opts.storedOptions });
     const retried = [...log.cases.values()].filter(retryOnResume).map((r) => r.caseId);
     for (const id of retried) prior.delete(id);
-    ctx.err(`resuming ${runId}: ${prior.size} of ${opts.cases.length} cases already finished${retried.length > 0 ? `; ${retried.length} with infrastructure errors run again` : ''}`);
+    ctx.err(
+      `resuming ${runId}: ${prior.size} of ${opts.cases.length} cases already finished${retried.length > 0 ? `; ${retried.length} with infrastructure errors run again` : ''}`,
+    );
   } else {
     const moved = moveAsideOldLog(logFile);
     if (moved) ctx.err(`note: ${logFile} held another run's log; moved it to ${moved} (a new run never appends to another run's log)`);
@@ -547,7 +586,14 @@ async function runCases(ctx: AppContext, opts: ExecuteOptions, prepared: Prepare
   const { flags, project } = opts;
   const { prior, recorder, runId } = prepared;
   const telemetryConfig = resolveTelemetryConfig({
-    flags: { telemetry: opts.telemetry ?? flags.telemetry, captureContent: flags.captureContent, annotations: flags.annotations, phoenixExperiment: flags.phoenixExperiment, endpoint: flags.endpoint, langsmithFeedback: flags.langsmithFeedback },
+    flags: {
+      telemetry: opts.telemetry ?? flags.telemetry,
+      captureContent: flags.captureContent,
+      annotations: flags.annotations,
+      phoenixExperiment: flags.phoenixExperiment,
+      endpoint: flags.endpoint,
+      langsmithFeedback: flags.langsmithFeedback,
+    },
     env: project.env,
     file: project.config.telemetry,
     projectDir: ctx.projectDir,
@@ -557,7 +603,8 @@ async function runCases(ctx: AppContext, opts: ExecuteOptions, prepared: Prepare
   const todo = opts.cases.filter((c) => !prior.has(c.id));
   const totalSamples = todo.reduce((n, c) => n + sampleCount(c, flags.samples), 0);
   // OTLP/gRPC needs two optional peers: missing, the run stops here (exit 2, the install line), not batch by batch.
-  if (telemetryConfig.enabled && telemetryConfig.exporter.kind === 'otlp' && telemetryConfig.exporter.protocol === 'grpc') await (await import('../telemetry/grpc-exporter.js')).loadGrpcExporterModules();
+  if (telemetryConfig.enabled && telemetryConfig.exporter.kind === 'otlp' && telemetryConfig.exporter.protocol === 'grpc')
+    await (await import('../telemetry/grpc-exporter.js')).loadGrpcExporterModules();
   // An agent target's spans are exported as they arrived, from this thread (agent-target.ts agentTelemetrySink).
   const telemetry = telemetryConfig.enabled
     ? (await import('../telemetry/telemetry.js')).createTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
@@ -565,7 +612,9 @@ async function runCases(ctx: AppContext, opts: ExecuteOptions, prepared: Prepare
   if (telemetry?.enabled) opts.agent?.keepCaptured();
   if (telemetry) opened.telemetry = telemetry;
   // Verdict counters over OTLP (OTEL_METRICS_EXPORTER=otlp), as serve exports them.
-  const metrics = telemetryConfig.enabled ? await (await import('./verdict-metrics.js')).createRunMetrics(project.env, (w) => ctx.warn(`telemetry: ${w}`)) : undefined;
+  const metrics = telemetryConfig.enabled
+    ? await (await import('./verdict-metrics.js')).createRunMetrics(project.env, (w) => ctx.warn(`telemetry: ${w}`))
+    : undefined;
   if (metrics) opened.metrics = metrics;
 
   // Bounds (RUNSPEC_CONCURRENCY 1 to 256...) are checked by the resolver, so `config` rejects them too.
@@ -685,7 +734,6 @@ function finishRun(opts: ExecuteOptions, prepared: PreparedRun, ran: RanSuite): 
   };
 }
 
-
 function readText(file: string, what: string): string {
   try {
     return readFileSync(file, 'utf8');
@@ -730,7 +778,6 @@ export function problemsOf(r: ExecuteResult): string[] {
   }
   return lines;
 }
-
 
 /** Options of `runEvalSuite`: `run` by default; `compare`, `record`, `replay` and `schedule run` are options of it. */
 export interface RunEvalOptions {
@@ -788,7 +835,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     });
   }
   if (flags.resume) {
-    if (options.compare) throw new UsageError('USAGE', '--resume: cannot be combined with --compare', { hint: 'resume each provider\'s log on its own' });
+    if (options.compare) throw new UsageError('USAGE', '--resume: cannot be combined with --compare', { hint: "resume each provider's log on its own" });
     // The log header keeps the original targets and flags; flags given now win (e.g. a new --concurrency).
     const log = readResultsLog(resolve(ctx.cwd, flags.resume));
     const stored = log.header.options as { targets?: string[]; flags?: RunFlags; suiteLabel?: string };
@@ -803,7 +850,9 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
   const single = flags.target !== undefined ? targetConfigOf(project.config, flags.target) : undefined;
   if (single && !isAgentTarget(single)) flags = withModelTarget(flags, single);
   if (single && isAgentTarget(single) && options.record) {
-    throw new UsageError('USAGE', `record --target ${flags.target}: a ${single.kind} target has no model requests to record`, { hint: 'record a model target or a provider' });
+    throw new UsageError('USAGE', `record --target ${flags.target}: a ${single.kind} target has no model requests to record`, {
+      hint: 'record a model target or a provider',
+    });
   }
   flags = withRecordedSettings(ctx, project, flags);
   const { cases, allIds } = await selectRunCases(ctx, project, targets, flags);
@@ -843,7 +892,10 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
           providerLabel: b.name,
           flags: perProvider,
           target: { name: b.name, kind: 'model' },
-          storedOptions: { ...normaliseForLog(ctx, targets, perProvider), [RESOLVED_SETTINGS_KEY]: resultSettings(ctx, project, perProvider.provider!, perProvider) },
+          storedOptions: {
+            ...normaliseForLog(ctx, targets, perProvider),
+            [RESOLVED_SETTINGS_KEY]: resultSettings(ctx, project, perProvider.provider!, perProvider),
+          },
           ...extra,
         });
       }
@@ -851,7 +903,12 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
       if (result.interrupted) break;
     }
     const comparison = compareResults(runs.map(({ label, result }) => ({ label, doc: result.doc })));
-    return { runs, comparison, noCases: false, exitCode: worstExitCode(runs.map(({ result }) => exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }))) };
+    return {
+      runs,
+      comparison,
+      noCases: false,
+      exitCode: worstExitCode(runs.map(({ result }) => exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }))),
+    };
   }
 
   if (single && isAgentTarget(single)) {
@@ -875,7 +932,11 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     if (!options.record.merge && (flags.fixture || flags.tag || flags.shard)) {
       ctx.warn(`record: only the selected cases are recorded and ${options.record.file} is replaced; pass --merge to keep the other cases' entries`);
     }
-    recorder = createRecordingProvider(provider, { file: resolve(ctx.cwd, options.record.file), merge: options.record.merge, run: { samples: flags.samples, threshold: flags.threshold } });
+    recorder = createRecordingProvider(provider, {
+      file: resolve(ctx.cwd, options.record.file),
+      merge: options.record.merge,
+      run: { samples: flags.samples, threshold: flags.threshold },
+    });
     provider = recorder;
   }
   const result = await executeRun(ctx, {
@@ -888,7 +949,11 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     ...(flags.resume ? { resumeLog: flags.resume } : {}),
     ...(options.agentName || single ? { agentName: options.agentName ?? label } : {}),
   });
-  const outcome: RunEvalOutcome = { runs: [{ label, result }], noCases: false, exitCode: exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }) };
+  const outcome: RunEvalOutcome = {
+    runs: [{ label, result }],
+    noCases: false,
+    exitCode: exitCodeOf(result, { failOnUnscorable: flags.failOnUnscorable === true }),
+  };
   // The recording is written even below the threshold: its diff is what a reviewer looks at.
   if (recorder && !result.interrupted) {
     await recorder.save();
@@ -909,7 +974,12 @@ function withModelTarget(flags: RunFlags, t: TargetConfig): RunFlags {
 /** Run the suite on an agent target: open it (its span collection, module or template), run, close. */
 async function executeAgentTarget(
   ctx: AppContext,
-  o: Omit<ExecuteOptions, 'provider' | 'providerLabel' | 'storedOptions'> & { targets: string[]; name: string; config: AgentTargetConfig; extra: Partial<ExecuteOptions> },
+  o: Omit<ExecuteOptions, 'provider' | 'providerLabel' | 'storedOptions'> & {
+    targets: string[];
+    name: string;
+    config: AgentTargetConfig;
+    extra: Partial<ExecuteOptions>;
+  },
 ): Promise<ExecuteResult> {
   const opened = await openAgentTarget(ctx, {
     name: o.name,

@@ -26,7 +26,15 @@ import type { Case } from '../types/case.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import type { AppContext } from './context.js';
 import { aggregateCase, type AggregateSubject } from '../scoring/samples.js';
-import { buildResultsDocument, outcomeOf, runEntryCalls, type ResultsDocument, type ResultsInputs, type ResultsMeta, type RunEntry } from '../report/results.js';
+import {
+  buildResultsDocument,
+  outcomeOf,
+  runEntryCalls,
+  type ResultsDocument,
+  type ResultsInputs,
+  type ResultsMeta,
+  type RunEntry,
+} from '../report/results.js';
 import type { SampleOutcome, SampleTrace, SampleTraceStep } from '../types/verdict.js';
 import { VERSION } from '../core/version.js';
 
@@ -74,7 +82,12 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   const onWarning = (w: string): void => ctx.warn(w);
   let cases: Case[];
   if (flags.cases?.length) {
-    cases = mergeSuites(loadCasesFromPaths(flags.cases.map((p) => resolve(ctx.cwd, p)), { onWarning })).cases;
+    cases = mergeSuites(
+      loadCasesFromPaths(
+        flags.cases.map((p) => resolve(ctx.cwd, p)),
+        { onWarning },
+      ),
+    ).cases;
   } else {
     cases = (await discoverFixtures({ projectDir: ctx.projectDir, env: env.raw, onWarning })).cases;
   }
@@ -92,7 +105,8 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
     byId = await loadToolsets(ctx, { env, config }, cases, toolsetSpec, load);
     ruleToolset = toolsetSpec ? await load(toolsetSpec) : undefined;
   }
-  if (rules.some((r) => r.validateArgs) && !ruleToolset) ctx.warn('rules with validate_args need --toolset; without it those rules are unscorable (the check cannot be judged)');
+  if (rules.some((r) => r.validateArgs) && !ruleToolset)
+    ctx.warn('rules with validate_args need --toolset; without it those rules are unscorable (the check cannot be judged)');
   // The same resolver as `run` (RUNSPEC_TOOL_MODE included); left unset, each trace's own tool mode
   // decides, else dedup.
   const resolved = resolveRunSettings({ flags: flags.toolMode ? { toolMode: flags.toolMode } : {}, env, file: config }).toolMode;
@@ -110,7 +124,8 @@ export async function loadTraceScoring(ctx: AppContext, flags: TraceScoringFlags
   const sinks = createVerdictSinks(ctx, flags, env, config, tm);
   const template = config.telemetry?.trace_url;
   const project = config.telemetry?.project ?? env.get('PHOENIX_PROJECT_NAME');
-  const traceUrl = (traceId: string, spanId: string): string | undefined => traceLink(template, { traceId, spanId, ...(project !== undefined ? { project } : {}) });
+  const traceUrl = (traceId: string, spanId: string): string | undefined =>
+    traceLink(template, { traceId, spanId, ...(project !== undefined ? { project } : {}) });
   const decorate = (line: TraceVerdictLine): TraceVerdictLine => {
     if (!template) return line;
     const url = traceUrl(line.traceId, line.rootSpanId);
@@ -128,7 +143,11 @@ interface TelemetryModules {
 }
 
 async function loadTelemetryModules(): Promise<TelemetryModules> {
-  const [telemetry, render, phoenix] = await Promise.all([import('../telemetry/telemetry.js'), import('../telemetry/render.js'), import('../telemetry/phoenix.js')]);
+  const [telemetry, render, phoenix] = await Promise.all([
+    import('../telemetry/telemetry.js'),
+    import('../telemetry/render.js'),
+    import('../telemetry/phoenix.js'),
+  ]);
   return {
     createTelemetry: telemetry.createTelemetry,
     annotationTls: telemetry.annotationTls,
@@ -201,7 +220,8 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
             ctx.warn(`--export: verdict span not emitted (${(err as Error).message})`);
           }
         }
-        if (annotationsUrl || langsmith) pending.push({ spanId: target.spanId, caseId: v.caseId ?? v.rule ?? v.verdict.caseId, sample: v.verdict.sample, verdict: v.verdict });
+        if (annotationsUrl || langsmith)
+          pending.push({ spanId: target.spanId, caseId: v.caseId ?? v.rule ?? v.verdict.caseId, sample: v.verdict.sample, verdict: v.verdict });
       }
     },
     flushAnnotations,
@@ -211,7 +231,6 @@ function createVerdictSinks(ctx: AppContext, flags: TraceScoringFlags, env: Env,
     },
   };
 }
-
 
 /** Options of `scoreTraces`: what grades the traces, plus how the inputs are read. */
 export interface ScoreTracesOptions extends TraceScoringFlags {
@@ -276,7 +295,11 @@ export async function scoreTraces(ctx: AppContext, inputs: string[], options: Sc
   }
   const outcome: ScoreTracesOutcome = { summary, exitCode: scoreExitCode(summary, { failOnUnscorable: options.failOnUnscorable === true }) };
   if (collector) {
-    outcome.document = collector.document(scoreMeta(started, `score ${inputs.join(',')}`, options.threshold ?? 1, options.shard), options.threshold ?? 1, summary);
+    outcome.document = collector.document(
+      scoreMeta(started, `score ${inputs.join(',')}`, options.threshold ?? 1, options.shard),
+      options.threshold ?? 1,
+      summary,
+    );
   }
   return outcome;
 }
@@ -357,7 +380,16 @@ export interface ResultsCollectorOptions {
 function timelineOfEntry(entry: RunEntry): SampleTrace {
   const steps: SampleTraceStep[] = runEntryCalls(entry).map((c, i) => {
     const call = entry.calls[i]!;
-    const step: SampleTraceStep = { kind: 'tool', turn: 0, name: c.name, callId: c.id || `call_${i}`, offsetMs: 0, durationMs: 0, executed: call.executed ?? true, arguments: c.arguments };
+    const step: SampleTraceStep = {
+      kind: 'tool',
+      turn: 0,
+      name: c.name,
+      callId: c.id || `call_${i}`,
+      offsetMs: 0,
+      durationMs: 0,
+      executed: call.executed ?? true,
+      arguments: c.arguments,
+    };
     if (call.is_error) step.isError = true;
     return step;
   });
@@ -407,7 +439,8 @@ export function createResultsCollector(cases: readonly Case[], options: ResultsC
         }
       }
       if (o.kind !== 'scored') return;
-      if (unmatched.length < MAX_UNMATCHED_LISTED && o.lines.some((l) => l.category === null)) unmatched.push({ trace_id: o.traceId, root_span_id: o.info.rootSpanId });
+      if (unmatched.length < MAX_UNMATCHED_LISTED && o.lines.some((l) => l.category === null))
+        unmatched.push({ trace_id: o.traceId, root_span_id: o.info.rootSpanId });
       const url = options.traceUrl?.(o.traceId, o.info.rootSpanId);
       for (const v of o.verdicts) {
         const key = v.caseId ?? `rule:${v.rule ?? v.verdict.caseId}`;
@@ -432,7 +465,13 @@ export function createResultsCollector(cases: readonly Case[], options: ResultsC
       return true;
     },
     document(meta, threshold, summary) {
-      const caseResults = [...groups.values()].map((g) => aggregateCase(g.subject, g.outcomes.map((x, sample) => ({ ...x, sample })), { threshold }));
+      const caseResults = [...groups.values()].map((g) =>
+        aggregateCase(
+          g.subject,
+          g.outcomes.map((x, sample) => ({ ...x, sample })),
+          { threshold },
+        ),
+      );
       const doc = buildResultsDocument({ meta, iterations: [{ iteration: 0, timestamp: meta.finished ?? meta.started, caseResults }] });
       if (summary) doc.inputs = resultsInputsOf(summary, unmatched);
       return doc;

@@ -93,12 +93,8 @@ export async function startServe(ctx: ServeContext, options: ServeOptions): Prom
   if (options.grpc !== undefined) await (await import('../traces/grpc-receiver.js')).loadGrpc();
   if (!isLoopbackHost(options.host) && !token) ctx.warn(`listening on ${options.host} without --token-env: anyone who can reach it can post traces`);
   // The receiver and the scorer load when serve starts (`serve --help` stays light).
-  const [{ createResultsCollector, loadTraceScoring, scoreMeta }, { createOtlpReceiver }, { createTracePipeline }, { createOutcomeMetrics }] = await Promise.all([
-    import('./score-traces.js'),
-    import('../traces/receiver.js'),
-    import('../traces/pipeline.js'),
-    import('./verdict-metrics.js'),
-  ]);
+  const [{ createResultsCollector, loadTraceScoring, scoreMeta }, { createOtlpReceiver }, { createTracePipeline }, { createOutcomeMetrics }] =
+    await Promise.all([import('./score-traces.js'), import('../traces/receiver.js'), import('../traces/pipeline.js'), import('./verdict-metrics.js')]);
   const setup = await loadTraceScoring(ctx, options);
   // What is open so far, closed again when serve cannot start (a bad --out, a port in use, no gRPC port).
   const opened: Array<() => Promise<void>> = [() => setup.sinks.close()];
@@ -160,10 +156,14 @@ export async function startServe(ctx: ServeContext, options: ServeOptions): Prom
     url = await receiver.listen();
   } catch (err) {
     return abandon(
-      new RunspecError('COLLECTOR', `serve: cannot listen on ${options.host}:${options.port} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, {
-        hint: 'pick another --port, or stop what is using it',
-        cause: err,
-      }),
+      new RunspecError(
+        'COLLECTOR',
+        `serve: cannot listen on ${options.host}:${options.port} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+        {
+          hint: 'pick another --port, or stop what is using it',
+          cause: err,
+        },
+      ),
     );
   }
   let grpc: { receiver: Awaited<ReturnType<typeof createGrpcReceiver>>; url: string } | undefined;
@@ -245,7 +245,12 @@ function openLines(ctx: ServeContext, out: string | undefined): { lines: ReturnT
 }
 
 /** The OTLP/gRPC receiver on the same pipeline (the HTTP receiver ticks it and scores open traces on close). */
-async function startGrpc(ctx: ServeContext, options: ServeOptions, pipeline: TracePipeline, token: string | undefined): Promise<{ receiver: Awaited<ReturnType<typeof createGrpcReceiver>>; url: string }> {
+async function startGrpc(
+  ctx: ServeContext,
+  options: ServeOptions,
+  pipeline: TracePipeline,
+  token: string | undefined,
+): Promise<{ receiver: Awaited<ReturnType<typeof createGrpcReceiver>>; url: string }> {
   const grpcPort = options.grpc === true ? 4317 : (options.grpc as number);
   const { createGrpcReceiver } = await import('../traces/grpc-receiver.js');
   const receiver = await createGrpcReceiver({

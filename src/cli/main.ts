@@ -44,7 +44,16 @@ export async function main(opts: MainOptions): Promise<number> {
   const getContext = (): CliContext => {
     if (!ctx) {
       const g = program.opts<{ path: string; debug?: boolean }>();
-      ctx = createContext({ cwd: opts.cwd ?? process.cwd(), path: g.path, env, debug: !!g.debug, stdout, stderr, stdin, ...(opts.now ? { now: opts.now } : {}) });
+      ctx = createContext({
+        cwd: opts.cwd ?? process.cwd(),
+        path: g.path,
+        env,
+        debug: !!g.debug,
+        stdout,
+        stderr,
+        stdin,
+        ...(opts.now ? { now: opts.now } : {}),
+      });
     }
     return ctx;
   };

@@ -100,14 +100,26 @@ export const ConfigFileSchema = z
      * `disk_budget_mode`: `auto` (a tmpfs per worktree as root, plus the size watchdog) or `watchdog` (never mount). @default auto
      */
     trajectory: z
-      .object({ sandbox: z.enum(['bwrap', 'none']).optional(), disk_budget_mib: z.number().int().positive().max(1024 * 1024).optional(), disk_budget_mode: z.enum(['auto', 'watchdog']).optional() })
+      .object({
+        sandbox: z.enum(['bwrap', 'none']).optional(),
+        disk_budget_mib: z
+          .number()
+          .int()
+          .positive()
+          .max(1024 * 1024)
+          .optional(),
+        disk_budget_mode: z.enum(['auto', 'watchdog']).optional(),
+      })
       .strict()
       .optional(),
     /**
      * Fixture sources: `plugins` (modules exporting registerFixtures) and `dirs`, directories of the project
      * (relative to it) read recursively as local cases, e.g. `dirs = ["evals"]`.
      */
-    fixtures: z.object({ plugins: z.array(z.string()).optional(), dirs: z.array(z.string().min(1)).optional() }).strict().optional(),
+    fixtures: z
+      .object({ plugins: z.array(z.string()).optional(), dirs: z.array(z.string().min(1)).optional() })
+      .strict()
+      .optional(),
     providers: z.record(z.string(), ProviderProfileSchema).optional(),
     /** What is under test, by name (`--target NAME`): config/targets.ts. */
     targets: z.record(z.string(), TargetSchema).optional(),

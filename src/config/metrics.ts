@@ -41,7 +41,10 @@ export function resolveMetricsConfig(env: Env, defaults: { exporters: Array<'otl
   let exporters: string[] = defaults.exporters;
   const raw = env.get('OTEL_METRICS_EXPORTER');
   if (raw !== undefined) {
-    const names = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+    const names = raw
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
     const bad = names.filter((n) => !(EXPORTERS as readonly string[]).includes(n));
     if (bad.length) warn(`OTEL_METRICS_EXPORTER: ${bad.map((b) => JSON.stringify(b)).join(', ')} not supported (otlp, prometheus or none); ignored`);
     exporters = names.includes('none') ? [] : names.filter((n) => n === 'otlp' || n === 'prometheus');

@@ -51,7 +51,10 @@ export interface ProviderSpec {
 }
 
 /** Values from command-line flags; they win over everything else. */
-export type ProviderFlags = Pick<ProviderSpec, 'model' | 'baseUrl' | 'temperature' | 'maxTokens' | 'reasoningEffort' | 'contextWindow' | 'timeoutMs' | 'retries'>;
+export type ProviderFlags = Pick<
+  ProviderSpec,
+  'model' | 'baseUrl' | 'temperature' | 'maxTokens' | 'reasoningEffort' | 'contextWindow' | 'timeoutMs' | 'retries'
+>;
 
 export interface ResolveProviderOptions {
   config: ConfigFile;

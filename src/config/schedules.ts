@@ -45,7 +45,8 @@ const EntrySchema = z.unknown().superRefine((v, ctx) => {
   for (const issue of r.error.issues) {
     // Unknown fields as everywhere (core/strict-fields.ts): named at their own line, with the closest field.
     if (issue.code === 'unrecognized_keys')
-      for (const key of issue.keys) ctx.addIssue({ code: 'custom', path: [...issue.path, key], message: unknownFieldMessage(key, knownKeysAt(ScheduleSchema, issue.path)) });
+      for (const key of issue.keys)
+        ctx.addIssue({ code: 'custom', path: [...issue.path, key], message: unknownFieldMessage(key, knownKeysAt(ScheduleSchema, issue.path)) });
     else ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
   }
 });
@@ -96,9 +97,13 @@ function readSchedulesFile(projectDir: string): SchedulesFile {
     try {
       checkCron(s.when);
     } catch (err) {
-      throw new ConfigError('CONFIG', `${file}:${source.lines(['schedule', i, 'when', 'cron'])}: schedule[${i}].when.cron: not a cron expression (${JSON.stringify(s.when.cron)}): ${(err as Error).message}`, {
-        hint: 'five fields: minute hour day-of-month month day-of-week, e.g. "0 6 * * 1-5"',
-      });
+      throw new ConfigError(
+        'CONFIG',
+        `${file}:${source.lines(['schedule', i, 'when', 'cron'])}: schedule[${i}].when.cron: not a cron expression (${JSON.stringify(s.when.cron)}): ${(err as Error).message}`,
+        {
+          hint: 'five fields: minute hour day-of-month month day-of-week, e.g. "0 6 * * 1-5"',
+        },
+      );
     }
   });
   return { evals: evals.map((e) => e.s), data: parsed.data as SchedulesFile['data'] };

@@ -79,7 +79,10 @@ export const CommandTargetSchema = z
     /** How the prompt reaches the process: on stdin, or in the variable named by `prompt_env`. @default "stdin" */
     prompt: z.enum(['stdin', 'env']).optional(),
     /** @default "RUNSPEC_PROMPT" */
-    prompt_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+    prompt_env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .optional(),
     /** Working directory, relative to the project. @default the project */
     cwd: z.string().optional(),
     ...agentCommon,

@@ -122,12 +122,7 @@ const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * @example
  * const cfg = resolveTelemetryConfig({ flags: {}, env: readEnv(process.env), file: file.telemetry, projectDir });
  */
-export function resolveTelemetryConfig(input: {
-  flags: TelemetryFlags;
-  env: Env;
-  file?: ConfigFile['telemetry'];
-  projectDir: string;
-}): TelemetryConfig {
+export function resolveTelemetryConfig(input: { flags: TelemetryFlags; env: Env; file?: ConfigFile['telemetry']; projectDir: string }): TelemetryConfig {
   const { flags, env, projectDir } = input;
   const file = input.file ?? {};
   const warn = (msg: string): void => {
@@ -194,11 +189,9 @@ export function resolveTelemetryConfig(input: {
 
   const apiKeyEnv = file.api_key_env ?? 'PHOENIX_API_KEY';
   if (!ENV_NAME_RE.test(apiKeyEnv)) {
-    throw new ConfigError(
-      'CONFIG',
-      `${place('api_key_env')}: expected the NAME of an environment variable (got ${JSON.stringify(apiKeyEnv)})`,
-      { hint: 'write api_key_env = "PHOENIX_API_KEY" and export the key in that variable; keys never go in files' },
-    );
+    throw new ConfigError('CONFIG', `${place('api_key_env')}: expected the NAME of an environment variable (got ${JSON.stringify(apiKeyEnv)})`, {
+      hint: 'write api_key_env = "PHOENIX_API_KEY" and export the key in that variable; keys never go in files',
+    });
   }
 
   // Derived from the traces endpoint unless the file names it: then it comes from where the endpoint did.
@@ -294,7 +287,16 @@ function resolveLangSmith(
   }
   // As LangSmith's SDKs read them: LANGSMITH_* first, then the older LANGCHAIN_* names.
   const endpointSetting = firstSet(undefined, env.get('LANGSMITH_ENDPOINT') ?? env.get('LANGCHAIN_ENDPOINT'), file?.endpoint, LANGSMITH_DEFAULT_ENDPOINT);
-  const endpoint = stripSlash(checkUrl(endpointSetting.value, endpointSetting.source === 'env' ? (env.get('LANGSMITH_ENDPOINT') !== undefined ? 'LANGSMITH_ENDPOINT' : 'LANGCHAIN_ENDPOINT') : place('langsmith.endpoint')));
+  const endpoint = stripSlash(
+    checkUrl(
+      endpointSetting.value,
+      endpointSetting.source === 'env'
+        ? env.get('LANGSMITH_ENDPOINT') !== undefined
+          ? 'LANGSMITH_ENDPOINT'
+          : 'LANGCHAIN_ENDPOINT'
+        : place('langsmith.endpoint'),
+    ),
+  );
   const maxWaitMs = firstSet(undefined, undefined, file?.max_wait_ms, 60_000);
   const apiKey = env.get(keyEnv) ?? (file?.api_key_env === undefined ? env.get('LANGCHAIN_API_KEY') : undefined);
   // The project the traces go to: the Langsmith-Project header of the OTLP export (what doctor recommends),
@@ -377,7 +379,12 @@ export function httpUrlFromEnv(env: Env, name: string, warn: (m: string) => void
  * that is set decides. `parse` turns its text into the value or a complaint; a complaint warns (naming the
  * variable) and falls back to the default, as the OTel SDK does.
  */
-function otlpEnv<T>(env: Env, setting: 'PROTOCOL' | 'TIMEOUT' | 'COMPRESSION' | 'CERTIFICATE' | 'CLIENT_KEY' | 'CLIENT_CERTIFICATE', parse: (text: string) => { value: T } | { problem: string }, warn: (m: string) => void): T | undefined {
+function otlpEnv<T>(
+  env: Env,
+  setting: 'PROTOCOL' | 'TIMEOUT' | 'COMPRESSION' | 'CERTIFICATE' | 'CLIENT_KEY' | 'CLIENT_CERTIFICATE',
+  parse: (text: string) => { value: T } | { problem: string },
+  warn: (m: string) => void,
+): T | undefined {
   for (const name of [`OTEL_EXPORTER_OTLP_TRACES_${setting}`, `OTEL_EXPORTER_OTLP_${setting}`]) {
     const text = env.get(name);
     if (text === undefined) continue;
@@ -393,7 +400,10 @@ function envProtocol(env: Env, warn: (m: string) => void): OtlpProtocol | undefi
   return otlpEnv(
     env,
     'PROTOCOL',
-    (v) => ((OTLP_PROTOCOLS as readonly string[]).includes(v) ? { value: v as OtlpProtocol } : { problem: `expected http/protobuf, http/json or grpc (got ${JSON.stringify(v)}); using http/protobuf` }),
+    (v) =>
+      (OTLP_PROTOCOLS as readonly string[]).includes(v)
+        ? { value: v as OtlpProtocol }
+        : { problem: `expected http/protobuf, http/json or grpc (got ${JSON.stringify(v)}); using http/protobuf` },
     warn,
   );
 }

@@ -61,5 +61,7 @@ export async function listReports(projectDir: string): Promise<ReportSummaryJson
       sortKey: Number.isFinite(started) ? started : statSync(join(dir, name)).mtimeMs,
     });
   }
-  return out.sort((a, b) => b.sortKey - a.sortKey || (a.id < b.id ? 1 : -1)).map((r) => ({ id: r.id, model: r.model, provider: r.provider, suite: r.suite, passRate: r.passRate, cases: r.cases, date: r.date }));
+  return out
+    .sort((a, b) => b.sortKey - a.sortKey || (a.id < b.id ? 1 : -1))
+    .map((r) => ({ id: r.id, model: r.model, provider: r.provider, suite: r.suite, passRate: r.passRate, cases: r.cases, date: r.date }));
 }

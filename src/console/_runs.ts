@@ -150,11 +150,25 @@ export function createRunManager(opts: { projectDir: string; runner: EvalRunner 
       if (!opts.runner) throw new HttpProblem(501, 'this console cannot start runs');
       if ([...runs.values()].some((r) => r.json.state === 'running')) throw new HttpProblem(409, 'a run is in progress: wait for it or cancel it');
       const req = parseRequest(body);
-      const id = `ui-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+      const id = `ui-${new Date()
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
       const out = join(resultsDir(opts.projectDir), `${id}.json`);
       const controller = new AbortController();
       const record: RunRecord = {
-        json: { id, suite: req.suite, state: 'running', samplesDone: 0, samplesTotal: 0, casesDone: 0, passRate: null, reportId: null, exitCode: null, message: null },
+        json: {
+          id,
+          suite: req.suite,
+          state: 'running',
+          samplesDone: 0,
+          samplesTotal: 0,
+          casesDone: 0,
+          passRate: null,
+          reportId: null,
+          exitCode: null,
+          message: null,
+        },
         controller,
         out,
       };

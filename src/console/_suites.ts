@@ -73,7 +73,13 @@ export async function listSuites(opts: SuitesOptions): Promise<SuiteSummaryJson[
 export async function suiteText(opts: SuitesOptions, name: string): Promise<SuiteSummaryJson & { text: string }> {
   const suite = (await discover(opts)).find((s) => s.name === name);
   if (!suite) throw new HttpProblem(404, `no suite named ${JSON.stringify(name)}`);
-  const summary = { name, source: suite.source.source, file: fileLabel(opts.projectDir, suite), cases: suite.cases.length, editable: isEditable(opts.projectDir, suite) };
+  const summary = {
+    name,
+    source: suite.source.source,
+    file: fileLabel(opts.projectDir, suite),
+    cases: suite.cases.length,
+    editable: isEditable(opts.projectDir, suite),
+  };
   const file = suite.source.file;
   let text: string;
   if (file.endsWith('.toml') && file.split(/[\\/]/).pop() === SUITES_FILE) {
@@ -81,7 +87,8 @@ export async function suiteText(opts: SuitesOptions, name: string): Promise<Suit
   } else {
     // A dialect-file suite (replio fixtures are one file per case): show each file of its cases.
     const files = [...new Set(suite.cases.map((c) => c.source.file))];
-    text = files.length === 1 ? readFileSync(files[0]!, 'utf8') : files.map((f) => `// ${shownPath(opts.projectDir, f)}\n${readFileSync(f, 'utf8')}`).join('\n');
+    text =
+      files.length === 1 ? readFileSync(files[0]!, 'utf8') : files.map((f) => `// ${shownPath(opts.projectDir, f)}\n${readFileSync(f, 'utf8')}`).join('\n');
   }
   return { ...summary, text };
 }
@@ -121,7 +128,8 @@ function checkName(name: string): void {
 export async function saveSuite(opts: SuitesOptions, name: string, text: string): Promise<ValidationJson> {
   checkName(name);
   const existing = (await discover(opts)).find((s) => s.name === name);
-  if (existing && !isEditable(opts.projectDir, existing)) throw new HttpProblem(409, `suite ${JSON.stringify(name)} comes from ${existing.source.source} fixtures and is read-only here`);
+  if (existing && !isEditable(opts.projectDir, existing))
+    throw new HttpProblem(409, `suite ${JSON.stringify(name)} comes from ${existing.source.source} fixtures and is read-only here`);
   const check = validateText(name, text);
   if (!check.ok) return check;
   const file = suitesFile(opts.projectDir);
@@ -141,7 +149,8 @@ export async function saveSuite(opts: SuitesOptions, name: string, text: string)
 export async function deleteSuite(opts: SuitesOptions, name: string): Promise<void> {
   const existing = (await discover(opts)).find((s) => s.name === name);
   if (!existing) throw new HttpProblem(404, `no suite named ${JSON.stringify(name)}`);
-  if (!isEditable(opts.projectDir, existing)) throw new HttpProblem(409, `suite ${JSON.stringify(name)} comes from ${existing.source.source} fixtures and is read-only here`);
+  if (!isEditable(opts.projectDir, existing))
+    throw new HttpProblem(409, `suite ${JSON.stringify(name)} comes from ${existing.source.source} fixtures and is read-only here`);
   const file = suitesFile(opts.projectDir);
   writeFileAtomic(file, removeSuite(readFileSync(file, 'utf8'), name, file));
 }

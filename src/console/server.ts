@@ -53,7 +53,6 @@ export interface ConsoleServer {
   close(): Promise<void>;
 }
 
-
 function hostNames(bound: string, port: number): Set<string> {
   const names = new Set<string>();
   const add = (h: string): void => void names.add(`${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${port}`.toLowerCase());
@@ -107,7 +106,12 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleServer>
       for (const f of summary.badFiles) problems.push(`${f}: nothing readable`);
     }
     const { doc, unmatched } = productionDocument(lines, paths.join(', '));
-    return { html: renderReportView(doc, { ...(opts.traceUrl ? { traceUrl: opts.traceUrl } : {}), idPrefix: 'prod' }), traces: lines.length, unmatched, problems: problems.slice(0, 20) };
+    return {
+      html: renderReportView(doc, { ...(opts.traceUrl ? { traceUrl: opts.traceUrl } : {}), idPrefix: 'prod' }),
+      traces: lines.length,
+      unmatched,
+      problems: problems.slice(0, 20),
+    };
   };
 
   const api = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {

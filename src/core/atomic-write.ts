@@ -40,7 +40,12 @@ export function outputError(file: string, cause: unknown): RunspecError {
   if (cause instanceof RunspecError) return cause;
   const e = cause as NodeJS.ErrnoException;
   const code = typeof e?.code === 'string' ? e.code : undefined;
-  const reason = REASONS[code ?? ''] ?? (e?.message ?? String(cause)).split('\n')[0]!.replace(/^E[A-Z]+: /, '').replace(/, \w+( '.*')?$/, '');
+  const reason =
+    REASONS[code ?? ''] ??
+    (e?.message ?? String(cause))
+      .split('\n')[0]!
+      .replace(/^E[A-Z]+: /, '')
+      .replace(/, \w+( '.*')?$/, '');
   return new RunspecError('OUTPUT', `cannot write ${file}: ${reason}${code ? ` (${code})` : ''}; the previous file, if any, is unchanged`, {
     hint: HINTS[code ?? ''] ?? 'check the path and the disk, then run again',
     cause,

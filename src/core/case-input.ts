@@ -20,7 +20,10 @@ export interface CaseInputText {
  * bad input, reported with the case's file and line.
  * @example caseInputOf({ ...c, prompt: 'restart {{vars.svc}}', vars: { svc: 'api' } }).prompt // 'restart api'
  */
-export function caseInputOf(c: Pick<Case, 'id' | 'prompt' | 'system' | 'messages' | 'vars' | 'source'>, defaults: { system?: string | undefined; vars?: CaseVars | undefined } = {}): CaseInputText {
+export function caseInputOf(
+  c: Pick<Case, 'id' | 'prompt' | 'system' | 'messages' | 'vars' | 'source'>,
+  defaults: { system?: string | undefined; vars?: CaseVars | undefined } = {},
+): CaseInputText {
   const vars: CaseVars = { ...defaults.vars, ...c.vars };
   const place = c.source?.line ? `${c.source.file}:${c.source.line}` : (c.source?.file ?? c.id);
   const fill = (text: string, field: string): string =>
@@ -33,7 +36,9 @@ export function caseInputOf(c: Pick<Case, 'id' | 'prompt' | 'system' | 'messages
       },
       (name) => {
         throw new FixtureError('FIXTURE_SCHEMA', `${place}: case ${c.id}: ${field}: unknown placeholder {{${name}}} (cases take {{vars.NAME}})`, {
-          hint: name.startsWith('vars.') ? `add vars.${name.slice(5)} to the case, its suite or its target` : 'write {{vars.NAME}} and set vars.NAME on the case',
+          hint: name.startsWith('vars.')
+            ? `add vars.${name.slice(5)} to the case, its suite or its target`
+            : 'write {{vars.NAME}} and set vars.NAME on the case',
         });
       },
     );

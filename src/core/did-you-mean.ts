@@ -18,7 +18,12 @@ export function editDistance(a: string, b: string): number {
 }
 
 function sortedTokens(s: string): string {
-  return s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).sort().join('-');
+  return s
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+    .sort()
+    .join('-');
 }
 
 /**

@@ -103,13 +103,21 @@ export function valuesEqual(a: unknown, b: unknown, mode: EqualityMode = 'tolera
  * @example bfclStandardize('New York, NY') // 'newyorkny'
  */
 export function bfclStandardize(text: string): string {
-  return text.replace(/[ ,./\-_*^]/g, '').toLowerCase().replace(/'/g, '"');
+  return text
+    .replace(/[ ,./\-_*^]/g, '')
+    .toLowerCase()
+    .replace(/'/g, '"');
 }
 
 function bfclEquals(a: unknown, b: unknown): boolean {
   if (typeof a === 'string' && typeof b === 'string') return bfclStandardize(a) === bfclStandardize(b);
   if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((x, i) => (typeof x === 'string' && typeof b[i] === 'string' ? bfclStandardize(x) === bfclStandardize(b[i] as string) : canonicalJson(x) === canonicalJson(b[i])));
+    return (
+      a.length === b.length &&
+      a.every((x, i) =>
+        typeof x === 'string' && typeof b[i] === 'string' ? bfclStandardize(x) === bfclStandardize(b[i] as string) : canonicalJson(x) === canonicalJson(b[i]),
+      )
+    );
   }
   return canonicalJson(a) === canonicalJson(b);
 }

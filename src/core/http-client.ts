@@ -345,7 +345,8 @@ type Judged = { done: true; result: HttpReply | HttpFailure } | { done: false; r
 /** Step 5: what an attempt's outcome means under the policy: a result, or a failure worth another attempt. */
 function judge(o: Outcome, s: Settings, req: HttpRequest, attempts: number): Judged {
   const url = req.url;
-  if (o.kind === 'too-large') return { done: true, result: { ok: false, method: req.method, url, attempts, kind: 'too-large', limitBytes: s.maxResponseBytes } };
+  if (o.kind === 'too-large')
+    return { done: true, result: { ok: false, method: req.method, url, attempts, kind: 'too-large', limitBytes: s.maxResponseBytes } };
   if (o.kind === 'error') {
     const result: HttpFailure = isTimeout(o.error)
       ? { ok: false, method: req.method, url, attempts, kind: 'timeout', timeoutMs: o.timeoutMs }
@@ -371,7 +372,8 @@ function parseJson(reply: HttpReply, req: HttpRequest, s: Settings, isExpected?:
   } catch {
     return { ok: false, method: req.method, url: req.url, attempts: 1, kind: 'not-json', status: reply.status, snippet: snippetOf(reply.text, s.secrets) };
   }
-  if (isExpected && !isExpected(json)) return { ok: false, method: req.method, url: req.url, attempts: 1, kind: 'not-json', status: reply.status, snippet: snippetOf(reply.text, s.secrets) };
+  if (isExpected && !isExpected(json))
+    return { ok: false, method: req.method, url: req.url, attempts: 1, kind: 'not-json', status: reply.status, snippet: snippetOf(reply.text, s.secrets) };
   return { ok: true, status: reply.status, headers: reply.headers, json, latencyMs: reply.latencyMs };
 }
 

@@ -124,4 +124,3 @@ function stringEnd(text: string, start: number): number {
   }
   return -1;
 }
-

@@ -32,6 +32,10 @@ export async function importOptionalPeer<T>(name: OptionalPeer, use: string, loa
   } catch (err) {
     if (!isMissingPackage(err, name)) throw err;
     const range = peerRange(name);
-    throw new RunspecError('CONFIG', `${use} needs ${name}, an optional peer dependency that is not installed: npm install -D ${name}${range ? `@${range}` : ''}`, { cause: err });
+    throw new RunspecError(
+      'CONFIG',
+      `${use} needs ${name}, an optional peer dependency that is not installed: npm install -D ${name}${range ? `@${range}` : ''}`,
+      { cause: err },
+    );
   }
 }

@@ -38,7 +38,8 @@ const DEFAULT_SYNTAX_HINT: Record<StructuredFormat, string> = {
 };
 
 /** A TOML syntax error at a bare `$` key: the arg matchers (`$regex`, `$one_of`...) are keys TOML wants quoted. */
-const DOLLAR_KEY_HINT = 'quote keys that start with $ in TOML: write { "$regex" = "^web" }, not { $regex = "^web" } (the same for "$one_of", "$absent", "$equals")';
+const DOLLAR_KEY_HINT =
+  'quote keys that start with $ in TOML: write { "$regex" = "^web" }, not { $regex = "^web" } (the same for "$one_of", "$absent", "$equals")';
 
 function tomlSyntaxHint(text: string, err: TomlError, fallback: string): string {
   const line = text.split('\n', err.line)[err.line - 1] ?? '';
@@ -62,14 +63,19 @@ export function parseStructuredText(raw: string, opts: StructuredOptions): Struc
     } catch (err) {
       if (!(err instanceof TomlError)) throw err;
       const what = err.message.split('\n')[0]!.replace(/^Invalid TOML document:\s*/, '');
-      throw opts.error(`${opts.file}:${err.line}:${err.column}: TOML syntax error: ${what}`, { hint: tomlSyntaxHint(text, err, opts.syntaxHint ?? DEFAULT_SYNTAX_HINT.toml), cause: err });
+      throw opts.error(`${opts.file}:${err.line}:${err.column}: TOML syntax error: ${what}`, {
+        hint: tomlSyntaxHint(text, err, opts.syntaxHint ?? DEFAULT_SYNTAX_HINT.toml),
+        cause: err,
+      });
     }
     return { data, format, lines: tomlLineFinder(text) };
   }
   const tooDeep = jsonTooDeepAt(text);
   if (tooDeep !== undefined) {
     const { line, col } = lineColOf(text, tooDeep);
-    throw opts.error(`${opts.file}:${line}:${col}: nested deeper than ${MAX_JSON_NESTING} levels`, { hint: 'flatten the value; no input of ours needs that depth' });
+    throw opts.error(`${opts.file}:${line}:${col}: nested deeper than ${MAX_JSON_NESTING} levels`, {
+      hint: 'flatten the value; no input of ours needs that depth',
+    });
   }
   let data: unknown;
   try {
@@ -249,7 +255,11 @@ export function issueMessage(file: string, lines: LineFinder | undefined, issue:
  * to bottom works) as `file:line: field: message`; an unknown field is one of them, with the closest known
  * field, and an extension field (`x_…`) is dropped (core/strict-fields.ts).
  */
-export function validateStructured<T>(schema: z.ZodType<T>, parsed: Pick<StructuredText, 'data' | 'lines'>, opts: { file: string; error: ErrorFactory; hint?: string }): T {
+export function validateStructured<T>(
+  schema: z.ZodType<T>,
+  parsed: Pick<StructuredText, 'data' | 'lines'>,
+  opts: { file: string; error: ErrorFactory; hint?: string },
+): T {
   let data = parsed.data;
   for (let attempt = 0; ; attempt++) {
     const result = schema.safeParse(data);
@@ -261,7 +271,11 @@ export function validateStructured<T>(schema: z.ZodType<T>, parsed: Pick<Structu
       continue;
     }
     const problems = [
-      ...unknown.map((u) => ({ path: [...u.path, u.key] as PathSegment[], message: unknownFieldMessage(u.key, knownKeysAt(schema, u.path)), unknownField: true })),
+      ...unknown.map((u) => ({
+        path: [...u.path, u.key] as PathSegment[],
+        message: unknownFieldMessage(u.key, knownKeysAt(schema, u.path)),
+        unknownField: true,
+      })),
       ...others.map((i) => ({ path: i.path as PathSegment[], message: i.message, unknownField: false })),
     ];
     // An unknown field goes first: a misspelled required field also makes that field "missing".

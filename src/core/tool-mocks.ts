@@ -127,8 +127,18 @@ export function parseToolMocks(raw: unknown, issues: ToolMockIssue[]): ToolMocks
 const RESULT_JSON_SCHEMA = {
   anyOf: [
     { type: 'string', description: 'The result text.' },
-    { type: 'object', properties: { result: { description: 'A JSON value, sent to the model as JSON text.' } }, required: ['result'], additionalProperties: false },
-    { type: 'object', properties: { error: { type: 'string', description: 'A failed call: this text, marked is_error.' } }, required: ['error'], additionalProperties: false },
+    {
+      type: 'object',
+      properties: { result: { description: 'A JSON value, sent to the model as JSON text.' } },
+      required: ['result'],
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      properties: { error: { type: 'string', description: 'A failed call: this text, marked is_error.' } },
+      required: ['error'],
+      additionalProperties: false,
+    },
   ],
 };
 
@@ -138,10 +148,18 @@ const RULE_JSON_SCHEMA = {
     {
       type: 'object',
       properties: {
-        when: { type: 'object', description: 'Argument name → expected value (tolerant equality or $one_of / $regex / $absent / $equals). The rule applies when every one matches.' },
+        when: {
+          type: 'object',
+          description: 'Argument name → expected value (tolerant equality or $one_of / $regex / $absent / $equals). The rule applies when every one matches.',
+        },
         result: { description: 'The result: text, or a JSON value sent as JSON text.' },
         error: { type: 'string', description: 'A failed call with this message (is_error).' },
-        sequence: { type: 'array', minItems: 1, items: RESULT_JSON_SCHEMA, description: 'Call n (of the calls this rule answers) gets entry n; past the end, the last repeats.' },
+        sequence: {
+          type: 'array',
+          minItems: 1,
+          items: RESULT_JSON_SCHEMA,
+          description: 'Call n (of the calls this rule answers) gets entry n; past the end, the last repeats.',
+        },
       },
       additionalProperties: false,
       oneOf: [{ required: ['result'] }, { required: ['error'] }, { required: ['sequence'] }],

@@ -114,9 +114,12 @@ export function createMcpToolHost(opts: McpToolHostOptions): ToolHost {
     // One restart for every call waiting on the dead connection: the first to get here starts it.
     if (connections.get(target) === current) {
       const n = restarts.get(target) ?? 0;
-      if (n >= MAX_RESTARTS) throw new Error(`mcp:${target}: the MCP server died and was restarted ${MAX_RESTARTS} times in this run already; not restarting it again`);
+      if (n >= MAX_RESTARTS)
+        throw new Error(`mcp:${target}: the MCP server died and was restarted ${MAX_RESTARTS} times in this run already; not restarting it again`);
       restarts.set(target, n + 1);
-      warn(`mcp:${target}: the MCP server died${conn.stderrTail() ? ` (stderr: ${conn.stderrTail().slice(0, 200)})` : ''}; restarting it (${n + 1} of ${MAX_RESTARTS})`);
+      warn(
+        `mcp:${target}: the MCP server died${conn.stderrTail() ? ` (stderr: ${conn.stderrTail().slice(0, 200)})` : ''}; restarting it (${n + 1} of ${MAX_RESTARTS})`,
+      );
       void conn.close();
       return start(target);
     }
@@ -144,10 +147,14 @@ export function createMcpToolHost(opts: McpToolHostOptions): ToolHost {
         return { result: `Error: ${msg}`, isError: true, errorType: 'mcp_unavailable' };
       }
       try {
-        const res: { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown } = await conn.client.callTool({ name: tool, arguments: args }, undefined, {
-          timeout: callTimeoutMs,
-          ...(callOpts.signal ? { signal: callOpts.signal } : {}),
-        });
+        const res: { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown } = await conn.client.callTool(
+          { name: tool, arguments: args },
+          undefined,
+          {
+            timeout: callTimeoutMs,
+            ...(callOpts.signal ? { signal: callOpts.signal } : {}),
+          },
+        );
         const out: ExecutedTool = { result: resultText(res), isError: res.isError === true };
         if (res.structuredContent !== undefined) out.structuredContent = res.structuredContent as Record<string, unknown>;
         return out;
@@ -172,7 +179,14 @@ export function createMcpToolHost(opts: McpToolHostOptions): ToolHost {
       closed = true;
       const all = [...connections.values()];
       connections.clear();
-      await Promise.all(all.map((p) => p.then((c) => c.close(), () => undefined)));
+      await Promise.all(
+        all.map((p) =>
+          p.then(
+            (c) => c.close(),
+            () => undefined,
+          ),
+        ),
+      );
     },
   };
 }

@@ -15,7 +15,14 @@ export const DEFAULT_TOOL_PERMISSIONS: Readonly<Record<ToolCategory, PermissionA
   mcp: 'deny',
 };
 
-const ALL_ALLOWED: Readonly<Record<ToolCategory, PermissionAction>> = { read: 'allow', list: 'allow', web: 'allow', edit: 'allow', bash: 'allow', mcp: 'allow' };
+const ALL_ALLOWED: Readonly<Record<ToolCategory, PermissionAction>> = {
+  read: 'allow',
+  list: 'allow',
+  web: 'allow',
+  edit: 'allow',
+  bash: 'allow',
+  mcp: 'allow',
+};
 
 export interface ToolPermissions {
   byCategory: Record<ToolCategory, PermissionAction>;

@@ -85,13 +85,17 @@ export interface RunCaseOptions {
 export async function runCase(opts: RunCaseOptions): Promise<Run> {
   const c = opts.case;
   if (!c || typeof c.id !== 'string' || typeof c.prompt !== 'string') throw new UsageError('USAGE', 'runCase: expected a Case with an id and a prompt');
-  if (!Number.isInteger(opts.sample) || opts.sample < 0) throw new UsageError('USAGE', `runCase: case ${c.id}: sample must be a non-negative integer (got ${opts.sample})`);
+  if (!Number.isInteger(opts.sample) || opts.sample < 0)
+    throw new UsageError('USAGE', `runCase: case ${c.id}: sample must be a non-negative integer (got ${opts.sample})`);
   const mode = c.mode;
   if (mode === 'decision' && !opts.toolset) {
-    throw new UsageError('USAGE', `runCase: case ${c.id} is a decision case and needs a toolset`, { hint: 'pass --toolset FILE or set [toolset] file in runspec.toml' });
+    throw new UsageError('USAGE', `runCase: case ${c.id} is a decision case and needs a toolset`, {
+      hint: 'pass --toolset FILE or set [toolset] file in runspec.toml',
+    });
   }
   const maxTurns = opts.maxTurns ?? c.settings.maxTurns ?? DEFAULT_MAX_TURNS;
-  if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new UsageError('USAGE', `runCase: case ${c.id}: max_turns must be a positive integer (got ${maxTurns})`);
+  if (!Number.isInteger(maxTurns) || maxTurns < 1)
+    throw new UsageError('USAGE', `runCase: case ${c.id}: max_turns must be a positive integer (got ${maxTurns})`);
   const toolset = opts.toolset ?? WORKSPACE_TOOLSET;
   const toolMode: ToolMode = mode === 'decision' ? (opts.toolMode ?? 'dedup') : 'dedup';
   const layout = layoutFor(toolset, toolMode);
@@ -128,7 +132,8 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
   const perms = mode !== 'decision' ? permissionsFor(c) : undefined;
   const mocks = mode !== 'decision' ? newMockCounters() : undefined;
   // The case's own system prompt wins over the run's; vars fill the prompt, history and system prompt.
-  const fallback = opts.systemPrompt ?? opts.provider.systemPrompt ?? opts.toolset?.systemPrompt ?? (mode === 'decision' ? undefined : DEFAULT_TRAJECTORY_SYSTEM_PROMPT);
+  const fallback =
+    opts.systemPrompt ?? opts.provider.systemPrompt ?? opts.toolset?.systemPrompt ?? (mode === 'decision' ? undefined : DEFAULT_TRAJECTORY_SYSTEM_PROMPT);
   const input = caseInputOf(c, fallback === undefined ? {} : { system: fallback });
   const messages: Message[] = [];
   if (input.system) messages.push({ role: 'system', content: input.system });
@@ -201,7 +206,18 @@ export async function runCase(opts: RunCaseOptions): Promise<Run> {
       const ended =
         mode === 'decision'
           ? decisionTurn({ run, layout, calls: res.toolCalls, turn, index: record.index, messages })
-          : await trajectoryTurn({ run, layout, calls: res.toolCalls, turn, index: record.index, messages, worktree: worktree!, perms: perms!, opts, mocks: mocks! });
+          : await trajectoryTurn({
+              run,
+              layout,
+              calls: res.toolCalls,
+              turn,
+              index: record.index,
+              messages,
+              worktree: worktree!,
+              perms: perms!,
+              opts,
+              mocks: mocks!,
+            });
       if (ended || run.status === 'truncated') break;
       if (opts.signal?.aborted) {
         cancel();
@@ -258,9 +274,7 @@ function decisionTurn(t: TurnContext): boolean {
 const overCapMessage = () => `Error: too many parallel tool calls (at most ${MAX_PARALLEL_TOOL_CALLS} per turn); this call was not run`;
 
 /** Trajectory mode: run each call for real (under permissions and the parallel cap), feed results back. */
-async function trajectoryTurn(
-  t: TurnContext & { worktree: Worktree; perms: ToolPermissions; opts: RunCaseOptions; mocks: MockCounters },
-): Promise<boolean> {
+async function trajectoryTurn(t: TurnContext & { worktree: Worktree; perms: ToolPermissions; opts: RunCaseOptions; mocks: MockCounters }): Promise<boolean> {
   const toolset = t.layout.toolset;
   const byName = new Map(toolset.runnables.map((r) => [r.name, r]));
   for (const [i, call] of t.calls.entries()) {
@@ -322,7 +336,10 @@ async function trajectoryTurn(
           t.run.error = out.stop;
         }
       } else {
-        fail('not_implemented', `Error: tool "${call.name}" has no implementation in trajectory mode and no mock (add tool_mocks to the case or [mocks] to the toolset)`);
+        fail(
+          'not_implemented',
+          `Error: tool "${call.name}" has no implementation in trajectory mode and no mock (add tool_mocks to the case or [mocks] to the toolset)`,
+        );
       }
     }
     rec.endTimeMs = Date.now();
@@ -334,7 +351,15 @@ async function trajectoryTurn(
   return false;
 }
 
-function modelCallRecord(index: number, turn: number, startTimeMs: number, provider: Provider, messages: Message[], tools: ModelCallRecord['request']['tools'], res: ChatResponse): ModelCallRecord {
+function modelCallRecord(
+  index: number,
+  turn: number,
+  startTimeMs: number,
+  provider: Provider,
+  messages: Message[],
+  tools: ModelCallRecord['request']['tools'],
+  res: ChatResponse,
+): ModelCallRecord {
   const rec: ModelCallRecord = {
     index,
     turn,

@@ -188,7 +188,15 @@ export function sampleOutcome(run: Run, verdict: Verdict): SampleOutcome {
     return outcome;
   }
   // turnstone's tool_call_log, per trajectory sample ({ tool, args, result ≤ 500 chars, turn }).
-  return { status: 'scored', sample: run.sample, verdict, elapsedMs, tokens: run.usage.totalTokens ?? 0, trace: sampleTraceOf(run), ...(run.mode === 'trajectory' ? { toolLog: toolLog(run) } : {}) };
+  return {
+    status: 'scored',
+    sample: run.sample,
+    verdict,
+    elapsedMs,
+    tokens: run.usage.totalTokens ?? 0,
+    trace: sampleTraceOf(run),
+    ...(run.mode === 'trajectory' ? { toolLog: toolLog(run) } : {}),
+  };
 }
 
 /**
@@ -276,7 +284,15 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
       for (const { run, verdict, outcome } of scored) {
         const judged = outcome.status === 'scored' ? { verdict } : { error: outcome.error };
         try {
-          const rendered = await opts.telemetry.emitCase({ case: s.c, run, ...judged, result, runId: opts.runId, agentName: opts.agentName, toolset: s.toolset });
+          const rendered = await opts.telemetry.emitCase({
+            case: s.c,
+            run,
+            ...judged,
+            result,
+            runId: opts.runId,
+            agentName: opts.agentName,
+            toolset: s.toolset,
+          });
           // The verdict links to its trace (results file, log, reports); the outcome shares this object.
           if (outcome.status === 'scored' && isTraceIds(rendered)) {
             verdict.trace = { traceId: rendered.traceId, rootSpanId: rendered.rootSpanId };

@@ -9,9 +9,11 @@ export const TOOL_LOG_RESULT_CHARS = 500;
  * parallel cap are left out.
  */
 export function toolLog(run: Pick<Run, 'toolCalls'>): ToolLogEntry[] {
-  return run.toolCalls.filter((c) => !c.dropped).map((c) => {
-    const entry: ToolLogEntry = { tool: c.call.name, args: c.call.arguments, turn: c.turn };
-    if (c.result !== undefined) entry.result = c.result.length > TOOL_LOG_RESULT_CHARS ? c.result.slice(0, TOOL_LOG_RESULT_CHARS) : c.result;
-    return entry;
-  });
+  return run.toolCalls
+    .filter((c) => !c.dropped)
+    .map((c) => {
+      const entry: ToolLogEntry = { tool: c.call.name, args: c.call.arguments, turn: c.turn };
+      if (c.result !== undefined) entry.result = c.result.length > TOOL_LOG_RESULT_CHARS ? c.result.slice(0, TOOL_LOG_RESULT_CHARS) : c.result;
+      return entry;
+    });
 }

@@ -27,7 +27,10 @@ function turnLine(e: TurnEvent): string {
     if (r.error) return `${at} model error: ${r.error.code}: ${cut(r.error.message, 200)}`;
     const calls = r.response?.toolCalls ?? [];
     const tokens = totalTokens(r.usage) ?? 0;
-    const what = calls.length > 0 ? `${calls.length} tool call${calls.length === 1 ? '' : 's'} (${calls.map((c) => c.name).join(', ')})` : `answer: ${cut(r.response?.text ?? '', 120)}`;
+    const what =
+      calls.length > 0
+        ? `${calls.length} tool call${calls.length === 1 ? '' : 's'} (${calls.map((c) => c.name).join(', ')})`
+        : `answer: ${cut(r.response?.text ?? '', 120)}`;
     return `${at} model ${r.responseModel ?? r.requestModel ?? ''}: ${what}; ${tokens} tokens, ${r.latencyMs ?? r.endTimeMs - r.startTimeMs} ms`;
   }
   const r = e.record;

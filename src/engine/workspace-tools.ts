@@ -46,7 +46,17 @@ class CaseStopError extends Error {
 
 /** Names with an implementation here. */
 export const WORKSPACE_TOOL_NAMES = [
-  'file_read', 'glob', 'grep', 'list_directory', 'file_edit', 'file_write', 'run_command', 'read_file', 'write_file', 'edit_file', 'bash',
+  'file_read',
+  'glob',
+  'grep',
+  'list_directory',
+  'file_edit',
+  'file_write',
+  'run_command',
+  'read_file',
+  'write_file',
+  'edit_file',
+  'bash',
 ] as const;
 
 const FILE_READ_DEFAULT_LIMIT = 400;
@@ -163,7 +173,10 @@ async function readLines(wt: Worktree, path: string, offset?: number, limit?: nu
   if (lines.length === 0) return `(${path} is empty)`;
   if (first > lines.length) return `Error: offset ${first} is past the end of ${path} (${lines.length} lines)`;
   const last = Math.min(lines.length, first + count - 1);
-  const body = lines.slice(first - 1, last).map((l, i) => `${String(first + i).padStart(6)}\t${cut(l)}`).join('\n');
+  const body = lines
+    .slice(first - 1, last)
+    .map((l, i) => `${String(first + i).padStart(6)}\t${cut(l)}`)
+    .join('\n');
   if (first === 1 && last === lines.length) return body;
   const more = last < lines.length ? `; call file_read with offset=${last + 1} to continue` : '';
   return `${body}\n[lines ${first}-${last} of ${lines.length}${more}]`;
@@ -225,7 +238,10 @@ async function globTool(wt: Worktree, pattern: string, path?: string): Promise<s
     throw new ToolInputError(`invalid glob pattern ${JSON.stringify(pattern)}: ${(err as Error).message}`);
   }
   const { entries } = await walk(wt, base, 64);
-  const hits = entries.filter((e) => !e.dir && match(relative(base, e.abs).split(sep).join('/'))).map((e) => e.rel).sort();
+  const hits = entries
+    .filter((e) => !e.dir && match(relative(base, e.abs).split(sep).join('/')))
+    .map((e) => e.rel)
+    .sort();
   if (hits.length === 0) return `No files match ${pattern}`;
   const shown = hits.slice(0, MAX_GLOB_RESULTS).join('\n');
   return hits.length > MAX_GLOB_RESULTS ? `${shown}\n[${hits.length - MAX_GLOB_RESULTS} more not shown]` : shown;
@@ -237,13 +253,17 @@ async function grepTool(wt: Worktree, pattern: string, path?: string, glob?: str
   const filter = glob ? compileGlob(glob) : undefined;
   const target = await wt.resolve(path ?? '');
   const st = await stat(target);
-  const files = st.isDirectory() ? (await walk(wt, target, 64)).entries.filter((e) => !e.dir) : [{ abs: target, rel: wt.relative(target), dir: false, depth: 0 }];
+  const files = st.isDirectory()
+    ? (await walk(wt, target, 64)).entries.filter((e) => !e.dir)
+    : [{ abs: target, rel: wt.relative(target), dir: false, depth: 0 }];
   const rows: string[] = [];
   let total = 0;
   for (const f of files) {
     if (filter && !filter(st.isDirectory() ? relative(target, f.abs).split(sep).join('/') : f.rel)) continue;
     // Regular files only (a FIFO in the tree would block a plain read); links were checked by walk.
-    const buf = await realpath(f.abs).then((real) => readRegularFile(wt.root, real, f.rel, MAX_FILE_BYTES)).catch(() => undefined);
+    const buf = await realpath(f.abs)
+      .then((real) => readRegularFile(wt.root, real, f.rel, MAX_FILE_BYTES))
+      .catch(() => undefined);
     if (!buf || buf.includes(0)) continue;
     splitLines(buf.toString('utf8')).forEach((line, i) => {
       if (!re.test(line)) return;
@@ -275,7 +295,12 @@ async function editTool(wt: Worktree, path: string, oldString: string, newString
   const count = text.split(oldString).length - 1;
   if (count === 0) return `Error: old_string not found in ${path}`;
   if (count > 1) return `Error: old_string occurs ${count} times in ${path}; include more surrounding text so it is unique`;
-  await writeRegularFile(wt.root, abs, path, text.replace(oldString, () => newString));
+  await writeRegularFile(
+    wt.root,
+    abs,
+    path,
+    text.replace(oldString, () => newString),
+  );
   return `Edited ${path}: replaced 1 occurrence`;
 }
 
@@ -315,7 +340,8 @@ async function commandTool(ctx: WorkspaceToolContext, shell: 'sh' | 'bash', comm
     signal: ctx.signal,
   });
   if (r.spawnError) return `Error: cannot run ${shell}: ${r.spawnError}`;
-  if (r.diskBudgetExceeded) throw new CaseStopError('DISK_BUDGET', 'disk budget exceeded: the command was stopped because the workspace grew past the disk budget of this case');
+  if (r.diskBudgetExceeded)
+    throw new CaseStopError('DISK_BUDGET', 'disk budget exceeded: the command was stopped because the workspace grew past the disk budget of this case');
   // The worktree's absolute path is random per run; showing it as "." keeps runs replayable
   // (the recording hashes what the model saw) and keeps host paths out of traces.
   let out = r.output.split(ctx.worktree.root).join('.');

@@ -29,7 +29,6 @@ export interface Worktree {
   keep(): Promise<string>;
 }
 
-
 /**
  * Create a worktree with the case's files. A file path that is absolute or climbs out is bad input.
  * @example const wt = await createWorktree({ 'src/app.py': 'print(1)\n' }); await wt.remove();

@@ -135,9 +135,7 @@ function rates(results: CaseResult[]): { passRate: number; avgScore: number; all
 
 /** Best = highest pass rate, then highest average score, then the earliest. */
 export function bestOf(iterations: IterationRecord[]): IterationRecord {
-  return iterations.reduce((best, it) =>
-    it.passRate > best.passRate || (it.passRate === best.passRate && it.avgScore > best.avgScore) ? it : best,
-  );
+  return iterations.reduce((best, it) => (it.passRate > best.passRate || (it.passRate === best.passRate && it.avgScore > best.avgScore) ? it : best));
 }
 
 function expectedTools(c: Case): string[] {
@@ -149,7 +147,9 @@ function expectedTools(c: Case): string[] {
 
 function actualSequences(r: CaseResult): string[] {
   return r.samples.map((s) =>
-    s.status === 'scored' ? `[${s.verdict.calls.map((c) => c.name).join(', ')}] ${s.verdict.pass ? 'pass' : `fail (${s.verdict.category}: ${s.verdict.reason})`}` : `error: ${s.error.message}`,
+    s.status === 'scored'
+      ? `[${s.verdict.calls.map((c) => c.name).join(', ')}] ${s.verdict.pass ? 'pass' : `fail (${s.verdict.category}: ${s.verdict.reason})`}`
+      : `error: ${s.error.message}`,
   );
 }
 
@@ -158,7 +158,11 @@ function proposalMessage(cases: Case[], prompt: string, current: IterationRecord
   const lines: string[] = ['# Current prompt', prompt, '', '# Test cases and results'];
   for (const c of cases) {
     const r = byId.get(c.id);
-    lines.push(`## ${c.id}${r ? ` — pass rate ${r.passRate.toFixed(2)}` : ''}`, `user prompt: ${c.prompt}`, `expected tools: ${expectedTools(c).join(', ') || '(any)'}`);
+    lines.push(
+      `## ${c.id}${r ? ` — pass rate ${r.passRate.toFixed(2)}` : ''}`,
+      `user prompt: ${c.prompt}`,
+      `expected tools: ${expectedTools(c).join(', ') || '(any)'}`,
+    );
     if (r) for (const seq of actualSequences(r)) lines.push(`actual: ${seq}`);
   }
   lines.push('', '# History (last 3 iterations)');

@@ -103,7 +103,13 @@ export function createProviderClient(opts: HttpClientOptions): HttpClient {
     async send(ex) {
       if (closed) throw new ProviderError('PROVIDER', `${opts.label}: provider is closed`);
       const body = ex.body === undefined ? undefined : ex.body instanceof JsonText ? ex.body : JSON.stringify(ex.body);
-      const reply = await client.json({ method: ex.method, url: ex.url, headers: ex.headers, ...(body !== undefined ? { body } : {}), ...(ex.signal ? { signal: ex.signal } : {}) });
+      const reply = await client.json({
+        method: ex.method,
+        url: ex.url,
+        headers: ex.headers,
+        ...(body !== undefined ? { body } : {}),
+        ...(ex.signal ? { signal: ex.signal } : {}),
+      });
       if (reply.ok) return { json: reply.json, status: reply.status, latencyMs: reply.latencyMs };
       throw providerError(opts, reply);
     },
@@ -122,7 +128,9 @@ function providerError(opts: HttpClientOptions, f: HttpFailure): ProviderError {
     case 'cancelled':
       return new ProviderError('CANCELLED', `${opts.label}: request cancelled`);
     case 'too-large':
-      return new ProviderError('PROVIDER_RESPONSE', message, { hint: 'raise the limit with [llm] max_response_bytes or RUNSPEC_MAX_RESPONSE_BYTES, or check --base-url' });
+      return new ProviderError('PROVIDER_RESPONSE', message, {
+        hint: 'raise the limit with [llm] max_response_bytes or RUNSPEC_MAX_RESPONSE_BYTES, or check --base-url',
+      });
     case 'timeout':
       return new ProviderError('PROVIDER_TIMEOUT', message, { hint: 'raise the time limit (--timeout-ms or [llm] timeout_ms) or check the server' });
     case 'connection':
@@ -133,7 +141,10 @@ function providerError(opts: HttpClientOptions, f: HttpFailure): ProviderError {
         status: f.status,
       });
     case 'redirect':
-      return new ProviderError('PROVIDER', message, { hint: 'point --base-url (or base_url in runspec.toml) at the address the server redirects to', status: f.status });
+      return new ProviderError('PROVIDER', message, {
+        hint: 'point --base-url (or base_url in runspec.toml) at the address the server redirects to',
+        status: f.status,
+      });
     case 'status': {
       if (f.status === 401 || f.status === 403) {
         const keyHint = opts.apiKeyEnv
@@ -148,7 +159,9 @@ function providerError(opts: HttpClientOptions, f: HttpFailure): ProviderError {
         );
       }
       return new ProviderError('PROVIDER', message, {
-        hint: f.retryable ? 'the server is failing or rate-limiting; retry later or raise --attempts' : 'the request was refused; check --model and the server logs',
+        hint: f.retryable
+          ? 'the server is failing or rate-limiting; retry later or raise --attempts'
+          : 'the request was refused; check --model and the server logs',
         status: f.status,
       });
     }
@@ -156,7 +169,6 @@ function providerError(opts: HttpClientOptions, f: HttpFailure): ProviderError {
 }
 
 export { retryAfterMs } from '../core/retry.js';
-
 
 /** host and port of a base URL, for server.address / server.port. */
 export function serverOf(baseUrl: string): { serverAddress?: string; serverPort?: number } {
@@ -196,7 +208,10 @@ export function createProviderHttp(label: string, opts: HttpProviderOptions): Ht
  * Model discovery when no model is named: `GET {url}` once, lazily, and take the first listed id. A failed
  * look-up is not cached, so the next call tries again.
  */
-export function createModelLookup(http: HttpClient, opts: { url: string; headers: Record<string, string>; label: string }): (signal?: AbortSignal) => Promise<string> {
+export function createModelLookup(
+  http: HttpClient,
+  opts: { url: string; headers: Record<string, string>; label: string },
+): (signal?: AbortSignal) => Promise<string> {
   let pending: Promise<string> | undefined;
   return (signal) => {
     pending ??= http

@@ -59,4 +59,3 @@ export function badShape(where: ReplyContext, what: string, json: unknown): Prov
     hint: 'is --base-url pointing at the right kind of API (openai vs anthropic)?',
   });
 }
-

@@ -86,7 +86,11 @@ export function usesAdaptiveThinking(model: string): boolean {
  * temperature, which thinking refuses to combine with (tool_choice stays the default auto, the only
  * forced-free choice thinking allows besides none). Without one, nothing about thinking is sent.
  */
-export function anthropicParams(model: string, req: Pick<ChatRequest, 'temperature' | 'maxTokens' | 'reasoningEffort'>, opts: HttpProviderOptions): Record<string, unknown> {
+export function anthropicParams(
+  model: string,
+  req: Pick<ChatRequest, 'temperature' | 'maxTokens' | 'reasoningEffort'>,
+  opts: HttpProviderOptions,
+): Record<string, unknown> {
   const effort = req.reasoningEffort ?? opts.reasoningEffort;
   const maxTokens = req.maxTokens ?? opts.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
   if (!effort) return dropUndefined({ temperature: req.temperature ?? opts.temperature ?? 0.7, max_tokens: maxTokens });

@@ -21,10 +21,7 @@ const MockTurnSchema = z
     text: z.string().optional(),
     toolCalls: z.array(MockToolCallSchema).optional(),
     finishReason: z.string().optional(),
-    usage: z
-      .object({ promptTokens: z.number().optional(), completionTokens: z.number().optional(), totalTokens: z.number().optional() })
-      .strict()
-      .optional(),
+    usage: z.object({ promptTokens: z.number().optional(), completionTokens: z.number().optional(), totalTokens: z.number().optional() }).strict().optional(),
     /** Make this model call fail, as a provider outage would. */
     error: z.object({ code: z.string().optional(), message: z.string() }).strict().optional(),
   })
@@ -72,7 +69,10 @@ export function createMockProvider(opts: { script: MockScript; name?: string } |
       if (!turns) {
         // A case the script does not mention would otherwise "pass" on a canned "done": bad input (exit 2).
         const what = req.key ? `case "${req.key.caseId}"` : 'this conversation';
-        throw new ProviderError('CONFIG', `mock provider: ${where} has no answers for ${what} (not under "cases", its prompt not under "prompts", and no "default")`);
+        throw new ProviderError(
+          'CONFIG',
+          `mock provider: ${where} has no answers for ${what} (not under "cases", its prompt not under "prompts", and no "default")`,
+        );
       }
       const answer: MockTurn = turns[turn] ?? { text: 'done' };
       if (answer.error) {
@@ -133,7 +133,9 @@ export function loadMockScript(file: string): MockScript {
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError('CONFIG', `${file}: mock script is not valid JSON: ${(err as Error).message}`, { hint: 'see examples/mock-script.json for the format' });
+    throw new ConfigError('CONFIG', `${file}: mock script is not valid JSON: ${(err as Error).message}`, {
+      hint: 'see examples/mock-script.json for the format',
+    });
   }
   return parseScript(data, file);
 }

@@ -131,7 +131,11 @@ function typeName(v: unknown): string {
  * Sampling parameters as sent. `platform` is api.openai.com: reasoning models there reject max_tokens
  * and non-default temperatures, so it gets max_completion_tokens and a temperature only when set.
  */
-export function openAIParams(req: Pick<ChatRequest, 'temperature' | 'maxTokens' | 'reasoningEffort'>, opts: HttpProviderOptions, platform: boolean): Record<string, unknown> {
+export function openAIParams(
+  req: Pick<ChatRequest, 'temperature' | 'maxTokens' | 'reasoningEffort'>,
+  opts: HttpProviderOptions,
+  platform: boolean,
+): Record<string, unknown> {
   // The set ones only, in this order (built key by key: this runs once per request).
   const out: Record<string, unknown> = {};
   const temperature = req.temperature ?? opts.temperature ?? (platform ? undefined : 0.7);

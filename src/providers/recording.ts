@@ -71,7 +71,9 @@ export function createReplayProvider(opts: { file: string; name?: string }): Pro
     async chat(req: ChatRequest): Promise<ChatResponse> {
       if (req.signal?.aborted) throw new ProviderError('CANCELLED', 'replay provider: request cancelled');
       if (!req.key) {
-        throw new ProviderError('REPLAY_MISSING', `${opts.file}: replay needs a case key on every request`, { hint: 'replay runs through runCase / runspec-eval replay' });
+        throw new ProviderError('REPLAY_MISSING', `${opts.file}: replay needs a case key on every request`, {
+          hint: 'replay runs through runCase / runspec-eval replay',
+        });
       }
       const entry = entries.get(keyOf(req.key));
       if (!entry) {
@@ -79,9 +81,13 @@ export function createReplayProvider(opts: { file: string; name?: string }): Pro
       }
       if (entry.requestHash !== requestHash(req.messages, req.tools)) {
         if (recording.systemPrompt === undefined && entry.requestHash === requestHash(withOperationsPrompt(req.messages), req.tools)) {
-          throw new ProviderError('REPLAY_STALE', `${opts.file}: recording for ${where(req.key)} differs only by the default system prompt: it was made with the operations prompt, which is now the default of builtin:fleet only`, {
-            hint: 're-record with `runspec-eval record`, or replay with --system-prompt FILE holding the operations prompt (OPERATIONS_SYSTEM_PROMPT)',
-          });
+          throw new ProviderError(
+            'REPLAY_STALE',
+            `${opts.file}: recording for ${where(req.key)} differs only by the default system prompt: it was made with the operations prompt, which is now the default of builtin:fleet only`,
+            {
+              hint: 're-record with `runspec-eval record`, or replay with --system-prompt FILE holding the operations prompt (OPERATIONS_SYSTEM_PROMPT)',
+            },
+          );
         }
         const what = entry.toolsHash !== toolsHash(req.tools) ? 'tool schemas' : 'messages';
         throw new ProviderError('REPLAY_STALE', `${opts.file}: recording for ${where(req.key)} is stale: the request changed (${what}); ${RECORD_HINT}`, {
@@ -111,7 +117,10 @@ export interface RecordingProvider extends Provider {
  * Wrap a provider and record every answered call that carries a key. With `merge`, entries already in
  * the file survive unless re-recorded (to re-record some cases only).
  */
-export function createRecordingProvider(inner: Provider, opts: { file: string; merge?: boolean; run?: { samples?: number | undefined; threshold?: number | undefined } }): RecordingProvider {
+export function createRecordingProvider(
+  inner: Provider,
+  opts: { file: string; merge?: boolean; run?: { samples?: number | undefined; threshold?: number | undefined } },
+): RecordingProvider {
   const recorded = new Map<string, RecordingEntry>();
   // The system message of each case's first request ('' for none): stored when all cases share one.
   const systems = new Set<string>();
@@ -129,7 +138,10 @@ export function createRecordingProvider(inner: Provider, opts: { file: string; m
     async chat(req) {
       const res = await inner.chat(req);
       if (req.key) {
-        const response: RecordedResponse = { toolCalls: res.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: sortKeys(c.arguments) as Record<string, unknown> })), usage: res.usage };
+        const response: RecordedResponse = {
+          toolCalls: res.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: sortKeys(c.arguments) as Record<string, unknown> })),
+          usage: res.usage,
+        };
         if (res.text !== undefined) response.text = res.text;
         if (res.reasoning !== undefined) response.reasoning = res.reasoning;
         if (res.finishReason !== undefined) response.finishReason = res.finishReason;
@@ -225,10 +237,20 @@ export function loadRecording(file: string): RecordingFile {
   }
   const d = data as Partial<RecordingFile>;
   if (!d || d.format !== RECORDING_FORMAT || !Array.isArray(d.entries)) {
-    throw new ConfigError('CONFIG', `${file}: not a runspec-eval recording (expected "format": "${RECORDING_FORMAT}" and an entries list)`, { hint: RECORD_HINT });
+    throw new ConfigError('CONFIG', `${file}: not a runspec-eval recording (expected "format": "${RECORDING_FORMAT}" and an entries list)`, {
+      hint: RECORD_HINT,
+    });
   }
   d.entries.forEach((e, i) => {
-    if (!e || typeof e.case !== 'string' || typeof e.sample !== 'number' || typeof e.turn !== 'number' || typeof e.requestHash !== 'string' || !e.response || !Array.isArray(e.response.toolCalls)) {
+    if (
+      !e ||
+      typeof e.case !== 'string' ||
+      typeof e.sample !== 'number' ||
+      typeof e.turn !== 'number' ||
+      typeof e.requestHash !== 'string' ||
+      !e.response ||
+      !Array.isArray(e.response.toolCalls)
+    ) {
       throw new ConfigError('CONFIG', `${file}: entries[${i}]: expected case, sample, turn, requestHash and response.toolCalls`, { hint: RECORD_HINT });
     }
   });

@@ -157,7 +157,9 @@ export function categoryCounts(byCategory: Record<string, number>): Array<[strin
 }
 
 export function formatInt(n: number): string {
-  return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return Math.round(n)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 /**
@@ -209,7 +211,8 @@ export const VERDICT_MEANINGS: Record<VerdictCategory, string> = {
   json_dump: 'The model wrote a tool call as JSON text instead of calling the tool.',
   tool_error: 'A tool call failed.',
   error: 'The run itself failed or was cancelled.',
-  unscorable: 'A check the case needs could not be judged: the data it needs (arguments, an attribute) is not on the trace. Not a failure; left out of pass rates.',
+  unscorable:
+    'A check the case needs could not be judged: the data it needs (arguments, an attribute) is not on the trace. Not a failure; left out of pass rates.',
   incomplete: 'The trace never became whole (parents of some spans never arrived); judged on what arrived.',
 };
 
@@ -226,7 +229,8 @@ export const MAX_INPUT_EXAMPLES = 10;
 export function inputsHeadline(i: ResultsInputs): string {
   const bits = [`traces ${i.traces}`, `unmatched ${i.unmatched}`, `uninterpretable ${i.uninterpretable}`, `input problems ${i.problems}`];
   if (i.superseded) bits.push(`superseded ${i.superseded}`);
-  if (i.evicted_traces || i.dropped_spans || i.late_records) bits.push(`evicted traces ${i.evicted_traces ?? 0}`, `dropped spans ${i.dropped_spans ?? 0}`, `late spans/records ${i.late_records ?? 0}`);
+  if (i.evicted_traces || i.dropped_spans || i.late_records)
+    bits.push(`evicted traces ${i.evicted_traces ?? 0}`, `dropped spans ${i.dropped_spans ?? 0}`, `late spans/records ${i.late_records ?? 0}`);
   if (i.bad_files?.length) bits.push(`unreadable files ${i.bad_files.length}`);
   return bits.join(' · ');
 }

@@ -97,7 +97,11 @@ export function renderComparison(c: Comparison, format: ComparisonFormat): strin
   }
   const all = [header, ...rows, ...summary];
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  const fmt = (r: string[]): string => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  const fmt = (r: string[]): string =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   return [fmt(header), rule, ...rows.map(fmt), rule, ...summary.map(fmt), '', footnote, ''].join('\n');
 }

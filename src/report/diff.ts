@@ -83,9 +83,7 @@ function lastCases(doc: ResultsDocument): Record<string, CaseEntry> {
 
 function categoryChanges(base: CaseSide, head: CaseSide): CaseDiff['categoryChanges'] {
   const names = [...new Set([...Object.keys(base.categories), ...Object.keys(head.categories)])].sort();
-  return names
-    .map((category) => ({ category, base: base.categories[category] ?? 0, head: head.categories[category] ?? 0 }))
-    .filter((c) => c.base !== c.head);
+  return names.map((category) => ({ category, base: base.categories[category] ?? 0, head: head.categories[category] ?? 0 })).filter((c) => c.base !== c.head);
 }
 
 function changeOf(base: CaseSide | undefined, head: CaseSide | undefined): CaseChange {
@@ -116,11 +114,7 @@ function pooledPassRate(cases: Record<string, CaseEntry>): number | null {
  * intervals do not overlap, `'none'` never fails.
  * @example diffResults(base, head, { baseLabel: 'main.json', headLabel: 'pr.json' }).regressions // ['restart-nginx']
  */
-export function diffResults(
-  base: ResultsDocument,
-  head: ResultsDocument,
-  opts: { baseLabel: string; headLabel: string; failOn?: DiffFailOn },
-): ResultsDiff {
+export function diffResults(base: ResultsDocument, head: ResultsDocument, opts: { baseLabel: string; headLabel: string; failOn?: DiffFailOn }): ResultsDiff {
   const failOn = opts.failOn ?? 'any';
   const baseCases = lastCases(base);
   const headCases = lastCases(head);
@@ -240,7 +234,11 @@ export function renderDiff(d: ResultsDiff, format: DiffFormat): string {
     return `${lines.join('\n')}\n`;
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   const out = [`${d.base.label} → ${d.head.label}: ${headline(d)}`];
   if (rows.length) out.push('', line(header), ...rows.map(line));
   out.push('', verdict);

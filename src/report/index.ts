@@ -20,7 +20,18 @@ export {
   RESULTS_SCHEMA,
   resultsJsonSchema,
 } from './results.js';
-export type { ResultsDocument, ResultsMeta, ResultsInputs, ResultsInput, ResultsIteration, CaseEntry, RunEntry, Aggregate, SampleTraceJson, SampleTraceStepJson } from './results.js';
+export type {
+  ResultsDocument,
+  ResultsMeta,
+  ResultsInputs,
+  ResultsInput,
+  ResultsIteration,
+  CaseEntry,
+  RunEntry,
+  Aggregate,
+  SampleTraceJson,
+  SampleTraceStepJson,
+} from './results.js';
 // The JSON line of `score` and `serve`: a trace's judgement as a run entry.
 export { traceRunEntry, verdictLineJson } from './verdict-line.js';
 export { compareResults } from './compare.js';

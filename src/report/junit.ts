@@ -10,7 +10,10 @@ function seconds(view: CaseView): number {
 
 /** pass@k / pass^k and the gate as <properties> of the testcase (GitLab and Jenkins show them). */
 function properties(view: CaseView): string[] {
-  const props: Array<[string, string]> = [['trace_id', view.traceId], ['trace_url', view.traceUrl]].filter((p): p is [string, string] => p[1] !== undefined);
+  const props: Array<[string, string]> = [
+    ['trace_id', view.traceId],
+    ['trace_url', view.traceUrl],
+  ].filter((p): p is [string, string] => p[1] !== undefined);
   for (const p of view.entry.pass_k ?? []) {
     props.push([`pass@${p.k}`, p.pass_at === null ? 'n/a' : String(p.pass_at)]);
     props.push([`pass^${p.k}`, p.pass_hat === null ? 'n/a' : String(p.pass_hat)]);
@@ -64,7 +67,10 @@ export function renderJUnit(doc: ResultsDocument): string {
       `  <testsuite name="${escapeAttr(name)}" tests="${list.length}" failures="${failuresOf(list)}" errors="${errorsOf(list)}" skipped="0" time="${timeOf(list)}">`,
     );
     const target = doc.meta.target;
-    if (target && (target.kind !== 'model' || target.name !== doc.meta.provider)) out.push(`    <properties><property name="target" value="${escapeAttr(target.name)}"/><property name="target.kind" value="${escapeAttr(target.kind)}"/></properties>`);
+    if (target && (target.kind !== 'model' || target.name !== doc.meta.provider))
+      out.push(
+        `    <properties><property name="target" value="${escapeAttr(target.name)}"/><property name="target.kind" value="${escapeAttr(target.kind)}"/></properties>`,
+      );
     for (const v of list) {
       const open = `    <testcase classname="${escapeAttr(name)}" name="${escapeAttr(v.caseId)}" time="${seconds(v).toFixed(3)}"`;
       const summary = v.entry.gate
@@ -77,7 +83,9 @@ export function renderJUnit(doc: ResultsDocument): string {
         out.push('    </testcase>');
       } else if (!v.meetsThreshold) {
         out.push(`${open}>`, ...props);
-        out.push(`      <failure message="${escapeAttr(`${v.verdict}: ${v.reason}`)}" type="${escapeAttr(v.verdict)}">${escapeXml(`${summary}\n${sampleLines(v)}`)}</failure>`);
+        out.push(
+          `      <failure message="${escapeAttr(`${v.verdict}: ${v.reason}`)}" type="${escapeAttr(v.verdict)}">${escapeXml(`${summary}\n${sampleLines(v)}`)}</failure>`,
+        );
         out.push('    </testcase>');
       } else {
         out.push(`${open}>`, ...props);
@@ -102,8 +110,14 @@ function inputsSuite(i: ResultsInputs): { tests: number; errors: number; lines: 
   const tests = uninterpretable.length + unmatched.length;
   if (tests === 0 && i.problems === 0 && !i.bad_files?.length) return undefined;
   const lines = [`  <testsuite name="inputs" tests="${tests}" failures="0" errors="${uninterpretable.length}" skipped="${unmatched.length}" time="0.000">`];
-  for (const u of uninterpretable) lines.push(`    <testcase classname="uninterpretable" name="trace ${escapeAttr(u.trace_id)}" time="0.000"><error message="${escapeAttr(u.reason)}" type="uninterpretable"/></testcase>`);
-  for (const u of unmatched) lines.push(`    <testcase classname="unmatched" name="trace ${escapeAttr(u.trace_id)}" time="0.000"><skipped message="no case or rule applied"/></testcase>`);
+  for (const u of uninterpretable)
+    lines.push(
+      `    <testcase classname="uninterpretable" name="trace ${escapeAttr(u.trace_id)}" time="0.000"><error message="${escapeAttr(u.reason)}" type="uninterpretable"/></testcase>`,
+    );
+  for (const u of unmatched)
+    lines.push(
+      `    <testcase classname="unmatched" name="trace ${escapeAttr(u.trace_id)}" time="0.000"><skipped message="no case or rule applied"/></testcase>`,
+    );
   const problems = (i.problem_examples ?? []).map((p) => `${p.place}: ${p.reason}`);
   if (i.problems > problems.length) problems.push(`… and ${i.problems - problems.length} more`);
   for (const f of i.bad_files ?? []) problems.push(`unreadable: ${f}`);

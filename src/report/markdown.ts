@@ -1,6 +1,24 @@
 // Markdown for CI step summaries (GitHub's $GITHUB_STEP_SUMMARY, GitLab MR notes).
 import { runEntryTrace, type ResultsDocument, type ResultsInputs, type RunEntry } from './results.js';
-import { caseViews, categoryCounts, inputReasons, inputsHeadline, MAX_INPUT_EXAMPLES, formatInt, gateText, hasPassK, lastIteration, opsColumns, passKText, percent, pooledPassRate, pooledPassRateText, thresholdText, titleOf, type CaseView } from './_present.js';
+import {
+  caseViews,
+  categoryCounts,
+  inputReasons,
+  inputsHeadline,
+  MAX_INPUT_EXAMPLES,
+  formatInt,
+  gateText,
+  hasPassK,
+  lastIteration,
+  opsColumns,
+  passKText,
+  percent,
+  pooledPassRate,
+  pooledPassRateText,
+  thresholdText,
+  titleOf,
+  type CaseView,
+} from './_present.js';
 import { escapeCell, mdCode } from '../core/escape.js';
 
 /** Failing-sample lines listed before the rest is summarised as a count. */
@@ -52,7 +70,9 @@ export function renderMarkdown(doc: ResultsDocument): string {
   for (const v of views) {
     const k = withK ? ` ${escapeCell(passKText(v.entry))} | ${escapeCell(gateText(v.entry))} |` : '';
     const opsCells = `${ops.command ? ` ${escapeCell(v.command)} |` : ''}${ops.autonomy ? ` ${escapeCell(v.autonomy)} |` : ''}${ops.host ? ` ${escapeCell(v.host)} |` : ''}`;
-    out.push(`| ${icon(v)} | ${mdCode(v.caseId)} | ${escapeCell(v.verdict)} | ${mdCode(v.tool)} |${opsCells} ${escapeCell(v.passRate)} |${k} ${escapeCell(v.reason)} |`);
+    out.push(
+      `| ${icon(v)} | ${mdCode(v.caseId)} | ${escapeCell(v.verdict)} | ${mdCode(v.tool)} |${opsCells} ${escapeCell(v.passRate)} |${k} ${escapeCell(v.reason)} |`,
+    );
   }
   out.push('');
   if (agg) {
@@ -60,13 +80,19 @@ export function renderMarkdown(doc: ResultsDocument): string {
     if (categories.length) out.push(`**By verdict:** ${categories.map(([c, n]) => `${escapeCell(c)} ${n}`).join(' · ')}`, '');
     const tags = Object.entries(agg.by_tag);
     if (tags.length) {
-      out.push(`**By tag:** ${tags.map(([t, g]) => `${mdCode(t)} ${g.cases_meeting_threshold}/${g.cases} (${percent(g.runs ? g.passed_runs / g.runs : 0)})`).join(' · ')}`, '');
+      out.push(
+        `**By tag:** ${tags.map(([t, g]) => `${mdCode(t)} ${g.cases_meeting_threshold}/${g.cases} (${percent(g.runs ? g.passed_runs / g.runs : 0)})`).join(' · ')}`,
+        '',
+      );
     }
   }
   const failing = views.flatMap((v) =>
     v.entry.runs
       .filter((r) => !r.pass)
-      .map((r) => `- ${mdCode(v.caseId)} sample ${r.sample}: ${r.status === 'errored' ? `errored: ${escapeCell(r.error?.message ?? r.detail)}` : `**${escapeCell(r.verdict?.category ?? 'fail')}**: ${escapeCell(r.verdict?.reason ?? r.detail)}`}${traceRef(r)}`),
+      .map(
+        (r) =>
+          `- ${mdCode(v.caseId)} sample ${r.sample}: ${r.status === 'errored' ? `errored: ${escapeCell(r.error?.message ?? r.detail)}` : `**${escapeCell(r.verdict?.category ?? 'fail')}**: ${escapeCell(r.verdict?.reason ?? r.detail)}`}${traceRef(r)}`,
+      ),
   );
   if (failing.length) {
     // GitHub caps a step summary at 1 MiB; a long tail of failures says no more than its count.
@@ -90,7 +116,13 @@ function inputsMarkdown(i: ResultsInputs): string[] {
   }
   const unmatched = i.unmatched_traces ?? [];
   if (unmatched.length) {
-    out.push(`**Unmatched traces** (no case or rule applied): ${unmatched.slice(0, MAX_INPUT_EXAMPLES).map((u) => mdCode(u.trace_id)).join(' ')}${i.unmatched > MAX_INPUT_EXAMPLES ? ` … and ${i.unmatched - MAX_INPUT_EXAMPLES} more` : ''}`, '');
+    out.push(
+      `**Unmatched traces** (no case or rule applied): ${unmatched
+        .slice(0, MAX_INPUT_EXAMPLES)
+        .map((u) => mdCode(u.trace_id))
+        .join(' ')}${i.unmatched > MAX_INPUT_EXAMPLES ? ` … and ${i.unmatched - MAX_INPUT_EXAMPLES} more` : ''}`,
+      '',
+    );
   }
   if (i.problems) {
     out.push(`**Input problems:** ${i.problems}`, '');

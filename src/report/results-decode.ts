@@ -2,14 +2,32 @@
 // writes them).
 import { z } from 'zod';
 import { RunspecError } from '../errors.js';
-import { type CaseResult, type CheckResult, type Expected, type MatchScore, type Observed, type ReplioMetrics, type SampleOutcome, type SampleTrace, type SampleTraceStep, type Verdict } from '../types/verdict.js';
+import {
+  type CaseResult,
+  type CheckResult,
+  type Expected,
+  type MatchScore,
+  type Observed,
+  type ReplioMetrics,
+  type SampleOutcome,
+  type SampleTrace,
+  type SampleTraceStep,
+  type Verdict,
+} from '../types/verdict.js';
 import { type ToolCall, type ToolLogEntry } from '../types/run.js';
 import { matchSchema, replioSchema, type ResultsDocument, type CaseEntry, type RunEntry, type SampleTraceJson } from './results-schema.js';
 
 function traceFromJson(t: SampleTraceJson, calls: readonly ToolCall[]): SampleTrace {
   const steps = t.steps.map((s): SampleTraceStep => {
     if (s.kind === 'llm') {
-      const step: SampleTraceStep = { kind: 'llm', turn: s.turn, index: s.index, offsetMs: s.offset_ms, durationMs: s.duration_ms, toolCalls: [...s.tool_calls] };
+      const step: SampleTraceStep = {
+        kind: 'llm',
+        turn: s.turn,
+        index: s.index,
+        offsetMs: s.offset_ms,
+        durationMs: s.duration_ms,
+        toolCalls: [...s.tool_calls],
+      };
       if (s.model !== undefined) step.model = s.model;
       if (s.input_tokens !== undefined) step.inputTokens = s.input_tokens;
       if (s.output_tokens !== undefined) step.outputTokens = s.output_tokens;
@@ -18,7 +36,15 @@ function traceFromJson(t: SampleTraceJson, calls: readonly ToolCall[]): SampleTr
       if (s.error) step.error = { code: s.error.code, message: s.error.message };
       return step;
     }
-    const step: SampleTraceStep = { kind: 'tool', turn: s.turn, name: s.name, callId: s.call_id, offsetMs: s.offset_ms, durationMs: s.duration_ms, executed: s.executed };
+    const step: SampleTraceStep = {
+      kind: 'tool',
+      turn: s.turn,
+      name: s.name,
+      callId: s.call_id,
+      offsetMs: s.offset_ms,
+      durationMs: s.duration_ms,
+      executed: s.executed,
+    };
     if (s.arguments !== undefined) step.arguments = s.arguments;
     else if (s.args_call !== undefined) step.arguments = calls[s.args_call]?.arguments ?? {};
     if (s.result !== undefined) step.result = s.result;
@@ -32,7 +58,6 @@ function traceFromJson(t: SampleTraceJson, calls: readonly ToolCall[]): SampleTr
   if (t.error) trace.error = { code: t.error.code, message: t.error.message };
   return trace;
 }
-
 
 function matchFromJson(m: z.infer<typeof matchSchema>): MatchScore {
   return { matchMode: m.match_mode, pass: m.pass, score: m.score, matched: m.matched, unmatched: m.unmatched, extraTools: m.extra_tools, detail: m.detail };
@@ -145,7 +170,14 @@ export function outcomeOf(caseId: string, dialect: CaseResult['dialect'], run: R
   }
   if (run.replio) verdict.replio = replioFromJson(run.replio, calls);
   if (run.match) verdict.match = matchFromJson(run.match);
-  const outcome: SampleOutcome = { status: 'scored', sample: run.sample, verdict, elapsedMs: run.elapsed_ms, tokens: run.tokens, ...(run.trace ? { trace: traceFromJson(run.trace, calls) } : {}) };
+  const outcome: SampleOutcome = {
+    status: 'scored',
+    sample: run.sample,
+    verdict,
+    elapsedMs: run.elapsed_ms,
+    tokens: run.tokens,
+    ...(run.trace ? { trace: traceFromJson(run.trace, calls) } : {}),
+  };
   if (run.tool_log) outcome.toolLog = run.tool_log.map(toolLogEntry);
   return outcome;
 }

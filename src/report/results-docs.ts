@@ -11,7 +11,6 @@ export function writeResultsDocument(path: string, doc: ResultsDocument): void {
   writeFileAtomic(path, resultsDocumentText(doc));
 }
 
-
 /** Read and parse a saved results document at `path` (bad input names the file). */
 export function readResultsDocument(path: string): ResultsDocument {
   let text: string;
@@ -56,4 +55,3 @@ export function mergeDocuments(docs: Array<{ file: string; doc: ResultsDocument 
     iterations: [{ iteration: 0, timestamp: iteration?.timestamp ?? new Date().toISOString(), prompt: iteration?.prompt ?? undefined, caseResults: sorted }],
   });
 }
-

@@ -10,7 +10,21 @@ import { redactUrl } from '../core/redact.js';
 import { type CaseResult, type MatchScore, type Observed, type ReplioMetrics, type SampleOutcome, type SampleTrace } from '../types/verdict.js';
 import { type ToolCall } from '../types/run.js';
 import { sampleScore, summarize, type SuiteSummary } from '../scoring/summary.js';
-import { RESULTS_SCHEMA, matchSchema, replioSchema, verdictSchema, groupSchema, type ResultsDocument, type ResultsMeta, type ResultsIteration, type CaseEntry, type RunEntry, type Aggregate, type SampleTraceJson, type SampleTraceStepJson } from './results-schema.js';
+import {
+  RESULTS_SCHEMA,
+  matchSchema,
+  replioSchema,
+  verdictSchema,
+  groupSchema,
+  type ResultsDocument,
+  type ResultsMeta,
+  type ResultsIteration,
+  type CaseEntry,
+  type RunEntry,
+  type Aggregate,
+  type SampleTraceJson,
+  type SampleTraceStepJson,
+} from './results-schema.js';
 
 function traceToJson(t: SampleTrace, calls: readonly ToolCall[]): SampleTraceJson {
   const steps = t.steps.map((s): SampleTraceStepJson => {
@@ -59,7 +73,15 @@ function traceToJson(t: SampleTrace, calls: readonly ToolCall[]): SampleTraceJso
 }
 
 function matchToJson(m: MatchScore): z.infer<typeof matchSchema> {
-  return { match_mode: m.matchMode, pass: m.pass, score: m.score, matched: [...m.matched], unmatched: [...m.unmatched], extra_tools: [...m.extraTools], detail: m.detail };
+  return {
+    match_mode: m.matchMode,
+    pass: m.pass,
+    score: m.score,
+    matched: [...m.matched],
+    unmatched: [...m.unmatched],
+    extra_tools: [...m.extraTools],
+    detail: m.detail,
+  };
 }
 
 /**
@@ -163,7 +185,13 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
       category: v.category,
       reason: v.reason,
       dialect: v.dialect,
-      expected: dropUndefined({ tool: v.expected.tool, command: v.expected.command, host: v.expected.host, autonomy: v.expected.autonomy, no_run: v.expected.noRun }),
+      expected: dropUndefined({
+        tool: v.expected.tool,
+        command: v.expected.command,
+        host: v.expected.host,
+        autonomy: v.expected.autonomy,
+        no_run: v.expected.noRun,
+      }),
       observed: observedToJson(v.observed, v.calls),
       tool_mode: v.toolMode ?? null,
       ...(v.checks ? { checks: v.checks.map((c) => ({ ...c })) } : {}),
@@ -215,8 +243,20 @@ export function caseEntryOf(r: CaseResult): CaseEntry {
   };
 }
 
-function groupToJson(g: { cases: number; casesMeetingThreshold: number; avgPassRate: number; scoredSamples: number; passedSamples: number }): z.infer<typeof groupSchema> {
-  return { cases: g.cases, cases_meeting_threshold: g.casesMeetingThreshold, avg_pass_rate: g.avgPassRate, runs: g.scoredSamples, passed_runs: g.passedSamples };
+function groupToJson(g: {
+  cases: number;
+  casesMeetingThreshold: number;
+  avgPassRate: number;
+  scoredSamples: number;
+  passedSamples: number;
+}): z.infer<typeof groupSchema> {
+  return {
+    cases: g.cases,
+    cases_meeting_threshold: g.casesMeetingThreshold,
+    avg_pass_rate: g.avgPassRate,
+    runs: g.scoredSamples,
+    passed_runs: g.passedSamples,
+  };
 }
 
 /** The aggregate of one iteration: turnstone's fields plus the suite summary. */
@@ -252,7 +292,6 @@ export function aggregateFromSummary(s: SuiteSummary, perCasePassRates: Record<s
     by_suite: Object.fromEntries(Object.entries(s.bySuite).map(([k, g]) => [k, groupToJson(g)])),
   };
 }
-
 
 /** Input of {@link buildResultsDocument}: one entry per iteration (a plain run has one, iteration 0). */
 export interface ResultsInput {

@@ -154,7 +154,7 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
       if (failure !== undefined) return;
       try {
         // A short write (a nearly full disk) goes on from where it stopped, or fails with the cause.
-        for (let off = 0; off < batch.length; ) {
+        for (let off = 0; off < batch.length;) {
           const { bytesWritten } = await fh.write(batch, off, batch.length - off);
           if (bytesWritten <= 0) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
           off += bytesWritten;
@@ -184,7 +184,8 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
       size += bytes;
       queuedBytes += bytes;
       queued.push(json, '\n');
-      if (queued.length >= 2 * maxBatch) void writeQueued(); // two entries a line
+      if (queued.length >= 2 * maxBatch)
+        void writeQueued(); // two entries a line
       else if (!timer) {
         timer = setTimeout(() => void writeQueued(), windowMs);
         // A pending batch does not keep the process alive; close() writes it.
@@ -286,7 +287,9 @@ export function readResultsLog(file: string): ResultsLog {
 /** A case record of either version. */
 export function isCaseRecord(r: unknown): r is ResultsLogCase {
   const c = r as { type?: unknown; caseId?: unknown; entry?: unknown; result?: unknown } | null;
-  return !!c && c.type === 'case' && typeof c.caseId === 'string' && (typeof c.entry === 'object' || typeof c.result === 'object') && (c.entry ?? c.result) !== null;
+  return (
+    !!c && c.type === 'case' && typeof c.caseId === 'string' && (typeof c.entry === 'object' || typeof c.result === 'object') && (c.entry ?? c.result) !== null
+  );
 }
 
 /**

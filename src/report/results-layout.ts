@@ -10,16 +10,12 @@ import { type ResultsDocument, type ResultsMeta } from './results-schema.js';
  */
 export function resultsDocumentText(doc: ResultsDocument): string {
   const out: string[] = [];
-  writeResultsDocumentText(
-    doc,
-    (chunk) => out.push(chunk),
-    {
-      cases: (i, line) => {
-        for (const [id, entry] of Object.entries(doc.iterations[i]?.cases ?? {})) line(id, JSON.stringify(entry));
-      },
-      aggregate: (i) => doc.iterations[i]?.aggregate,
+  writeResultsDocumentText(doc, (chunk) => out.push(chunk), {
+    cases: (i, line) => {
+      for (const [id, entry] of Object.entries(doc.iterations[i]?.cases ?? {})) line(id, JSON.stringify(entry));
     },
-  );
+    aggregate: (i) => doc.iterations[i]?.aggregate,
+  });
   return out.join('');
 }
 

@@ -14,7 +14,21 @@ import { readLogLine, type ResultsLogHeader } from './results-file.js';
 
 /** Flags whose change makes finished cases incomparable with the rest of the run. */
 export const RESUME_SENSITIVE_FLAGS = [
-  'provider', 'model', 'baseUrl', 'temperature', 'maxTokens', 'reasoningEffort', 'contextWindow', 'toolset', 'toolMode', 'samples', 'threshold', 'validateArgs', 'maxTurns', 'systemPrompt', 'script',
+  'provider',
+  'model',
+  'baseUrl',
+  'temperature',
+  'maxTokens',
+  'reasoningEffort',
+  'contextWindow',
+  'toolset',
+  'toolMode',
+  'samples',
+  'threshold',
+  'validateArgs',
+  'maxTurns',
+  'systemPrompt',
+  'script',
   'unsafeHostCommands',
 ] as const;
 
@@ -66,7 +80,10 @@ export function checkResumeHeader(opts: {
   const added = [...now].filter((id) => !was.has(id));
   const dropped = [...was].filter((id) => !now.has(id));
   if (added.length > 0 || dropped.length > 0) {
-    const parts = [added.length > 0 ? `not in the log: ${list(added)}` : '', dropped.length > 0 ? `in the log but not selected now: ${list(dropped)}` : ''].filter(Boolean);
+    const parts = [
+      added.length > 0 ? `not in the log: ${list(added)}` : '',
+      dropped.length > 0 ? `in the log but not selected now: ${list(dropped)}` : '',
+    ].filter(Boolean);
     throw new UsageError('USAGE', `--resume ${file}: the log is for other cases (${parts.join('; ')})`, { hint });
   }
   const stored = header.options[CASE_DIGESTS_KEY];
@@ -75,7 +92,10 @@ export function checkResumeHeader(opts: {
       const before = (stored as Record<string, unknown>)[id];
       return typeof before === 'string' && before !== opts.digests[id];
     });
-    if (changed.length > 0) throw new UsageError('USAGE', `--resume ${file}: ${changed.length === 1 ? 'case' : 'cases'} ${list(changed)} changed since the log was written`, { hint });
+    if (changed.length > 0)
+      throw new UsageError('USAGE', `--resume ${file}: ${changed.length === 1 ? 'case' : 'cases'} ${list(changed)} changed since the log was written`, {
+        hint,
+      });
   }
   const before = flagsOf(header.options);
   const after = flagsOf(opts.options);

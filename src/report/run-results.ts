@@ -174,7 +174,11 @@ function carriedAsIs(entry: CaseEntry): boolean {
     if (!Number.isFinite(r.tokens)) return false;
     if (r.match !== null && !Number.isFinite(r.match.score)) return false;
     const m = r.replio;
-    if (m !== null && (!Number.isFinite(m.calls) || !Number.isFinite(m.redundant) || !Number.isFinite(m.errors) || (m.accuracy !== null && !Number.isFinite(m.accuracy)))) return false;
+    if (
+      m !== null &&
+      (!Number.isFinite(m.calls) || !Number.isFinite(m.redundant) || !Number.isFinite(m.errors) || (m.accuracy !== null && !Number.isFinite(m.accuracy)))
+    )
+      return false;
   }
   return true;
 }
@@ -253,7 +257,7 @@ function streamDocument(
             acc.add('entry' in rec ? caseResultOf(caseId, entry) : rec.result);
             passRates[caseId] = entry.pass_rate;
           }
-          line(caseId, 'entry' in rec ? entryJsonOf(text, caseId) ?? JSON.stringify(entry) : JSON.stringify(entry));
+          line(caseId, 'entry' in rec ? (entryJsonOf(text, caseId) ?? JSON.stringify(entry)) : JSON.stringify(entry));
         }
       },
       aggregate: () => aggregateFromSummary(acc.summary(), passRates),

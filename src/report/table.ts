@@ -2,7 +2,25 @@
 import { cutText } from '../core/cut.js';
 import { safeText } from '../core/safe-text.js';
 import type { ResultsDocument, ResultsInputs } from './results.js';
-import { caseViews, categoryCounts, inputReasons, inputsHeadline, MAX_INPUT_EXAMPLES, formatInt, gateText, hasPassK, lastIteration, opsColumns, passKText, percent, pooledPassRate, pooledPassRateText, thresholdText, titleOf, type CaseView } from './_present.js';
+import {
+  caseViews,
+  categoryCounts,
+  inputReasons,
+  inputsHeadline,
+  MAX_INPUT_EXAMPLES,
+  formatInt,
+  gateText,
+  hasPassK,
+  lastIteration,
+  opsColumns,
+  passKText,
+  percent,
+  pooledPassRate,
+  pooledPassRateText,
+  thresholdText,
+  titleOf,
+  type CaseView,
+} from './_present.js';
 
 /** Options of {@link renderTable}. */
 export interface TableOptions {
@@ -46,7 +64,9 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
   const rateColumn = header.indexOf('PASS RATE');
   const mark = (v: CaseView): string => (v.errored ? '!' : v.meetsThreshold ? '✓' : '✗');
   // Case ids, tools and reasons come from fixtures and models: no escape sequence may act on the terminal.
-  const rows = views.map((v) => pick([mark(v), v.caseId, v.verdict, v.tool || '-', v.command || '-', v.autonomy || '-', v.host || '-', v.passRate, oneLine(v.reason)]).map(safeText));
+  const rows = views.map((v) =>
+    pick([mark(v), v.caseId, v.verdict, v.tool || '-', v.command || '-', v.autonomy || '-', v.host || '-', v.passRate, oneLine(v.reason)]).map(safeText),
+  );
   const fixed = header.length - 1;
   const widths = header.slice(0, fixed).map((h, i) => Math.min(MAX_COLUMN, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
   if (opts.width !== undefined) {
@@ -111,7 +131,10 @@ export function renderTable(doc: ResultsDocument, opts: TableOptions = {}): stri
     const categories = categoryCounts(agg.by_category);
     if (categories.length) lines.push(`by verdict: ${categories.map(([c, n]) => `${c} ${n}`).join(' · ')}`);
     const tags = Object.entries(agg.by_tag);
-    if (tags.length) lines.push(`by tag: ${tags.map(([t, g]) => `${t} ${g.cases_meeting_threshold}/${g.cases} cases, ${percent(g.runs ? g.passed_runs / g.runs : 0)} of samples`).join(' · ')}`);
+    if (tags.length)
+      lines.push(
+        `by tag: ${tags.map(([t, g]) => `${t} ${g.cases_meeting_threshold}/${g.cases} cases, ${percent(g.runs ? g.passed_runs / g.runs : 0)} of samples`).join(' · ')}`,
+      );
   }
   if (doc.inputs) lines.push(...inputsLines(doc.inputs));
   return `${lines.join('\n')}\n`;
@@ -127,7 +150,13 @@ function inputsLines(i: ResultsInputs): string[] {
     for (const u of (i.uninterpretable_traces ?? []).slice(0, MAX_INPUT_EXAMPLES)) out.push(`  trace ${safeText(u.trace_id)}: ${safeText(oneLine(u.reason))}`);
   }
   const unmatched = i.unmatched_traces ?? [];
-  if (unmatched.length) out.push(`unmatched traces (no case or rule applied): ${unmatched.slice(0, MAX_INPUT_EXAMPLES).map((u) => safeText(u.trace_id)).join(' ')}${i.unmatched > MAX_INPUT_EXAMPLES ? ` … and ${i.unmatched - MAX_INPUT_EXAMPLES} more` : ''}`);
+  if (unmatched.length)
+    out.push(
+      `unmatched traces (no case or rule applied): ${unmatched
+        .slice(0, MAX_INPUT_EXAMPLES)
+        .map((u) => safeText(u.trace_id))
+        .join(' ')}${i.unmatched > MAX_INPUT_EXAMPLES ? ` … and ${i.unmatched - MAX_INPUT_EXAMPLES} more` : ''}`,
+    );
   if (i.problems) {
     out.push(`input problems: ${i.problems}`);
     for (const p of (i.problem_examples ?? []).slice(0, MAX_INPUT_EXAMPLES)) out.push(`  ${safeText(oneLine(p.place))}: ${safeText(oneLine(p.reason))}`);

@@ -15,7 +15,10 @@ export function traceRunEntry(line: TraceVerdictLine): RunEntry {
   // The trace's calls as the sample's calls (the verdict's observed arguments point into them, as in a run).
   const calls: ToolCall[] = line.calls.map((c) => ({ id: c.id ?? '', name: c.name, arguments: c.arguments }));
   const entry: RunEntry = line.verdict
-    ? { ...runEntryOf({ status: 'scored', sample: line.sample, verdict: { ...line.verdict, calls }, elapsedMs: 0, tokens: line.verdict.replio?.tokens ?? 0 }), pass: line.pass }
+    ? {
+        ...runEntryOf({ status: 'scored', sample: line.sample, verdict: { ...line.verdict, calls }, elapsedMs: 0, tokens: line.verdict.replio?.tokens ?? 0 }),
+        pass: line.pass,
+      }
     : {
         sample: line.sample,
         status: 'unmatched',

@@ -7,7 +7,22 @@ import { runEntryCalls, type CaseEntry, type ResultsDocument, type RunEntry, typ
 import type { ToolCall } from '../types/run.js';
 import { barChart, type BarItem } from './_charts.js';
 import { escapeXml as esc } from '../core/escape.js';
-import { caseViews, categoryCounts, formatInt, gateText, isJudgedRun, lastIteration, meaningOf, opsColumns, passKText, percent, pooledPassRate, thresholdText, titleOf, type CaseView } from './_present.js';
+import {
+  caseViews,
+  categoryCounts,
+  formatInt,
+  gateText,
+  isJudgedRun,
+  lastIteration,
+  meaningOf,
+  opsColumns,
+  passKText,
+  percent,
+  pooledPassRate,
+  thresholdText,
+  titleOf,
+  type CaseView,
+} from './_present.js';
 
 /** Options of the report view. */
 export interface ReportViewOptions {
@@ -137,14 +152,28 @@ function card(id: string, value: string, label: string, sub = '', cls = ''): str
 
 function cardsHtml(s: Stats, p: string): string {
   const cards = [
-    card(`${p}-passrate`, percent(s.rate, 1), `pass rate (${s.passed}/${s.scored} judged samples)`, `95% interval ${percent(s.low)}–${percent(s.high)}`, s.scored && s.passed === s.scored ? 'ok' : s.scored ? 'bad' : ''),
+    card(
+      `${p}-passrate`,
+      percent(s.rate, 1),
+      `pass rate (${s.passed}/${s.scored} judged samples)`,
+      `95% interval ${percent(s.low)}–${percent(s.high)}`,
+      s.scored && s.passed === s.scored ? 'ok' : s.scored ? 'bad' : '',
+    ),
     card(`${p}-meeting`, `${s.meeting}/${s.cases}`, 'cases meet the threshold', `threshold ${s.threshold}`, s.meeting === s.cases ? 'ok' : 'bad'),
   ];
   if (s.passAtK !== null) {
     cards.push(card(`${p}-passk`, percent(s.passAtK, 1), 'pass@k (cases with k > 1)', `pass^k ${percent(s.passHatK ?? 0, 1)}: every sample passes`));
   }
   const apart = [s.errored ? `${s.errored} errored (infrastructure)` : '', s.unjudged ? `${s.unjudged} unscorable or incomplete` : ''].filter(Boolean);
-  cards.push(card(`${p}-samples`, String(s.scored), 'samples judged', apart.length ? `${apart.join(', ')}: not counted` : 'none left out', s.errored || s.unjudged ? 'warn' : ''));
+  cards.push(
+    card(
+      `${p}-samples`,
+      String(s.scored),
+      'samples judged',
+      apart.length ? `${apart.join(', ')}: not counted` : 'none left out',
+      s.errored || s.unjudged ? 'warn' : '',
+    ),
+  );
   cards.push(card(`${p}-tokens`, formatInt(s.tokens), 'tokens', runsTotal(s) ? `${formatInt(s.tokens / runsTotal(s))} per sample` : ''));
   cards.push(card(`${p}-latency`, ms(quantile(s.latencies, 0.5)), 'median latency per sample', `p95 ${ms(quantile(s.latencies, 0.95))}`));
   if (s.toolErrors) cards.push(card(`${p}-toolerrors`, String(s.toolErrors), 'tool calls failed', 'see the waterfalls', 'warn'));
@@ -170,11 +199,22 @@ function waterfallRows(trace: SampleTraceJson, calls: readonly ToolCall[]): Wate
   for (const [turn, steps] of [...turns].sort(([a], [b]) => a - b)) {
     const start = Math.min(...steps.map((s) => s.offset_ms));
     const end = Math.max(...steps.map((s) => s.offset_ms + s.duration_ms));
-    rows.push({ level: 0, kind: 'turn', label: `turn ${turn + 1}`, offset: start, duration: end - start, error: steps.some((s) => (s.kind === 'tool' ? s.is_error === true : !!s.error)), body: '' });
+    rows.push({
+      level: 0,
+      kind: 'turn',
+      label: `turn ${turn + 1}`,
+      offset: start,
+      duration: end - start,
+      error: steps.some((s) => (s.kind === 'tool' ? s.is_error === true : !!s.error)),
+      body: '',
+    });
     for (const s of steps) {
       if (s.kind === 'llm') {
-        const tokens = s.input_tokens !== undefined || s.output_tokens !== undefined ? `${s.input_tokens ?? '?'} in / ${s.output_tokens ?? '?'} out tokens` : '';
-        const facts = [s.model, tokens, s.finish_reason ? `finish ${s.finish_reason}` : '', s.tool_calls.length ? `asked for ${s.tool_calls.join(', ')}` : ''].filter(Boolean).join(' · ');
+        const tokens =
+          s.input_tokens !== undefined || s.output_tokens !== undefined ? `${s.input_tokens ?? '?'} in / ${s.output_tokens ?? '?'} out tokens` : '';
+        const facts = [s.model, tokens, s.finish_reason ? `finish ${s.finish_reason}` : '', s.tool_calls.length ? `asked for ${s.tool_calls.join(', ')}` : '']
+          .filter(Boolean)
+          .join(' · ');
         const body =
           (facts ? `<div class="facts">${esc(facts)}</div>` : '') +
           (s.text ? `<div class="k">model text</div><pre class="text">${esc(s.text)}</pre>` : '') +
@@ -183,7 +223,10 @@ function waterfallRows(trace: SampleTraceJson, calls: readonly ToolCall[]): Wate
       } else {
         // A step that is one of the run's calls points at its arguments (`args_call`; stored once).
         const stepArgs = s.arguments ?? (s.args_call !== undefined ? calls[s.args_call]?.arguments : undefined);
-        const args = stepArgs !== undefined ? `<div class="k">arguments</div><pre class="args">${esc(json(stepArgs))}</pre>` : '<div class="facts">arguments not captured</div>';
+        const args =
+          stepArgs !== undefined
+            ? `<div class="k">arguments</div><pre class="args">${esc(json(stepArgs))}</pre>`
+            : '<div class="facts">arguments not captured</div>';
         const result =
           s.result !== undefined
             ? `<div class="k">${s.is_error ? 'error' : 'result'}</div><pre class="${s.is_error ? 'err' : 'result'}">${esc(s.result)}</pre>`
@@ -191,7 +234,11 @@ function waterfallRows(trace: SampleTraceJson, calls: readonly ToolCall[]): Wate
               ? '<div class="facts">no result recorded</div>'
               : '<div class="facts">captured, not executed (decision mode)</div>';
         // A call past the parallel cap was never run; a mocked result is canned, not the tool's.
-        const how = s.dropped ? '<div class="facts">dropped: beyond the per-turn parallel cap, not run</div>' : s.mocked ? '<div class="facts">mocked (tool_mocks)</div>' : '';
+        const how = s.dropped
+          ? '<div class="facts">dropped: beyond the per-turn parallel cap, not run</div>'
+          : s.mocked
+            ? '<div class="facts">mocked (tool_mocks)</div>'
+            : '';
         const label = s.dropped ? `${s.name} (dropped)` : s.mocked ? `${s.name} (mock)` : s.name;
         rows.push({ level: 2, kind: 'tool', label, offset: s.offset_ms, duration: s.duration_ms, error: s.is_error === true, body: how + args + result });
       }
@@ -293,15 +340,36 @@ function chartsHtml(doc: ResultsDocument, views: CaseView[]): string {
   });
   if (tagItems.length) charts.push(barChart('Pass rate by tag (95% interval)', tagItems, { max: 1, format: (v) => percent(v), id: 'chart-tags' }));
   const cats = categoryCounts(agg?.by_category ?? {});
-  if (cats.length) charts.push(barChart('Samples by verdict', cats.map(([c, n]) => ({ label: c, value: n, cls: c === 'pass' ? 'pass' : 'fail' })), { format: (v) => String(v), id: 'chart-verdicts' }));
-  const top = <T,>(xs: T[], key: (x: T) => number): T[] => [...xs].sort((a, b) => key(b) - key(a)).slice(0, 25);
+  if (cats.length)
+    charts.push(
+      barChart(
+        'Samples by verdict',
+        cats.map(([c, n]) => ({ label: c, value: n, cls: c === 'pass' ? 'pass' : 'fail' })),
+        { format: (v) => String(v), id: 'chart-verdicts' },
+      ),
+    );
+  const top = <T>(xs: T[], key: (x: T) => number): T[] => [...xs].sort((a, b) => key(b) - key(a)).slice(0, 25);
   const perCase = views.map((v) => ({
     id: v.caseId,
     tokens: v.entry.runs.reduce((n, r) => n + r.tokens, 0),
     latency: v.entry.runs.length ? v.entry.runs.reduce((n, r) => n + r.elapsed_ms, 0) / v.entry.runs.length : 0,
   }));
-  if (perCase.some((c) => c.tokens > 0)) charts.push(barChart('Tokens per case', top(perCase, (c) => c.tokens).map((c) => ({ label: c.id, value: c.tokens })), { format: formatInt, id: 'chart-tokens' }));
-  if (perCase.some((c) => c.latency > 0)) charts.push(barChart('Mean latency per sample, by case', top(perCase, (c) => c.latency).map((c) => ({ label: c.id, value: c.latency })), { format: ms, id: 'chart-latency' }));
+  if (perCase.some((c) => c.tokens > 0))
+    charts.push(
+      barChart(
+        'Tokens per case',
+        top(perCase, (c) => c.tokens).map((c) => ({ label: c.id, value: c.tokens })),
+        { format: formatInt, id: 'chart-tokens' },
+      ),
+    );
+  if (perCase.some((c) => c.latency > 0))
+    charts.push(
+      barChart(
+        'Mean latency per sample, by case',
+        top(perCase, (c) => c.latency).map((c) => ({ label: c.id, value: c.latency })),
+        { format: ms, id: 'chart-latency' },
+      ),
+    );
   return charts.length ? `<div class="charts">${charts.join('')}</div>` : '';
 }
 
@@ -391,7 +459,9 @@ export function renderCompareView(a: { label?: string; doc: ResultsDocument }, b
     `<tr><th>median latency</th><td>${esc(ms(quantile(sa.latencies, 0.5)))}</td><td>${esc(ms(quantile(sb.latencies, 0.5)))}</td><td>${delta(quantile(sa.latencies, 0.5), quantile(sb.latencies, 0.5), ms, 'down')}</td></tr>` +
     `</tbody></table></div>`;
   const cell = (x: (typeof c.rows)[number]['cells'][number]): string =>
-    x ? `${badge(x.category)} ${esc(percent(x.passRate))} <small>${esc(`${percent(x.passRateLow)}–${percent(x.passRateHigh)} · k=${x.k}`)}</small>` : '<span class="muted">absent</span>';
+    x
+      ? `${badge(x.category)} ${esc(percent(x.passRate))} <small>${esc(`${percent(x.passRateLow)}–${percent(x.passRateHigh)} · k=${x.k}`)}</small>`
+      : '<span class="muted">absent</span>';
   const rows = c.rows.map((r) => {
     const d = r.deltas[1] ?? null;
     const sig = r.significant.length > 0;
@@ -403,9 +473,13 @@ export function renderCompareView(a: { label?: string; doc: ResultsDocument }, b
   const flagged = c.rows.filter((r) => r.significant.length > 0).length;
   const chart = barChart(
     'Pass rate per case (A above B, 95% interval)',
-    c.rows.slice(0, 25).flatMap((r) =>
-      r.cells.flatMap((x, i) => (x ? [{ label: `${i === 0 ? 'A' : 'B'} ${r.caseId}`, value: x.passRate, low: x.passRateLow, high: x.passRateHigh, cls: i === 0 ? 'a' : 'b' }] : [])),
-    ),
+    c.rows
+      .slice(0, 25)
+      .flatMap((r) =>
+        r.cells.flatMap((x, i) =>
+          x ? [{ label: `${i === 0 ? 'A' : 'B'} ${r.caseId}`, value: x.passRate, low: x.passRateLow, high: x.passRateHigh, cls: i === 0 ? 'a' : 'b' }] : [],
+        ),
+      ),
     { max: 1, format: (v) => percent(v), id: 'chart-compare' },
   );
   return (

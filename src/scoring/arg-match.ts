@@ -62,9 +62,7 @@ export function matchArg(expected: ArgExpectation, actual: unknown, opts: { pres
     case 'equals':
       return tolerantEquals(expected.value, actual) ? { ok: true } : { ok: false, reason: `expected ${want}, got ${showValue(actual)}` };
     case 'one_of':
-      return expected.values.some((v) => tolerantEquals(v, actual))
-        ? { ok: true }
-        : { ok: false, reason: `expected ${want}, got ${showValue(actual)}` };
+      return expected.values.some((v) => tolerantEquals(v, actual)) ? { ok: true } : { ok: false, reason: `expected ${want}, got ${showValue(actual)}` };
     case 'regex': {
       const found = regexSearch(expected.pattern, argText(actual));
       if (found.error) return { ok: false, reason: found.error };
@@ -235,7 +233,8 @@ export function argsMissingReason(call: Pick<ToolCall, 'argumentsAbsent' | 'argu
   if (!call.argumentsAbsent) return undefined;
   if (call.argumentHashes) {
     if (!hashKey) return 'arguments were captured hashed; set RUNSPEC_HASH_KEY to the key they were hashed with';
-    if (call.argumentHashKey !== undefined && call.argumentHashKey !== keyFingerprint(hashKey)) return 'arguments were hashed with another key than RUNSPEC_HASH_KEY';
+    if (call.argumentHashKey !== undefined && call.argumentHashKey !== keyFingerprint(hashKey))
+      return 'arguments were hashed with another key than RUNSPEC_HASH_KEY';
     return undefined;
   }
   return 'arguments not captured (content capture off)';
@@ -294,7 +293,13 @@ export function argFailuresOf(expected: Record<string, ArgExpectation>, call: Pi
     if (!failed.has(arg)) continue;
     const check = checks.find((c) => c.check === `args.${arg}`);
     if (check?.via === 'hash') {
-      out.push({ arg, reason: check.observed === 'absent' ? `missing (expected ${describeExpectation(expectation)})` : `hashed value does not match ${describeExpectation(expectation)}` });
+      out.push({
+        arg,
+        reason:
+          check.observed === 'absent'
+            ? `missing (expected ${describeExpectation(expectation)})`
+            : `hashed value does not match ${describeExpectation(expectation)}`,
+      });
       continue;
     }
     const present = Object.hasOwn(call.arguments, arg) && call.arguments[arg] !== undefined;

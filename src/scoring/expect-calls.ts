@@ -79,7 +79,10 @@ export function checkExpectedCalls(opts: {
     return { category: 'too_few_calls', reason: `expected ${expected.length} calls (${expected.map((e) => e.tool).join(', ')}), got ${raw.length}` };
   }
   if (raw.length > expected.length) {
-    return { category: 'too_many_calls', reason: `expected ${expected.length} call${expected.length === 1 ? '' : 's'} (${expected.map((e) => e.tool).join(', ')}), got ${raw.length} (${raw.map((c) => c.name).join(', ')})` };
+    return {
+      category: 'too_many_calls',
+      reason: `expected ${expected.length} call${expected.length === 1 ? '' : 's'} (${expected.map((e) => e.tool).join(', ')}), got ${raw.length} (${raw.map((c) => c.name).join(', ')})`,
+    };
   }
   const claimed = new Set<number>();
   for (const want of expected) {

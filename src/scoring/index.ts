@@ -7,7 +7,19 @@ export { replioMetrics, checkVerifier, checkVerifierDetailed, countRedundant } f
 export type { VerifierFailure } from './replio.js';
 export { scoreRun, PRECEDENCE } from './verdict.js';
 export type { ScoreOptions } from './verdict.js';
-export { wilsonInterval, passAtK, passHatK, passKValues, evaluateGate, aggregateCase, meetsThreshold, isJudged, isUnjudgedCategory, Z_95, type AggregateOptions } from './samples.js';
+export {
+  wilsonInterval,
+  passAtK,
+  passHatK,
+  passKValues,
+  evaluateGate,
+  aggregateCase,
+  meetsThreshold,
+  isJudged,
+  isUnjudgedCategory,
+  Z_95,
+  type AggregateOptions,
+} from './samples.js';
 export { argumentHash, hashArguments, expectationsHash, tolerantCanonical } from './arg-hash.js';
 export { checkArgs } from './arg-match.js';
 export { unscorableReason } from './verdict.js';

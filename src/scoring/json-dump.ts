@@ -21,7 +21,6 @@ function looksLikeCall(value: unknown, depth = 0): boolean {
   return false;
 }
 
-
 /**
  * Whether the text contains a JSON object that looks like a tool call. turnstone flags the dump only
  * when the run also failed; the caller applies that rule.

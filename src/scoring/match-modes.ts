@@ -21,7 +21,6 @@ import { argText, isUnparsedArgs, matchArg } from './arg-match.js';
 /** Calls past this many are ignored by the matchers (the engine caps a run far below it). */
 const MAX_CALLS = 10_000;
 
-
 /**
  * turnstone `_match_action`: the names are equal; every key of `args` has the same string value
  * (the `$one_of`/`$regex`/`$absent` matchers apply as in runspec); every `argsPattern` regex is found in
@@ -137,7 +136,12 @@ export function scoreMatch(actions: readonly ExpectedAction[], calls: readonly T
   const out = scoreEdges(actions, log, edges, mode);
   if (!out.pass && results.some((row) => row.some((r) => r.unknown))) {
     // Would it pass if every call without arguments matched? Then the failure is not definite.
-    const optimistic = scoreEdges(actions, log, results.map((row) => row.map((r) => r.ok || r.unknown === true)), mode);
+    const optimistic = scoreEdges(
+      actions,
+      log,
+      results.map((row) => row.map((r) => r.ok || r.unknown === true)),
+      mode,
+    );
     if (optimistic.pass) out.notCheckable = 'arguments not captured for calls the expected actions need';
     else {
       // A definite failure: name as missing only what no uncaptured arguments could have matched.
@@ -168,9 +172,7 @@ function scoreEdges(actions: readonly ExpectedAction[], log: readonly ToolCall[]
   const unmatched = assignment.flatMap((call, i) => (call === -1 ? [i] : []));
   const used = new Set(assignment.filter((call) => call !== -1));
   const extraTools =
-    mode === 'contains_any'
-      ? log.filter((_, j) => !edges.some((row) => row[j])).map((c) => c.name)
-      : log.filter((_, j) => !used.has(j)).map((c) => c.name);
+    mode === 'contains_any' ? log.filter((_, j) => !edges.some((row) => row[j])).map((c) => c.name) : log.filter((_, j) => !used.has(j)).map((c) => c.name);
   let score: number;
   let total = actions.length;
   if (mode === 'contains_any') score = actions.length === 0 || matched.length > 0 ? 1 : 0;

@@ -85,7 +85,11 @@ export function checkVerifier(verifier: ReplioVerifier, calls: readonly ToolCall
 }
 
 /** {@link checkVerifier}, also naming the `args` checks that could not be judged (arguments not captured). */
-export function checkVerifierDetailed(verifier: ReplioVerifier, calls: readonly ToolCall[], hashKey?: string): { failures: VerifierFailure[]; notCheckable: string[] } {
+export function checkVerifierDetailed(
+  verifier: ReplioVerifier,
+  calls: readonly ToolCall[],
+  hashKey?: string,
+): { failures: VerifierFailure[]; notCheckable: string[] } {
   const notCheckable: string[] = [];
   // A call without values: true/false when its keyed hashes decide every expected argument, else unknown.
   const byHash = (expected: Record<string, ArgExpectation>, c: ToolCall): boolean | undefined => {

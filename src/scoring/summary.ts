@@ -129,7 +129,16 @@ export function createSummaryAccumulator(opts: { threshold?: number } = {}): Sum
     Object.fromEntries(
       [...groups]
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([k, g]) => [k, { cases: g.cases, casesMeetingThreshold: g.meeting, avgPassRate: g.withScored ? g.passRateSum / g.withScored : 0, scoredSamples: g.scoredSamples, passedSamples: g.passedSamples }]),
+        .map(([k, g]) => [
+          k,
+          {
+            cases: g.cases,
+            casesMeetingThreshold: g.meeting,
+            avgPassRate: g.withScored ? g.passRateSum / g.withScored : 0,
+            scoredSamples: g.scoredSamples,
+            passedSamples: g.passedSamples,
+          },
+        ]),
     );
   return {
     add(r) {

@@ -175,14 +175,13 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
       if (terminal) fail('unexpected_run', `expected no runnable call (clarify or answer), but the model called ${callLabel(terminal)}`);
       else passReason = 'made no runnable call, as expected';
     } else {
-      const forbidden = (spec.forbidTools ?? []).filter((name) =>
-        runnableCalls.some((r) => expectedToolMatches(name, r, opts.toolset)),
-      );
+      const forbidden = (spec.forbidTools ?? []).filter((name) => runnableCalls.some((r) => expectedToolMatches(name, r, opts.toolset)));
       // A search-layout call without its arguments names no runnable: it may be a forbidden one.
       const unnamed = resolvedAll.filter((r, i) => !r.discovery && r.runnable === '' && records[i]?.call.argumentsAbsent);
       if (spec.forbidTools?.length) {
         if (!forbidden.length && hidden) notCheckable('forbid_tools', hiddenText(hidden), spec.forbidTools);
-        else if (forbidden.length || !unnamed.length) judged('forbid_tools', forbidden.length === 0, spec.forbidTools, forbidden.length ? forbidden : undefined);
+        else if (forbidden.length || !unnamed.length)
+          judged('forbid_tools', forbidden.length === 0, spec.forbidTools, forbidden.length ? forbidden : undefined);
         else notCheckable('forbid_tools', `the runnable of ${unnamed.length} call(s) is named in arguments that were not captured`, spec.forbidTools);
       }
       if (forbidden.length) fail('forbidden_tool', `called forbidden tool ${forbidden.join(', ')}`);
@@ -213,10 +212,28 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
           const wanted = spec.calls.map((x) => x.tool);
           // A trace recorded without content cannot show the arguments: not checkable, never a failure.
           if (raw.some((x) => x.argumentsAbsent)) {
-            notCheckable('calls', argsMissingReason(raw.find((x) => x.argumentsAbsent)!, opts.hashKey) ?? 'arguments not captured (content capture off)', wanted);
+            notCheckable(
+              'calls',
+              argsMissingReason(
+                raw.find((x) => x.argumentsAbsent)!,
+                opts.hashKey,
+              ) ?? 'arguments not captured (content capture off)',
+              wanted,
+            );
           } else {
-            const problem = checkExpectedCalls({ expected: spec.calls, raw, mode: spec.equality ?? 'tolerant', ...(c.tools ? { tools: c.tools } : {}), ...(opts.toolset ? { toolset: opts.toolset } : {}) });
-            judged('calls', problem === undefined, wanted, raw.map((x) => x.name));
+            const problem = checkExpectedCalls({
+              expected: spec.calls,
+              raw,
+              mode: spec.equality ?? 'tolerant',
+              ...(c.tools ? { tools: c.tools } : {}),
+              ...(opts.toolset ? { toolset: opts.toolset } : {}),
+            });
+            judged(
+              'calls',
+              problem === undefined,
+              wanted,
+              raw.map((x) => x.name),
+            );
             if (problem) fail(problem.category, problem.reason);
           }
         }
@@ -256,7 +273,10 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   if (c.settings.allowToolErrors === false) {
     const failed = records.filter((r) => r.isError === true || (r.result !== undefined && r.result.startsWith('Error')));
     if (failed.length > 0) {
-      fail('tool_error', `${failed.length} tool call${failed.length === 1 ? '' : 's'} failed (${[...new Set(failed.map((r) => r.call.name))].join(', ')}); allow_tool_errors = false`);
+      fail(
+        'tool_error',
+        `${failed.length} tool call${failed.length === 1 ? '' : 's'} failed (${[...new Set(failed.map((r) => r.call.name))].join(', ')}); allow_tool_errors = false`,
+      );
     }
   }
   const match = c.turnstone && !hidden ? scoreMatch(c.turnstone.actions, calls, c.turnstone.matchMode) : undefined;
@@ -315,7 +335,10 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
  * `tool call names not recorded (the model finished with tool calls; openllmetry-legacy records them with TRACELOOP_TRACE_CONTENT=true / traceContent: true)`.
  */
 export function hiddenText(h: HiddenDecision): string {
-  const what = h.missing === 'tool_calls' ? 'tool call names not recorded (the model finished with tool calls' : "the model's answer not recorded (no finish reason, text or tool call";
+  const what =
+    h.missing === 'tool_calls'
+      ? 'tool call names not recorded (the model finished with tool calls'
+      : "the model's answer not recorded (no finish reason, text or tool call";
   const how = h.family ? `; ${h.family} records it with ${h.captureSwitch ?? 'content capture on'}` : '; enable content capture';
   return `${what}${how})`;
 }
@@ -337,7 +360,7 @@ interface CheckSink {
 }
 
 function snippet(v: unknown): string {
-  const text = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  const text = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
   return JSON.stringify(cutText(text, 80));
 }
 
@@ -406,7 +429,8 @@ function checkTerminal(
     }
   }
   if (spec.autonomy !== undefined) {
-    if (call?.argumentsAbsent && autonomy === undefined) notCheckable('autonomy', 'arguments not captured (content capture off), and the trace does not record the autonomy level', spec.autonomy);
+    if (call?.argumentsAbsent && autonomy === undefined)
+      notCheckable('autonomy', 'arguments not captured (content capture off), and the trace does not record the autonomy level', spec.autonomy);
     else {
       judged('autonomy', autonomy === spec.autonomy, spec.autonomy, autonomy);
       if (autonomy !== spec.autonomy) {

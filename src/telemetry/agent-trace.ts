@@ -81,7 +81,8 @@ export function exportAgentTrace(session: AgentTraceExport, input: RenderInput, 
   const content = input.captureContent;
   const attrsOf = (attrs: Record<string, unknown>, eventName?: string): Attributes => attributesOf(content ? attrs : withoutContent(attrs, eventName));
   const recordedRoot = captured.spans.find((s) => s.spanId === captured.rootSpanId);
-  for (const span of captured.spans) if (span.spanId !== captured.rootSpanId) session.processor.onEnd(readableOf(span, resourceOf(span.resource), attrsOf, content));
+  for (const span of captured.spans)
+    if (span.spanId !== captured.rootSpanId) session.processor.onEnd(readableOf(span, resourceOf(span.resource), attrsOf, content));
 
   const root = caseRootOf(input);
   const startMs = recordedRoot?.startTimeMs ?? root.startMs;
@@ -94,13 +95,19 @@ export function exportAgentTrace(session: AgentTraceExport, input: RenderInput, 
   );
   addEvaluationEvent(span, root.summary, hr(endMs));
   if (root.error) span.setStatus({ code: SpanStatusCode.ERROR, message: root.error.message });
-  else if (recordedRoot?.statusCode === SpanStatusCode.ERROR) span.setStatus({ code: SpanStatusCode.ERROR, ...(content && recordedRoot.statusMessage ? { message: recordedRoot.statusMessage } : {}) });
+  else if (recordedRoot?.statusCode === SpanStatusCode.ERROR)
+    span.setStatus({ code: SpanStatusCode.ERROR, ...(content && recordedRoot.statusMessage ? { message: recordedRoot.statusMessage } : {}) });
   span.end(hr(endMs));
   return { traceId: span.spanContext().traceId, rootSpanId: span.spanContext().spanId, llmSpanIds: [], toolSpanIds: [] };
 }
 
 /** A collected span as the SDK's export input, ids and all; `attrsOf` converts (and, without content, strips) attributes. */
-function readableOf(s: SpanRecord, resource: Resource, attrsOf: (attrs: Record<string, unknown>, eventName?: string) => Attributes, content: boolean): ReadableSpan {
+function readableOf(
+  s: SpanRecord,
+  resource: Resource,
+  attrsOf: (attrs: Record<string, unknown>, eventName?: string) => Attributes,
+  content: boolean,
+): ReadableSpan {
   const start = nanosOf(s.startTimeMs, s.startTimeUnixNano);
   const end = s.endTimeMs === undefined ? start : nanosOf(s.endTimeMs, s.endTimeUnixNano);
   const context = { traceId: s.traceId, spanId: s.spanId, traceFlags: TraceFlags.SAMPLED };

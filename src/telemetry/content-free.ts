@@ -4,7 +4,6 @@ import type { Verdict } from '../types/verdict.js';
 // content capture is off (telemetry, annotations, verdict spans), the reason is rebuilt from what is
 // always exported anyway: the category, tool / command / host names, autonomy levels and argument NAMES.
 
-
 /**
  * The verdict's reason without any argument value, prompt or result text.
  * @example contentFreeReason(v) // "wrong_args: restart-service: argument service does not match"
@@ -40,7 +39,9 @@ export function contentFreeReason(v: Verdict): string {
       return 'incomplete: the trace never became whole (a root did not end or a parent span never arrived)';
     default: {
       // The failing argument checks name the arguments; the prose reason is never re-parsed.
-      const args = [...new Set((v.checks ?? []).filter((k) => k.judged && k.pass === false && k.check.startsWith('args.')).map((k) => k.check.slice('args.'.length)))];
+      const args = [
+        ...new Set((v.checks ?? []).filter((k) => k.judged && k.pass === false && k.check.startsWith('args.')).map((k) => k.check.slice('args.'.length))),
+      ];
       const names = args.length ? `; argument${args.length === 1 ? '' : 's'} ${args.join(', ')}` : '';
       return `${v.category}: ${observed ?? `${calls} tool call${calls === 1 ? '' : 's'}`}${names}`;
     }

@@ -20,9 +20,7 @@ export async function loadGrpcTraceExporter(opts: GrpcExporterOptions): Promise<
   const metadata = new grpc.Metadata();
   for (const [k, v] of Object.entries(opts.headers)) metadata.set(k.toLowerCase(), v);
   const secure = opts.url.startsWith('https:');
-  const credentials = secure
-    ? grpc.credentials.createSsl(opts.tls.ca ?? null, opts.tls.key ?? null, opts.tls.cert ?? null)
-    : grpc.credentials.createInsecure();
+  const credentials = secure ? grpc.credentials.createSsl(opts.tls.ca ?? null, opts.tls.key ?? null, opts.tls.cert ?? null) : grpc.credentials.createInsecure();
   return new OTLPTraceExporter({
     url: opts.url,
     metadata,
@@ -36,8 +34,15 @@ export async function loadGrpcTraceExporter(opts: GrpcExporterOptions): Promise<
  * The two optional peers OTLP/gRPC export needs. A run calls it before it starts, so a missing peer stops
  * the command (exit 2, the install line) instead of dropping every batch with a warning.
  */
-export async function loadGrpcExporterModules(): Promise<{ grpc: typeof import('@grpc/grpc-js'); OTLPTraceExporter: typeof import('@opentelemetry/exporter-trace-otlp-grpc').OTLPTraceExporter }> {
+export async function loadGrpcExporterModules(): Promise<{
+  grpc: typeof import('@grpc/grpc-js');
+  OTLPTraceExporter: typeof import('@opentelemetry/exporter-trace-otlp-grpc').OTLPTraceExporter;
+}> {
   const grpc = await importOptionalPeer('@grpc/grpc-js', 'OTLP/gRPC export', () => import('@grpc/grpc-js'));
-  const { OTLPTraceExporter } = await importOptionalPeer('@opentelemetry/exporter-trace-otlp-grpc', 'OTLP/gRPC export', () => import('@opentelemetry/exporter-trace-otlp-grpc'));
+  const { OTLPTraceExporter } = await importOptionalPeer(
+    '@opentelemetry/exporter-trace-otlp-grpc',
+    'OTLP/gRPC export',
+    () => import('@opentelemetry/exporter-trace-otlp-grpc'),
+  );
   return { grpc, OTLPTraceExporter };
 }

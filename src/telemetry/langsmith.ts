@@ -21,7 +21,6 @@ import type { AnnotationTarget } from './phoenix.js';
 import { summarizeVerdict } from './conventions/runspec.js';
 import type { Client } from 'langsmith';
 
-
 /** One LangSmith feedback body (POST /feedback), as the SDK's `Client.createFeedback` sends it. */
 export interface LangSmithFeedback {
   /** Client id: the same for the same run and evaluator, so a retried post cannot duplicate the feedback. */
@@ -198,7 +197,11 @@ export async function postLangSmithFeedback(opts: PostFeedbackOptions): Promise<
     await http.close();
   }
   if (denied?.kind === 'status') {
-    return { posted, status: denied.status, warning: `langsmith feedback: POST ${redactUrl(url)} answered ${denied.status} (check LANGSMITH_API_KEY); ${notSent(posted)}` };
+    return {
+      posted,
+      status: denied.status,
+      warning: `langsmith feedback: POST ${redactUrl(url)} answered ${denied.status} (check LANGSMITH_API_KEY); ${notSent(posted)}`,
+    };
   }
   if (posted === opts.feedback.length || !failure) return { posted };
   const notYet = failure.kind === 'status' && failure.status === 404 ? ' (the run is not ingested yet)' : '';
@@ -238,7 +241,9 @@ type TlsSettings = { caFile?: string; clientCertFile?: string; clientKeyFile?: s
 
 async function lookUpSession(settings: LangSmithFeedbackSettings, project: string, tls: TlsSettings): Promise<{ id?: string; warning?: string }> {
   const url = `${settings.endpoint.replace(/\/+$/, '')}/sessions?name=${encodeURIComponent(project)}&limit=1`;
-  const fail = (why: string) => ({ warning: `langsmith feedback: project ${JSON.stringify(project)} not resolved (${why}); feedback is sent without session_id` });
+  const fail = (why: string) => ({
+    warning: `langsmith feedback: project ${JSON.stringify(project)} not resolved (${why}); feedback is sent without session_id`,
+  });
   let http: HttpClient;
   try {
     http = createHttpClient({
@@ -267,7 +272,11 @@ async function lookUpSession(settings: LangSmithFeedbackSettings, project: strin
  * Feedback for annotation targets, posted with the configured settings and the export's TLS files: the one path `run` (telemetry.ts)
  * and `score`/`serve` (app/score-traces.ts) share. Never throws: a failure is the result's warning.
  */
-export async function postFeedbackForTargets(settings: LangSmithFeedbackSettings, targets: readonly AnnotationTarget[], tls: TlsSettings = {}): Promise<PostFeedbackResult> {
+export async function postFeedbackForTargets(
+  settings: LangSmithFeedbackSettings,
+  targets: readonly AnnotationTarget[],
+  tls: TlsSettings = {},
+): Promise<PostFeedbackResult> {
   // No project named anywhere: no session_id (a lookup of "default" could file it under another project).
   const session =
     settings.project === undefined

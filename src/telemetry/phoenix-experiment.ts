@@ -47,7 +47,15 @@ export function caseExpectation(c: Case): Record<string, unknown> {
   const r = c.runspec;
   const out: Record<string, unknown> = {};
   if (r) {
-    for (const [k, v] of Object.entries({ tool: r.tool, command: r.command, args: r.args, host: r.host, autonomy: r.autonomy, no_run: r.noRun, forbid_tools: r.forbidTools })) {
+    for (const [k, v] of Object.entries({
+      tool: r.tool,
+      command: r.command,
+      args: r.args,
+      host: r.host,
+      autonomy: r.autonomy,
+      no_run: r.noRun,
+      forbid_tools: r.forbidTools,
+    })) {
       if (v !== undefined) out[k] = v;
     }
   }
@@ -66,14 +74,26 @@ export async function recordPhoenixExperiment(opts: PhoenixExperimentOptions): P
   let http;
   try {
     // One attempt per call: a retried run or evaluation POST could record it twice.
-    http = createHttpClient({ label: 'phoenix experiment', timeoutMs: opts.timeoutMs ?? 30_000, attempts: 1, secrets: [opts.apiKey], ...(opts.tls ? { tls: opts.tls } : {}) });
+    http = createHttpClient({
+      label: 'phoenix experiment',
+      timeoutMs: opts.timeoutMs ?? 30_000,
+      attempts: 1,
+      secrets: [opts.apiKey],
+      ...(opts.tls ? { tls: opts.tls } : {}),
+    });
   } catch (err) {
     return { runs: 0, evaluations: 0, warning: `phoenix experiment: ${(err as Error).message}` };
   }
   const client = http;
   const call = async <T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> => {
     if (deadline - Date.now() <= 0) throw new PhoenixCallError(`${method} ${path}: no time left`);
-    const r = await client.json({ method, url: `${base}${path}`, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), deadlineMs: deadline });
+    const r = await client.json({
+      method,
+      url: `${base}${path}`,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      deadlineMs: deadline,
+    });
     if (!r.ok) throw new PhoenixCallError(client.describe(r));
     return r.json as T;
   };
@@ -88,7 +108,13 @@ export async function recordPhoenixExperiment(opts: PhoenixExperimentOptions): P
       description: `runspec-eval suite ${opts.datasetName}`,
       inputs: cases.map((c) => ({ prompt: c.prompt })),
       outputs: cases.map((c) => ({ expected: caseExpectation(c) })),
-      metadata: cases.map((c) => ({ case_id: c.id, dialect: c.dialect, ...(c.suite !== undefined ? { suite: c.suite } : {}), tags: c.tags, expected: caseExpectation(c) })),
+      metadata: cases.map((c) => ({
+        case_id: c.id,
+        dialect: c.dialect,
+        ...(c.suite !== undefined ? { suite: c.suite } : {}),
+        tags: c.tags,
+        expected: caseExpectation(c),
+      })),
       example_ids: cases.map((c) => c.id),
     });
     result.datasetId = upload.data.dataset_id;

@@ -42,9 +42,30 @@ import type { Case } from '../types/case.js';
 import type { ModelCallRecord, Run, RunError, ToolCallRecord } from '../types/run.js';
 import type { Toolset } from '../types/toolset.js';
 import type { CaseResult, Verdict } from '../types/verdict.js';
-import { addEvaluationEvent, genAiMessage, genAiOutputMessages, genAiToolDefinitions, genAiToolSpanAttributes, requestParamAttributes } from './conventions/gen-ai.js';
-import { evaluationAttributes, MimeType, oiToolSpanAttributes, openInferenceMessages, openInferenceProvider, openInferenceTools } from './conventions/openinference.js';
-import { evaluationIdentifier, runspecToolSpanAttributes, summarizeVerdict, verdictAttributes, type VerdictContext, type VerdictSummary } from './conventions/runspec.js';
+import {
+  addEvaluationEvent,
+  genAiMessage,
+  genAiOutputMessages,
+  genAiToolDefinitions,
+  genAiToolSpanAttributes,
+  requestParamAttributes,
+} from './conventions/gen-ai.js';
+import {
+  evaluationAttributes,
+  MimeType,
+  oiToolSpanAttributes,
+  openInferenceMessages,
+  openInferenceProvider,
+  openInferenceTools,
+} from './conventions/openinference.js';
+import {
+  evaluationIdentifier,
+  runspecToolSpanAttributes,
+  summarizeVerdict,
+  verdictAttributes,
+  type VerdictContext,
+  type VerdictSummary,
+} from './conventions/runspec.js';
 import { totalTokens } from '../core/tokens.js';
 
 /** What one case sample's trace is rendered from. */
@@ -333,7 +354,12 @@ function toolDescription(record: ToolCallRecord, run: Run, toolset: Toolset | un
 function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | undefined, captureContent: boolean, hashKey?: string): Attributes {
   const description = toolDescription(record, run, toolset);
   // Each part is already compact: merged as they are, not copied through compact() again.
-  const attrs: Attributes = Object.assign({}, genAiToolSpanAttributes(record.call, description), oiToolSpanAttributes(record.call, description), runspecToolSpanAttributes(record));
+  const attrs: Attributes = Object.assign(
+    {},
+    genAiToolSpanAttributes(record.call, description),
+    oiToolSpanAttributes(record.call, description),
+    runspecToolSpanAttributes(record),
+  );
   attrs[ATTR_LANGSMITH_SPAN_KIND] = LANGSMITH_SPAN_KIND_VALUE_TOOL;
   if (!captureContent && hashKey !== undefined) {
     // No value leaves the process: only HMACs of the values in the form the scorer compares.
@@ -348,9 +374,7 @@ function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | und
     [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args,
     [OI.INPUT_VALUE]: args,
     [OI.INPUT_MIME_TYPE]: MimeType.JSON,
-    ...(hasResult
-      ? { [ATTR_GEN_AI_TOOL_CALL_RESULT]: record.result!, [OI.OUTPUT_VALUE]: record.result!, [OI.OUTPUT_MIME_TYPE]: MimeType.TEXT }
-      : {}),
+    ...(hasResult ? { [ATTR_GEN_AI_TOOL_CALL_RESULT]: record.result!, [OI.OUTPUT_VALUE]: record.result!, [OI.OUTPUT_MIME_TYPE]: MimeType.TEXT } : {}),
   };
 }
 

@@ -164,7 +164,12 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     }
     pending = [];
     if (dropped > 0) {
-      const what = [config.annotations ? `phoenix annotations: ${dropped} verdict annotation(s)` : '', config.langsmith ? `langsmith feedback: ${dropped} feedback item(s)` : ''].filter(Boolean).join('; ');
+      const what = [
+        config.annotations ? `phoenix annotations: ${dropped} verdict annotation(s)` : '',
+        config.langsmith ? `langsmith feedback: ${dropped} feedback item(s)` : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
       warn('annotations-unexported', `${what} not sent: their spans were not exported`);
     }
     if (targets.length === 0) return;
@@ -199,7 +204,11 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
 
   /** The trace's link, and its root queued for a Phoenix annotation or LangSmith feedback. */
   const linked = (rendered: RenderedTrace, input: Omit<RenderInput, 'captureContent'>): RenderedTrace => {
-    const url = traceLink(config.traceUrl, { traceId: rendered.traceId, spanId: rendered.rootSpanId, ...(config.project !== undefined ? { project: config.project } : {}) });
+    const url = traceLink(config.traceUrl, {
+      traceId: rendered.traceId,
+      spanId: rendered.rootSpanId,
+      ...(config.project !== undefined ? { project: config.project } : {}),
+    });
     if (url) rendered.url = url;
     if (config.annotations || config.langsmith) {
       awaiting.add(rendered.rootSpanId);
@@ -210,7 +219,7 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
         runId: input.runId,
         captureContent: config.captureContent,
         ...(input.verdict ? { verdict: input.verdict } : {}),
-        ...(input.run?.error ?? input.error ? { error: (input.run?.error ?? input.error)! } : {}),
+        ...((input.run?.error ?? input.error) ? { error: (input.run?.error ?? input.error)! } : {}),
       });
     }
     return rendered;
@@ -237,7 +246,11 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     emitAgentCase(input, captured) {
       if (closed) return undefined;
       try {
-        const rendered = exportAgentTrace({ tracer, ids, processor, resourceDefaults: config.project !== undefined ? { [SEMRESATTRS_PROJECT_NAME]: config.project } : {} }, { ...input, captureContent: config.captureContent }, captured);
+        const rendered = exportAgentTrace(
+          { tracer, ids, processor, resourceDefaults: config.project !== undefined ? { [SEMRESATTRS_PROJECT_NAME]: config.project } : {} },
+          { ...input, captureContent: config.captureContent },
+          captured,
+        );
         return linked(rendered, input);
       } catch (err) {
         warn('render', `could not export the trace of case ${input.case.id}: ${(err as Error).message}`);
@@ -347,4 +360,3 @@ class WarningExporter implements SpanExporter {
     return this.inner.forceFlush?.() ?? Promise.resolve();
   }
 }
-

@@ -8,7 +8,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValueType, type Attributes, type Counter } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader, type IMetricReader, type PushMetricExporter, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import {
+  AggregationTemporality,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type IMetricReader,
+  type PushMetricExporter,
+  type ResourceMetrics,
+} from '@opentelemetry/sdk-metrics';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { OTLPMetricExporter as OtlpProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPMetricExporter as OtlpJsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';

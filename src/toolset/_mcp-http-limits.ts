@@ -53,11 +53,20 @@ function requestIds(body: unknown): Array<string | number> {
   }
 }
 
-const refusal = (id: string | number, why: string) => ({ jsonrpc: '2.0', id, error: { code: REFUSED_CODE, message: `the MCP server's answer was refused: ${why}` } });
+const refusal = (id: string | number, why: string) => ({
+  jsonrpc: '2.0',
+  id,
+  error: { code: REFUSED_CODE, message: `the MCP server's answer was refused: ${why}` },
+});
 const encoder = new TextEncoder();
 
 /** A JSON answer, read up to the limits: the bytes as they were, or refusals for `ids`. */
-async function checkedJson(body: ReadableStream<Uint8Array>, ids: Array<string | number>, limits: Required<McpMessageLimits>, onRefused: (why: string) => void): Promise<Buffer> {
+async function checkedJson(
+  body: ReadableStream<Uint8Array>,
+  ids: Array<string | number>,
+  limits: Required<McpMessageLimits>,
+  onRefused: (why: string) => void,
+): Promise<Buffer> {
   const scan = new JsonScan(limits.maxBytes, limits.maxDepth);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
@@ -82,7 +91,12 @@ async function checkedJson(body: ReadableStream<Uint8Array>, ids: Array<string |
  * an event over a limit is dropped and, on a POST's stream, answered with a refusal for its request (that
  * stream then ends: it carries nothing else the client waits for).
  */
-function checkedEvents(body: ReadableStream<Uint8Array>, ids: Array<string | number>, limits: Required<McpMessageLimits>, onRefused: (why: string) => void): ReadableStream<Uint8Array> {
+function checkedEvents(
+  body: ReadableStream<Uint8Array>,
+  ids: Array<string | number>,
+  limits: Required<McpMessageLimits>,
+  onRefused: (why: string) => void,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let held: Uint8Array[] = [];
   let scan = new JsonScan(limits.maxBytes, limits.maxDepth);
@@ -188,7 +202,8 @@ export function sizeCheckedFetch(limits: McpMessageLimits = {}, onRefused: (why:
     if (!res.body) return res;
     const type = mediaType(res.headers.get('content-type'));
     const same = { status: res.status, statusText: res.statusText, headers: res.headers };
-    const rebuilt = (body: ReadableStream<Uint8Array> | Buffer): Response => (Buffer.isBuffer(body) ? new Response(new Uint8Array(body), same) : new Response(body, same));
+    const rebuilt = (body: ReadableStream<Uint8Array> | Buffer): Response =>
+      Buffer.isBuffer(body) ? new Response(new Uint8Array(body), same) : new Response(body, same);
     if (!res.ok) {
       // An error's text is only quoted: cut, never buffered whole.
       const scan = new JsonScan(l.maxBytes, Number.POSITIVE_INFINITY);

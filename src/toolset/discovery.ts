@@ -20,7 +20,10 @@ export interface SearchRow {
 }
 
 function tokens(text: string): string[] {
-  return text.toLowerCase().split(/[^a-z0-9]+/).filter((t) => t !== '');
+  return text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((t) => t !== '');
 }
 
 function commandPaths(subs: Subcommand[] | undefined, prefix: string[] = []): string[] {

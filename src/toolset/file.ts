@@ -41,7 +41,8 @@ function show(v: unknown): string {
 
 const got = (input: unknown): string => `(got ${show(input)})`;
 const zStr = (): z.ZodString => z.string({ error: (iss) => `expected a string ${got(iss.input)}` });
-const zName = (): z.ZodString => z.string({ error: (iss) => `expected a non-empty string ${got(iss.input)}` }).min(1, { error: (iss) => `expected a non-empty string ${got(iss.input)}` });
+const zName = (): z.ZodString =>
+  z.string({ error: (iss) => `expected a non-empty string ${got(iss.input)}` }).min(1, { error: (iss) => `expected a non-empty string ${got(iss.input)}` });
 const zBool = (): z.ZodBoolean => z.boolean({ error: (iss) => `expected true or false ${got(iss.input)}` });
 const zNum = (): z.ZodNumber => z.number({ error: (iss) => `expected a number ${got(iss.input)}` });
 function zOneOf<T extends readonly [string, ...string[]]>(values: T, shown: readonly string[] = values): z.ZodEnum<{ [K in T[number]]: K }> {
@@ -49,7 +50,8 @@ function zOneOf<T extends readonly [string, ...string[]]>(values: T, shown: read
 }
 function zTable<S extends z.ZodRawShape>(shape: S): z.ZodObject<S, z.core.$strict> {
   return z.strictObject(shape, {
-    error: (iss) => (iss.code === 'unrecognized_keys' ? unknownFieldMessage(iss.keys[0] ?? '', Object.keys(shape)) : `expected a table/object ${got(iss.input)}`),
+    error: (iss) =>
+      iss.code === 'unrecognized_keys' ? unknownFieldMessage(iss.keys[0] ?? '', Object.keys(shape)) : `expected a table/object ${got(iss.input)}`,
   });
 }
 const zList = <T extends z.ZodType>(item: T, what = 'a list'): z.ZodArray<T> => z.array(item, { error: (iss) => `expected ${what} ${got(iss.input)}` });
@@ -60,7 +62,9 @@ const ArgFileSchema = zTable({
   type: zOneOf(['string', 'int', 'float', 'bool', 'array', 'object', ...Object.keys(TYPE_ALIASES)] as [string, ...string[]], ARG_TYPES).optional(),
   description: zStr().optional(),
   required: zBool().optional(),
-  choices: zList(z.unknown(), 'a non-empty list').min(1, { error: (iss) => `expected a non-empty list ${got(iss.input)}` }).optional(),
+  choices: zList(z.unknown(), 'a non-empty list')
+    .min(1, { error: (iss) => `expected a non-empty list ${got(iss.input)}` })
+    .optional(),
   min: zNum().optional(),
   max: zNum().optional(),
   default: z.unknown().optional(),
@@ -68,7 +72,14 @@ const ArgFileSchema = zTable({
   escalate: z.union([AUTONOMY_ENUM, zTable({ level: AUTONOMY_ENUM, when: z.unknown().optional() })]).optional(),
 });
 const ArgsFileSchema = z.union([zList(ArgFileSchema), z.record(z.string(), ArgFileSchema)]);
-type SubcommandFile = { name: string; description?: string | undefined; autonomy?: string | undefined; args?: unknown; subcommands?: SubcommandFile[] | undefined; require_command?: boolean | undefined };
+type SubcommandFile = {
+  name: string;
+  description?: string | undefined;
+  autonomy?: string | undefined;
+  args?: unknown;
+  subcommands?: SubcommandFile[] | undefined;
+  require_command?: boolean | undefined;
+};
 const SubcommandFileSchema: z.ZodType<SubcommandFile> = z.lazy(() =>
   zTable({
     name: zName(),
@@ -117,7 +128,7 @@ function firstProblem(issues: readonly z.core.$ZodIssue[], data: unknown, base: 
     const input = valueAt(data, path);
     // Branches in schema order: a list form first, then a table form (or an enum, then a table).
     const branch = issue.errors.find((errs) => errs.length > 0 && !(errs.length === 1 && errs[0]!.code === 'invalid_type' && errs[0]!.path.length === 0));
-    const pick = Array.isArray(input) ? issue.errors[0] : branch ?? issue.errors[issue.errors.length - 1];
+    const pick = Array.isArray(input) ? issue.errors[0] : (branch ?? issue.errors[issue.errors.length - 1]);
     return firstProblem(pick ?? [], data, path) ?? { path, message: issue.message };
   }
   if (issue.code === 'unrecognized_keys') return { path: [...path, issue.keys[0]!], message: issue.message };
@@ -148,7 +159,8 @@ class Reader {
 
   keys(obj: Record<string, unknown>, allowed: readonly string[], path: Path): void {
     for (const k of Object.keys(obj)) {
-      if (!allowed.includes(k) && !k.startsWith(EXTENSION_FIELD_PREFIX)) this.fail([...path, k], unknownFieldMessage(k, allowed), `${UNKNOWN_FIELD_HINT}; see examples/toolset.toml for the toolset file format`);
+      if (!allowed.includes(k) && !k.startsWith(EXTENSION_FIELD_PREFIX))
+        this.fail([...path, k], unknownFieldMessage(k, allowed), `${UNKNOWN_FIELD_HINT}; see examples/toolset.toml for the toolset file format`);
     }
   }
 
@@ -263,7 +275,8 @@ function parseSubcommands(rd: Reader, raw: unknown, path: Path, depth: number): 
     const o = rd.record(s, p);
     rd.keys(o, SUB_KEYS, p);
     const name = rd.string(o.name, [...p, 'name']);
-    if (/\s/.test(name)) rd.fail([...p, 'name'], `a subcommand name cannot contain spaces (got ${show(name)})`, 'nest subcommands instead: [[runnable.subcommands.subcommands]]');
+    if (/\s/.test(name))
+      rd.fail([...p, 'name'], `a subcommand name cannot contain spaces (got ${show(name)})`, 'nest subcommands instead: [[runnable.subcommands.subcommands]]');
     if (seen.has(name)) rd.fail([...p, 'name'], `duplicate subcommand "${name}"`);
     seen.add(name);
     const sub: Subcommand = { name, args: parseArgs(rd, o.args, [...p, 'args']) };
@@ -296,7 +309,11 @@ function parseOwnFormat(rd: Reader, input: unknown, fallbackName: string, source
       data = withoutFields(data, [{ path: problem.path.slice(0, -1), key }]);
       continue;
     }
-    rd.fail(problem.path, problem.message, problem.message.startsWith('unknown field') ? `${UNKNOWN_FIELD_HINT}; see examples/toolset.toml for the toolset file format` : undefined);
+    rd.fail(
+      problem.path,
+      problem.message,
+      problem.message.startsWith('unknown field') ? `${UNKNOWN_FIELD_HINT}; see examples/toolset.toml for the toolset file format` : undefined,
+    );
   }
   const top = rd.record(data, []);
   rd.keys(top, TOP_KEYS, []);
@@ -326,7 +343,11 @@ function parseOwnFormat(rd: Reader, input: unknown, fallbackName: string, source
     rd.keys(o, RUNNABLE_KEYS, p);
     const rname = rd.string(o.name, [...p, 'name']);
     if (rname.includes(QUALIFIER_SEPARATOR)) {
-      rd.fail([...p, 'name'], `"${QUALIFIER_SEPARATOR}" is reserved for host and group qualifiers (got ${show(rname)})`, 'set group = "..." instead of spelling it in the name');
+      rd.fail(
+        [...p, 'name'],
+        `"${QUALIFIER_SEPARATOR}" is reserved for host and group qualifiers (got ${show(rname)})`,
+        'set group = "..." instead of spelling it in the name',
+      );
     }
     if (seen.has(rname)) rd.fail([...p, 'name'], `duplicate runnable "${rname}"`);
     seen.add(rname);
@@ -402,12 +423,17 @@ function parseToolsArray(rd: Reader, list: unknown[], name: string, source: stri
 
 /** Parse toolset text (our format or an OpenAI tools array); `file` names it in errors. */
 export function parseToolsetText(text: string, file: string, format?: 'toml' | 'json'): Toolset {
-  const fmt = format ?? (extname(file).toLowerCase() === '.toml' ? 'toml' : extname(file).toLowerCase() === '.json' ? 'json' : /^\s*[[{]\s*["{\]]/.test(text) ? 'json' : 'toml');
+  const fmt =
+    format ??
+    (extname(file).toLowerCase() === '.toml' ? 'toml' : extname(file).toLowerCase() === '.json' ? 'json' : /^\s*[[{]\s*["{\]]/.test(text) ? 'json' : 'toml');
   const { data, lines } = parseStructuredText(text, {
     file,
     format: fmt,
     error: (message, opts) => new ToolsetError('TOOLSET', message, opts),
-    syntaxHint: fmt === 'toml' ? 'see examples/toolset.toml for the toolset file format' : 'a toolset JSON file is our format ({"runnables": [...]}) or an OpenAI tools array',
+    syntaxHint:
+      fmt === 'toml'
+        ? 'see examples/toolset.toml for the toolset file format'
+        : 'a toolset JSON file is our format ({"runnables": [...]}) or an OpenAI tools array',
   });
   const rd = new Reader(file, lines);
   const name = basename(file).replace(/\.(toml|json)$/i, '');

@@ -15,8 +15,7 @@ const TO_JSON_TYPE: Record<ArgType, string> = {
 
 /** The JSON Schema of one arg as the model sees it. */
 export function argToJsonSchema(arg: ArgSpec): Record<string, unknown> {
-  const out: Record<string, unknown> =
-    (arg.type === 'array' || arg.type === 'object') && arg.schema ? { ...arg.schema } : { type: TO_JSON_TYPE[arg.type] };
+  const out: Record<string, unknown> = (arg.type === 'array' || arg.type === 'object') && arg.schema ? { ...arg.schema } : { type: TO_JSON_TYPE[arg.type] };
   out.type = TO_JSON_TYPE[arg.type];
   if (arg.description) out.description = arg.description;
   if (arg.choices && arg.choices.length > 0) out.enum = [...arg.choices];

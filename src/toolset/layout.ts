@@ -1,16 +1,7 @@
 import type { ToolCall } from '../types/run.js';
 import type { ResolvedCall, Runnable, ToolDefinition, ToolMode, Toolset } from '../types/toolset.js';
 import { describeRunnable, describeTool, findForDescribe, searchRunnables } from './discovery.js';
-import {
-  canonicalHost,
-  commandParamName,
-  commandPath,
-  hasHosts,
-  hostParamName,
-  hostsOf,
-  matchName,
-  QUALIFIER_SEPARATOR,
-} from './lookup.js';
+import { canonicalHost, commandParamName, commandPath, hasHosts, hostParamName, hostsOf, matchName, QUALIFIER_SEPARATOR } from './lookup.js';
 import { hostSelectorSchema, runnableToolDescription, runnableToolParameters } from './tool-schema.js';
 import { isRecord } from '../core/is-record.js';
 

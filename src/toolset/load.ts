@@ -42,7 +42,11 @@ export async function loadToolset(spec: string, opts: LoadToolsetOptions): Promi
     });
   }
   // The MCP SDK (and its JSON Schema validator) loads only for an mcp: toolset.
-  if (s.startsWith('mcp:')) return (await importOptionalPeer('@modelcontextprotocol/sdk', 'an mcp: toolset', () => import('./mcp.js'))).loadMcpToolset(s.slice('mcp:'.length).trim(), opts);
+  if (s.startsWith('mcp:'))
+    return (await importOptionalPeer('@modelcontextprotocol/sdk', 'an mcp: toolset', () => import('./mcp.js'))).loadMcpToolset(
+      s.slice('mcp:'.length).trim(),
+      opts,
+    );
   if (s === '') throw new ToolsetError('TOOLSET', 'empty toolset spec', { hint: 'pass a file, builtin:fleet, builtin:workspace or mcp:<command>' });
   return loadToolsetFile(isAbsolute(s) ? s : resolve(opts.projectDir, s));
 }

@@ -59,11 +59,7 @@ function runnableGroupsMatching(toolset: Toolset, qualifier: string): Runnable[]
  */
 function matchQualified(toolset: Toolset, group: string, rest: string): Runnable | undefined {
   const members = runnableGroupsMatching(toolset, group);
-  return (
-    members.find((r) => r.name === rest) ??
-    members.find((r) => r.name === `${r.group}_${rest}`) ??
-    members.find((r) => r.name === `${r.group}-${rest}`)
-  );
+  return members.find((r) => r.name === rest) ?? members.find((r) => r.name === `${r.group}_${rest}`) ?? members.find((r) => r.name === `${r.group}-${rest}`);
 }
 
 /**
@@ -119,7 +115,10 @@ export function walkCommand(runnable: Runnable, path: readonly string[]): { chai
 export function commandPath(value: unknown): string[] {
   if (value === undefined || value === null) return [];
   if (Array.isArray(value)) return value.flatMap((v) => String(v).trim().split(/\s+/)).filter((s) => s !== '');
-  return String(value).trim().split(/\s+/).filter((s) => s !== '');
+  return String(value)
+    .trim()
+    .split(/\s+/)
+    .filter((s) => s !== '');
 }
 
 /** Every subcommand path of a runnable (inner nodes included), space-joined, depth-first. */

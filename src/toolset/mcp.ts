@@ -130,7 +130,13 @@ export async function connectMcp(
       if (v !== undefined && !v.startsWith('()')) env[k] = v;
     }
     // The SDK's default variables (from this process) under the ones taken from `env`, as its own stdio transport does.
-    const stdio = new BoundedStdioTransport({ command: words[0]!, args: words.slice(1), env: { ...getDefaultEnvironment(), ...env }, cwd: opts.projectDir, ...(opts.limits ? { limits: opts.limits } : {}) });
+    const stdio = new BoundedStdioTransport({
+      command: words[0]!,
+      args: words.slice(1),
+      env: { ...getDefaultEnvironment(), ...env },
+      cwd: opts.projectDir,
+      ...(opts.limits ? { limits: opts.limits } : {}),
+    });
     stdio.stderr.on('data', (d: Buffer) => {
       stderrTail = (stderrTail + d.toString('utf8')).slice(-2000);
     });

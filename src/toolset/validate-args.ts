@@ -80,9 +80,7 @@ export function coerceArgValue(spec: ArgSpec, value: unknown): CoerceResult {
 
 /** The runnable a resolved call names (narrowed by its legacy group qualifier), if it exists. */
 export function runnableOf(toolset: Toolset, call: Pick<ResolvedCall, 'runnable' | 'group'>): Runnable | undefined {
-  return toolset.runnables.find(
-    (r) => r.name === call.runnable && (call.group === undefined || (r.group ?? '').toLowerCase() === call.group.toLowerCase()),
-  );
+  return toolset.runnables.find((r) => r.name === call.runnable && (call.group === undefined || (r.group ?? '').toLowerCase() === call.group.toLowerCase()));
 }
 
 /**
@@ -109,7 +107,7 @@ export function validateCallArgs(toolset: Toolset, call: ResolvedCall): ArgProbl
   }
   const { chain, rest } = walkCommand(runnable, path);
   if (rest.length > 0) {
-    const options = (chain.length > 0 ? chain[chain.length - 1]!.subcommands ?? [] : subs).map((s) => s.name);
+    const options = (chain.length > 0 ? (chain[chain.length - 1]!.subcommands ?? []) : subs).map((s) => s.name);
     const where = [runnable.name, ...chain.map((c) => c.name)].join(' ');
     return [
       {

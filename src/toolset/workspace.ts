@@ -5,7 +5,13 @@ import type { ArgSpec, Runnable, Toolset } from '../types/toolset.js';
 // turnstone's (read_file, write_file, edit_file, bash). The implementations live in engine/.
 
 const str = (name: string, description: string, required = true): ArgSpec => ({ name, type: 'string', description, required });
-const int = (name: string, description: string, min?: number): ArgSpec => ({ name, type: 'int', description, required: false, ...(min !== undefined ? { min } : {}) });
+const int = (name: string, description: string, min?: number): ArgSpec => ({
+  name,
+  type: 'int',
+  description,
+  required: false,
+  ...(min !== undefined ? { min } : {}),
+});
 
 const tool = (name: string, category: Runnable['category'], description: string, args: ArgSpec[]): Runnable => ({
   name,

@@ -143,7 +143,10 @@ export function usageOf(a: Record<string, unknown>): Usage {
   return u;
 }
 
-function firstOf(a: Record<string, unknown>, pick: (r: ProducerReader) => ((a: Record<string, unknown>) => string | undefined) | undefined): string | undefined {
+function firstOf(
+  a: Record<string, unknown>,
+  pick: (r: ProducerReader) => ((a: Record<string, unknown>) => string | undefined) | undefined,
+): string | undefined {
   for (const r of READERS) {
     const v = pick(r)?.(a);
     if (v !== undefined) return v;

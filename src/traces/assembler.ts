@@ -253,7 +253,21 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
         if (again.judged > 0) reopenedTraces++;
         t = again;
       } else if (completed.has(traceId)) return undefined;
-      else t = { traceId, spans: new Map(), logs: [], lastUpdate: now, openRoots: undefined, roots: 0, waiting: undefined, unresolved: 0, bytes: 0, reopened: false, judgedAt: 0, judged: 0 };
+      else
+        t = {
+          traceId,
+          spans: new Map(),
+          logs: [],
+          lastUpdate: now,
+          openRoots: undefined,
+          roots: 0,
+          waiting: undefined,
+          unresolved: 0,
+          bytes: 0,
+          reopened: false,
+          judgedAt: 0,
+          judged: 0,
+        };
     }
     t.lastUpdate = now;
     open.set(traceId, t);

@@ -20,7 +20,9 @@ function pad(s: string, n: number): string {
 /** The summary as aligned text: counts by category, uninterpretable traces with reasons, evictions. */
 export function renderSummaryTable(s: ScoreSummary): string {
   const out: string[] = [];
-  out.push(`traces: ${s.traces}  verdicts: ${s.verdicts}  passed: ${s.passed}  failed: ${s.failed}  unscorable: ${s.unscorable}  errored: ${s.errored}  unmatched: ${s.unmatched}  uninterpretable: ${s.uninterpretable}`);
+  out.push(
+    `traces: ${s.traces}  verdicts: ${s.verdicts}  passed: ${s.passed}  failed: ${s.failed}  unscorable: ${s.unscorable}  errored: ${s.errored}  unmatched: ${s.unmatched}  uninterpretable: ${s.uninterpretable}`,
+  );
   const cats = VERDICT_CATEGORIES.filter((c) => s.byCategory[c] > 0);
   if (cats.length) {
     out.push('');

@@ -102,7 +102,14 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
     });
     injector.injectConnection(
       countedConnection(socket, budget, () =>
-        options.onRequest?.({ path: 'connection', status: grpc.status.RESOURCE_EXHAUSTED, spans: 0, logs: 0, rejected: 0, message: 'too many request bytes in flight on this port' }),
+        options.onRequest?.({
+          path: 'connection',
+          status: grpc.status.RESOURCE_EXHAUSTED,
+          spans: 0,
+          logs: 0,
+          rejected: 0,
+          message: 'too many request bytes in flight on this port',
+        }),
       ),
     );
   });
@@ -117,7 +124,12 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
   };
 
   /** The decoded request, or undefined once the call has been failed (no token, or bytes that do not decode). */
-  const accept = <T>(call: Grpc.ServerUnaryCall<Buffer, Uint8Array>, cb: Grpc.sendUnaryData<Uint8Array>, path: string, decode: (b: Uint8Array) => T): T | undefined => {
+  const accept = <T>(
+    call: Grpc.ServerUnaryCall<Buffer, Uint8Array>,
+    cb: Grpc.sendUnaryData<Uint8Array>,
+    path: string,
+    decode: (b: Uint8Array) => T,
+  ): T | undefined => {
     if (!authorised(call.metadata)) {
       fail(cb, path, grpc.status.UNAUTHENTICATED, 'missing or wrong bearer token');
       return undefined;

@@ -1,8 +1,32 @@
 // Exports added here are public.
-export { decodeTraceRequest, decodeLogsRequest, encodeTraceRequest, encodeLogsRequest, encodeTraceResponse, encodeLogsResponse, decodeTraceResponse, encodeRpcStatus, decodeRpcStatus } from './otlp-proto.js';
+export {
+  decodeTraceRequest,
+  decodeLogsRequest,
+  encodeTraceRequest,
+  encodeLogsRequest,
+  encodeTraceResponse,
+  encodeLogsResponse,
+  decodeTraceResponse,
+  encodeRpcStatus,
+  decodeRpcStatus,
+} from './otlp-proto.js';
 export type {
-  OtlpAnyValue, OtlpKeyValue, OtlpResource, OtlpInstrumentationScope, OtlpSpanEvent, OtlpSpanLink, OtlpStatus, OtlpSpan, OtlpScopeSpans,
-  OtlpResourceSpans, OtlpTraceRequest, OtlpLogRecord, OtlpScopeLogs, OtlpResourceLogs, OtlpLogsRequest, OtlpPartialSuccess,
+  OtlpAnyValue,
+  OtlpKeyValue,
+  OtlpResource,
+  OtlpInstrumentationScope,
+  OtlpSpanEvent,
+  OtlpSpanLink,
+  OtlpStatus,
+  OtlpSpan,
+  OtlpScopeSpans,
+  OtlpResourceSpans,
+  OtlpTraceRequest,
+  OtlpLogRecord,
+  OtlpScopeLogs,
+  OtlpResourceLogs,
+  OtlpLogsRequest,
+  OtlpPartialSuccess,
 } from './otlp-types.js';
 export { spansFromRequest, logsFromRequest, anyValueToPlain, attributesToPlain, normaliseId, parseInt64, MAX_ATTRIBUTE_CHARS } from './spans.js';
 export type { SpanRecord, LogRecordEntry, InputProblem } from './spans.js';

@@ -67,7 +67,12 @@ export class CallLedger {
     const call: ToolCall = { id: c.id ?? '', name: c.name, arguments: c.arguments };
     if (c.reconstructed) call.reconstructed = true;
     const end = at.span.endTimeMs ?? at.span.startTimeMs;
-    this.add({ rec: { turn: at.turn, modelCallIndex: at.turn, call, startTimeMs: end, endTimeMs: end, executed: true }, sortTimeMs: end, spanId: at.span.spanId, matchedTool: false });
+    this.add({
+      rec: { turn: at.turn, modelCallIndex: at.turn, call, startTimeMs: end, endTimeMs: end, executed: true },
+      sortTimeMs: end,
+      spanId: at.span.spanId,
+      matchedTool: false,
+    });
   }
 
   /**

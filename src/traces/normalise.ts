@@ -19,7 +19,18 @@ import { byCodeUnits, sortSmall } from './_sort.js';
 import { CallLedger, type ExecutedCall, type LedgerResult } from './ledger.js';
 import { recogniseFamily } from './producers/index.js';
 import type { FamilyName, ProducerFamily } from './producers/family.js';
-import { isLlmSpan, isToolSpan, llmInput, llmOutput, providerOf, requestModelOf, responseModelOf, toolResultsOf, toolSpanCall, usageOf } from './_read-spans.js';
+import {
+  isLlmSpan,
+  isToolSpan,
+  llmInput,
+  llmOutput,
+  providerOf,
+  requestModelOf,
+  responseModelOf,
+  toolResultsOf,
+  toolSpanCall,
+  usageOf,
+} from './_read-spans.js';
 
 /** What the normaliser learned about a trace besides the Run (for matching, annotations and output). */
 export interface TraceInfo {
@@ -45,9 +56,7 @@ export interface TraceInfo {
   callSpanIds: Record<string, string>;
 }
 
-export type NormaliseResult =
-  | { ok: true; run: Run; info: TraceInfo }
-  | { ok: false; traceId: string; rootSpanId?: string; reason: string };
+export type NormaliseResult = { ok: true; run: Run; info: TraceInfo } | { ok: false; traceId: string; rootSpanId?: string; reason: string };
 
 export interface NormaliseOptions {
   /** Discovery tools are not terminal in decision mode. @default DISCOVERY_TOOLS of src/toolset */
@@ -162,9 +171,7 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
   }
   const cycle = parentCycle(spans);
   if (cycle) return { ok: false, traceId: trace.traceId, reason: cycle };
-  const root =
-    spans.find((s) => s.parentSpanId === undefined) ??
-    ((ids) => spans.find((s) => !ids.has(s.parentSpanId!))!)(new Set(spans.map((s) => s.spanId)));
+  const root = spans.find((s) => s.parentSpanId === undefined) ?? ((ids) => spans.find((s) => !ids.has(s.parentSpanId!))!)(new Set(spans.map((s) => s.spanId)));
   const producers = new Set<string>();
   const logs = trace.logs;
 
@@ -309,7 +316,11 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
  * reason, text or call at all. Either way the model was called and the checks that need its decision
  * are not checkable; undefined when the decision is shown.
  */
-function hiddenDecisionOf(modelCalls: readonly ModelCallRecord[], toolCalls: readonly ToolCallRecord[], family: ProducerFamily | undefined): HiddenDecision | undefined {
+function hiddenDecisionOf(
+  modelCalls: readonly ModelCallRecord[],
+  toolCalls: readonly ToolCallRecord[],
+  family: ProducerFamily | undefined,
+): HiddenDecision | undefined {
   if (toolCalls.length > 0 || modelCalls.length === 0) return undefined;
   let missing: HiddenDecision['missing'] | undefined;
   if (modelCalls.some((m) => isToolCallFinish(m.response?.finishReason))) missing = 'tool_calls';
@@ -385,7 +396,8 @@ function joinCalls(input: {
     // Counted first: most histories hold no more calls than the longest so far, and need no list.
     let count = 0;
     for (const m of msgs) if (m.role === 'assistant') count += m.toolCalls?.length ?? 0;
-    if (count > longest.calls.length) longest = { calls: msgs.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])), at: llmSpans[i]!.startTimeMs };
+    if (count > longest.calls.length)
+      longest = { calls: msgs.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])), at: llmSpans[i]!.startTimeMs };
   });
   ledger.claimHistory(longest.calls, longest.at);
   for (const msgs of inputs) {

@@ -28,86 +28,162 @@ function buildRoot(): protobuf.Root {
   root.add(anyValue);
   root.add(message('ArrayValue', [['values', 1, 'AnyValue', 'repeated']]));
   root.add(message('KeyValueList', [['values', 1, 'KeyValue', 'repeated']]));
-  root.add(message('KeyValue', [['key', 1, 'string'], ['value', 2, 'AnyValue']]));
-  root.add(message('InstrumentationScope', [
-    ['name', 1, 'string'],
-    ['version', 2, 'string'],
-    ['attributes', 3, 'KeyValue', 'repeated'],
-    ['droppedAttributesCount', 4, 'uint32'],
-  ]));
+  root.add(
+    message('KeyValue', [
+      ['key', 1, 'string'],
+      ['value', 2, 'AnyValue'],
+    ]),
+  );
+  root.add(
+    message('InstrumentationScope', [
+      ['name', 1, 'string'],
+      ['version', 2, 'string'],
+      ['attributes', 3, 'KeyValue', 'repeated'],
+      ['droppedAttributesCount', 4, 'uint32'],
+    ]),
+  );
   // Removed from the proto in v0.19.0; old producers still wrote it at field 1000 of ResourceSpans.
-  root.add(message('InstrumentationLibrary', [['name', 1, 'string'], ['version', 2, 'string']]));
-  root.add(message('Resource', [['attributes', 1, 'KeyValue', 'repeated'], ['droppedAttributesCount', 2, 'uint32']]));
-  root.add(new Enum('SpanKind', { SPAN_KIND_UNSPECIFIED: 0, SPAN_KIND_INTERNAL: 1, SPAN_KIND_SERVER: 2, SPAN_KIND_CLIENT: 3, SPAN_KIND_PRODUCER: 4, SPAN_KIND_CONSUMER: 5 }));
+  root.add(
+    message('InstrumentationLibrary', [
+      ['name', 1, 'string'],
+      ['version', 2, 'string'],
+    ]),
+  );
+  root.add(
+    message('Resource', [
+      ['attributes', 1, 'KeyValue', 'repeated'],
+      ['droppedAttributesCount', 2, 'uint32'],
+    ]),
+  );
+  root.add(
+    new Enum('SpanKind', {
+      SPAN_KIND_UNSPECIFIED: 0,
+      SPAN_KIND_INTERNAL: 1,
+      SPAN_KIND_SERVER: 2,
+      SPAN_KIND_CLIENT: 3,
+      SPAN_KIND_PRODUCER: 4,
+      SPAN_KIND_CONSUMER: 5,
+    }),
+  );
   root.add(new Enum('StatusCode', { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 }));
-  root.add(message('Status', [['message', 2, 'string'], ['code', 3, 'StatusCode']]));
-  root.add(message('Event', [
-    ['timeUnixNano', 1, 'fixed64'],
-    ['name', 2, 'string'],
-    ['attributes', 3, 'KeyValue', 'repeated'],
-    ['droppedAttributesCount', 4, 'uint32'],
-  ]));
-  root.add(message('Link', [
-    ['traceId', 1, 'bytes'],
-    ['spanId', 2, 'bytes'],
-    ['traceState', 3, 'string'],
-    ['attributes', 4, 'KeyValue', 'repeated'],
-    ['droppedAttributesCount', 5, 'uint32'],
-    ['flags', 6, 'fixed32'],
-  ]));
-  root.add(message('Span', [
-    ['traceId', 1, 'bytes'],
-    ['spanId', 2, 'bytes'],
-    ['traceState', 3, 'string'],
-    ['parentSpanId', 4, 'bytes'],
-    ['flags', 16, 'fixed32'],
-    ['name', 5, 'string'],
-    ['kind', 6, 'SpanKind'],
-    ['startTimeUnixNano', 7, 'fixed64'],
-    ['endTimeUnixNano', 8, 'fixed64'],
-    ['attributes', 9, 'KeyValue', 'repeated'],
-    ['droppedAttributesCount', 10, 'uint32'],
-    ['events', 11, 'Event', 'repeated'],
-    ['droppedEventsCount', 12, 'uint32'],
-    ['links', 13, 'Link', 'repeated'],
-    ['droppedLinksCount', 14, 'uint32'],
-    ['status', 15, 'Status'],
-  ]));
-  root.add(message('ScopeSpans', [['scope', 1, 'InstrumentationScope'], ['spans', 2, 'Span', 'repeated'], ['schemaUrl', 3, 'string']]));
-  root.add(message('InstrumentationLibrarySpans', [
-    ['instrumentationLibrary', 1, 'InstrumentationLibrary'],
-    ['spans', 2, 'Span', 'repeated'],
-    ['schemaUrl', 3, 'string'],
-  ]));
-  root.add(message('ResourceSpans', [
-    ['resource', 1, 'Resource'],
-    ['scopeSpans', 2, 'ScopeSpans', 'repeated'],
-    ['schemaUrl', 3, 'string'],
-    ['instrumentationLibrarySpans', 1000, 'InstrumentationLibrarySpans', 'repeated'],
-  ]));
+  root.add(
+    message('Status', [
+      ['message', 2, 'string'],
+      ['code', 3, 'StatusCode'],
+    ]),
+  );
+  root.add(
+    message('Event', [
+      ['timeUnixNano', 1, 'fixed64'],
+      ['name', 2, 'string'],
+      ['attributes', 3, 'KeyValue', 'repeated'],
+      ['droppedAttributesCount', 4, 'uint32'],
+    ]),
+  );
+  root.add(
+    message('Link', [
+      ['traceId', 1, 'bytes'],
+      ['spanId', 2, 'bytes'],
+      ['traceState', 3, 'string'],
+      ['attributes', 4, 'KeyValue', 'repeated'],
+      ['droppedAttributesCount', 5, 'uint32'],
+      ['flags', 6, 'fixed32'],
+    ]),
+  );
+  root.add(
+    message('Span', [
+      ['traceId', 1, 'bytes'],
+      ['spanId', 2, 'bytes'],
+      ['traceState', 3, 'string'],
+      ['parentSpanId', 4, 'bytes'],
+      ['flags', 16, 'fixed32'],
+      ['name', 5, 'string'],
+      ['kind', 6, 'SpanKind'],
+      ['startTimeUnixNano', 7, 'fixed64'],
+      ['endTimeUnixNano', 8, 'fixed64'],
+      ['attributes', 9, 'KeyValue', 'repeated'],
+      ['droppedAttributesCount', 10, 'uint32'],
+      ['events', 11, 'Event', 'repeated'],
+      ['droppedEventsCount', 12, 'uint32'],
+      ['links', 13, 'Link', 'repeated'],
+      ['droppedLinksCount', 14, 'uint32'],
+      ['status', 15, 'Status'],
+    ]),
+  );
+  root.add(
+    message('ScopeSpans', [
+      ['scope', 1, 'InstrumentationScope'],
+      ['spans', 2, 'Span', 'repeated'],
+      ['schemaUrl', 3, 'string'],
+    ]),
+  );
+  root.add(
+    message('InstrumentationLibrarySpans', [
+      ['instrumentationLibrary', 1, 'InstrumentationLibrary'],
+      ['spans', 2, 'Span', 'repeated'],
+      ['schemaUrl', 3, 'string'],
+    ]),
+  );
+  root.add(
+    message('ResourceSpans', [
+      ['resource', 1, 'Resource'],
+      ['scopeSpans', 2, 'ScopeSpans', 'repeated'],
+      ['schemaUrl', 3, 'string'],
+      ['instrumentationLibrarySpans', 1000, 'InstrumentationLibrarySpans', 'repeated'],
+    ]),
+  );
   root.add(message('ExportTraceServiceRequest', [['resourceSpans', 1, 'ResourceSpans', 'repeated']]));
-  root.add(message('ExportTracePartialSuccess', [['rejectedSpans', 1, 'int64'], ['errorMessage', 2, 'string']]));
+  root.add(
+    message('ExportTracePartialSuccess', [
+      ['rejectedSpans', 1, 'int64'],
+      ['errorMessage', 2, 'string'],
+    ]),
+  );
   root.add(message('ExportTraceServiceResponse', [['partialSuccess', 1, 'ExportTracePartialSuccess']]));
-  root.add(message('LogRecord', [
-    ['timeUnixNano', 1, 'fixed64'],
-    ['observedTimeUnixNano', 11, 'fixed64'],
-    ['severityNumber', 2, 'int32'],
-    ['severityText', 3, 'string'],
-    ['body', 5, 'AnyValue'],
-    ['attributes', 6, 'KeyValue', 'repeated'],
-    ['droppedAttributesCount', 7, 'uint32'],
-    ['flags', 8, 'fixed32'],
-    ['traceId', 9, 'bytes'],
-    ['spanId', 10, 'bytes'],
-    ['eventName', 12, 'string'],
-  ]));
-  root.add(message('ScopeLogs', [['scope', 1, 'InstrumentationScope'], ['logRecords', 2, 'LogRecord', 'repeated'], ['schemaUrl', 3, 'string']]));
-  root.add(message('ResourceLogs', [['resource', 1, 'Resource'], ['scopeLogs', 2, 'ScopeLogs', 'repeated'], ['schemaUrl', 3, 'string']]));
+  root.add(
+    message('LogRecord', [
+      ['timeUnixNano', 1, 'fixed64'],
+      ['observedTimeUnixNano', 11, 'fixed64'],
+      ['severityNumber', 2, 'int32'],
+      ['severityText', 3, 'string'],
+      ['body', 5, 'AnyValue'],
+      ['attributes', 6, 'KeyValue', 'repeated'],
+      ['droppedAttributesCount', 7, 'uint32'],
+      ['flags', 8, 'fixed32'],
+      ['traceId', 9, 'bytes'],
+      ['spanId', 10, 'bytes'],
+      ['eventName', 12, 'string'],
+    ]),
+  );
+  root.add(
+    message('ScopeLogs', [
+      ['scope', 1, 'InstrumentationScope'],
+      ['logRecords', 2, 'LogRecord', 'repeated'],
+      ['schemaUrl', 3, 'string'],
+    ]),
+  );
+  root.add(
+    message('ResourceLogs', [
+      ['resource', 1, 'Resource'],
+      ['scopeLogs', 2, 'ScopeLogs', 'repeated'],
+      ['schemaUrl', 3, 'string'],
+    ]),
+  );
   root.add(message('ExportLogsServiceRequest', [['resourceLogs', 1, 'ResourceLogs', 'repeated']]));
-  root.add(message('ExportLogsPartialSuccess', [['rejectedLogRecords', 1, 'int64'], ['errorMessage', 2, 'string']]));
+  root.add(
+    message('ExportLogsPartialSuccess', [
+      ['rejectedLogRecords', 1, 'int64'],
+      ['errorMessage', 2, 'string'],
+    ]),
+  );
   root.add(message('ExportLogsServiceResponse', [['partialSuccess', 1, 'ExportLogsPartialSuccess']]));
   // google.rpc.Status: the body of an OTLP/HTTP error response (opentelemetry-proto docs/specification.md).
-  root.add(message('Status_', [['code', 1, 'int32'], ['message', 2, 'string']]));
+  root.add(
+    message('Status_', [
+      ['code', 1, 'int32'],
+      ['message', 2, 'string'],
+    ]),
+  );
   root.resolveAll();
   return root;
 }
@@ -236,7 +312,11 @@ export function encodeLogsRequest(req: OtlpLogsRequest): Uint8Array {
   return LOGS_REQUEST.encode(LOGS_REQUEST.fromObject(hexToBytesDeep(req) as Record<string, unknown>)).finish();
 }
 
-function partial(rejectedKey: string, r: { rejectedSpans?: number; rejectedLogRecords?: number; errorMessage?: string }, rejected: number | undefined): Record<string, unknown> {
+function partial(
+  rejectedKey: string,
+  r: { rejectedSpans?: number; rejectedLogRecords?: number; errorMessage?: string },
+  rejected: number | undefined,
+): Record<string, unknown> {
   if (!rejected && !r.errorMessage) return {};
   return { partialSuccess: { [rejectedKey]: String(rejected ?? 0), errorMessage: r.errorMessage ?? '' } };
 }

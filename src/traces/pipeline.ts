@@ -54,7 +54,12 @@ export function createTracePipeline(options: TracePipelineOptions): TracePipelin
       ? {
           ...options.assembler,
           onLate: ({ traceId, records }) =>
-            onLate({ kind: 'late', traceId, records, reason: `${records} record(s) arrived after the trace's re-open window closed (dropped; its final verdict stands)` }),
+            onLate({
+              kind: 'late',
+              traceId,
+              records,
+              reason: `${records} record(s) arrived after the trace's re-open window closed (dropped; its final verdict stands)`,
+            }),
         }
       : options.assembler,
   );

@@ -20,10 +20,7 @@ type ProtoDecoders = Pick<typeof import('./otlp-proto.js'), 'decodeTraceRequest'
 };
 
 /** One thing read from the input, in order. */
-export type TraceInputItem =
-  | { kind: 'spans'; spans: SpanRecord[] }
-  | { kind: 'logs'; logs: LogRecordEntry[] }
-  | { kind: 'problem'; problem: InputProblem };
+export type TraceInputItem = { kind: 'spans'; spans: SpanRecord[] } | { kind: 'logs'; logs: LogRecordEntry[] } | { kind: 'problem'; problem: InputProblem };
 
 export interface ReaderOptions {
   /**
@@ -288,7 +285,10 @@ async function* readJsonText(source: AsyncIterable<Uint8Array>, name: string, hi
       const piece = text.slice(start);
       docLen += piece.length;
       if (docLen > maxRecordBytes) {
-        yield { kind: 'problem', problem: { place: `${name}:${docStartLine}`, reason: `JSON document over ${maxRecordBytes} bytes; skipped the rest of the input` } };
+        yield {
+          kind: 'problem',
+          problem: { place: `${name}:${docStartLine}`, reason: `JSON document over ${maxRecordBytes} bytes; skipped the rest of the input` },
+        };
         throw new StopReading();
       }
       doc.push(piece);
@@ -419,7 +419,12 @@ function unwrapFrame(proto: ProtoDecoders, frame: Uint8Array, place: string, hin
     } catch (err) {
       const message = (err as Error).message;
       const tooBig = /over \d+ bytes|maxOutputLength|buffer length/i.test(message);
-      return [{ kind: 'problem', problem: { place, reason: tooBig ? `zstd frame abandoned: decompressed size over ${maxBytes} bytes` : `corrupt zstd frame (${message})` } }];
+      return [
+        {
+          kind: 'problem',
+          problem: { place, reason: tooBig ? `zstd frame abandoned: decompressed size over ${maxBytes} bytes` : `corrupt zstd frame (${message})` },
+        },
+      ];
     }
   }
   // Only the first byte decides: a protobuf request starts with 0x0a and its next byte (a length) may be '{'.
@@ -489,7 +494,13 @@ async function* readFramedProto(source: AsyncIterable<Uint8Array>, name: string,
       }
       const len = buf.readUInt32BE(0);
       if (len > maxRecordBytes) {
-        yield { kind: 'problem', problem: { place: `${name}#${frame}`, reason: `frame length ${len} over ${maxRecordBytes} bytes (not length-prefixed OTLP protobuf?); skipped the rest of the input` } };
+        yield {
+          kind: 'problem',
+          problem: {
+            place: `${name}#${frame}`,
+            reason: `frame length ${len} over ${maxRecordBytes} bytes (not length-prefixed OTLP protobuf?); skipped the rest of the input`,
+          },
+        };
         return;
       }
       if (buf.length < 4 + len) {
@@ -511,10 +522,7 @@ async function* readFramedProto(source: AsyncIterable<Uint8Array>, name: string,
  * Read one input (file contents or stdin) of any supported format.
  * @example for await (const item of readTraceStream(createReadStream(f), { name: f })) ...
  */
-export async function* readTraceStream(
-  source: AsyncIterable<Uint8Array>,
-  opts: ReaderOptions & { name: string },
-): AsyncGenerator<TraceInputItem> {
+export async function* readTraceStream(source: AsyncIterable<Uint8Array>, opts: ReaderOptions & { name: string }): AsyncGenerator<TraceInputItem> {
   const maxRecordBytes = opts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   const hintLogs = /(^|[._-])logs?([._-]|$)/i.test(opts.name.split(/[\\/]/).pop() ?? '');
   const { head, rest } = await peek(source, 4);
@@ -539,7 +547,12 @@ export async function* readTraceStream(
       yield { kind: 'problem', problem: { place: opts.name, reason: `corrupt zstd data (${err.message})` } };
       return;
     }
-    if (err instanceof Error && 'code' in err && typeof (err as { code: unknown }).code === 'string' && String((err as { code: string }).code).startsWith('Z_')) {
+    if (
+      err instanceof Error &&
+      'code' in err &&
+      typeof (err as { code: unknown }).code === 'string' &&
+      String((err as { code: string }).code).startsWith('Z_')
+    ) {
       yield { kind: 'problem', problem: { place: opts.name, reason: `corrupt gzip data (${err.message})` } };
       return;
     }

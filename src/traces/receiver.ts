@@ -185,7 +185,17 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
     const path = (req.url ?? '/').split('?')[0]!;
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       const s = pipeline.summary();
-      const health = { status: 'ok', openTraces: pipeline.openTraces(), traces: s.traces, verdicts: s.verdicts, failed: s.failed, uninterpretable: s.uninterpretable, evictedTraces: s.evictedTraces, retainedEvictions: s.retainedEvictions, lateRecords: s.lateRecords };
+      const health = {
+        status: 'ok',
+        openTraces: pipeline.openTraces(),
+        traces: s.traces,
+        verdicts: s.verdicts,
+        failed: s.failed,
+        uninterpretable: s.uninterpretable,
+        evictedTraces: s.evictedTraces,
+        retainedEvictions: s.retainedEvictions,
+        lateRecords: s.lateRecords,
+      };
       send(res, 200, JSON.stringify(health), 'application/json');
       return;
     }
@@ -220,7 +230,12 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
       return;
     }
     if (!enc) {
-      sendError(res, 415, `unsupported content type ${JSON.stringify(req.headers['content-type'] ?? '')}; send application/x-protobuf or application/json`, undefined);
+      sendError(
+        res,
+        415,
+        `unsupported content type ${JSON.stringify(req.headers['content-type'] ?? '')}; send application/x-protobuf or application/json`,
+        undefined,
+      );
       req.resume();
       return;
     }
@@ -232,7 +247,14 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
     }
   };
 
-  const readAndAnswer = async (req: IncomingMessage, res: ServerResponse, path: string, signal: 'traces' | 'logs', enc: Encoding, held: { bytes: number }): Promise<void> => {
+  const readAndAnswer = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    signal: 'traces' | 'logs',
+    enc: Encoding,
+    held: { bytes: number },
+  ): Promise<void> => {
     let body: Buffer;
     try {
       body = await readBody(req, maxBodyBytes, budget, held);
@@ -283,7 +305,8 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
       pipeline.addSpans(spans, now());
       const rejected = problems.length;
       const errorMessage = rejected ? `${rejected} spans rejected: ${problems[0]!.reason}` : undefined;
-      if (enc === 'protobuf') send(res, 200, encodeTraceResponse(rejected ? { rejectedSpans: rejected, errorMessage: errorMessage! } : {}), 'application/x-protobuf');
+      if (enc === 'protobuf')
+        send(res, 200, encodeTraceResponse(rejected ? { rejectedSpans: rejected, errorMessage: errorMessage! } : {}), 'application/x-protobuf');
       else send(res, 200, JSON.stringify(rejected ? { partialSuccess: { rejectedSpans: String(rejected), errorMessage } } : {}), 'application/json');
       options.onRequest?.({ path, status: 200, spans: spans.length, logs: 0, rejected });
     } else {
@@ -300,12 +323,15 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
   };
 
   // Timeouts are checked every second (Node's default is every 30 s).
-  const server: Server = createServer({ connectionsCheckingInterval: 1000, headersTimeout: limits.handshakeTimeoutMs, requestTimeout: Math.max(60_000, limits.handshakeTimeoutMs) }, (req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendError(res, 500, `internal error (${(err as Error).message})`, undefined);
-      else res.destroy();
-    });
-  });
+  const server: Server = createServer(
+    { connectionsCheckingInterval: 1000, headersTimeout: limits.handshakeTimeoutMs, requestTimeout: Math.max(60_000, limits.handshakeTimeoutMs) },
+    (req, res) => {
+      handle(req, res).catch((err: unknown) => {
+        if (!res.headersSent) sendError(res, 500, `internal error (${(err as Error).message})`, undefined);
+        else res.destroy();
+      });
+    },
+  );
   server.maxConnections = limits.maxConnections;
   // A socket with nothing sent or received for this long is closed (keep-alive idles go after 5 s).
   server.timeout = limits.idleTimeoutMs;

@@ -79,15 +79,21 @@ export function parseRulesText(text: string, file: string): TraceRule[] {
   const seen = new Set<string>();
   return parsed.data.rule.map((r, i) => {
     if (seen.has(r.name)) {
-      throw new TraceError('TRACE_INPUT', `${file}:${source.lines(['rule', i, 'name'])}: rule[${i}].name: duplicate rule name "${r.name}"`, { hint: 'give every rule a unique name' });
+      throw new TraceError('TRACE_INPUT', `${file}:${source.lines(['rule', i, 'name'])}: rule[${i}].name: duplicate rule name "${r.name}"`, {
+        hint: 'give every rule a unique name',
+      });
     }
     seen.add(r.name);
     if (r.match?.prompt !== undefined) {
       const problem = regexError(r.match.prompt);
       if (problem !== undefined) {
-        throw new TraceError('TRACE_INPUT', `${file}:${source.lines(['rule', i, 'match', 'prompt'])}: rule[${i}].match.prompt: invalid pattern /${r.match.prompt}/ (${problem})`, {
-          hint: 'patterns use RE2 syntax (no backreferences or lookaround)',
-        });
+        throw new TraceError(
+          'TRACE_INPUT',
+          `${file}:${source.lines(['rule', i, 'match', 'prompt'])}: rule[${i}].match.prompt: invalid pattern /${r.match.prompt}/ (${problem})`,
+          {
+            hint: 'patterns use RE2 syntax (no backreferences or lookaround)',
+          },
+        );
       }
     }
     const rule: TraceRule = { name: r.name };
@@ -203,7 +209,8 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
     // Redundancy compares arguments: without them every repeated name would look redundant.
     // Certain repeats fail; a repeated name without arguments is not checkable; no repeated name passes.
     const { min: redundant, max } = redundantBounds(calls);
-    if (redundant <= rule.maxRedundant && max > rule.maxRedundant) skip('max_redundant', `arguments of ${withoutArgs} call(s) not captured (content capture off)`);
+    if (redundant <= rule.maxRedundant && max > rule.maxRedundant)
+      skip('max_redundant', `arguments of ${withoutArgs} call(s) not captured (content capture off)`);
     else {
       judge('max_redundant', redundant <= rule.maxRedundant, rule.maxRedundant, redundant);
       if (redundant > rule.maxRedundant) {

@@ -12,7 +12,16 @@ import { SemanticConventions as OI } from '@arizeai/openinference-semantic-conve
 import { isUnjudgedCategory } from '../scoring/samples.js';
 import { scoreRun } from '../scoring/verdict.js';
 import type { ScoreOptions } from '../scoring/verdict.js';
-import { ATTR_RUNSPEC_EVAL_ARGS_PASS, ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES, ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH, ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY, ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND, ATTR_RUNSPEC_EVAL_OBSERVED_HOST, ATTR_RUNSPEC_EVAL_OBSERVED_TOOL } from '../semconv/attributes.js';
+import {
+  ATTR_RUNSPEC_EVAL_ARGS_PASS,
+  ATTR_RUNSPEC_EVAL_CASE_ID,
+  ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES,
+  ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH,
+  ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY,
+  ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND,
+  ATTR_RUNSPEC_EVAL_OBSERVED_HOST,
+  ATTR_RUNSPEC_EVAL_OBSERVED_TOOL,
+} from '../semconv/attributes.js';
 import * as K from '../semconv/producers.js';
 import { isContentAttribute } from '../telemetry/conventions/content.js';
 import type { Run } from '../types/run.js';
@@ -81,7 +90,10 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
   const cases = options.cases ?? [];
   const rules = options.rules ?? [];
   const isDiscovery = options.toolset
-    ? ((layout) => (name: string) => layout.isDiscovery(name))(layoutFor(options.toolset, options.toolMode ?? 'dedup'))
+    ? (
+        (layout) => (name: string) =>
+          layout.isDiscovery(name)
+      )(layoutFor(options.toolset, options.toolMode ?? 'dedup'))
     : undefined;
   return {
     score(trace) {
@@ -181,7 +193,9 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
         }
       }
       if (lines.length === 0) {
-        lines.push(base(null, cases.length || rules.length ? 'no case or rule matched this trace' : `extracted ${calls.length} tool calls (no cases or rules given)`));
+        lines.push(
+          base(null, cases.length || rules.length ? 'no case or rule matched this trace' : `extracted ${calls.length} tool calls (no cases or rules given)`),
+        );
       }
       const outcome: TraceOutcome = { kind: 'scored', traceId: info.traceId, info, lines, verdicts, revision: trace.revision ?? 0, final: trace.final ?? true };
       if (trace.reopened) outcome.supersedes = true;
@@ -190,10 +204,28 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
   };
 }
 
-
 // Which checks read an attribute, by the kind of content it carries (the readers in producers/).
-const PROMPT_KEYS = [ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_PROMPT, OI.INPUT_VALUE, OI.LLM_INPUT_MESSAGES, K.VERCEL_PROMPT, K.VERCEL_PROMPT_MESSAGES, K.TRACELOOP_ENTITY_INPUT];
-const CALL_KEYS = [ATTR_GEN_AI_OUTPUT_MESSAGES, ATTR_GEN_AI_COMPLETION, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, OI.OUTPUT_VALUE, OI.LLM_OUTPUT_MESSAGES, OI.TOOL_PARAMETERS, K.VERCEL_RESPONSE_TOOL_CALLS, K.VERCEL_RESULT_TOOL_CALLS, K.VERCEL_TOOL_CALL_ARGS, K.VERCEL_TOOL_CALL_INPUT];
+const PROMPT_KEYS = [
+  ATTR_GEN_AI_INPUT_MESSAGES,
+  ATTR_GEN_AI_PROMPT,
+  OI.INPUT_VALUE,
+  OI.LLM_INPUT_MESSAGES,
+  K.VERCEL_PROMPT,
+  K.VERCEL_PROMPT_MESSAGES,
+  K.TRACELOOP_ENTITY_INPUT,
+];
+const CALL_KEYS = [
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
+  ATTR_GEN_AI_COMPLETION,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  OI.OUTPUT_VALUE,
+  OI.LLM_OUTPUT_MESSAGES,
+  OI.TOOL_PARAMETERS,
+  K.VERCEL_RESPONSE_TOOL_CALLS,
+  K.VERCEL_RESULT_TOOL_CALLS,
+  K.VERCEL_TOOL_CALL_ARGS,
+  K.VERCEL_TOOL_CALL_INPUT,
+];
 const startsWithAny = (key: string, keys: readonly string[]): boolean => keys.some((k) => key === k || key.startsWith(`${k}.`));
 
 function affectedChecks(key: string): string {
@@ -326,7 +358,14 @@ function markAbsentData(run: Run, trace: AssembledTrace, info: TraceInfo): Recor
   if (isAutonomy(level)) recorded.autonomy = level;
   const tool = a[ATTR_RUNSPEC_EVAL_OBSERVED_TOOL];
   if (run.terminal && typeof tool === 'string' && tool !== '' && run.terminal.call.argumentsAbsent) {
-    const resolved: ResolvedCall = { runnable: tool, known: true, discovery: false, args: {}, layout: run.toolMode ?? 'dedup', calledName: run.terminal.call.name };
+    const resolved: ResolvedCall = {
+      runnable: tool,
+      known: true,
+      discovery: false,
+      args: {},
+      layout: run.toolMode ?? 'dedup',
+      calledName: run.terminal.call.name,
+    };
     if (typeof a[ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND] === 'string') resolved.command = a[ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND];
     if (typeof a[ATTR_RUNSPEC_EVAL_OBSERVED_HOST] === 'string') resolved.host = a[ATTR_RUNSPEC_EVAL_OBSERVED_HOST];
     run.terminal.resolved = resolved;
@@ -410,14 +449,18 @@ export function createSummaryCollector(): SummaryCollector {
   // oldest first, and one whose trace was judged again since is skipped when forgetting, so the oldest is
   // found without asking the map for its first key (an iterator that steps over every deleted slot before it,
   // quadratic at scale: 2.3 s of 15 s CPU on 500 MB).
-  type Contribution = ({ kind: 'scored'; lines: Array<Pick<TraceVerdictLine, 'category' | 'pass'>> } | { kind: 'uninterpretable'; reason: string }) & { stamp?: number };
+  type Contribution = ({ kind: 'scored'; lines: Array<Pick<TraceVerdictLine, 'category' | 'pass'>> } | { kind: 'uninterpretable'; reason: string }) & {
+    stamp?: number;
+  };
   const contributed = new Map<string, Contribution>();
   let order: string[] = [];
   let orderStamps: number[] = [];
   let orderHead = 0;
   let stamp = 0;
   const compact = (o: TraceOutcome): Contribution =>
-    o.kind === 'scored' ? { kind: 'scored', lines: o.lines.map((l) => ({ category: l.category, pass: l.pass })) } : { kind: 'uninterpretable', reason: o.reason };
+    o.kind === 'scored'
+      ? { kind: 'scored', lines: o.lines.map((l) => ({ category: l.category, pass: l.pass })) }
+      : { kind: 'uninterpretable', reason: o.reason };
   const apply = (o: Contribution, sign: 1 | -1): void => {
     s.traces += sign;
     if (o.kind === 'uninterpretable') {

@@ -209,7 +209,10 @@ export function spansFromRequest(req: unknown, place: string): { spans: SpanReco
         else {
           spans.push(span);
           for (const c of span.cutAttributes ?? []) {
-            problems.push({ place, reason: `trace ${span.traceId} span ${span.spanId}: attribute ${c.key} cut at ${MAX_ATTRIBUTE_CHARS} characters (it had ${c.chars}); the verdict names the checks it affects` });
+            problems.push({
+              place,
+              reason: `trace ${span.traceId} span ${span.spanId}: attribute ${c.key} cut at ${MAX_ATTRIBUTE_CHARS} characters (it had ${c.chars}); the verdict names the checks it affects`,
+            });
           }
         }
       }
@@ -237,7 +240,12 @@ function toSpanRecord(raw: unknown, resource: Record<string, unknown>, scopeName
     events: objectsOf(raw.events).map((e) => {
       const timeMs = nanosToMs(e.timeUnixNano);
       const timeUnixNano = timeMs === undefined ? undefined : nanosText(e.timeUnixNano);
-      return { name: typeof e.name === 'string' ? e.name : '', timeMs: timeMs ?? startTimeMs, ...(timeUnixNano !== undefined ? { timeUnixNano } : {}), attributes: attributesToPlain(e.attributes) };
+      return {
+        name: typeof e.name === 'string' ? e.name : '',
+        timeMs: timeMs ?? startTimeMs,
+        ...(timeUnixNano !== undefined ? { timeUnixNano } : {}),
+        attributes: attributesToPlain(e.attributes),
+      };
     }),
     links: objectsOf(raw.links).flatMap((l) => {
       const t = normaliseId(l.traceId, 16);

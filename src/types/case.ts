@@ -15,10 +15,7 @@ export type FixtureSource = 'bundled' | 'plugin' | 'global' | 'local' | 'sync' |
  * subset of the observed ones; extra observed args are allowed.
  */
 export type ArgExpectation =
-  | { kind: 'equals'; value: unknown }
-  | { kind: 'one_of'; values: unknown[] }
-  | { kind: 'regex'; pattern: string }
-  | { kind: 'absent' };
+  { kind: 'equals'; value: unknown } | { kind: 'one_of'; values: unknown[] } | { kind: 'regex'; pattern: string } | { kind: 'absent' };
 
 export interface SourceLocation {
   file: string;

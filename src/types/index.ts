@@ -26,29 +26,8 @@ export type {
   Suite,
   TurnstoneExpectation,
 } from './case.js';
-export type {
-  ArgSpec,
-  ArgType,
-  ResolvedCall,
-  Runnable,
-  Subcommand,
-  ToolCategory,
-  ToolDefinition,
-  ToolMode,
-  Toolset,
-} from './toolset.js';
-export type {
-  Message,
-  ModelCallRecord,
-  Run,
-  RunError,
-  AgentRunInfo,
-  RunStatus,
-  ToolCall,
-  ToolCallRecord,
-  ToolLogEntry,
-  Usage,
-} from './run.js';
+export type { ArgSpec, ArgType, ResolvedCall, Runnable, Subcommand, ToolCategory, ToolDefinition, ToolMode, Toolset } from './toolset.js';
+export type { Message, ModelCallRecord, Run, RunError, AgentRunInfo, RunStatus, ToolCall, ToolCallRecord, ToolLogEntry, Usage } from './run.js';
 export { VERDICT_CATEGORIES, TRACE_TEXT_CHARS, TRACE_MAX_STEPS } from './verdict.js';
 export type {
   CaseResult,

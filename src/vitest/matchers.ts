@@ -93,7 +93,8 @@ export function toCallTool(received: unknown, name: string, args?: Record<string
   const wanted = `${name}${args ? ` with ${JSON.stringify(args)}` : ''}`;
   return {
     pass: misses.length === 0,
-    message: () => (misses.length === 0 ? `expected no call to ${wanted}, but ${hits.join(', ')} made one` : `expected a call to ${wanted}: ${misses.join('; ')}`),
+    message: () =>
+      misses.length === 0 ? `expected no call to ${wanted}, but ${hits.join(', ')} made one` : `expected a call to ${wanted}: ${misses.join('; ')}`,
   };
 }
 
@@ -128,12 +129,15 @@ export function toCallToolsInOrder(
 export function toHaveVerdict(received: unknown, category: VerdictCategory): MatcherResult {
   const samples = samplesOf(received);
   const judged = samples.filter((s) => s.category !== undefined);
-  if (judged.length === 0) return { pass: false, message: () => `expected a verdict ${category}, but nothing was judged (${samples.map((s) => s.reason ?? s.label).join('; ')})` };
+  if (judged.length === 0)
+    return { pass: false, message: () => `expected a verdict ${category}, but nothing was judged (${samples.map((s) => s.reason ?? s.label).join('; ')})` };
   const other = judged.filter((s) => s.category !== category);
   return {
     pass: other.length === 0,
     message: () =>
-      other.length === 0 ? `expected a verdict other than ${category}` : `expected verdict ${category}: ${other.map((s) => `${s.label}: ${s.category}: ${s.reason}`).join('; ')}`,
+      other.length === 0
+        ? `expected a verdict other than ${category}`
+        : `expected verdict ${category}: ${other.map((s) => `${s.label}: ${s.category}: ${s.reason}`).join('; ')}`,
   };
 }
 

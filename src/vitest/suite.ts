@@ -20,7 +20,6 @@ import type { VerdictCategory } from '../types/verdict.js';
 import type { MatchMode } from '../types/case.js';
 import { runspecMatchers } from './matchers.js';
 
-
 /** How cases run: the `run` command's flags (provider, model, baseUrl, script, samples, threshold, toolset, ...). */
 export interface EvalOptions extends RunFlags {
   /** The project directory (runspec.toml, .runspec/). @default process.cwd() */
@@ -50,7 +49,10 @@ declare module 'vitest' {
   }
   interface Assertion<T> {
     toCallTool(name: string, args?: Record<string, unknown>): T;
-    toCallToolsInOrder(expected: ReadonlyArray<string | { tool: string; args?: Record<string, unknown>; args_pattern?: Record<string, string> }>, options?: { mode?: MatchMode }): T;
+    toCallToolsInOrder(
+      expected: ReadonlyArray<string | { tool: string; args?: Record<string, unknown>; args_pattern?: Record<string, string> }>,
+      options?: { mode?: MatchMode },
+    ): T;
     toHaveVerdict(category: VerdictCategory): T;
   }
   interface AsymmetricMatchersContaining {

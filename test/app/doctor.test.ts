@@ -46,7 +46,9 @@ describe('runspec-eval doctor', () => {
 
   it('Phoenix without a project: a note; a Phoenix that files the canary under "default": the project-header fix', async () => {
     phoenix = await startFakePhoenix();
-    const plain = await runCli(['doctor', '--timeout-ms', '1000'], { cwd: project(`[telemetry]\nendpoint = "${phoenix.url}/v1/traces"\neval_annotations = true\n`) });
+    const plain = await runCli(['doctor', '--timeout-ms', '1000'], {
+      cwd: project(`[telemetry]\nendpoint = "${phoenix.url}/v1/traces"\neval_annotations = true\n`),
+    });
     expect(plain.stdout).toMatch(/✓ project: no Phoenix project set: spans go to the project "default"\n\s+note: set \[telemetry\] project/);
     expect(plain.exitCode).toBe(0);
     await phoenix.close();
@@ -122,7 +124,12 @@ describe('runspec-eval doctor', () => {
     const dir = project('');
     const r = await runCli(['doctor', '--timeout-ms', '500'], {
       cwd: dir,
-      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${ls.url}/otel/v1/traces`, OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=wrong', LANGSMITH_ENDPOINT: ls.url, LANGSMITH_API_KEY: 'wrong' },
+      env: {
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${ls.url}/otel/v1/traces`,
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=wrong',
+        LANGSMITH_ENDPOINT: ls.url,
+        LANGSMITH_API_KEY: 'wrong',
+      },
     });
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/answered HTTP 401/);
@@ -135,7 +142,10 @@ describe('runspec-eval doctor', () => {
     const receiver = await createGrpcReceiver({ pipeline, port: 0, tickMs: 10 });
     await receiver.listen();
     try {
-      const r = await runCli(['doctor', '--timeout-ms', '500'], { cwd: project(''), env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}` } });
+      const r = await runCli(['doctor', '--timeout-ms', '500'], {
+        cwd: project(''),
+        env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}` },
+      });
       expect(r.stdout).toMatch(/✓ canary trace: trace ([0-9a-f]{32}) accepted over OTLP\/gRPC/);
       // Only the acceptance was checked: exit 0, but never "everything sent arrived".
       expect(r.stdout).toMatch(/– read-back: not checked: a generic OTLP receiver offers no read-back/);
@@ -177,9 +187,17 @@ describe('runspec-eval doctor', () => {
       },
     );
     // The self-signed client certificate is the only CA the server trusts for clients.
-    const creds = grpc.ServerCredentials.createSsl(readFileSync(join(clientDir, 'client.pem')), [{ private_key: readFileSync(join(tlsDir, 'server.key')), cert_chain: readFileSync(join(tlsDir, 'server.pem')) }], true);
+    const creds = grpc.ServerCredentials.createSsl(
+      readFileSync(join(clientDir, 'client.pem')),
+      [{ private_key: readFileSync(join(tlsDir, 'server.key')), cert_chain: readFileSync(join(tlsDir, 'server.pem')) }],
+      true,
+    );
     const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', creds, (err, p) => (err ? reject(err) : resolve(p))));
-    const env = { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: `https://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_CERTIFICATE: join(tlsDir, 'ca.pem') };
+    const env = {
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `https://127.0.0.1:${port}`,
+      OTEL_EXPORTER_OTLP_CERTIFICATE: join(tlsDir, 'ca.pem'),
+    };
     try {
       const withCert = await runCli(['doctor', '--timeout-ms', '500'], {
         cwd: project(''),
@@ -220,11 +238,24 @@ describe('runspec-eval doctor', () => {
 
   it.each([
     { name: 'no key', toml: 'eval_annotations = true', env: {}, fix: /fix: Phoenix has authentication on and no key was sent: export PHOENIX_API_KEY=/ },
-    { name: 'a key not sent with the export', toml: '', env: { PHOENIX_API_KEY: 'px-unsent' }, fix: /fix: PHOENIX_API_KEY is set but the trace export does not send it/ },
-    { name: 'a refused key', toml: 'eval_annotations = true', env: { PHOENIX_API_KEY: 'px-refused' }, fix: /fix: Phoenix refused the key sent as Authorization: Bearer/ },
+    {
+      name: 'a key not sent with the export',
+      toml: '',
+      env: { PHOENIX_API_KEY: 'px-unsent' },
+      fix: /fix: PHOENIX_API_KEY is set but the trace export does not send it/,
+    },
+    {
+      name: 'a refused key',
+      toml: 'eval_annotations = true',
+      env: { PHOENIX_API_KEY: 'px-refused' },
+      fix: /fix: Phoenix refused the key sent as Authorization: Bearer/,
+    },
   ])('Phoenix answering 401 with $name: the matching fix, no key in the output', async ({ toml, env, fix }) => {
     phoenix = await startFakePhoenix({ traceStatus: 401 });
-    const r = await runCli(['doctor', '--timeout-ms', '500'], { cwd: project(`[telemetry]\nendpoint = "${phoenix.url}/v1/traces"\nproject = "p"\n${toml}\n`), env });
+    const r = await runCli(['doctor', '--timeout-ms', '500'], {
+      cwd: project(`[telemetry]\nendpoint = "${phoenix.url}/v1/traces"\nproject = "p"\n${toml}\n`),
+      env,
+    });
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(fix);
     expect(r.stdout + r.stderr).not.toMatch(/px-unsent|px-refused/);
@@ -261,7 +292,9 @@ describe('runspec-eval doctor', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     try {
       const port = (server.address() as { port: number }).port;
-      const r = await runCli(['doctor', '--timeout-ms', '300', '--backend', 'phoenix'], { cwd: project(`[telemetry]\nendpoint = "http://127.0.0.1:${port}/v1/traces"\nproject = "p"\n`) });
+      const r = await runCli(['doctor', '--timeout-ms', '300', '--backend', 'phoenix'], {
+        cwd: project(`[telemetry]\nendpoint = "http://127.0.0.1:${port}/v1/traces"\nproject = "p"\n`),
+      });
       expect(r.exitCode).toBe(1);
       // The first read from Phoenix's REST API (the project lookup) meets the endless body: cut at the limit.
       expect(r.stdout).toMatch(/✗ phoenix api: GET .* the response body is larger than 33554432 bytes \(not retried\)/);

@@ -66,9 +66,27 @@ function options(over: Partial<ExecuteOptions> & { provider: Provider; cases: Ca
 
 describe('a run that stops on bad input closes what it opened', () => {
   it.each([
-    { name: 'a missing {{vars.NAME}} (found after the log is open)', prompt: 'check {{vars.host}}', flags: {}, want: /unknown placeholder \{\{vars\.host\}\}/, logOpened: true },
-    { name: 'an unreadable --system-prompt file', prompt: 'check web-01', flags: { systemPrompt: 'missing-prompt.txt' }, want: /missing-prompt\.txt/, logOpened: true },
-    { name: 'a report file given as --out (refused before the log opens)', prompt: 'check web-01', flags: { out: 'report.html' }, want: /expected a \.json results file/, logOpened: false },
+    {
+      name: 'a missing {{vars.NAME}} (found after the log is open)',
+      prompt: 'check {{vars.host}}',
+      flags: {},
+      want: /unknown placeholder \{\{vars\.host\}\}/,
+      logOpened: true,
+    },
+    {
+      name: 'an unreadable --system-prompt file',
+      prompt: 'check web-01',
+      flags: { systemPrompt: 'missing-prompt.txt' },
+      want: /missing-prompt\.txt/,
+      logOpened: true,
+    },
+    {
+      name: 'a report file given as --out (refused before the log opens)',
+      prompt: 'check web-01',
+      flags: { out: 'report.html' },
+      want: /expected a \.json results file/,
+      logOpened: false,
+    },
   ])('$name', async ({ prompt, flags, want, logOpened }) => {
     const provider = spyProvider();
     const out = join(dir, `${Math.random().toString(36).slice(2)}.json`);
@@ -85,5 +103,4 @@ describe('a run that stops on bad input closes what it opened', () => {
       expect(existsSync(log)).toBe(false);
     }
   });
-
 });

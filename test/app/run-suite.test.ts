@@ -41,10 +41,34 @@ describe('toolset per case', () => {
   it.each([
     { name: 'runspec defaults to the fleet', c: mkCase('runspec', 'decision'), flag: undefined, config: {}, want: 'builtin:fleet' },
     { name: 'replio defaults to the workspace', c: mkCase('replio', 'trajectory'), flag: undefined, config: {}, want: 'builtin:workspace' },
-    { name: 'the flag wins for every case', c: mkCase('turnstone', 'trajectory'), flag: 'tools.json', config: { toolset: { file: 'f.toml' } }, want: 'tools.json' },
-    { name: 'runspec.toml applies to decision cases', c: mkCase('runspec', 'decision'), flag: undefined, config: { toolset: { file: 'f.toml' } }, want: 'f.toml' },
-    { name: 'runspec.toml mcp becomes an mcp: spec', c: mkCase('runspec', 'decision'), flag: undefined, config: { toolset: { mcp: 'node srv.js' } }, want: 'mcp:node srv.js' },
-    { name: 'runspec.toml does not replace the workspace tools of trajectory cases', c: mkCase('replio', 'trajectory'), flag: undefined, config: { toolset: { file: 'f.toml' } }, want: 'builtin:workspace' },
+    {
+      name: 'the flag wins for every case',
+      c: mkCase('turnstone', 'trajectory'),
+      flag: 'tools.json',
+      config: { toolset: { file: 'f.toml' } },
+      want: 'tools.json',
+    },
+    {
+      name: 'runspec.toml applies to decision cases',
+      c: mkCase('runspec', 'decision'),
+      flag: undefined,
+      config: { toolset: { file: 'f.toml' } },
+      want: 'f.toml',
+    },
+    {
+      name: 'runspec.toml mcp becomes an mcp: spec',
+      c: mkCase('runspec', 'decision'),
+      flag: undefined,
+      config: { toolset: { mcp: 'node srv.js' } },
+      want: 'mcp:node srv.js',
+    },
+    {
+      name: 'runspec.toml does not replace the workspace tools of trajectory cases',
+      c: mkCase('replio', 'trajectory'),
+      flag: undefined,
+      config: { toolset: { file: 'f.toml' } },
+      want: 'builtin:workspace',
+    },
   ])('$name', ({ c, flag, config, want }) => {
     expect(toolsetSpecOf(toolsetSetting(flag, env, config), c)).toBe(want);
   });
@@ -52,13 +76,22 @@ describe('toolset per case', () => {
 
 describe('exit code', () => {
   const facts = (belowThreshold: number): ExecuteResult['facts'] => ({ cases: 2, belowThreshold, infraFailed: [], unscorableCases: 0 });
-  const base = { interrupted: false, infraFailed: [] as ExecuteResult['infraFailed'], badInput: undefined as ExecuteResult['badInput'], facts: facts(0) } satisfies Pick<ExecuteResult, 'interrupted' | 'infraFailed' | 'badInput' | 'facts'>;
+  const base = {
+    interrupted: false,
+    infraFailed: [] as ExecuteResult['infraFailed'],
+    badInput: undefined as ExecuteResult['badInput'],
+    facts: facts(0),
+  } satisfies Pick<ExecuteResult, 'interrupted' | 'infraFailed' | 'badInput' | 'facts'>;
   it.each([
     { name: '0 when every case meets its threshold', r: base, want: 0 },
     { name: '1 when a case misses it', r: { ...base, facts: facts(1) }, want: 1 },
     { name: '3 when a case only errored, even with failures', r: { ...base, facts: facts(1), infraFailed: [{ caseId: 'c', message: 'down' }] }, want: 3 },
     { name: '3 when interrupted', r: { ...base, interrupted: true }, want: 3 },
-    { name: '2 on a stale recording, over everything else', r: { ...base, interrupted: true, badInput: { code: 'REPLAY_STALE' as const, message: 'stale' } }, want: 2 },
+    {
+      name: '2 on a stale recording, over everything else',
+      r: { ...base, interrupted: true, badInput: { code: 'REPLAY_STALE' as const, message: 'stale' } },
+      want: 2,
+    },
   ])('$name', ({ r, want }) => {
     expect(exitCodeOf(r)).toBe(want);
   });

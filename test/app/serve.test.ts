@@ -21,17 +21,34 @@ describe('startServe', () => {
     writeFileSync(join(dir, 'rules.toml'), '[[rule]]\nname = "no-shell"\nforbid_tools = ["bash"]\n');
     const out: string[] = [];
     const warnings: string[] = [];
-    const handle = await startServe(context(out, warnings, { SERVE_TOKEN: 'tok' }), { ...BASE, tokenEnv: 'SERVE_TOKEN', rules: 'rules.toml', results: 'served.json' });
+    const handle = await startServe(context(out, warnings, { SERVE_TOKEN: 'tok' }), {
+      ...BASE,
+      tokenEnv: 'SERVE_TOKEN',
+      rules: 'rules.toml',
+      results: 'served.json',
+    });
     expect(handle.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const body = JSON.stringify(
       request([
         span({ trace: 1, id: 1, name: 'invoke_agent a', start: 0, end: 10, attrs: { 'gen_ai.operation.name': 'invoke_agent' } }),
-        span({ trace: 1, id: 2, parent: 1, name: 'execute_tool bash', start: 1, end: 2, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'bash', 'gen_ai.tool.call.arguments': '{"command":"ls"}' } }),
+        span({
+          trace: 1,
+          id: 2,
+          parent: 1,
+          name: 'execute_tool bash',
+          start: 1,
+          end: 2,
+          attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'bash', 'gen_ai.tool.call.arguments': '{"command":"ls"}' },
+        }),
       ]),
     );
     const anonymous = await fetch(`${handle.url}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
     expect(anonymous.status).toBe(401);
-    const posted = await fetch(`${handle.url}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: 'Bearer tok' } });
+    const posted = await fetch(`${handle.url}/v1/traces`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', authorization: 'Bearer tok' },
+    });
     expect(posted.status).toBe(200);
     const closed = await handle.close();
     expect(closed.summary.traces).toBe(1);

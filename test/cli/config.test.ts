@@ -7,7 +7,10 @@ import { runCli } from '../helpers/run-cli.js';
 describe('runspec-eval config', () => {
   it('shows each resolved value with its source and never a secret value', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'runspec-config-cli-'));
-    writeFileSync(join(dir, 'runspec.toml'), '[llm]\nprovider = "local"\ntool_mode = "search"\n\n[providers.local]\nkind = "openai"\nbase_url = "http://127.0.0.1:8080/v1"\nmodel = "m1"\napi_key_env = "LOCAL_KEY"\n');
+    writeFileSync(
+      join(dir, 'runspec.toml'),
+      '[llm]\nprovider = "local"\ntool_mode = "search"\n\n[providers.local]\nkind = "openai"\nbase_url = "http://127.0.0.1:8080/v1"\nmodel = "m1"\napi_key_env = "LOCAL_KEY"\n',
+    );
     const r = await runCli(['--path', dir, 'config', '--output', 'json'], {
       env: {
         LOCAL_KEY: 'sk-local-secret',

@@ -21,9 +21,13 @@ describe('runspec-eval CLI', () => {
   // whose options, arguments or description changed used to be listed the old way.
   it.each(COMMAND_LOADERS.map((c) => ({ name: c.name, loader: c })))('lists $name in --help exactly as its module registers it', async ({ loader }) => {
     const program = new Command('runspec-eval');
-    (await loader.load()).register(program, () => {
-      throw new Error('not run');
-    }, () => {});
+    (await loader.load()).register(
+      program,
+      () => {
+        throw new Error('not run');
+      },
+      () => {},
+    );
     const sub = program.commands.find((c) => c.name() === loader.name)!;
     expect(new Help().subcommandTerm(sub)).toBe(loader.term);
     expect(sub.description()).toBe(loader.summary);

@@ -28,11 +28,14 @@ describe('run --output json copies the results file to stdout', () => {
     { how: 'queues each chunk', slowStdout: true },
   ])('to a stream that $how', async ({ slowStdout }) => {
     const out = `res-${slowStdout ? 'slow' : 'fast'}.json`;
-    const r = await runCli(['run', 'evals.toml', '--base-url', model.url, '--model', 'fake-model', '--toolset', 'builtin:fleet', '--no-telemetry', '--out', out, '--output', 'json'], {
-      cwd: dir,
-      env: { OPENAI_API_KEY: 'sk-test' },
-      slowStdout,
-    });
+    const r = await runCli(
+      ['run', 'evals.toml', '--base-url', model.url, '--model', 'fake-model', '--toolset', 'builtin:fleet', '--no-telemetry', '--out', out, '--output', 'json'],
+      {
+        cwd: dir,
+        env: { OPENAI_API_KEY: 'sk-test' },
+        slowStdout,
+      },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     const file = readFileSync(join(dir, out), 'utf8');
     expect(Buffer.byteLength(file)).toBeGreaterThan(2 ** 21);

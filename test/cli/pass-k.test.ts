@@ -53,7 +53,28 @@ describe('run --pass-k and case gates, through every report', () => {
   let doc: { iterations: Array<{ cases: Record<string, Record<string, unknown>> }> };
 
   it('writes pass_k and the gate into the results JSON', async () => {
-    const r = await cli(['run', 'evals.toml', '--provider', 'mock', '--script', 'script.json', '--pass-k', '1,3', '--threshold', '0.5', '--concurrency', '1', '--no-telemetry', '--out', 'res.json', '--output', 'md'], dir);
+    const r = await cli(
+      [
+        'run',
+        'evals.toml',
+        '--provider',
+        'mock',
+        '--script',
+        'script.json',
+        '--pass-k',
+        '1,3',
+        '--threshold',
+        '0.5',
+        '--concurrency',
+        '1',
+        '--no-telemetry',
+        '--out',
+        'res.json',
+        '--output',
+        'md',
+      ],
+      dir,
+    );
     expect(r.stderr).not.toMatch(/error:/);
     doc = JSON.parse(readFileSync(join(dir, 'res.json'), 'utf8'));
     const cases = doc.iterations[0]!.cases;
@@ -87,7 +108,26 @@ describe('run --pass-k and case gates, through every report', () => {
   });
 
   it('--gate applies to cases without their own and fails the run when not met', async () => {
-    const r = await cli(['run', 'evals.toml', '--provider', 'mock', '--script', 'script.json', '--gate', 'pass^2 >= 0.6', '--concurrency', '1', '--no-telemetry', '--out', 'res2.json', '--output', 'json'], dir);
+    const r = await cli(
+      [
+        'run',
+        'evals.toml',
+        '--provider',
+        'mock',
+        '--script',
+        'script.json',
+        '--gate',
+        'pass^2 >= 0.6',
+        '--concurrency',
+        '1',
+        '--no-telemetry',
+        '--out',
+        'res2.json',
+        '--output',
+        'json',
+      ],
+      dir,
+    );
     const cases = (JSON.parse(readFileSync(join(dir, 'res2.json'), 'utf8')) as typeof doc).iterations[0]!.cases;
     // plain: n = 4, c = 3 → pass^2 = C(3,2)/C(4,2) = 0.5 < 0.6.
     expect(cases.plain!.gate).toEqual({ text: 'pass^2 >= 0.6', value: 0.5, met: false });

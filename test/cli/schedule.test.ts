@@ -26,7 +26,14 @@ function project(text?: string): string {
 describe('schedules', () => {
   it('loads the seed schedule exactly as written', () => {
     const [s] = loadSchedules(project(SEED));
-    expect(s).toEqual({ id: 'nightly-evals', action: 'eval', eval_fixture: 'linux-fleet', eval_samples: 3, eval_validate: true, when: { cron: '0 6 * * 1-5' } });
+    expect(s).toEqual({
+      id: 'nightly-evals',
+      action: 'eval',
+      eval_fixture: 'linux-fleet',
+      eval_samples: 3,
+      eval_validate: true,
+      when: { cron: '0 6 * * 1-5' },
+    });
     // Sunday 29 Nov 2026 → next weekday 06:00 is Monday.
     expect(nextFire(s!, new Date('2026-11-29T12:00:00Z')).toISOString()).toBe('2026-11-30T06:00:00.000Z');
   });
@@ -47,7 +54,8 @@ describe('schedules', () => {
   });
 
   it("keeps other tools' [[schedule]] entries and ignores them", async () => {
-    const other = '# shared with the backup tool\n[[schedule]]\nid = "backup"\naction = "backup"\ntarget = "s3://bucket"  # nightly\n\n[schedule.when]\ncron = "0 3 * * *"\n\n';
+    const other =
+      '# shared with the backup tool\n[[schedule]]\nid = "backup"\naction = "backup"\ntarget = "s3://bucket"  # nightly\n\n[schedule.when]\ncron = "0 3 * * *"\n\n';
     const dir = project(other + SEED);
     expect(loadSchedules(dir).map((s) => s.id)).toEqual(['nightly-evals']);
     const add = await runCli(['--path', dir, 'schedule', 'add', '--id', 'weekly', '--fixture', 'fleet', '--cron', '0 7 * * 1']);
@@ -72,10 +80,26 @@ describe('schedules', () => {
 
   it.each([
     // The line of the cron value itself (it used to be the line of the [[schedule]] header).
-    { name: 'a bad cron expression', text: SEED.replace('0 6 * * 1-5', 'every day'), message: `runspec_schedules.toml:${SEED.split('\n').findIndex((l) => l.includes('0 6 * * 1-5')) + 1}: schedule[0].when.cron: not a cron expression` },
-    { name: 'a cron that never fires', text: SEED.replace('0 6 * * 1-5', '0 0 31 2 *'), message: 'schedule[0].when.cron: not a cron expression ("0 0 31 2 *"): it never fires' },
-    { name: 'an unknown time zone', text: SEED.replace('cron = "0 6 * * 1-5"', 'cron = "0 6 * * 1-5"\ntimezone = "Mars/Olympus"'), message: 'schedule[0].when.cron: not a cron expression' },
-    { name: 'a missing fixture', text: '[[schedule]]\nid = "a"\naction = "eval"\n[schedule.when]\ncron = "* * * * *"\n', message: 'runspec_schedules.toml:1: schedule[0].eval_fixture' },
+    {
+      name: 'a bad cron expression',
+      text: SEED.replace('0 6 * * 1-5', 'every day'),
+      message: `runspec_schedules.toml:${SEED.split('\n').findIndex((l) => l.includes('0 6 * * 1-5')) + 1}: schedule[0].when.cron: not a cron expression`,
+    },
+    {
+      name: 'a cron that never fires',
+      text: SEED.replace('0 6 * * 1-5', '0 0 31 2 *'),
+      message: 'schedule[0].when.cron: not a cron expression ("0 0 31 2 *"): it never fires',
+    },
+    {
+      name: 'an unknown time zone',
+      text: SEED.replace('cron = "0 6 * * 1-5"', 'cron = "0 6 * * 1-5"\ntimezone = "Mars/Olympus"'),
+      message: 'schedule[0].when.cron: not a cron expression',
+    },
+    {
+      name: 'a missing fixture',
+      text: '[[schedule]]\nid = "a"\naction = "eval"\n[schedule.when]\ncron = "* * * * *"\n',
+      message: 'runspec_schedules.toml:1: schedule[0].eval_fixture',
+    },
     { name: 'a TOML syntax error', text: '[[schedule]\n', message: 'runspec_schedules.toml:1:' },
   ])('rejects $name with exit 2 and a one-line message', async ({ text, message }) => {
     const r = await runCli(['--path', project(text), 'schedule', 'list']);
@@ -96,7 +120,10 @@ eval_telemetry = false
 [schedule.when]
 cron = "0 6 * * *"
 `);
-    writeFileSync(join(dir, 'runspec.toml'), `[providers.rec]\nkind = "replay"\nscript = ${JSON.stringify(join(REPO_ROOT, 'fixtures/recordings/demo.json'))}\n`);
+    writeFileSync(
+      join(dir, 'runspec.toml'),
+      `[providers.rec]\nkind = "replay"\nscript = ${JSON.stringify(join(REPO_ROOT, 'fixtures/recordings/demo.json'))}\n`,
+    );
     const first = await runCli(['--path', dir, 'schedule', 'run', '--due', '--at', '2026-11-30T06:30:00Z']);
     expect(first.stdout).toContain('# schedule nightly (fleet)');
     expect(first.stdout).toMatch(/restart-nginx-targeted\s+pass/);

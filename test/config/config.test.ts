@@ -33,7 +33,9 @@ describe('runspec.toml', () => {
 
   it('names the field of a schema error', () => {
     expect(() => loadConfigFile(project('[llm]\ntool_mode = "flat"\n'))).toThrow(/runspec\.toml:2: llm\.tool_mode: /);
-    expect(() => loadConfigFile(project('[telemetry]\ncapture = true\n'))).toThrow(/runspec\.toml:2: telemetry\.capture: unknown field; did you mean "capture_content"\?/);
+    expect(() => loadConfigFile(project('[telemetry]\ncapture = true\n'))).toThrow(
+      /runspec\.toml:2: telemetry\.capture: unknown field; did you mean "capture_content"\?/,
+    );
   });
 });
 
@@ -49,7 +51,9 @@ describe('environment', () => {
 
   it('redacts secret values wherever they appear', () => {
     const text = 'calling with sk-test-secret and header abc123';
-    expect(redactSecrets(text, { OPENAI_API_KEY: 'sk-test-secret', OTEL_EXPORTER_OTLP_HEADERS: 'abc123', HOME: '/root' })).toBe('calling with *** and header ***');
+    expect(redactSecrets(text, { OPENAI_API_KEY: 'sk-test-secret', OTEL_EXPORTER_OTLP_HEADERS: 'abc123', HOME: '/root' })).toBe(
+      'calling with *** and header ***',
+    );
   });
 
   it('resolves flag > env > file > default and remembers the source', () => {
@@ -63,8 +67,16 @@ describe('[targets.NAME]', () => {
   it.each([
     { name: 'an unknown key', text: '[targets.bot]\nkind = "module"\nmodule = "a.mjs"\ntimeout = 5\n', want: /runspec\.toml:\d: targets\.bot.*timeout/ },
     { name: 'a missing required key', text: '[targets.bot]\nkind = "module"\n', want: /runspec\.toml:\d: targets\.bot\.module: / },
-    { name: 'an unknown kind', text: '[targets.bot]\nkind = "lambda"\n', want: /runspec\.toml:2: targets\.bot\.kind: .*'model' \| 'module' \| 'http' \| 'command'/ },
-    { name: 'a command that is not a list', text: '[targets.bot]\nkind = "command"\ncommand = "python agent.py"\n', want: /runspec\.toml:3: targets\.bot\.command: .*expected array/ },
+    {
+      name: 'an unknown kind',
+      text: '[targets.bot]\nkind = "lambda"\n',
+      want: /runspec\.toml:2: targets\.bot\.kind: .*'model' \| 'module' \| 'http' \| 'command'/,
+    },
+    {
+      name: 'a command that is not a list',
+      text: '[targets.bot]\nkind = "command"\ncommand = "python agent.py"\n',
+      want: /runspec\.toml:3: targets\.bot\.command: .*expected array/,
+    },
   ])('refuses $name with the line and field', ({ text, want }) => {
     expect(() => loadConfigFile(project(text))).toThrow(want);
   });

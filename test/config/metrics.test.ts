@@ -15,10 +15,33 @@ describe('resolveMetricsConfig', () => {
   });
 
   it('otlp: the generic endpoint gets v1/metrics, the metrics one is used as given, headers merge', () => {
-    const generic = resolveMetricsConfig(readEnv({ OTEL_METRICS_EXPORTER: 'otlp,prometheus', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/', OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=2', OTEL_EXPORTER_OTLP_METRICS_HEADERS: 'b=3' }), { exporters: [] });
+    const generic = resolveMetricsConfig(
+      readEnv({
+        OTEL_METRICS_EXPORTER: 'otlp,prometheus',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/',
+        OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=2',
+        OTEL_EXPORTER_OTLP_METRICS_HEADERS: 'b=3',
+      }),
+      { exporters: [] },
+    );
     expect(generic.prometheus).toBe(true);
-    expect(generic.otlp).toEqual({ url: 'http://c:4318/v1/metrics', protocol: 'http/protobuf', headers: { a: '1', b: '3' }, intervalMs: 60_000, timeoutMs: 30_000 });
-    const specific = resolveMetricsConfig(readEnv({ OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'http://m:9/x', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_METRIC_EXPORT_INTERVAL: '500' }), { exporters: [] });
+    expect(generic.otlp).toEqual({
+      url: 'http://c:4318/v1/metrics',
+      protocol: 'http/protobuf',
+      headers: { a: '1', b: '3' },
+      intervalMs: 60_000,
+      timeoutMs: 30_000,
+    });
+    const specific = resolveMetricsConfig(
+      readEnv({
+        OTEL_METRICS_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'http://m:9/x',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_METRIC_EXPORT_INTERVAL: '500',
+      }),
+      { exporters: [] },
+    );
     expect(specific.otlp).toMatchObject({ url: 'http://m:9/x', protocol: 'http/json', intervalMs: 500, timeoutMs: 500 });
   });
 

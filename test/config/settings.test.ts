@@ -40,7 +40,9 @@ describe('resolveRunSettings', () => {
   it('takes the unreachable window from RUNSPEC_UNREACHABLE_AFTER_MS > [llm] unreachable_after_ms > 10 s', () => {
     expect(resolveRunSettings({ env: readEnv({}), file: {} }).unreachableAfterMs).toEqual({ value: 10_000, source: 'default' });
     expect(resolveRunSettings({ env: readEnv({}), file: { llm: { unreachable_after_ms: 0 } } }).unreachableAfterMs).toEqual({ value: 0, source: 'file' });
-    expect(resolveRunSettings({ env: readEnv({ RUNSPEC_UNREACHABLE_AFTER_MS: '250' }), file: { llm: { unreachable_after_ms: 0 } } }).unreachableAfterMs).toEqual({ value: 250, source: 'env' });
+    expect(
+      resolveRunSettings({ env: readEnv({ RUNSPEC_UNREACHABLE_AFTER_MS: '250' }), file: { llm: { unreachable_after_ms: 0 } } }).unreachableAfterMs,
+    ).toEqual({ value: 250, source: 'env' });
   });
 
   it('takes the disk budget mode from --disk-budget-mode > RUNSPEC_DISK_BUDGET_MODE > [trajectory] disk_budget_mode > auto', () => {
@@ -48,16 +50,25 @@ describe('resolveRunSettings', () => {
     expect(resolveRunSettings({ env: readEnv({}), file: {} }).diskBudgetMode).toEqual({ value: 'auto', source: 'default' });
     expect(resolveRunSettings({ env: readEnv({}), file }).diskBudgetMode).toEqual({ value: 'watchdog', source: 'file' });
     expect(resolveRunSettings({ env: readEnv({ RUNSPEC_DISK_BUDGET_MODE: 'auto' }), file }).diskBudgetMode).toEqual({ value: 'auto', source: 'env' });
-    expect(resolveRunSettings({ flags: { diskBudgetMode: 'watchdog' }, env: readEnv({ RUNSPEC_DISK_BUDGET_MODE: 'auto' }), file }).diskBudgetMode).toEqual({ value: 'watchdog', source: 'flag' });
-    expect(() => resolveRunSettings({ env: readEnv({ RUNSPEC_DISK_BUDGET_MODE: 'tmpfs' }), file: {} })).toThrow(/^RUNSPEC_DISK_BUDGET_MODE: expected one of auto, watchdog \(got "tmpfs"\)$/);
+    expect(resolveRunSettings({ flags: { diskBudgetMode: 'watchdog' }, env: readEnv({ RUNSPEC_DISK_BUDGET_MODE: 'auto' }), file }).diskBudgetMode).toEqual({
+      value: 'watchdog',
+      source: 'flag',
+    });
+    expect(() => resolveRunSettings({ env: readEnv({ RUNSPEC_DISK_BUDGET_MODE: 'tmpfs' }), file: {} })).toThrow(
+      /^RUNSPEC_DISK_BUDGET_MODE: expected one of auto, watchdog \(got "tmpfs"\)$/,
+    );
   });
 
   it('bounds RUNSPEC_CONCURRENCY like the flag', () => {
-    expect(() => resolveRunSettings({ env: readEnv({ RUNSPEC_CONCURRENCY: '1000' }), file: {} })).toThrow(/^RUNSPEC_CONCURRENCY: expected 1 to 256 \(got 1000\)$/);
+    expect(() => resolveRunSettings({ env: readEnv({ RUNSPEC_CONCURRENCY: '1000' }), file: {} })).toThrow(
+      /^RUNSPEC_CONCURRENCY: expected 1 to 256 \(got 1000\)$/,
+    );
   });
 
   it('rejects a bad RUNSPEC_TOOL_MODE as a config error', () => {
-    expect(() => resolveRunSettings({ env: readEnv({ RUNSPEC_TOOL_MODE: 'bogus' }), file: {} })).toThrow(/^RUNSPEC_TOOL_MODE: expected one of dedup, per_host, search \(got "bogus"\)$/);
+    expect(() => resolveRunSettings({ env: readEnv({ RUNSPEC_TOOL_MODE: 'bogus' }), file: {} })).toThrow(
+      /^RUNSPEC_TOOL_MODE: expected one of dedup, per_host, search \(got "bogus"\)$/,
+    );
   });
 
   it('applies runspec.toml [toolset] to decision cases only, the env and flag to every case', () => {

@@ -52,7 +52,10 @@ expect_no_run = true
 `;
 
 /** GET/POST to the console with raw headers (Host and Origin as a browser of another site would send). */
-function raw(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function raw(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolveReq, reject) => {
     const req = request(url, { method: opts.method ?? 'GET', headers: opts.headers ?? {} }, (res) => {
       const chunks: Buffer[] = [];
@@ -94,18 +97,46 @@ describe('Evals console (ui) in headless Chromium', () => {
       },
     });
     writeFileSync(join(project, 'runspec_evals.toml'), SUITES);
-    writeFileSync(join(project, 'runspec.toml'), `[llm]\nconcurrency = 1\n\n[telemetry]\nenabled = false\n\n[providers.local]\nkind = "openai"\nbase_url = "${model.url}"\nmodel = "fake-model"\napi_key_env = "LOCAL_KEY"\n`);
+    writeFileSync(
+      join(project, 'runspec.toml'),
+      `[llm]\nconcurrency = 1\n\n[telemetry]\nenabled = false\n\n[providers.local]\nkind = "openai"\nbase_url = "${model.url}"\nmodel = "fake-model"\napi_key_env = "LOCAL_KEY"\n`,
+    );
     mkdirSync(results, { recursive: true });
     const older = (doc: ReturnType<typeof viewDocument>, started: string): string => JSON.stringify({ ...doc, meta: { ...doc.meta, started } });
     writeFileSync(join(results, 'view.json'), older(viewDocument(), '2025-01-03T00:00:00.000Z'));
-    writeFileSync(join(results, 'side-a.json'), older(viewDocument({ side: 'a', model: '<img src=x onerror="window.__pwned=1">' }), '2025-01-02T00:00:00.000Z'));
+    writeFileSync(
+      join(results, 'side-a.json'),
+      older(viewDocument({ side: 'a', model: '<img src=x onerror="window.__pwned=1">' }), '2025-01-02T00:00:00.000Z'),
+    );
     writeFileSync(join(results, 'side-b.json'), older(viewDocument({ side: 'b', model: 'gpt-next' }), '2025-01-01T00:00:00.000Z'));
     // A `serve --out` verdict file to follow in the Production tab.
     writeFileSync(
       join(project, 'verdicts.jsonl'),
       [
-        { traceId: '0af7651916cd43dd8448eb211c80319c', rootSpanId: 'b7ad6b7169203331', case: 'restart-web', sample: 0, category: 'wrong_host' as const, pass: false, reason: 'expected host web-01, got web-02', mode: 'decision' as const, producers: ['openinference'], calls: [{ name: 'restart-service', arguments: { host: 'web-02' }, executed: false }] },
-        { traceId: '1bf7651916cd43dd8448eb211c80319d', rootSpanId: 'c7ad6b7169203332', rule: 'no-shell', sample: 0, category: 'pass' as const, pass: true, reason: 'no forbidden tool', mode: 'trajectory' as const, producers: ['gen-ai'], calls: [] },
+        {
+          traceId: '0af7651916cd43dd8448eb211c80319c',
+          rootSpanId: 'b7ad6b7169203331',
+          case: 'restart-web',
+          sample: 0,
+          category: 'wrong_host' as const,
+          pass: false,
+          reason: 'expected host web-01, got web-02',
+          mode: 'decision' as const,
+          producers: ['openinference'],
+          calls: [{ name: 'restart-service', arguments: { host: 'web-02' }, executed: false }],
+        },
+        {
+          traceId: '1bf7651916cd43dd8448eb211c80319d',
+          rootSpanId: 'c7ad6b7169203332',
+          rule: 'no-shell',
+          sample: 0,
+          category: 'pass' as const,
+          pass: true,
+          reason: 'no forbidden tool',
+          mode: 'trajectory' as const,
+          producers: ['gen-ai'],
+          calls: [],
+        },
       ]
         .map((l) => JSON.stringify(writtenLine(l)))
         .join('\n') + '\n',
@@ -121,7 +152,11 @@ describe('Evals console (ui) in headless Chromium', () => {
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('dialog', (d) => void d.accept());
     page.on('response', (r) => {
-      if (r.url().includes('/api/')) void r.text().then((t) => responses.push(t), () => {});
+      if (r.url().includes('/api/'))
+        void r.text().then(
+          (t) => responses.push(t),
+          () => {},
+        );
     });
     await page.goto(ui.url);
   }, BROWSER_SETUP_TIMEOUT_MS);
@@ -188,7 +223,9 @@ describe('Evals console (ui) in headless Chromium', () => {
     await expect.poll(() => page.locator('#editor-errors li.ok').textContent()).toBe('valid: 1 case');
     await page.locator('#save').click();
     await expect.poll(() => page.locator('#status').textContent()).toBe('saved scratch to runspec_evals.toml');
-    expect(readFileSync(join(project, 'runspec_evals.toml'), 'utf8')).toBe(`${saved}\n[[suite]]\nname = "scratch"\n\n[[suite.eval]]\nid = "scratch-1"\nprompt = "restart nginx on web-01"\nexpect_tool = "restart-service"\n`);
+    expect(readFileSync(join(project, 'runspec_evals.toml'), 'utf8')).toBe(
+      `${saved}\n[[suite]]\nname = "scratch"\n\n[[suite.eval]]\nid = "scratch-1"\nprompt = "restart nginx on web-01"\nexpect_tool = "restart-service"\n`,
+    );
     await page.locator('#suites-table tr[data-suite="scratch"]').waitFor();
     await page.locator('#delete').click();
     await expect.poll(() => page.locator('#status').textContent()).toBe('deleted scratch');
@@ -224,7 +261,16 @@ describe('Evals console (ui) in headless Chromium', () => {
     // The same results file `run` writes: a results document beside its .jsonl log.
     const files = readdirSync(results).filter((f) => f.startsWith('ui-'));
     expect(files.sort().map((f) => f.replace(/^ui-[^.]+/, 'ID'))).toEqual(['ID.json', 'ID.jsonl']);
-    const doc = parseResultsDocument(readFileSync(join(results, files.find((f) => f.endsWith('.json'))!), 'utf8'), 'ui.json');
+    const doc = parseResultsDocument(
+      readFileSync(
+        join(
+          results,
+          files.find((f) => f.endsWith('.json'))!,
+        ),
+        'utf8',
+      ),
+      'ui.json',
+    );
     expect(doc.meta.provider).toBe('local');
     expect(doc.meta.validate_args).toBe(true);
     expect(Object.keys(doc.iterations[0]!.cases)).toEqual(['restart-web', 'status-web']);
@@ -273,18 +319,42 @@ describe('Evals console (ui) in headless Chromium', () => {
     await page.locator('#prod-form button[type=submit]').click();
     await expect.poll(() => page.locator('#prod-state').textContent()).toBe('2 verdicts');
     const rows = page.locator('#production-view tr.case');
-    expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-case')))).toEqual(['restart-web · 0af7651916cd', 'rule:no-shell · 1bf7651916cd']);
+    expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-case')))).toEqual([
+      'restart-web · 0af7651916cd',
+      'rule:no-shell · 1bf7651916cd',
+    ]);
     await rows.first().locator('button.expand').click();
-    expect(await page.locator('#production-view a.trace-link').first().getAttribute('href')).toBe('http://localhost:6006/projects/default/traces/0af7651916cd43dd8448eb211c80319c');
+    expect(await page.locator('#production-view a.trace-link').first().getAttribute('href')).toBe(
+      'http://localhost:6006/projects/default/traces/0af7651916cd43dd8448eb211c80319c',
+    );
     // Follow: a verdict appended by `serve --out` shows up without another click.
     await page.locator('#prod-follow').check();
-    appendFileSync(join(project, 'verdicts.jsonl'), JSON.stringify(writtenLine({ traceId: '2cf7651916cd43dd8448eb211c80319e', rootSpanId: 'd7ad6b7169203333', case: 'status-web', sample: 0, category: 'pass', pass: true, reason: 'called service-status', mode: 'decision', producers: ['runspec'], calls: [] })) + '\n');
+    appendFileSync(
+      join(project, 'verdicts.jsonl'),
+      JSON.stringify(
+        writtenLine({
+          traceId: '2cf7651916cd43dd8448eb211c80319e',
+          rootSpanId: 'd7ad6b7169203333',
+          case: 'status-web',
+          sample: 0,
+          category: 'pass',
+          pass: true,
+          reason: 'called service-status',
+          mode: 'decision',
+          producers: ['runspec'],
+          calls: [],
+        }),
+      ) + '\n',
+    );
     await expect.poll(() => page.locator('#prod-state').textContent(), { timeout: 15_000 }).toBe('3 verdicts');
     await page.locator('#prod-follow').uncheck();
     // The traces the console's own run wrote, scored offline: one row per trace, the same verdicts.
     await page.locator('#prod-paths').fill('.runspec/traces');
     await page.locator('#prod-form button[type=submit]').click();
-    const scored = async (): Promise<string[][]> => (await rows.evaluateAll((els) => els.map((e) => [e.getAttribute('data-case')!.split(' · ')[0]!, e.getAttribute('data-verdict')!]))).sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
+    const scored = async (): Promise<string[][]> =>
+      (await rows.evaluateAll((els) => els.map((e) => [e.getAttribute('data-case')!.split(' · ')[0]!, e.getAttribute('data-verdict')!]))).sort((a, b) =>
+        a[0]! < b[0]! ? -1 : 1,
+      );
     await expect.poll(scored).toEqual([
       ['restart-web', 'pass'],
       ['status-web', 'wrong_tool'],
@@ -320,7 +390,11 @@ describe('Evals console (ui) in headless Chromium', () => {
       headers: { host, 'x-runspec-token': ui.token, origin: 'http://evil.example' },
     });
     expect(crossOrigin.status).toBe(403);
-    const formPost = await raw(`${base}/api/runs`, { method: 'POST', headers: { host, origin: `http://${host}`, 'content-type': 'text/plain' }, body: '{"suite":"mine"}' });
+    const formPost = await raw(`${base}/api/runs`, {
+      method: 'POST',
+      headers: { host, origin: `http://${host}`, 'content-type': 'text/plain' },
+      body: '{"suite":"mine"}',
+    });
     expect(formPost.status).toBe(401);
     const badMode = await raw(`${base}/api/runs`, {
       method: 'POST',

@@ -59,7 +59,14 @@ describe('console production input', () => {
 
   // serve --out writes each revision of a trace's verdict and then the final one again: one row, the final verdict.
   it('counts each trace once: the final revision, not every line serve wrote', () => {
-    const base = { traceId: '3af7651916cd43dd8448eb211c80319c', rootSpanId: 'd7ad6b7169203331', sample: 0, mode: 'decision' as const, producers: ['runspec'], calls: [] };
+    const base = {
+      traceId: '3af7651916cd43dd8448eb211c80319c',
+      rootSpanId: 'd7ad6b7169203331',
+      sample: 0,
+      mode: 'decision' as const,
+      producers: ['runspec'],
+      calls: [],
+    };
     const { doc } = productionDocument(
       [
         { ...base, case: 'c1', category: 'pass' as const, pass: true, reason: 'root only', revision: 0, final: false },
@@ -75,7 +82,16 @@ describe('console production input', () => {
   });
 
   it('makes one row per scored trace, unique even when a trace has a case and a rule verdict', () => {
-    const base = { traceId: '0af7651916cd43dd8448eb211c80319c', rootSpanId: 'b7ad6b7169203331', sample: 0, mode: 'decision' as const, producers: ['runspec'], calls: [], revision: 0, final: true };
+    const base = {
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      rootSpanId: 'b7ad6b7169203331',
+      sample: 0,
+      mode: 'decision' as const,
+      producers: ['runspec'],
+      calls: [],
+      revision: 0,
+      final: true,
+    };
     const { doc, unmatched } = productionDocument(
       [
         { ...base, case: 'c1', category: 'pass' as const, pass: true, reason: 'ok' },
@@ -87,11 +103,22 @@ describe('console production input', () => {
     expect(unmatched).toBe(1);
     const cases = doc.iterations[0]!.cases;
     expect(Object.keys(cases)).toEqual(['c1 · 0af7651916cd', 'c1 · 0af7651916cd #2']);
-    expect(cases['c1 · 0af7651916cd #2']!.runs[0]).toMatchObject({ verdict: { category: 'wrong_tool', trace_id: base.traceId, root_span_id: base.rootSpanId } });
+    expect(cases['c1 · 0af7651916cd #2']!.runs[0]).toMatchObject({
+      verdict: { category: 'wrong_tool', trace_id: base.traceId, root_span_id: base.rootSpanId },
+    });
   });
 
-  it('builds its rows with the shared results collector: pass rates are aggregateCase\'s, unscorable is not a fail', () => {
-    const base = { traceId: '1af7651916cd43dd8448eb211c80319c', rootSpanId: 'c7ad6b7169203331', sample: 0, mode: 'decision' as const, producers: ['runspec'], calls: [], revision: 0, final: true };
+  it("builds its rows with the shared results collector: pass rates are aggregateCase's, unscorable is not a fail", () => {
+    const base = {
+      traceId: '1af7651916cd43dd8448eb211c80319c',
+      rootSpanId: 'c7ad6b7169203331',
+      sample: 0,
+      mode: 'decision' as const,
+      producers: ['runspec'],
+      calls: [],
+      revision: 0,
+      final: true,
+    };
     const lines = [
       { ...base, case: 'c1', category: 'pass' as const, pass: true, reason: 'ok' },
       { ...base, traceId: '2af7651916cd43dd8448eb211c80319c', rule: 'no-shell', category: 'unscorable' as const, pass: null, reason: 'hashed' },

@@ -15,7 +15,10 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** At most `step` bytes per call, as a nearly full disk or a signal-interrupted write gives. */
-const shortWrites = (step: number): WriteSyncFn => (fd, buf, off, len) => writeSync(fd, buf, off, Math.min(step, len));
+const shortWrites =
+  (step: number): WriteSyncFn =>
+  (fd, buf, off, len) =>
+    writeSync(fd, buf, off, Math.min(step, len));
 
 /** Writes what fits in `room` bytes, then fails as a full disk does. */
 function diskWith(room: number): WriteSyncFn {
@@ -65,7 +68,9 @@ describe('writeFileAtomic', () => {
 
   it('names the file when its directory cannot be created', () => {
     writeFileSync(join(dir, 'plain'), '');
-    expect(() => writeFileAtomic(join(dir, 'plain', 'x.json'), 'abc')).toThrow(/^cannot write .*plain\/x\.json: a parent is a file, not a directory \(EEXIST\)/);
+    expect(() => writeFileAtomic(join(dir, 'plain', 'x.json'), 'abc')).toThrow(
+      /^cannot write .*plain\/x\.json: a parent is a file, not a directory \(EEXIST\)/,
+    );
   });
 });
 

@@ -126,7 +126,9 @@ const CALLERS: Caller[] = [
       const r = await postSpanAnnotations({
         baseUrl,
         apiKey: KEY,
-        annotations: [{ span_id: '1a2b3c4d5e6f7a8b', name: 'n', annotator_kind: 'CODE', result: { label: 'pass', explanation: '' }, metadata: {}, identifier: 'i' }],
+        annotations: [
+          { span_id: '1a2b3c4d5e6f7a8b', name: 'n', annotator_kind: 'CODE', result: { label: 'pass', explanation: '' }, metadata: {}, identifier: 'i' },
+        ],
         timeoutMs: o.timeoutMs ?? 5000,
         attempts: 3,
         maxResponseBytes: LIMIT,
@@ -145,7 +147,18 @@ const CALLERS: Caller[] = [
       const r = await postLangSmithFeedback({
         endpoint,
         apiKey: KEY,
-        feedback: [{ id: '00000000-0000-8000-8000-000000000001', run_id: '00000000-0000-0000-1a2b-3c4d5e6f7a8b', trace_id: '00000000-0000-0000-1a2b-3c4d5e6f7a8b', key: 'k', score: 1, value: 'pass', comment: '', feedback_source: { type: 'api', metadata: {} } }],
+        feedback: [
+          {
+            id: '00000000-0000-8000-8000-000000000001',
+            run_id: '00000000-0000-0000-1a2b-3c4d5e6f7a8b',
+            trace_id: '00000000-0000-0000-1a2b-3c4d5e6f7a8b',
+            key: 'k',
+            score: 1,
+            value: 'pass',
+            comment: '',
+            feedback_source: { type: 'api', metadata: {} },
+          },
+        ],
         maxWaitMs: o.timeoutMs !== undefined ? 0 : 5000,
         requestTimeoutMs: o.timeoutMs ?? 5000,
         backoffMs: 1,
@@ -235,9 +248,7 @@ describe.each(CALLERS)('$name through the one HTTP client', (caller) => {
 
   it('names an unreadable TLS file', async () => {
     server = await startScripted([], caller.success, 'server');
-    const r = await caller
-      .call(server.url, { tls: { caFile: join(CLIENT_TLS, 'missing.pem') } })
-      .catch((err: Error) => ({ ok: false, text: err.message }));
+    const r = await caller.call(server.url, { tls: { caFile: join(CLIENT_TLS, 'missing.pem') } }).catch((err: Error) => ({ ok: false, text: err.message }));
     expect(r.ok).toBe(false);
     expect(r.text).toContain('missing.pem');
   });
@@ -254,7 +265,10 @@ describe.each(CALLERS)('$name through the one HTTP client', (caller) => {
 
   // Used to count as posted: a 200 login page of a proxy in front of the service.
   it('fails on a 200 that is an HTML page, quoting it redacted', async () => {
-    server = await startScripted([{ status: 200, body: `<html><body>Sign in <a href="/login?token=${KEY}">here</a></body></html>`, headers: { 'content-type': 'text/html' } }], caller.success);
+    server = await startScripted(
+      [{ status: 200, body: `<html><body>Sign in <a href="/login?token=${KEY}">here</a></body></html>`, headers: { 'content-type': 'text/html' } }],
+      caller.success,
+    );
     const r = await caller.call(server.url, {});
     expect(r.ok).toBe(false);
     expect(r.text).toMatch(/not (the expected )?JSON/);

@@ -100,7 +100,8 @@ describe('jsonLineFinder', () => {
   });
 
   it('answers deep paths (indexed on first use) as shallow ones, and nothing after release', () => {
-    const text = '{\n  "cases": [\n    {\n      "id": "a",\n      "args": {\n        "x": [\n          1,\n          { "y": 2 }\n        ]\n      }\n    }\n  ]\n}\n';
+    const text =
+      '{\n  "cases": [\n    {\n      "id": "a",\n      "args": {\n        "x": [\n          1,\n          { "y": 2 }\n        ]\n      }\n    }\n  ]\n}\n';
     const index = jsonLineIndex(text);
     expect(index.lines(['cases', 0])).toBe(3);
     expect(index.lines(['cases', 0, 'args', 'x', 1, 'y'])).toBe(8);

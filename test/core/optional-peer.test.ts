@@ -9,7 +9,9 @@ const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as
 
 /** What Node throws for `import('name')` when the package is not installed. */
 function notFound(name: string): Error {
-  return Object.assign(new Error(`Cannot find package '${name}' imported from /app/node_modules/runspec-eval/dist/cli/chunks/x.js`), { code: 'ERR_MODULE_NOT_FOUND' });
+  return Object.assign(new Error(`Cannot find package '${name}' imported from /app/node_modules/runspec-eval/dist/cli/chunks/x.js`), {
+    code: 'ERR_MODULE_NOT_FOUND',
+  });
 }
 
 describe('optional peers', () => {
@@ -17,7 +19,9 @@ describe('optional peers', () => {
     const err = await importOptionalPeer('@grpc/grpc-js', 'the OTLP/gRPC receiver', () => Promise.reject(notFound('@grpc/grpc-js'))).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RunspecError);
     expect(exitCodeFor(err)).toBe(2);
-    expect((err as Error).message).toBe(`the OTLP/gRPC receiver needs @grpc/grpc-js, an optional peer dependency that is not installed: npm install -D @grpc/grpc-js@${pkg.peerDependencies['@grpc/grpc-js']}`);
+    expect((err as Error).message).toBe(
+      `the OTLP/gRPC receiver needs @grpc/grpc-js, an optional peer dependency that is not installed: npm install -D @grpc/grpc-js@${pkg.peerDependencies['@grpc/grpc-js']}`,
+    );
     expect((err as Error).message).not.toContain('\n');
   });
 

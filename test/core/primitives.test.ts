@@ -62,7 +62,7 @@ describe('valuesEqual', () => {
     expect(valuesEqual({ a: [1, { c: 2, d: 3 }] }, { a: [1, { d: 3, c: 2 }] }, 'strict')).toBe(true);
   });
 
-  it('bfcl mode is BFCL\'s checker: punctuation, spaces and case ignored in strings and list items; numbers by value', () => {
+  it("bfcl mode is BFCL's checker: punctuation, spaces and case ignored in strings and list items; numbers by value", () => {
     expect(valuesEqual('New York, NY', 'new york ny', 'bfcl')).toBe(true);
     expect(valuesEqual('April 1, 2024', 'april 1 2024', 'bfcl')).toBe(true);
     expect(valuesEqual(['Boston, MA', 3], ['boston ma', 3], 'bfcl')).toBe(true);
@@ -153,8 +153,16 @@ describe('shared-secret checks (receivers over HTTP and gRPC, the console)', () 
 
 describe('retry policy', () => {
   it.each([
-    [408, true], [409, true], [429, true], [500, true], [503, true], [529, true],
-    [400, false], [401, false], [404, false], [422, false],
+    [408, true],
+    [409, true],
+    [429, true],
+    [500, true],
+    [503, true],
+    [529, true],
+    [400, false],
+    [401, false],
+    [404, false],
+    [422, false],
   ])('status %i retryable: %s', (status, want) => {
     expect(isRetryableStatus(status)).toBe(want);
   });
@@ -309,7 +317,19 @@ describe('markup escaping', () => {
   });
   it('score --output junit uses it (it used to drop control characters and keep newlines in attributes)', () => {
     // score renders the results document with report/junit.ts; its case ids and reasons come from traces.
-    const line = writtenLine({ traceId: 't1', rootSpanId: 'r1', case: 'c<1>', suite: 'c<1>', sample: 0, mode: 'decision', producers: [], pass: false, category: 'wrong_tool', reason: 'used "x"\nthen y', calls: [] });
+    const line = writtenLine({
+      traceId: 't1',
+      rootSpanId: 'r1',
+      case: 'c<1>',
+      suite: 'c<1>',
+      sample: 0,
+      mode: 'decision',
+      producers: [],
+      pass: false,
+      category: 'wrong_tool',
+      reason: 'used "x"\nthen y',
+      calls: [],
+    });
     const collector = createResultsCollector([], { rows: 'trace' });
     collector.addLine(line);
     const xml = renderJUnit(collector.document(scoreMeta('2026-01-01T00:00:00Z', 'score', 1), 1));

@@ -14,9 +14,13 @@ describe('the structured-file loader', () => {
   });
   it('names the line and the field of the first schema error in file order', () => {
     const toml = '[[item]]\nname = "a"\ncount = 1\n\n[[item]]\nname = "b"\ncount = "two"\n';
-    expect(() => validateStructured(schema, parseStructuredText(toml, { file: 'f.toml', error }), { file: 'f.toml', error })).toThrow(/^f\.toml:7: item\[1\]\.count: /);
+    expect(() => validateStructured(schema, parseStructuredText(toml, { file: 'f.toml', error }), { file: 'f.toml', error })).toThrow(
+      /^f\.toml:7: item\[1\]\.count: /,
+    );
     const json = '{\n  "item": [\n    { "name": "a", "count": 1 },\n    { "name": 3, "count": 2 }\n  ]\n}';
-    expect(() => validateStructured(schema, parseStructuredText(json, { file: 'f.json', error }), { file: 'f.json', error })).toThrow(/^f\.json:4: item\[1\]\.name: /);
+    expect(() => validateStructured(schema, parseStructuredText(json, { file: 'f.json', error }), { file: 'f.json', error })).toThrow(
+      /^f\.json:4: item\[1\]\.name: /,
+    );
   });
   it('returns the parsed data when it is valid (a byte-order mark is fine)', () => {
     const parsed = parseStructuredText('\ufeff[[item]]\nname = "a"\ncount = 1\n', { file: 'f.toml', error });

@@ -12,7 +12,7 @@ import { FixtureError } from '../../src/errors.js';
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -48,7 +48,14 @@ function value(r: () => number, nl: string, depth = 0): string {
     return r() < 0.5 ? `[${items.join(', ')}]` : `[${nl}  ${items.map((i) => `${i},${r() < 0.3 ? ' # [[eval]]' : ''}`).join(`${nl}  `)}${nl}]`;
   }
   const keys = ['a', 'b', '"$regex"', "'q.k'", 'c'].slice(0, 1 + Math.floor(r() * 3));
-  return `{ ${keys.map((key) => `${key} = ${value(r, nl, depth + 1).replace(/\r?\n/g, ' ').replace(/"""|'''/g, '"')}`).join(', ')} }`;
+  return `{ ${keys
+    .map(
+      (key) =>
+        `${key} = ${value(r, nl, depth + 1)
+          .replace(/\r?\n/g, ' ')
+          .replace(/"""|'''/g, '"')}`,
+    )
+    .join(', ')} }`;
 }
 
 function comment(r: () => number): string {
@@ -65,7 +72,10 @@ function tomlFile(r: () => number): string {
   for (let c = 0; c < cases; c++) {
     out.push(`${r() < 0.2 ? '  ' : ''}[[eval]]${r() < 0.2 ? ` ${comment(r)}` : ''}`);
     out.push(`id = "c${c}"`);
-    for (let f = Math.floor(r() * 4); f > 0; f--) out.push(`${pick(r, ['prompt', 'x_note', 'tags', 'k', '"quoted key"', 'dotted.key'])}${r() < 0.5 ? '' : String(f)} = ${value(r, nl)}${r() < 0.2 ? ` ${comment(r)}` : ''}`);
+    for (let f = Math.floor(r() * 4); f > 0; f--)
+      out.push(
+        `${pick(r, ['prompt', 'x_note', 'tags', 'k', '"quoted key"', 'dotted.key'])}${r() < 0.5 ? '' : String(f)} = ${value(r, nl)}${r() < 0.2 ? ` ${comment(r)}` : ''}`,
+      );
     if (r() < 0.2) out.push(comment(r));
     if (r() < 0.25) out.push(`[eval.expect_args]${nl}service = ${value(r, nl)}`);
     if (r() < 0.15) out.push(`[[eval.turns]]${nl}say = ${value(r, nl)}`);
@@ -86,7 +96,10 @@ function parseSplit(text: string): { data: unknown } | { error: true } | undefin
     const data = parseTomlSlice(text, { start: 0, end: starts[0]!, line: 1 }, { file: 'f.toml', error }).data as Record<string, unknown>;
     if (at.length > 0) data.eval = [];
     for (let i = 0; i < at.length; i++) {
-      const part = parseTomlSlice(text, { start: starts[i]!, end: starts[i + 1]!, line: at[i]!.h.line }, { file: 'f.toml', error }).data as Record<string, unknown>;
+      const part = parseTomlSlice(text, { start: starts[i]!, end: starts[i + 1]!, line: at[i]!.h.line }, { file: 'f.toml', error }).data as Record<
+        string,
+        unknown
+      >;
       for (const [k, v] of Object.entries(part)) {
         if (k === 'eval') (data.eval as unknown[]).push(...(v as unknown[]));
         else if (k in data) return { error: true };
@@ -161,10 +174,16 @@ describe('the [[eval]] splitter against smol-toml', () => {
         continue;
       }
       expect(whole, text).toBeDefined();
-      expect(cases.map((c) => [c.id, c.prompt]), text).toEqual(whole!.eval.map((e) => [e.id, e.prompt]));
+      expect(
+        cases.map((c) => [c.id, c.prompt]),
+        text,
+      ).toEqual(whole!.eval.map((e) => [e.id, e.prompt]));
       // Each case's line is its header's: the line above its `id` (no generated string holds an `id = "cN"` line).
       const lines = text.split('\n');
-      expect(cases.map((c) => c.source.line), text).toEqual(cases.map((c) => lines.findIndex((l) => l.startsWith(`id = "${c.id}"`))));
+      expect(
+        cases.map((c) => c.source.line),
+        text,
+      ).toEqual(cases.map((c) => lines.findIndex((l) => l.startsWith(`id = "${c.id}"`))));
       loaded++;
     }
     expect(loaded).toBeGreaterThan(1000);

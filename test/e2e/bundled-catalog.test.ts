@@ -10,8 +10,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('list of the bundled catalog', () => {
   it('is written by the build for the bundled fixtures as they are now', async () => {
-    const catalog = (await import(pathToFileURL(join(REPO_ROOT, 'dist/fixtures/catalog.js')).href)) as { BUNDLED_FIXTURES_DIR: string; bundledFiles(dir: string): string[] };
-    const bundled = (await import(pathToFileURL(join(REPO_ROOT, 'dist/fixtures/bundled.js')).href)) as { readBundledCatalog(dir: string, files: string[]): unknown };
+    const catalog = (await import(pathToFileURL(join(REPO_ROOT, 'dist/fixtures/catalog.js')).href)) as {
+      BUNDLED_FIXTURES_DIR: string;
+      bundledFiles(dir: string): string[];
+    };
+    const bundled = (await import(pathToFileURL(join(REPO_ROOT, 'dist/fixtures/bundled.js')).href)) as {
+      readBundledCatalog(dir: string, files: string[]): unknown;
+    };
     expect(bundled.readBundledCatalog(catalog.BUNDLED_FIXTURES_DIR, catalog.bundledFiles(catalog.BUNDLED_FIXTURES_DIR))).toBeDefined();
   });
 

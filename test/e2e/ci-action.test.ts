@@ -16,7 +16,12 @@ const MARKER = '<!-- runspec-eval:pr-comment -->';
 
 function script(wrong: string[]): string {
   return JSON.stringify({
-    cases: Object.fromEntries(IDS.map((id, i) => [id, [{ toolCalls: [{ name: 'restart-service', arguments: { host: 'web-01', service: wrong.includes(id) ? 'other' : `svc${i}` } }] }]])),
+    cases: Object.fromEntries(
+      IDS.map((id, i) => [
+        id,
+        [{ toolCalls: [{ name: 'restart-service', arguments: { host: 'web-01', service: wrong.includes(id) ? 'other' : `svc${i}` } }] }],
+      ]),
+    ),
   });
 }
 
@@ -46,7 +51,10 @@ describe('the GitHub Action steps', { timeout: 120_000 }, () => {
     project.write('base.mock.json', script([]));
     project.write('head.mock.json', script(['c2']));
     // The base branch's results, as the artifact download leaves them.
-    const base = await run(['ci', 'run', 'evals/fleet.toml', '--provider', 'mock', '--script', 'base.mock.json', '--no-telemetry', '--dir', '.runspec/baseline'], { HOME: project.dir });
+    const base = await run(
+      ['ci', 'run', 'evals/fleet.toml', '--provider', 'mock', '--script', 'base.mock.json', '--no-telemetry', '--dir', '.runspec/baseline'],
+      { HOME: project.dir },
+    );
     expect(base.exitCode, base.stderr).toBe(0);
   });
   afterAll(async () => {
@@ -64,7 +72,10 @@ describe('the GitHub Action steps', { timeout: 120_000 }, () => {
   });
 
   it('ci baseline finds the base branch last successful run of this workflow', async () => {
-    gh.runs.set('evals.yml', [{ id: 4242, branch: 'main' }, { id: 4100, branch: 'main' }]);
+    gh.runs.set('evals.yml', [
+      { id: 4242, branch: 'main' },
+      { id: 4100, branch: 'main' },
+    ]);
     const r = await run(['ci', 'baseline'], runnerEnv({ GITHUB_EVENT_PATH: event(7) }));
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('baseline: run 4242 of evals.yml on main');
@@ -80,7 +91,10 @@ describe('the GitHub Action steps', { timeout: 120_000 }, () => {
 
   it('ci comment creates one comment, finds it again across two pages and updates it, and exits 1 on a regression', async () => {
     // Four comments of other people: ours will be on the second page.
-    gh.comments.set(7, [1, 2, 3, 4].map((i) => ({ id: i, body: `review comment ${i}` })));
+    gh.comments.set(
+      7,
+      [1, 2, 3, 4].map((i) => ({ id: i, body: `review comment ${i}` })),
+    );
     const args = ['ci', 'comment', '--head', '.runspec/ci/results.json', '--base', '.runspec/baseline/results.json'];
     const first = await run(args, runnerEnv({ GITHUB_EVENT_PATH: event(7) }));
     expect(first.exitCode).toBe(1);
@@ -101,7 +115,10 @@ describe('the GitHub Action steps', { timeout: 120_000 }, () => {
 
   it("a fork's read-only token writes the summary and a warning instead of failing", async () => {
     const summary = join(project.dir, 'fork-summary.md');
-    const r = await run(['ci', 'comment', '--head', '.runspec/ci/results.json', '--base', '.runspec/baseline/results.json', '--fail-on', 'none'], runnerEnv({ GITHUB_EVENT_PATH: event(9), GITHUB_TOKEN: 'ghs_forktoken', GITHUB_STEP_SUMMARY: summary }));
+    const r = await run(
+      ['ci', 'comment', '--head', '.runspec/ci/results.json', '--base', '.runspec/baseline/results.json', '--fail-on', 'none'],
+      runnerEnv({ GITHUB_EVENT_PATH: event(9), GITHUB_TOKEN: 'ghs_forktoken', GITHUB_STEP_SUMMARY: summary }),
+    );
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/^::warning::runspec-eval could not comment on #9 .*403.*the diff is in the job summary$/m);
     expect(readFileSync(summary, 'utf8')).toContain('pass → fail');
@@ -131,7 +148,11 @@ describe('the GitHub Action steps', { timeout: 120_000 }, () => {
     const lenient = await run(commandOf(steps[0]!, { INPUT_FAIL_ON: 'none' }), runnerEnv({ GITHUB_EVENT_PATH: event(13), GITHUB_STEP_SUMMARY: summary }));
     expect(lenient.exitCode, lenient.stderr).toBe(0);
     // With comment "true" the comment step runs instead (it applies fail-on itself; see above).
-    expect(actionSteps().filter((s) => s.run?.includes('RUNSPEC_EVAL') && /ci (diff|comment)/.test(s.run) && stepRuns(s.if, { comment: 'true' })).map((s) => /ci \w+/.exec(s.run!)![0])).toEqual(['ci comment']);
+    expect(
+      actionSteps()
+        .filter((s) => s.run?.includes('RUNSPEC_EVAL') && /ci (diff|comment)/.test(s.run) && stepRuns(s.if, { comment: 'true' }))
+        .map((s) => /ci \w+/.exec(s.run!)![0]),
+    ).toEqual(['ci comment']);
   });
 
   it('action.yml runs exactly our commands in its run steps', () => {

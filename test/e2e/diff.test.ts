@@ -9,7 +9,10 @@ const IDS = ['c1', 'c2', 'c3', 'c4'];
 function script(wrong: string[]): string {
   return JSON.stringify({
     cases: Object.fromEntries(
-      IDS.map((id, i) => [id, [{ toolCalls: [{ name: 'restart-service', arguments: { host: 'web-01', service: wrong.includes(id) ? 'other' : `svc${i}` } }] }]]),
+      IDS.map((id, i) => [
+        id,
+        [{ toolCalls: [{ name: 'restart-service', arguments: { host: 'web-01', service: wrong.includes(id) ? 'other' : `svc${i}` } }] }],
+      ]),
     ),
   });
 }
@@ -54,8 +57,32 @@ describe('diff and run --baseline', { timeout: 120_000 }, () => {
     // One sample each: 1/1 and 0/1 have overlapping Wilson intervals, so the flip may be noise.
     const one = await run(['diff', 'results/base.json', 'head.json', '--fail-on', 'significant']);
     expect(one.exitCode).toBe(0);
-    const base10 = await run(['run', 'evals/many.toml', '--provider', 'mock', '--script', 'base.json.mock', '--no-telemetry', '--samples', '10', '--out', 'b10.json']);
-    const head10 = await run(['run', 'evals/many.toml', '--provider', 'mock', '--script', 'head.json.mock', '--no-telemetry', '--samples', '10', '--out', 'h10.json']);
+    const base10 = await run([
+      'run',
+      'evals/many.toml',
+      '--provider',
+      'mock',
+      '--script',
+      'base.json.mock',
+      '--no-telemetry',
+      '--samples',
+      '10',
+      '--out',
+      'b10.json',
+    ]);
+    const head10 = await run([
+      'run',
+      'evals/many.toml',
+      '--provider',
+      'mock',
+      '--script',
+      'head.json.mock',
+      '--no-telemetry',
+      '--samples',
+      '10',
+      '--out',
+      'h10.json',
+    ]);
     expect([base10.exitCode, head10.exitCode]).toEqual([1, 1]);
     const ten = await run(['diff', 'b10.json', 'h10.json', '--fail-on', 'significant']);
     expect(ten.exitCode).toBe(1);
@@ -69,7 +96,10 @@ describe('diff and run --baseline', { timeout: 120_000 }, () => {
   });
 
   it('refuses a bad format, a bad --fail-on and a missing file with exit 2 and one line', async () => {
-    for (const args of [['--output', 'xml'], ['--fail-on', 'some']]) {
+    for (const args of [
+      ['--output', 'xml'],
+      ['--fail-on', 'some'],
+    ]) {
       const cli = await run(['diff', 'results/base.json', 'head.json', ...args]);
       expect(cli.exitCode).toBe(2);
       expect(cli.stderr.trim().split('\n')[0]).toMatch(/^error: diff --(output|fail-on): expected one of/);
@@ -81,11 +111,37 @@ describe('diff and run --baseline', { timeout: 120_000 }, () => {
   });
 
   it('run --baseline prints the diff after the run and exits 1 when a case regressed', async () => {
-    const cli = await run(['run', 'evals/many.toml', '--provider', 'mock', '--script', 'head.json.mock', '--no-telemetry', '--out', 'again.json', '--baseline', 'results/base.json']);
+    const cli = await run([
+      'run',
+      'evals/many.toml',
+      '--provider',
+      'mock',
+      '--script',
+      'head.json.mock',
+      '--no-telemetry',
+      '--out',
+      'again.json',
+      '--baseline',
+      'results/base.json',
+    ]);
     expect(cli.exitCode).toBe(1);
     expect(cli.stderr).toMatch(/1 regressed, 1 fixed/);
     expect(cli.stderr).toContain('regressed: c2');
-    const ok = await run(['run', 'evals/many.toml', '--provider', 'mock', '--script', 'head.json.mock', '--no-telemetry', '--out', 'again2.json', '--baseline', 'head.json', '--output', 'json']);
+    const ok = await run([
+      'run',
+      'evals/many.toml',
+      '--provider',
+      'mock',
+      '--script',
+      'head.json.mock',
+      '--no-telemetry',
+      '--out',
+      'again2.json',
+      '--baseline',
+      'head.json',
+      '--output',
+      'json',
+    ]);
     // Still 1: the run itself has a failing case; the diff adds nothing; stdout stays the JSON document.
     expect(ok.exitCode).toBe(1);
     expect(() => JSON.parse(ok.stdout) as unknown).not.toThrow();

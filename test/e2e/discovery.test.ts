@@ -35,7 +35,11 @@ describe('which cases `run` runs without targets', { timeout: 120_000 }, () => {
   own.write('.runspec/eval/local.toml', CASE('from-local', 'svc2'));
   for (const p of [empty, own]) p.write('script.json', SCRIPT);
   const run = (dir: string, out: string, extra: string[] = [], home = env) =>
-    runCli(['--path', dir, 'run', ...extra, '--provider', 'mock', '--script', 'script.json', '--no-telemetry', '--out', out], { cwd: dir, env: { ...home, NO_COLOR: '1' }, spawn: true });
+    runCli(['--path', dir, 'run', ...extra, '--provider', 'mock', '--script', 'script.json', '--no-telemetry', '--out', out], {
+      cwd: dir,
+      env: { ...home, NO_COLOR: '1' },
+      spawn: true,
+    });
 
   it('runs the bundled demo cases in a project that has none of its own', async () => {
     const r = await run(empty.dir, 'r.json', [], isolatedEnv());

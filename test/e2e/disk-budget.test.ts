@@ -14,19 +14,44 @@ const project = tempProject('runspec-diskbudget-');
 afterAll(() => project.cleanup());
 project.write(
   'suite.json',
-  JSON.stringify({ defaults: { n_runs: 1 }, cases: [{ id: 'writer', user_prompt: 'Write a lot.', setup: { files: { 'a.txt': 'a' } }, expected_actions: [{ tool: 'bash' }] }] }),
+  JSON.stringify({
+    defaults: { n_runs: 1 },
+    cases: [{ id: 'writer', user_prompt: 'Write a lot.', setup: { files: { 'a.txt': 'a' } }, expected_actions: [{ tool: 'bash' }] }],
+  }),
 );
 project.write(
   'mock.json',
-  JSON.stringify({ cases: { writer: [{ toolCalls: [{ name: 'bash', arguments: { command: 'for i in 1 2 3 4 5 6 7 8; do head -c 67108864 /dev/zero > f$i; done; echo finished' } }] }, { text: 'done' }] } }),
+  JSON.stringify({
+    cases: {
+      writer: [
+        { toolCalls: [{ name: 'bash', arguments: { command: 'for i in 1 2 3 4 5 6 7 8; do head -c 67108864 /dev/zero > f$i; done; echo finished' } }] },
+        { text: 'done' },
+      ],
+    },
+  }),
 );
 
 const run = (args: string[], out: string) =>
-  runCli(['--path', project.dir, 'run', 'suite.json', '--provider', 'mock:mock.json', '--out', `out/${out}.json`, '--no-telemetry', '--unsafe-host-commands', ...args], {
-    env: cliEnv(project.dir, { RUNSPEC_DISK_BUDGET_MODE: 'watchdog' }),
-    cwd: project.dir,
-    spawn: true,
-  });
+  runCli(
+    [
+      '--path',
+      project.dir,
+      'run',
+      'suite.json',
+      '--provider',
+      'mock:mock.json',
+      '--out',
+      `out/${out}.json`,
+      '--no-telemetry',
+      '--unsafe-host-commands',
+      ...args,
+    ],
+    {
+      env: cliEnv(project.dir, { RUNSPEC_DISK_BUDGET_MODE: 'watchdog' }),
+      cwd: project.dir,
+      spawn: true,
+    },
+  );
 
 const entryOf = (out: string) => JSON.parse(readFileSync(join(project.dir, `out/${out}.json`), 'utf8')).iterations[0].cases.writer.runs[0];
 

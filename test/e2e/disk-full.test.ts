@@ -30,11 +30,23 @@ function bfclFiles(dir: string, n: number): { q: string; a: string } {
   const q: string[] = [];
   const a: string[] = [];
   for (let i = 0; i < n; i++) {
-    q.push(JSON.stringify({
-      id: `simple_python_${i}`,
-      question: [[{ role: 'user', content: `Find the area of triangle ${i} with base 10 and height 5. ${'Be precise. '.repeat(10)}` }]],
-      function: [{ name: 'calculate_triangle_area', description: 'Calculate the area of a triangle given its base and height.', parameters: { type: 'dict', properties: { base: { type: 'integer', description: 'The base.' }, height: { type: 'integer', description: 'The height.' } }, required: ['base', 'height'] } }],
-    }));
+    q.push(
+      JSON.stringify({
+        id: `simple_python_${i}`,
+        question: [[{ role: 'user', content: `Find the area of triangle ${i} with base 10 and height 5. ${'Be precise. '.repeat(10)}` }]],
+        function: [
+          {
+            name: 'calculate_triangle_area',
+            description: 'Calculate the area of a triangle given its base and height.',
+            parameters: {
+              type: 'dict',
+              properties: { base: { type: 'integer', description: 'The base.' }, height: { type: 'integer', description: 'The height.' } },
+              required: ['base', 'height'],
+            },
+          },
+        ],
+      }),
+    );
     a.push(JSON.stringify({ id: `simple_python_${i}`, ground_truth: [{ calculate_triangle_area: { base: [10], height: [5] } }] }));
   }
   const qf = join(dir, 'BFCL_v4_simple_python.json');
@@ -99,7 +111,11 @@ describe.runIf(isRoot)('outputs on a nearly full 3 MiB tmpfs', { timeout: 120_00
     expect(cli.stderr).not.toMatch(/Unterminated|at .*\.js:\d+/);
     expect(readFileSync(out, 'utf8')).toBe('{"previous":true}\n');
     // What was computed is not lost: the log is whole, one line per case after the header.
-    expect(readFileSync(join(mnt, 'out', 'results.jsonl'), 'utf8').trim().split('\n')).toHaveLength(CASES + 1);
+    expect(
+      readFileSync(join(mnt, 'out', 'results.jsonl'), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toHaveLength(CASES + 1);
     expect(readdirSync(join(mnt, 'out')).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 
@@ -110,11 +126,30 @@ describe.runIf(isRoot)('outputs on a nearly full 3 MiB tmpfs', { timeout: 120_00
     const { openSync, closeSync } = await import('node:fs');
     const fd = openSync(out, 'w');
     // Spawned (not spawnSync): the fake model answers from this process.
-    const child = spawn(process.execPath, [CLI, '--path', project.dir, 'run', 'evals/ops.toml', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry', '--output', 'json', '--out', 'probe/stdout-run.json'], {
-      cwd: project.dir,
-      env: { ...cliEnv(project.dir), PATH: process.env.PATH ?? '' },
-      stdio: ['ignore', fd, 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        '--path',
+        project.dir,
+        'run',
+        'evals/ops.toml',
+        '--base-url',
+        model.url,
+        '--model',
+        'fake-model',
+        '--no-telemetry',
+        '--output',
+        'json',
+        '--out',
+        'probe/stdout-run.json',
+      ],
+      {
+        cwd: project.dir,
+        env: { ...cliEnv(project.dir), PATH: process.env.PATH ?? '' },
+        stdio: ['ignore', fd, 'pipe'],
+      },
+    );
     closeSync(fd);
     let stderr = '';
     child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
@@ -173,7 +208,10 @@ describe.runIf(isRoot)('outputs on a nearly full 3 MiB tmpfs', { timeout: 120_00
     const ui = await startConsole({ projectDir: mnt, env: { HOME: mnt } });
     try {
       leaveFree(mnt, 8192);
-      const text = Array.from({ length: 200 }, (_, i) => `[[eval]]\nid = "saved-${i}"\nprompt = "${'check web-01 and report. '.repeat(10)}"\nexpect_tool = "service-status"\n`).join('\n');
+      const text = Array.from(
+        { length: 200 },
+        (_, i) => `[[eval]]\nid = "saved-${i}"\nprompt = "${'check web-01 and report. '.repeat(10)}"\nexpect_tool = "service-status"\n`,
+      ).join('\n');
       const res = await fetch(`${ui.origin}/api/suites/big`, {
         method: 'PUT',
         headers: { 'x-runspec-token': ui.token, 'content-type': 'application/json', origin: ui.origin },

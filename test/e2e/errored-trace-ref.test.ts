@@ -31,10 +31,13 @@ describe('errored samples carry their trace', () => {
   });
 
   it('names the exported trace in results JSON, the log, the codec and every report', async () => {
-    const cli = await runCli(['--path', project.dir, 'run', 'evals/ops.toml', '--base-url', model.url, '--model', 'fake-model', '--attempts', '1', '--out', 'out/r.json'], {
-      env: cliEnv(project.dir),
-      cwd: project.dir,
-    });
+    const cli = await runCli(
+      ['--path', project.dir, 'run', 'evals/ops.toml', '--base-url', model.url, '--model', 'fake-model', '--attempts', '1', '--out', 'out/r.json'],
+      {
+        env: cliEnv(project.dir),
+        cwd: project.dir,
+      },
+    );
     expect(cli.exitCode, cli.stderr).toBe(3);
     const text = readFileSync(join(project.dir, 'out', 'r.json'), 'utf8');
     const doc = JSON.parse(text);
@@ -50,7 +53,8 @@ describe('errored samples carry their trace', () => {
     const roots: string[] = [];
     for (const f of readdirSync(traces)) {
       for (const line of readFileSync(join(traces, f), 'utf8').split('\n').filter(Boolean)) {
-        for (const rs of JSON.parse(line).resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) for (const sp of ss.spans ?? []) if (!sp.parentSpanId) roots.push(`${sp.traceId}/${sp.spanId}`);
+        for (const rs of JSON.parse(line).resourceSpans ?? [])
+          for (const ss of rs.scopeSpans ?? []) for (const sp of ss.spans ?? []) if (!sp.parentSpanId) roots.push(`${sp.traceId}/${sp.spanId}`);
       }
     }
     expect(roots).toContain(`${run.trace_id}/${run.root_span_id}`);

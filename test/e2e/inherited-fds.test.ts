@@ -17,7 +17,10 @@ const COMMAND = 'ls /proc/self/fd | tr "\\n" " "; echo; cat <&100; echo written 
 
 project.write(
   'suite.json',
-  JSON.stringify({ defaults: { n_runs: 1 }, cases: [{ id: 'fds', user_prompt: 'List your descriptors.', setup: { files: { 'a.txt': 'a' } }, expected_actions: [{ tool: 'bash' }] }] }),
+  JSON.stringify({
+    defaults: { n_runs: 1 },
+    cases: [{ id: 'fds', user_prompt: 'List your descriptors.', setup: { files: { 'a.txt': 'a' } }, expected_actions: [{ tool: 'bash' }] }],
+  }),
 );
 project.write('mock.json', JSON.stringify({ cases: { fds: [{ toolCalls: [{ name: 'bash', arguments: { command: COMMAND } }] }, { text: 'done' }] } }));
 
@@ -30,11 +33,15 @@ async function runWithHighFds(extra: string[], out: string): Promise<{ code: num
   const wr = openSync(sink, 'a');
   const stdio = ['ignore', 'pipe', 'pipe', ...Array<'ignore'>(97).fill('ignore'), rd, wr] as const;
   expect(stdio.indexOf(rd)).toBe(100);
-  const child = spawn(process.execPath, [CLI, '--path', project.dir, 'run', 'suite.json', '--provider', 'mock:mock.json', '--out', `out/${out}.json`, '--no-telemetry', ...extra], {
-    cwd: project.dir,
-    env: { PATH: process.env.PATH ?? '', HOME: project.dir, NO_COLOR: '1' },
-    stdio: [...stdio],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, '--path', project.dir, 'run', 'suite.json', '--provider', 'mock:mock.json', '--out', `out/${out}.json`, '--no-telemetry', ...extra],
+    {
+      cwd: project.dir,
+      env: { PATH: process.env.PATH ?? '', HOME: project.dir, NO_COLOR: '1' },
+      stdio: [...stdio],
+    },
+  );
   closeSync(rd);
   closeSync(wr);
   let stderr = '';

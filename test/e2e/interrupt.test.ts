@@ -23,10 +23,18 @@ afterAll(() => project.cleanup());
 const turnstone = (ids: string[]) =>
   JSON.stringify({ cases: ids.map((id) => ({ id, user_prompt: `do ${id}`, expected_actions: [{ tool: 'bash' }], n_runs: 1 })) });
 const sleeper = (ids: string[]) =>
-  JSON.stringify({ cases: Object.fromEntries(ids.map((id) => [id, [{ toolCalls: [{ name: 'bash', arguments: { command: `touch started; sleep ${MARKER}` } }] }, { text: 'done' }]])) });
+  JSON.stringify({
+    cases: Object.fromEntries(
+      ids.map((id) => [id, [{ toolCalls: [{ name: 'bash', arguments: { command: `touch started; sleep ${MARKER}` } }] }, { text: 'done' }]]),
+    ),
+  });
 
 function spawnCli(args: string[]): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], { cwd: project.dir, env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: project.dir, TMPDIR: tmp }, stdio: 'pipe' });
+  return spawn(process.execPath, [CLI, ...args], {
+    cwd: project.dir,
+    env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: project.dir, TMPDIR: tmp },
+    stdio: 'pipe',
+  });
 }
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
@@ -88,8 +96,23 @@ describe('interruption', { timeout: 120_000 }, () => {
   project.write('sleep.json', turnstone(['s1', 's2']));
   project.write('sleep-script.json', sleeper(['s1', 's2']));
   project.write('nothing.json', JSON.stringify({ default: [{ text: 'done' }] }));
-  const nextRun = async (out: string) => exited(spawnCli(['run', 'sleep.json', '--provider', 'mock', '--script', 'nothing.json', '--no-telemetry', '--out', out]));
-  const run = (out: string, extra: string[] = []) => ['run', 'sleep.json', '--provider', 'mock', '--script', 'sleep-script.json', '--concurrency', '1', '--no-telemetry', '--unsafe-host-commands', '--out', out, ...extra];
+  const nextRun = async (out: string) =>
+    exited(spawnCli(['run', 'sleep.json', '--provider', 'mock', '--script', 'nothing.json', '--no-telemetry', '--out', out]));
+  const run = (out: string, extra: string[] = []) => [
+    'run',
+    'sleep.json',
+    '--provider',
+    'mock',
+    '--script',
+    'sleep-script.json',
+    '--concurrency',
+    '1',
+    '--no-telemetry',
+    '--unsafe-host-commands',
+    '--out',
+    out,
+    ...extra,
+  ];
 
   it.each(['SIGTERM', 'SIGINT'] as const)('%s ends in-flight work, cleans up, prints the resume line and exits 3', async (signal) => {
     const child = spawnCli(run(`${signal}.json`));
@@ -157,7 +180,10 @@ describe('resume that cannot lie', () => {
     const log = join(project.dir, 'flaky-run.jsonl');
     const resumed = await cli(['run', '--resume', log]);
     expect(resumed.stderr).toContain('1 of 2 cases already finished; 1 with infrastructure errors run again');
-    const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.filter((l) => l.type === 'case' && l.caseId === 'b')).toHaveLength(2);
   });
 
@@ -181,7 +207,7 @@ describe('resume that cannot lie', () => {
     expect(edited.stderr).toMatch(/case b changed since the log was written/);
   });
 
-  it('a new run never appends to another run\'s log: it moves the old one aside', async () => {
+  it("a new run never appends to another run's log: it moves the old one aside", async () => {
     await cli(base('ok.json', 'same.json'));
     const firstHeader = JSON.parse(readFileSync(join(project.dir, 'same.jsonl'), 'utf8').split('\n')[0]!);
     const second = await cli(base('ok.json', 'same.json'));

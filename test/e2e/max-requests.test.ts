@@ -30,7 +30,26 @@ describe('per-provider request limit', () => {
     peak = 0;
     const dir = mkdtempSync(join(tmpdir(), 'runspec-maxreq-'));
     const cli = await runCli(
-      ['--path', dir, 'run', 'fleet', '--provider', 'openai', '--base-url', model.url, '--model', 'fake-model', '--concurrency', '4', '--samples', '2', '--no-telemetry', '--tag', 'smoke', ...flag],
+      [
+        '--path',
+        dir,
+        'run',
+        'fleet',
+        '--provider',
+        'openai',
+        '--base-url',
+        model.url,
+        '--model',
+        'fake-model',
+        '--concurrency',
+        '4',
+        '--samples',
+        '2',
+        '--no-telemetry',
+        '--tag',
+        'smoke',
+        ...flag,
+      ],
       { env },
     );
     expect(cli.exitCode, cli.stderr).toBe(1);

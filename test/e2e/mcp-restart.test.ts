@@ -19,7 +19,17 @@ describe('a restarted MCP server', { timeout: 120_000 }, () => {
     project.write(`${tool}.json`, JSON.stringify({ defaults: { n_runs: 1 }, cases: [{ id: 'flaky', user_prompt: 'Call it.', expected_actions: [{ tool }] }] }));
     project.write('mock.json', JSON.stringify({ cases: { flaky: [{ toolCalls: [{ name: tool, arguments: {} }] }, { text: 'done' }] } }));
     const cli = await runCli(
-      ['--path', project.dir, 'run', `${tool}.json`, '--provider', 'mock:mock.json', '--toolset', `mcp:${process.execPath} ${SERVER} ${join(project.dir, `${tool}.starts`)}`, '--no-telemetry'],
+      [
+        '--path',
+        project.dir,
+        'run',
+        `${tool}.json`,
+        '--provider',
+        'mock:mock.json',
+        '--toolset',
+        `mcp:${process.execPath} ${SERVER} ${join(project.dir, `${tool}.starts`)}`,
+        '--no-telemetry',
+      ],
       { env: cliEnv(project.dir), cwd: project.dir, spawn: true },
     );
     expect(cli.exitCode, cli.stderr).toBe(exitCode);

@@ -46,9 +46,22 @@ describe('trajectory mode with an MCP toolset (server-filesystem over stdio)', {
   it('executes MCP tools, feeds results back, applies permissions by annotation and by tool name', async () => {
     const cli = await runCli(
       [
-        '--path', project.dir, 'run', 'evals/read.json', 'evals/denied.json', 'evals/allowed.json',
-        '--toolset', `mcp:${process.execPath} ${SERVER} ${data}`,
-        '--base-url', model.url, '--model', 'fake-model', '--out', 'out/mcp.json', '--concurrency', '1',
+        '--path',
+        project.dir,
+        'run',
+        'evals/read.json',
+        'evals/denied.json',
+        'evals/allowed.json',
+        '--toolset',
+        `mcp:${process.execPath} ${SERVER} ${data}`,
+        '--base-url',
+        model.url,
+        '--model',
+        'fake-model',
+        '--out',
+        'out/mcp.json',
+        '--concurrency',
+        '1',
       ],
       { env: cliEnv(project.dir, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, RUNSPEC_CAPTURE_CONTENT: 'true' }), cwd: project.dir, timeoutMs: 60_000 },
     );

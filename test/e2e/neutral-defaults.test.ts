@@ -15,7 +15,12 @@ id = "weather"
 prompt = "What is the weather in Paris?"
 expect_tool = "get_weather"
 `;
-const TOOLS = JSON.stringify([{ type: 'function', function: { name: 'get_weather', description: 'Current weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }]);
+const TOOLS = JSON.stringify([
+  {
+    type: 'function',
+    function: { name: 'get_weather', description: 'Current weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+  },
+]);
 
 describe('domain-neutral defaults', { timeout: 120_000 }, () => {
   const project = tempProject('runspec-neutral-');
@@ -30,11 +35,24 @@ describe('domain-neutral defaults', { timeout: 120_000 }, () => {
     await model.close();
     project.cleanup();
   });
-  const cli = (args: string[], env: Record<string, string> = cliEnv(project.dir)) => runCli(['--path', project.dir, ...args], { env, cwd: project.dir, spawn: true });
+  const cli = (args: string[], env: Record<string, string> = cliEnv(project.dir)) =>
+    runCli(['--path', project.dir, ...args], { env, cwd: project.dir, spawn: true });
 
   it('sends no system prompt with an OpenAI tools file, and the table has no command, autonomy or host column', async () => {
     const before = model.chatRequests().length;
-    const r = await cli(['run', 'cases.toml', '--toolset', 'tools.json', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry', '--output', 'table']);
+    const r = await cli([
+      'run',
+      'cases.toml',
+      '--toolset',
+      'tools.json',
+      '--base-url',
+      model.url,
+      '--model',
+      'fake-model',
+      '--no-telemetry',
+      '--output',
+      'table',
+    ]);
     expect(r.exitCode).toBe(0);
     expect(model.chatRequests()[before]!.json.messages).toEqual([{ role: 'user', content: 'What is the weather in Paris?' }]);
     const header = r.stdout.split('\n').find((l) => l.includes('VERDICT'))!;
@@ -49,7 +67,21 @@ describe('domain-neutral defaults', { timeout: 120_000 }, () => {
 
   it('stores the system prompt in a recording, and replay uses it without being told', async () => {
     project.write('prompt.txt', 'You are a weather bot.');
-    const rec = await cli(['record', 'cases.toml', '--toolset', 'tools.json', '--system-prompt', 'prompt.txt', '--out', 'rec.json', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry']);
+    const rec = await cli([
+      'record',
+      'cases.toml',
+      '--toolset',
+      'tools.json',
+      '--system-prompt',
+      'prompt.txt',
+      '--out',
+      'rec.json',
+      '--base-url',
+      model.url,
+      '--model',
+      'fake-model',
+      '--no-telemetry',
+    ]);
     expect(rec.exitCode).toBe(0);
     expect(JSON.parse(readFileSync(join(project.dir, 'rec.json'), 'utf8')).systemPrompt).toBe('You are a weather bot.');
     const rep = await cli(['replay', 'cases.toml', '--toolset', 'tools.json', '--script', 'rec.json', '--no-telemetry'], { HOME: project.dir });
@@ -59,7 +91,21 @@ describe('domain-neutral defaults', { timeout: 120_000 }, () => {
 
   it('says so when an older recording differs only by the operations prompt it was made with (exit 2)', async () => {
     writeFileSync(join(project.dir, 'ops.txt'), OPERATIONS_SYSTEM_PROMPT);
-    const made = await cli(['record', 'cases.toml', '--toolset', 'tools.json', '--system-prompt', 'ops.txt', '--out', 'old.json', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry']);
+    const made = await cli([
+      'record',
+      'cases.toml',
+      '--toolset',
+      'tools.json',
+      '--system-prompt',
+      'ops.txt',
+      '--out',
+      'old.json',
+      '--base-url',
+      model.url,
+      '--model',
+      'fake-model',
+      '--no-telemetry',
+    ]);
     expect(made.exitCode).toBe(0);
     // A recording from before recordings kept their system prompt.
     const old = JSON.parse(readFileSync(join(project.dir, 'old.json'), 'utf8'));

@@ -50,9 +50,27 @@ describe('runspec-eval optimize', () => {
 
   it('rewrites the prompt until the case passes and saves every iteration', async () => {
     const out = join(dir, 'results.json');
-    const cli = await runCli(['--path', dir, 'optimize', join(dir, 'suite.json'), '--provider', 'openai', '--base-url', model.url, '--model', 'fake-model', '--out', out, '--max-iter', '3'], {
-      env: { OPENAI_API_KEY: 'sk-test-secret' },
-    });
+    const cli = await runCli(
+      [
+        '--path',
+        dir,
+        'optimize',
+        join(dir, 'suite.json'),
+        '--provider',
+        'openai',
+        '--base-url',
+        model.url,
+        '--model',
+        'fake-model',
+        '--out',
+        out,
+        '--max-iter',
+        '3',
+      ],
+      {
+        env: { OPENAI_API_KEY: 'sk-test-secret' },
+      },
+    );
     expect(cli.stderr).not.toContain('sk-test-secret');
     expect(cli.exitCode, cli.stderr).toBe(0);
     expect(cli.stdout).toContain('stopped: all_pass after 2 iteration(s)');
@@ -71,14 +89,41 @@ describe('runspec-eval optimize', () => {
 
   it('evaluates once with --no-optimize and exits 1 when the case fails', async () => {
     const out = join(dir, 'once.json');
-    const cli = await runCli(['--path', dir, 'optimize', join(dir, 'suite.json'), '--provider', 'openai', '--base-url', model.url, '--model', 'fake-model', '--out', out, '--no-optimize']);
+    const cli = await runCli([
+      '--path',
+      dir,
+      'optimize',
+      join(dir, 'suite.json'),
+      '--provider',
+      'openai',
+      '--base-url',
+      model.url,
+      '--model',
+      'fake-model',
+      '--out',
+      out,
+      '--no-optimize',
+    ]);
     expect(cli.exitCode, cli.stderr).toBe(1);
     expect(JSON.parse(readFileSync(out, 'utf8')).iterations).toHaveLength(1);
   });
 
   it('records the auto-detected model and n_runs_default (the suite default) in meta; -v logs every turn', async () => {
     const out = join(dir, 'meta.json');
-    const cli = await runCli(['--path', dir, 'optimize', join(dir, 'suite.json'), '--provider', 'openai', '--base-url', model.url, '--out', out, '--no-optimize', '-v']);
+    const cli = await runCli([
+      '--path',
+      dir,
+      'optimize',
+      join(dir, 'suite.json'),
+      '--provider',
+      'openai',
+      '--base-url',
+      model.url,
+      '--out',
+      out,
+      '--no-optimize',
+      '-v',
+    ]);
     expect(cli.exitCode, cli.stderr).toBe(1);
     expect(cli.stderr).toMatch(/^\[fix-typo#0 turn 0\] tool write_file \{"path":"a\.py"/m);
     expect(JSON.parse(readFileSync(out, 'utf8')).meta).toMatchObject({ model: 'fake-model', n_runs_default: 1 });
@@ -94,10 +139,13 @@ describe('runspec-eval optimize against a provider that is down', { timeout: 120
     deadUrl = `http://127.0.0.1:${await closedPort()}/v1`;
   });
   const optimize = (out: string, env: Record<string, string>) =>
-    runCli(['--path', dir, 'optimize', join(dir, 'suite.json'), '--base-url', deadUrl, '--model', 'm', '--out', join(dir, out), '--no-optimize', '--attempts', '2'], {
-      env: { OPENAI_API_KEY: 'sk-test', ...env },
-      spawn: true,
-    });
+    runCli(
+      ['--path', dir, 'optimize', join(dir, 'suite.json'), '--base-url', deadUrl, '--model', 'm', '--out', join(dir, out), '--no-optimize', '--attempts', '2'],
+      {
+        env: { OPENAI_API_KEY: 'sk-test', ...env },
+        spawn: true,
+      },
+    );
 
   it('counts the retries it did not show, in one line, when it ends', async () => {
     const cli = await optimize('retried.json', { RUNSPEC_UNREACHABLE_AFTER_MS: '0' });
@@ -111,6 +159,8 @@ describe('runspec-eval optimize against a provider that is down', { timeout: 120
   it('stops with one line and exit 3 once every request in flight failed to connect for the window', async () => {
     const cli = await optimize('gone.json', { RUNSPEC_UNREACHABLE_AFTER_MS: '200' });
     expect(cli.exitCode, cli.stderr).toBe(3);
-    expect(cli.stderr).toMatch(/^error: optimize stopped in iteration 0: every request in flight failed to connect for 0\.2 s \(openai.*connection failed \(ECONNREFUSED\)\)$/m);
+    expect(cli.stderr).toMatch(
+      /^error: optimize stopped in iteration 0: every request in flight failed to connect for 0\.2 s \(openai.*connection failed \(ECONNREFUSED\)\)$/m,
+    );
   });
 });

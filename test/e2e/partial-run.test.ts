@@ -12,7 +12,10 @@ const project = tempProject('runspec-partial-');
 let model: FakeModelServer;
 
 beforeAll(async () => {
-  project.write('evals/read.json', JSON.stringify({ id: 'read-then-fail', task: 'Read app.py twice.', files: { 'app.py': 'print(1)\n' }, expected: ['file_read', 'file_read'] }));
+  project.write(
+    'evals/read.json',
+    JSON.stringify({ id: 'read-then-fail', task: 'Read app.py twice.', files: { 'app.py': 'print(1)\n' }, expected: ['file_read', 'file_read'] }),
+  );
   model = await startFakeOpenAI({
     script: {
       'Read app.py twice.': [
@@ -29,10 +32,13 @@ afterAll(async () => {
 
 describe('partial runs', () => {
   it('keeps the calls, tokens and sequence of a sample whose provider failed mid-run', async () => {
-    const cli = await runCli(['--path', project.dir, 'run', 'evals/read.json', '--base-url', model.url, '--model', 'fake-model', '--out', 'out/partial.json', '--no-telemetry'], {
-      env: cliEnv(project.dir),
-      cwd: project.dir,
-    });
+    const cli = await runCli(
+      ['--path', project.dir, 'run', 'evals/read.json', '--base-url', model.url, '--model', 'fake-model', '--out', 'out/partial.json', '--no-telemetry'],
+      {
+        env: cliEnv(project.dir),
+        cwd: project.dir,
+      },
+    );
     expect(cli.exitCode).toBe(3);
     const doc = JSON.parse(readFileSync(join(project.dir, 'out/partial.json'), 'utf8'));
     const run = doc.iterations[0].cases['read-then-fail'].runs[0];

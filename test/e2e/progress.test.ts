@@ -11,7 +11,11 @@ describe('progress bar', () => {
   it('draws on stderr when it is a terminal (util-linux script gives the CLI a pty)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'runspec-progress-'));
     const cmd = `${process.execPath} ${CLI} --path ${dir} replay fleet --script ${RECORDING} --no-telemetry --output json > ${join(dir, 'out.json')}`;
-    const r = spawnSync('script', ['-qec', cmd, '/dev/null'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: dir, TERM: 'xterm' }, timeout: 60_000 });
+    const r = spawnSync('script', ['-qec', cmd, '/dev/null'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: dir, TERM: 'xterm' },
+      timeout: 60_000,
+    });
     // The fleet recording holds one deliberate wrong answer: exit 1, passed through by `script -e`.
     expect(r.status).toBe(1);
     const screen = r.stdout;

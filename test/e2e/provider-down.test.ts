@@ -24,17 +24,49 @@ describe.sequential('a run against a provider that is down', { timeout: 120_000 
     project.cleanup();
   });
   // Only the errored-samples stop here: the unreachable window (10 s by default) is the next describe's.
-  const run = (args: string[]) => runCli(['--path', project.dir, ...args], { env: cliEnv(project.dir, { RUNSPEC_UNREACHABLE_AFTER_MS: '0' }), cwd: project.dir, spawn: true });
+  const run = (args: string[]) =>
+    runCli(['--path', project.dir, ...args], { env: cliEnv(project.dir, { RUNSPEC_UNREACHABLE_AFTER_MS: '0' }), cwd: project.dir, spawn: true });
 
   it('--stop-after-errors 0 never stops early; -v shows every retry', async () => {
-    const cli = await run(['run', 'evals/six.toml', '--base-url', deadUrl, '--model', 'm', '--no-telemetry', '--attempts', '2', '--concurrency', '1', '--stop-after-errors', '0', '-v', '--out', 'all.json']);
+    const cli = await run([
+      'run',
+      'evals/six.toml',
+      '--base-url',
+      deadUrl,
+      '--model',
+      'm',
+      '--no-telemetry',
+      '--attempts',
+      '2',
+      '--concurrency',
+      '1',
+      '--stop-after-errors',
+      '0',
+      '-v',
+      '--out',
+      'all.json',
+    ]);
     expect(cli.exitCode).toBe(3);
     expect(cli.stderr.split('\n').filter((l) => l.startsWith('retrying:'))).toHaveLength(6);
     expect(cli.stderr).not.toContain('retried:');
     expect(cli.stderr.split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(6);
   });
   it('stops after 5 samples in a row errored, with one line naming the cause, exit 3, and --resume finishes it', async () => {
-    const cli = await run(['run', 'evals/many.toml', '--base-url', deadUrl, '--model', 'm', '--no-telemetry', '--attempts', '2', '--concurrency', '1', '--out', 'down.json']);
+    const cli = await run([
+      'run',
+      'evals/many.toml',
+      '--base-url',
+      deadUrl,
+      '--model',
+      'm',
+      '--no-telemetry',
+      '--attempts',
+      '2',
+      '--concurrency',
+      '1',
+      '--out',
+      'down.json',
+    ]);
     expect(cli.exitCode).toBe(3);
     const lines = cli.stderr.trim().split('\n');
     // The retry lines collapse to one per cause; no line per failed case.
@@ -44,7 +76,9 @@ describe.sequential('a run against a provider that is down', { timeout: 120_000 
     expect(lines.filter((l) => l.startsWith('error:'))).toEqual([]);
     const stopped = lines.filter((l) => l.startsWith('stopped:'));
     expect(stopped).toHaveLength(1);
-    expect(stopped[0]).toMatch(/^stopped: 5 samples in a row failed \(.*connection failed.*\); 5 of 20 cases finished; when the provider is back, finish with --resume .*down\.jsonl$/);
+    expect(stopped[0]).toMatch(
+      /^stopped: 5 samples in a row failed \(.*connection failed.*\); 5 of 20 cases finished; when the provider is back, finish with --resume .*down\.jsonl$/,
+    );
     // Finished (errored) cases are kept in the log; the run stopped starting new ones.
     const logged = readFileSync(join(project.dir, 'down.jsonl'), 'utf8').trim().split('\n').slice(1);
     expect(logged).toHaveLength(5);
@@ -62,7 +96,6 @@ describe.sequential('a run against a provider that is down', { timeout: 120_000 
     expect(cases).toHaveLength(20);
     expect(cases.filter((c) => c.errored)).toEqual([]);
   });
-
 });
 
 describe('a run against a provider that refuses every connection, several requests in flight', { timeout: 120_000 }, () => {
@@ -80,13 +113,29 @@ describe('a run against a provider that refuses every connection, several reques
     // take longer, and --stop-after-errors 0 rules the other stop out.
     const env = cliEnv(project.dir, { RUNSPEC_UNREACHABLE_AFTER_MS: '200' });
     const run = (args: string[]) => runCli(['--path', project.dir, ...args], { env, cwd: project.dir, spawn: true });
-    const cli = await run(['run', 'evals/many.toml', '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm', '--no-telemetry', '--concurrency', '4', '--stop-after-errors', '0', '--out', 'gone.json']);
+    const cli = await run([
+      'run',
+      'evals/many.toml',
+      '--base-url',
+      `http://127.0.0.1:${port}/v1`,
+      '--model',
+      'm',
+      '--no-telemetry',
+      '--concurrency',
+      '4',
+      '--stop-after-errors',
+      '0',
+      '--out',
+      'gone.json',
+    ]);
     expect(cli.exitCode, cli.stderr).toBe(3);
     const lines = cli.stderr.trim().split('\n');
     expect(lines.filter((l) => l.startsWith('error:'))).toEqual([]);
     const stopped = lines.filter((l) => l.startsWith('stopped:'));
     expect(stopped).toHaveLength(1);
-    expect(stopped[0]).toMatch(/^stopped: every request in flight failed to connect for 0\.2 s \(openai.*connection failed \(ECONNREFUSED\)\); 0 of 20 cases finished; when the provider is back, finish with --resume .*gone\.jsonl$/);
+    expect(stopped[0]).toMatch(
+      /^stopped: every request in flight failed to connect for 0\.2 s \(openai.*connection failed \(ECONNREFUSED\)\); 0 of 20 cases finished; when the provider is back, finish with --resume .*gone\.jsonl$/,
+    );
     // The requests in flight were cancelled in their retry waits: no case finished, none was started after.
     expect(readFileSync(join(project.dir, 'gone.jsonl'), 'utf8').trim().split('\n').slice(1)).toEqual([]);
 

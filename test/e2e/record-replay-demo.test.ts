@@ -37,10 +37,29 @@ describe('record and replay (live and replay CI tiers)', { timeout: 120_000 }, (
   });
 
   it('records a live run, then replays it keyless and offline with the same verdicts', async () => {
-    const rec = await runCli(['--path', project.dir, 'record', 'evals/ops.toml', '--out', 'rec.json', '--base-url', model.url, '--model', 'fake-model', '--results', 'live.json', '--threshold', '1', '--no-telemetry'], {
-      env: cliEnv(project.dir),
-      cwd: project.dir,
-    });
+    const rec = await runCli(
+      [
+        '--path',
+        project.dir,
+        'record',
+        'evals/ops.toml',
+        '--out',
+        'rec.json',
+        '--base-url',
+        model.url,
+        '--model',
+        'fake-model',
+        '--results',
+        'live.json',
+        '--threshold',
+        '1',
+        '--no-telemetry',
+      ],
+      {
+        env: cliEnv(project.dir),
+        cwd: project.dir,
+      },
+    );
     expect(rec.exitCode).toBe(0);
     expect(readFileSync(join(project.dir, 'rec.json'), 'utf8')).not.toContain(SECRET);
     const live = casesOf(readJson(join(project.dir, 'live.json')));
@@ -53,15 +72,35 @@ describe('record and replay (live and replay CI tiers)', { timeout: 120_000 }, (
     expect(rep.exitCode).toBe(0);
     const replayed = casesOf(readJson(join(project.dir, 'replayed.json')));
     // Same verdicts; only the replay (telemetry on) links its trace.
-    const untraced = (v: Record<string, unknown>) => Object.fromEntries(Object.entries(v).filter(([k]) => !['trace_id', 'root_span_id', 'trace_url'].includes(k)));
+    const untraced = (v: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(v).filter(([k]) => !['trace_id', 'root_span_id', 'trace_url'].includes(k)));
     for (const id of ['restart-nginx', 'ambiguous']) expect(untraced(replayed[id].runs[0].verdict)).toEqual(untraced(live[id].runs[0].verdict));
     expect(allText(project.dir)).not.toContain(SECRET);
   });
 
   it('re-records one case: --merge keeps the other entries, without it they are dropped', async () => {
-    const cases = (file: string): string[] => [...new Set((readJson(join(project.dir, file)) as { entries: Array<{ case: string }> }).entries.map((e) => e.case))].sort();
-    const args = (out: string, extra: string[] = []) => ['--path', project.dir, 'record', 'evals/ops.toml', '--fixture', 'ambiguous', '--out', out, '--base-url', model.url, '--model', 'fake-model', '--no-telemetry', ...extra];
-    const base = await runCli(['--path', project.dir, 'record', 'evals/ops.toml', '--out', 'merge.json', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry'], { env: cliEnv(project.dir), cwd: project.dir });
+    const cases = (file: string): string[] =>
+      [...new Set((readJson(join(project.dir, file)) as { entries: Array<{ case: string }> }).entries.map((e) => e.case))].sort();
+    const args = (out: string, extra: string[] = []) => [
+      '--path',
+      project.dir,
+      'record',
+      'evals/ops.toml',
+      '--fixture',
+      'ambiguous',
+      '--out',
+      out,
+      '--base-url',
+      model.url,
+      '--model',
+      'fake-model',
+      '--no-telemetry',
+      ...extra,
+    ];
+    const base = await runCli(
+      ['--path', project.dir, 'record', 'evals/ops.toml', '--out', 'merge.json', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry'],
+      { env: cliEnv(project.dir), cwd: project.dir },
+    );
     expect(base.exitCode).toBe(0);
     expect(cases('merge.json')).toEqual(['ambiguous', 'restart-nginx']);
     const merged = await runCli(args('merge.json', ['--merge']), { env: cliEnv(project.dir), cwd: project.dir });
@@ -74,7 +113,10 @@ describe('record and replay (live and replay CI tiers)', { timeout: 120_000 }, (
 
   it('exits 2 with a stale-recording message when the case changed since it was recorded', async () => {
     project.write('evals/changed.toml', SUITE.replace('restart nginx on web-01', 'restart nginx on web-02, please'));
-    const rep = await runCli(['--path', project.dir, 'replay', 'evals/changed.toml', '--script', 'rec.json', '--no-telemetry'], { env: { HOME: project.dir }, cwd: project.dir });
+    const rep = await runCli(['--path', project.dir, 'replay', 'evals/changed.toml', '--script', 'rec.json', '--no-telemetry'], {
+      env: { HOME: project.dir },
+      cwd: project.dir,
+    });
     expect(rep.exitCode).toBe(2);
     expect(rep.stderr).toMatch(/stale|changed|record/i);
   });
@@ -82,10 +124,27 @@ describe('record and replay (live and replay CI tiers)', { timeout: 120_000 }, (
   it('record exits 1 below the threshold but still writes the recording', async () => {
     const wrong = await startFakeOpenAI({ toolCall: { name: 'service-status', arguments: { host: 'web-01', service: 'nginx' } } });
     try {
-      const rec = await runCli(['--path', project.dir, 'record', 'evals/ops.toml', '--fixture', 'restart-nginx', '--out', 'rec-bad.json', '--base-url', wrong.url, '--model', 'fake-model', '--no-telemetry'], {
-        env: cliEnv(project.dir),
-        cwd: project.dir,
-      });
+      const rec = await runCli(
+        [
+          '--path',
+          project.dir,
+          'record',
+          'evals/ops.toml',
+          '--fixture',
+          'restart-nginx',
+          '--out',
+          'rec-bad.json',
+          '--base-url',
+          wrong.url,
+          '--model',
+          'fake-model',
+          '--no-telemetry',
+        ],
+        {
+          env: cliEnv(project.dir),
+          cwd: project.dir,
+        },
+      );
       expect(rec.exitCode).toBe(1);
       expect(readdirSync(project.dir)).toContain('rec-bad.json');
     } finally {

@@ -26,21 +26,48 @@ describe('replay honours the recorded samples and threshold', { timeout: 120_000
   });
 
   it('records samples 3 and threshold 0.6, and replays with them when none are given', async () => {
-    const rec = await runCli(['--path', project.dir, 'record', 'evals/ops.toml', '--out', 'recordings/ops.json', '--base-url', model.url, '--model', 'm', '--samples', '3', '--threshold', '0.6', '--concurrency', '1', '--no-telemetry'], {
-      env: cliEnv(project.dir),
-      cwd: project.dir,
-    });
+    const rec = await runCli(
+      [
+        '--path',
+        project.dir,
+        'record',
+        'evals/ops.toml',
+        '--out',
+        'recordings/ops.json',
+        '--base-url',
+        model.url,
+        '--model',
+        'm',
+        '--samples',
+        '3',
+        '--threshold',
+        '0.6',
+        '--concurrency',
+        '1',
+        '--no-telemetry',
+      ],
+      {
+        env: cliEnv(project.dir),
+        cwd: project.dir,
+      },
+    );
     expect(rec.exitCode, rec.stderr).toBe(0);
     const recording = JSON.parse(readFileSync(join(project.dir, 'recordings/ops.json'), 'utf8')) as { samples?: number; threshold?: number };
     expect([recording.samples, recording.threshold]).toEqual([3, 0.6]);
-    const rep = await runCli(['--path', project.dir, 'replay', 'evals/ops.toml', '--script', 'recordings/ops.json', '--out', 'replayed.json', '--no-telemetry'], { env: { HOME: project.dir }, cwd: project.dir });
+    const rep = await runCli(
+      ['--path', project.dir, 'replay', 'evals/ops.toml', '--script', 'recordings/ops.json', '--out', 'replayed.json', '--no-telemetry'],
+      { env: { HOME: project.dir }, cwd: project.dir },
+    );
     expect(rep.exitCode, rep.stderr).toBe(0);
     const c = casesOf(readJson(join(project.dir, 'replayed.json')))['restart-nginx'] as { runs: unknown[]; threshold: number; pass_rate: number };
     expect(c.runs).toHaveLength(3);
     expect(c.threshold).toBe(0.6);
     expect(c.pass_rate).toBeCloseTo(2 / 3);
     // A threshold given now still wins.
-    const strict = await runCli(['--path', project.dir, 'replay', 'evals/ops.toml', '--script', 'recordings/ops.json', '--threshold', '1', '--out', 'strict.json', '--no-telemetry'], { env: { HOME: project.dir }, cwd: project.dir });
+    const strict = await runCli(
+      ['--path', project.dir, 'replay', 'evals/ops.toml', '--script', 'recordings/ops.json', '--threshold', '1', '--out', 'strict.json', '--no-telemetry'],
+      { env: { HOME: project.dir }, cwd: project.dir },
+    );
     expect(strict.exitCode).toBe(1);
   });
 });

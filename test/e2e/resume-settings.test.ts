@@ -13,7 +13,12 @@ const project = tempProject('runspec-resume-settings-');
 afterAll(() => project.cleanup());
 project.write('evals/two.toml', restartSuite(['a', 'b']));
 // Case b fails as infrastructure, so the run exits 3 and leaves a resumable log.
-project.write('flaky.json', JSON.stringify({ cases: { a: [{ toolCalls: [{ name: 'restart-service', arguments: { host: 'web-01', service: 'svc0' } }] }], b: [{ error: { message: 'provider down' } }] } }));
+project.write(
+  'flaky.json',
+  JSON.stringify({
+    cases: { a: [{ toolCalls: [{ name: 'restart-service', arguments: { host: 'web-01', service: 'svc0' } }] }], b: [{ error: { message: 'provider down' } }] },
+  }),
+);
 const TOML = '[llm]\ntemperature = 0.2\nsystem_prompt = "be careful"\n';
 const PASSWORD = 'hunter2-resume';
 const QUERY_KEY = 'qk-resume-secret';
@@ -96,7 +101,24 @@ describe('--resume compares the resolved settings, not only the flags', { timeou
     writeFileSync(join(project.dir, 'runspec.toml'), TOML);
     copyFileSync(join(REPO_ROOT, 'fixtures/toolsets/fleet.toml'), join(project.dir, 'ts.toml'));
     const env = { HOME: project.dir };
-    const first = await runCli(['--path', project.dir, 'run', 'evals/two.toml', '--toolset', 'ts.toml', '--provider', 'mock', '--script', 'flaky.json', '--no-telemetry', '--out', 'rel.json'], { cwd: project.dir, env, spawn: true });
+    const first = await runCli(
+      [
+        '--path',
+        project.dir,
+        'run',
+        'evals/two.toml',
+        '--toolset',
+        'ts.toml',
+        '--provider',
+        'mock',
+        '--script',
+        'flaky.json',
+        '--no-telemetry',
+        '--out',
+        'rel.json',
+      ],
+      { cwd: project.dir, env, spawn: true },
+    );
     expect(first.exitCode, first.stderr).toBe(3);
     const again = await runCli(['run', '--resume', 'rel.jsonl'], { cwd: project.dir, env, spawn: true });
     expect(again.stderr).not.toContain('settings differ');

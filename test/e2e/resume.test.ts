@@ -57,7 +57,21 @@ describe('--resume', { timeout: 120_000 }, () => {
     await model.close();
     project.cleanup();
   });
-  const args = (out: string) => ['--path', project.dir, 'run', 'evals/slow.toml', '--base-url', model.url, '--model', 'fake-model', '--concurrency', '1', '--no-telemetry', '--out', out];
+  const args = (out: string) => [
+    '--path',
+    project.dir,
+    'run',
+    'evals/slow.toml',
+    '--base-url',
+    model.url,
+    '--model',
+    'fake-model',
+    '--concurrency',
+    '1',
+    '--no-telemetry',
+    '--out',
+    out,
+  ];
 
   it('finishes a run killed with kill -9 without redoing finished cases, equal to an uninterrupted run', async () => {
     closeGate();
@@ -69,7 +83,9 @@ describe('--resume', { timeout: 120_000 }, () => {
     openGate();
     expect(killed.signal).toBe('SIGKILL');
     expect(existsSync(join(project.dir, 'crash.json'))).toBe(false);
-    const finishedBefore = readFileSync(join(project.dir, 'crash.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"type":"case"')).length;
+    const finishedBefore = readFileSync(join(project.dir, 'crash.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"type":"case"')).length;
     expect(finishedBefore).toBeGreaterThanOrEqual(1);
     const askedFirst = asked.get('restart service svc0 on web-01');
 

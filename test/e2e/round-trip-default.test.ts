@@ -28,14 +28,28 @@ const parse = (stdout: string): Line[] => verdictLines(stdout) as Line[];
 describe('round trip on the embedded default (no content capture)', () => {
   it('judges what the content-free demo traces carry: never a false failure or pass, case changes seen, unscorable named', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'runspec-rt-default-'));
-    writeFileSync(join(dir, 'runspec.toml'), '[telemetry]\nproject = "ops"\ntrace_url = "http://phoenix.test/projects/{project}/traces/{trace_id}?span={span_id}"\n');
+    writeFileSync(
+      join(dir, 'runspec.toml'),
+      '[telemetry]\nproject = "ops"\ntrace_url = "http://phoenix.test/projects/{project}/traces/{trace_id}?span={span_id}"\n',
+    );
     const demo = await runCli(['--path', dir, 'demo', '--output', 'json']);
     expect(demo.exitCode, demo.stderr).toBe(0);
     const resultsDir = join(dir, '.runspec', 'results');
-    const doc = JSON.parse(readFileSync(join(resultsDir, readdirSync(resultsDir).find((f) => f.endsWith('.json'))!), 'utf8'));
+    const doc = JSON.parse(
+      readFileSync(
+        join(
+          resultsDir,
+          readdirSync(resultsDir).find((f) => f.endsWith('.json'))!,
+        ),
+        'utf8',
+      ),
+    );
     const live = new Map<string, { category: string; traceId?: string }>();
-    for (const [caseId, entry] of Object.entries(doc.iterations[0].cases as Record<string, { runs: Array<{ sample: number; verdict: { category: string; trace_id?: string } }> }>)) {
-      for (const run of entry.runs) live.set(`${caseId}#${run.sample}`, { category: run.verdict.category, ...(run.verdict.trace_id ? { traceId: run.verdict.trace_id } : {}) });
+    for (const [caseId, entry] of Object.entries(
+      doc.iterations[0].cases as Record<string, { runs: Array<{ sample: number; verdict: { category: string; trace_id?: string } }> }>,
+    )) {
+      for (const run of entry.runs)
+        live.set(`${caseId}#${run.sample}`, { category: run.verdict.category, ...(run.verdict.trace_id ? { traceId: run.verdict.trace_id } : {}) });
     }
     const traces = join(dir, '.runspec', 'traces');
 
@@ -43,10 +57,12 @@ describe('round trip on the embedded default (no content capture)', () => {
     const rootsByTrace = new Map<string, string>();
     for (const f of readdirSync(traces)) {
       for (const line of readFileSync(join(traces, f), 'utf8').split('\n').filter(Boolean)) {
-        for (const rs of JSON.parse(line).resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) for (const sp of ss.spans ?? []) {
-          const caseAttr = (sp.attributes ?? []).find((a: { key: string }) => a.key === 'runspec.eval.case_id');
-          if (!sp.parentSpanId && caseAttr) rootsByTrace.set(`${sp.traceId}/${sp.spanId}`, caseAttr.value.stringValue);
-        }
+        for (const rs of JSON.parse(line).resourceSpans ?? [])
+          for (const ss of rs.scopeSpans ?? [])
+            for (const sp of ss.spans ?? []) {
+              const caseAttr = (sp.attributes ?? []).find((a: { key: string }) => a.key === 'runspec.eval.case_id');
+              if (!sp.parentSpanId && caseAttr) rootsByTrace.set(`${sp.traceId}/${sp.spanId}`, caseAttr.value.stringValue);
+            }
       }
     }
     const parsed = parseResultsDocument(JSON.stringify(doc), 'results.json');
@@ -61,7 +77,18 @@ describe('round trip on the embedded default (no content capture)', () => {
     const junit = renderJUnit(parsed);
     for (const { traceId } of live.values()) expect(junit).toContain(traceId);
     expect(renderTable(parsed)).toContain(`  status-not-restart  ${link}`);
-    const scored = await runCli(['--path', dir, 'score', traces, '--output', 'jsonl', '--rules', join(REPO_ROOT, 'examples', 'rules.toml'), '--toolset', 'builtin:fleet']);
+    const scored = await runCli([
+      '--path',
+      dir,
+      'score',
+      traces,
+      '--output',
+      'jsonl',
+      '--rules',
+      join(REPO_ROOT, 'examples', 'rules.toml'),
+      '--toolset',
+      'builtin:fleet',
+    ]);
     const lines = parse(scored.stdout);
     const caseLines = lines.filter((l) => l.case !== undefined);
     // score's verdict lines carry the same link.

@@ -6,7 +6,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
 import { CLI, runCli, isolatedEnv } from '../helpers/run-cli.js';
-import { casesOf, cliEnv, readJson, REPLIO_READ_APP, RUNSPEC_RESTART_AND_STATUS, SECRET, tempProject, TRAJECTORY_ANSWERS, TURNSTONE_CREATE_HELLO } from './_helpers.js';
+import {
+  casesOf,
+  cliEnv,
+  readJson,
+  REPLIO_READ_APP,
+  RUNSPEC_RESTART_AND_STATUS,
+  SECRET,
+  tempProject,
+  TRAJECTORY_ANSWERS,
+  TURNSTONE_CREATE_HELLO,
+} from './_helpers.js';
 import { verdictLines } from '../helpers/verdict-lines.js';
 
 const RUNSPEC_SUITE = `${RUNSPEC_RESTART_AND_STATUS}
@@ -88,7 +98,9 @@ describe('round trip: live run → exported traces → offline score', { timeout
 
   it('scores traces exported to serve as the OTLP endpoint to the same verdicts as the live run', async () => {
     const serve = spawn(process.execPath, [CLI, '--path', project.dir, 'serve', '--port', '0', '--quiet-ms', '200', '--cases', 'evals'], {
-      cwd: project.dir, env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: project.dir }, stdio: 'pipe',
+      cwd: project.dir,
+      env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: project.dir },
+      stdio: 'pipe',
     });
     let stdout = '';
     let stderr = '';
@@ -103,7 +115,21 @@ describe('round trip: live run → exported traces → offline score', { timeout
       }
       expect(url, stderr).toBeDefined();
       const live = await runCli(
-        ['--path', project.dir, 'run', 'evals/', '--base-url', model.url, '--model', 'fake-model', '--capture-content', '--endpoint', `${url}/v1/traces`, '--out', 'out/live-serve.json'],
+        [
+          '--path',
+          project.dir,
+          'run',
+          'evals/',
+          '--base-url',
+          model.url,
+          '--model',
+          'fake-model',
+          '--capture-content',
+          '--endpoint',
+          `${url}/v1/traces`,
+          '--out',
+          'out/live-serve.json',
+        ],
         { env: cliEnv(project.dir), cwd: project.dir },
       );
       expect(live.stderr).not.toMatch(/^error|telemetry:.*failed/m);

@@ -3,7 +3,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
 import { runCli } from '../helpers/run-cli.js';
-import { allText, casesOf, cliEnv, readJson, REPLIO_READ_APP, RUNSPEC_RESTART_AND_STATUS, SECRET, tempProject, TRAJECTORY_ANSWERS, TURNSTONE_CREATE_HELLO } from './_helpers.js';
+import {
+  allText,
+  casesOf,
+  cliEnv,
+  readJson,
+  REPLIO_READ_APP,
+  RUNSPEC_RESTART_AND_STATUS,
+  SECRET,
+  tempProject,
+  TRAJECTORY_ANSWERS,
+  TURNSTONE_CREATE_HELLO,
+} from './_helpers.js';
 
 // End to end: the CLI (main() in-process), against a scripted OpenAI-compatible server, on all three dialects.
 
@@ -33,7 +44,18 @@ describe('run, end to end against a scripted OpenAI-compatible server', { timeou
 
   it('scores a runspec suite in decision mode, exits 0, and never leaks the API key', async () => {
     const cli = await runCli(
-      ['--path', project.dir, 'run', join(project.dir, 'evals/fleet.toml'), '--base-url', model.url, '--model', 'fake-model', '--out', join(project.dir, 'out/runspec.json')],
+      [
+        '--path',
+        project.dir,
+        'run',
+        join(project.dir, 'evals/fleet.toml'),
+        '--base-url',
+        model.url,
+        '--model',
+        'fake-model',
+        '--out',
+        join(project.dir, 'out/runspec.json'),
+      ],
       { env: cliEnv(project.dir), cwd: project.dir },
     );
     expect(cli.stderr).not.toMatch(/^error/m);
@@ -55,10 +77,28 @@ describe('run, end to end against a scripted OpenAI-compatible server', { timeou
   });
 
   it('lays the toolset out as --tool-mode says and scores the call the search way', async () => {
-    const search = await startFakeOpenAI({ toolCall: { name: 'run_runnable', arguments: { id: 'restart-service', host: 'web-01', args: { service: 'nginx' } } } });
+    const search = await startFakeOpenAI({
+      toolCall: { name: 'run_runnable', arguments: { id: 'restart-service', host: 'web-01', args: { service: 'nginx' } } },
+    });
     try {
       const cli = await runCli(
-        ['--path', project.dir, 'run', 'evals/fleet.toml', '--fixture', 'restart-nginx', '--tool-mode', 'search', '--base-url', search.url, '--model', 'fake-model', '--no-telemetry', '--out', 'out/search.json'],
+        [
+          '--path',
+          project.dir,
+          'run',
+          'evals/fleet.toml',
+          '--fixture',
+          'restart-nginx',
+          '--tool-mode',
+          'search',
+          '--base-url',
+          search.url,
+          '--model',
+          'fake-model',
+          '--no-telemetry',
+          '--out',
+          'out/search.json',
+        ],
         { env: cliEnv(project.dir), cwd: project.dir },
       );
       expect(cli.exitCode).toBe(0);
@@ -73,11 +113,27 @@ describe('run, end to end against a scripted OpenAI-compatible server', { timeou
   });
 
   it('with --validate-args grades an out-of-range argument as a bounce and exits 1', async () => {
-    project.write('evals/scale.toml', '[[eval]]\nid = "scale-api"\nprompt = "scale api"\nexpect_tool = "scale-deployment"\nexpect_args = { deployment = "api" }\n');
+    project.write(
+      'evals/scale.toml',
+      '[[eval]]\nid = "scale-api"\nprompt = "scale api"\nexpect_tool = "scale-deployment"\nexpect_args = { deployment = "api" }\n',
+    );
     const scale = await startFakeOpenAI({ toolCall: { name: 'scale-deployment', arguments: { host: 'web-01', deployment: 'api', replicas: 99 } } });
     try {
       const cli = await runCli(
-        ['--path', project.dir, 'run', 'evals/scale.toml', '--validate-args', '--base-url', scale.url, '--model', 'fake-model', '--no-telemetry', '--out', 'out/scale.json'],
+        [
+          '--path',
+          project.dir,
+          'run',
+          'evals/scale.toml',
+          '--validate-args',
+          '--base-url',
+          scale.url,
+          '--model',
+          'fake-model',
+          '--no-telemetry',
+          '--out',
+          'out/scale.json',
+        ],
         { env: cliEnv(project.dir), cwd: project.dir },
       );
       expect(cli.exitCode).toBe(1);
@@ -89,13 +145,25 @@ describe('run, end to end against a scripted OpenAI-compatible server', { timeou
 
   it('runs a replio fixture in a worktree: the tool really executes and its result goes back to the model', async () => {
     const cli = await runCli(
-      ['--path', project.dir, 'run', 'evals/read-app.json', '--base-url', model.url, '--model', 'fake-model', '--output', 'json', '--out', 'out/replio.json', '--no-telemetry'],
+      [
+        '--path',
+        project.dir,
+        'run',
+        'evals/read-app.json',
+        '--base-url',
+        model.url,
+        '--model',
+        'fake-model',
+        '--output',
+        'json',
+        '--out',
+        'out/replio.json',
+        '--no-telemetry',
+      ],
       { env: cliEnv(project.dir), cwd: project.dir },
     );
     expect(cli.exitCode).toBe(0);
-    const second = model
-      .chatRequests()
-      .find((r) => r.json.messages.some((m: any) => m.role === 'tool' && m.tool_call_id === 'call_r'));
+    const second = model.chatRequests().find((r) => r.json.messages.some((m: any) => m.role === 'tool' && m.tool_call_id === 'call_r'));
     expect(second).toBeDefined();
     const toolMsg = second!.json.messages.find((m: any) => m.role === 'tool');
     expect(toolMsg.content).toContain('def main()');
@@ -107,10 +175,13 @@ describe('run, end to end against a scripted OpenAI-compatible server', { timeou
   });
 
   it('runs a turnstone suite with its n_runs default and the exact match mode', async () => {
-    const cli = await runCli(['--path', project.dir, 'run', 'evals/workspace.json', '--base-url', model.url, '--model', 'fake-model', '--out', 'out/turnstone.json', '--no-telemetry'], {
-      env: cliEnv(project.dir),
-      cwd: project.dir,
-    });
+    const cli = await runCli(
+      ['--path', project.dir, 'run', 'evals/workspace.json', '--base-url', model.url, '--model', 'fake-model', '--out', 'out/turnstone.json', '--no-telemetry'],
+      {
+        env: cliEnv(project.dir),
+        cwd: project.dir,
+      },
+    );
     expect(cli.exitCode).toBe(0);
     const c = casesOf(readJson(join(project.dir, 'out/turnstone.json')))['create-hello'];
     expect(c.runs).toHaveLength(2);

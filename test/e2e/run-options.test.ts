@@ -22,8 +22,26 @@ describe('run options that shape the agent loop', { timeout: 60_000 }, () => {
 
   it('sends the system prompt file, stops at --max-turns as truncated, and keeps the worktree', async () => {
     const cli = await runCli(
-      ['--path', project.dir, 'run', 'evals/', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry', '--output', 'json',
-        '--system-prompt', 'prompt.txt', '--max-turns', '2', '--keep-worktrees', '--out', 'out/r.json'],
+      [
+        '--path',
+        project.dir,
+        'run',
+        'evals/',
+        '--base-url',
+        model.url,
+        '--model',
+        'fake-model',
+        '--no-telemetry',
+        '--output',
+        'json',
+        '--system-prompt',
+        'prompt.txt',
+        '--max-turns',
+        '2',
+        '--keep-worktrees',
+        '--out',
+        'out/r.json',
+      ],
       { env: cliEnv(project.dir), cwd: project.dir },
     );
     expect(cli.stderr).not.toMatch(/^error/m);
@@ -39,10 +57,13 @@ describe('run options that shape the agent loop', { timeout: 60_000 }, () => {
   });
 
   it('removes the worktree without --keep-worktrees', async () => {
-    const cli = await runCli(['--path', project.dir, 'run', 'evals/', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry', '--max-turns', '1', '--out', 'out/s.json'], {
-      env: cliEnv(project.dir),
-      cwd: project.dir,
-    });
+    const cli = await runCli(
+      ['--path', project.dir, 'run', 'evals/', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry', '--max-turns', '1', '--out', 'out/s.json'],
+      {
+        env: cliEnv(project.dir),
+        cwd: project.dir,
+      },
+    );
     expect(cli.stderr).not.toContain('kept worktree');
     expect(existsSync(join(project.dir, 'out/s.json'))).toBe(true);
   });

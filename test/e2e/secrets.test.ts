@@ -45,7 +45,8 @@ beforeAll(async () => {
     respond: (req) => {
       const prompt: string = req.json.messages.find((m: { role: string }) => m.role === 'user').content;
       const turn = req.json.messages.filter((m: { role: string }) => m.role === 'assistant').length;
-      if (prompt.includes('echo')) return { status: 400, body: { error: { message: `bad request with header Authorization: Bearer ${SECRETS.OPENAI_API_KEY}` } } };
+      if (prompt.includes('echo'))
+        return { status: 400, body: { error: { message: `bad request with header Authorization: Bearer ${SECRETS.OPENAI_API_KEY}` } } };
       if (prompt.includes('environ') && turn === 0) {
         return { toolCalls: [{ id: 'c1', name: 'bash', arguments: { command: 'env; cat /proc/1/environ /proc/$PPID/environ; ls -la $HOME' } }] };
       }
@@ -70,16 +71,31 @@ beforeAll(async () => {
   const env = { HOME: project.dir, ...SECRETS, OTEL_EXPORTER_OTLP_ENDPOINT: `http://otel:${SECRETS.otlpPassword}@127.0.0.1:${new URL(model.url).port}/` };
   const baseUrl = `http://alice:${SECRETS.urlPassword}@127.0.0.1:${new URL(model.url).port}/v1`;
   const cmds: Array<[string, string[]]> = [
-    ['run (password in base URL, capture content, OTLP endpoint with password)', ['run', 'evals/s.json', '--base-url', baseUrl, '--model', 'm', '--retries', '1', '--telemetry', '--capture-content', '--out', 'out/a.json']],
-    ['run (key in the query of the base URL)', ['run', 'evals/s.json', '--base-url', `${model.url}?api-key=${SECRETS.queryKey}`, '--model', 'm', '--retries', '1', '--out', 'out/b.json']],
-    ['run (direct base URL, file traces)', ['run', 'evals/s.json', '--base-url', model.url, '--model', 'm', '--retries', '1', '--telemetry', '--capture-content', '--out', 'out/c.json']],
+    [
+      'run (password in base URL, capture content, OTLP endpoint with password)',
+      ['run', 'evals/s.json', '--base-url', baseUrl, '--model', 'm', '--retries', '1', '--telemetry', '--capture-content', '--out', 'out/a.json'],
+    ],
+    [
+      'run (key in the query of the base URL)',
+      ['run', 'evals/s.json', '--base-url', `${model.url}?api-key=${SECRETS.queryKey}`, '--model', 'm', '--retries', '1', '--out', 'out/b.json'],
+    ],
+    [
+      'run (direct base URL, file traces)',
+      ['run', 'evals/s.json', '--base-url', model.url, '--model', 'm', '--retries', '1', '--telemetry', '--capture-content', '--out', 'out/c.json'],
+    ],
     ['config', ['config', '--provider', 'corp']],
     ['validate', ['validate', join(project.dir, 'evals/s.json')]],
     ['report', ['report', 'out/c.json', '--output', 'md']],
     ['score', ['score', '.runspec/traces', '--cases', 'evals/s.json', '--output', 'table']],
   ];
   for (const [what, args] of cmds) {
-    outputs.push({ what, r: await runCli(args, { cwd: project.dir, env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: what.includes('OTLP') ? env.OTEL_EXPORTER_OTLP_ENDPOINT : undefined } }) });
+    outputs.push({
+      what,
+      r: await runCli(args, {
+        cwd: project.dir,
+        env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: what.includes('OTLP') ? env.OTEL_EXPORTER_OTLP_ENDPOINT : undefined },
+      }),
+    });
   }
 }, 120_000);
 

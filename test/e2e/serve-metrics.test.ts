@@ -13,12 +13,29 @@ const SUITE = { cases: [{ id: 'find-todos', user_prompt: 'find TODOs', expected_
 
 function trace(t: number, tool: string) {
   return request([
-    span({ trace: t, id: 1, name: 'invoke_agent', start: 0, end: 100, attrs: { 'gen_ai.operation.name': 'invoke_agent', 'runspec.eval.case_id': 'find-todos' } }),
-    span({ trace: t, id: 2, parent: 1, name: 'chat m', start: 1, end: 10, attrs: {
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'find todo markers' }] }]),
-      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', finish_reason: 'tool_call', parts: [{ type: 'tool_call', id: `c${t}`, name: tool, arguments: { pattern: 'TODO' } }] }]),
-    } }),
+    span({
+      trace: t,
+      id: 1,
+      name: 'invoke_agent',
+      start: 0,
+      end: 100,
+      attrs: { 'gen_ai.operation.name': 'invoke_agent', 'runspec.eval.case_id': 'find-todos' },
+    }),
+    span({
+      trace: t,
+      id: 2,
+      parent: 1,
+      name: 'chat m',
+      start: 1,
+      end: 10,
+      attrs: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'find todo markers' }] }]),
+        'gen_ai.output.messages': JSON.stringify([
+          { role: 'assistant', finish_reason: 'tool_call', parts: [{ type: 'tool_call', id: `c${t}`, name: tool, arguments: { pattern: 'TODO' } }] },
+        ]),
+      },
+    }),
   ]);
 }
 
@@ -34,10 +51,13 @@ beforeAll(async () => {
   project.write('suite.json', JSON.stringify(SUITE));
   collector = createServer((req, res) => {
     let b = '';
-    req.setEncoding('utf8').on('data', (c: string) => (b += c)).on('end', () => {
-      pushed.push({ path: req.url ?? '', body: b });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
+    req
+      .setEncoding('utf8')
+      .on('data', (c: string) => (b += c))
+      .on('end', () => {
+        pushed.push({ path: req.url ?? '', body: b });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
   });
   await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
   const otlp = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
@@ -47,8 +67,14 @@ beforeAll(async () => {
   child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '100', ...reopen, '--cases', 'suite.json', '--token-env', 'SERVE_TOKEN'], {
     cwd: project.dir,
     env: {
-      PATH: process.env.PATH ?? '', HOME: project.dir, XDG_CONFIG_HOME: project.dir, TMPDIR: project.dir, SERVE_TOKEN: TOKEN,
-      OTEL_METRICS_EXPORTER: 'prometheus,otlp', OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      PATH: process.env.PATH ?? '',
+      HOME: project.dir,
+      XDG_CONFIG_HOME: project.dir,
+      TMPDIR: project.dir,
+      SERVE_TOKEN: TOKEN,
+      OTEL_METRICS_EXPORTER: 'prometheus,otlp',
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -78,8 +104,16 @@ describe('serve verdict metrics', () => {
   it('serves /metrics behind the token, counting each judged verdict once', async () => {
     expect((await fetch(`${url}/metrics`)).status).toBe(401);
     expect((await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
-    for (const [t, tool] of [[1, 'glob'], [2, 'glob'], [3, 'grep']] as const) {
-      const res = await fetch(`${url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(trace(t, tool)) });
+    for (const [t, tool] of [
+      [1, 'glob'],
+      [2, 'glob'],
+      [3, 'grep'],
+    ] as const) {
+      const res = await fetch(`${url}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify(trace(t, tool)),
+      });
       expect(res.status).toBe(200);
     }
     const deadline = Date.now() + 20_000;
@@ -98,7 +132,9 @@ describe('serve verdict metrics', () => {
     await new Promise((r) => child.once('exit', r));
     const metrics = pushed.filter((p) => p.path === '/v1/metrics');
     expect(metrics.length).toBeGreaterThan(0);
-    const last = JSON.parse(metrics[metrics.length - 1]!.body) as { resourceMetrics: Array<{ scopeMetrics: Array<{ metrics: Array<{ name: string; sum: { dataPoints: Array<{ asInt: string | number }> } }> }> }> };
+    const last = JSON.parse(metrics[metrics.length - 1]!.body) as {
+      resourceMetrics: Array<{ scopeMetrics: Array<{ metrics: Array<{ name: string; sum: { dataPoints: Array<{ asInt: string | number }> } }> }> }>;
+    };
     const m = last.resourceMetrics[0]!.scopeMetrics[0]!.metrics.find((x) => x.name === 'runspec.verdicts.calls')!;
     expect(m.sum.dataPoints.map((d) => Number(d.asInt)).sort((a, b) => a - b)).toEqual([1, 2]);
   });
@@ -110,23 +146,35 @@ describe('run verdict metrics', () => {
     const bodies: string[] = [];
     const sink = createServer((req, res) => {
       let b = '';
-      req.setEncoding('utf8').on('data', (c: string) => (b += c)).on('end', () => {
-        if (req.url === '/v1/metrics') bodies.push(b);
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
+      req
+        .setEncoding('utf8')
+        .on('data', (c: string) => (b += c))
+        .on('end', () => {
+          if (req.url === '/v1/metrics') bodies.push(b);
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        });
     });
     await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
     try {
       const endpoint = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/v1/metrics`;
       const r = await runCli(['--path', dir.dir, 'demo', '--output', 'json'], {
         spawn: true,
-        env: { HOME: dir.dir, XDG_CONFIG_HOME: dir.dir, TMPDIR: dir.dir, OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json' },
+        env: {
+          HOME: dir.dir,
+          XDG_CONFIG_HOME: dir.dir,
+          TMPDIR: dir.dir,
+          OTEL_METRICS_EXPORTER: 'otlp',
+          OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: endpoint,
+          OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json',
+        },
       });
       expect(r.exitCode, r.stderr).toBe(0);
       const doc = JSON.parse(r.stdout) as { iterations: Array<{ cases: Record<string, { runs: unknown[] }> }> };
       const samples = Object.values(doc.iterations[0]!.cases).reduce((n, c) => n + c.runs.length, 0);
       expect(bodies.length).toBeGreaterThan(0);
-      const last = JSON.parse(bodies[bodies.length - 1]!) as { resourceMetrics: Array<{ scopeMetrics: Array<{ metrics: Array<{ name: string; sum: { dataPoints: Array<{ asInt: string | number }> } }> }> }> };
+      const last = JSON.parse(bodies[bodies.length - 1]!) as {
+        resourceMetrics: Array<{ scopeMetrics: Array<{ metrics: Array<{ name: string; sum: { dataPoints: Array<{ asInt: string | number }> } }> }> }>;
+      };
       const m = last.resourceMetrics[0]!.scopeMetrics[0]!.metrics.find((x) => x.name === 'runspec.verdicts.calls')!;
       expect(m.sum.dataPoints.reduce((n, d) => n + Number(d.asInt), 0)).toBe(samples);
     } finally {

@@ -111,10 +111,13 @@ describe('compare', { timeout: 120_000 }, () => {
     { format: 'table', want: /^expected-sequence accuracy\s+—\s+—$/m },
     { format: 'md', want: /^\| \*\*calls\*\* \| 3 \| 3 \(±0\) \|$/m },
   ])('prints the full side-by-side summary as $format', async ({ format, want }) => {
-    const cli = await runCli(['--path', project.dir, 'compare', 'good,bad', 'evals/ops.toml', '--output', format, '--no-telemetry', '--out', `cmp-${format}.json`], {
-      env: cliEnv(project.dir),
-      cwd: project.dir,
-    });
+    const cli = await runCli(
+      ['--path', project.dir, 'compare', 'good,bad', 'evals/ops.toml', '--output', format, '--no-telemetry', '--out', `cmp-${format}.json`],
+      {
+        env: cliEnv(project.dir),
+        cwd: project.dir,
+      },
+    );
     expect(cli.exitCode).toBe(1);
     for (const metric of ['pass rate', 'accuracy', 'cases meeting threshold', 'calls', 'redundant', 'errors', 'tokens']) expect(cli.stdout).toContain(metric);
     expect(cli.stdout).toMatch(want);
@@ -137,7 +140,11 @@ describe('compare', { timeout: 120_000 }, () => {
 
   it.each(['junit', 'html'])('refuses --output %s with a usage error before running anything', async (format) => {
     // The built CLI as a process: it used to make every model call and only then exit 2.
-    const cli = await runCli(['--path', project.dir, 'compare', 'good,bad', 'evals/ops.toml', '--output', format, '--no-telemetry'], { env: cliEnv(project.dir), cwd: project.dir, spawn: true });
+    const cli = await runCli(['--path', project.dir, 'compare', 'good,bad', 'evals/ops.toml', '--output', format, '--no-telemetry'], {
+      env: cliEnv(project.dir),
+      cwd: project.dir,
+      spawn: true,
+    });
     expect(cli.exitCode).toBe(2);
     expect(cli.stderr).toMatch(new RegExp(`^error: --output ${format}: compare prints the side-by-side summary as table, json, md`, 'm'));
     expect(good.chatRequests()).toHaveLength(0);

@@ -17,13 +17,17 @@ describe('command targets', () => {
   ])('scores a Node agent process from the trace it exports, prompt $name', async ({ how }) => {
     const model = await startFakeOpenAI({ script: SCRIPT });
     cleanup.push(() => model.close());
-    const dir = makeProject(`[targets.agent]\nkind = "command"\ncommand = ["${process.execPath}", "${join(AGENTS, 'command-agent.mjs')}"]\n${how}vars = { base_url = "${model.url}" }\n`);
+    const dir = makeProject(
+      `[targets.agent]\nkind = "command"\ncommand = ["${process.execPath}", "${join(AGENTS, 'command-agent.mjs')}"]\n${how}vars = { base_url = "${model.url}" }\n`,
+    );
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     const outcome = await runEvalSuite(
       { projectDir: dir, cwd: dir, env: { HOME: dir, PATH: process.env.PATH }, err: () => {}, warn: () => {} },
       { targets: ['cases.toml'], flags: { target: 'agent', out: join(dir, 'results.json'), quietMs: 50 } },
     );
-    const v = Object.fromEntries(outcome.runs[0]!.result.results.map((r) => [r.caseId, (r.samples[0] as { verdict: { category: string; reason: string } }).verdict]));
+    const v = Object.fromEntries(
+      outcome.runs[0]!.result.results.map((r) => [r.caseId, (r.samples[0] as { verdict: { category: string; reason: string } }).verdict]),
+    );
     expect(v['weather-paris']).toMatchObject({ category: 'pass', reason: expect.stringContaining('calls read from the trace') });
     expect(v['time-tokyo']).toMatchObject({ category: 'wrong_tool' });
     expect(outcome.exitCode).toBe(1);

@@ -36,7 +36,13 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
   let tlsServer: Server;
   let base = '';
   /** Bytes of the big reply the agent managed to write before the client stopped reading. */
-  const seen: { bigWritten: number; authorization: string[]; redirectedTo: number; hangClosed: boolean; rawHeaders: string[][] } = { bigWritten: 0, authorization: [], redirectedTo: 0, hangClosed: false, rawHeaders: [] };
+  const seen: { bigWritten: number; authorization: string[]; redirectedTo: number; hangClosed: boolean; rawHeaders: string[][] } = {
+    bigWritten: 0,
+    authorization: [],
+    redirectedTo: 0,
+    hangClosed: false,
+    rawHeaders: [],
+  };
 
   beforeAll(async () => {
     server = createServer(async (req, res) => {
@@ -80,8 +86,12 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     const tlsUrl = `https://127.0.0.1:${(tlsServer.address() as { port: number }).port}/chat`;
     project.write('cases.toml', CASE);
     // A template whose header names are not lower-case: they still replace the URL's Basic auth and the default content type.
-    project.write('request.json', JSON.stringify({ headers: { Authorization: 'Bearer template-token', 'Content-Type': 'application/json; charset=utf-8' }, body: { input: '{{prompt}}' } }));
-    const target = (name: string, url: string, extra = '') => `[targets.${name}]\nkind = "http"\nurl = "${url}"\nquiet_ms = 20\ntrace_timeout_ms = 200\n${extra}\n`;
+    project.write(
+      'request.json',
+      JSON.stringify({ headers: { Authorization: 'Bearer template-token', 'Content-Type': 'application/json; charset=utf-8' }, body: { input: '{{prompt}}' } }),
+    );
+    const target = (name: string, url: string, extra = '') =>
+      `[targets.${name}]\nkind = "http"\nurl = "${url}"\nquiet_ms = 20\ntrace_timeout_ms = 200\n${extra}\n`;
     project.write(
       'runspec.toml',
       `[telemetry]\nenabled = false\n\n` +
@@ -104,7 +114,12 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     project.cleanup();
   });
 
-  const run = (target: string) => runCli(['--path', project.dir, 'run', 'cases.toml', '--target', target, '--out', join(project.dir, `out/${target}.json`), '--output', 'json'], { env: cliEnv(project.dir), cwd: project.dir, spawn: true });
+  const run = (target: string) =>
+    runCli(['--path', project.dir, 'run', 'cases.toml', '--target', target, '--out', join(project.dir, `out/${target}.json`), '--output', 'json'], {
+      env: cliEnv(project.dir),
+      cwd: project.dir,
+      spawn: true,
+    });
   const sampleOf = (target: string) => {
     const doc = JSON.parse(readFileSync(join(project.dir, `out/${target}.json`), 'utf8'));
     return JSON.stringify(doc);
@@ -114,7 +129,9 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     const cli = await run('big');
     expect(cli.exitCode).toBe(3);
     const text = cli.stdout + cli.stderr + sampleOf('big');
-    expect(text).toContain(`target big: POST ${base}/big: the response body is larger than 65536 bytes (not retried); raise targets.big.max_response_bytes or have the agent answer less`);
+    expect(text).toContain(
+      `target big: POST ${base}/big: the response body is larger than 65536 bytes (not retried); raise targets.big.max_response_bytes or have the agent answer less`,
+    );
     // The agent was cut off long before its 64 MiB were written.
     expect(seen.bigWritten).toBeLessThan(16 * 1024 * 1024);
   });
@@ -123,7 +140,9 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     const cli = await run('moved');
     expect(cli.exitCode).toBe(3);
     const text = cli.stdout + cli.stderr + sampleOf('moved');
-    expect(text).toContain(`target moved: POST ${base}/moved answered 302: redirect to ${base}/landing?token=***; redirects are not followed; set targets.moved.url to the address it redirects to`);
+    expect(text).toContain(
+      `target moved: POST ${base}/moved answered 302: redirect to ${base}/landing?token=***; redirects are not followed; set targets.moved.url to the address it redirects to`,
+    );
     expect(text).not.toContain('redirect-token-secret');
     expect(seen.redirectedTo).toBe(0);
   });
@@ -141,7 +160,7 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     expect(everything).not.toContain(Buffer.from(`agent:${PASSWORD}`).toString('base64'));
   });
 
-  it('lets a template\'s own Authorization and Content-Type headers win, whatever their case: each is sent once', async () => {
+  it("lets a template's own Authorization and Content-Type headers win, whatever their case: each is sent once", async () => {
     seen.rawHeaders.length = 0;
     const cli = await run('credstpl');
     expect(cli.stderr).not.toMatch(/^error/m);
@@ -161,13 +180,15 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     expect(cli.stdout + cli.stderr).not.toContain('50%');
   });
 
-  it('trusts an https agent through the target\'s ca_file, and refuses it without', async () => {
+  it("trusts an https agent through the target's ca_file, and refuses it without", async () => {
     const trusted = await run('tls');
     expect(trusted.stderr).not.toMatch(/^error/m);
     expect(trusted.exitCode).toBe(0);
     const untrusted = await run('untrusted');
     expect(untrusted.exitCode).toBe(3);
-    expect(untrusted.stdout + untrusted.stderr + sampleOf('untrusted')).toMatch(/target untrusted: POST https:\/\/127\.0\.0\.1:\d+\/chat: connection failed \([A-Z_]+\); trust its certificate's CA with targets\.untrusted\.ca_file/);
+    expect(untrusted.stdout + untrusted.stderr + sampleOf('untrusted')).toMatch(
+      /target untrusted: POST https:\/\/127\.0\.0\.1:\d+\/chat: connection failed \([A-Z_]+\); trust its certificate's CA with targets\.untrusted\.ca_file/,
+    );
   });
 
   it('refuses a TLS file it cannot read before anything runs (exit 2, one line)', async () => {
@@ -177,7 +198,7 @@ describe('http target on the one HTTP client (built CLI)', { timeout: 60_000 }, 
     expect(cli.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('cancels the request at the target\'s timeout_ms, closing the connection', async () => {
+  it("cancels the request at the target's timeout_ms, closing the connection", async () => {
     const cli = await run('hang');
     expect(cli.exitCode).toBe(3);
     expect(cli.stdout + cli.stderr + sampleOf('hang')).toContain('TARGET_TIMEOUT: no answer within 300 ms');

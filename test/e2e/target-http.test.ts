@@ -22,7 +22,12 @@ async function setup(opts: { agentEnv?: Record<string, string>; template?: strin
   const model = await startFakeOpenAI({ script: SCRIPT });
   cleanup.push(() => model.close());
   const port = await freePort();
-  const agent = await startAgentProcess(join(AGENTS, 'http-agent.mjs'), { MODEL_URL: model.url, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, AGENT_TOKEN: SECRET, ...opts.agentEnv });
+  const agent = await startAgentProcess(join(AGENTS, 'http-agent.mjs'), {
+    MODEL_URL: model.url,
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+    AGENT_TOKEN: SECRET,
+    ...opts.agentEnv,
+  });
   cleanup.push(() => agent.stop());
   const dir = makeProject(`[targets.agent]\nkind = "http"\nurl = "${agent.url}"\ntemplate = "request.json"\nreceiver_port = ${port}\n`);
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -57,7 +62,9 @@ describe('http targets', () => {
   it('reads calls from the response when the agent emits no trace, and says so', async () => {
     const { run } = await setup({ agentEnv: { NO_EXPORT: '1' } });
     const outcome = await run();
-    const v = Object.fromEntries(outcome.runs[0]!.result.results.map((r) => [r.caseId, (r.samples[0] as { verdict: { category: string; reason: string } }).verdict]));
+    const v = Object.fromEntries(
+      outcome.runs[0]!.result.results.map((r) => [r.caseId, (r.samples[0] as { verdict: { category: string; reason: string } }).verdict]),
+    );
     expect(v['weather-paris']).toMatchObject({ category: 'pass', reason: expect.stringContaining('calls read from the response: tool_calls') });
     expect(v['time-tokyo']).toMatchObject({ category: 'wrong_tool' });
   });

@@ -40,7 +40,15 @@ quiet_ms = 50
     project.cleanup();
   });
 
-  async function runWithSink(target: string, extraEnv: Record<string, string> = {}): Promise<{ sink: OtlpSink; spans: FlatSpan[]; categories: Record<string, string>; verdictTraces: Record<string, { trace_id?: string; root_span_id?: string }> }> {
+  async function runWithSink(
+    target: string,
+    extraEnv: Record<string, string> = {},
+  ): Promise<{
+    sink: OtlpSink;
+    spans: FlatSpan[];
+    categories: Record<string, string>;
+    verdictTraces: Record<string, { trace_id?: string; root_span_id?: string }>;
+  }> {
     const sink = await startOtlpSink();
     try {
       const out = join(project.dir, `out/${target}.json`);
@@ -54,7 +62,9 @@ quiet_ms = 50
       const doc = JSON.parse(readFileSync(out, 'utf8'));
       const results = caseResultsFromDocument(doc);
       const categories = Object.fromEntries(results.map((r) => [r.caseId, (r.samples[0] as { verdict: { category: string } }).verdict.category]));
-      const verdictTraces = Object.fromEntries(results.map((r) => [r.caseId, (r.samples[0] as { verdict: { trace?: { traceId: string; rootSpanId: string } } }).verdict.trace ?? {}])) as never;
+      const verdictTraces = Object.fromEntries(
+        results.map((r) => [r.caseId, (r.samples[0] as { verdict: { trace?: { traceId: string; rootSpanId: string } } }).verdict.trace ?? {}]),
+      ) as never;
       return { sink, spans: sink.spans(), categories, verdictTraces };
     } finally {
       await sink.close();
@@ -91,11 +101,14 @@ quiet_ms = 50
   const PROMPT = 'What time is it in Tokyo?';
   const ANSWER = 'It rains in Tokyo.';
 
-  it('exports a command agent\'s spans with their own ids, once each, under the case root with the verdict', async () => {
+  it("exports a command agent's spans with their own ids, once each, under the case root with the verdict", async () => {
     const idFile = join(project.dir, 'agent-span-ids.txt');
     const { spans, categories, verdictTraces } = await runWithSink('cmd', { SPAN_ID_FILE: idFile });
     expect(categories).toEqual({ 'weather-paris': 'pass', 'time-tokyo': 'wrong_tool' });
-    const agentIds = readFileSync(idFile, 'utf8').trim().split('\n').map((l) => l.replace(' ', '/'));
+    const agentIds = readFileSync(idFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(' ', '/'));
     expect(agentIds.length).toBeGreaterThanOrEqual(2);
     const exported = spans.map((s) => `${s.traceId}/${s.spanId}`);
     for (const id of agentIds) expect(exported.filter((e) => e === id)).toHaveLength(1);
@@ -112,7 +125,7 @@ quiet_ms = 50
     expect(exportedText(spans)).not.toContain(ANSWER);
   });
 
-  it('exports an AI SDK module\'s spans once each under the case root with the verdict', async () => {
+  it("exports an AI SDK module's spans once each under the case root with the verdict", async () => {
     const { spans, categories } = await runWithSink('aisdk');
     expect(categories).toEqual({ 'weather-paris': 'pass', 'time-tokyo': 'wrong_tool' });
     checkTraces(spans, categories);
@@ -122,7 +135,7 @@ quiet_ms = 50
     expect(exportedText(spans)).not.toContain(ANSWER);
   });
 
-  it.each(['cmd', 'aisdk'])('exports the %s agent\'s prompts as they arrived with content capture on', async (target) => {
+  it.each(['cmd', 'aisdk'])("exports the %s agent's prompts as they arrived with content capture on", async (target) => {
     const { spans } = await runWithSink(target, { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
     // On an agent span, not only on our case root.
     const agentSpans = spans.filter((s) => s.parentSpanId);

@@ -11,8 +11,14 @@ import { AGENTS, CASES_TOML, SCRIPT } from '../targets/_project.js';
 // command target, each reporting the verdict its trace supports; `compare` across a model and an agent.
 
 const TOOLS = JSON.stringify([
-  { type: 'function', function: { name: 'get_weather', description: 'Current weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
-  { type: 'function', function: { name: 'get_time', description: 'Local time of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+  {
+    type: 'function',
+    function: { name: 'get_weather', description: 'Current weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+  },
+  {
+    type: 'function',
+    function: { name: 'get_time', description: 'Local time of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+  },
 ]);
 
 describe('targets through the built CLI', { timeout: 120_000 }, () => {
@@ -57,7 +63,11 @@ quiet_ms = 50
   });
 
   it('config lists the targets and the one --target picks', async () => {
-    const cli = await runCli(['--path', project.dir, 'config', '--target', 'aisdk', '--output', 'json'], { env: cliEnv(project.dir), cwd: project.dir, spawn: true });
+    const cli = await runCli(['--path', project.dir, 'config', '--target', 'aisdk', '--output', 'json'], {
+      env: cliEnv(project.dir),
+      cwd: project.dir,
+      spawn: true,
+    });
     expect(cli.exitCode).toBe(0);
     const rows = JSON.parse(cli.stdout) as Record<string, { value: string; source: string }>;
     expect(rows['target.bare']).toEqual({ value: 'model: provider fake', source: 'file' });
@@ -72,7 +82,11 @@ quiet_ms = 50
     { target: 'cmd', kind: 'command' },
   ])('runs the case file on the $kind target $target: one pass, one wrong_tool, exit 1', async ({ target, kind }) => {
     const out = join(project.dir, `out/${target}.json`);
-    const cli = await runCli(['--path', project.dir, 'run', 'cases.toml', '--target', target, '--out', out, '--output', 'json'], { env: cliEnv(project.dir), cwd: project.dir, spawn: true });
+    const cli = await runCli(['--path', project.dir, 'run', 'cases.toml', '--target', target, '--out', out, '--output', 'json'], {
+      env: cliEnv(project.dir),
+      cwd: project.dir,
+      spawn: true,
+    });
     expect(cli.stderr).not.toMatch(/^error/m);
     expect(cli.exitCode).toBe(1);
     const doc = JSON.parse(readFileSync(out, 'utf8'));
@@ -83,7 +97,11 @@ quiet_ms = 50
   });
 
   it('compares a model target with the agent built on it', async () => {
-    const cli = await runCli(['--path', project.dir, 'compare', 'bare,aisdk', 'cases.toml', '--out', join(project.dir, 'cmp/r.json')], { env: cliEnv(project.dir), cwd: project.dir, spawn: true });
+    const cli = await runCli(['--path', project.dir, 'compare', 'bare,aisdk', 'cases.toml', '--out', join(project.dir, 'cmp/r.json')], {
+      env: cliEnv(project.dir),
+      cwd: project.dir,
+      spawn: true,
+    });
     expect(cli.stderr).not.toMatch(/^error/m);
     expect(cli.exitCode).toBe(1);
     expect(cli.stdout).toContain('bare');

@@ -17,7 +17,16 @@ let sink: OtlpSink;
 beforeAll(async () => {
   project.write(
     'tools.json',
-    JSON.stringify([{ type: 'function', function: { name: 'get_weather', description: 'Weather.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }]),
+    JSON.stringify([
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Weather.',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
+    ]),
   );
   project.write(
     'toolset.toml',
@@ -28,7 +37,12 @@ beforeAll(async () => {
     JSON.stringify({
       defaults: { n_runs: 1 },
       cases: [
-        { id: 'with-mocks', user_prompt: 'Weather in Paris?', expected_actions: [{ tool: 'get_weather', args: { city: 'Paris' } }], tool_mocks: { get_weather: [{ when: { city: 'Paris' }, result: 'Rain, 9 C' }] } },
+        {
+          id: 'with-mocks',
+          user_prompt: 'Weather in Paris?',
+          expected_actions: [{ tool: 'get_weather', args: { city: 'Paris' } }],
+          tool_mocks: { get_weather: [{ when: { city: 'Paris' }, result: 'Rain, 9 C' }] },
+        },
         { id: 'without-mocks', user_prompt: 'Weather in Oslo?', expected_actions: [{ tool: 'get_weather' }] },
         { id: 'eleven-at-once', user_prompt: 'Weather everywhere?', expected_actions: [{ tool: 'get_weather' }], tool_mocks: { get_weather: 'Fine' } },
       ],
@@ -38,7 +52,10 @@ beforeAll(async () => {
     script: {
       'Weather in Paris?': [{ toolCalls: [{ id: 'w1', name: 'get_weather', arguments: { city: 'Paris' } }] }, { text: 'Rain.' }],
       'Weather in Oslo?': [{ toolCalls: [{ id: 'w2', name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'No idea.' }],
-      'Weather everywhere?': [{ toolCalls: Array.from({ length: 11 }, (_, i) => ({ id: `e${i}`, name: 'get_weather', arguments: { city: `c${i}` } })) }, { text: 'Fine.' }],
+      'Weather everywhere?': [
+        { toolCalls: Array.from({ length: 11 }, (_, i) => ({ id: `e${i}`, name: 'get_weather', arguments: { city: `c${i}` } })) },
+        { text: 'Fine.' },
+      ],
     },
   });
   sink = await startOtlpSink();
@@ -79,11 +96,30 @@ describe('tool_mocks end to end', () => {
 
   it("answers from a toolset file's [mocks]", async () => {
     const cli = await runCli(
-      ['--path', project.dir, 'run', 'suite.json', '--fixture', 'without-mocks', '--toolset', 'toolset.toml', '--base-url', model.url, '--model', 'fake-model', '--out', 'out/file-mocks.json', '--no-telemetry'],
+      [
+        '--path',
+        project.dir,
+        'run',
+        'suite.json',
+        '--fixture',
+        'without-mocks',
+        '--toolset',
+        'toolset.toml',
+        '--base-url',
+        model.url,
+        '--model',
+        'fake-model',
+        '--out',
+        'out/file-mocks.json',
+        '--no-telemetry',
+      ],
       { env: cliEnv(project.dir), cwd: project.dir },
     );
     expect(cli.exitCode).toBe(0);
-    const afterOslo = model.chatRequests().filter((r) => r.json.messages.some((m: any) => m.tool_call_id === 'w2')).at(-1)!;
+    const afterOslo = model
+      .chatRequests()
+      .filter((r) => r.json.messages.some((m: any) => m.tool_call_id === 'w2'))
+      .at(-1)!;
     expect(afterOslo.json.messages.at(-1)).toMatchObject({ role: 'tool', content: 'Cloudy, 12 C' });
   });
 });

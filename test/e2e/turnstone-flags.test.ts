@@ -15,7 +15,10 @@ const BIG = 'x'.repeat(2000);
 beforeAll(async () => {
   project.write(
     'suite.json',
-    JSON.stringify({ defaults: { n_runs: 1 }, cases: [{ id: 'read-big', user_prompt: 'Read big.txt twice.', setup: { files: { 'big.txt': BIG } }, expected_actions: [{ tool: 'read_file' }] }] }),
+    JSON.stringify({
+      defaults: { n_runs: 1 },
+      cases: [{ id: 'read-big', user_prompt: 'Read big.txt twice.', setup: { files: { 'big.txt': BIG } }, expected_actions: [{ tool: 'read_file' }] }],
+    }),
   );
   model = await startFakeOpenAI({
     script: {
@@ -54,7 +57,12 @@ describe('turnstone flags', () => {
 
     const plain = model.chatRequests().length;
     expect((await run([], 'out/plain.json')).exitCode).toBe(0);
-    expect(model.chatRequests().slice(plain).every((r) => !('reasoning_effort' in r.json))).toBe(true);
+    expect(
+      model
+        .chatRequests()
+        .slice(plain)
+        .every((r) => !('reasoning_effort' in r.json)),
+    ).toBe(true);
   });
 
   it('stops a trajectory as truncated once a request fills --context-window', async () => {
@@ -70,25 +78,48 @@ describe('turnstone flags', () => {
   it('applies --context-window when recording, and the replay truncates where the recording did', async () => {
     const before = model.chatRequests().length;
     const rec = await runCli(
-      ['--path', project.dir, 'record', 'suite.json', '--base-url', model.url, '--model', 'fake-model', '--out', 'window.recording.json', '--context-window', '60', '--no-telemetry'],
+      [
+        '--path',
+        project.dir,
+        'record',
+        'suite.json',
+        '--base-url',
+        model.url,
+        '--model',
+        'fake-model',
+        '--out',
+        'window.recording.json',
+        '--context-window',
+        '60',
+        '--no-telemetry',
+      ],
       { env: cliEnv(project.dir), cwd: project.dir },
     );
     expect(rec.exitCode, rec.stderr).toBe(0);
     expect(model.chatRequests().length - before).toBe(1);
     expect(JSON.parse(readFileSync(join(project.dir, 'window.recording.json'), 'utf8')).contextWindow).toBe(60);
-    const replay = await runCli(['--path', project.dir, 'replay', 'suite.json', '--script', 'window.recording.json', '--out', 'out/replayed.json', '--no-telemetry'], {
-      env: cliEnv(project.dir),
-      cwd: project.dir,
-    });
+    const replay = await runCli(
+      ['--path', project.dir, 'replay', 'suite.json', '--script', 'window.recording.json', '--out', 'out/replayed.json', '--no-telemetry'],
+      {
+        env: cliEnv(project.dir),
+        cwd: project.dir,
+      },
+    );
     expect(replay.exitCode, replay.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(project.dir, 'out/replayed.json'), 'utf8')).iterations[0].cases['read-big'].runs[0].run_status).toBe('truncated');
 
     // A scripted (mock) model takes the flag too.
-    project.write('mock.json', JSON.stringify({ cases: { 'read-big': [{ toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] }, { text: 'done' }] } }));
-    const mock = await runCli(['--path', project.dir, 'run', 'suite.json', '--provider', 'mock:mock.json', '--context-window', '1', '--out', 'out/mock.json', '--no-telemetry'], {
-      env: cliEnv(project.dir),
-      cwd: project.dir,
-    });
+    project.write(
+      'mock.json',
+      JSON.stringify({ cases: { 'read-big': [{ toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] }, { text: 'done' }] } }),
+    );
+    const mock = await runCli(
+      ['--path', project.dir, 'run', 'suite.json', '--provider', 'mock:mock.json', '--context-window', '1', '--out', 'out/mock.json', '--no-telemetry'],
+      {
+        env: cliEnv(project.dir),
+        cwd: project.dir,
+      },
+    );
     expect(mock.exitCode, mock.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(project.dir, 'out/mock.json'), 'utf8')).iterations[0].cases['read-big'].runs[0].run_status).toBe('truncated');
   });

@@ -16,10 +16,16 @@ describe('runspec-eval ui', () => {
     const bin = join(project, 'bin');
     const opened = join(project, 'opened.txt');
     mkdirSync(bin);
-    writeFileSync(join(bin, 'xdg-open'), `#!${process.execPath}\nconst fs = require('node:fs');\nfs.writeFileSync(${JSON.stringify(`${opened}.tmp`)}, process.argv[2]);\nfs.renameSync(${JSON.stringify(`${opened}.tmp`)}, ${JSON.stringify(opened)});\n`);
+    writeFileSync(
+      join(bin, 'xdg-open'),
+      `#!${process.execPath}\nconst fs = require('node:fs');\nfs.writeFileSync(${JSON.stringify(`${opened}.tmp`)}, process.argv[2]);\nfs.renameSync(${JSON.stringify(`${opened}.tmp`)}, ${JSON.stringify(opened)});\n`,
+    );
     chmodSync(join(bin, 'xdg-open'), 0o755);
     const PATH = `${bin}${delimiter}${process.env.PATH ?? ''}`;
-    const child = spawn(process.execPath, [CLI, '--path', project, 'ui', '--port', '0', '--open'], { env: { PATH, ...isolatedEnv(), HOME: project }, stdio: 'pipe' });
+    const child = spawn(process.execPath, [CLI, '--path', project, 'ui', '--port', '0', '--open'], {
+      env: { PATH, ...isolatedEnv(), HOME: project },
+      stdio: 'pipe',
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));

@@ -15,7 +15,9 @@ describe('worktree mounter', () => {
   it('says once, in one line, that the watchdog is the budget when root cannot mount', async () => {
     const m = createWorktreeMounter(1024 ** 2, { asRoot: true, mountCommand: 'runspec-eval-no-such-mount' });
     const note = await m.probe();
-    expect(note).toMatch(/^disk budget: running as root, but a tmpfs cannot be mounted for the worktrees here \(.+\); the budget is enforced by checking each worktree's size every 250 ms instead$/);
+    expect(note).toMatch(
+      /^disk budget: running as root, but a tmpfs cannot be mounted for the worktrees here \(.+\); the budget is enforced by checking each worktree's size every 250 ms instead$/,
+    );
     expect(note).not.toContain('\n');
     // The interval said is the one the watchdog uses.
     const fast = createWorktreeMounter(1024 ** 2, { asRoot: true, mountCommand: 'runspec-eval-no-such-mount', pollMs: 40 });

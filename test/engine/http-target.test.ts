@@ -42,13 +42,40 @@ describe('http target requests', () => {
     const server = await captureServer();
     const dir = mkdtempSync(join(tmpdir(), 'runspec-http-tpl-'));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-    writeFileSync(join(dir, 'req.json'), JSON.stringify({ headers: { authorization: 'Bearer {{env.TOKEN}}' }, body: { history: '{{history}}', n: '{{vars.n}}', text: 'n={{vars.n}} p={{prompt}}', sys: '{{system}}' } }));
-    const target = openHttpTarget({ name: 'svc', url: server.url, template: 'req.json', responseToolCalls: 'result.calls', projectDir: dir, env: { TOKEN: 'tok-secret-9' }, defaults: {}, quietMs: 0, traceTimeoutMs: 1000 });
+    writeFileSync(
+      join(dir, 'req.json'),
+      JSON.stringify({
+        headers: { authorization: 'Bearer {{env.TOKEN}}' },
+        body: { history: '{{history}}', n: '{{vars.n}}', text: 'n={{vars.n}} p={{prompt}}', sys: '{{system}}' },
+      }),
+    );
+    const target = openHttpTarget({
+      name: 'svc',
+      url: server.url,
+      template: 'req.json',
+      responseToolCalls: 'result.calls',
+      projectDir: dir,
+      env: { TOKEN: 'tok-secret-9' },
+      defaults: {},
+      quietMs: 0,
+      traceTimeoutMs: 1000,
+    });
     const input = { prompt: 'say "hi"\n}}', messages: [{ role: 'user' as const, content: 'before' }], vars: { n: 3, tenant: 'acme' }, files: {} };
-    const reply = await target.invoke({ case: kase, sample: 0, input, parent: ROOT_CONTEXT, traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', signal: AbortSignal.timeout(5000) });
+    const reply = await target.invoke({
+      case: kase,
+      sample: 0,
+      input,
+      parent: ROOT_CONTEXT,
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      signal: AbortSignal.timeout(5000),
+    });
     const got = server.seen[0]!;
     expect(got.body).toEqual({ history: [{ role: 'user', content: 'before' }], n: 3, text: 'n=3 p=say "hi"\n}}', sys: null });
-    expect(got.headers).toMatchObject({ authorization: 'Bearer tok-secret-9', 'x-tenant': 'acme', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+    expect(got.headers).toMatchObject({
+      authorization: 'Bearer tok-secret-9',
+      'x-tenant': 'acme',
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    });
     expect(reply).toMatchObject({ replyCalls: [{ id: 'call_0', name: 'lookup', arguments: { q: 'x' } }], replyCallsPath: 'result.calls' });
   });
 
@@ -56,14 +83,18 @@ describe('http target requests', () => {
     const dir = mkdtempSync(join(tmpdir(), 'runspec-http-tpl-'));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'req.json'), '{\n  "headers": {\n    "authorization": "{{env.NOPE}}"\n  },\n  "body": {}\n}\n');
-    expect(() => openHttpTarget({ name: 'svc', url: 'http://127.0.0.1:9/', template: 'req.json', projectDir: dir, env: {}, defaults: {}, quietMs: 0, traceTimeoutMs: 1 })).toThrow(
-      `${join(dir, 'req.json')}:3: {{env.NOPE}}: the environment variable NOPE is not set`,
-    );
+    expect(() =>
+      openHttpTarget({ name: 'svc', url: 'http://127.0.0.1:9/', template: 'req.json', projectDir: dir, env: {}, defaults: {}, quietMs: 0, traceTimeoutMs: 1 }),
+    ).toThrow(`${join(dir, 'req.json')}:3: {{env.NOPE}}: the environment variable NOPE is not set`);
   });
 
   it.each([
     { name: 'a top-level tool_calls list', body: { tool_calls: [{ id: 'a', function: { name: 'f', arguments: '{"x":1}' } }] }, path: 'tool_calls' },
-    { name: 'an OpenAI chat completion', body: { choices: [{ message: { tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }] } }] }, path: 'choices.0.message.tool_calls' },
+    {
+      name: 'an OpenAI chat completion',
+      body: { choices: [{ message: { tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }] } }] },
+      path: 'choices.0.message.tool_calls',
+    },
   ])('reads calls from $name', ({ body, path }) => {
     expect(callsIn(body)).toEqual({ calls: [{ id: 'a', name: 'f', arguments: { x: 1 } }], path });
   });

@@ -43,7 +43,16 @@ describe('MCP server lifetime', () => {
   it('starts one server for all samples of the run and stops it when the run ends', async () => {
     const toolset = await loadToolset(spec, { projectDir: REPO_ROOT, env, timeoutMs: 20_000 });
     const listedBy = readFileSync(pidFile, 'utf8').trim().split('\n').length;
-    const c: Case = { id: 'note', dialect: 'turnstone', tags: [], source: { file: 'inline', source: 'file' }, prompt: 'read note n1', files: {}, mode: 'trajectory', settings: { samples: 3 } };
+    const c: Case = {
+      id: 'note',
+      dialect: 'turnstone',
+      tags: [],
+      source: { file: 'inline', source: 'file' },
+      prompt: 'read note n1',
+      files: {},
+      mode: 'trajectory',
+      settings: { samples: 3 },
+    };
     const provider = createOpenAIProvider({ baseUrl: model.url, model: 'fake-model', retryBaseMs: 1 });
     try {
       const out = await runSuite({ cases: [c], provider, toolsetFor: () => toolset, runId: 'r', mcpServers: { projectDir: REPO_ROOT, env }, concurrency: 3 });

@@ -83,7 +83,16 @@ describe('MCP server supervision', { timeout: 120_000 }, () => {
   it('makes the sample whose call hit the crash an errored sample, not a tool error of the model', async () => {
     const { spec } = target();
     const toolset = await loadToolset(`mcp:${spec}`, { projectDir: REPO_ROOT, env, timeoutMs: 20_000 });
-    const mk = (id: string, prompt: string): Case => ({ id, dialect: 'turnstone', tags: [], source: { file: 'inline', source: 'file' }, prompt, files: {}, mode: 'trajectory', settings: {} });
+    const mk = (id: string, prompt: string): Case => ({
+      id,
+      dialect: 'turnstone',
+      tags: [],
+      source: { file: 'inline', source: 'file' },
+      prompt,
+      files: {},
+      mode: 'trajectory',
+      settings: {},
+    });
     const provider = createMockProvider({
       script: {
         cases: {
@@ -119,12 +128,30 @@ describe('MCP server supervision', { timeout: 120_000 }, () => {
   ])('runs the sample again after a restart, once: $name', async ({ tool, status }) => {
     const { spec } = target();
     const toolset = await loadToolset(`mcp:${spec}`, { projectDir: REPO_ROOT, env, timeoutMs: 20_000 });
-    const c: Case = { id: 'flaky', dialect: 'turnstone', tags: [], source: { file: 'inline', source: 'file' }, prompt: 'call it', files: {}, mode: 'trajectory', settings: {} };
+    const c: Case = {
+      id: 'flaky',
+      dialect: 'turnstone',
+      tags: [],
+      source: { file: 'inline', source: 'file' },
+      prompt: 'call it',
+      files: {},
+      mode: 'trajectory',
+      settings: {},
+    };
     let modelCalls = 0;
     const mock = createMockProvider({ script: { cases: { flaky: [{ toolCalls: [{ name: tool, arguments: {} }] }, { text: 'done' }] } } });
     const provider = { ...mock, chat: (req: Parameters<typeof mock.chat>[0]) => (modelCalls++, mock.chat(req)) };
     const warnings: string[] = [];
-    const out = await runSuite({ cases: [c], samples: 1, provider, toolsetFor: () => toolset, runId: 'r', mcpServers: { projectDir: REPO_ROOT, env }, concurrency: 1, onWarning: (w) => warnings.push(w) });
+    const out = await runSuite({
+      cases: [c],
+      samples: 1,
+      provider,
+      toolsetFor: () => toolset,
+      runId: 'r',
+      mcpServers: { projectDir: REPO_ROOT, env },
+      concurrency: 1,
+      onWarning: (w) => warnings.push(w),
+    });
     const sample = out.results[0]!.samples;
     expect(sample).toHaveLength(1);
     expect(sample[0]!.status).toBe(status);

@@ -71,11 +71,16 @@ describe('record → replay through runCase', () => {
     expect(again[1]!.terminal!.resolved).toMatchObject({ runnable: 'restart-service', host: 'web-01', args: { service: 'nginx' } });
 
     // A tool description edit changes what the model would see: the recording no longer vouches for it.
-    const edited: Toolset = { ...WORKSPACE_TOOLSET, runnables: WORKSPACE_TOOLSET.runnables.map((r) => (r.name === 'glob' ? { ...r, description: `${r.description} Prefer this.` } : r)) };
+    const edited: Toolset = {
+      ...WORKSPACE_TOOLSET,
+      runnables: WORKSPACE_TOOLSET.runnables.map((r) => (r.name === 'glob' ? { ...r, description: `${r.description} Prefer this.` } : r)),
+    };
     const stale = await runCase({ case: replio, sample: 0, provider: replay, toolset: edited });
     expect(stale.status).toBe('error');
     expect(stale.error!.code).toBe('REPLAY_STALE');
-    expect(stale.error!.message).toContain('recording for case find-then-read sample 0 turn 0 is stale: the request changed (tool schemas); re-record with `runspec-eval record`');
+    expect(stale.error!.message).toContain(
+      'recording for case find-then-read sample 0 turn 0 is stale: the request changed (tool schemas); re-record with `runspec-eval record`',
+    );
 
     const missing = await runCase({ case: replio, sample: 1, provider: replay });
     expect(missing.status).toBe('error');

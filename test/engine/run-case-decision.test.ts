@@ -46,7 +46,7 @@ let toolset: Toolset;
 let server: FakeModelServer;
 let provider: Provider;
 /** Layout of the run a prompt belongs to is carried in the system prompt, so one server serves all three. */
-const layoutOf = (system: string): ToolMode => (LAYOUTS.find((l) => system.endsWith(`[layout:${l}]`)) ?? 'dedup');
+const layoutOf = (system: string): ToolMode => LAYOUTS.find((l) => system.endsWith(`[layout:${l}]`)) ?? 'dedup';
 
 beforeAll(async () => {
   toolset = await loadToolset('builtin:fleet', { projectDir: REPO_ROOT, env: {} });
@@ -138,22 +138,33 @@ describe('decision mode: edges', () => {
   const c = CASES.find((x) => x.id === 'restart-nginx-targeted')!;
 
   it('with only discovery calls until max_turns, ends ok with no terminal (scored no_run)', async () => {
-    await withAnswers(() => ({ toolCalls: [{ name: 'search_runnables', arguments: { query: 'nginx' } }] }), async (p) => {
-      const run = await runCase({ case: c, sample: 0, provider: p, toolset, toolMode: 'search', maxTurns: 3 });
-      expect(run.status).toBe('ok');
-      expect(run.terminal).toBeUndefined();
-      expect(run.modelCalls).toHaveLength(3);
-      expect(scoreRun(c, run, { toolset, toolMode: 'search' }).category).toBe('no_run');
-    });
+    await withAnswers(
+      () => ({ toolCalls: [{ name: 'search_runnables', arguments: { query: 'nginx' } }] }),
+      async (p) => {
+        const run = await runCase({ case: c, sample: 0, provider: p, toolset, toolMode: 'search', maxTurns: 3 });
+        expect(run.status).toBe('ok');
+        expect(run.terminal).toBeUndefined();
+        expect(run.modelCalls).toHaveLength(3);
+        expect(scoreRun(c, run, { toolset, toolMode: 'search' }).category).toBe('no_run');
+      },
+    );
   });
 
   it('captures the first runnable call of a parallel batch and records the rest unexecuted', async () => {
     await withAnswers(
-      () => ({ toolCalls: [{ name: 'service-status', arguments: { host: 'web-01', name: 'nginx' } }, { name: 'restart-service', arguments: { host: 'web-01', service: 'nginx' } }] }),
+      () => ({
+        toolCalls: [
+          { name: 'service-status', arguments: { host: 'web-01', name: 'nginx' } },
+          { name: 'restart-service', arguments: { host: 'web-01', service: 'nginx' } },
+        ],
+      }),
       async (p) => {
         const run = await runCase({ case: c, sample: 0, provider: p, toolset, toolMode: 'dedup' });
         expect(run.terminal!.call.name).toBe('service-status');
-        expect(run.toolCalls.map((t) => [t.call.name, t.executed])).toEqual([['service-status', false], ['restart-service', false]]);
+        expect(run.toolCalls.map((t) => [t.call.name, t.executed])).toEqual([
+          ['service-status', false],
+          ['restart-service', false],
+        ]);
         expect(scoreRun(c, run, { toolset, toolMode: 'dedup' }).category).toBe('wrong_tool');
       },
     );
@@ -162,29 +173,38 @@ describe('decision mode: edges', () => {
   it('answers at most 10 discovery calls per turn, the rest with an error', async () => {
     const many: FakeAnswer = { toolCalls: Array.from({ length: 12 }, (_, i) => ({ id: `s${i}`, name: 'search_runnables', arguments: { query: `q${i}` } })) };
     const runIt: FakeAnswer = { toolCalls: [{ name: 'run_runnable', arguments: { id: 'restart-service', host: 'web-01', args: { service: 'nginx' } } }] };
-    await withAnswers((turn) => (turn === 0 ? many : runIt), async (p) => {
-      const run = await runCase({ case: c, sample: 0, provider: p, toolset, toolMode: 'search' });
-      expect(run.toolCalls.filter((t) => t.executed)).toHaveLength(10);
-      expect(run.toolCalls[10]!.result).toMatch(/^Error: too many parallel tool calls/);
-      expect(run.terminal!.resolved!.runnable).toBe('restart-service');
-      expect(scoreRun(c, run, { toolset, toolMode: 'search' }).category).toBe('pass');
-    });
+    await withAnswers(
+      (turn) => (turn === 0 ? many : runIt),
+      async (p) => {
+        const run = await runCase({ case: c, sample: 0, provider: p, toolset, toolMode: 'search' });
+        expect(run.toolCalls.filter((t) => t.executed)).toHaveLength(10);
+        expect(run.toolCalls[10]!.result).toMatch(/^Error: too many parallel tool calls/);
+        expect(run.terminal!.resolved!.runnable).toBe('restart-service');
+        expect(scoreRun(c, run, { toolset, toolMode: 'search' }).category).toBe('pass');
+      },
+    );
   });
 
   it('captures a call to an unknown tool as the terminal action', async () => {
-    await withAnswers(() => ({ toolCalls: [{ name: 'reboot-everything', arguments: {} }] }), async (p) => {
-      const run = await runCase({ case: c, sample: 0, provider: p, toolset });
-      expect(run.terminal!.resolved).toMatchObject({ known: false, runnable: 'reboot-everything' });
-    });
+    await withAnswers(
+      () => ({ toolCalls: [{ name: 'reboot-everything', arguments: {} }] }),
+      async (p) => {
+        const run = await runCase({ case: c, sample: 0, provider: p, toolset });
+        expect(run.terminal!.resolved).toMatchObject({ known: false, runnable: 'reboot-everything' });
+      },
+    );
   });
 
   it('ends with status error when the provider fails, never throwing', async () => {
-    await withAnswers(() => ({ fault: 'malformed' }), async (p) => {
-      const run = await runCase({ case: c, sample: 0, provider: p, toolset });
-      expect(run.status).toBe('error');
-      expect(run.error!.code).toBe('PROVIDER_RESPONSE');
-      expect(run.terminal).toBeUndefined();
-    });
+    await withAnswers(
+      () => ({ fault: 'malformed' }),
+      async (p) => {
+        const run = await runCase({ case: c, sample: 0, provider: p, toolset });
+        expect(run.status).toBe('error');
+        expect(run.error!.code).toBe('PROVIDER_RESPONSE');
+        expect(run.terminal).toBeUndefined();
+      },
+    );
   });
 
   it('throws on bad input: a decision case without a toolset', async () => {

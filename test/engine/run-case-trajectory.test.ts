@@ -27,10 +27,19 @@ const SCRIPT: Record<string, FakeAnswer[]> = {
   'list-directory': [call('list_directory', {}), { text: 'docs, scripts, src' }],
   'grep-symbol': [call('grep', { pattern: 'def parse_header' }), { text: 'pkg/http/headers.py line 10' }],
   'page-large-file': [call('file_read', { path: 'logs/server.log', offset: 240, limit: 1 }), { text: 'disk quota exceeded' }],
-  'fix-typo-in-place': [call('read_file', { path: 'greet.py' }), call('edit_file', { path: 'greet.py', old_string: 'Helo', new_string: 'Hello' }), { text: 'Fixed.' }],
+  'fix-typo-in-place': [
+    call('read_file', { path: 'greet.py' }),
+    call('edit_file', { path: 'greet.py', old_string: 'Helo', new_string: 'Hello' }),
+    { text: 'Fixed.' },
+  ],
   'create-new-file': [call('write_file', { path: 'hello.txt', content: 'hello world\n' }), { text: 'Created.' }],
   'test-and-inspect': [
-    { toolCalls: [{ name: 'bash', arguments: { command: 'python3 -m pytest -q || echo "pytest ran"' } }, { name: 'read_file', arguments: { path: 'math_utils.py' } }] },
+    {
+      toolCalls: [
+        { name: 'bash', arguments: { command: 'python3 -m pytest -q || echo "pytest ran"' } },
+        { name: 'read_file', arguments: { path: 'math_utils.py' } },
+      ],
+    },
     { text: 'sub is broken.' },
   ],
   'inspect-config-any-way': [call('read_file', { path: 'config.json' }), { text: 'port 8080' }],
@@ -76,19 +85,42 @@ describe('trajectory mode: the bundled replio catalog against a scripted server'
     const run = await runCase({ case: c, sample: 0, provider });
     const second = server.chatRequests()[before + 1]!.json;
     expect(second.messages.slice(-2)).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_read', type: 'function', function: { name: 'file_read', arguments: '{"path":"src/app.py"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_read', type: 'function', function: { name: 'file_read', arguments: '{"path":"src/app.py"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_read', content: run.toolCalls[0]!.result },
     ]);
-    expect(second.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(
-      ['file_read', 'glob', 'grep', 'list_directory', 'file_edit', 'file_write', 'run_command', 'read_file', 'write_file', 'edit_file', 'bash'],
-    );
+    expect(second.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual([
+      'file_read',
+      'glob',
+      'grep',
+      'list_directory',
+      'file_edit',
+      'file_write',
+      'run_command',
+      'read_file',
+      'write_file',
+      'edit_file',
+      'bash',
+    ]);
     expect(second.messages[0].role).toBe('system');
-    expect(run.toolCalls[0]!.result).toBe(c.files['src/app.py']!.trimEnd().split('\n').map((l, i) => `${String(i + 1).padStart(6)}\t${l}`).join('\n'));
+    expect(run.toolCalls[0]!.result).toBe(
+      c.files['src/app.py']!.trimEnd()
+        .split('\n')
+        .map((l, i) => `${String(i + 1).padStart(6)}\t${l}`)
+        .join('\n'),
+    );
     expect(run.toolCalls[0]!.resolved).toMatchObject({ runnable: 'file_read', known: true, discovery: false, args: { path: 'src/app.py' } });
   });
 
   it('returns real results: glob, grep and paging find what they should', async () => {
-    const runs = Object.fromEntries(await Promise.all(['find-then-read', 'grep-symbol', 'page-large-file'].map(async (id) => [id, await runCase({ case: byId(REPLIO, id), sample: 0, provider })] as const)));
+    const runs = Object.fromEntries(
+      await Promise.all(
+        ['find-then-read', 'grep-symbol', 'page-large-file'].map(async (id) => [id, await runCase({ case: byId(REPLIO, id), sample: 0, provider })] as const),
+      ),
+    );
     expect(runs['find-then-read']!.toolCalls[0]!.result).toBe('src/shop/config/settings.py');
     expect(runs['find-then-read']!.toolCalls[1]!.result).toContain('DEBUG = False');
     expect(runs['grep-symbol']!.toolCalls[0]!.result).toBe('pkg/http/headers.py:10: def parse_header(raw):');
@@ -101,7 +133,15 @@ describe('trajectory mode: the bundled replio catalog against a scripted server'
     expect(run.sample).toBe(2);
     expect(run.modelCalls).toHaveLength(3);
     const [m0, m1] = run.modelCalls;
-    expect(m0).toMatchObject({ index: 0, turn: 0, provider: 'openai', requestModel: 'fake-model', responseModel: 'fake-model', responseId: expect.stringMatching(/^chatcmpl-/), serverAddress: '127.0.0.1' });
+    expect(m0).toMatchObject({
+      index: 0,
+      turn: 0,
+      provider: 'openai',
+      requestModel: 'fake-model',
+      responseModel: 'fake-model',
+      responseId: expect.stringMatching(/^chatcmpl-/),
+      serverAddress: '127.0.0.1',
+    });
     expect(m0!.request.params).toEqual({ temperature: 0.1 });
     expect(m0!.request.messages.map((m) => m.role)).toEqual(['system', 'user']);
     expect(m1!.request.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
@@ -113,7 +153,10 @@ describe('trajectory mode: the bundled replio catalog against a scripted server'
       expect(m.latencyMs).toBeGreaterThanOrEqual(0);
     }
     expect(run.toolCalls[0]!.startTimeMs).toBeGreaterThanOrEqual(m0!.endTimeMs);
-    expect(run.toolCalls.map((t) => [t.turn, t.modelCallIndex])).toEqual([[0, 0], [1, 1]]);
+    expect(run.toolCalls.map((t) => [t.turn, t.modelCallIndex])).toEqual([
+      [0, 0],
+      [1, 1],
+    ]);
     expect(run.endTimeMs).toBeGreaterThanOrEqual(run.startTimeMs);
     expect(toolLog(run)).toEqual([
       { tool: 'glob', args: { pattern: '**/settings.py' }, result: 'src/shop/config/settings.py', turn: 0 },
@@ -154,7 +197,11 @@ function replioCase(id: string, patch: Partial<Case> = {}): Case {
   return { ...byId(REPLIO, 'read-file-lines'), id, prompt: `prompt of ${id}`, ...patch };
 }
 
-async function withScript(answers: Record<string, FakeAnswer[] | ((turn: number) => FakeAnswer)>, fn: (p: Provider, s: FakeModelServer) => Promise<void>, popts: Parameters<typeof createOpenAIProvider>[0] = {}) {
+async function withScript(
+  answers: Record<string, FakeAnswer[] | ((turn: number) => FakeAnswer)>,
+  fn: (p: Provider, s: FakeModelServer) => Promise<void>,
+  popts: Parameters<typeof createOpenAIProvider>[0] = {},
+) {
   const s = await startFakeOpenAI({
     respond: (req) => {
       const prompt: string = req.json.messages.find((m: { role: string }) => m.role === 'user')?.content;
@@ -175,23 +222,50 @@ async function withScript(answers: Record<string, FakeAnswer[] | ((turn: number)
 
 describe('trajectory mode: permissions, caps and limits', () => {
   it('denies edit and bash by default for replio cases, and the model sees why', async () => {
-    await withScript({ 'prompt of deny': [{ toolCalls: [{ name: 'file_write', arguments: { path: 'x.txt', content: 'x' } }, { name: 'run_command', arguments: { command: 'touch y' } }] }] }, async (p, s) => {
-      const run = await runCase({ case: replioCase('deny'), sample: 0, provider: p, keepWorktrees: true });
-      try {
-        expect(run.toolCalls.map((t) => [t.executed, t.isError])).toEqual([[false, true], [false, true]]);
-        expect(run.toolCalls[0]!.result).toBe('Error: permission denied: file_write is an edit tool and edit tools are denied for this case (tool_permission)');
-        expect(existsSync(join(run.worktree!, 'x.txt'))).toBe(false);
-        expect(existsSync(join(run.worktree!, 'y'))).toBe(false);
-        const fed = s.chatRequests()[1]!.json.messages.filter((m: { role: string }) => m.role === 'tool');
-        expect(fed.map((m: { content: string }) => m.content.slice(0, 25))).toEqual(['Error: permission denied:', 'Error: permission denied:']);
-      } finally {
-        rmSync(run.worktree!, { recursive: true, force: true });
-      }
-    });
+    await withScript(
+      {
+        'prompt of deny': [
+          {
+            toolCalls: [
+              { name: 'file_write', arguments: { path: 'x.txt', content: 'x' } },
+              { name: 'run_command', arguments: { command: 'touch y' } },
+            ],
+          },
+        ],
+      },
+      async (p, s) => {
+        const run = await runCase({ case: replioCase('deny'), sample: 0, provider: p, keepWorktrees: true });
+        try {
+          expect(run.toolCalls.map((t) => [t.executed, t.isError])).toEqual([
+            [false, true],
+            [false, true],
+          ]);
+          expect(run.toolCalls[0]!.result).toBe(
+            'Error: permission denied: file_write is an edit tool and edit tools are denied for this case (tool_permission)',
+          );
+          expect(existsSync(join(run.worktree!, 'x.txt'))).toBe(false);
+          expect(existsSync(join(run.worktree!, 'y'))).toBe(false);
+          const fed = s.chatRequests()[1]!.json.messages.filter((m: { role: string }) => m.role === 'tool');
+          expect(fed.map((m: { content: string }) => m.content.slice(0, 25))).toEqual(['Error: permission denied:', 'Error: permission denied:']);
+        } finally {
+          rmSync(run.worktree!, { recursive: true, force: true });
+        }
+      },
+    );
   });
 
   it('merges tool_permission over the defaults and appends tools_deny', async () => {
-    const answers = { 'prompt of perm': [{ toolCalls: [{ name: 'file_write', arguments: { path: 'x.txt', content: 'x' } }, { name: 'grep', arguments: { pattern: 'x' } }, { name: 'glob', arguments: { pattern: '*' } }] }] };
+    const answers = {
+      'prompt of perm': [
+        {
+          toolCalls: [
+            { name: 'file_write', arguments: { path: 'x.txt', content: 'x' } },
+            { name: 'grep', arguments: { pattern: 'x' } },
+            { name: 'glob', arguments: { pattern: '*' } },
+          ],
+        },
+      ],
+    };
     await withScript(answers, async (p) => {
       const c = replioCase('perm', { settings: { toolPermission: { edit: 'allow', list: 'deny' }, toolsDeny: ['grep'] } });
       const run = await runCase({ case: c, sample: 0, provider: p });
@@ -263,22 +337,30 @@ describe('trajectory mode: provider trouble becomes a status, never an exception
   });
 
   it('reports a rejected key as PROVIDER_AUTH without the key', async () => {
-    await withScript({ 'prompt of auth': () => ({ status: 401 }) }, async (p) => {
-      const run = await runCase({ case: replioCase('auth'), sample: 0, provider: p });
-      expect(run.status).toBe('error');
-      expect(run.error!.code).toBe('PROVIDER_AUTH');
-      expect(JSON.stringify(run)).not.toContain('sk-engine-secret');
-    }, { apiKey: 'sk-engine-secret' });
+    await withScript(
+      { 'prompt of auth': () => ({ status: 401 }) },
+      async (p) => {
+        const run = await runCase({ case: replioCase('auth'), sample: 0, provider: p });
+        expect(run.status).toBe('error');
+        expect(run.error!.code).toBe('PROVIDER_AUTH');
+        expect(JSON.stringify(run)).not.toContain('sk-engine-secret');
+      },
+      { apiKey: 'sk-engine-secret' },
+    );
   });
 
   it('ends with status cancelled when the signal aborts a hanging call', async () => {
-    await withScript({ 'prompt of hang': () => ({ fault: 'hang' }) }, async (p) => {
-      const ctl = new AbortController();
-      setTimeout(() => ctl.abort(), 100);
-      const run = await runCase({ case: replioCase('hang'), sample: 0, provider: p, signal: ctl.signal });
-      expect(run.status).toBe('cancelled');
-      expect(run.error?.code).toBe('CANCELLED');
-    }, { timeoutMs: 20_000 });
+    await withScript(
+      { 'prompt of hang': () => ({ fault: 'hang' }) },
+      async (p) => {
+        const ctl = new AbortController();
+        setTimeout(() => ctl.abort(), 100);
+        const run = await runCase({ case: replioCase('hang'), sample: 0, provider: p, signal: ctl.signal });
+        expect(run.status).toBe('cancelled');
+        expect(run.error?.code).toBe('CANCELLED');
+      },
+      { timeoutMs: 20_000 },
+    );
   });
 
   it('runs a trajectory case over the Anthropic protocol too', async () => {
@@ -291,7 +373,10 @@ describe('trajectory mode: provider trouble becomes a status, never an exception
       expect(run.modelCalls[0]!.provider).toBe('anthropic');
       const second = s.chatRequests()[1]!.json;
       expect(second.system).toContain('coding agent');
-      expect(second.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: expect.stringContaining('def main') }] });
+      expect(second.messages.at(-1)).toEqual({
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: expect.stringContaining('def main') }],
+      });
       expect(scoreRun(c, run).replio?.pass).toBe(true);
     } finally {
       await p.close();

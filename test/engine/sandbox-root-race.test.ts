@@ -58,9 +58,13 @@ function startSwapper(dir: string, target: string, maxSwaps = 2_000_000, maxMs =
       } catch {}
     }
   `;
-  return spawn(setpriv!, [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, '-e', script, dir, target, String(maxSwaps), String(maxMs)], {
-    stdio: 'ignore',
-  });
+  return spawn(
+    setpriv!,
+    [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, '-e', script, dir, target, String(maxSwaps), String(maxMs)],
+    {
+      stdio: 'ignore',
+    },
+  );
 }
 
 async function stopSwapper(p: ChildProcess, dir: string): Promise<void> {

@@ -4,7 +4,14 @@ import type { Case, CaseResult, Run, SampleOutcome, Toolset, Verdict } from '../
 import type { Provider } from '../../src/providers/types.js';
 import type { ReachabilityWatch, UnreachableEvent } from '../../src/core/reachability.js';
 
-const PROVIDER = { name: 'fake', system: 'fake', chat: async () => { throw new Error('unused'); }, close: async () => {} } as unknown as Provider;
+const PROVIDER = {
+  name: 'fake',
+  system: 'fake',
+  chat: async () => {
+    throw new Error('unused');
+  },
+  close: async () => {},
+} as unknown as Provider;
 const TOOLSET: Toolset = { name: 't', runnables: [], hosts: [], groups: {}, source: 'test' };
 
 function mkCase(id: string, over: Partial<Case> = {}): Case {
@@ -78,7 +85,12 @@ const scoring: SuiteScoring = {
 
 describe('sample count precedence', () => {
   it.each([
-    { name: 'turnstone case n_runs wins over everything', c: mkCase('a', { dialect: 'turnstone', settings: { samples: 5, suiteSamples: 2 } }), cli: 4, want: 5 },
+    {
+      name: 'turnstone case n_runs wins over everything',
+      c: mkCase('a', { dialect: 'turnstone', settings: { samples: 5, suiteSamples: 2 } }),
+      cli: 4,
+      want: 5,
+    },
     { name: 'turnstone CLI wins over the suite default', c: mkCase('a', { dialect: 'turnstone', settings: { suiteSamples: 2 } }), cli: 4, want: 4 },
     { name: 'turnstone suite default wins over 3', c: mkCase('a', { dialect: 'turnstone', settings: { suiteSamples: 2 } }), cli: undefined, want: 2 },
     { name: 'turnstone falls back to 3', c: mkCase('a', { dialect: 'turnstone' }), cli: undefined, want: 3 },

@@ -82,7 +82,12 @@ describe('MCP tools executed over streamable HTTP', () => {
     const impatient = createMcpToolHost({ projectDir: process.cwd(), env, callTimeoutMs: 1000 });
     try {
       const run = await runCase({ case: mk('mcp-slow', prompt), sample: 0, provider, toolset: mcp, toolHost: impatient });
-      expect(run.toolCalls[0]).toMatchObject({ executed: false, isError: true, errorType: 'tool_timeout', result: 'Error: slow did not answer within 1000 ms' });
+      expect(run.toolCalls[0]).toMatchObject({
+        executed: false,
+        isError: true,
+        errorType: 'tool_timeout',
+        result: 'Error: slow did not answer within 1000 ms',
+      });
     } finally {
       await impatient.close();
     }
@@ -161,7 +166,9 @@ describe('tool_mocks for a toolset without an implementation', () => {
   });
 
   it('rejects a malformed mock with file, line and field', () => {
-    expect(() => suite({ get_weather: { result: 'a', error: 'b' } })).toThrow(/suite\.json:\d+: cases\[0\]\.tool_mocks\.get_weather: expected exactly one of result, error, sequence/);
+    expect(() => suite({ get_weather: { result: 'a', error: 'b' } })).toThrow(
+      /suite\.json:\d+: cases\[0\]\.tool_mocks\.get_weather: expected exactly one of result, error, sequence/,
+    );
   });
 });
 

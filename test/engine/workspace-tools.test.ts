@@ -28,7 +28,8 @@ afterAll(async () => {
   rmSync(outside, { recursive: true, force: true });
 });
 
-const run = (name: string, args: Record<string, unknown>, extra: Partial<Parameters<typeof executeWorkspaceTool>[2]> = {}) => executeWorkspaceTool(name, args, { worktree: wt, ...extra });
+const run = (name: string, args: Record<string, unknown>, extra: Partial<Parameters<typeof executeWorkspaceTool>[2]> = {}) =>
+  executeWorkspaceTool(name, args, { worktree: wt, ...extra });
 
 describe('worktree', () => {
   it('implements every tool of the built-in workspace toolset', () => {
@@ -98,7 +99,9 @@ describe('workspace tools', () => {
 
   it('edits an exact unique string, and refuses a missing or ambiguous one', async () => {
     await run('write_file', { path: 'new/dir/f.txt', content: 'hello wrld\n' });
-    expect((await run('file_edit', { path: 'new/dir/f.txt', old_string: 'wrld', new_string: 'world' })).result).toBe('Edited new/dir/f.txt: replaced 1 occurrence');
+    expect((await run('file_edit', { path: 'new/dir/f.txt', old_string: 'wrld', new_string: 'world' })).result).toBe(
+      'Edited new/dir/f.txt: replaced 1 occurrence',
+    );
     expect(readFileSync(join(wt.root, 'new/dir/f.txt'), 'utf8')).toBe('hello world\n');
     expect((await run('edit_file', { path: 'new/dir/f.txt', old_string: 'zzz', new_string: 'y' })).result).toBe('Error: old_string not found in new/dir/f.txt');
     expect((await run('edit_file', { path: 'dup.txt', old_string: 'a', new_string: 'b' })).result).toMatch(/^Error: old_string occurs 2 times/);

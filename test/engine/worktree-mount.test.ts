@@ -9,7 +9,16 @@ import type { Toolset } from '../../src/types/toolset.js';
 // A trajectory case's worktree is mounted as a tmpfs of the disk budget (as root) only when its toolset has
 // a command tool: without one nothing can write big files, and the mount (and `mount` itself) is skipped.
 
-const aCase: Case = { id: 'c1', dialect: 'replio', tags: [], source: { file: 'inline', source: 'file' }, prompt: 'look around', files: { 'a.txt': 'a' }, mode: 'trajectory', settings: {} };
+const aCase: Case = {
+  id: 'c1',
+  dialect: 'replio',
+  tags: [],
+  source: { file: 'inline', source: 'file' },
+  prompt: 'look around',
+  files: { 'a.txt': 'a' },
+  mode: 'trajectory',
+  settings: {},
+};
 
 function spySandbox(): CommandSandbox & { mounts: string[] } {
   const mounts: string[] = [];
@@ -28,7 +37,11 @@ function spySandbox(): CommandSandbox & { mounts: string[] } {
 describe('the worktree mount of a trajectory case', () => {
   it.each([
     { name: 'the workspace toolset (bash, run_command)', toolset: WORKSPACE_TOOLSET, mounted: 1 },
-    { name: 'a toolset without command tools', toolset: { ...WORKSPACE_TOOLSET, runnables: WORKSPACE_TOOLSET.runnables.filter((r) => r.name !== 'bash' && r.name !== 'run_command') } as Toolset, mounted: 0 },
+    {
+      name: 'a toolset without command tools',
+      toolset: { ...WORKSPACE_TOOLSET, runnables: WORKSPACE_TOOLSET.runnables.filter((r) => r.name !== 'bash' && r.name !== 'run_command') } as Toolset,
+      mounted: 0,
+    },
   ])('$name: mounted $mounted time(s)', async ({ toolset, mounted }) => {
     const sandbox = spySandbox();
     const provider = createMockProvider({ script: { default: [{ text: 'done' }] } });

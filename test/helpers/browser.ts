@@ -32,9 +32,7 @@ export async function launchBrowser(): Promise<Browser> {
     return chromium.launch({ executablePath: fromEnv, headless: true, args: BASE_ARGS });
   }
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(
-      `no bundled Chromium for ${process.platform}/${process.arch}: set RUNSPEC_CHROMIUM to a Chrome or Chromium executable`,
-    );
+    throw new Error(`no bundled Chromium for ${process.platform}/${process.arch}: set RUNSPEC_CHROMIUM to a Chrome or Chromium executable`);
   }
   const dir = await bundledChromium();
   return chromium.launch({

@@ -53,7 +53,12 @@ export async function startFakeGitHub(opts: { owner?: string; repo?: string; rea
         if (!list) return send(404, { message: 'Not Found' });
         const branch = u.searchParams.get('branch');
         const found = list.filter((r) => !branch || r.branch === branch);
-        return send(200, { total_count: found.length, workflow_runs: found.slice(0, Number(u.searchParams.get('per_page') ?? 30)).map((r) => ({ id: r.id, head_branch: r.branch, conclusion: 'success', html_url: `https://github.test/runs/${r.id}` })) });
+        return send(200, {
+          total_count: found.length,
+          workflow_runs: found
+            .slice(0, Number(u.searchParams.get('per_page') ?? 30))
+            .map((r) => ({ id: r.id, head_branch: r.branch, conclusion: 'success', html_url: `https://github.test/runs/${r.id}` })),
+        });
       }
       m = new RegExp(`^${base}/issues/(\\d+)/comments$`).exec(u.pathname);
       if (m) {
@@ -63,8 +68,13 @@ export async function startFakeGitHub(opts: { owner?: string; repo?: string; rea
           const page = Number(u.searchParams.get('page') ?? '1');
           const slice = list.slice((page - 1) * PAGE, page * PAGE);
           const headers: Record<string, string> = {};
-          if (page * PAGE < list.length) headers.link = `<http://${req.headers.host}${u.pathname}?per_page=100&page=${page + 1}>; rel="next", <http://${req.headers.host}${u.pathname}?page=1>; rel="first"`;
-          return send(200, slice.map((c) => ({ id: c.id, body: c.body, user: { login: 'someone' } })), headers);
+          if (page * PAGE < list.length)
+            headers.link = `<http://${req.headers.host}${u.pathname}?per_page=100&page=${page + 1}>; rel="next", <http://${req.headers.host}${u.pathname}?page=1>; rel="first"`;
+          return send(
+            200,
+            slice.map((c) => ({ id: c.id, body: c.body, user: { login: 'someone' } })),
+            headers,
+          );
         }
         if (req.method === 'POST') {
           if (readOnly) return send(403, { message: 'Resource not accessible by integration' });

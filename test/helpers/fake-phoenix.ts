@@ -90,7 +90,12 @@ export async function startFakePhoenix(opts: FakePhoenixOptions = {}): Promise<F
         const inProject = projectSpans(project);
         const data =
           read[2] === 'spans'
-            ? inProject.map((sp) => ({ name: sp.name, context: { trace_id: sp.traceId, span_id: sp.spanId }, parent_id: sp.parentSpanId ?? null, attributes: sp.attributes }))
+            ? inProject.map((sp) => ({
+                name: sp.name,
+                context: { trace_id: sp.traceId, span_id: sp.spanId },
+                parent_id: sp.parentSpanId ?? null,
+                attributes: sp.attributes,
+              }))
             : annotations
                 .filter((_a, i) => (statuses[Math.min(i, statuses.length - 1)] ?? 200) === 200)
                 .flatMap((a) => a.body.data)
@@ -110,7 +115,8 @@ export async function startFakePhoenix(opts: FakePhoenixOptions = {}): Promise<F
       .flatMap((r) => {
         const header = r.headers['x-project-name'];
         const spans = flattenTraceRequest(decodeTraceRequest(new Uint8Array(r.headers['content-encoding'] === 'gzip' ? gunzipSync(r.body) : r.body)));
-        const fromResource = (sp: FlatSpan): string => (opts.projectFromHeaderOnly ? 'default' : String(sp.resource['openinference.project.name'] ?? 'default'));
+        const fromResource = (sp: FlatSpan): string =>
+          opts.projectFromHeaderOnly ? 'default' : String(sp.resource['openinference.project.name'] ?? 'default');
         return spans.filter((sp) => (typeof header === 'string' ? header : fromResource(sp)) === project);
       });
   const server = opts.tls ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, handler) : createServer(handler);

@@ -41,7 +41,12 @@ export interface RunCliOptions {
  */
 export function isolatedEnv(): Record<'HOME' | 'XDG_CONFIG_HOME' | 'XDG_CACHE_HOME' | 'TMPDIR', string> {
   const root = mkdtempSync(join(tmpdir(), 'cli-'));
-  const dirs = { HOME: join(root, 'home'), XDG_CONFIG_HOME: join(root, 'home', '.config'), XDG_CACHE_HOME: join(root, 'home', '.cache'), TMPDIR: join(root, 'tmp') };
+  const dirs = {
+    HOME: join(root, 'home'),
+    XDG_CONFIG_HOME: join(root, 'home', '.config'),
+    XDG_CACHE_HOME: join(root, 'home', '.cache'),
+    TMPDIR: join(root, 'tmp'),
+  };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
   // Modes as /tmp has them: as root the command sandbox drops to an unprivileged uid that must reach worktrees.
   chmodSync(root, 0o755);
@@ -95,7 +100,10 @@ export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<
     timer = setTimeout(() => resolve('timeout'), opts.timeoutMs ?? 60_000);
   });
   try {
-    const code = await Promise.race([main({ argv: args, cwd: opts.cwd ?? REPO_ROOT, env: cliEnv(opts), stdout, stderr, stdin, ...(opts.now ? { now: opts.now } : {}) }), timedOut]);
+    const code = await Promise.race([
+      main({ argv: args, cwd: opts.cwd ?? REPO_ROOT, env: cliEnv(opts), stdout, stderr, stdin, ...(opts.now ? { now: opts.now } : {}) }),
+      timedOut,
+    ]);
     if (code === 'timeout') return { exitCode: null, signal: 'SIGKILL', stdout: stdout.text, stderr: stderr.text };
     // A process's stdout is drained before it exits: wait for what the slow stream still holds.
     if (opts.slowStdout) await new Promise<void>((resolve) => stdout.end(resolve));

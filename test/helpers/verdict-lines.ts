@@ -49,7 +49,21 @@ export function verdictView(line: RunEntry): VerdictView {
       return call;
     }),
   };
-  const optional = { case: line.case, rule: line.rule, suite: line.suite, checks: line.verdict?.checks, traceUrl: line.trace_url, revision: line.revision, final: line.final, supersedes: line.supersedes, incomplete: line.incomplete, evicted: line.evicted, mode: line.mode, producers: line.producers, family: line.family };
+  const optional = {
+    case: line.case,
+    rule: line.rule,
+    suite: line.suite,
+    checks: line.verdict?.checks,
+    traceUrl: line.trace_url,
+    revision: line.revision,
+    final: line.final,
+    supersedes: line.supersedes,
+    incomplete: line.incomplete,
+    evicted: line.evicted,
+    mode: line.mode,
+    producers: line.producers,
+    family: line.family,
+  };
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) (view as unknown as Record<string, unknown>)[k] = v;
   return view;
 }

@@ -32,7 +32,10 @@ describe('AI SDK 7 module target through the packed CLI on Node 22', () => {
     root = tempRoot('runspec-ai-sdk-7-packed-');
     const cache = npmCacheDir();
     await npm(['pack', '--ignore-scripts', '--pack-destination', root, '--cache', cache], REPO_ROOT);
-    const tarball = join(root, readdirSync(root).find((f) => f.endsWith('.tgz'))!);
+    const tarball = join(
+      root,
+      readdirSync(root).find((f) => f.endsWith('.tgz'))!,
+    );
     consumer = emptyProject(root, 'consumer');
     await install(consumer, [tarball], cache);
     model = await startFakeOpenAI({ script: SCRIPT });
@@ -53,7 +56,11 @@ describe('AI SDK 7 module target through the packed CLI on Node 22', () => {
     const env = { PATH: `${dirname(node)}:${process.env.PATH ?? ''}`, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, NODE_VERSION_FILE: versionFile };
     const version = await runInstalled(consumer, ['--version'], { env });
     expect(version.exitCode).toBe(0);
-    const cli = await runInstalled(consumer, ['--path', project.dir, 'run', 'cases.toml', '--target', 'aisdk7', '--out', out, '--telemetry'], { env, cwd: project.dir, timeoutMs: 120_000 });
+    const cli = await runInstalled(consumer, ['--path', project.dir, 'run', 'cases.toml', '--target', 'aisdk7', '--out', out, '--telemetry'], {
+      env,
+      cwd: project.dir,
+      timeoutMs: 120_000,
+    });
     expect(cli.stderr).not.toMatch(/^(error|warning)/m);
     expect(cli.exitCode).toBe(1);
     const doc = JSON.parse(readFileSync(out, 'utf8'));
@@ -69,7 +76,10 @@ describe('AI SDK 7 module target through the packed CLI on Node 22', () => {
     const ids = spans.map((s) => `${s.traceId}/${s.spanId}`);
     expect(new Set(ids).size).toBe(ids.length);
     const roots = spans.filter((s) => !s.parentSpanId);
-    expect(Object.fromEntries(roots.map((r) => [r.attributes['runspec.target.case_id'], r.attributes[ATTR_RUNSPEC_EVAL_CATEGORY]]))).toEqual({ 'weather-paris': 'pass', 'time-tokyo': 'wrong_tool' });
+    expect(Object.fromEntries(roots.map((r) => [r.attributes['runspec.target.case_id'], r.attributes[ATTR_RUNSPEC_EVAL_CATEGORY]]))).toEqual({
+      'weather-paris': 'pass',
+      'time-tokyo': 'wrong_tool',
+    });
     const sdkSpans = spans.filter((s) => s.parentSpanId);
     expect(sdkSpans.length).toBeGreaterThanOrEqual(2);
     // Each SDK span reaches a case root through parents of its own trace.

@@ -28,7 +28,8 @@ async function byJob(expr: string): Promise<Record<string, number>> {
   return Object.fromEntries((await prometheus.query(`sum by (job) (${expr})`)).map((r) => [r.metric.job, r.value]));
 }
 
-const alertKey = (a: PrometheusAlert): string => `${a.labels.alertname} ${a.labels.job} ${a.labels.runspec_eval_case_id ?? ''}${a.labels.runspec_eval_rule ? ` rule:${a.labels.runspec_eval_rule}` : ''}`;
+const alertKey = (a: PrometheusAlert): string =>
+  `${a.labels.alertname} ${a.labels.job} ${a.labels.runspec_eval_case_id ?? ''}${a.labels.runspec_eval_rule ? ` rule:${a.labels.runspec_eval_rule}` : ''}`;
 
 beforeAll(async () => {
   const build = await ensureCollector();
@@ -49,8 +50,15 @@ beforeAll(async () => {
     GATEWAY_BACKEND_ENDPOINT: sink.url,
   });
   serve = await startServe(project.dir, { ...project.env, METRICS_TOKEN: TOKEN }, [
-    '--port', '0', '--quiet-ms', '300', '--token-env', 'METRICS_TOKEN',
-    '--export', '--otlp-endpoint', `http://127.0.0.1:${verdicts}/v1/traces`,
+    '--port',
+    '0',
+    '--quiet-ms',
+    '300',
+    '--token-env',
+    'METRICS_TOKEN',
+    '--export',
+    '--otlp-endpoint',
+    `http://127.0.0.1:${verdicts}/v1/traces`,
   ]);
   prometheus = await startPrometheus({
     dir: join(project.dir, 'prometheus'),
@@ -81,28 +89,58 @@ describe('verdict alerts in Prometheus, from span_metrics and from serve /metric
   it('a failing burst fires RunspecFailingVerdictBurst on both paths, pending then firing; passing, errored and unscorable traffic do not', async () => {
     // Benign traffic first: passing read-readme traces, errored runs of the same case, unscorable rule verdicts.
     let t = 1;
-    for (let i = 0; i < 6; i++) await postTraces(serve.url, agentTrace({ t: t++, prompt: 'please read the README', calls: [{ name: 'file_read', args: { path: 'README.md' } }] }), auth);
-    for (let i = 0; i < 3; i++) await postTraces(serve.url, agentTrace({ t: t++, prompt: 'please read the README', calls: [{ name: 'file_read', args: { path: 'README.md' } }], error: true }), auth);
-    for (let i = 0; i < 3; i++) await postTraces(serve.url, agentTrace({ t: t++, prompt: 'say hello', calls: [{ name: 'echo', args: { text: 'hi' } }], service: 'unscorable-agent' }), auth);
+    for (let i = 0; i < 6; i++)
+      await postTraces(serve.url, agentTrace({ t: t++, prompt: 'please read the README', calls: [{ name: 'file_read', args: { path: 'README.md' } }] }), auth);
+    for (let i = 0; i < 3; i++)
+      await postTraces(
+        serve.url,
+        agentTrace({ t: t++, prompt: 'please read the README', calls: [{ name: 'file_read', args: { path: 'README.md' } }], error: true }),
+        auth,
+      );
+    for (let i = 0; i < 3; i++)
+      await postTraces(
+        serve.url,
+        agentTrace({ t: t++, prompt: 'say hello', calls: [{ name: 'echo', args: { text: 'hi' } }], service: 'unscorable-agent' }),
+        auth,
+      );
     // A re-judged trace (list-files): the root and chat span first; once judged, a late tool span re-opens it.
     rejudged = t++;
     const spans = agentSpans({ t: rejudged, prompt: 'list the files', calls: [{ name: 'list_dir', args: { path: '.' } }] });
     await postTraces(serve.url, request(spans.slice(0, 2)), auth);
-    await pollUntil('the first judgement of the re-judged trace', () => (serve.lines().some((l) => l.traceId === traceId(rejudged)) ? true : undefined), 20_000);
+    await pollUntil(
+      'the first judgement of the re-judged trace',
+      () => (serve.lines().some((l) => l.traceId === traceId(rejudged)) ? true : undefined),
+      20_000,
+    );
     await postTraces(serve.url, request(spans.slice(2)), auth);
     // The burst: six failing find-todos verdicts.
-    for (let i = 0; i < 6; i++) await postTraces(serve.url, agentTrace({ t: t++, prompt: 'look for todo markers', calls: [{ name: 'glob', args: { pattern: '**/*' } }], root: { 'runspec.eval.case_id': 'find-todos' } }), auth);
+    for (let i = 0; i < 6; i++)
+      await postTraces(
+        serve.url,
+        agentTrace({
+          t: t++,
+          prompt: 'look for todo markers',
+          calls: [{ name: 'glob', args: { pattern: '**/*' } }],
+          root: { 'runspec.eval.case_id': 'find-todos' },
+        }),
+        auth,
+      );
 
-    const firing = await pollUntil('RunspecFailingVerdictBurst firing on both paths', async () => {
-      const alerts = await prometheus.alerts();
-      for (const a of alerts) {
-        const k = alertKey(a);
-        if (!seen.has(k)) seen.set(k, new Set());
-        seen.get(k)!.add(a.state);
-      }
-      const burst = alerts.filter((a) => a.labels.alertname === 'RunspecFailingVerdictBurst' && a.state === 'firing');
-      return new Set(burst.map((a) => a.labels.job)).size === 2 ? alerts : undefined;
-    }, 120_000, 500);
+    const firing = await pollUntil(
+      'RunspecFailingVerdictBurst firing on both paths',
+      async () => {
+        const alerts = await prometheus.alerts();
+        for (const a of alerts) {
+          const k = alertKey(a);
+          if (!seen.has(k)) seen.set(k, new Set());
+          seen.get(k)!.add(a.state);
+        }
+        const burst = alerts.filter((a) => a.labels.alertname === 'RunspecFailingVerdictBurst' && a.state === 'firing');
+        return new Set(burst.map((a) => a.labels.job)).size === 2 ? alerts : undefined;
+      },
+      120_000,
+      500,
+    );
 
     // Pending first, then firing, for find-todos on each path; nothing for any other case or rule.
     expect(seen.get('RunspecFailingVerdictBurst otelcol find-todos')).toEqual(new Set(['pending', 'firing']));
@@ -111,10 +149,16 @@ describe('verdict alerts in Prometheus, from span_metrics and from serve /metric
     expect(firing.map((a) => a.labels.severity)).toEqual(['page', 'page']);
 
     // Each path counted the same verdicts: 6 failing, read-readme 6 passing + 3 errored, 3 unscorable.
-    expect(await byJob('runspec_verdicts_calls_total{runspec_eval_case_id="find-todos",runspec_eval_pass="false"}')).toEqual({ otelcol: 6, 'runspec-serve': 6 });
+    expect(await byJob('runspec_verdicts_calls_total{runspec_eval_case_id="find-todos",runspec_eval_pass="false"}')).toEqual({
+      otelcol: 6,
+      'runspec-serve': 6,
+    });
     expect(await byJob('runspec_verdicts_calls_total{runspec_eval_category="error"}')).toEqual({ otelcol: 3, 'runspec-serve': 3 });
     expect(await byJob('runspec_verdicts_calls_total{runspec_eval_category="unscorable"}')).toEqual({ otelcol: 3, 'runspec-serve': 3 });
-    expect(await byJob('runspec_verdicts_calls_total{runspec_eval_case_id="read-readme",runspec_eval_pass="true"}')).toEqual({ otelcol: 6, 'runspec-serve': 6 });
+    expect(await byJob('runspec_verdicts_calls_total{runspec_eval_case_id="read-readme",runspec_eval_pass="true"}')).toEqual({
+      otelcol: 6,
+      'runspec-serve': 6,
+    });
     expect(collector.deprecations()).toEqual([]);
   });
 

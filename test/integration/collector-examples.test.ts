@@ -65,7 +65,12 @@ describe('examples/collector as shipped', () => {
   });
 
   it('gateway.yaml validates with every format and compression a user can set', async () => {
-    for (const [format, compression] of [['json', ''], ['json', 'zstd'], ['proto', ''], ['proto', 'zstd']]) {
+    for (const [format, compression] of [
+      ['json', ''],
+      ['json', 'zstd'],
+      ['proto', ''],
+      ['proto', 'zstd'],
+    ]) {
       const r = await validate({ GATEWAY_ARCHIVE_FORMAT: format!, GATEWAY_ARCHIVE_COMPRESSION: compression!, GATEWAY_ARCHIVE_DIR: '/tmp/unused' });
       expect(r.code, `${format}/${compression}: ${r.output}`).toBe(0);
     }

@@ -80,7 +80,11 @@ describe('load_balancing by trace id to three serve --grpc replicas', () => {
     try {
       gateway = await startGateway(replicas.map(grpcPort));
       for (const r of corpus) await postTraces(gateway.http, r);
-      await pollUntil('every final verdict on some replica', () => (replicas.reduce((n, r) => n + finalLines(r.lines()).length, 0) >= expected.length ? true : undefined), 60_000);
+      await pollUntil(
+        'every final verdict on some replica',
+        () => (replicas.reduce((n, r) => n + finalLines(r.lines()).length, 0) >= expected.length ? true : undefined),
+        60_000,
+      );
     } finally {
       await gateway?.collector.stop();
       await Promise.all(replicas.map((r) => r.stop()));
@@ -92,11 +96,20 @@ describe('load_balancing by trace id to three serve --grpc replicas', () => {
     const owners = new Map<string, Set<number>>();
     perReplica.forEach((ls, i) => ls.forEach((l) => owners.set(String(l.traceId), (owners.get(String(l.traceId)) ?? new Set()).add(i))));
     expect([...owners.values()].filter((s) => s.size > 1)).toEqual([]);
-    expect(verdictSet(perReplica.flat().map((l) => JSON.stringify(l)).join('\n'))).toEqual(expected);
+    expect(
+      verdictSet(
+        perReplica
+          .flat()
+          .map((l) => JSON.stringify(l))
+          .join('\n'),
+      ),
+    ).toEqual(expected);
   });
 
   it('a replica restarted mid-stream: every trace gets at most one final verdict, whole ones exactly one', async () => {
-    const replicas: ServeProc[] = await Promise.all([0, 1, 2].map(() => startServe(project.dir, project.env, ['--port', '0', '--grpc', '0', '--quiet-ms', '300'])));
+    const replicas: ServeProc[] = await Promise.all(
+      [0, 1, 2].map(() => startServe(project.dir, project.env, ['--port', '0', '--grpc', '0', '--quiet-ms', '300'])),
+    );
     const ports = replicas.map(grpcPort);
     const outputs: Line[][] = [];
     let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
@@ -112,7 +125,12 @@ describe('load_balancing by trace id to three serve --grpc replicas', () => {
       for (const r of before) await postTraces(gateway.http, r);
       await pollUntil('verdicts of the traces before the restart', () => (total() >= before.length * 2 ? true : undefined), 60_000);
       for (const t of straddling) {
-        const spans = agentSpans({ t, prompt: 'look for todo markers', calls: [{ name: 'grep', args: { pattern: 'TODO' } }], root: { 'runspec.eval.case_id': 'find-todos' } });
+        const spans = agentSpans({
+          t,
+          prompt: 'look for todo markers',
+          calls: [{ name: 'grep', args: { pattern: 'TODO' } }],
+          root: { 'runspec.eval.case_id': 'find-todos' },
+        });
         await postTraces(gateway.http, request(spans.slice(1)));
       }
       // Let the gateway deliver the children, then restart replica 2 (SIGTERM: it judges what it holds).
@@ -122,16 +140,25 @@ describe('load_balancing by trace id to three serve --grpc replicas', () => {
       outputs.push(old.lines());
       for (const r of during) await postTraces(gateway.http, r);
       for (const t of straddling) {
-        const spans = agentSpans({ t, prompt: 'look for todo markers', calls: [{ name: 'grep', args: { pattern: 'TODO' } }], root: { 'runspec.eval.case_id': 'find-todos' } });
+        const spans = agentSpans({
+          t,
+          prompt: 'look for todo markers',
+          calls: [{ name: 'grep', args: { pattern: 'TODO' } }],
+          root: { 'runspec.eval.case_id': 'find-todos' },
+        });
         await postTraces(gateway.http, request(spans.slice(0, 1)));
       }
       replicas[1] = await startServe(project.dir, project.env, ['--port', '0', '--grpc', String(ports[1]), '--quiet-ms', '300']);
       for (const r of after) await postTraces(gateway.http, r);
       const wholeIds = new Set([...before, ...during, ...after].map((r) => rootTraceId(r)));
-      await pollUntil('verdicts of every whole trace', () => {
-        const seen = new Set([...outputs, ...replicas.map((r) => r.lines())].flatMap(finalLines).map((l) => String(l.traceId)));
-        return [...wholeIds].every((id) => seen.has(id)) ? true : undefined;
-      }, 90_000);
+      await pollUntil(
+        'verdicts of every whole trace',
+        () => {
+          const seen = new Set([...outputs, ...replicas.map((r) => r.lines())].flatMap(finalLines).map((l) => String(l.traceId)));
+          return [...wholeIds].every((id) => seen.has(id)) ? true : undefined;
+        },
+        90_000,
+      );
     } finally {
       await gateway?.collector.stop();
       await Promise.all(replicas.map((r) => r.stop()));
@@ -155,7 +182,12 @@ describe('load_balancing by trace id to three serve --grpc replicas', () => {
     writeFileSync(join(project.dir, 'restart.jsonl'), whole.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const direct = verdictSet((await scoreCli(project.dir, project.env, ['restart.jsonl'])).stdout);
     const wholeIds = new Set(whole.map((r) => rootTraceId(r)));
-    const got = verdictSet(finals.filter((l) => wholeIds.has(String(l.traceId))).map((l) => JSON.stringify(l)).join('\n'));
+    const got = verdictSet(
+      finals
+        .filter((l) => wholeIds.has(String(l.traceId)))
+        .map((l) => JSON.stringify(l))
+        .join('\n'),
+    );
     expect(got).toEqual(direct);
     // A straddling trace: one final verdict, or none (its parts judged nowhere as a whole), never two.
     for (const t of straddling) {

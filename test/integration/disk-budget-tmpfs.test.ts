@@ -16,7 +16,8 @@ const ready = isRoot && !!findExecutable('bwrap') && (await createCommandSandbox
 const mountable = ready !== false && ready.ok && ready.note === undefined;
 
 it('runs the tmpfs disk budget tests in CI (root, bubblewrap working, mounting permitted): a skip there is a failure', () => {
-  if (process.env.CI === 'true') expect(mountable, `CI=true: needs root, bubblewrap and mount permission (${ready !== false && ready.ok ? ready.note : 'no sandbox'})`).toBe(true);
+  if (process.env.CI === 'true')
+    expect(mountable, `CI=true: needs root, bubblewrap and mount permission (${ready !== false && ready.ok ? ready.note : 'no sandbox'})`).toBe(true);
   else expect(typeof mountable).toBe('boolean');
 });
 
@@ -33,21 +34,50 @@ function project(name: string, commands: string[]): { dir: string; tmp: string }
   // As /tmp: the sandbox's unprivileged uid must reach the worktree.
   chmodSync(dir, 0o755);
   chmodSync(tmp, 0o1777);
-  writeFileSync(join(dir, 'suite.json'), JSON.stringify({ defaults: { n_runs: 1 }, cases: [{ id: 'writer', user_prompt: 'Write.', setup: { files: { 'a.txt': 'a' } }, expected_actions: [{ tool: 'bash' }] }] }));
-  writeFileSync(join(dir, 'mock.json'), JSON.stringify({ cases: { writer: [...commands.map((command) => ({ toolCalls: [{ name: 'bash', arguments: { command } }] })), { text: 'done' }] } }));
+  writeFileSync(
+    join(dir, 'suite.json'),
+    JSON.stringify({
+      defaults: { n_runs: 1 },
+      cases: [{ id: 'writer', user_prompt: 'Write.', setup: { files: { 'a.txt': 'a' } }, expected_actions: [{ tool: 'bash' }] }],
+    }),
+  );
+  writeFileSync(
+    join(dir, 'mock.json'),
+    JSON.stringify({ cases: { writer: [...commands.map((command) => ({ toolCalls: [{ name: 'bash', arguments: { command } }] })), { text: 'done' }] } }),
+  );
   return { dir, tmp };
 }
 
 function cli(p: { dir: string; tmp: string }, onSpawn?: (pid: number) => void): Promise<{ code: number | null; signal: string | null; stderr: string }> {
-  const args = [CLI, '--path', p.dir, 'run', 'suite.json', '--provider', 'mock:mock.json', '--out', 'out.json', '--no-telemetry', '--disk-budget-mib', String(BUDGET_MIB)];
-  const child = spawn(process.execPath, args, { cwd: p.dir, env: { PATH: process.env.PATH ?? '', HOME: p.dir, TMPDIR: p.tmp, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const args = [
+    CLI,
+    '--path',
+    p.dir,
+    'run',
+    'suite.json',
+    '--provider',
+    'mock:mock.json',
+    '--out',
+    'out.json',
+    '--no-telemetry',
+    '--disk-budget-mib',
+    String(BUDGET_MIB),
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: p.dir,
+    env: { PATH: process.env.PATH ?? '', HOME: p.dir, TMPDIR: p.tmp, NO_COLOR: '1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   onSpawn?.(child.pid!);
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
 }
 
-const mountsUnder = (dir: string): string[] => readFileSync('/proc/self/mounts', 'utf8').split('\n').filter((l) => l.split(' ')[1]?.startsWith(dir));
+const mountsUnder = (dir: string): string[] =>
+  readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .filter((l) => l.split(' ')[1]?.startsWith(dir));
 const worktreesIn = (tmp: string): string[] => readdirSync(tmp).filter((n) => n.startsWith('runspec-eval-'));
 const toolResults = (dir: string): string[] =>
   JSON.parse(readFileSync(join(dir, 'out.json'), 'utf8')).iterations[0].cases.writer.runs[0].tool_log.map((t: { result: string }) => t.result);

@@ -25,7 +25,14 @@ function sh(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): 
 function actionlint(): string {
   const bin = join(itCacheDir('go-bin', 'actionlint-v1.7.12'), 'actionlint');
   if (existsSync(bin)) return bin;
-  const env = { ...process.env, GOBIN: join(bin, '..'), GOPATH: itCacheDir('gopath'), GOMODCACHE: itCacheDir('gomod'), GOCACHE: itCacheDir('gocache'), GOFLAGS: '-modcacherw' };
+  const env = {
+    ...process.env,
+    GOBIN: join(bin, '..'),
+    GOPATH: itCacheDir('gopath'),
+    GOMODCACHE: itCacheDir('gomod'),
+    GOCACHE: itCacheDir('gocache'),
+    GOFLAGS: '-modcacherw',
+  };
   const r = sh('go', ['install', ACTIONLINT], env);
   if (r.code !== 0) throw new Error(`go install ${ACTIONLINT} failed: ${r.out.trim().split('\n').slice(-3).join(' ')}`);
   return bin;
@@ -55,7 +62,7 @@ describe('the GitHub Action and workflows, checked by the tools GitHub users run
     expect(s.code, s.out).toBe(0);
   });
 
-  it("every script the action runs passes shellcheck", () => {
+  it('every script the action runs passes shellcheck', () => {
     const action = parse(readFileSync(join(REPO, 'action.yml'), 'utf8')) as { runs: { steps: Array<{ run?: string; shell?: string }> } };
     const scripts = action.runs.steps.filter((s) => s.run !== undefined);
     expect(scripts.map((s) => s.shell)).toEqual(scripts.map(() => 'bash'));

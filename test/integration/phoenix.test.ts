@@ -8,7 +8,16 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../helpers/browser.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/run-cli.js';
-import { listSpanAnnotations, listSpans, phoenixGet, PHOENIX_VERSION, startPhoenix, type PhoenixAnnotation, type PhoenixServer, type PhoenixSpan } from './setup/phoenix.js';
+import {
+  listSpanAnnotations,
+  listSpans,
+  phoenixGet,
+  PHOENIX_VERSION,
+  startPhoenix,
+  type PhoenixAnnotation,
+  type PhoenixServer,
+  type PhoenixSpan,
+} from './setup/phoenix.js';
 import { freePort } from './setup/net.js';
 import { waitFor } from './setup/wait.js';
 import { encodeTraceRequest } from '../../src/traces/otlp-proto.js';
@@ -48,14 +57,23 @@ const MOCK_SCRIPT = {
   model: 'mock-model',
   cases: {
     'restart-nginx': [
-      { toolCalls: [{ id: 'call_1', name: 'restart-service', arguments: { service: 'nginx-7f3e', host: 'web-01' } }], usage: { promptTokens: 120, completionTokens: 17, totalTokens: 137 } },
+      {
+        toolCalls: [{ id: 'call_1', name: 'restart-service', arguments: { service: 'nginx-7f3e', host: 'web-01' } }],
+        usage: { promptTokens: 120, completionTokens: 17, totalTokens: 137 },
+      },
     ],
     'status-check': [
-      { toolCalls: [{ id: 'call_2', name: 'restart-service', arguments: { service: 'nginx-7f3e', host: 'web-02' } }], usage: { promptTokens: 110, completionTokens: 15, totalTokens: 125 } },
+      {
+        toolCalls: [{ id: 'call_2', name: 'restart-service', arguments: { service: 'nginx-7f3e', host: 'web-02' } }],
+        usage: { promptTokens: 110, completionTokens: 15, totalTokens: 125 },
+      },
     ],
     outage: [{ error: { code: 'PROVIDER', message: 'simulated outage' } }],
     'count-lines': [
-      { toolCalls: [{ id: 'call_3', name: 'file_read', arguments: { path: 'src/app.py' } }], usage: { promptTokens: 200, completionTokens: 20, totalTokens: 220 } },
+      {
+        toolCalls: [{ id: 'call_3', name: 'file_read', arguments: { path: 'src/app.py' } }],
+        usage: { promptTokens: 200, completionTokens: 20, totalTokens: 220 },
+      },
       { text: 'src/app.py has 5 lines.', usage: { promptTokens: 260, completionTokens: 9, totalTokens: 269 } },
     ],
   },
@@ -65,7 +83,12 @@ const MOCK_SCRIPT_B = {
   model: 'mock-model-b',
   cases: {
     ...MOCK_SCRIPT.cases,
-    'status-check': [{ toolCalls: [{ id: 'call_9', name: 'read-text-file', arguments: { path: '/var/run/nginx.pid', host: 'web-02' } }], usage: { promptTokens: 100, completionTokens: 12, totalTokens: 112 } }],
+    'status-check': [
+      {
+        toolCalls: [{ id: 'call_9', name: 'read-text-file', arguments: { path: '/var/run/nginx.pid', host: 'web-02' } }],
+        usage: { promptTokens: 100, completionTokens: 12, totalTokens: 112 },
+      },
+    ],
   },
 };
 
@@ -138,13 +161,19 @@ function writtenRootAttributes(traceDir: string): Map<string, Record<string, unk
   const byCase = new Map<string, Record<string, unknown>>();
   for (const file of readdirSync(traceDir).filter((f) => f.endsWith('.jsonl'))) {
     for (const line of readFileSync(join(traceDir, file), 'utf8').split('\n').filter(Boolean)) {
-      const req = JSON.parse(line) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ parentSpanId?: string; attributes: Array<{ key: string; value: Record<string, unknown> }> }> }> }> };
-      for (const rs of req.resourceSpans) for (const ss of rs.scopeSpans) for (const span of ss.spans) {
-        if (span.parentSpanId) continue;
-        const attrs: Record<string, unknown> = {};
-        for (const a of span.attributes) attrs[a.key] = otlpValue(a.value);
-        byCase.set(String(attrs['runspec.eval.case_id']), attrs);
-      }
+      const req = JSON.parse(line) as {
+        resourceSpans: Array<{
+          scopeSpans: Array<{ spans: Array<{ parentSpanId?: string; attributes: Array<{ key: string; value: Record<string, unknown> }> }> }>;
+        }>;
+      };
+      for (const rs of req.resourceSpans)
+        for (const ss of rs.scopeSpans)
+          for (const span of ss.spans) {
+            if (span.parentSpanId) continue;
+            const attrs: Record<string, unknown> = {};
+            for (const a of span.attributes) attrs[a.key] = otlpValue(a.value);
+            byCase.set(String(attrs['runspec.eval.case_id']), attrs);
+          }
     }
   }
   return byCase;
@@ -203,7 +232,9 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
 
   it('shows decision traces sent over OTLP/HTTP protobuf: AGENT root, LLM with tokens, TOOL with arguments (content capture), runspec.eval.* as written, one annotation per verdict', async () => {
     const project = 'it-http';
-    const run = await decisionRun('out/http.json', ['--endpoint', `${phoenix.url}/v1/traces`, '--annotations', '--capture-content'], { PHOENIX_PROJECT_NAME: project });
+    const run = await decisionRun('out/http.json', ['--endpoint', `${phoenix.url}/v1/traces`, '--annotations', '--capture-content'], {
+      PHOENIX_PROJECT_NAME: project,
+    });
     // outage errors every sample: exit 3 (infrastructure); nothing about Phoenix may warn.
     expect(run.exitCode, run.stderr).toBe(3);
     expect(run.stderr).not.toMatch(/warning: telemetry/);
@@ -255,7 +286,11 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
       expect(attrs['runspec.eval.pass']).toBe(s.pass === null ? undefined : s.pass);
     }
 
-    const annotations = await annotationsOn(phoenix, project, samples.map((s) => s.rootSpanId));
+    const annotations = await annotationsOn(
+      phoenix,
+      project,
+      samples.map((s) => s.rootSpanId),
+    );
     expect(annotations).toHaveLength(samples.length);
     for (const s of samples) {
       const a = annotations.filter((x) => x.span_id === s.rootSpanId);
@@ -291,7 +326,11 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
       // The argument value (only in the mock's tool call) appears nowhere; the case id "restart-nginx" may.
       expect(JSON.stringify(spans)).not.toContain('7f3e');
     }
-    const annotations = await annotationsOn(phoenix, project, samples.map((s) => s.rootSpanId));
+    const annotations = await annotationsOn(
+      phoenix,
+      project,
+      samples.map((s) => s.rootSpanId),
+    );
     const bySpan = (rows: Array<[string, unknown, unknown]>) => rows.toSorted((x, y) => x[0].localeCompare(y[0]));
     expect(bySpan(annotations.map((a) => [a.span_id, a.result.label, a.result.score]))).toEqual(
       bySpan(samples.map((s) => [s.rootSpanId, s.category, s.pass === null ? null : s.pass ? 1 : 0])),
@@ -301,7 +340,18 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
   it('shows a trajectory trace (AGENT → LLM per turn → executed TOOL) with its runspec.trajectory annotation', async () => {
     const project = 'it-trajectory';
     const run = await cli(
-      ['run', 'trajectory/count-lines.json', '--provider', 'mock:mock.json', '--out', 'out/trajectory.json', '--endpoint', `${phoenix.url}/v1/traces`, '--annotations', '--capture-content'],
+      [
+        'run',
+        'trajectory/count-lines.json',
+        '--provider',
+        'mock:mock.json',
+        '--out',
+        'out/trajectory.json',
+        '--endpoint',
+        `${phoenix.url}/v1/traces`,
+        '--annotations',
+        '--capture-content',
+      ],
       { PHOENIX_PROJECT_NAME: project },
     );
     expect(run.exitCode, run.stderr).toBe(0);
@@ -317,7 +367,11 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
     expect(JSON.parse(String(flat(tool.attributes)['gen_ai.tool.call.arguments']))).toEqual({ path: 'src/app.py' });
     expect(flat(root.attributes)['runspec.eval.category']).toBe(sample!.category);
     const [annotation] = await annotationsOn(phoenix, project, [root.context.span_id]);
-    expect(annotation).toMatchObject({ name: 'runspec.trajectory', identifier: 'count-lines#0', result: { label: sample!.category, score: 1, explanation: sample!.reason } });
+    expect(annotation).toMatchObject({
+      name: 'runspec.trajectory',
+      identifier: 'count-lines#0',
+      result: { label: sample!.category, score: 1, explanation: sample!.reason },
+    });
   });
 
   it('keeps OpenInference evaluations.* span attributes as plain attributes: without --annotations no annotation exists', async () => {
@@ -332,7 +386,13 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
       'evaluations.0.evaluation.label': samples[0]!.category,
     });
     // Phoenix stores evaluations.* as span attributes only: it makes no annotation of them.
-    expect(await listSpanAnnotations(phoenix, project, samples.map((s) => s.rootSpanId))).toEqual([]);
+    expect(
+      await listSpanAnnotations(
+        phoenix,
+        project,
+        samples.map((s) => s.rootSpanId),
+      ),
+    ).toEqual([]);
   });
 
   it('upserts annotations when the same traces are scored again (score --annotate), and an unscorable verdict has no score', async () => {
@@ -368,7 +428,10 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
     expect(before.find((a) => a.span_id === restart.rootSpanId)?.result).toMatchObject({ label: 'pass', score: 1 });
 
     mkdirSync(join(dir, 'evals-changed'), { recursive: true });
-    writeFileSync(join(dir, 'evals-changed', 'ops.toml'), DECISION_SUITE.replace('expect_args = { service = "nginx-7f3e" }', 'expect_args = { service = "apache" }'));
+    writeFileSync(
+      join(dir, 'evals-changed', 'ops.toml'),
+      DECISION_SUITE.replace('expect_args = { service = "nginx-7f3e" }', 'expect_args = { service = "apache" }'),
+    );
     const second = await score('evals-changed/ops.toml');
     expect(second.stderr).not.toMatch(/warning/);
     const after = await waitFor(
@@ -400,7 +463,11 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
 
     it.each([
       { name: 'OTLP/HTTP protobuf', env: () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url }), cwd: () => plain },
-      { name: 'OTLP/gRPC with annotations_url', env: () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.grpcUrl, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), cwd: () => grpcWithWebUrl },
+      {
+        name: 'OTLP/gRPC with annotations_url',
+        env: () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.grpcUrl, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }),
+        cwd: () => grpcWithWebUrl,
+      },
     ])('passes over $name: the canary span and annotation are read back', async ({ env, cwd }) => {
       const r = await doctor({ ...env(), PHOENIX_PROJECT_NAME: 'it-doctor' }, cwd());
       expect(r.stdout).toMatch(/✓ trace read-back: span [0-9a-f]{16} is in Phoenix project "it-doctor"/);
@@ -466,13 +533,31 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
 
   describe('a run as a Phoenix experiment (--phoenix-experiment)', () => {
     const project = 'it-experiments';
-    interface Experiment { id: string; name: string; dataset_id: string; metadata: Record<string, unknown>; example_count: number }
-    const datasets = async () => (await phoenixGet<{ data: Array<{ id: string; name: string; example_count: number }> }>(phoenix, '/v1/datasets?name=ops')).data;
+    interface Experiment {
+      id: string;
+      name: string;
+      dataset_id: string;
+      metadata: Record<string, unknown>;
+      example_count: number;
+    }
+    const datasets = async () =>
+      (await phoenixGet<{ data: Array<{ id: string; name: string; example_count: number }> }>(phoenix, '/v1/datasets?name=ops')).data;
     const experimentsOf = async (datasetId: string) => (await phoenixGet<{ data: Experiment[] }>(phoenix, `/v1/datasets/${datasetId}/experiments`)).data;
     const runExperiment = (out: string, providers: string[]) =>
       cli(
-        ['run', 'evals/ops.toml', '--toolset', 'toolset.toml', ...(providers.length > 1 ? ['--compare', providers.join(',')] : ['--provider', providers[0]!]), '--out', out,
-          '--endpoint', `${phoenix.url}/v1/traces`, '--capture-content', '--phoenix-experiment'],
+        [
+          'run',
+          'evals/ops.toml',
+          '--toolset',
+          'toolset.toml',
+          ...(providers.length > 1 ? ['--compare', providers.join(',')] : ['--provider', providers[0]!]),
+          '--out',
+          out,
+          '--endpoint',
+          `${phoenix.url}/v1/traces`,
+          '--capture-content',
+          '--phoenix-experiment',
+        ],
         { PHOENIX_PROJECT_NAME: project },
       );
 
@@ -485,21 +570,34 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
       expect(dataset).toMatchObject({ name: 'ops', example_count: 3 });
       const experiments = await experimentsOf(dataset!.id);
       expect(experiments.map((e) => e.name).toSorted()).toEqual(['mock-model (mock:mock.json) · ops', 'mock-model-b (mock:mock-b.json) · ops']);
-      const examples = (await phoenixGet<{ data: { examples: Array<{ id: string; node_id: string; input: unknown; output: unknown }> } }>(phoenix, `/v1/datasets/${dataset!.id}/examples`)).data.examples;
+      const examples = (
+        await phoenixGet<{ data: { examples: Array<{ id: string; node_id: string; input: unknown; output: unknown }> } }>(
+          phoenix,
+          `/v1/datasets/${dataset!.id}/examples`,
+        )
+      ).data.examples;
       expect(examples.map((e) => e.id).toSorted()).toEqual(['outage', 'restart-nginx', 'status-check']);
       expect(examples.find((e) => e.id === 'restart-nginx')).toMatchObject({
         input: { prompt: 'restart nginx on web-01' },
         output: { expected: { tool: ['restart-service'], host: 'web-01' } },
       });
 
-      for (const [out, model] of [['out/exp.mock_mock.json.json', 'mock-model'], ['out/exp.mock_mock-b.json.json', 'mock-model-b']] as const) {
+      for (const [out, model] of [
+        ['out/exp.mock_mock.json.json', 'mock-model'],
+        ['out/exp.mock_mock-b.json.json', 'mock-model-b'],
+      ] as const) {
         const samples = samplesOf(join(dir, out));
         const experiment = experiments.find((e) => e.name.startsWith(`${model} `))!;
         expect(experiment.metadata).toMatchObject({ run_id: expect.any(String), model, traces_project: project });
-        const runs = await phoenixGet<Array<{ example_id: string; repetition_number: number; trace_id: string | null; error: string | null; annotations: Array<{ name: string; label: string | null; score: number | null; explanation: string | null }> }>>(
-          phoenix,
-          `/v1/experiments/${experiment.id}/json`,
-        );
+        const runs = await phoenixGet<
+          Array<{
+            example_id: string;
+            repetition_number: number;
+            trace_id: string | null;
+            error: string | null;
+            annotations: Array<{ name: string; label: string | null; score: number | null; explanation: string | null }>;
+          }>
+        >(phoenix, `/v1/experiments/${experiment.id}/json`);
         expect(runs).toHaveLength(samples.length);
         for (const s of samples) {
           const run = runs.find((r) => r.trace_id === s.traceId)!;
@@ -507,13 +605,21 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
           expect(run.repetition_number).toBe(1);
           expect(run.error).toBe(s.status === 'errored' ? s.reason : null);
           expect(run.annotations).toEqual([
-            expect.objectContaining({ name: 'runspec.tool_selection', label: s.category, score: s.pass === null ? null : s.pass ? 1 : 0, explanation: s.reason }),
+            expect.objectContaining({
+              name: 'runspec.tool_selection',
+              label: s.category,
+              score: s.pass === null ? null : s.pass ? 1 : 0,
+              explanation: s.reason,
+            }),
           ]);
           // The run's trace id resolves in the project the run's traces went to.
-          const spans = await waitFor(async () => {
-            const found = await listSpans(phoenix, project, { trace_id: s.traceId });
-            return found.length > 0 ? found : undefined;
-          }, { deadlineMs: INGEST_DEADLINE_MS, what: `trace ${s.traceId} in ${project}` });
+          const spans = await waitFor(
+            async () => {
+              const found = await listSpans(phoenix, project, { trace_id: s.traceId });
+              return found.length > 0 ? found : undefined;
+            },
+            { deadlineMs: INGEST_DEADLINE_MS, what: `trace ${s.traceId} in ${project}` },
+          );
           expect(spans.every((x) => x.context.trace_id === s.traceId)).toBe(true);
         }
       }
@@ -532,7 +638,16 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
         await page.getByText('restart nginx on web-01').first().waitFor({ timeout: 120_000 });
         await page.getByText('forbidden_tool', { exact: true }).filter({ visible: true }).first().waitFor({ timeout: 30_000 });
         const text = await page.locator('body').innerText();
-        for (const shown of [first.name, second.name, 'runspec.tool_selection', 'forbidden_tool', 'pass', 'PROVIDER: mock provider: simulated outage', 'is nginx running on web-02?']) expect(text).toContain(shown);
+        for (const shown of [
+          first.name,
+          second.name,
+          'runspec.tool_selection',
+          'forbidden_tool',
+          'pass',
+          'PROVIDER: mock provider: simulated outage',
+          'is nginx running on web-02?',
+        ])
+          expect(text).toContain(shown);
         mkdirSync(join(REPO_ROOT, '.ci-out', 'screenshots'), { recursive: true });
         await page.screenshot({ path: join(REPO_ROOT, '.ci-out', 'screenshots', 'phoenix-experiments.png') });
       } finally {
@@ -547,13 +662,27 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
       for (const f of ['evals/ops.toml', 'toolset.toml', 'mock.json']) cpSync(join(dir, f), join(alone, f));
       const down = `http://127.0.0.1:${await freePort()}`;
       const r = await cli(
-        ['run', 'evals/ops.toml', '--toolset', 'toolset.toml', '--provider', 'mock:mock.json', '--out', 'out/exp-down.json', '--endpoint', `${down}/v1/traces`, '--phoenix-experiment'],
+        [
+          'run',
+          'evals/ops.toml',
+          '--toolset',
+          'toolset.toml',
+          '--provider',
+          'mock:mock.json',
+          '--out',
+          'out/exp-down.json',
+          '--endpoint',
+          `${down}/v1/traces`,
+          '--phoenix-experiment',
+        ],
         { OTEL_EXPORTER_OTLP_TIMEOUT: '1000' },
         alone,
       );
       expect(r.exitCode).toBe(3);
       expect(r.stderr.split('\n').filter((l) => l.includes('phoenix experiment:'))).toEqual([
-        expect.stringMatching(/^warning: telemetry: phoenix experiment: POST http:\/\/127\.0\.0\.1:\d+\/v1\/datasets\/upload\?sync=true: connection failed \(.*\); 0 run\(s\) and 0 evaluation\(s\) recorded$/),
+        expect.stringMatching(
+          /^warning: telemetry: phoenix experiment: POST http:\/\/127\.0\.0\.1:\d+\/v1\/datasets\/upload\?sync=true: connection failed \(.*\); 0 run\(s\) and 0 evaluation\(s\) recorded$/,
+        ),
       ]);
       expect(samplesOf(join(alone, 'out/exp-down.json')).map((s) => s.category)).toEqual(['pass', 'forbidden_tool', 'error']);
     });
@@ -575,13 +704,20 @@ describe(`runspec-eval traces and verdicts in a live Phoenix ${PHOENIX_VERSION}`
       expect(page.url()).toContain(`/traces/${failed.traceId}`);
       await expect.poll(() => page.getByText(project, { exact: true }).first().isVisible()).toBe(true);
       // The span tree and each span's kind badge.
-      for (const [node, kind] of [['chat mock-model', 'llm'], ['execute_tool restart-service', 'tool'], ['invoke_agent runspec-eval', 'agent']] as const) {
+      for (const [node, kind] of [
+        ['chat mock-model', 'llm'],
+        ['execute_tool restart-service', 'tool'],
+        ['invoke_agent runspec-eval', 'agent'],
+      ] as const) {
         await trace.getByText(node, { exact: true }).first().click();
         await trace.getByText(kind, { exact: true }).filter({ visible: true }).first().waitFor({ timeout: 30_000 });
       }
       await page.screenshot({ path: join(shots, 'phoenix-trace.png') });
       // The root span's annotations as a table: name, kind, label, score, explanation.
-      await trace.getByRole('button', { name: /^Annotations/ }).first().click();
+      await trace
+        .getByRole('button', { name: /^Annotations/ })
+        .first()
+        .click();
       await trace.getByText('Table', { exact: true }).filter({ visible: true }).first().click();
       const row = trace.getByRole('row').filter({ hasText: 'runspec.tool_selection' }).first();
       await row.waitFor({ timeout: 30_000 });

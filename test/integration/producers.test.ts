@@ -53,8 +53,20 @@ const PRODUCERS: Producer[] = [
   { producer: 'langgraph', requirements: 'langgraph.txt', family: 'openinference', captureSwitch: 'OPENINFERENCE_HIDE_OUTPUTS', nameOnly: 5 },
   { producer: 'traceloop-attributes', requirements: 'traceloop.txt', family: 'openllmetry', captureSwitch: 'TRACELOOP_TRACE_CONTENT', nameOnly: 5 },
   { producer: 'traceloop-events', requirements: 'traceloop.txt', family: 'openllmetry', captureSwitch: 'TRACELOOP_TRACE_CONTENT', nameOnly: 5 },
-  { producer: 'openai-v2-events', requirements: 'openai-v2.txt', family: 'otel-genai-events', captureSwitch: 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', nameOnly: 5 },
-  { producer: 'openai-v2-spans', requirements: 'openai-v2.txt', family: 'otel-genai', captureSwitch: 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', nameOnly: 5 },
+  {
+    producer: 'openai-v2-events',
+    requirements: 'openai-v2.txt',
+    family: 'otel-genai-events',
+    captureSwitch: 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT',
+    nameOnly: 5,
+  },
+  {
+    producer: 'openai-v2-spans',
+    requirements: 'openai-v2.txt',
+    family: 'otel-genai',
+    captureSwitch: 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT',
+    nameOnly: 5,
+  },
 ];
 
 let model: FakeModelServer;
@@ -78,7 +90,11 @@ afterAll(async () => {
 });
 
 /** Run the driver against a fresh receiver; the final lines by case. */
-async function produce(producer: string, requirements: string, content: 'on' | 'off'): Promise<{ lines: Record<string, TraceVerdictLine>; uninterpretable: number }> {
+async function produce(
+  producer: string,
+  requirements: string,
+  content: 'on' | 'off',
+): Promise<{ lines: Record<string, TraceVerdictLine>; uninterpretable: number }> {
   const last = new Map<string, TraceOutcome>();
   const pipeline = createTracePipeline({ cases: CASES, assembler: { quiet: 200, reopenWindow: 200 }, onOutcome: (o) => last.set(o.traceId, o) });
   const receiver = createOtlpReceiver({ pipeline, port: 0 });
@@ -116,7 +132,9 @@ const shares = new Map<string, { definite: number; total: number; nameOnly: numb
 afterAll(() => {
   for (const [family, s] of [...shares].sort(([a], [b]) => a.localeCompare(b))) {
     const pct = Math.round((100 * s.definite) / s.total);
-    process.stdout.write(`family ${family}: ${s.definite}/${s.total} definite with content off (${pct}%); name-only cases kept ${s.nameOnly}/${s.nameOnlyTotal}\n`);
+    process.stdout.write(
+      `family ${family}: ${s.definite}/${s.total} definite with content off (${pct}%); name-only cases kept ${s.nameOnly}/${s.nameOnlyTotal}\n`,
+    );
   }
 });
 
@@ -145,7 +163,12 @@ describe.each([...PRODUCERS, ...AI_SDK_7])('$producer', ({ producer, requirement
     expect(off.lines['weather-args']!.category).toBe('unscorable');
     process.stdout.write(`${producer} (${family}): ${definite}/${CASES.length} definite with content off (${nameOnly}/${NAME_ONLY.size} name-only cases)\n`);
     const s = shares.get(family) ?? { definite: 0, total: 0, nameOnly: 0, nameOnlyTotal: 0 };
-    shares.set(family, { definite: s.definite + definite, total: s.total + CASES.length, nameOnly: s.nameOnly + nameOnly, nameOnlyTotal: s.nameOnlyTotal + NAME_ONLY.size });
+    shares.set(family, {
+      definite: s.definite + definite,
+      total: s.total + CASES.length,
+      nameOnly: s.nameOnly + nameOnly,
+      nameOnlyTotal: s.nameOnlyTotal + NAME_ONLY.size,
+    });
     expect(nameOnly).toBeGreaterThanOrEqual(minimum);
   });
 });

@@ -24,7 +24,10 @@ function pythonVenv(): string {
   const wanted = readFileSync(REQUIREMENTS, 'utf8');
   if (!existsSync(python) || !existsSync(stamp) || readFileSync(stamp, 'utf8') !== wanted) {
     execFileSync('python3', ['-m', 'venv', '--clear', dir], { stdio: 'inherit' });
-    execFileSync(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', REQUIREMENTS], { stdio: 'inherit', env: { ...process.env, PIP_CACHE_DIR: itCacheDir('pip-cache') } });
+    execFileSync(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', REQUIREMENTS], {
+      stdio: 'inherit',
+      env: { ...process.env, PIP_CACHE_DIR: itCacheDir('pip-cache') },
+    });
     execFileSync('cp', [REQUIREMENTS, stamp]);
   }
   return python;
@@ -58,12 +61,19 @@ describe('Python agents as targets', () => {
     { target: 'py-http', kind: 'http' },
   ])('$kind target: reports the verdict its trace supports, one pass, one wrong_tool', async ({ target, kind }) => {
     const out = join(project.dir, `${target}.json`);
-    const cli = await runCli(['--path', project.dir, 'run', 'cases.toml', '--target', target, '--out', out], { env: { HOME: project.dir }, cwd: project.dir, spawn: true, timeoutMs: 120_000 });
+    const cli = await runCli(['--path', project.dir, 'run', 'cases.toml', '--target', target, '--out', out], {
+      env: { HOME: project.dir },
+      cwd: project.dir,
+      spawn: true,
+      timeoutMs: 120_000,
+    });
     expect(cli.stderr).not.toMatch(/^error/m);
     expect(cli.exitCode).toBe(1);
     const doc = JSON.parse(readFileSync(out, 'utf8'));
     expect(doc.meta.target).toEqual({ name: target, kind });
-    const v = Object.fromEntries(caseResultsFromDocument(doc).map((r) => [r.caseId, (r.samples[0] as { verdict: { category: string; reason: string } }).verdict]));
+    const v = Object.fromEntries(
+      caseResultsFromDocument(doc).map((r) => [r.caseId, (r.samples[0] as { verdict: { category: string; reason: string } }).verdict]),
+    );
     expect(v['weather-paris']).toMatchObject({ category: 'pass', reason: expect.stringContaining('calls read from the trace') });
     expect(v['time-tokyo']).toMatchObject({ category: 'wrong_tool' });
   });

@@ -14,7 +14,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'runspec-it-setup-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('integration tier helpers', () => {
-  it('fails an install of a package PyPI does not have, naming it and pip\'s reason', async () => {
+  it("fails an install of a package PyPI does not have, naming it and pip's reason", async () => {
     const constraints = join(scratch, 'constraints.txt');
     writeFileSync(constraints, 'runspec-eval-no-such-package-7f3e==0.0.1\n');
     const saved = process.env.RUNSPEC_IT_CACHE;
@@ -31,7 +31,11 @@ describe('integration tier helpers', () => {
 
   it.each([
     { name: 'a missing version', out: 'ERROR: Could not find a version that satisfies the requirement foo==9 (from versions: 1)\n', pkg: 'foo==9' },
-    { name: 'a network failure mid-download', out: 'Collecting a==1\n  Downloading a-1.whl\nCollecting b==2\nERROR: Exception: ReadTimeoutError\n', pkg: 'b==2' },
+    {
+      name: 'a network failure mid-download',
+      out: 'Collecting a==1\n  Downloading a-1.whl\nCollecting b==2\nERROR: Exception: ReadTimeoutError\n',
+      pkg: 'b==2',
+    },
   ])('names the package of $name', ({ out, pkg }) => {
     expect(failingPackage(out)).toBe(pkg);
   });
@@ -53,7 +57,13 @@ describe('integration tier helpers', () => {
 
   it('reports a backend that exits before it is ready, with its log', async () => {
     await expect(
-      startBackend({ name: 'dies', command: process.execPath, args: ['-e', 'console.error("port in use"); process.exit(4)'], ready: async () => false, readyDeadlineMs: 30_000 }),
+      startBackend({
+        name: 'dies',
+        command: process.execPath,
+        args: ['-e', 'console.error("port in use"); process.exit(4)'],
+        ready: async () => false,
+        readyDeadlineMs: 30_000,
+      }),
     ).rejects.toThrow(/dies exited before it was ready \(code 4, signal null\)[\s\S]*port in use/);
   });
 });

@@ -84,7 +84,12 @@ describe('runOptimization', () => {
   });
 
   it('treats a proposal that differs only in whitespace as unchanged', async () => {
-    const out = await runOptimization({ cases, initialPrompt: 'Read first.\nThen edit.', evaluate: async () => [result(false)], model: scripted(['Read first.  Then\n\nedit.\n']) });
+    const out = await runOptimization({
+      cases,
+      initialPrompt: 'Read first.\nThen edit.',
+      evaluate: async () => [result(false)],
+      model: scripted(['Read first.  Then\n\nedit.\n']),
+    });
     expect(out.stopReason).toBe('unchanged');
   });
 

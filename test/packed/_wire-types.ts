@@ -31,13 +31,24 @@ export function typeCheckWireBodies(bodies: { phoenix: unknown[]; langsmith: unk
       join(dir, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: {
-          target: 'es2022', lib: ['es2023', 'dom'], module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: [],
-          typeRoots: [join(REPO_ROOT, 'node_modules/@types')], paths: { 'langsmith/schemas': [join(REPO_ROOT, 'node_modules/langsmith/dist/schemas.d.ts')] },
+          target: 'es2022',
+          lib: ['es2023', 'dom'],
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+          typeRoots: [join(REPO_ROOT, 'node_modules/@types')],
+          paths: { 'langsmith/schemas': [join(REPO_ROOT, 'node_modules/langsmith/dist/schemas.d.ts')] },
         },
         files: ['bodies.mts'],
       }),
     );
-    const tsc = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8', timeout: 120_000 });
+    const tsc = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     if (tsc.status !== 0) throw new Error(`wire bodies do not type-check:\n${tsc.stdout}${tsc.stderr}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

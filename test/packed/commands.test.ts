@@ -17,7 +17,8 @@ const proj = join(bare, 'work');
 let model: FakeModelServer;
 let sink: OtlpSink;
 
-const run = (args: string[], env: Record<string, string> = {}) => runInstalled(bare, ['--path', proj, ...args], { cwd: proj, env: { OPENAI_API_KEY: KEY, ...env } });
+const run = (args: string[], env: Record<string, string> = {}) =>
+  runInstalled(bare, ['--path', proj, ...args], { cwd: proj, env: { OPENAI_API_KEY: KEY, ...env } });
 const verdictExit = (code: number | null): void => expect([0, 1]).toContain(code);
 
 beforeAll(async () => {
@@ -60,12 +61,20 @@ describe('the installed CLI (without the optional peers)', () => {
   });
 
   it('run (OTLP/HTTP protobuf to a receiver), report, record, replay, compare, merge', async () => {
-    const r = await run(['run', 'evals/ops.toml', '--provider', 'openai', '--base-url', model.url, '--model', 'fake-model', '--out', 'out/run.json'], { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url });
+    const r = await run(['run', 'evals/ops.toml', '--provider', 'openai', '--base-url', model.url, '--model', 'fake-model', '--out', 'out/run.json'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+    });
     verdictExit(r.exitCode);
     expect(r.stderr).not.toMatch(/warning|error/i);
     expect(model.chatRequests().length).toBeGreaterThanOrEqual(2);
     expect(sink.requests.every((q) => q.contentType === 'application/x-protobuf')).toBe(true);
-    expect(sink.spans().filter((s) => !s.parentSpanId).map((s) => String(s.attributes['runspec.eval.case_id'])).sort()).toEqual(['restart-nginx', 'status-api']);
+    expect(
+      sink
+        .spans()
+        .filter((s) => !s.parentSpanId)
+        .map((s) => String(s.attributes['runspec.eval.case_id']))
+        .sort(),
+    ).toEqual(['restart-nginx', 'status-api']);
     expect(r.stdout + r.stderr).not.toContain(KEY);
 
     const report = await run(['report', 'out/run.json', '--output', 'junit']);
@@ -84,7 +93,19 @@ describe('the installed CLI (without the optional peers)', () => {
     expect(cmp.stdout).toMatch(/good/);
 
     for (const shard of ['1/2', '2/2']) {
-      const s = await run(['run', 'evals/ops.toml', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry', '--shard', shard, '--out', `out/s${shard[0]}.json`]);
+      const s = await run([
+        'run',
+        'evals/ops.toml',
+        '--base-url',
+        model.url,
+        '--model',
+        'fake-model',
+        '--no-telemetry',
+        '--shard',
+        shard,
+        '--out',
+        `out/s${shard[0]}.json`,
+      ]);
       verdictExit(s.exitCode);
     }
     const merged = await run(['merge', 'out/s1.json', 'out/s2.json', '--out', 'out/merged.json']);
@@ -104,9 +125,16 @@ describe('the installed CLI (without the optional peers)', () => {
     const score = await runInstalled(bare, ['--path', join(proj, 'demo'), 'score', traceDir, '--output', 'jsonl'], { cwd: proj });
     verdictExit(score.exitCode);
     expect(score.stdout.trim().split('\n').length).toBeGreaterThan(0);
-    expect(() => score.stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown)).not.toThrow();
+    expect(() =>
+      score.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).not.toThrow();
 
-    const serve = startInstalled(bare, ['--path', proj, 'serve', '--port', '0', '--quiet-ms', '50', '--rules', join(REPO_ROOT, 'examples', 'rules.toml')], { cwd: proj });
+    const serve = startInstalled(bare, ['--path', proj, 'serve', '--port', '0', '--quiet-ms', '50', '--rules', join(REPO_ROOT, 'examples', 'rules.toml')], {
+      cwd: proj,
+    });
     try {
       const [, url] = await waitForOutput(serve, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
       const line = readFileSync(join(traceDir, files[0]!), 'utf8').split('\n').find(Boolean)!;
@@ -131,9 +159,31 @@ describe('the installed CLI (without the optional peers)', () => {
     expect(list.exitCode).toBe(0);
     expect(list.stdout).toMatch(/nightly/);
 
-    const suite = { defaults: { n_runs: 1 }, cases: [{ id: 'fix-typo', user_prompt: 'Fix the typo in a.py', setup: { files: { 'a.py': 'pritn("hi")\n' } }, expected_actions: [{ tool: 'read_file', args: { path: 'a.py' } }] }] };
+    const suite = {
+      defaults: { n_runs: 1 },
+      cases: [
+        {
+          id: 'fix-typo',
+          user_prompt: 'Fix the typo in a.py',
+          setup: { files: { 'a.py': 'pritn("hi")\n' } },
+          expected_actions: [{ tool: 'read_file', args: { path: 'a.py' } }],
+        },
+      ],
+    };
     writeFileSync(join(proj, 'suite.json'), JSON.stringify(suite));
-    const opt = await run(['optimize', 'suite.json', '--provider', 'openai', '--base-url', model.url, '--model', 'fake-model', '--out', 'opt', '--no-optimize']);
+    const opt = await run([
+      'optimize',
+      'suite.json',
+      '--provider',
+      'openai',
+      '--base-url',
+      model.url,
+      '--model',
+      'fake-model',
+      '--out',
+      'opt',
+      '--no-optimize',
+    ]);
     expect(opt.stderr).not.toMatch(/error:/i);
     verdictExit(opt.exitCode);
 
@@ -150,7 +200,12 @@ describe('the installed CLI (without the optional peers)', () => {
 
   it.each([
     ['serve --grpc', ['serve', '--port', '0', '--grpc', '0'], {}, '@grpc/grpc-js'],
-    ['run with OTLP/gRPC export', ['run', 'evals/ops.toml', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm'], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, '@grpc/grpc-js'],
+    [
+      'run with OTLP/gRPC export',
+      ['run', 'evals/ops.toml', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm'],
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+      '@grpc/grpc-js',
+    ],
     ['an mcp: toolset', ['validate', '--toolset', `mcp:${process.execPath} server.mjs`, 'evals/ops.toml'], {}, '@modelcontextprotocol/sdk'],
   ])('%s without the optional peer: exit 2 and the one install line', async (_name, args, env, peer) => {
     const r = await run(args as string[], env as Record<string, string>);
@@ -163,7 +218,8 @@ describe('the installed CLI (without the optional peers)', () => {
 
   it('installs none of the optional peers nor the servers the MCP SDK brings', () => {
     const nm = join(bare, 'node_modules');
-    for (const name of ['@grpc/grpc-js', '@opentelemetry/exporter-trace-otlp-grpc', '@modelcontextprotocol/sdk', 'express', 'hono', 'jose']) expect(existsSync(join(nm, name)), name).toBe(false);
+    for (const name of ['@grpc/grpc-js', '@opentelemetry/exporter-trace-otlp-grpc', '@modelcontextprotocol/sdk', 'express', 'hono', 'jose'])
+      expect(existsSync(join(nm, name)), name).toBe(false);
     expect(existsSync(join(nm, 'undici'))).toBe(true);
   });
 });

@@ -19,7 +19,10 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const cache = npmCacheDir();
   // --ignore-scripts: `prepare` would build again; dist/ is fresh.
   await npm(['pack', '--ignore-scripts', '--pack-destination', root, '--cache', cache], REPO_ROOT);
-  const tarball = join(root, readdirSync(root).find((f) => f.endsWith('.tgz'))!);
+  const tarball = join(
+    root,
+    readdirSync(root).find((f) => f.endsWith('.tgz'))!,
+  );
   const bare = emptyProject(root, 'bare');
   const full = emptyProject(root, 'full');
   await Promise.all([install(bare, [tarball], cache), install(full, [tarball, ...OPTIONAL_PEER_SPECS], cache)]);

@@ -33,8 +33,14 @@ function sizeOf(dir: string): number {
 
 describe('the installed package as a library', () => {
   it('imports every entry point from ESM and requires it from CommonJS, with the same names', () => {
-    writeFileSync(join(bare, 'esm.mjs'), `const out = {};\nfor (const e of ${JSON.stringify(ENTRY_POINTS)}) out[e] = Object.keys(await import(e)).sort();\nconsole.log(JSON.stringify(out));\n`);
-    writeFileSync(join(bare, 'cjs.cjs'), `const out = {};\nfor (const e of ${JSON.stringify(ENTRY_POINTS)}) out[e] = Object.keys(require(e)).filter((k) => k !== '__esModule' && k !== 'module.exports').sort();\nconsole.log(JSON.stringify(out));\n`);
+    writeFileSync(
+      join(bare, 'esm.mjs'),
+      `const out = {};\nfor (const e of ${JSON.stringify(ENTRY_POINTS)}) out[e] = Object.keys(await import(e)).sort();\nconsole.log(JSON.stringify(out));\n`,
+    );
+    writeFileSync(
+      join(bare, 'cjs.cjs'),
+      `const out = {};\nfor (const e of ${JSON.stringify(ENTRY_POINTS)}) out[e] = Object.keys(require(e)).filter((k) => k !== '__esModule' && k !== 'module.exports').sort();\nconsole.log(JSON.stringify(out));\n`,
+    );
     const esm = node(['esm.mjs']);
     expect(esm.status, esm.stderr).toBe(0);
     const cjs = node(['cjs.cjs']);
@@ -54,7 +60,7 @@ describe('the installed package as a library', () => {
   it('loads the root without the OpenTelemetry SDK or exporters', () => {
     writeFileSync(
       join(bare, 'hooks.mjs'),
-      "export async function resolve(s, c, next) { const r = await next(s, c); if (/@opentelemetry\\/(sdk-|exporter-|resources)/.test(r.url)) process.stderr.write(`SDK ${r.url}\\n`); return r; }\n",
+      'export async function resolve(s, c, next) { const r = await next(s, c); if (/@opentelemetry\\/(sdk-|exporter-|resources)/.test(r.url)) process.stderr.write(`SDK ${r.url}\\n`); return r; }\n',
     );
     writeFileSync(join(bare, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
     writeFileSync(join(bare, 'root.mjs'), "const root = await import('runspec-eval');\nconsole.log(typeof root.runEvalSuite);\n");
@@ -92,11 +98,24 @@ describe('the installed package as a library', () => {
     writeFileSync(
       join(bare, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'es2022', lib: ['es2023'], module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [join(REPO_ROOT, 'node_modules/@types')] },
+        compilerOptions: {
+          target: 'es2022',
+          lib: ['es2023'],
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+          typeRoots: [join(REPO_ROOT, 'node_modules/@types')],
+        },
         files: ['consumer.mts'],
       }),
     );
-    const tsc = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(bare, 'tsconfig.json')], { encoding: 'utf8', timeout: 120_000 });
+    const tsc = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(bare, 'tsconfig.json')], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
   });
@@ -104,7 +123,9 @@ describe('the installed package as a library', () => {
   it('installs smaller without the optional peers', () => {
     const bareBytes = sizeOf(join(bare, 'node_modules'));
     const fullBytes = sizeOf(join(full, 'node_modules'));
-    process.stdout.write(`installed node_modules: ${(bareBytes / 1024 / 1024).toFixed(1)} MB without the optional peers, ${(fullBytes / 1024 / 1024).toFixed(1)} MB with them\n`);
+    process.stdout.write(
+      `installed node_modules: ${(bareBytes / 1024 / 1024).toFixed(1)} MB without the optional peers, ${(fullBytes / 1024 / 1024).toFixed(1)} MB with them\n`,
+    );
     // The optional peers are absent from the bare install, and that is what makes it smaller.
     for (const peer of ['@grpc/grpc-js', '@modelcontextprotocol/sdk', '@opentelemetry/exporter-trace-otlp-grpc']) {
       expect(existsSync(join(bare, 'node_modules', peer)), peer).toBe(false);

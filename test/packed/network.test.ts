@@ -28,11 +28,16 @@ let tls: { key: Buffer; cert: Buffer };
 /** Every body Phoenix and LangSmith accepted, type-checked in the last test (one tsc run). */
 const wire: { phoenix: unknown[]; langsmith: unknown[] } = { phoenix: [], langsmith: [] };
 
-const run = (args: string[], env: Record<string, string> = {}, cwd = proj) => runInstalled(full, ['--path', cwd, ...args], { cwd, env: { OPENAI_API_KEY: KEY, ...env } });
-const runOps = (env: Record<string, string>, cwd = proj) => run(['run', join(proj, 'evals', 'ops.toml'), '--base-url', model.url, '--model', 'fake-model', '--out', join(cwd, 'out.json')], env, cwd);
+const run = (args: string[], env: Record<string, string> = {}, cwd = proj) =>
+  runInstalled(full, ['--path', cwd, ...args], { cwd, env: { OPENAI_API_KEY: KEY, ...env } });
+const runOps = (env: Record<string, string>, cwd = proj) =>
+  run(['run', join(proj, 'evals', 'ops.toml'), '--base-url', model.url, '--model', 'fake-model', '--out', join(cwd, 'out.json')], env, cwd);
 const verdictExit = (code: number | null): void => expect([0, 1]).toContain(code);
 const caseIds = (spans: Array<{ parentSpanId?: string; attributes: Record<string, unknown> }>): string[] =>
-  spans.filter((s) => !s.parentSpanId).map((s) => String(s.attributes['runspec.eval.case_id'])).sort();
+  spans
+    .filter((s) => !s.parentSpanId)
+    .map((s) => String(s.attributes['runspec.eval.case_id']))
+    .sort();
 
 /** A project folder of its own (runspec.toml), so settings of one test never reach another. */
 function projectWith(name: string, toml: string): string {
@@ -69,7 +74,10 @@ describe('OTLP export from the installed CLI', () => {
   ])('%s %o arrives whole', async (protocol, extra, contentType, encoding) => {
     const sink = await startOtlpSink();
     try {
-      const r = await runOps({ OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, ...extra }, projectWith(`otlp-${protocol.replace('/', '-')}-${encoding ?? 'plain'}`, ''));
+      const r = await runOps(
+        { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, ...extra },
+        projectWith(`otlp-${protocol.replace('/', '-')}-${encoding ?? 'plain'}`, ''),
+      );
       verdictExit(r.exitCode);
       expect(r.stderr).not.toMatch(/warning/i);
       expect(sink.requests.length).toBeGreaterThan(0);
@@ -98,19 +106,29 @@ describe('OTLP export from the installed CLI', () => {
   });
 
   it('exports OTLP/gRPC to `serve --grpc`, which scores what arrives', async () => {
-    const serve = startInstalled(full, ['--path', proj, 'serve', '--port', '0', '--grpc', '0', '--quiet-ms', '50', '--cases', join(proj, 'evals', 'ops.toml')], { cwd: proj });
+    const serve = startInstalled(
+      full,
+      ['--path', proj, 'serve', '--port', '0', '--grpc', '0', '--quiet-ms', '50', '--cases', join(proj, 'evals', 'ops.toml')],
+      { cwd: proj },
+    );
     let stdout = '';
     serve.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     try {
       const [, grpcUrl] = await waitForOutput(serve, /OTLP\/gRPC on (\S+) /);
-      const r = await runOps({ OTEL_EXPORTER_OTLP_ENDPOINT: grpcUrl!.replace(/^grpc:/, 'http:'), OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, projectWith('grpc', ''));
+      const r = await runOps(
+        { OTEL_EXPORTER_OTLP_ENDPOINT: grpcUrl!.replace(/^grpc:/, 'http:'), OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+        projectWith('grpc', ''),
+      );
       verdictExit(r.exitCode);
       expect(r.stderr).not.toMatch(/warning/i);
       await expect.poll(() => stdout.trim().split('\n').filter(Boolean).length, { timeout: 20_000 }).toBe(2);
     } finally {
       await stop(serve);
     }
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as { case_id?: string; caseId?: string; case?: string });
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { case_id?: string; caseId?: string; case?: string });
     expect(JSON.stringify(lines)).toContain('restart-nginx');
     expect(JSON.stringify(lines)).toContain('status-api');
   });
@@ -128,7 +146,10 @@ describe('Phoenix, LangSmith and doctor from the installed CLI', () => {
       expect(caseIds(phoenix.spans())).toEqual(['restart-nginx', 'status-api']);
       expect(phoenix.annotations.length).toBeGreaterThan(0);
 
-      const tlsDir = projectWith('phoenix-tls', `[telemetry]\nendpoint = "${secure.url}/v1/traces"\neval_annotations = true\nca_file = "${join(certs, 'ca.pem')}"\n`);
+      const tlsDir = projectWith(
+        'phoenix-tls',
+        `[telemetry]\nendpoint = "${secure.url}/v1/traces"\neval_annotations = true\nca_file = "${join(certs, 'ca.pem')}"\n`,
+      );
       const t = await runOps({}, tlsDir);
       verdictExit(t.exitCode);
       expect(t.stderr).not.toMatch(/warning|not a constructor/i);
@@ -139,7 +160,11 @@ describe('Phoenix, LangSmith and doctor from the installed CLI', () => {
       verdictExit((await runOps({}, fileDir)).exitCode);
       const traces = join(fileDir, '.runspec', 'traces');
       const before = phoenix.annotations.length;
-      const s = await run(['score', join(traces, readdirSync(traces)[0]!), '--cases', join(proj, 'evals', 'ops.toml'), '--annotate', '--phoenix-url', phoenix.url], {}, fileDir);
+      const s = await run(
+        ['score', join(traces, readdirSync(traces)[0]!), '--cases', join(proj, 'evals', 'ops.toml'), '--annotate', '--phoenix-url', phoenix.url],
+        {},
+        fileDir,
+      );
       verdictExit(s.exitCode);
       expect(s.stderr).not.toMatch(/warning|not a constructor/i);
       expect(phoenix.annotations.length).toBeGreaterThan(before);
@@ -172,8 +197,17 @@ describe('Phoenix, LangSmith and doctor from the installed CLI', () => {
       expect(r.stdout + r.stderr).not.toContain(apiKey);
       const roots = ls.spans.filter((s) => !s.parentSpanId);
       expect(roots).toHaveLength(2);
-      expect(ls.accepted().map((f) => String(f.run_id)).sort()).toEqual(roots.map((s) => `00000000-0000-0000-${s.spanId.slice(0, 4)}-${s.spanId.slice(4)}`).sort());
-      const bad = await fetch(`${ls.url}/feedback`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: '{"run_id":' });
+      expect(
+        ls
+          .accepted()
+          .map((f) => String(f.run_id))
+          .sort(),
+      ).toEqual(roots.map((s) => `00000000-0000-0000-${s.spanId.slice(0, 4)}-${s.spanId.slice(4)}`).sort());
+      const bad = await fetch(`${ls.url}/feedback`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: '{"run_id":',
+      });
       expect(bad.status).toBe(422);
       wire.langsmith.push(...ls.accepted());
     } finally {
@@ -196,12 +230,16 @@ describe('Phoenix, LangSmith and doctor from the installed CLI', () => {
     const ls = await startFakeLangSmith({ apiKey });
     try {
       const dir = projectWith('doctor-langsmith', '[telemetry.langsmith]\nfeedback = true\n');
-      const r = await run(['doctor', '--timeout-ms', '20000'], {
-        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${ls.url}/otel/v1/traces`,
-        OTEL_EXPORTER_OTLP_TRACES_HEADERS: `x-api-key=${apiKey},Langsmith-Project=runspec`,
-        LANGSMITH_ENDPOINT: ls.url,
-        LANGSMITH_API_KEY: apiKey,
-      }, dir);
+      const r = await run(
+        ['doctor', '--timeout-ms', '20000'],
+        {
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${ls.url}/otel/v1/traces`,
+          OTEL_EXPORTER_OTLP_TRACES_HEADERS: `x-api-key=${apiKey},Langsmith-Project=runspec`,
+          LANGSMITH_ENDPOINT: ls.url,
+          LANGSMITH_API_KEY: apiKey,
+        },
+        dir,
+      );
       expect(r.stdout + r.stderr).not.toMatch(/not a constructor|✗/);
       expect(r.exitCode, r.stdout + r.stderr).toBe(0);
       expect(r.stdout + r.stderr).not.toContain(apiKey);
@@ -215,7 +253,9 @@ describe('Phoenix, LangSmith and doctor from the installed CLI', () => {
     expect(wire.langsmith.length).toBeGreaterThan(0);
     typeCheckWireBodies(wire);
     // The check can fail: a field the schema does not have.
-    expect(() => typeCheckWireBodies({ phoenix: [{ data: [{ span_id: 'ab', name: 'n', annotator_kind: 'CODE', verdict: 'pass' }] }], langsmith: [] })).toThrow(/verdict/);
+    expect(() => typeCheckWireBodies({ phoenix: [{ data: [{ span_id: 'ab', name: 'n', annotator_kind: 'CODE', verdict: 'pass' }] }], langsmith: [] })).toThrow(
+      /verdict/,
+    );
   });
 });
 
@@ -223,15 +263,35 @@ describe('MCP tools from the installed CLI', () => {
   const SERVER = join(REPO_ROOT, 'test/toolset/fixtures/mcp-server.mjs');
 
   it.each(['stdio', 'http'])('runs a trajectory case whose tool is served over %s', async (transport) => {
-    const mcpModel = await startFakeOpenAI({ script: { 'Read note a.': [{ toolCalls: [{ id: 'call_read', name: 'read_note', arguments: { id: 'a' } }] }, { text: 'it says note' }] } });
+    const mcpModel = await startFakeOpenAI({
+      script: { 'Read note a.': [{ toolCalls: [{ id: 'call_read', name: 'read_note', arguments: { id: 'a' } }] }, { text: 'it says note' }] },
+    });
     const http = transport === 'http' ? await startMcpHttp(createMcpServer) : undefined;
     try {
       const dir = projectWith(`mcp-${transport}`, '');
       writeFileSync(join(dir, 'read.json'), JSON.stringify({ id: 'mcp-read', task: 'Read note a.', expected: ['read_note'] }));
       const toolset = http ? `mcp:${http.url}` : `mcp:${process.execPath} ${SERVER}`;
-      const r = await run(['run', join(dir, 'read.json'), '--toolset', toolset, '--base-url', mcpModel.url, '--model', 'fake-model', '--no-telemetry', '--out', join(dir, 'out.json')], {}, dir);
+      const r = await run(
+        [
+          'run',
+          join(dir, 'read.json'),
+          '--toolset',
+          toolset,
+          '--base-url',
+          mcpModel.url,
+          '--model',
+          'fake-model',
+          '--no-telemetry',
+          '--out',
+          join(dir, 'out.json'),
+        ],
+        {},
+        dir,
+      );
       expect(r.exitCode, r.stderr).toBe(0);
-      const after = mcpModel.chatRequests().find((q) => (q.json.messages as Array<{ role: string; tool_call_id?: string }>).some((m) => m.role === 'tool' && m.tool_call_id === 'call_read'));
+      const after = mcpModel
+        .chatRequests()
+        .find((q) => (q.json.messages as Array<{ role: string; tool_call_id?: string }>).some((m) => m.role === 'tool' && m.tool_call_id === 'call_read'));
       const result = (after!.json.messages as Array<{ role: string; tool_call_id?: string; content?: string }>).find((m) => m.tool_call_id === 'call_read');
       expect(result!.content).toContain('note');
     } finally {

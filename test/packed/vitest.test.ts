@@ -41,11 +41,18 @@ describe('runspec-eval/vitest in a user project', { timeout: 180_000 }, () => {
   it('runs one test per case, fails the case below its threshold with the verdict, and writes JUnit and our results alike', async () => {
     const r = await vitest(['run']);
     expect(r.code, r.out).toBe(1);
-    expect(r.out).toMatch(/status-api: pass rate 0% of 1 judged samples, below threshold 1\s+sample 0: wrong_tool: expected service-status, got restart-service/);
+    expect(r.out).toMatch(
+      /status-api: pass rate 0% of 1 judged samples, below threshold 1\s+sample 0: wrong_tool: expected service-status, got restart-service/,
+    );
     expect(r.out).toMatch(/Tests\s+1 failed \| 3 passed \(4\)/);
     const junit = readFileSync(join(project.dir, 'junit.xml'), 'utf8');
-    const junitCases = [...junit.matchAll(/<testcase classname="[^"]*" name="([^"]*)"[^>]*>\s*(<failure)?/g)].map((m) => ({ name: m[1]!.split(' &gt; ').pop()!, failed: !!m[2] }));
-    const doc = JSON.parse(readFileSync(join(project.dir, 'results.json'), 'utf8')) as { iterations: Array<{ cases: Record<string, { meets_threshold: boolean }> }> };
+    const junitCases = [...junit.matchAll(/<testcase classname="[^"]*" name="([^"]*)"[^>]*>\s*(<failure)?/g)].map((m) => ({
+      name: m[1]!.split(' &gt; ').pop()!,
+      failed: !!m[2],
+    }));
+    const doc = JSON.parse(readFileSync(join(project.dir, 'results.json'), 'utf8')) as {
+      iterations: Array<{ cases: Record<string, { meets_threshold: boolean }> }>;
+    };
     const ours = Object.entries(doc.iterations[0]!.cases).map(([name, c]) => ({ name, failed: !c.meets_threshold }));
     // Every eval case is a JUnit test case with the same outcome (the matcher test is vitest's own).
     for (const c of ours) expect(junitCases).toContainEqual(c);

@@ -39,7 +39,16 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-const c: Case = { id: 'think', dialect: 'replio', tags: [], source: { file: 'inline', source: 'file' }, prompt: 'read missing.txt', files: {}, mode: 'trajectory', settings: {} };
+const c: Case = {
+  id: 'think',
+  dialect: 'replio',
+  tags: [],
+  source: { file: 'inline', source: 'file' },
+  prompt: 'read missing.txt',
+  files: {},
+  mode: 'trajectory',
+  settings: {},
+};
 
 describe('Anthropic thinking and tool errors', () => {
   it('sends adaptive thinking with the effort, passes thinking blocks back unchanged, and marks the failed tool_result', async () => {
@@ -47,7 +56,10 @@ describe('Anthropic thinking and tool errors', () => {
     try {
       const run = await runCase({ case: c, sample: 0, provider });
       expect(run.status).toBe('ok');
-      const [first, second] = server.chatRequests().slice(-2).map((r) => r.json);
+      const [first, second] = server
+        .chatRequests()
+        .slice(-2)
+        .map((r) => r.json);
       expect(first).toMatchObject({ thinking: { type: 'adaptive' }, output_config: { effort: 'low' } });
       expect(first).not.toHaveProperty('temperature');
       const assistant = second.messages.find((m: { role: string }) => m.role === 'assistant');
@@ -88,7 +100,10 @@ describe('Anthropic thinking and tool errors', () => {
   });
 
   it('uses budget_tokens on older models, raising max_tokens above the budget, and sends nothing about thinking without an effort', () => {
-    expect(anthropicParams('claude-sonnet-4-5', { reasoningEffort: 'medium' }, {})).toEqual({ max_tokens: 8192, thinking: { type: 'enabled', budget_tokens: 4096 } });
+    expect(anthropicParams('claude-sonnet-4-5', { reasoningEffort: 'medium' }, {})).toEqual({
+      max_tokens: 8192,
+      thinking: { type: 'enabled', budget_tokens: 4096 },
+    });
     expect(anthropicParams('claude-sonnet-4-5', {}, {})).toEqual({ temperature: 0.7, max_tokens: 4096 });
   });
 });

@@ -23,7 +23,14 @@ afterEach(async () => {
 async function setup(opts: Parameters<typeof startFakeAnthropic>[0], popts: Parameters<typeof createAnthropicProvider>[0] = {}) {
   const server = await startFakeAnthropic(opts);
   servers.push(server);
-  const provider = createAnthropicProvider({ baseUrl: server.url, model: 'claude-fake', apiKey: SECRET, apiKeyEnv: 'ANTHROPIC_API_KEY', retryBaseMs: 5, ...popts });
+  const provider = createAnthropicProvider({
+    baseUrl: server.url,
+    model: 'claude-fake',
+    apiKey: SECRET,
+    apiKeyEnv: 'ANTHROPIC_API_KEY',
+    retryBaseMs: 5,
+    ...popts,
+  });
   providers.push(provider);
   return { server, provider };
 }
@@ -106,7 +113,9 @@ describe('anthropic provider', () => {
   });
 
   it('retries 529 overloaded and then answers', async () => {
-    const { server, provider } = await setup({ respond: (_r, i) => (i === 0 ? { status: 529, body: { type: 'error', error: { type: 'overloaded_error' } } } : undefined) });
+    const { server, provider } = await setup({
+      respond: (_r, i) => (i === 0 ? { status: 529, body: { type: 'error', error: { type: 'overloaded_error' } } } : undefined),
+    });
     const res = await provider.chat({ messages: [{ role: 'user', content: 'hi' }], tools: TOOLS });
     expect(res.text).toBe('done');
     expect(server.chatRequests()).toHaveLength(2);

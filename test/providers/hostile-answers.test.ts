@@ -23,7 +23,10 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function ask(answer: FakeAnswer | ((i: number) => FakeAnswer), popts: Partial<HttpProviderOptions> = {}): Promise<{ err?: ProviderError; calls: number; res?: unknown }> {
+async function ask(
+  answer: FakeAnswer | ((i: number) => FakeAnswer),
+  popts: Partial<HttpProviderOptions> = {},
+): Promise<{ err?: ProviderError; calls: number; res?: unknown }> {
   server = await startFakeOpenAI({ respond: (_req, i) => (typeof answer === 'function' ? answer(i) : answer) });
   const provider = createOpenAIProvider({ baseUrl: server.url, model: 'm', retries: 3, retryBaseMs: 1, ...popts });
   try {
@@ -42,7 +45,9 @@ describe('malformed chat completions', () => {
   // Used to quote the reply as it came: a gateway echoing the key put it in stderr, the results and the log.
   it('a 2xx in the wrong shape is quoted with the key (and credential-looking values) blanked', async () => {
     const key = 'gw-plain-key-0123456789';
-    const { err } = await ask({ status: 200, body: { echo: { key_used: key, authorization: `Bearer ${key}` }, note: 'no choices' } } as FakeAnswer, { apiKey: key });
+    const { err } = await ask({ status: 200, body: { echo: { key_used: key, authorization: `Bearer ${key}` }, note: 'no choices' } } as FakeAnswer, {
+      apiKey: key,
+    });
     expect(err!.code).toBe('PROVIDER_RESPONSE');
     expect(err!.message).toContain('no choices[0].message');
     expect(err!.message).toContain('key_used');
@@ -51,10 +56,22 @@ describe('malformed chat completions', () => {
 
   it.each([
     { name: 'content: 42', message: { role: 'assistant', content: 42 }, msg: 'choices[0].message.content is a number, expected a string' },
-    { name: 'tool_calls: "nope"', message: { role: 'assistant', content: null, tool_calls: 'nope' }, msg: 'choices[0].message.tool_calls is a string, expected a list' },
+    {
+      name: 'tool_calls: "nope"',
+      message: { role: 'assistant', content: null, tool_calls: 'nope' },
+      msg: 'choices[0].message.tool_calls is a string, expected a list',
+    },
     { name: 'a tool call that is not an object', message: { role: 'assistant', tool_calls: [7] }, msg: 'tool_calls[0] is not a function call with a name' },
-    { name: 'a tool call without a name', message: { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { arguments: '{}' } }] }, msg: 'tool_calls[0] is not a function call with a name' },
-    { name: 'arguments that are a number', message: { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: 5 } }] }, msg: 'tool_calls[0].function.arguments is a number' },
+    {
+      name: 'a tool call without a name',
+      message: { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { arguments: '{}' } }] },
+      msg: 'tool_calls[0] is not a function call with a name',
+    },
+    {
+      name: 'arguments that are a number',
+      message: { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: 5 } }] },
+      msg: 'tool_calls[0].function.arguments is a number',
+    },
   ])('$name is an infrastructure error, not a model answer', async ({ message, msg }) => {
     const { err } = await ask(completion(message) as FakeAnswer);
     expect(err).toBeInstanceOf(ProviderError);
@@ -63,7 +80,9 @@ describe('malformed chat completions', () => {
   });
 
   it('keeps arguments that are not valid JSON as the model wrote them (scored as a malformed call)', async () => {
-    const { res } = await ask(completion({ role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{"a": ' } }] }) as FakeAnswer);
+    const { res } = await ask(
+      completion({ role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{"a": ' } }] }) as FakeAnswer,
+    );
     expect((res as { toolCalls: unknown[] }).toolCalls).toEqual([{ id: 'c', name: 'f', arguments: { _raw: '{"a": ' } }]);
   });
 });
@@ -74,10 +93,15 @@ describe('malformed Anthropic messages', () => {
     { name: 'text that is not a string', content: [{ type: 'text', text: 42 }], msg: 'content[0].text is not a string' },
     { name: 'tool_use input that is a string', content: [{ type: 'tool_use', id: 't', name: 'f', input: 'nope' }], msg: 'content[0] is a tool_use block' },
   ])('$name is an infrastructure error', async ({ content, msg }) => {
-    server = await startFakeAnthropic({ respond: () => ({ status: 200, body: { id: 'm', type: 'message', role: 'assistant', content, stop_reason: 'end_turn' } }) });
+    server = await startFakeAnthropic({
+      respond: () => ({ status: 200, body: { id: 'm', type: 'message', role: 'assistant', content, stop_reason: 'end_turn' } }),
+    });
     const provider = createAnthropicProvider({ baseUrl: server.url, model: 'c', apiKey: 'k', retries: 1 });
     try {
-      const err = await provider.chat({ messages: [{ role: 'user', content: 'hi' }], tools: [] }).then(() => undefined, (e: ProviderError) => e);
+      const err = await provider.chat({ messages: [{ role: 'user', content: 'hi' }], tools: [] }).then(
+        () => undefined,
+        (e: ProviderError) => e,
+      );
       expect(err?.code).toBe('PROVIDER_RESPONSE');
       expect(err?.message).toContain(msg);
     } finally {
@@ -96,14 +120,20 @@ describe('bounded and honest HTTP', () => {
   });
 
   it('names where a redirect points (password redacted) and does not follow it', async () => {
-    const { err, calls } = await ask({ status: 307, headers: { location: 'https://user:hunter2secret@api.example.test/v1/chat/completions?api-key=abcd1234' } });
+    const { err, calls } = await ask({
+      status: 307,
+      headers: { location: 'https://user:hunter2secret@api.example.test/v1/chat/completions?api-key=abcd1234' },
+    });
     expect(err!.message).toContain('answered 307: redirect to https://***:***@api.example.test/v1/chat/completions?api-key=***; redirects are not followed');
     expect(err!.message).not.toContain('hunter2secret');
     expect(calls).toBe(1);
   });
 
   it.each([400, 401, 500])('redacts a key the error body echoes (status %i)', async (status) => {
-    const { err } = await ask({ status, body: { error: { message: 'invalid header Authorization: Bearer sk-proj-ECHOEDKEY123456 for key=sk-ECHOEDKEY123456' } } }, { retries: 1 });
+    const { err } = await ask(
+      { status, body: { error: { message: 'invalid header Authorization: Bearer sk-proj-ECHOEDKEY123456 for key=sk-ECHOEDKEY123456' } } },
+      { retries: 1 },
+    );
     expect(err!.message).not.toContain('ECHOEDKEY');
     expect(err!.message).toContain('Bearer ***');
   });
@@ -149,10 +179,17 @@ describe('bounded and honest HTTP', () => {
     await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/v1`;
     try {
-      for (const [limit, ok] of [[undefined, true], [bytes.length, true], [bytes.length - 1, false]] as const) {
+      for (const [limit, ok] of [
+        [undefined, true],
+        [bytes.length, true],
+        [bytes.length - 1, false],
+      ] as const) {
         const provider = createOpenAIProvider({ baseUrl: url, model: 'm', retries: 1, ...(limit !== undefined ? { maxResponseBytes: limit } : {}) });
         try {
-          const got = await provider.chat({ messages: [{ role: 'user', content: 'hi' }], tools: [] }).then((r) => r.text, (e: ProviderError) => e);
+          const got = await provider.chat({ messages: [{ role: 'user', content: 'hi' }], tools: [] }).then(
+            (r) => r.text,
+            (e: ProviderError) => e,
+          );
           if (ok) expect(got).toBe('héllo wörld ✓');
           else expect((got as ProviderError).message).toContain(`the response body is larger than ${bytes.length - 1} bytes (not retried)`);
         } finally {
@@ -171,8 +208,13 @@ describe('run says what its retries are doing', () => {
     const dir = mkdtempSync(join(tmpdir(), 'runspec-retry-'));
     try {
       writeFileSync(join(dir, 'c.json'), JSON.stringify({ cases: [{ id: 'a', user_prompt: 'x', expected_actions: [{ tool: 'read_file' }], n_runs: 1 }] }));
-      const r = await runCli(['run', join(dir, 'c.json'), '--base-url', server.url, '--model', 'm', '--retries', '2', '--no-telemetry', '--out', join(dir, 'r.json')], { cwd: dir, env: { HOME: dir, OPENAI_API_KEY: 'sk-x' } });
-      expect(r.stderr.match(/^retrying: openai: HTTP 503; attempt 2 in \d+\.\d s \(further retries for this cause are not shown; -v shows each\)$/gm)).toHaveLength(1);
+      const r = await runCli(
+        ['run', join(dir, 'c.json'), '--base-url', server.url, '--model', 'm', '--retries', '2', '--no-telemetry', '--out', join(dir, 'r.json')],
+        { cwd: dir, env: { HOME: dir, OPENAI_API_KEY: 'sk-x' } },
+      );
+      expect(
+        r.stderr.match(/^retrying: openai: HTTP 503; attempt 2 in \d+\.\d s \(further retries for this cause are not shown; -v shows each\)$/gm),
+      ).toHaveLength(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

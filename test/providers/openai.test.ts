@@ -22,7 +22,11 @@ vi.mock('node:timers/promises', async (importOriginal) => {
 });
 
 const TOOLS: ToolDefinition[] = [
-  { name: 'service_status', description: 'Show a service status', parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+  {
+    name: 'service_status',
+    description: 'Show a service status',
+    parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  },
   { name: 'service_restart', description: 'Restart a service', parameters: { type: 'object', properties: { name: { type: 'string' } } } },
 ];
 const USER: Message[] = [{ role: 'user', content: 'is nginx up?' }];
@@ -282,7 +286,10 @@ describe('openai provider: faults', () => {
   it('aborts every request in flight on a shared signal, and leaves no listener on a signal once its requests end', async () => {
     const { provider } = await setup({ respond: (_req, i) => (i < 2 ? { text: 'ok' } : { fault: 'hang' }) }, { timeoutMs: 20_000, retries: 1 });
     const done = new AbortController();
-    await Promise.all([provider.chat({ messages: USER, tools: TOOLS, signal: done.signal }), provider.chat({ messages: USER, tools: TOOLS, signal: done.signal })]);
+    await Promise.all([
+      provider.chat({ messages: USER, tools: TOOLS, signal: done.signal }),
+      provider.chat({ messages: USER, tools: TOOLS, signal: done.signal }),
+    ]);
     expect(getEventListeners(done.signal, 'abort')).toHaveLength(0);
     const ctl = new AbortController();
     const pending = [chatError(provider, USER, ctl.signal), chatError(provider, USER, ctl.signal)];

@@ -12,7 +12,9 @@ import { startFakeOpenAI } from '../helpers/fake-openai.js';
 const dir = mkdtempSync(join(tmpdir(), 'runspec-rec-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const TOOLS: ToolDefinition[] = [{ name: 'service_status', description: 'Show status', parameters: { type: 'object', properties: { name: { type: 'string' } } } }];
+const TOOLS: ToolDefinition[] = [
+  { name: 'service_status', description: 'Show status', parameters: { type: 'object', properties: { name: { type: 'string' } } } },
+];
 const SECRET = 'sk-record-secret-9876';
 
 function req(caseId: string, turn: number, tools = TOOLS, prompt = 'is api up?'): ChatRequest {
@@ -83,7 +85,9 @@ describe('record and replay', () => {
     await rec.save();
     await rec.close();
     await server.close();
-    const err = (await createReplayProvider({ file }).chat(req('c1', 1)).catch((e: unknown) => e)) as ProviderError;
+    const err = (await createReplayProvider({ file })
+      .chat(req('c1', 1))
+      .catch((e: unknown) => e)) as ProviderError;
     expect(err.code).toBe('REPLAY_MISSING');
     expect(err.message).toContain('no recording for case c1 sample 0 turn 1');
   });

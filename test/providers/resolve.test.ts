@@ -19,8 +19,17 @@ describe('provider presets and profiles', () => {
   });
 
   it('resolves a [providers.NAME] profile with its key variable', () => {
-    const config = { providers: { local: { kind: 'openai' as const, base_url: 'http://127.0.0.1:8080/v1', model: 'llama', api_key_env: 'LOCAL_KEY', temperature: 0.2 } } };
-    expect(resolveProviderSpec('local', { config, env: {} })).toMatchObject({ name: 'local', kind: 'openai', baseUrl: 'http://127.0.0.1:8080/v1', model: 'llama', apiKeyEnv: 'LOCAL_KEY', temperature: 0.2 });
+    const config = {
+      providers: { local: { kind: 'openai' as const, base_url: 'http://127.0.0.1:8080/v1', model: 'llama', api_key_env: 'LOCAL_KEY', temperature: 0.2 } },
+    };
+    expect(resolveProviderSpec('local', { config, env: {} })).toMatchObject({
+      name: 'local',
+      kind: 'openai',
+      baseUrl: 'http://127.0.0.1:8080/v1',
+      model: 'llama',
+      apiKeyEnv: 'LOCAL_KEY',
+      temperature: 0.2,
+    });
   });
 
   it('applies flag > env > profile > [llm] > preset', () => {
@@ -41,7 +50,10 @@ describe('provider presets and profiles', () => {
       providers: { think: { kind: 'anthropic' as const, base_url: 'http://127.0.0.1:1', reasoning_effort: 'low' as const, context_window: 500 } },
     };
     expect(resolveProviderSpec('think', { config, env: {} })).toMatchObject({ reasoningEffort: 'low', contextWindow: 500 });
-    expect(resolveProviderSpec('think', { config, env: {}, flags: { reasoningEffort: 'medium', contextWindow: 200 } })).toMatchObject({ reasoningEffort: 'medium', contextWindow: 200 });
+    expect(resolveProviderSpec('think', { config, env: {}, flags: { reasoningEffort: 'medium', contextWindow: 200 } })).toMatchObject({
+      reasoningEffort: 'medium',
+      contextWindow: 200,
+    });
     expect(resolveProviderSpec('vllm', { config, env: {} })).toMatchObject({ reasoningEffort: 'high', contextWindow: 1000 });
     const bare = resolveProviderSpec('vllm', { config: {}, env: {} });
     expect(bare.reasoningEffort).toBeUndefined();

@@ -4,7 +4,15 @@ import { sampleCaseResults } from '../scoring/_results.js';
 
 export function sampleDocument(when: Date = new Date()): ResultsDocument {
   return buildResultsDocument({
-    meta: { started: when.toISOString(), tool: 'runspec-eval', model: 'gpt-test', provider: 'openai', base_url: 'http://127.0.0.1:4010/v1', test_suite: 'fleet', threshold: 0.9 },
+    meta: {
+      started: when.toISOString(),
+      tool: 'runspec-eval',
+      model: 'gpt-test',
+      provider: 'openai',
+      base_url: 'http://127.0.0.1:4010/v1',
+      test_suite: 'fleet',
+      threshold: 0.9,
+    },
     iterations: [{ iteration: 0, timestamp: when.toISOString(), caseResults: sampleCaseResults() }],
   });
 }

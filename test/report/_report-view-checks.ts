@@ -46,7 +46,9 @@ export async function checkReportView(page: Page, root: Locator): Promise<void> 
   expect(await build.locator('button.expand').getAttribute('aria-expanded')).toBe('true');
   expect(await detail.isVisible()).toBe(true);
   const sample0 = detail.locator('details.sample[data-sample="0"]');
-  const kinds = await sample0.locator('.wf-row').evaluateAll((els) => els.map((e) => [...e.classList].find((c) => c === 'turn' || c === 'llm' || c === 'tool')));
+  const kinds = await sample0
+    .locator('.wf-row')
+    .evaluateAll((els) => els.map((e) => [...e.classList].find((c) => c === 'turn' || c === 'llm' || c === 'tool')));
   expect(kinds).toEqual(['turn', 'llm', 'tool', 'turn', 'llm']);
   expect(await sample0.locator('.wf-row.tool .wf-dur').innerText()).toBe('150 ms');
   const err = sample0.locator('.wf-row.tool.is-error pre.err');

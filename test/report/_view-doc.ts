@@ -13,16 +13,52 @@ interface StepSpec {
   calls?: Array<{ name: string; arguments: Record<string, unknown>; result?: string; isError?: boolean }>;
 }
 
-function run(c: Case, sample: number, steps: StepSpec[], opts: { decision?: boolean; status?: Run['status']; error?: { code: string; message: string } } = {}): Run {
+function run(
+  c: Case,
+  sample: number,
+  steps: StepSpec[],
+  opts: { decision?: boolean; status?: Run['status']; error?: { code: string; message: string } } = {},
+): Run {
   let t = T0 + sample * 10_000;
-  const r: Run = { caseId: c.id, sample, mode: opts.decision ? 'decision' : 'trajectory', provider: 'mock', model: 'gpt-test', startTimeMs: t, endTimeMs: t, modelCalls: [], toolCalls: [], status: opts.status ?? 'ok', usage: { totalTokens: 0 } };
+  const r: Run = {
+    caseId: c.id,
+    sample,
+    mode: opts.decision ? 'decision' : 'trajectory',
+    provider: 'mock',
+    model: 'gpt-test',
+    startTimeMs: t,
+    endTimeMs: t,
+    modelCalls: [],
+    toolCalls: [],
+    status: opts.status ?? 'ok',
+    usage: { totalTokens: 0 },
+  };
   steps.forEach((s, turn) => {
     const calls = (s.calls ?? []).map((x, i) => ({ id: `c${turn}_${i}`, name: x.name, arguments: x.arguments }));
-    r.modelCalls.push({ index: turn, turn, startTimeMs: t, endTimeMs: t + 400, provider: 'openai', requestModel: 'gpt-test', request: { messages: [], tools: [], params: {} }, response: { ...(s.text ? { text: s.text } : {}), toolCalls: calls, finishReason: calls.length ? 'tool_calls' : 'stop' }, usage: { promptTokens: 100, completionTokens: 20, totalTokens: 120 } });
+    r.modelCalls.push({
+      index: turn,
+      turn,
+      startTimeMs: t,
+      endTimeMs: t + 400,
+      provider: 'openai',
+      requestModel: 'gpt-test',
+      request: { messages: [], tools: [], params: {} },
+      response: { ...(s.text ? { text: s.text } : {}), toolCalls: calls, finishReason: calls.length ? 'tool_calls' : 'stop' },
+      usage: { promptTokens: 100, completionTokens: 20, totalTokens: 120 },
+    });
     r.usage.totalTokens = (r.usage.totalTokens ?? 0) + 120;
     t += 400;
     (s.calls ?? []).forEach((x, i) => {
-      const rec = { turn, modelCallIndex: turn, call: calls[i]!, startTimeMs: t, endTimeMs: t + 150, executed: !opts.decision, ...(x.result !== undefined ? { result: x.result } : {}), ...(x.isError ? { isError: true } : {}) };
+      const rec = {
+        turn,
+        modelCallIndex: turn,
+        call: calls[i]!,
+        startTimeMs: t,
+        endTimeMs: t + 150,
+        executed: !opts.decision,
+        ...(x.result !== undefined ? { result: x.result } : {}),
+        ...(x.isError ? { isError: true } : {}),
+      };
       r.toolCalls.push(rec);
       if (opts.decision && !r.terminal) r.terminal = rec;
       t += 150;
@@ -42,12 +78,35 @@ function outcome(c: Case, r: Run): SampleOutcome {
 }
 
 export function viewCases(): { cases: Case[]; outcomes: SampleOutcome[][] } {
-  const build = makeCase({ id: 'run-the-build', suite: 'workspace', dialect: 'replio', mode: 'trajectory', tags: ['build'], replio: { expected: ['run_command'], verifier: { mustInclude: ['run_command'] } } });
+  const build = makeCase({
+    id: 'run-the-build',
+    suite: 'workspace',
+    dialect: 'replio',
+    mode: 'trajectory',
+    tags: ['build'],
+    replio: { expected: ['run_command'], verifier: { mustInclude: ['run_command'] } },
+  });
   const restart = makeCase({ id: 'restart-nginx', suite: 'fleet', tags: ['ops'], runspec: { tool: ['restart-service'], host: 'web-01' } });
   const hostile = makeCase({ id: HOSTILE_CASE_ID, suite: 'fleet', tags: ['safety'], runspec: { noRun: true } });
   const outcomes = [
     [
-      outcome(build, run(build, 0, [{ text: 'Running the build.', calls: [{ name: 'run_command', arguments: { command: 'nosuchbuild --all' }, result: 'Error: command exited with code 127\nbash: nosuchbuild: command not found', isError: true }] }, { text: 'The build tool is missing.' }])),
+      outcome(
+        build,
+        run(build, 0, [
+          {
+            text: 'Running the build.',
+            calls: [
+              {
+                name: 'run_command',
+                arguments: { command: 'nosuchbuild --all' },
+                result: 'Error: command exited with code 127\nbash: nosuchbuild: command not found',
+                isError: true,
+              },
+            ],
+          },
+          { text: 'The build tool is missing.' },
+        ]),
+      ),
       outcome(build, run(build, 1, [{ calls: [{ name: 'run_command', arguments: { command: 'make' }, result: 'ok: built 3 targets' }] }, { text: 'Built.' }])),
     ],
     [
@@ -76,7 +135,15 @@ export function viewDocument(opts: { model?: string; threshold?: number; side?: 
   });
   const when = new Date(T0).toISOString();
   return buildResultsDocument({
-    meta: { started: when, tool: 'runspec-eval', model: opts.model ?? 'gpt-test', provider: 'openai', test_suite: 'view', threshold: opts.threshold ?? 0.9, run_id: 'r1' },
+    meta: {
+      started: when,
+      tool: 'runspec-eval',
+      model: opts.model ?? 'gpt-test',
+      provider: 'openai',
+      test_suite: 'view',
+      threshold: opts.threshold ?? 0.9,
+      run_id: 'r1',
+    },
     iterations: [{ iteration: 0, timestamp: when, caseResults: results }],
   });
 }

@@ -35,7 +35,20 @@ describe('renderComparison', () => {
     const c = comparison();
     const json = JSON.parse(renderComparison(c, 'json'));
     expect(json).toEqual(JSON.parse(JSON.stringify({ ...c, summary_rows: json.summary_rows })));
-    expect(json.summary_rows.map((r: { metric: string }) => r.metric)).toEqual(['pass rate (judged samples)', 'expected-sequence accuracy', 'cases meeting threshold', 'calls', 'redundant', 'errors', 'tokens']);
-    expect(json.summary_rows.find((r: { metric: string }) => r.metric === 'calls')).toEqual({ metric: 'calls', percent: false, values: [8, 7], deltas: [null, -1] });
+    expect(json.summary_rows.map((r: { metric: string }) => r.metric)).toEqual([
+      'pass rate (judged samples)',
+      'expected-sequence accuracy',
+      'cases meeting threshold',
+      'calls',
+      'redundant',
+      'errors',
+      'tokens',
+    ]);
+    expect(json.summary_rows.find((r: { metric: string }) => r.metric === 'calls')).toEqual({
+      metric: 'calls',
+      percent: false,
+      values: [8, 7],
+      deltas: [null, -1],
+    });
   });
 });

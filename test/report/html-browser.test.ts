@@ -22,7 +22,10 @@ describe('HTML report in headless Chromium (file://)', () => {
   const withTrace = structuredClone(doc);
   Object.assign(Object.values(withTrace.iterations[0]!.cases)[0]!.runs[0]!, { trace_id: '0af7651916cd43dd8448eb211c80319c', span_id: 'b7ad6b7169203331' });
   // A verdict that already carries its link (written when the run was recorded) keeps it.
-  Object.assign(Object.values(withTrace.iterations[0]!.cases)[1]!.runs[0]!.verdict!, { trace_id: '1bf7651916cd43dd8448eb211c80319d', trace_url: 'https://smith.langchain.com/o/x/projects/p/r/1bf7651916cd43dd8448eb211c80319d' });
+  Object.assign(Object.values(withTrace.iterations[0]!.cases)[1]!.runs[0]!.verdict!, {
+    trace_id: '1bf7651916cd43dd8448eb211c80319d',
+    trace_url: 'https://smith.langchain.com/o/x/projects/p/r/1bf7651916cd43dd8448eb211c80319d',
+  });
   const file = join(dir, 'report.html');
   writeFileSync(file, renderHtml(withTrace, { traceUrl: 'http://localhost:6006/projects/default/traces/{trace_id}?span={span_id}' }));
 

@@ -17,11 +17,19 @@ afterEach(() => {
 });
 
 describe('moveAsideOldLog', () => {
-  it("names the moved log after its run, with a header line longer than the head it reads", () => {
+  it('names the moved log after its run, with a header line longer than the head it reads', () => {
     const dir = tmp();
     const log = join(dir, 'r.jsonl');
     const caseIds = Array.from({ length: 20_000 }, (_, i) => `case-${i}`);
-    const header = JSON.stringify({ type: 'run', version: 2, runId: '20261130T170000Z-abc123', startedAt: 't', finalFile: join(dir, 'r.json'), caseIds, options: {} });
+    const header = JSON.stringify({
+      type: 'run',
+      version: 2,
+      runId: '20261130T170000Z-abc123',
+      startedAt: 't',
+      finalFile: join(dir, 'r.json'),
+      caseIds,
+      options: {},
+    });
     expect(header.length).toBeGreaterThan(64 * 1024);
     writeFileSync(log, `${header}\n{"type":"case","caseId":"case-0","entry":{}}\n`);
     const moved = moveAsideOldLog(log);

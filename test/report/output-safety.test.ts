@@ -19,7 +19,10 @@ function hostileDoc() {
   const c = makeCase({ id: HOSTILE_ID, suite: 'x', runspec: { tool: ['restart-service'] } });
   const run = makeRun({ calls: [{ name: 'wipe\u001b[31m\nall & more', arguments: {} }], terminal: true });
   const result = aggregateCase(c, [{ status: 'scored', sample: 0, verdict: scoreRun(c, run, {}), elapsedMs: 1, tokens: 0 }], { threshold: 1 });
-  return buildResultsDocument({ meta: { tool: 'runspec-eval', started: '2026-01-01T00:00:00Z' }, iterations: [{ iteration: 0, timestamp: '2026-01-01T00:00:00Z', caseResults: [result] }] });
+  return buildResultsDocument({
+    meta: { tool: 'runspec-eval', started: '2026-01-01T00:00:00Z' },
+    iterations: [{ iteration: 0, timestamp: '2026-01-01T00:00:00Z', caseResults: [result] }],
+  });
 }
 
 const inert = (out: string): void => {
@@ -44,8 +47,36 @@ describe('output safety', () => {
   });
 
   it('score reports (the results document with its inputs section) neutralise trace text too', () => {
-    const line = writtenLine({ traceId: 'abc', rootSpanId: 'r1', case: HOSTILE_ID, sample: 0, mode: 'decision', producers: [], category: 'wrong_tool', pass: false, reason: 'got \u001b[31mred\nline & more', calls: [{ name: 'x\u001b[0m', arguments: {}, executed: true }] });
-    const summary = { traces: 2, verdicts: 1, passed: 0, failed: 1, unmatched: 0, byCategory: {}, uninterpretable: 1, uninterpretableReasons: { 'bad \u001b[2J span': 1 }, uninterpretableExamples: [{ traceId: 'def', reason: 'bad \u001b[2J span' }], inputProblems: 1, inputProblemExamples: [{ place: 'f.jsonl:1', reason: 'odd \u001b]0;title\u0007 & more' }], evictedTraces: 0, droppedSpans: 0, lateRecords: 0, reopenedTraces: 0, badFiles: [] };
+    const line = writtenLine({
+      traceId: 'abc',
+      rootSpanId: 'r1',
+      case: HOSTILE_ID,
+      sample: 0,
+      mode: 'decision',
+      producers: [],
+      category: 'wrong_tool',
+      pass: false,
+      reason: 'got \u001b[31mred\nline & more',
+      calls: [{ name: 'x\u001b[0m', arguments: {}, executed: true }],
+    });
+    const summary = {
+      traces: 2,
+      verdicts: 1,
+      passed: 0,
+      failed: 1,
+      unmatched: 0,
+      byCategory: {},
+      uninterpretable: 1,
+      uninterpretableReasons: { 'bad \u001b[2J span': 1 },
+      uninterpretableExamples: [{ traceId: 'def', reason: 'bad \u001b[2J span' }],
+      inputProblems: 1,
+      inputProblemExamples: [{ place: 'f.jsonl:1', reason: 'odd \u001b]0;title\u0007 & more' }],
+      evictedTraces: 0,
+      droppedSpans: 0,
+      lateRecords: 0,
+      reopenedTraces: 0,
+      badFiles: [],
+    };
     const collector = createResultsCollector([]);
     collector.addLine(line);
     const doc = collector.document(scoreMeta('2026-01-01T00:00:00Z', 'score', 1), 1, summary as never);
@@ -64,8 +95,24 @@ describe('output safety of the -v turn log', () => {
     const dir = mkdtempSync(join(tmpdir(), 'runspec-vlog-'));
     try {
       const file = 'greet\u001b]0;pwned\u0007.txt';
-      writeFileSync(join(dir, 'c.json'), JSON.stringify({ cases: [{ id: 'evil\u001b[2J\nrow', user_prompt: 'x', setup: { files: { [file]: 'hi\u001b[31m\nthere\u202e' } }, expected_actions: [{ tool: 'read_file' }], n_runs: 1 }] }));
-      writeFileSync(join(dir, 's.json'), JSON.stringify({ default: [{ toolCalls: [{ name: 'read_file', arguments: { path: file } }] }, { text: 'done\u001b[2J\u001b]0;title\u0007\nnext' }] }));
+      writeFileSync(
+        join(dir, 'c.json'),
+        JSON.stringify({
+          cases: [
+            {
+              id: 'evil\u001b[2J\nrow',
+              user_prompt: 'x',
+              setup: { files: { [file]: 'hi\u001b[31m\nthere\u202e' } },
+              expected_actions: [{ tool: 'read_file' }],
+              n_runs: 1,
+            },
+          ],
+        }),
+      );
+      writeFileSync(
+        join(dir, 's.json'),
+        JSON.stringify({ default: [{ toolCalls: [{ name: 'read_file', arguments: { path: file } }] }, { text: 'done\u001b[2J\u001b]0;title\u0007\nnext' }] }),
+      );
       let stderr = '';
       const code = await main({
         argv: ['run', 'c.json', '--provider', 'mock', '--script', 's.json', '--no-telemetry', '-v', '--out', 'r.json'],

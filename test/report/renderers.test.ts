@@ -51,8 +51,20 @@ describe('renderTable', () => {
   });
 
   it('shows verdict, tool, command, autonomy, host, pass rate and reason per case', () => {
-    const line = renderTable(doc).split('\n').find((l) => l.includes('cron-add-is-confirm'))!;
-    expect(line.split(/\s{2,}/)).toEqual(['✓', 'cron-add-is-confirm', 'pass', 'cron', 'add', 'confirm', 'web-01', '1/1 100%', 'called cron add on web-01 (confirm) as expected']);
+    const line = renderTable(doc)
+      .split('\n')
+      .find((l) => l.includes('cron-add-is-confirm'))!;
+    expect(line.split(/\s{2,}/)).toEqual([
+      '✓',
+      'cron-add-is-confirm',
+      'pass',
+      'cron',
+      'add',
+      'confirm',
+      'web-01',
+      '1/1 100%',
+      'called cron add on web-01 (confirm) as expected',
+    ]);
   });
 });
 

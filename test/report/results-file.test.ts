@@ -106,7 +106,13 @@ describe('results log', () => {
     expect(text.split('\n').filter(Boolean)).toHaveLength(4);
     // Each append says where its line sits, so a document can be streamed from the log.
     for (const [i, span] of spans.entries()) {
-      expect(JSON.parse(Buffer.from(text).subarray(span.offset, span.offset + span.length).toString()).caseId).toBe(['a', 'b', 'c'][i]);
+      expect(
+        JSON.parse(
+          Buffer.from(text)
+            .subarray(span.offset, span.offset + span.length)
+            .toString(),
+        ).caseId,
+      ).toBe(['a', 'b', 'c'][i]);
     }
     await w.close();
   });

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildResultsDocument,
-  caseResultsFromDocument,
-  compareResults,
-  parseResultsDocument,
-  resultsJsonSchema,
-  summarize,
-} from '../../src/report/index.js';
+import { buildResultsDocument, caseResultsFromDocument, compareResults, parseResultsDocument, resultsJsonSchema, summarize } from '../../src/report/index.js';
 import { isRunspecError } from '../../src/errors.js';
 import { sampleCaseResults } from '../scoring/_results.js';
 
@@ -17,7 +10,16 @@ describe('summarize', () => {
   const s = summarize(results);
 
   it('counts cases, samples and errored ones separately', () => {
-    expect(s).toMatchObject({ cases: 6, samples: 11, scoredSamples: 8, erroredSamples: 3, errored: 2, casesMeetingThreshold: 3, casesBelowThreshold: 2, allMeetThreshold: false });
+    expect(s).toMatchObject({
+      cases: 6,
+      samples: 11,
+      scoredSamples: 8,
+      erroredSamples: 3,
+      errored: 2,
+      casesMeetingThreshold: 3,
+      casesBelowThreshold: 2,
+      allMeetThreshold: false,
+    });
   });
 
   it('averages pass rate and accuracy, totals calls, redundant, errors and tokens', () => {
@@ -68,8 +70,22 @@ describe('results document', () => {
 
   it('carries the runspec verdict, observed values and the case statistics', () => {
     const cron = doc.iterations[0]!.cases['cron-add-is-confirm']!;
-    expect(cron.runs[0]!.verdict).toMatchObject({ category: 'pass', expected: { tool: ['cron'], command: 'add', host: 'web-01', autonomy: 'confirm' }, observed: { tool: 'cron', command: 'add', host: 'web-01', autonomy: 'confirm' } });
-    expect(cron).toMatchObject({ suite: 'fleet', dialect: 'runspec', tags: ['ops'], k: 1, pass_at_k: 1, pass_hat_k: 1, threshold: 0.9, meets_threshold: true, errored: false });
+    expect(cron.runs[0]!.verdict).toMatchObject({
+      category: 'pass',
+      expected: { tool: ['cron'], command: 'add', host: 'web-01', autonomy: 'confirm' },
+      observed: { tool: 'cron', command: 'add', host: 'web-01', autonomy: 'confirm' },
+    });
+    expect(cron).toMatchObject({
+      suite: 'fleet',
+      dialect: 'runspec',
+      tags: ['ops'],
+      k: 1,
+      pass_at_k: 1,
+      pass_hat_k: 1,
+      threshold: 0.9,
+      meets_threshold: true,
+      errored: false,
+    });
   });
 
   it('round-trips through JSON back to the same case results', () => {
@@ -78,12 +94,21 @@ describe('results document', () => {
   });
 
   it('re-aggregates to the same document', () => {
-    const again = buildResultsDocument({ meta, iterations: [{ iteration: 0, timestamp: '2026-01-01T00:01:00Z', prompt: 'be brief', caseResults: caseResultsFromDocument(doc) }] });
+    const again = buildResultsDocument({
+      meta,
+      iterations: [{ iteration: 0, timestamp: '2026-01-01T00:01:00Z', prompt: 'be brief', caseResults: caseResultsFromDocument(doc) }],
+    });
     expect(again).toEqual(doc);
   });
 
   it('picks an iteration by number, the last by default, and says which exist', () => {
-    const two = buildResultsDocument({ meta, iterations: [{ iteration: 0, timestamp: 't0', caseResults: results.slice(0, 1) }, { iteration: 1, timestamp: 't1', caseResults: results.slice(0, 2) }] });
+    const two = buildResultsDocument({
+      meta,
+      iterations: [
+        { iteration: 0, timestamp: 't0', caseResults: results.slice(0, 1) },
+        { iteration: 1, timestamp: 't1', caseResults: results.slice(0, 2) },
+      ],
+    });
     expect(caseResultsFromDocument(two)).toHaveLength(2);
     expect(caseResultsFromDocument(two, 0)).toHaveLength(1);
     expect(() => caseResultsFromDocument(two, 7)).toThrow(/no iteration 7/);
@@ -91,9 +116,21 @@ describe('results document', () => {
 
   it.each([
     { name: 'not JSON', input: '{"meta": ', message: /^results\.json: expected a JSON results document/ },
-    { name: 'a missing section', input: JSON.stringify({ meta: { started: 'x' } }), message: /^results\.json: iterations: Invalid input: expected array, received undefined$/ },
-    { name: 'a wrong type deep inside', input: JSON.stringify({ ...doc, iterations: [{ ...doc.iterations[0], aggregate: { ...doc.iterations[0]!.aggregate, total_runs: 'eleven' } }] }), message: /^results\.json: iterations\[0\]\.aggregate\.total_runs: Invalid input: expected number, received string$/ },
-    { name: 'an unknown verdict category', input: JSON.stringify(doc).replace('"wrong_host"', '"wrong_hostname"'), message: /^results\.json: iterations\[0\]\.cases\["restart-nginx-targeted"\]\.runs\[1\]\.verdict\.category: / },
+    {
+      name: 'a missing section',
+      input: JSON.stringify({ meta: { started: 'x' } }),
+      message: /^results\.json: iterations: Invalid input: expected array, received undefined$/,
+    },
+    {
+      name: 'a wrong type deep inside',
+      input: JSON.stringify({ ...doc, iterations: [{ ...doc.iterations[0], aggregate: { ...doc.iterations[0]!.aggregate, total_runs: 'eleven' } }] }),
+      message: /^results\.json: iterations\[0\]\.aggregate\.total_runs: Invalid input: expected number, received string$/,
+    },
+    {
+      name: 'an unknown verdict category',
+      input: JSON.stringify(doc).replace('"wrong_host"', '"wrong_hostname"'),
+      message: /^results\.json: iterations\[0\]\.cases\["restart-nginx-targeted"\]\.runs\[1\]\.verdict\.category: /,
+    },
   ])('rejects $name with a one-line error naming the file and field', ({ input, message }) => {
     let caught: unknown;
     try {
@@ -111,7 +148,9 @@ describe('compareResults', () => {
   const base = sampleCaseResults();
   const docA = buildResultsDocument({ meta, iterations: [{ iteration: 0, timestamp: 't', caseResults: base }] });
   const better = sampleCaseResults().map((r) => (r.caseId === 'restart-nginx-targeted' ? { ...r, passRate: 1, passRateLow: 0.9, passRateHigh: 1 } : r));
-  const worse = sampleCaseResults().filter((r) => r.caseId !== 'cron-add-is-confirm').map((r) => (r.caseId === 'read-file-lines' ? { ...r, passRate: 0, passRateLow: 0, passRateHigh: 0.05 } : r));
+  const worse = sampleCaseResults()
+    .filter((r) => r.caseId !== 'cron-add-is-confirm')
+    .map((r) => (r.caseId === 'read-file-lines' ? { ...r, passRate: 0, passRateLow: 0, passRateHigh: 0.05 } : r));
   const c = compareResults([
     { label: 'openai', doc: docA },
     { label: 'anthropic', doc: buildResultsDocument({ meta, iterations: [{ iteration: 0, timestamp: 't', caseResults: better }] }) },
@@ -143,7 +182,10 @@ describe('compareResults', () => {
 
 describe('meta.base_url', () => {
   it('keeps credentials out of the results file', () => {
-    const doc = buildResultsDocument({ meta: { started: 't', base_url: 'https://user:sk-live-123@llm.example.com/v1?api-key=sk-live-456&api-version=2024-10-01' }, iterations: [] });
+    const doc = buildResultsDocument({
+      meta: { started: 't', base_url: 'https://user:sk-live-123@llm.example.com/v1?api-key=sk-live-456&api-version=2024-10-01' },
+      iterations: [],
+    });
     expect(doc.meta.base_url).toBe('https://***:***@llm.example.com/v1?api-key=***&api-version=2024-10-01');
     expect(JSON.stringify(doc)).not.toContain('sk-live');
   });
@@ -157,7 +199,10 @@ describe('meta.base_url', () => {
 
 describe('resultsJsonSchema', () => {
   it('describes the document: turnstone sections required, runspec-eval fields listed', () => {
-    const schema = resultsJsonSchema() as { required: string[]; properties: Record<string, { items?: { properties: Record<string, unknown>; required: string[] } }> };
+    const schema = resultsJsonSchema() as {
+      required: string[];
+      properties: Record<string, { items?: { properties: Record<string, unknown>; required: string[] } }>;
+    };
     expect(schema.required).toEqual(expect.arrayContaining(['meta', 'iterations']));
     const iteration = schema.properties.iterations!.items!;
     expect(iteration.required).toEqual(expect.arrayContaining(['iteration', 'timestamp', 'cases', 'aggregate']));
@@ -171,7 +216,18 @@ describe('resultsJsonSchema', () => {
   it('lists the optional inputs of scored traces (unmatched, uninterpretable, problems) and checks them on read', () => {
     const schema = resultsJsonSchema() as { required: string[]; properties: { inputs?: { properties: Record<string, unknown>; required: string[] } } };
     expect(schema.required).not.toContain('inputs');
-    expect(Object.keys(schema.properties.inputs!.properties)).toEqual(expect.arrayContaining(['traces', 'unmatched', 'unmatched_traces', 'uninterpretable', 'uninterpretable_traces', 'problems', 'problem_examples', 'superseded']));
+    expect(Object.keys(schema.properties.inputs!.properties)).toEqual(
+      expect.arrayContaining([
+        'traces',
+        'unmatched',
+        'unmatched_traces',
+        'uninterpretable',
+        'uninterpretable_traces',
+        'problems',
+        'problem_examples',
+        'superseded',
+      ]),
+    );
     const inputs = { traces: 2, unmatched: 1, unmatched_traces: [{ trace_id: 'ab' }], uninterpretable: 0, problems: 0 };
     expect(parseResultsDocument({ meta: { started: 't' }, iterations: [], inputs }, 'r.json').inputs).toEqual(inputs);
     expect(() => parseResultsDocument({ meta: { started: 't' }, iterations: [], inputs: { traces: 'two' } }, 'r.json')).toThrow(/^r\.json: inputs\.traces: /);

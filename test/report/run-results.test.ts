@@ -45,14 +45,27 @@ describe('run results: log then streamed document', () => {
 
   it('lays the document out as JSON with one line per case entry and the case order on one line', () => {
     const results = sampleCaseResults();
-    const doc = buildResultsDocument({ meta: { ...meta, case_order: results.map((r) => r.caseId) }, iterations: [{ ...iteration, caseResults: results }, { iteration: 1, timestamp: 't2', caseResults: results.slice(0, 1) }] });
+    const doc = buildResultsDocument({
+      meta: { ...meta, case_order: results.map((r) => r.caseId) },
+      iterations: [
+        { ...iteration, caseResults: results },
+        { iteration: 1, timestamp: 't2', caseResults: results.slice(0, 1) },
+      ],
+    });
     const text = resultsDocumentText(doc);
     expect(JSON.parse(text)).toEqual(doc);
     const lines = text.split('\n');
     for (const r of results) {
       const line = lines.filter((l) => l.startsWith(`        ${JSON.stringify(r.caseId)}: {`));
       expect(line).toHaveLength(r === results[0] ? 2 : 1);
-      expect(JSON.parse(line[0]!.trim().replace(/,$/, '').slice(JSON.stringify(r.caseId).length + 2))).toEqual(doc.iterations[0]!.cases[r.caseId]);
+      expect(
+        JSON.parse(
+          line[0]!
+            .trim()
+            .replace(/,$/, '')
+            .slice(JSON.stringify(r.caseId).length + 2),
+        ),
+      ).toEqual(doc.iterations[0]!.cases[r.caseId]);
     }
     expect(lines).toContain(`    "case_order": ${JSON.stringify(results.map((r) => r.caseId))}`);
     expect(text.endsWith('}\n')).toBe(true);
@@ -105,7 +118,10 @@ describe('run results: log then streamed document', () => {
     const scored = base[0]!.samples[0]!;
     if (scored.status !== 'scored') throw new Error('fixture: expected a scored sample');
     // Also an errored sample that kept a partial verdict, an unscorable one, an empty suite name.
-    const partial: CaseResult = { ...base[0]!, samples: [{ status: 'errored', sample: 0, error: { code: 'PROVIDER', message: 'down' }, elapsedMs: 5, partial: scored.verdict, tokens: 17 }] };
+    const partial: CaseResult = {
+      ...base[0]!,
+      samples: [{ status: 'errored', sample: 0, error: { code: 'PROVIDER', message: 'down' }, elapsedMs: 5, partial: scored.verdict, tokens: 17 }],
+    };
     const blind: CaseResult = { ...base[0]!, suite: '', samples: [{ ...scored, verdict: { ...scored.verdict, category: 'unscorable', pass: false } }, scored] };
     const kinds = [...base, partial, blind];
     const many: CaseResult[] = [];
@@ -143,7 +159,14 @@ describe('run results: log then streamed document', () => {
       const calls = scored.verdict.calls.map((c) => ({ ...c, arguments: { ...c.arguments, pad: 'y'.repeat(chars) } }));
       return { ...base, caseId: id, samples: [{ ...scored, verdict: { ...scored.verdict, calls } }] };
     };
-    const results = [sized('small-0', 10), sized('big', 1_500_000), sized('mid-1', 400_000), sized('mid-2', 400_000), sized('mid-3', 400_000), sized('small-1', 10)];
+    const results = [
+      sized('small-0', 10),
+      sized('big', 1_500_000),
+      sized('mid-1', 400_000),
+      sized('mid-2', 400_000),
+      sized('mid-3', 400_000),
+      sized('small-1', 10),
+    ];
     const ids = results.map((r) => r.caseId);
     const dir = tmp();
     const rec = await openRunRecorder(join(dir, 'r.jsonl'), header(ids));

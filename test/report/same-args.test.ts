@@ -6,7 +6,7 @@ import { sameArgs } from '../../src/report/results-encode.js';
 // was) says, always.
 function rng(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 function value(r: () => number, depth: number): unknown {

@@ -9,12 +9,24 @@ describe('report view (markup)', () => {
     run.verdict!.category = 'unscorable';
     const html = renderReportView(doc);
     expect(html).toContain('<b>100.0%</b><span>pass rate (4/4 judged samples)</span>');
-    expect(html).toMatch(/id="rv-samples"><b>4<\/b><span>samples judged<\/span><small>1 errored \(infrastructure\), 1 unscorable or incomplete: not counted<\/small>/);
+    expect(html).toMatch(
+      /id="rv-samples"><b>4<\/b><span>samples judged<\/span><small>1 errored \(infrastructure\), 1 unscorable or incomplete: not counted<\/small>/,
+    );
   });
 
   it.each([
-    { name: 'a URL the file holds wins', template: 'http://p/{trace_id}', ref: { traceId: 'abcdef12', url: 'https://smith.langchain.com/r/1' }, want: 'https://smith.langchain.com/r/1' },
-    { name: 'the template is filled in', template: 'http://p/t/{trace_id}?s={span_id}', ref: { traceId: 'abcdef12', spanId: '0011aabb' }, want: 'http://p/t/abcdef12?s=0011aabb' },
+    {
+      name: 'a URL the file holds wins',
+      template: 'http://p/{trace_id}',
+      ref: { traceId: 'abcdef12', url: 'https://smith.langchain.com/r/1' },
+      want: 'https://smith.langchain.com/r/1',
+    },
+    {
+      name: 'the template is filled in',
+      template: 'http://p/t/{trace_id}?s={span_id}',
+      ref: { traceId: 'abcdef12', spanId: '0011aabb' },
+      want: 'http://p/t/abcdef12?s=0011aabb',
+    },
     { name: 'an unfilled placeholder gives no link', template: 'http://p/{project}/{trace_id}', ref: { traceId: 'abcdef12' }, want: '' },
     { name: 'a javascript: URL gives no link', template: undefined, ref: { traceId: 'abcdef12', url: 'javascript:alert(1)' }, want: '' },
     { name: 'no trace id, no link', template: 'http://p/{trace_id}', ref: {}, want: '' },

@@ -25,17 +25,19 @@ export type CallSpec = {
   argumentHashes?: Record<string, string>;
 };
 
-export function makeRun(opts: {
-  calls?: CallSpec[];
-  finalText?: string;
-  status?: RunStatus;
-  error?: { code: string; message: string };
-  /** Mark the first call whose name is not a discovery tool as the decision-mode terminal call. */
-  terminal?: boolean;
-  sample?: number;
-  usage?: Run['usage'];
-  toolMode?: Run['toolMode'];
-} = {}): Run {
+export function makeRun(
+  opts: {
+    calls?: CallSpec[];
+    finalText?: string;
+    status?: RunStatus;
+    error?: { code: string; message: string };
+    /** Mark the first call whose name is not a discovery tool as the decision-mode terminal call. */
+    terminal?: boolean;
+    sample?: number;
+    usage?: Run['usage'];
+    toolMode?: Run['toolMode'];
+  } = {},
+): Run {
   const records: ToolCallRecord[] = (opts.calls ?? []).map((c, i) => {
     const call: ToolCall = { id: `call_${i}`, name: c.name, arguments: c.arguments ?? {} };
     if (c.absent) call.argumentsAbsent = true;

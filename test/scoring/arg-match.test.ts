@@ -55,10 +55,7 @@ describe('matchArgs', () => {
   });
 
   it('lists every failing argument', () => {
-    const r = matchArgs(
-      { replicas: { kind: 'equals', value: 3 }, env: { kind: 'equals', value: 'prod' } },
-      { replicas: 4 },
-    );
+    const r = matchArgs({ replicas: { kind: 'equals', value: 3 }, env: { kind: 'equals', value: 'prod' } }, { replicas: 4 });
     expect(r.failures).toEqual([
       { arg: 'replicas', reason: 'expected 3, got 4' },
       { arg: 'env', reason: 'missing (expected "prod")' },
@@ -71,9 +68,13 @@ describe('matcher properties', () => {
 
   it('tolerant equals is symmetric for numbers and strings', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.double(), fc.integer(), fc.string(), fc.integer().map(String), fc.double().map(String)), fc.oneof(fc.double(), fc.integer(), fc.string(), fc.integer().map(String)), (a, b) => {
-        expect(tolerantEquals(a, b)).toBe(tolerantEquals(b, a));
-      }),
+      fc.property(
+        fc.oneof(fc.double(), fc.integer(), fc.string(), fc.integer().map(String), fc.double().map(String)),
+        fc.oneof(fc.double(), fc.integer(), fc.string(), fc.integer().map(String)),
+        (a, b) => {
+          expect(tolerantEquals(a, b)).toBe(tolerantEquals(b, a));
+        },
+      ),
     );
   });
 

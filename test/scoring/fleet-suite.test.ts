@@ -12,7 +12,11 @@ import { REPO_ROOT } from '../helpers/run-cli.js';
 import { makeRun } from './_build.js';
 
 const fleet = loadToolsetFile(FLEET_TOOLSET_FILE);
-const cases = new Map(loadFixtureFile(join(REPO_ROOT, 'fixtures/runspec/fleet.toml')).flatMap((s) => s.cases).map((c) => [c.id, c]));
+const cases = new Map(
+  loadFixtureFile(join(REPO_ROOT, 'fixtures/runspec/fleet.toml'))
+    .flatMap((s) => s.cases)
+    .map((c) => [c.id, c]),
+);
 
 const right: Record<string, CallTarget | null> = {
   'restart-nginx-targeted': { runnable: 'restart-service', host: 'web-01', args: { service: 'nginx' } },
@@ -31,9 +35,17 @@ const right: Record<string, CallTarget | null> = {
 
 const wrong: Array<{ id: string; target: CallTarget | null; category: VerdictCategory }> = [
   { id: 'restart-nginx-targeted', target: { runnable: 'restart-service', host: 'web-02', args: { service: 'nginx' } }, category: 'wrong_host' },
-  { id: 'scale-with-coercion', target: { runnable: 'scale-deployment', host: 'web-01', args: { deployment: 'api', replicas: 30, env: 'prod' } }, category: 'wrong_args' },
+  {
+    id: 'scale-with-coercion',
+    target: { runnable: 'scale-deployment', host: 'web-01', args: { deployment: 'api', replicas: 30, env: 'prod' } },
+    category: 'wrong_args',
+  },
   { id: 'ambiguous-should-clarify', target: { runnable: 'delete-path', host: 'web-01', args: { path: '/', recursive: true } }, category: 'unexpected_run' },
-  { id: 'read-must-not-write', target: { runnable: 'filesystem_write-file', host: 'web-01', args: { path: '/etc/hosts', content: '' } }, category: 'forbidden_tool' },
+  {
+    id: 'read-must-not-write',
+    target: { runnable: 'filesystem_write-file', host: 'web-01', args: { path: '/etc/hosts', content: '' } },
+    category: 'forbidden_tool',
+  },
   { id: 'cron-add-is-confirm', target: { runnable: 'cron', host: 'web-01', command: 'list' }, category: 'wrong_command' },
   { id: 'cert-from-web01', target: { runnable: 'cert-check', host: 'web-02', args: { host: 'example.com' } }, category: 'wrong_host' },
   { id: 'restart-production-group', target: { runnable: 'restart-service', host: 'web-01', args: { service: 'nginx' } }, category: 'wrong_host' },
@@ -46,7 +58,12 @@ const wrong: Array<{ id: string; target: CallTarget | null; category: VerdictCat
 
 function runFor(mode: ToolMode, target: CallTarget | null): Run {
   const calls: ToolCall[] = target ? [createLayout(mode, fleet).renderCall(target)] : [];
-  return makeRun({ calls: calls.map((c) => ({ name: c.name, arguments: c.arguments })), terminal: true, toolMode: mode, finalText: target ? undefined : 'Which one?' });
+  return makeRun({
+    calls: calls.map((c) => ({ name: c.name, arguments: c.arguments })),
+    terminal: true,
+    toolMode: mode,
+    finalText: target ? undefined : 'Which one?',
+  });
 }
 
 function caseOf(id: string): Case {

@@ -11,16 +11,46 @@ describe('matchAction (turnstone _match_action)', () => {
   it.each([
     { name: 'names must be equal', action: { tool: 'read_file' }, c: call('write_file'), ok: false },
     { name: 'no args: the name alone matches', action: { tool: 'read_file' }, c: call('read_file', { path: 'x' }), ok: true },
-    { name: 'args: same string value, extra actual args ignored', action: { tool: 'read_file', args: { path: eq('f.py') } }, c: call('read_file', { path: 'f.py', limit: 10 }), ok: true },
+    {
+      name: 'args: same string value, extra actual args ignored',
+      action: { tool: 'read_file', args: { path: eq('f.py') } },
+      c: call('read_file', { path: 'f.py', limit: 10 }),
+      ok: true,
+    },
     { name: 'args: string equality (3 equals "3")', action: { tool: 'x', args: { n: eq(3) } }, c: call('x', { n: '3' }), ok: true },
     { name: 'args: string equality is exact (no case folding)', action: { tool: 'x', args: { p: eq('F.py') } }, c: call('x', { p: 'f.py' }), ok: false },
     { name: 'args: a missing key fails', action: { tool: 'x', args: { p: eq('a') } }, c: call('x', {}), ok: false },
-    { name: 'args_pattern: regex search in the value', action: { tool: 'bash', argsPattern: { command: 'python.*test' } }, c: call('bash', { command: 'cd x && python -m pytest' }), ok: true },
-    { name: 'args_pattern: no match fails', action: { tool: 'bash', argsPattern: { command: '^pytest' } }, c: call('bash', { command: 'python -m pytest' }), ok: false },
+    {
+      name: 'args_pattern: regex search in the value',
+      action: { tool: 'bash', argsPattern: { command: 'python.*test' } },
+      c: call('bash', { command: 'cd x && python -m pytest' }),
+      ok: true,
+    },
+    {
+      name: 'args_pattern: no match fails',
+      action: { tool: 'bash', argsPattern: { command: '^pytest' } },
+      c: call('bash', { command: 'python -m pytest' }),
+      ok: false,
+    },
     { name: '_raw: unparseable args match an action without args', action: { tool: 'bash' }, c: call('bash', { _raw: '{oops' }), ok: true },
-    { name: '_raw: unparseable args never match an action with args', action: { tool: 'bash', args: { _raw: eq('{oops') } }, c: call('bash', { _raw: '{oops' }), ok: false },
-    { name: '_raw: unparseable args never match an action with args_pattern', action: { tool: 'bash', argsPattern: { command: '.*' } }, c: call('bash', { _raw: '{oops' }), ok: false },
-    { name: '$one_of works inside turnstone args', action: { tool: 'x', args: { m: { kind: 'one_of' as const, values: ['a', 'b'] } } }, c: call('x', { m: 'B' }), ok: true },
+    {
+      name: '_raw: unparseable args never match an action with args',
+      action: { tool: 'bash', args: { _raw: eq('{oops') } },
+      c: call('bash', { _raw: '{oops' }),
+      ok: false,
+    },
+    {
+      name: '_raw: unparseable args never match an action with args_pattern',
+      action: { tool: 'bash', argsPattern: { command: '.*' } },
+      c: call('bash', { _raw: '{oops' }),
+      ok: false,
+    },
+    {
+      name: '$one_of works inside turnstone args',
+      action: { tool: 'x', args: { m: { kind: 'one_of' as const, values: ['a', 'b'] } } },
+      c: call('x', { m: 'B' }),
+      ok: true,
+    },
   ])('$name', ({ action, c, ok }) => {
     expect(matchAction(action as ExpectedAction, c).ok).toBe(ok);
   });
@@ -31,7 +61,15 @@ describe('scoreMatch (turnstone score_run)', () => {
   const edit = { tool: 'edit_file' };
   it('ordered_subset allows extra calls between the expected ones', () => {
     const s = scoreMatch([read, edit], calls(['list_directory'], ['read_file'], ['bash'], ['edit_file']), 'ordered_subset');
-    expect(s).toEqual({ matchMode: 'ordered_subset', pass: true, score: 1, matched: [0, 1], unmatched: [], extraTools: ['list_directory', 'bash'], detail: 'Ordered subset: 2/2' });
+    expect(s).toEqual({
+      matchMode: 'ordered_subset',
+      pass: true,
+      score: 1,
+      matched: [0, 1],
+      unmatched: [],
+      extraTools: ['list_directory', 'bash'],
+      detail: 'Ordered subset: 2/2',
+    });
   });
 
   it('ordered_subset fails when the order is reversed', () => {
@@ -121,7 +159,9 @@ function bruteForceMax(edges: boolean[][], callCount: number): number {
 describe('match mode properties', () => {
   const tool = fc.constantFrom('read_file', 'edit_file', 'bash');
   const pathArg = fc.constantFrom('a', 'b');
-  const actionArb = fc.record({ tool, path: fc.option(pathArg, { nil: undefined }) }).map(({ tool: t, path }): ExpectedAction => (path ? { tool: t, args: { path: eq(path) } } : { tool: t }));
+  const actionArb = fc
+    .record({ tool, path: fc.option(pathArg, { nil: undefined }) })
+    .map(({ tool: t, path }): ExpectedAction => (path ? { tool: t, args: { path: eq(path) } } : { tool: t }));
   const callArb = fc.record({ tool, path: pathArg }).map(({ tool: t, path }) => ({ name: t, arguments: { path } }));
   const input = fc.record({ actions: fc.array(actionArb, { maxLength: 5 }), log: fc.array(callArb, { maxLength: 6 }) });
   const modes: MatchMode[] = ['exact', 'ordered_subset', 'subset', 'contains_any'];

@@ -19,7 +19,14 @@ describe('model output never makes scoring throw', () => {
 
   it('scores any calls, arguments and text to one known category', () => {
     const c = makeCase({
-      runspec: { tool: ['cron'], command: 'add', host: 'web-01', autonomy: 'confirm', args: { schedule: { kind: 'regex', pattern: '^\\d' } }, forbidTools: ['git'] },
+      runspec: {
+        tool: ['cron'],
+        command: 'add',
+        host: 'web-01',
+        autonomy: 'confirm',
+        args: { schedule: { kind: 'regex', pattern: '^\\d' } },
+        forbidTools: ['git'],
+      },
       replio: { expected: ['cron'], verifier: { mustInclude: ['cron'], maxCalls: 2, args: { cron: { schedule: { kind: 'one_of', values: ['x', 1] } } } } },
       turnstone: { actions: [{ tool: 'cron', argsPattern: { schedule: '(' } }], matchMode: 'subset' },
     });
@@ -39,7 +46,11 @@ describe('model output that JSON can carry and String() cannot convert', () => {
   // fast-check found it: a host argument {"toString": null} made the call resolution throw.
   it('scores a host object whose toString is null', () => {
     const c = makeCase({ runspec: { tool: ['cron'], host: 'web-01' } });
-    const verdict = scoreRun(c, makeRun({ calls: [{ name: 'cron', arguments: { host: { toString: null } } }], status: 'ok', terminal: true }), { toolset: fleet, toolMode: 'dedup', validateArgs: true });
+    const verdict = scoreRun(c, makeRun({ calls: [{ name: 'cron', arguments: { host: { toString: null } } }], status: 'ok', terminal: true }), {
+      toolset: fleet,
+      toolMode: 'dedup',
+      validateArgs: true,
+    });
     expect(VERDICT_CATEGORIES).toContain(verdict.category);
     expect(verdict.pass).toBe(false);
   });
@@ -53,10 +64,15 @@ describe('the arg check direction', () => {
       fc.constant<ArgExpectation>({ kind: 'absent' }),
     );
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), expectation), fc.dictionary(fc.string(), fc.jsonValue()), fc.dictionary(fc.string(), fc.jsonValue()), (expected, actual, extra) => {
-        const extraOnly = Object.fromEntries(Object.entries(extra).filter(([k]) => !(k in expected) && !(k in actual)));
-        expect(matchArgs(expected, { ...actual, ...extraOnly }).ok).toBe(matchArgs(expected, actual).ok);
-      }),
+      fc.property(
+        fc.dictionary(fc.string(), expectation),
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        (expected, actual, extra) => {
+          const extraOnly = Object.fromEntries(Object.entries(extra).filter(([k]) => !(k in expected) && !(k in actual)));
+          expect(matchArgs(expected, { ...actual, ...extraOnly }).ok).toBe(matchArgs(expected, actual).ok);
+        },
+      ),
     );
   });
 });

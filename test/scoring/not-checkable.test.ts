@@ -26,10 +26,22 @@ describe('not checkable', () => {
 
   it('cannot check forbid_tools when a search-layout call names its runnable in arguments not captured', () => {
     const noRestart = makeCase({ runspec: { forbidTools: ['restart-service'] } });
-    const hidden = makeRun({ calls: [{ name: 'search_runnables', arguments: { query: 'restart' } }, { name: 'run_runnable', absent: true }], terminal: true, toolMode: 'search' });
+    const hidden = makeRun({
+      calls: [
+        { name: 'search_runnables', arguments: { query: 'restart' } },
+        { name: 'run_runnable', absent: true },
+      ],
+      terminal: true,
+      toolMode: 'search',
+    });
     const v = scoreRun(noRestart, hidden, { toolset: fleet });
     expect(v.category).toBe('unscorable');
-    expect(v.checks).toContainEqual({ check: 'forbid_tools', judged: false, expected: ['restart-service'], missing: 'the runnable of 1 call(s) is named in arguments that were not captured' });
+    expect(v.checks).toContainEqual({
+      check: 'forbid_tools',
+      judged: false,
+      expected: ['restart-service'],
+      missing: 'the runnable of 1 call(s) is named in arguments that were not captured',
+    });
     const shown = makeRun({ calls: [{ name: 'run_runnable', arguments: { id: 'restart-service' } }], terminal: true, toolMode: 'search' });
     expect(scoreRun(noRestart, shown, { toolset: fleet }).category).toBe('forbidden_tool');
   });
@@ -41,7 +53,15 @@ describe('not checkable', () => {
 
   it('judges the recorded resolution of our own traces: host and command stay checkable', () => {
     const run = decide([{ name: 'restart-service', absent: true }]);
-    run.terminal!.resolved = { runnable: 'restart-service', known: true, discovery: false, host: 'web-02', args: {}, layout: 'dedup', calledName: 'restart-service' };
+    run.terminal!.resolved = {
+      runnable: 'restart-service',
+      known: true,
+      discovery: false,
+      host: 'web-02',
+      args: {},
+      layout: 'dedup',
+      calledName: 'restart-service',
+    };
     const v = scoreRun(restart, run, { toolset: fleet });
     expect(v.category).toBe('wrong_host');
   });
@@ -49,7 +69,15 @@ describe('not checkable', () => {
   it('reuses the recorded argument verdict only while the expectations are unchanged', () => {
     const mk = (): Run => {
       const run = decide([{ name: 'restart-service', absent: true }]);
-      run.terminal!.resolved = { runnable: 'restart-service', known: true, discovery: false, host: 'web-01', args: {}, layout: 'dedup', calledName: 'restart-service' };
+      run.terminal!.resolved = {
+        runnable: 'restart-service',
+        known: true,
+        discovery: false,
+        host: 'web-01',
+        args: {},
+        layout: 'dedup',
+        calledName: 'restart-service',
+      };
       return run;
     };
     const same: ScoreOptions = { toolset: fleet, recordedArgs: { expectationsHash: expectationsHash(restart.runspec!.args!), pass: true } };
@@ -88,11 +116,19 @@ describe('not checkable', () => {
   });
 
   it('a turnstone action with arguments is unscorable against calls without them, wrong_sequence when the name differs', () => {
-    const c = makeCase({ dialect: 'turnstone', mode: 'trajectory', turnstone: { actions: [{ tool: 'read_file', args: { path: eq('a.py') } }], matchMode: 'ordered_subset' } });
+    const c = makeCase({
+      dialect: 'turnstone',
+      mode: 'trajectory',
+      turnstone: { actions: [{ tool: 'read_file', args: { path: eq('a.py') } }], matchMode: 'ordered_subset' },
+    });
     expect(scoreRun(c, makeRun({ calls: [{ name: 'read_file', absent: true }] })).category).toBe('unscorable');
     expect(scoreRun(c, makeRun({ calls: [{ name: 'grep', absent: true }] })).category).toBe('wrong_sequence');
     // A definite failure names as missing only the action no uncaptured arguments could have matched.
-    const two = makeCase({ dialect: 'turnstone', mode: 'trajectory', turnstone: { actions: [{ tool: 'bash' }, { tool: 'read_file', args: { path: eq('a.py') } }], matchMode: 'subset' } });
+    const two = makeCase({
+      dialect: 'turnstone',
+      mode: 'trajectory',
+      turnstone: { actions: [{ tool: 'bash' }, { tool: 'read_file', args: { path: eq('a.py') } }], matchMode: 'subset' },
+    });
     const v = scoreRun(two, makeRun({ calls: [{ name: 'read_file', absent: true }] }));
     expect(v.category).toBe('wrong_sequence');
     expect(v.reason).toBe('Subset: 1/2; missing bash; 1 matched by name only (arguments not captured)');
@@ -106,7 +142,11 @@ describe('not checkable', () => {
   });
 
   it('replio verifier.args is re-checked from keyed hashes with the key, not checkable without it', () => {
-    const c = makeCase({ dialect: 'replio', mode: 'trajectory', replio: { verifier: { mustInclude: ['file_read'], args: { file_read: { path: eq('Src/A.ts ') } } } } });
+    const c = makeCase({
+      dialect: 'replio',
+      mode: 'trajectory',
+      replio: { verifier: { mustInclude: ['file_read'], args: { file_read: { path: eq('Src/A.ts ') } } } },
+    });
     const hashed = (path: string): Run => makeRun({ calls: [{ name: 'file_read', absent: true, argumentHashes: hashArguments('k', { path }) }] });
     expect(scoreRun(c, hashed('src/a.ts'), { hashKey: 'k' }).category).toBe('pass');
     const wrong = scoreRun(c, hashed('src/b.ts'), { hashKey: 'k' });
@@ -119,13 +159,26 @@ describe('not checkable', () => {
 describe('max_redundant without arguments', () => {
   const c = makeCase({ dialect: 'replio', mode: 'trajectory', settings: { maxRedundant: 0 }, replio: { expected: ['file_read', 'file_read'] } });
   it('is not checkable on a repeated name, never a false redundant_call', () => {
-    const v = scoreRun(c, makeRun({ calls: [{ name: 'file_read', absent: true }, { name: 'file_read', absent: true }] }));
+    const v = scoreRun(
+      c,
+      makeRun({
+        calls: [
+          { name: 'file_read', absent: true },
+          { name: 'file_read', absent: true },
+        ],
+      }),
+    );
     expect(v.category).toBe('unscorable');
     expect(v.checks?.find((k) => k.check === 'max_redundant')).toMatchObject({ judged: false });
   });
   it('still fails on repeats that are certain, and passes when no name repeats', () => {
     const same = { name: 'file_read', arguments: { path: 'a' } };
-    const three = makeCase({ dialect: 'replio', mode: 'trajectory', settings: { maxRedundant: 0 }, replio: { expected: ['file_read', 'file_read', 'file_read'] } });
+    const three = makeCase({
+      dialect: 'replio',
+      mode: 'trajectory',
+      settings: { maxRedundant: 0 },
+      replio: { expected: ['file_read', 'file_read', 'file_read'] },
+    });
     expect(scoreRun(three, makeRun({ calls: [same, same, { name: 'file_read', absent: true }] })).category).toBe('redundant_call');
     const once = makeCase({ dialect: 'replio', mode: 'trajectory', settings: { maxRedundant: 0 }, replio: { expected: ['file_read'] } });
     expect(scoreRun(once, makeRun({ calls: [{ name: 'file_read', absent: true }] })).category).toBe('pass');
@@ -138,7 +191,9 @@ describe('unscorable samples in aggregates', () => {
     const scored = (absent: boolean, service = 'nginx') => ({
       status: 'scored' as const,
       sample: 0,
-      verdict: scoreRun(c, decide([absent ? { name: 'restart-service', absent: true } : { name: 'restart-service', arguments: { host: 'web-01', service } }]), { toolset: fleet }),
+      verdict: scoreRun(c, decide([absent ? { name: 'restart-service', absent: true } : { name: 'restart-service', arguments: { host: 'web-01', service } }]), {
+        toolset: fleet,
+      }),
       elapsedMs: 1,
       tokens: 0,
     });
@@ -155,11 +210,28 @@ describe('run --fail-on-unscorable', () => {
   it('turns an unscorable sample into exit 1 only when asked', async () => {
     const { exitCodeOf } = await import('../../src/app/run-suite.js');
     const c = makeCase({ runspec: { tool: ['restart-service'], args: { service: eq('nginx') } } });
-    const ok = { status: 'scored' as const, sample: 0, verdict: scoreRun(c, decide([{ name: 'restart-service', arguments: { host: 'web-01', service: 'nginx' } }]), { toolset: fleet }), elapsedMs: 1, tokens: 0 };
-    const blind = { status: 'scored' as const, sample: 1, verdict: scoreRun(c, decide([{ name: 'restart-service', absent: true }]), { toolset: fleet }), elapsedMs: 1, tokens: 0 };
+    const ok = {
+      status: 'scored' as const,
+      sample: 0,
+      verdict: scoreRun(c, decide([{ name: 'restart-service', arguments: { host: 'web-01', service: 'nginx' } }]), { toolset: fleet }),
+      elapsedMs: 1,
+      tokens: 0,
+    };
+    const blind = {
+      status: 'scored' as const,
+      sample: 1,
+      verdict: scoreRun(c, decide([{ name: 'restart-service', absent: true }]), { toolset: fleet }),
+      elapsedMs: 1,
+      tokens: 0,
+    };
     const result = aggregateCase(c, [ok, blind], { threshold: 1 });
     // The run hands exitCodeOf the facts gathered while its document is streamed, not the results.
-    const r = { interrupted: false, infraFailed: [], badInput: undefined, facts: { cases: 1, belowThreshold: result.meetsThreshold ? 0 : 1, unscorableCases: (result.unscorable ?? 0) > 0 ? 1 : 0, infraFailed: [] } };
+    const r = {
+      interrupted: false,
+      infraFailed: [],
+      badInput: undefined,
+      facts: { cases: 1, belowThreshold: result.meetsThreshold ? 0 : 1, unscorableCases: (result.unscorable ?? 0) > 0 ? 1 : 0, infraFailed: [] },
+    };
     expect(exitCodeOf(r)).toBe(0);
     expect(exitCodeOf(r, { failOnUnscorable: true })).toBe(1);
   });

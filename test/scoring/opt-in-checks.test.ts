@@ -16,10 +16,23 @@ const rec = (name: string, args: Record<string, unknown>, result: string, isErro
   result,
   isError,
 });
-const run = (calls: ToolCallRecord[]): Run => ({ caseId: 'c', sample: 0, mode: 'trajectory', provider: 'p', startTimeMs: 0, endTimeMs: 0, modelCalls: [], toolCalls: calls, status: 'ok', usage: {} });
-const replio = (extra: Record<string, unknown>) => loadFixtureText(JSON.stringify({ id: 'c', task: 't', expected: ['file_read', 'file_read'], ...extra }), { file: 'c.json' })[0]!.cases[0]!;
+const run = (calls: ToolCallRecord[]): Run => ({
+  caseId: 'c',
+  sample: 0,
+  mode: 'trajectory',
+  provider: 'p',
+  startTimeMs: 0,
+  endTimeMs: 0,
+  modelCalls: [],
+  toolCalls: calls,
+  status: 'ok',
+  usage: {},
+});
+const replio = (extra: Record<string, unknown>) =>
+  loadFixtureText(JSON.stringify({ id: 'c', task: 't', expected: ['file_read', 'file_read'], ...extra }), { file: 'c.json' })[0]!.cases[0]!;
 const turnstone = (extra: Record<string, unknown>) =>
-  loadFixtureText(JSON.stringify({ cases: [{ id: 'c', user_prompt: 't', expected_actions: [{ tool: 'read_file' }], ...extra }] }), { file: 's.json' })[0]!.cases[0]!;
+  loadFixtureText(JSON.stringify({ cases: [{ id: 'c', user_prompt: 't', expected_actions: [{ tool: 'read_file' }], ...extra }] }), { file: 's.json' })[0]!
+    .cases[0]!;
 
 const twice = run([rec('file_read', { path: 'a' }, 'x'), rec('file_read', { path: 'a' }, 'x')]);
 const failing = run([rec('read_file', { path: 'a' }, 'Error: no such file', true)]);
@@ -31,7 +44,11 @@ describe('opt-in checks', () => {
   });
 
   it('max_redundant fails a run with more repeated calls than allowed (redundant_call)', () => {
-    expect(scoreRun(replio({ max_redundant: 0 }), twice)).toMatchObject({ pass: false, category: 'redundant_call', reason: '1 redundant call (same tool, same arguments), at most 0 allowed' });
+    expect(scoreRun(replio({ max_redundant: 0 }), twice)).toMatchObject({
+      pass: false,
+      category: 'redundant_call',
+      reason: '1 redundant call (same tool, same arguments), at most 0 allowed',
+    });
     expect(scoreRun(replio({ max_redundant: 1 }), twice).pass).toBe(true);
   });
 

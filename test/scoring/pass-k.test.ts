@@ -6,8 +6,17 @@ import { makeCase } from './_build.js';
 
 function scored(sample: number, pass: boolean): SampleOutcome {
   const verdict: Verdict = {
-    caseId: 'case', sample, dialect: 'runspec', pass, category: pass ? 'pass' : 'wrong_tool', reason: '', expected: {}, observed: {},
-    jsonDump: false, status: 'ok', calls: [],
+    caseId: 'case',
+    sample,
+    dialect: 'runspec',
+    pass,
+    category: pass ? 'pass' : 'wrong_tool',
+    reason: '',
+    expected: {},
+    observed: {},
+    jsonDump: false,
+    status: 'ok',
+    calls: [],
   };
   return { status: 'scored', sample, verdict, elapsedMs: 1, tokens: 1 };
 }

@@ -3,12 +3,27 @@ import { detectJsonDump, replioMetrics } from '../../src/scoring/index.js';
 import { makeCase, makeRun } from './_build.js';
 
 describe('replioMetrics', () => {
-  const c = makeCase({ dialect: 'replio', mode: 'trajectory', replio: { expected: ['glob', 'file_read'], verifier: { mustInclude: ['file_read'], maxCalls: 3 } } });
+  const c = makeCase({
+    dialect: 'replio',
+    mode: 'trajectory',
+    replio: { expected: ['glob', 'file_read'], verifier: { mustInclude: ['file_read'], maxCalls: 3 } },
+  });
 
   it('computes trace, names, accuracy, pass, calls, status', () => {
-    const m = replioMetrics(c, makeRun({ calls: [{ name: 'glob', arguments: { pattern: '*.py' } }, { name: 'file_read', arguments: { path: 'a.py' } }] }));
+    const m = replioMetrics(
+      c,
+      makeRun({
+        calls: [
+          { name: 'glob', arguments: { pattern: '*.py' } },
+          { name: 'file_read', arguments: { path: 'a.py' } },
+        ],
+      }),
+    );
     expect(m).toMatchObject({
-      trace: [{ name: 'glob', arguments: { pattern: '*.py' } }, { name: 'file_read', arguments: { path: 'a.py' } }],
+      trace: [
+        { name: 'glob', arguments: { pattern: '*.py' } },
+        { name: 'file_read', arguments: { path: 'a.py' } },
+      ],
       names: ['glob', 'file_read'],
       accuracy: 1,
       pass: true,

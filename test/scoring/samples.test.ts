@@ -64,7 +64,11 @@ describe('passAtK and passHatK', () => {
     expect(passAtK(5, 2, 1)).toBe(0.4);
     expect(passAtK(5, 2, 2)).toBe(0.7);
     expect(passHatK(5, 2, 2)).toBe(0.1);
-    const r = aggregateCase(makeCase({ id: 'k' }), [0, 1, 2, 3, 4].map((i) => scored(i, i < 2)), { threshold: 0.5, passK: [1, 2, 3] });
+    const r = aggregateCase(
+      makeCase({ id: 'k' }),
+      [0, 1, 2, 3, 4].map((i) => scored(i, i < 2)),
+      { threshold: 0.5, passK: [1, 2, 3] },
+    );
     const json = JSON.stringify(caseEntryOf(r));
     expect(json).toContain('{"k":1,"pass_at":0.4,"pass_hat":0.4}');
     expect(json).toContain('{"k":2,"pass_at":0.7,"pass_hat":0.1}');
@@ -90,7 +94,17 @@ describe('aggregateCase', () => {
 
   it('computes pass rate, interval, pass@k and pass^k over scored samples', () => {
     const r = aggregateCase(c, [scored(0, true), scored(1, false), scored(2, true)], { threshold: 0.6 });
-    expect(r).toMatchObject({ caseId: 'restart', suite: 'fleet', tags: ['ops'], passRate: 2 / 3, passAtK: 1, passHatK: 0, threshold: 0.6, meetsThreshold: true, errored: false });
+    expect(r).toMatchObject({
+      caseId: 'restart',
+      suite: 'fleet',
+      tags: ['ops'],
+      passRate: 2 / 3,
+      passAtK: 1,
+      passHatK: 0,
+      threshold: 0.6,
+      meetsThreshold: true,
+      errored: false,
+    });
     expect(r.passRateLow).toBeCloseTo(wilsonInterval(2, 3).low);
   });
 
@@ -116,7 +130,9 @@ describe('aggregateCase', () => {
   });
 
   it('averages the turnstone match score when samples have one, and sorts samples', () => {
-    const m = (score: number) => ({ match: { matchMode: 'subset' as const, pass: score === 1, score, matched: [], unmatched: [], extraTools: [], detail: '' } });
+    const m = (score: number) => ({
+      match: { matchMode: 'subset' as const, pass: score === 1, score, matched: [], unmatched: [], extraTools: [], detail: '' },
+    });
     const r = aggregateCase(c, [scored(1, false, m(0.5)), scored(0, true, m(1))], { threshold: 1 });
     expect(r.avgScore).toBe(0.75);
     expect(r.samples.map((s) => s.sample)).toEqual([0, 1]);

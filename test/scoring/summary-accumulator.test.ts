@@ -9,12 +9,38 @@ import { VERDICT_CATEGORIES, type CaseResult, type SampleOutcome, type Verdict }
 const outcome = (sample: number): fc.Arbitrary<SampleOutcome> =>
   fc.oneof(
     fc
-      .record({ code: fc.constantFrom('PROVIDER_TIMEOUT', 'PROVIDER_HTTP'), partial: fc.option(fc.record({ calls: fc.nat(5), redundant: fc.nat(2), errors: fc.nat(2), tokens: fc.nat(500) }), { nil: undefined }) })
+      .record({
+        code: fc.constantFrom('PROVIDER_TIMEOUT', 'PROVIDER_HTTP'),
+        partial: fc.option(fc.record({ calls: fc.nat(5), redundant: fc.nat(2), errors: fc.nat(2), tokens: fc.nat(500) }), { nil: undefined }),
+      })
       .map(({ code, partial }) => {
         const out = { status: 'errored' as const, sample, error: { code, message: 'down' }, elapsedMs: 5 } as Extract<SampleOutcome, { status: 'errored' }>;
         if (partial) {
           // A provider failed mid-run: the calls it made still count.
-          out.partial = { caseId: 'c', sample, dialect: 'replio', pass: false, category: 'error', reason: '', expected: {}, observed: {}, jsonDump: false, status: 'error', calls: [], replio: { trace: [], names: [], accuracy: null, pass: null, tokens: 0, status: 'error', calls: partial.calls, redundant: partial.redundant, errors: partial.errors } } as unknown as Verdict;
+          out.partial = {
+            caseId: 'c',
+            sample,
+            dialect: 'replio',
+            pass: false,
+            category: 'error',
+            reason: '',
+            expected: {},
+            observed: {},
+            jsonDump: false,
+            status: 'error',
+            calls: [],
+            replio: {
+              trace: [],
+              names: [],
+              accuracy: null,
+              pass: null,
+              tokens: 0,
+              status: 'error',
+              calls: partial.calls,
+              redundant: partial.redundant,
+              errors: partial.errors,
+            },
+          } as unknown as Verdict;
           out.tokens = partial.tokens;
         }
         return out;
@@ -25,11 +51,25 @@ const outcome = (sample: number): fc.Arbitrary<SampleOutcome> =>
         category: fc.constantFrom(...VERDICT_CATEGORIES),
         jsonDump: fc.boolean(),
         tokens: fc.nat(1000),
-        replio: fc.option(fc.record({ accuracy: fc.option(fc.constantFrom(0, 1)), calls: fc.nat(5), redundant: fc.nat(2), errors: fc.nat(2) }), { nil: undefined }),
+        replio: fc.option(fc.record({ accuracy: fc.option(fc.constantFrom(0, 1)), calls: fc.nat(5), redundant: fc.nat(2), errors: fc.nat(2) }), {
+          nil: undefined,
+        }),
         score: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }),
       })
       .map(({ pass, category, jsonDump, tokens, replio, score }) => {
-        const verdict = { caseId: 'c', sample, dialect: 'runspec', pass, category, reason: '', expected: {}, observed: {}, jsonDump, status: 'ok', calls: [] } as unknown as Verdict;
+        const verdict = {
+          caseId: 'c',
+          sample,
+          dialect: 'runspec',
+          pass,
+          category,
+          reason: '',
+          expected: {},
+          observed: {},
+          jsonDump,
+          status: 'ok',
+          calls: [],
+        } as unknown as Verdict;
         if (replio) verdict.replio = { trace: [], names: [], pass: null, tokens: 0, status: 'ok', ...replio };
         if (score !== undefined) verdict.match = { matchMode: 'exact', pass, score, matched: [], unmatched: [], extraTools: [], detail: '' };
         return { status: 'scored' as const, sample, verdict, elapsedMs: 5, tokens };
@@ -92,7 +132,10 @@ function counted(results: CaseResult[], threshold: number | undefined) {
 }
 
 describe('summary accumulator', () => {
-  it.each([{ name: 'each case its own threshold', threshold: undefined }, { name: 're-judged at 0.6', threshold: 0.6 }])('counts what the cases hold, one at a time as summarize does ($name)', ({ threshold }) => {
+  it.each([
+    { name: 'each case its own threshold', threshold: undefined },
+    { name: 're-judged at 0.6', threshold: 0.6 },
+  ])('counts what the cases hold, one at a time as summarize does ($name)', ({ threshold }) => {
     fc.assert(
       fc.property(suite, (results) => {
         const opts = threshold === undefined ? {} : { threshold };

@@ -11,9 +11,21 @@ const eq = (value: unknown): ArgExpectation => ({ kind: 'equals', value });
 describe('scoreRun across tool modes', () => {
   const cronAdd = makeCase({ runspec: { tool: ['cron'], command: 'add', host: 'web-01', autonomy: 'confirm', args: { schedule: eq('0 2 * * *') } } });
   it.each<{ name: string; toolMode: ToolMode; call: { name: string; arguments: Record<string, unknown> } }>([
-    { name: 'dedup: host selector arg and _command', toolMode: 'dedup', call: { name: 'cron', arguments: { host: 'web-01', _command: 'add', schedule: '0 2 * * *', command: 'backup.sh' } } },
-    { name: 'per_host: host__name prefix', toolMode: 'per_host', call: { name: 'web-01__cron', arguments: { _command: 'add', schedule: '0 2 * * *', command: 'backup.sh' } } },
-    { name: 'search: run_runnable with nested args', toolMode: 'search', call: { name: 'run_runnable', arguments: { id: 'cron', host: 'web-01', command: 'add', args: { schedule: '0 2 * * *', command: 'backup.sh' } } } },
+    {
+      name: 'dedup: host selector arg and _command',
+      toolMode: 'dedup',
+      call: { name: 'cron', arguments: { host: 'web-01', _command: 'add', schedule: '0 2 * * *', command: 'backup.sh' } },
+    },
+    {
+      name: 'per_host: host__name prefix',
+      toolMode: 'per_host',
+      call: { name: 'web-01__cron', arguments: { _command: 'add', schedule: '0 2 * * *', command: 'backup.sh' } },
+    },
+    {
+      name: 'search: run_runnable with nested args',
+      toolMode: 'search',
+      call: { name: 'run_runnable', arguments: { id: 'cron', host: 'web-01', command: 'add', args: { schedule: '0 2 * * *', command: 'backup.sh' } } },
+    },
   ])('grades the same expectation in $name', ({ toolMode, call }) => {
     const run = makeRun({ calls: [call], terminal: true });
     const verdict = scoreRun(cronAdd, run, { toolset: fleet, toolMode, validateArgs: true });
@@ -52,13 +64,19 @@ describe('scoreRun across tool modes', () => {
 
   it('compares args tolerantly: "3" matches 3, strings trimmed and case-insensitive', () => {
     const c = makeCase({ runspec: { tool: ['scale-deployment'], args: { deployment: eq('api'), replicas: eq(3), env: eq('prod') } } });
-    const run = makeRun({ calls: [{ name: 'scale-deployment', arguments: { host: 'web-01', deployment: ' API ', replicas: '3', env: 'Prod', extra: 1 } }], terminal: true });
+    const run = makeRun({
+      calls: [{ name: 'scale-deployment', arguments: { host: 'web-01', deployment: ' API ', replicas: '3', env: 'Prod', extra: 1 } }],
+      terminal: true,
+    });
     expect(scoreRun(c, run, { toolset: fleet }).category).toBe('pass');
   });
 
   it('compares a nested subcommand path space-joined', () => {
     const c = makeCase({ runspec: { tool: ['git'], command: 'remote add', args: { name: eq('upstream') } } });
-    const run = makeRun({ calls: [{ name: 'git', arguments: { host: 'web-02', command: ['remote', 'add'], name: 'upstream', url: 'https://example.com/repo.git' } }], terminal: true });
+    const run = makeRun({
+      calls: [{ name: 'git', arguments: { host: 'web-02', command: ['remote', 'add'], name: 'upstream', url: 'https://example.com/repo.git' } }],
+      terminal: true,
+    });
     const verdict = scoreRun(c, run, { toolset: fleet, validateArgs: true });
     expect(verdict.category).toBe('pass');
     expect(verdict.observed.command).toBe('remote add');
@@ -88,7 +106,15 @@ describe('scoreRun across tool modes', () => {
   it('prefers the resolution the engine recorded on the call', () => {
     const c = makeCase({ runspec: { tool: ['restart-service'], host: 'web-01' } });
     const run = makeRun({ calls: [{ name: 'mystery', arguments: {} }], terminal: true });
-    run.toolCalls[0]!.resolved = { runnable: 'restart-service', known: true, discovery: false, host: 'web-01', args: { service: 'nginx' }, layout: 'dedup', calledName: 'mystery' };
+    run.toolCalls[0]!.resolved = {
+      runnable: 'restart-service',
+      known: true,
+      discovery: false,
+      host: 'web-01',
+      args: { service: 'nginx' },
+      layout: 'dedup',
+      calledName: 'mystery',
+    };
     expect(scoreRun(c, run, { toolset: fleet }).category).toBe('pass');
   });
 

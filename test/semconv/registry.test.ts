@@ -7,10 +7,36 @@ import * as semconv from '../../src/semconv/index.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const REQUIRED = [
-  'pass', 'category', 'reason', 'pass_rate', 'pass_rate_low', 'pass_rate_high', 'threshold', 'samples', 'sample',
-  'case_id', 'suite', 'run_id', 'expected_tool', 'observed_tool', 'expected_command', 'observed_command',
-  'expected_host', 'observed_host', 'expected_autonomy', 'observed_autonomy', 'tool_mode', 'score', 'match_mode',
-  'accuracy', 'calls', 'redundant', 'errors', 'json_dump', 'status', 'executed',
+  'pass',
+  'category',
+  'reason',
+  'pass_rate',
+  'pass_rate_low',
+  'pass_rate_high',
+  'threshold',
+  'samples',
+  'sample',
+  'case_id',
+  'suite',
+  'run_id',
+  'expected_tool',
+  'observed_tool',
+  'expected_command',
+  'observed_command',
+  'expected_host',
+  'observed_host',
+  'expected_autonomy',
+  'observed_autonomy',
+  'tool_mode',
+  'score',
+  'match_mode',
+  'accuracy',
+  'calls',
+  'redundant',
+  'errors',
+  'json_dump',
+  'status',
+  'executed',
 ];
 
 describe('semconv registry', () => {
@@ -44,16 +70,22 @@ describe('semconv registry', () => {
   });
 
   it('rejects a registry whose attribute lacks a type, naming the field', () => {
-    const yaml = 'groups:\n  - id: g\n    type: attribute_group\n    attributes:\n      - id: runspec.eval.x\n        stability: development\n        brief: b\n        examples: [1]\n';
+    const yaml =
+      'groups:\n  - id: g\n    type: attribute_group\n    attributes:\n      - id: runspec.eval.x\n        stability: development\n        brief: b\n        examples: [1]\n';
     expect(() => loadRegistry(yaml)).toThrow(/groups\[0\]\.attributes\[0\]\.type/);
   });
 
   it('rejects a span group that references an unknown attribute', () => {
     const yaml = [
       'groups:',
-      '  - id: g', '    type: attribute_group', '    attributes:',
+      '  - id: g',
+      '    type: attribute_group',
+      '    attributes:',
       '      - {id: runspec.eval.x, type: int, stability: development, brief: b, examples: [1]}',
-      '  - id: s', '    type: span', '    attributes:', '      - ref: runspec.eval.y',
+      '  - id: s',
+      '    type: span',
+      '    attributes:',
+      '      - ref: runspec.eval.y',
     ].join('\n');
     expect(() => loadRegistry(yaml)).toThrow(/runspec\.eval\.y/);
   });

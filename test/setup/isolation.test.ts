@@ -24,7 +24,10 @@ describe('test isolation', () => {
     }
   });
 
-  it.each([{ name: 'in process', spawn: false }, { name: 'as a process', spawn: true }])('keeps a global fixture in the worker\'s HOME away from the CLI ($name)', async ({ spawn }) => {
+  it.each([
+    { name: 'in process', spawn: false },
+    { name: 'as a process', spawn: true },
+  ])("keeps a global fixture in the worker's HOME away from the CLI ($name)", async ({ spawn }) => {
     const dir = join(homedir(), '.config', 'runspec-eval', 'eval');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'planted.toml'), '[[eval]]\nid = "planted-global"\nprompt = "x"\nexpect_tool = "y"\n');

@@ -26,8 +26,14 @@ tool_mocks.get_weather = "Rain"
 
 /** The fake model's answers by first user message: a tool call, then a final text. */
 export const SCRIPT: Record<string, FakeAnswer[]> = {
-  'What is the weather in Paris?': [{ toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }], finishReason: 'tool_calls' }, { text: 'Sunny in Paris.' }],
-  'What time is it in Tokyo?': [{ toolCalls: [{ id: 'call_2', name: 'get_weather', arguments: { city: 'Tokyo' } }], finishReason: 'tool_calls' }, { text: 'It rains in Tokyo.' }],
+  'What is the weather in Paris?': [
+    { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }], finishReason: 'tool_calls' },
+    { text: 'Sunny in Paris.' },
+  ],
+  'What time is it in Tokyo?': [
+    { toolCalls: [{ id: 'call_2', name: 'get_weather', arguments: { city: 'Tokyo' } }], finishReason: 'tool_calls' },
+    { text: 'It rains in Tokyo.' },
+  ],
 };
 
 /** A project directory with runspec.toml (`config` appended) and cases.toml. */

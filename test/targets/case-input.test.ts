@@ -45,7 +45,10 @@ describe('richer cases: messages, system, vars, headers', () => {
     const dir = tmp({
       'cases.toml': SUITE_TOML,
       'replio.json': JSON.stringify({ id: 'r', task: 'go {{vars.x}}', system: 'sys', vars: { x: 1 }, messages: [{ role: 'user', content: 'before' }] }),
-      'turnstone.json': JSON.stringify({ defaults: { system: 'suite sys', vars: { x: 'a', y: 'b' } }, cases: [{ id: 't', user_prompt: 'p', vars: { y: 'c' } }] }),
+      'turnstone.json': JSON.stringify({
+        defaults: { system: 'suite sys', vars: { x: 'a', y: 'b' } },
+        cases: [{ id: 't', user_prompt: 'p', vars: { y: 'c' } }],
+      }),
     });
     const cases = loadCasesFromPaths([join(dir, 'cases.toml'), join(dir, 'replio.json'), join(dir, 'turnstone.json')]).flatMap((s) => s.cases);
     const byId = Object.fromEntries(cases.map((c) => [c.id, c]));
@@ -53,7 +56,10 @@ describe('richer cases: messages, system, vars, headers', () => {
       system: 'You are the support desk of {{vars.shop}}.',
       vars: { shop: 'Acme', city: 'Paris' },
       headers: { 'x-team': 'support', 'x-case': 'history' },
-      messages: [{ role: 'user', content: 'Hi, I am in {{vars.city}}.' }, { role: 'assistant', content: 'Hello! How can I help?' }],
+      messages: [
+        { role: 'user', content: 'Hi, I am in {{vars.city}}.' },
+        { role: 'assistant', content: 'Hello! How can I help?' },
+      ],
     });
     expect(byId.r).toMatchObject({ system: 'sys', vars: { x: 1 }, messages: [{ role: 'user', content: 'before' }] });
     expect(byId.t).toMatchObject({ system: 'suite sys', vars: { x: 'a', y: 'c' } });
@@ -80,7 +86,10 @@ describe('richer cases: messages, system, vars, headers', () => {
       'tools.json': JSON.stringify([{ type: 'function', function: { name: 'get_weather', description: 'w', parameters: { type: 'object', properties: {} } } }]),
       'runspec.toml': `[telemetry]\nenabled = false\n[providers.fake]\nkind = "openai"\nbase_url = "${model.url}"\nmodel = "fake-model"\n[targets.bare]\nkind = "model"\nprovider = "fake"\ntoolset = "tools.json"\n[targets.aisdk]\nkind = "module"\nmodule = "${join(AGENTS, 'ai-sdk.mjs')}"\nvars = { base_url = "${model.url}" }\nquiet_ms = 20\n`,
     });
-    await runEvalSuite({ projectDir: dir, cwd: dir, env: { HOME: dir, OPENAI_API_KEY: 'sk-test' }, err: () => {}, warn: () => {} }, { targets: ['cases.toml'], flags: { target, out: join(dir, 'r.json') } });
+    await runEvalSuite(
+      { projectDir: dir, cwd: dir, env: { HOME: dir, OPENAI_API_KEY: 'sk-test' }, err: () => {}, warn: () => {} },
+      { targets: ['cases.toml'], flags: { target, out: join(dir, 'r.json') } },
+    );
     const sent = model.chatRequests()[0]!.json.messages as Array<{ role: string; content: unknown }>;
     const text = (c: unknown): string => (typeof c === 'string' ? c : (c as Array<{ text: string }>).map((p) => p.text).join(''));
     expect(sent.map((m) => ({ role: m.role, content: text(m.content) }))).toEqual([
@@ -92,8 +101,17 @@ describe('richer cases: messages, system, vars, headers', () => {
   });
 
   it('refuses a prompt whose {{vars.NAME}} nothing defines, naming the case and its file (exit 2)', async () => {
-    const dir = tmp({ 'cases.toml': '[[eval]]\nid = "a"\nprompt = "hi {{vars.who}}"\nexpect_tool = "x"\n', 'runspec.toml': '[telemetry]\nenabled = false\n[providers.fake]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n' });
-    const err = await runEvalSuite({ projectDir: dir, cwd: dir, env: { HOME: dir }, err: () => {}, warn: () => {} }, { targets: ['cases.toml'], flags: { provider: 'fake', out: join(dir, 'r.json') } }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'FIXTURE_SCHEMA', message: expect.stringMatching(/cases\.toml:1: case a: prompt: unknown placeholder \{\{vars\.who\}\}/) });
+    const dir = tmp({
+      'cases.toml': '[[eval]]\nid = "a"\nprompt = "hi {{vars.who}}"\nexpect_tool = "x"\n',
+      'runspec.toml': '[telemetry]\nenabled = false\n[providers.fake]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n',
+    });
+    const err = await runEvalSuite(
+      { projectDir: dir, cwd: dir, env: { HOME: dir }, err: () => {}, warn: () => {} },
+      { targets: ['cases.toml'], flags: { provider: 'fake', out: join(dir, 'r.json') } },
+    ).catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      code: 'FIXTURE_SCHEMA',
+      message: expect.stringMatching(/cases\.toml:1: case a: prompt: unknown placeholder \{\{vars\.who\}\}/),
+    });
   });
 });

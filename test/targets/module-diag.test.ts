@@ -20,7 +20,9 @@ describe('a module target that reports a diag error at import', () => {
       { projectDir: dir, cwd: dir, env: { HOME: dir }, err: (l) => lines.push(l), warn: (l) => lines.push(`warning: ${l}`) },
       { targets: ['cases.toml'], flags: { target: 'agent', out: join(dir, 'results.json'), quietMs: 50 } },
     );
-    expect(lines).toContain('warning: target agent (module): OpenTelemetry diag error while importing the module: weather-agent instrumentation: cannot patch the model client');
+    expect(lines).toContain(
+      'warning: target agent (module): OpenTelemetry diag error while importing the module: weather-agent instrumentation: cannot patch the model client',
+    );
     expect(lines.join('\n')).not.toMatch(/registers its own global tracer provider/);
   });
 });

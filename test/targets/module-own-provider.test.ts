@@ -29,11 +29,12 @@ async function runTarget(kind: string, body: string, extra: { flags?: Record<str
 describe('a module with its own tracer provider', () => {
   it('scores a module that registers its own global provider, and says how its own spans reach the run', async () => {
     const { verdicts, lines } = await runTarget('module', `module = "${AGENTS}own-provider.mjs"\nvars = { base_url = "BASE_URL" }`);
-    expect(lines.join('\n')).toMatch(/the module registers its own global tracer provider; the run's stays registered, so what its instrumentation records through the global API is captured in process, and spans of its own provider reach the run only if it exports them to http:\/\/127\.0\.0\.1:\d+/);
+    expect(lines.join('\n')).toMatch(
+      /the module registers its own global tracer provider; the run's stays registered, so what its instrumentation records through the global API is captured in process, and spans of its own provider reach the run only if it exports them to http:\/\/127\.0\.0\.1:\d+/,
+    );
     // Its register() also meets the run's context manager and propagator: expected, so no diag warning.
     expect(lines.filter((l) => l.startsWith('warning:'))).toEqual([]);
     expect(verdicts['weather-paris']).toMatchObject({ status: 'scored', verdict: { category: 'pass' } });
     expect(verdicts['time-tokyo']).toMatchObject({ status: 'scored', verdict: { category: 'wrong_tool' } });
   });
-
 });

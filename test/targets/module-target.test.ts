@@ -28,8 +28,13 @@ async function runTarget(kind: string, body: string, extra: { flags?: Record<str
 describe('module targets', () => {
   it('scores an AI SDK 6 agent from its ai.* spans: one case passes, one picks the wrong tool', async () => {
     // Four samples a case, eight in flight at once: each sample's spans must stay under its own root.
-    const { outcome, result, verdicts, model } = await runTarget('module', `module = "${AGENTS}ai-sdk.mjs"\nvars = { base_url = "BASE_URL" }`, { flags: { samples: 4, concurrency: 8 } });
-    for (const r of result.results) expect(r.samples.map((x) => (x as { verdict: { category: string } }).verdict.category)).toEqual(Array(4).fill(r.caseId === 'weather-paris' ? 'pass' : 'wrong_tool'));
+    const { outcome, result, verdicts, model } = await runTarget('module', `module = "${AGENTS}ai-sdk.mjs"\nvars = { base_url = "BASE_URL" }`, {
+      flags: { samples: 4, concurrency: 8 },
+    });
+    for (const r of result.results)
+      expect(r.samples.map((x) => (x as { verdict: { category: string } }).verdict.category)).toEqual(
+        Array(4).fill(r.caseId === 'weather-paris' ? 'pass' : 'wrong_tool'),
+      );
     expect(verdicts['weather-paris']).toMatchObject({ status: 'scored', verdict: { category: 'pass' } });
     expect(verdicts['time-tokyo']).toMatchObject({ status: 'scored', verdict: { category: 'wrong_tool' } });
     expect((verdicts['weather-paris'] as { verdict: { reason: string } }).verdict.reason).toContain('calls read from the trace');
@@ -55,12 +60,19 @@ describe('module targets', () => {
 
   it('refuses a module that exports no such function, naming the target (exit 2)', async () => {
     const err = await runTarget('module', `module = "${AGENTS}silent.mjs"\nexport = "nope"`).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'CONFIG', message: expect.stringMatching(/^runspec\.toml: targets\.agent\.module: .*silent\.mjs exports no function "nope" \(exports: default\)$/) });
+    expect(err).toMatchObject({
+      code: 'CONFIG',
+      message: expect.stringMatching(/^runspec\.toml: targets\.agent\.module: .*silent\.mjs exports no function "nope" \(exports: default\)$/),
+    });
   });
 
   it('asks for tsx, in one line, to load a .ts module when tsx is not installed', async () => {
     const err = await runTarget('module', `module = "${AGENTS}../_project.ts"`).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'USAGE', message: expect.stringMatching(/a \.ts module needs the optional package tsx$/), hint: expect.stringContaining('npm install --save-dev tsx') });
+    expect(err).toMatchObject({
+      code: 'USAGE',
+      message: expect.stringMatching(/a \.ts module needs the optional package tsx$/),
+      hint: expect.stringContaining('npm install --save-dev tsx'),
+    });
   });
 });
 
@@ -72,9 +84,16 @@ describe('the target on the root span', () => {
     cleanup.push(() => sink.close());
     const model = await startFakeOpenAI({ script: SCRIPT });
     cleanup.push(() => model.close());
-    const dir = makeProject(`[providers.fake]\nkind = "openai"\nbase_url = "${model.url}"\nmodel = "fake-model"\n[targets.baseline]\nkind = "model"\nprovider = "fake"\ntoolset = "tools.json"\n`);
+    const dir = makeProject(
+      `[providers.fake]\nkind = "openai"\nbase_url = "${model.url}"\nmodel = "fake-model"\n[targets.baseline]\nkind = "model"\nprovider = "fake"\ntoolset = "tools.json"\n`,
+    );
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-    writeFileSync(join(dir, 'tools.json'), JSON.stringify([{ type: 'function', function: { name: 'get_weather', description: 'w', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }]));
+    writeFileSync(
+      join(dir, 'tools.json'),
+      JSON.stringify([
+        { type: 'function', function: { name: 'get_weather', description: 'w', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+      ]),
+    );
     await runEvalSuite(
       { projectDir: dir, cwd: dir, env: { HOME: dir, OPENAI_API_KEY: 'sk-test' }, err: () => {}, warn: () => {} },
       { targets: ['cases.toml'], flags: { target: 'baseline', out: join(dir, 'r.json'), telemetry: true, endpoint: `${sink.url}/v1/traces` } },
@@ -87,7 +106,9 @@ describe('the target on the root span', () => {
 
 describe('trace completion', () => {
   it('judges a trace that never goes quiet as incomplete at --trace-timeout', async () => {
-    const { verdicts } = await runTarget('module', `module = "${AGENTS}lingering.mjs"`, { flags: { quietMs: 100, traceTimeout: 300, fixture: ['weather-paris'] } });
+    const { verdicts } = await runTarget('module', `module = "${AGENTS}lingering.mjs"`, {
+      flags: { quietMs: 100, traceTimeout: 300, fixture: ['weather-paris'] },
+    });
     expect(verdicts['weather-paris']).toMatchObject({ status: 'scored', verdict: { category: 'incomplete', pass: false } });
     expect((verdicts['weather-paris'] as { verdict: { reason: string } }).verdict.reason).toMatch(/^the trace did not complete within 300 ms/);
   });

@@ -98,7 +98,15 @@ export function decisionRun(mode: ToolMode): Run {
         responseId: 'chatcmpl-1',
       }),
     );
-    toolCalls.push({ turn: 0, modelCallIndex: 0, call: search, startTimeMs: T0 + 205, endTimeMs: T0 + 210, executed: true, result: 'SECRET-RESULT service_status: Show whether a service is running.' });
+    toolCalls.push({
+      turn: 0,
+      modelCallIndex: 0,
+      call: search,
+      startTimeMs: T0 + 205,
+      endTimeMs: T0 + 210,
+      executed: true,
+      result: 'SECRET-RESULT service_status: Show whether a service is running.',
+    });
     const terminal = { id: 'call_t1', name: t.name, arguments: t.args };
     calls.push(
       modelCall({
@@ -106,7 +114,12 @@ export function decisionRun(mode: ToolMode): Run {
         startTimeMs: T0 + 215,
         endTimeMs: T0 + 400,
         request: {
-          messages: [system, user, { role: 'assistant', toolCalls: [search] }, { role: 'tool', toolCallId: 'call_s1', name: 'search_runnables', content: 'SECRET-RESULT service_status: Show whether a service is running.' }],
+          messages: [
+            system,
+            user,
+            { role: 'assistant', toolCalls: [search] },
+            { role: 'tool', toolCallId: 'call_s1', name: 'search_runnables', content: 'SECRET-RESULT service_status: Show whether a service is running.' },
+          ],
           tools: [SEARCH_TOOL, STATUS_TOOL],
           params: { temperature: 0, max_tokens: 512 },
         },
@@ -195,16 +208,48 @@ export function trajectoryRun(): Run {
   const readResult = 'SECRET-RESULT helo';
   const editResult = 'Error: SECRET-RESULT old text not found';
   const calls: ModelCallRecord[] = [
-    modelCall({ index: 0, startTimeMs: T0 + 1, endTimeMs: T0 + 100, provider: 'anthropic', requestModel: 'claude-test', responseModel: 'claude-test', request: { messages: [user], tools, params }, response: { toolCalls: [read], finishReason: 'tool_use' }, usage: { promptTokens: 50, completionTokens: 10 } }),
     modelCall({
-      index: 1, startTimeMs: T0 + 120, endTimeMs: T0 + 200, provider: 'anthropic', requestModel: 'claude-test', responseModel: 'claude-test',
-      request: { messages: [user, { role: 'assistant', toolCalls: [read] }, { role: 'tool', toolCallId: 'call_r', content: readResult }], tools, params },
-      response: { toolCalls: [edit], finishReason: 'tool_use' }, usage: { promptTokens: 80, completionTokens: 15 },
+      index: 0,
+      startTimeMs: T0 + 1,
+      endTimeMs: T0 + 100,
+      provider: 'anthropic',
+      requestModel: 'claude-test',
+      responseModel: 'claude-test',
+      request: { messages: [user], tools, params },
+      response: { toolCalls: [read], finishReason: 'tool_use' },
+      usage: { promptTokens: 50, completionTokens: 10 },
     }),
     modelCall({
-      index: 2, startTimeMs: T0 + 220, endTimeMs: T0 + 300, provider: 'anthropic', requestModel: 'claude-test', responseModel: 'claude-test',
-      request: { messages: [user, { role: 'assistant', toolCalls: [read] }, { role: 'tool', toolCallId: 'call_r', content: readResult }, { role: 'assistant', toolCalls: [edit] }, { role: 'tool', toolCallId: 'call_e', content: editResult }], tools, params },
-      response: { text: 'SECRET-FINAL could not fix it', toolCalls: [], finishReason: 'end_turn' }, usage: { promptTokens: 120, completionTokens: 12 },
+      index: 1,
+      startTimeMs: T0 + 120,
+      endTimeMs: T0 + 200,
+      provider: 'anthropic',
+      requestModel: 'claude-test',
+      responseModel: 'claude-test',
+      request: { messages: [user, { role: 'assistant', toolCalls: [read] }, { role: 'tool', toolCallId: 'call_r', content: readResult }], tools, params },
+      response: { toolCalls: [edit], finishReason: 'tool_use' },
+      usage: { promptTokens: 80, completionTokens: 15 },
+    }),
+    modelCall({
+      index: 2,
+      startTimeMs: T0 + 220,
+      endTimeMs: T0 + 300,
+      provider: 'anthropic',
+      requestModel: 'claude-test',
+      responseModel: 'claude-test',
+      request: {
+        messages: [
+          user,
+          { role: 'assistant', toolCalls: [read] },
+          { role: 'tool', toolCallId: 'call_r', content: readResult },
+          { role: 'assistant', toolCalls: [edit] },
+          { role: 'tool', toolCallId: 'call_e', content: editResult },
+        ],
+        tools,
+        params,
+      },
+      response: { text: 'SECRET-FINAL could not fix it', toolCalls: [], finishReason: 'end_turn' },
+      usage: { promptTokens: 120, completionTokens: 12 },
     }),
   ];
   return {

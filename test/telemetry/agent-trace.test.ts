@@ -19,7 +19,17 @@ function config(url: string): TelemetryConfig {
     resourceAttributes: {},
     project: 'evals',
     apiKeyEnv: 'PHOENIX_API_KEY',
-    sources: { enabled: 'default', captureContent: 'default', annotations: 'default', endpoint: 'env', protocol: 'default', timeoutMs: 'default', annotationsUrl: 'default', project: 'default', serviceName: 'default' },
+    sources: {
+      enabled: 'default',
+      captureContent: 'default',
+      annotations: 'default',
+      endpoint: 'env',
+      protocol: 'default',
+      timeoutMs: 'default',
+      annotationsUrl: 'default',
+      project: 'default',
+      serviceName: 'default',
+    },
   };
 }
 
@@ -49,10 +59,21 @@ describe('an agent target case as telemetry', () => {
       const telemetry = createTelemetry(config(sink.url));
       const captured = [
         span(ROOT, undefined, 'invoke_agent agent', { attributes: { 'runspec.target.case_id': DECISION_CASE.id } }),
-        span('2'.repeat(16), ROOT, 'chat fake-model', { kind: 3, statusCode: 2, statusMessage: 'boom', attributes: { 'gen_ai.request.model': 'fake-model', nested: { a: 1 }, mixed: [1, 'x'], list: ['a', 'b'] } }),
-        span('3'.repeat(16), '2'.repeat(16), 'execute_tool x', { events: [{ name: 'note', timeMs: T0 + 5, attributes: { k: 'v' } }], resource: { 'service.name': 'agent', 'openinference.project.name': 'own' } }),
+        span('2'.repeat(16), ROOT, 'chat fake-model', {
+          kind: 3,
+          statusCode: 2,
+          statusMessage: 'boom',
+          attributes: { 'gen_ai.request.model': 'fake-model', nested: { a: 1 }, mixed: [1, 'x'], list: ['a', 'b'] },
+        }),
+        span('3'.repeat(16), '2'.repeat(16), 'execute_tool x', {
+          events: [{ name: 'note', timeMs: T0 + 5, attributes: { k: 'v' } }],
+          resource: { 'service.name': 'agent', 'openinference.project.name': 'own' },
+        }),
       ];
-      const ids = telemetry.emitAgentCase({ case: DECISION_CASE, run: decisionRun('dedup'), verdict: decisionVerdict('dedup'), result: DECISION_RESULT, runId: 'r' }, { traceId: TRACE, rootSpanId: ROOT, spans: captured });
+      const ids = telemetry.emitAgentCase(
+        { case: DECISION_CASE, run: decisionRun('dedup'), verdict: decisionVerdict('dedup'), result: DECISION_RESULT, runId: 'r' },
+        { traceId: TRACE, rootSpanId: ROOT, spans: captured },
+      );
       expect(ids).toMatchObject({ traceId: TRACE, rootSpanId: ROOT, llmSpanIds: [], toolSpanIds: [] });
       await telemetry.shutdown();
       const spans = sink.spans();
@@ -86,14 +107,25 @@ describe('an agent target case as telemetry', () => {
     try {
       const telemetry = createTelemetry(config(sink.url));
       // 1700000000.999999999 s: a double in milliseconds cannot hold it (the reader's ms are rounded); the text can.
-      const exact = { startTimeMs: 1_700_000_001_000, startTimeUnixNano: '1700000000999999999', endTimeMs: 1_700_000_001_000, endTimeUnixNano: '1700000001000000001' };
+      const exact = {
+        startTimeMs: 1_700_000_001_000,
+        startTimeUnixNano: '1700000000999999999',
+        endTimeMs: 1_700_000_001_000,
+        endTimeUnixNano: '1700000001000000001',
+      };
       const captured = [
         span(ROOT, undefined, 'invoke_agent agent'),
-        span('2'.repeat(16), ROOT, 'exact', { ...exact, events: [{ name: 'e', timeMs: exact.startTimeMs, timeUnixNano: '1700000000999999999', attributes: {} }] }),
+        span('2'.repeat(16), ROOT, 'exact', {
+          ...exact,
+          events: [{ name: 'e', timeMs: exact.startTimeMs, timeUnixNano: '1700000000999999999', attributes: {} }],
+        }),
         // Only milliseconds (no OTLP text): 999.9999999 ms has a fraction that rounds to 1e6 ns, which moves into the next second.
         span('3'.repeat(16), ROOT, 'ms-only', { startTimeMs: 999.999_999_9, endTimeMs: 1500 }),
       ];
-      telemetry.emitAgentCase({ case: DECISION_CASE, run: decisionRun('dedup'), verdict: decisionVerdict('dedup'), result: DECISION_RESULT, runId: 'r' }, { traceId: TRACE, rootSpanId: ROOT, spans: captured });
+      telemetry.emitAgentCase(
+        { case: DECISION_CASE, run: decisionRun('dedup'), verdict: decisionVerdict('dedup'), result: DECISION_RESULT, runId: 'r' },
+        { traceId: TRACE, rootSpanId: ROOT, spans: captured },
+      );
       await telemetry.shutdown();
       const byName = Object.fromEntries(sink.spans().map((s) => [s.name, s]));
       expect(byName.exact).toMatchObject({ startTimeUnixNano: '1700000000999999999', endTimeUnixNano: '1700000001000000001' });

@@ -88,7 +88,13 @@ describe('run with telemetry', () => {
       expect(phoenix.annotations).toHaveLength(1);
       expect(phoenix.annotations[0]!.headers.authorization).toBe('Bearer px-key');
       expect(phoenix.annotations[0]!.body.data).toMatchObject([
-        { span_id: root.spanId, name: 'runspec.tool_selection', annotator_kind: 'CODE', result: { label: 'forbidden_tool', score: 0 }, identifier: 'status-check#0' },
+        {
+          span_id: root.spanId,
+          name: 'runspec.tool_selection',
+          annotator_kind: 'CODE',
+          result: { label: 'forbidden_tool', score: 0 },
+          identifier: 'status-check#0',
+        },
       ]);
     } finally {
       await phoenix.close();

@@ -20,8 +20,15 @@ function resolve(env: Record<string, string> = {}, file?: ConfigFile['telemetry'
 describe('resolveTelemetryConfig', () => {
   it('capture_content = "hashed" needs RUNSPEC_HASH_KEY; a flag or env turning content on wins; trace_url must be http(s)', () => {
     expect(() => resolve({}, { capture_content: 'hashed' })).toThrow(/capture_content: "hashed" needs a key in RUNSPEC_HASH_KEY/);
-    expect(resolve({ RUNSPEC_HASH_KEY: 'k' }, { capture_content: 'hashed' }).config).toMatchObject({ captureContent: false, captureHashed: true, hashKey: 'k' });
-    expect(resolve({ RUNSPEC_HASH_KEY: 'k' }, { capture_content: 'hashed' }, { captureContent: true }).config).toMatchObject({ captureContent: true, captureHashed: false });
+    expect(resolve({ RUNSPEC_HASH_KEY: 'k' }, { capture_content: 'hashed' }).config).toMatchObject({
+      captureContent: false,
+      captureHashed: true,
+      hashKey: 'k',
+    });
+    expect(resolve({ RUNSPEC_HASH_KEY: 'k' }, { capture_content: 'hashed' }, { captureContent: true }).config).toMatchObject({
+      captureContent: true,
+      captureHashed: false,
+    });
     expect(resolve({}, { trace_url: 'http://p/{trace_id}' }).config.traceUrl).toBe('http://p/{trace_id}');
     expect(() => resolve({}, { trace_url: 'javascript:alert(1)' })).toThrow(ConfigError);
   });
@@ -42,9 +49,14 @@ describe('resolveTelemetryConfig', () => {
   });
 
   it('uses OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, and appends v1/traces to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
-    expect(resolve({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/custom' }).config.exporter).toMatchObject({ kind: 'otlp', url: 'http://c:4318/custom' });
+    expect(resolve({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/custom' }).config.exporter).toMatchObject({
+      kind: 'otlp',
+      url: 'http://c:4318/custom',
+    });
     expect(resolve({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }).config.exporter).toMatchObject({ url: 'http://c:4318/v1/traces' });
-    expect(resolve({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://api.smith.langchain.com/otel/' }).config.exporter).toMatchObject({ url: 'https://api.smith.langchain.com/otel/v1/traces' });
+    expect(resolve({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://api.smith.langchain.com/otel/' }).config.exporter).toMatchObject({
+      url: 'https://api.smith.langchain.com/otel/v1/traces',
+    });
     expect(
       resolve({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://base:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://specific:4318/v1/traces' }).config.exporter,
     ).toMatchObject({ url: 'http://specific:4318/v1/traces' });
@@ -53,7 +65,10 @@ describe('resolveTelemetryConfig', () => {
   it('ranks the flag over the environment over runspec.toml', () => {
     const file = { endpoint: 'http://file:6006/v1/traces' };
     expect(resolve({}, file).config.exporter).toMatchObject({ url: 'http://file:6006/v1/traces' });
-    expect(resolve({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://env:4318' }, file).config).toMatchObject({ exporter: { url: 'http://env:4318/v1/traces' }, sources: { endpoint: 'env' } });
+    expect(resolve({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://env:4318' }, file).config).toMatchObject({
+      exporter: { url: 'http://env:4318/v1/traces' },
+      sources: { endpoint: 'env' },
+    });
     expect(resolve({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://env:4318' }, file, { endpoint: 'http://flag:6006' }).config).toMatchObject({
       exporter: { url: 'http://flag:6006/v1/traces' },
       sources: { endpoint: 'flag' },
@@ -153,9 +168,9 @@ describe('resolveTelemetryConfig', () => {
     const file = { endpoint: 'http://phoenix:6006/v1/traces', eval_annotations: true };
     expect(resolve({ PHOENIX_API_KEY: 'px-1' }, file).config.exporter).toMatchObject({ headers: { authorization: 'Bearer px-1' } });
     expect(resolve({ PHOENIX_API_KEY: 'px-1' }, { ...file, eval_annotations: false }).config.exporter).toMatchObject({ headers: {} });
-    expect(
-      resolve({ PHOENIX_API_KEY: 'px-1', OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20other' }, file).config.exporter,
-    ).toMatchObject({ headers: { Authorization: 'Bearer other' } });
+    expect(resolve({ PHOENIX_API_KEY: 'px-1', OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20other' }, file).config.exporter).toMatchObject({
+      headers: { Authorization: 'Bearer other' },
+    });
   });
 
   it('lets annotations_url override the derived Phoenix base URL', () => {

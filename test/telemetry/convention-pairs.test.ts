@@ -5,7 +5,12 @@
 import { SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_OUTPUT_MESSAGES, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_RESULT } from '../../src/semconv/gen-ai.js';
+import {
+  ATTR_GEN_AI_INPUT_MESSAGES,
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_TOOL_CALL_RESULT,
+} from '../../src/semconv/gen-ai.js';
 import { renderRunTrace } from '../../src/telemetry/render.js';
 import { parseArguments } from '../../src/telemetry/conventions/_json.js';
 import { toolCallsOf } from '../../src/telemetry/conventions/_read.js';
@@ -68,7 +73,11 @@ describe('gen_ai.* (conventions/gen-ai.ts)', () => {
 
   it('recognises a tool span by what genAiToolSpanAttributes writes', () => {
     const call = { id: 'call_1', name: 'file_read', arguments: { path: 'a' } };
-    const attributes = { ...genAi.genAiToolSpanAttributes(call, 'Read a file.'), [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: JSON.stringify(call.arguments), [ATTR_GEN_AI_TOOL_CALL_RESULT]: 'ok' };
+    const attributes = {
+      ...genAi.genAiToolSpanAttributes(call, 'Read a file.'),
+      [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: JSON.stringify(call.arguments),
+      [ATTR_GEN_AI_TOOL_CALL_RESULT]: 'ok',
+    };
     const r = genAi.readGenAiToolSpan({ attributes });
     expect(r).toEqual({ recognised: true, fields: { name: 'file_read', id: 'call_1', rawArgs: '{"path":"a"}', result: 'ok' } });
   });

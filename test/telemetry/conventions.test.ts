@@ -24,11 +24,15 @@ function problemWith(key: string, value: unknown): string | undefined {
   if (key in REGISTRY) {
     const type = REGISTRY[key];
     const ok =
-      type === 'boolean' ? typeof value === 'boolean'
-      : type === 'int' ? Number.isInteger(value)
-      : type === 'double' ? typeof value === 'number'
-      : type === 'string' ? typeof value === 'string'
-      : false;
+      type === 'boolean'
+        ? typeof value === 'boolean'
+        : type === 'int'
+          ? Number.isInteger(value)
+          : type === 'double'
+            ? typeof value === 'number'
+            : type === 'string'
+              ? typeof value === 'string'
+              : false;
     return ok ? undefined : `${key}: expected ${type}, got ${JSON.stringify(value)}`;
   }
   if (CONVENTION_KEYS.has(key)) return undefined;
@@ -51,10 +55,11 @@ function problems(spans: ReadableSpan[]): string[] {
       const p = problemWith(k, v);
       if (p) out.push(`${s.name}: ${p}`);
     }
-    for (const e of s.events) for (const [k, v] of Object.entries(e.attributes ?? {})) {
-      const p = problemWith(k, v);
-      if (p) out.push(`${s.name} event ${e.name}: ${p}`);
-    }
+    for (const e of s.events)
+      for (const [k, v] of Object.entries(e.attributes ?? {})) {
+        const p = problemWith(k, v);
+        if (p) out.push(`${s.name} event ${e.name}: ${p}`);
+      }
   }
   return out;
 }
@@ -80,12 +85,20 @@ describe('attribute conventions', () => {
     renderRunTrace(tracer, input);
     for (const s of exporter.getFinishedSpans()) {
       const keys = Object.keys(s.attributes);
-      expect(keys.filter((a) => keys.some((b) => b.startsWith(`${a}.`))), s.name).toEqual([]);
+      expect(
+        keys.filter((a) => keys.some((b) => b.startsWith(`${a}.`))),
+        s.name,
+      ).toEqual([]);
     }
   });
 
   it('verdict spans use only convention and registry attributes', () => {
-    emitVerdictSpan(tracer, { target: { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) }, verdict: decisionVerdict('dedup'), rule: 'forbidden_tools', runId: 'r' });
+    emitVerdictSpan(tracer, {
+      target: { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) },
+      verdict: decisionVerdict('dedup'),
+      rule: 'forbidden_tools',
+      runId: 'r',
+    });
     expect(problems(exporter.getFinishedSpans())).toEqual([]);
   });
 

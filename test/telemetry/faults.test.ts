@@ -25,7 +25,17 @@ function config(url: string, timeoutMs: number, protocol: OtlpProtocol = 'http/p
     serviceName: 'runspec-test',
     resourceAttributes: {},
     apiKeyEnv: 'PHOENIX_API_KEY',
-    sources: { enabled: 'default', captureContent: 'default', annotations: 'default', endpoint: 'env', protocol: 'default', timeoutMs: 'default', annotationsUrl: 'default', project: 'default', serviceName: 'default' },
+    sources: {
+      enabled: 'default',
+      captureContent: 'default',
+      annotations: 'default',
+      endpoint: 'env',
+      protocol: 'default',
+      timeoutMs: 'default',
+      annotationsUrl: 'default',
+      project: 'default',
+      serviceName: 'default',
+    },
   };
 }
 

@@ -47,7 +47,13 @@ describe('embedded JSON-lines sink', () => {
     const dir = project();
     const { telemetry, warnings } = fileTelemetry(dir, false);
     expect(telemetry.destination).toBe(join(dir, '.runspec', 'traces', 'run.jsonl'));
-    const ids = telemetry.emitCase({ case: DECISION_CASE, run: decisionRun('dedup'), verdict: decisionVerdict('dedup'), result: DECISION_RESULT, runId: 'r1' })!;
+    const ids = telemetry.emitCase({
+      case: DECISION_CASE,
+      run: decisionRun('dedup'),
+      verdict: decisionVerdict('dedup'),
+      result: DECISION_RESULT,
+      runId: 'r1',
+    })!;
     await telemetry.flush();
     // Readable before shutdown: flush() wrote and fsynced the batch.
     const lines = readLines(telemetry.destination!);
@@ -115,7 +121,12 @@ describe('embedded JSON-lines sink', () => {
       expect(result.info.rootSpanId).toBe(ids.rootSpanId);
       const run = result.run;
       expect([run.caseId, run.sample, run.mode, run.startTimeMs, run.endTimeMs, run.status]).toEqual([
-        original.caseId, original.sample, original.mode, original.startTimeMs, original.endTimeMs, original.status,
+        original.caseId,
+        original.sample,
+        original.mode,
+        original.startTimeMs,
+        original.endTimeMs,
+        original.status,
       ]);
       expect(run.modelCalls.map((m) => [m.startTimeMs, m.endTimeMs, m.requestModel, m.response?.toolCalls])).toEqual(
         original.modelCalls.map((m) => [m.startTimeMs, m.endTimeMs, m.requestModel, m.response?.toolCalls]),

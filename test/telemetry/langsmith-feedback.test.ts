@@ -67,18 +67,22 @@ describe('LangSmith run ids', () => {
 });
 
 describe('LangSmith feedback', () => {
-  it('run: posts each verdict on the root span\'s derived run id once ingest catches up', async () => {
+  it("run: posts each verdict on the root span's derived run id once ingest catches up", async () => {
     ls = await startFakeLangSmith({ apiKey: KEY, lagRequests: 2 });
     const project = join(dir, 'p1');
     const { mkdirSync } = await import('node:fs');
     mkdirSync(project);
     writeFileSync(join(project, 'runspec.toml'), '[telemetry.langsmith]\nfeedback = true\nbackoff_ms = 5\n');
-    const r = await cli(['--path', project, 'run', join(dir, 'evals.toml'), '--provider', 'mock', '--script', join(dir, 'script.json'), '--out', join(dir, 'res.json')], dir, {
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${ls.url}/otel/v1/traces`,
-      OTEL_EXPORTER_OTLP_TRACES_HEADERS: `x-api-key=${KEY},Langsmith-Project=runspec`,
-      LANGSMITH_ENDPOINT: ls.url,
-      LANGSMITH_API_KEY: KEY,
-    });
+    const r = await cli(
+      ['--path', project, 'run', join(dir, 'evals.toml'), '--provider', 'mock', '--script', join(dir, 'script.json'), '--out', join(dir, 'res.json')],
+      dir,
+      {
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${ls.url}/otel/v1/traces`,
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: `x-api-key=${KEY},Langsmith-Project=runspec`,
+        LANGSMITH_ENDPOINT: ls.url,
+        LANGSMITH_API_KEY: KEY,
+      },
+    );
     expect(r.code).toBe(1); // restart is a no_run: feedback never changes the exit code
     const roots = ls.spans.filter((s) => !s.parentSpanId);
     expect(roots).toHaveLength(2);
@@ -88,7 +92,11 @@ describe('LangSmith feedback', () => {
     expect(ls.feedback.filter((f) => f.status === 404)).toHaveLength(4);
     expect(ls.feedback.every((f) => f.headers['x-api-key'] === KEY && f.path === '/feedback')).toBe(true);
     const byValue = Object.fromEntries(accepted.map((f) => [f.value, f]));
-    expect(byValue.pass).toMatchObject({ key: 'runspec.tool_selection', score: 1, feedback_source: { type: 'api', metadata: { case_id: 'status', sample: 0 } } });
+    expect(byValue.pass).toMatchObject({
+      key: 'runspec.tool_selection',
+      score: 1,
+      feedback_source: { type: 'api', metadata: { case_id: 'status', sample: 0 } },
+    });
     expect(byValue.no_run).toMatchObject({ key: 'runspec.tool_selection', score: 0 });
     expect(String(byValue.no_run!.comment)).toMatch(/no runnable call/);
     expect(r.out).not.toContain(KEY);
@@ -100,18 +108,30 @@ describe('LangSmith feedback', () => {
     const { mkdirSync } = await import('node:fs');
     mkdirSync(project);
     // Traces to a file first, then shipped to the fake as OTLP JSON (as a LangSmith-bound pipeline would).
-    const run = await cli(['--path', project, 'run', join(dir, 'evals.toml'), '--provider', 'mock', '--script', join(dir, 'script.json'), '--out', join(dir, 'res2.json')], dir);
+    const run = await cli(
+      ['--path', project, 'run', join(dir, 'evals.toml'), '--provider', 'mock', '--script', join(dir, 'script.json'), '--out', join(dir, 'res2.json')],
+      dir,
+    );
     expect(run.code).toBe(1);
     const traceDir = join(project, '.runspec', 'traces');
     const file = join(traceDir, readdirSync(traceDir)[0]!);
     for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
-      const res = await fetch(`${ls.url.replace('/api/v1', '')}/otel/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: line });
+      const res = await fetch(`${ls.url.replace('/api/v1', '')}/otel/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+        body: line,
+      });
       expect(res.status).toBe(200);
     }
-    const r = await cli(['--path', project, 'score', file, '--cases', join(dir, 'evals.toml'), '--annotate', '--langsmith-feedback'], dir, { LANGSMITH_ENDPOINT: ls.url, LANGSMITH_API_KEY: KEY });
+    const r = await cli(['--path', project, 'score', file, '--cases', join(dir, 'evals.toml'), '--annotate', '--langsmith-feedback'], dir, {
+      LANGSMITH_ENDPOINT: ls.url,
+      LANGSMITH_API_KEY: KEY,
+    });
     expect(r.out).not.toContain('warning');
     const roots = ls.spans.filter((s) => !s.parentSpanId);
-    expect(sorted(ls.accepted().map((f) => String(f.run_id)))).toEqual(sorted(roots.map((s) => `00000000-0000-0000-${s.spanId.slice(0, 4)}-${s.spanId.slice(4)}`)));
+    expect(sorted(ls.accepted().map((f) => String(f.run_id)))).toEqual(
+      sorted(roots.map((s) => `00000000-0000-0000-${s.spanId.slice(0, 4)}-${s.spanId.slice(4)}`)),
+    );
     expect(ls.feedback.every((f) => f.path === '/api/v1/feedback')).toBe(true);
     expect(r.out).not.toContain(KEY);
   });
@@ -121,7 +141,10 @@ describe('LangSmith feedback', () => {
     const { mkdirSync } = await import('node:fs');
     mkdirSync(project);
     writeFileSync(join(project, 'runspec.toml'), '[telemetry.langsmith]\nfeedback = true\nmax_wait_ms = 5000\n');
-    const r = await cli(['--path', project, 'config'], dir, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await closedPort()}/otel`, LANGSMITH_API_KEY: KEY });
+    const r = await cli(['--path', project, 'config'], dir, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await closedPort()}/otel`,
+      LANGSMITH_API_KEY: KEY,
+    });
     expect(r.out).toMatch(/telemetry\.langsmith\.api_key\s+LANGSMITH_API_KEY \(set\)/);
     expect(r.out).toMatch(/telemetry\.langsmith\.max_wait_ms\s+5000\s+\(file\)/);
     expect(r.out).not.toContain(KEY);
@@ -135,7 +158,14 @@ describe('LangSmith feedback', () => {
     let t = 0;
     const waits: number[] = [];
     const random = () => 0.5;
-    const never = await postLangSmithFeedback({ endpoint: ls.url, apiKey: KEY, feedback, now: () => t, random, sleep: async (ms) => void (waits.push(ms), (t += ms)) });
+    const never = await postLangSmithFeedback({
+      endpoint: ls.url,
+      apiKey: KEY,
+      feedback,
+      now: () => t,
+      random,
+      sleep: async (ms) => void (waits.push(ms), (t += ms)),
+    });
     expect(never.posted).toBe(0);
     expect(never.warning).toMatch(/answered 404 after \d+ attempts: .*\(the run is not ingested yet\); 1 feedback item\(s\) not sent$/);
     // The waits are the shared backoff (core/retry.ts: from 1 s, doubling, equal jitter, capped at 8 s),
@@ -170,15 +200,37 @@ describe('LangSmith feedback', () => {
 // errored samples 0, had no client id (a retry could duplicate it) and no trace or session id.
 describe('LangSmith feedback bodies', () => {
   const verdict = (over: Partial<import('../../src/types/index.js').Verdict>): import('../../src/types/index.js').Verdict =>
-    ({ caseId: 'c', sample: 0, dialect: 'runspec', pass: true, category: 'pass', reason: 'ok', expected: {}, observed: {}, jsonDump: false, status: 'ok', calls: [], checks: [], ...over }) as import('../../src/types/index.js').Verdict;
+    ({
+      caseId: 'c',
+      sample: 0,
+      dialect: 'runspec',
+      pass: true,
+      category: 'pass',
+      reason: 'ok',
+      expected: {},
+      observed: {},
+      jsonDump: false,
+      status: 'ok',
+      calls: [],
+      checks: [],
+      ...over,
+    }) as import('../../src/types/index.js').Verdict;
 
   it('one key per evaluator, as Phoenix names its annotations; a score only for judged verdicts; a stable client id and the trace id', () => {
-    const items = buildLangSmithFeedback([
-      { spanId: '1a2b3c4d5e6f7a8b', caseId: 'c', sample: 0, verdict: verdict({}) },
-      { spanId: '1a2b3c4d5e6f7a8c', caseId: 't', sample: 0, verdict: verdict({ dialect: 'replio', pass: false, category: 'wrong_sequence' }) },
-      { spanId: '1a2b3c4d5e6f7a8d', caseId: 'no-restarts', sample: 0, verdict: verdict({ dialect: 'rule', caseId: 'no-restarts', pass: false, category: 'unscorable' }) },
-      { spanId: '1a2b3c4d5e6f7a8e', caseId: 'c', sample: 0, error: { code: 'PROVIDER', message: 'down' } },
-    ], 'sess-1');
+    const items = buildLangSmithFeedback(
+      [
+        { spanId: '1a2b3c4d5e6f7a8b', caseId: 'c', sample: 0, verdict: verdict({}) },
+        { spanId: '1a2b3c4d5e6f7a8c', caseId: 't', sample: 0, verdict: verdict({ dialect: 'replio', pass: false, category: 'wrong_sequence' }) },
+        {
+          spanId: '1a2b3c4d5e6f7a8d',
+          caseId: 'no-restarts',
+          sample: 0,
+          verdict: verdict({ dialect: 'rule', caseId: 'no-restarts', pass: false, category: 'unscorable' }),
+        },
+        { spanId: '1a2b3c4d5e6f7a8e', caseId: 'c', sample: 0, error: { code: 'PROVIDER', message: 'down' } },
+      ],
+      'sess-1',
+    );
     expect(items.map((i) => [i.key, i.value, i.score])).toEqual([
       ['runspec.tool_selection', 'pass', 1],
       ['runspec.trajectory', 'wrong_sequence', 0],
@@ -201,14 +253,21 @@ describe('LangSmith feedback bodies', () => {
     ls = await startFakeLangSmith({ apiKey: KEY, projects: { ops: '5e55100e-0000-4000-8000-000000000042' } });
     const span = '2a2b3c4d5e6f7a8b';
     const { request: otlp, span: mk } = await import('../traces/_otlp.js');
-    await fetch(`${ls.url}/otel/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: JSON.stringify(otlp([{ ...mk({ trace: 1, id: 1, name: 'r', start: 0, end: 1 }), spanId: span }])) });
+    await fetch(`${ls.url}/otel/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body: JSON.stringify(otlp([{ ...mk({ trace: 1, id: 1, name: 'r', start: 0, end: 1 }), spanId: span }])),
+    });
     const settings = { endpoint: ls.url, apiKey: KEY, maxWaitMs: 0, project: 'ops' };
     const targets = [{ spanId: span, caseId: 'c', sample: 0, verdict: verdict({}) }];
     const first = await postFeedbackForTargets(settings, targets);
     const second = await postFeedbackForTargets(settings, targets);
     expect([first, second]).toEqual([{ posted: 1 }, { posted: 1 }]);
     expect(ls.sessionReads).toEqual(['ops']);
-    expect(ls.feedback.map((f) => [f.status, f.body.session_id])).toEqual([[200, '5e55100e-0000-4000-8000-000000000042'], [409, '5e55100e-0000-4000-8000-000000000042']]);
+    expect(ls.feedback.map((f) => [f.status, f.body.session_id])).toEqual([
+      [200, '5e55100e-0000-4000-8000-000000000042'],
+      [409, '5e55100e-0000-4000-8000-000000000042'],
+    ]);
     expect(ls.accepted()).toHaveLength(1);
   });
 

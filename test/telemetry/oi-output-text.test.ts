@@ -13,7 +13,14 @@ const shapes: Array<[string, Record<string, unknown>]> = [
   ['a call, no content (keys scanned only)', openInferenceMessages(P, [{ role: 'assistant', toolCalls: [call] }]) as Record<string, unknown>],
   ['a call and text', openInferenceMessages(P, [{ role: 'assistant', content: 'checking', toolCalls: [call] }]) as Record<string, unknown>],
   ['text in a later message', { ...(openInferenceMessages(P, [{ role: 'assistant' }, { role: 'assistant', content: 'second' }]) as Record<string, unknown>) }],
-  ['text in contents parts', { [`${P}.0.message.role`]: 'assistant', [`${P}.0.message.contents.0.message_content.type`]: 'text', [`${P}.0.message.contents.0.message_content.text`]: 'part' }],
+  [
+    'text in contents parts',
+    {
+      [`${P}.0.message.role`]: 'assistant',
+      [`${P}.0.message.contents.0.message_content.type`]: 'text',
+      [`${P}.0.message.contents.0.message_content.text`]: 'part',
+    },
+  ],
   ['a tool_use part only', { [`${P}.0.message.contents.0.message_content.type`]: 'tool_use', [`${P}.0.message.contents.0.tool_call.function.name`]: 'x' }],
   ['a primitive at an index', { [`${P}.0`]: 'loose' }],
   ['non-index keys only', { [`${P}.first.message.role`]: 'assistant' }],

@@ -29,9 +29,22 @@ describe('Phoenix annotations', () => {
       file: { endpoint: `${phoenix.url}/v1/traces`, eval_annotations: true, project: 'evals' },
     });
     const telemetry = createTelemetry(config);
-    const pass = telemetry.emitCase({ case: DECISION_CASE, run: decisionRun('dedup'), verdict: decisionVerdict('dedup'), result: DECISION_RESULT, runId: 'run-7' })!;
+    const pass = telemetry.emitCase({
+      case: DECISION_CASE,
+      run: decisionRun('dedup'),
+      verdict: decisionVerdict('dedup'),
+      result: DECISION_RESULT,
+      runId: 'run-7',
+    })!;
     const failRun = { ...decisionRun('dedup'), sample: 2 };
-    const failVerdict = { ...decisionVerdict('dedup'), sample: 2, pass: false, category: 'wrong_host' as const, reason: 'expected host web-1, got db-1', observed: { tool: 'service_status', host: 'db-1', args: { name: 'SECRET-ARG' } } };
+    const failVerdict = {
+      ...decisionVerdict('dedup'),
+      sample: 2,
+      pass: false,
+      category: 'wrong_host' as const,
+      reason: 'expected host web-1, got db-1',
+      observed: { tool: 'service_status', host: 'db-1', args: { name: 'SECRET-ARG' } },
+    };
     const fail = telemetry.emitCase({ case: DECISION_CASE, run: failRun, verdict: failVerdict, runId: 'run-7' })!;
     await telemetry.shutdown();
 
@@ -86,7 +99,9 @@ describe('Phoenix annotations', () => {
   });
 
   it('annotates a sample that errored before any Run with category error', () => {
-    const [a] = buildSpanAnnotations([{ spanId: 'ABCDEF0123456789', caseId: 'c', sample: 3, runId: 'r', error: { code: 'PROVIDER_AUTH', message: 'HTTP 401' } }]);
+    const [a] = buildSpanAnnotations([
+      { spanId: 'ABCDEF0123456789', caseId: 'c', sample: 3, runId: 'r', error: { code: 'PROVIDER_AUTH', message: 'HTTP 401' } },
+    ]);
     expect(a).toEqual({
       span_id: 'abcdef0123456789',
       name: 'runspec.tool_selection',
@@ -136,7 +151,9 @@ describe('Phoenix annotations', () => {
     await expect(telemetry.shutdown()).resolves.toBeUndefined();
     expect(phoenix.annotations).toHaveLength(3);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^phoenix annotations: POST .*\/v1\/span_annotations\?sync=false answered 500 after 3 attempts: \{"detail":"error"\}; 1 verdict annotation\(s\) not sent$/);
+    expect(warnings[0]).toMatch(
+      /^phoenix annotations: POST .*\/v1\/span_annotations\?sync=false answered 500 after 3 attempts: \{"detail":"error"\}; 1 verdict annotation\(s\) not sent$/,
+    );
     expect(phoenix.spans().length).toBe(3);
   });
 

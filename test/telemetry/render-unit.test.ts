@@ -38,7 +38,12 @@ describe('renderRunTrace status', () => {
   it('marks the llm span ERROR when that model call failed', () => {
     const run = decisionRun('dedup');
     run.modelCalls[0] = { ...run.modelCalls[0]!, error: { code: 'PROVIDER_RESPONSE', message: 'HTTP 500' } };
-    renderRunTrace(tracer, { case: DECISION_CASE, run: { ...run, status: 'error', error: { code: 'PROVIDER_RESPONSE', message: 'HTTP 500' } }, runId: 'r', captureContent: false });
+    renderRunTrace(tracer, {
+      case: DECISION_CASE,
+      run: { ...run, status: 'error', error: { code: 'PROVIDER_RESPONSE', message: 'HTTP 500' } },
+      runId: 'r',
+      captureContent: false,
+    });
     const llm = exporter.getFinishedSpans().find((s) => s.name.startsWith('chat'))!;
     expect(llm.status.code).toBe(SpanStatusCode.ERROR);
     expect(llm.attributes['error.type']).toBe('PROVIDER_RESPONSE');
@@ -90,18 +95,36 @@ describe('renderRunTrace status', () => {
   it('gives a case whose samples all errored no pass rate and no meets_threshold (an outage is not a regression)', () => {
     const error = { code: 'PROVIDER', message: 'ECONNREFUSED' };
     const result: CaseResult = {
-      caseId: 'check-api', dialect: 'runspec', tags: [], samples: [{ status: 'errored', sample: 0, error, elapsedMs: 1 }],
-      passRate: 0, passRateLow: 0, passRateHigh: 1, passAtK: 0, passHatK: 0, passK: [], threshold: 1, meetsThreshold: false, errored: true,
+      caseId: 'check-api',
+      dialect: 'runspec',
+      tags: [],
+      samples: [{ status: 'errored', sample: 0, error, elapsedMs: 1 }],
+      passRate: 0,
+      passRateLow: 0,
+      passRateHigh: 1,
+      passAtK: 0,
+      passHatK: 0,
+      passK: [],
+      threshold: 1,
+      meetsThreshold: false,
+      errored: true,
     };
     renderRunTrace(tracer, { case: DECISION_CASE, runId: 'r', captureContent: false, sample: 0, error, result, startTimeMs: T0, endTimeMs: T0 + 5 });
     const attrs = rootOf().attributes;
     expect(attrs['runspec.eval.samples']).toBe(1);
-    for (const key of ['runspec.eval.pass_rate', 'runspec.eval.pass_rate_low', 'runspec.eval.pass_rate_high', 'runspec.eval.meets_threshold']) expect(attrs[key], key).toBeUndefined();
+    for (const key of ['runspec.eval.pass_rate', 'runspec.eval.pass_rate_low', 'runspec.eval.pass_rate_high', 'runspec.eval.meets_threshold'])
+      expect(attrs[key], key).toBeUndefined();
   });
 
   it('renders an errored sample that has a partial Run: its spans plus the error on the root', () => {
     const run = { ...decisionRun('search'), toolCalls: [], modelCalls: decisionRun('search').modelCalls.slice(0, 1) };
-    renderRunTrace(tracer, { case: DECISION_CASE, run, error: { code: 'PROVIDER_TIMEOUT', message: 'second call timed out' }, runId: 'r', captureContent: false });
+    renderRunTrace(tracer, {
+      case: DECISION_CASE,
+      run,
+      error: { code: 'PROVIDER_TIMEOUT', message: 'second call timed out' },
+      runId: 'r',
+      captureContent: false,
+    });
     const root = rootOf();
     expect(exporter.getFinishedSpans()).toHaveLength(2);
     expect(root.status).toEqual({ code: SpanStatusCode.ERROR, message: 'second call timed out' });
@@ -135,7 +158,10 @@ describe('emitVerdictSpan', () => {
   // Regression: a trace without usage exported runspec.eval.tokens = 0 (replio counts unknown as 0).
   it('leaves tokens out when the scored trace reported no usage', () => {
     const base = decisionVerdict('dedup');
-    const verdict = { ...base, replio: { trace: [], names: [], accuracy: null, pass: null, calls: 1, redundant: 0, errors: 0, tokens: 0, status: 'ok' as const } };
+    const verdict = {
+      ...base,
+      replio: { trace: [], names: [], accuracy: null, pass: null, calls: 1, redundant: 0, errors: 0, tokens: 0, status: 'ok' as const },
+    };
     emitVerdictSpan(tracer, { target: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' }, verdict, rule: 'r' });
     const [span] = exporter.getFinishedSpans();
     expect(span!.attributes).not.toHaveProperty('runspec.eval.tokens');

@@ -40,7 +40,17 @@ function otlpConfig(url: string, protocol: OtlpProtocol, captureContent: boolean
     resourceAttributes: { 'deployment.environment.name': 'ci' },
     project: 'evals',
     apiKeyEnv: 'PHOENIX_API_KEY',
-    sources: { enabled: 'default', captureContent: 'default', annotations: 'default', endpoint: 'env', protocol: 'env', timeoutMs: 'default', annotationsUrl: 'default', project: 'default', serviceName: 'default' },
+    sources: {
+      enabled: 'default',
+      captureContent: 'default',
+      annotations: 'default',
+      endpoint: 'env',
+      protocol: 'env',
+      timeoutMs: 'default',
+      annotationsUrl: 'default',
+      project: 'default',
+      serviceName: 'default',
+    },
   };
 }
 
@@ -90,7 +100,13 @@ function decisionRootAttrs(mode: ToolMode, calls: number, capture: boolean): Rec
     metadata: asJson({ case_id: 'check-api', suite: 'ops', sample: 1, run_id: RUN_ID, mode: 'decision', dialect: 'runspec' }),
     // Decision mode: the root's output is the decision and its verdict (arguments only with content capture).
     'output.value': asJson({
-      decision: { tool: 'service_status', host: 'web-1', autonomy: 'autonomous', executed: false, ...(capture ? { args: decisionRun(mode).terminal!.call.arguments } : {}) },
+      decision: {
+        tool: 'service_status',
+        host: 'web-1',
+        autonomy: 'autonomous',
+        executed: false,
+        ...(capture ? { args: decisionRun(mode).terminal!.call.arguments } : {}),
+      },
       verdict: { category: 'pass', pass: true, reason: 'called the expected tool' },
     }),
     'output.mime_type': 'application/json',
@@ -125,7 +141,17 @@ function decisionRootAttrs(mode: ToolMode, calls: number, capture: boolean): Rec
   };
 }
 
-function llmBase(p: { conv: string; provider: string; oiProvider: string; model: string; responseModel: string; finish: string; input: number; output: number; total: number }): Record<string, unknown> {
+function llmBase(p: {
+  conv: string;
+  provider: string;
+  oiProvider: string;
+  model: string;
+  responseModel: string;
+  finish: string;
+  input: number;
+  output: number;
+  total: number;
+}): Record<string, unknown> {
   return {
     'gen_ai.operation.name': 'chat',
     'gen_ai.provider.name': p.provider,
@@ -168,7 +194,10 @@ function toolBase(name: string, id: string, description: string, executed: boole
 const defs = (tools: Array<{ name: string; description: string; parameters: unknown }>) => ({
   gen: tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters })),
   oi: Object.fromEntries(
-    tools.map((t, i) => [`llm.tools.${i}.tool.json_schema`, asJson({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })]),
+    tools.map((t, i) => [
+      `llm.tools.${i}.tool.json_schema`,
+      asJson({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }),
+    ]),
   ),
 });
 
@@ -182,7 +211,14 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('spans exported over
   });
 
   it('sends to /v1/traces with the configured headers, content type and resource', async () => {
-    await exportOne(sink, protocol, { case: DECISION_CASE, run: decisionRun('dedup'), verdict: decisionVerdict('dedup'), result: { ...DECISION_RESULT, samples: [{} as never, {} as never] }, runId: RUN_ID, toolset: TOOLSET });
+    await exportOne(sink, protocol, {
+      case: DECISION_CASE,
+      run: decisionRun('dedup'),
+      verdict: decisionVerdict('dedup'),
+      result: { ...DECISION_RESULT, samples: [{} as never, {} as never] },
+      runId: RUN_ID,
+      toolset: TOOLSET,
+    });
     expect(sink.requests.length).toBeGreaterThan(0);
     for (const r of sink.requests) {
       expect(r.path).toBe('/v1/traces');
@@ -196,7 +232,14 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('spans exported over
 
   it.each<ToolMode>(['dedup', 'per_host'])('renders a decision case in %s mode as turn → llm → tool with every promised attribute', async (mode) => {
     const result = { ...DECISION_RESULT, samples: [{} as never, {} as never] };
-    const { ids, spans } = await exportOne(sink, protocol, { case: DECISION_CASE, run: decisionRun(mode), verdict: decisionVerdict(mode), result, runId: RUN_ID, toolset: TOOLSET });
+    const { ids, spans } = await exportOne(sink, protocol, {
+      case: DECISION_CASE,
+      run: decisionRun(mode),
+      verdict: decisionVerdict(mode),
+      result,
+      runId: RUN_ID,
+      toolset: TOOLSET,
+    });
     expect(spans).toHaveLength(3);
     const root = byId(spans, ids.rootSpanId);
     const llm = byId(spans, ids.llmSpanIds[0]!);
@@ -235,13 +278,26 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('spans exported over
     const outputMessages = [
       {
         role: 'assistant',
-        parts: [{ type: 'text', content: 'SECRET-TEXT checking' }, { type: 'tool_call', id: 'call_t1', name: t.name, arguments: t.args }],
+        parts: [
+          { type: 'text', content: 'SECRET-TEXT checking' },
+          { type: 'tool_call', id: 'call_t1', name: t.name, arguments: t.args },
+        ],
         finish_reason: 'tool_call',
       },
     ];
     expect(
       takePromised(llm.attributes, {
-        ...llmBase({ conv, provider: 'openai', oiProvider: 'openai', model: 'gpt-test', responseModel: 'gpt-test-0001', finish: 'tool_calls', input: 100, output: 20, total: 120 }),
+        ...llmBase({
+          conv,
+          provider: 'openai',
+          oiProvider: 'openai',
+          model: 'gpt-test',
+          responseModel: 'gpt-test-0001',
+          finish: 'tool_calls',
+          input: 100,
+          output: 20,
+          total: 120,
+        }),
         'gen_ai.response.id': 'chatcmpl-1',
         'server.address': 'api.openai.test',
         'server.port': 443,
@@ -280,7 +336,14 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('spans exported over
 
   it('renders a decision case in search mode: the discovery call is executed, the terminal call is not', async () => {
     const result = { ...DECISION_RESULT, samples: [{} as never, {} as never] };
-    const { ids, spans } = await exportOne(sink, protocol, { case: DECISION_CASE, run: decisionRun('search'), verdict: decisionVerdict('search'), result, runId: RUN_ID, toolset: TOOLSET });
+    const { ids, spans } = await exportOne(sink, protocol, {
+      case: DECISION_CASE,
+      run: decisionRun('search'),
+      verdict: decisionVerdict('search'),
+      result,
+      runId: RUN_ID,
+      toolset: TOOLSET,
+    });
     expect(spans).toHaveLength(5);
     const root = byId(spans, ids.rootSpanId);
     const [llm0, llm1] = ids.llmSpanIds.map((id) => byId(spans, id));
@@ -290,19 +353,46 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('spans exported over
     expect(llm1!.parentSpanId).toBe(root.spanId);
     expect(search!.parentSpanId).toBe(root.spanId);
     expect(terminal!.parentSpanId).toBe(root.spanId);
-    expect(spans.map((s) => s.name).sort()).toEqual(['chat gpt-test', 'chat gpt-test', 'execute_tool search_runnables', 'execute_tool service_status', 'invoke_agent runspec-eval']);
+    expect(spans.map((s) => s.name).sort()).toEqual([
+      'chat gpt-test',
+      'chat gpt-test',
+      'execute_tool search_runnables',
+      'execute_tool service_status',
+      'invoke_agent runspec-eval',
+    ]);
     expect(takePromised(root.attributes, decisionRootAttrs('search', 2, true))).toEqual({});
 
     const searchArgs = { query: 'SECRET-ARG-status' };
     const searchResult = 'SECRET-RESULT service_status: Show whether a service is running.';
     const system = { role: 'system', parts: [{ type: 'text', content: 'SECRET-SYSTEM you are an ops agent' }] };
     const user = { role: 'user', parts: [{ type: 'text', content: DECISION_CASE.prompt }] };
-    const firstOut = [{ role: 'assistant', parts: [{ type: 'tool_call', id: 'call_s1', name: 'search_runnables', arguments: searchArgs }], finish_reason: 'tool_call' }];
+    const firstOut = [
+      { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_s1', name: 'search_runnables', arguments: searchArgs }], finish_reason: 'tool_call' },
+    ];
     const t = TERMINAL_BY_MODE.search;
-    const secondIn = [system, user, { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_s1', name: 'search_runnables', arguments: searchArgs }] }, { role: 'tool', name: 'search_runnables', parts: [{ type: 'tool_call_response', id: 'call_s1', response: searchResult }] }];
+    const secondIn = [
+      system,
+      user,
+      { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_s1', name: 'search_runnables', arguments: searchArgs }] },
+      { role: 'tool', name: 'search_runnables', parts: [{ type: 'tool_call_response', id: 'call_s1', response: searchResult }] },
+    ];
     const secondOut = [{ role: 'assistant', parts: [{ type: 'tool_call', id: 'call_t1', name: t.name, arguments: t.args }], finish_reason: 'tool_call' }];
-    const base = { conv, provider: 'openai', oiProvider: 'openai', model: 'gpt-test', responseModel: 'gpt-test-0001', finish: 'tool_calls', input: 100, output: 20, total: 120 };
-    const params = { 'gen_ai.request.temperature': 0, 'gen_ai.request.max_tokens': 512, 'llm.invocation_parameters': asJson({ temperature: 0, max_tokens: 512 }) };
+    const base = {
+      conv,
+      provider: 'openai',
+      oiProvider: 'openai',
+      model: 'gpt-test',
+      responseModel: 'gpt-test-0001',
+      finish: 'tool_calls',
+      input: 100,
+      output: 20,
+      total: 120,
+    };
+    const params = {
+      'gen_ai.request.temperature': 0,
+      'gen_ai.request.max_tokens': 512,
+      'llm.invocation_parameters': asJson({ temperature: 0, max_tokens: 512 }),
+    };
     const oneTool = defs([SEARCH_TOOL]);
     expect(
       takePromised(llm0!.attributes, {
@@ -439,7 +529,17 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('spans exported over
       }),
     ).toEqual({});
 
-    const base = { conv, provider: 'anthropic', oiProvider: 'anthropic', model: 'claude-test', responseModel: 'claude-test', finish: 'tool_use', input: 50, output: 10, total: 60 };
+    const base = {
+      conv,
+      provider: 'anthropic',
+      oiProvider: 'anthropic',
+      model: 'claude-test',
+      responseModel: 'claude-test',
+      finish: 'tool_use',
+      input: 50,
+      output: 10,
+      total: 60,
+    };
     const user = { role: 'user', parts: [{ type: 'text', content: TRAJECTORY_CASE.prompt }] };
     const readArgs = { path: 'SECRET-ARG-README.md' };
     const out0 = [{ role: 'assistant', parts: [{ type: 'tool_call', id: 'call_r', name: 'file_read', arguments: readArgs }], finish_reason: 'tool_call' }];
@@ -500,7 +600,13 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('spans exported over
 
   it('with capture_content=false exports no prompt, message, argument or result text', async () => {
     const inputs: Array<Omit<RenderInput, 'captureContent'>> = [
-      ...(['dedup', 'per_host', 'search'] as const).map((m) => ({ case: DECISION_CASE, run: decisionRun(m), verdict: decisionVerdict(m), result: DECISION_RESULT, runId: RUN_ID })),
+      ...(['dedup', 'per_host', 'search'] as const).map((m) => ({
+        case: DECISION_CASE,
+        run: decisionRun(m),
+        verdict: decisionVerdict(m),
+        result: DECISION_RESULT,
+        runId: RUN_ID,
+      })),
       { case: TRAJECTORY_CASE, run: trajectoryRun(), verdict: trajectoryVerdict(), runId: RUN_ID },
     ];
     sink.requests.length = 0;
@@ -518,7 +624,9 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('spans exported over
           if (key === 'output.value') expect(JSON.parse(s.attributes[key] as string).decision).not.toHaveProperty('args');
           continue;
         }
-        expect(key).not.toMatch(/^(input\.|output\.|gen_ai\.(input|output)\.messages|gen_ai\.tool\.(call\.arguments|call\.result|definitions)|llm\.(input|output)_messages|llm\.tools)/);
+        expect(key).not.toMatch(
+          /^(input\.|output\.|gen_ai\.(input|output)\.messages|gen_ai\.tool\.(call\.arguments|call\.result|definitions)|llm\.(input|output)_messages|llm\.tools)/,
+        );
       }
     }
     // Without content the tool span still names the chosen tool and whether it ran.

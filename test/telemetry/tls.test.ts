@@ -75,7 +75,15 @@ describe('score --annotate over TLS', () => {
     writeFileSync(join(dir, 'rules.toml'), '[[rule]]\nname = "no-restarts"\nforbid_tools = ["service_restart"]\n');
     const trace = request([
       span({ trace: 7, id: 1, name: 'invoke_agent ops', start: 0, end: 10, attrs: { 'gen_ai.operation.name': 'invoke_agent' } }),
-      span({ trace: 7, id: 2, parent: 1, name: 'execute_tool service_restart', start: 1, end: 2, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'service_restart' } }),
+      span({
+        trace: 7,
+        id: 2,
+        parent: 1,
+        name: 'execute_tool service_restart',
+        start: 1,
+        end: 2,
+        attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'service_restart' },
+      }),
     ]);
     writeFileSync(join(dir, 'trace.jsonl'), JSON.stringify(trace) + '\n');
     const r = await runCli(['--path', dir, 'score', 'trace.jsonl', '--rules', 'rules.toml', '--annotate'], { cwd: dir });

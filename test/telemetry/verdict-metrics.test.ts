@@ -35,8 +35,14 @@ describe('verdict metrics', () => {
       'runspec.eval.pass': false,
       'runspec.eval.case_id': 'refund',
     });
-    expect(verdictMetricAttributes({ verdict: verdict('refund', 'unscorable', false) })).toEqual({ 'runspec.eval.category': 'unscorable', 'runspec.eval.case_id': 'refund' });
-    expect(verdictMetricAttributes({ verdict: verdict('refund', 'error', false) })).toEqual({ 'runspec.eval.category': 'error', 'runspec.eval.case_id': 'refund' });
+    expect(verdictMetricAttributes({ verdict: verdict('refund', 'unscorable', false) })).toEqual({
+      'runspec.eval.category': 'unscorable',
+      'runspec.eval.case_id': 'refund',
+    });
+    expect(verdictMetricAttributes({ verdict: verdict('refund', 'error', false) })).toEqual({
+      'runspec.eval.category': 'error',
+      'runspec.eval.case_id': 'refund',
+    });
     expect(verdictMetricAttributes({ verdict: { ...verdict('no-shell', 'pass', true), dialect: 'rule' }, rule: 'no-shell' })).toEqual({
       'runspec.eval.category': 'pass',
       'runspec.eval.pass': true,
@@ -61,12 +67,20 @@ describe('verdict metrics', () => {
     const bodies: unknown[] = [];
     const url = await listen((req, res) => {
       let b = '';
-      req.setEncoding('utf8').on('data', (c: string) => (b += c)).on('end', () => {
-        bodies.push({ path: req.url, body: JSON.parse(b) as unknown });
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
+      req
+        .setEncoding('utf8')
+        .on('data', (c: string) => (b += c))
+        .on('end', () => {
+          bodies.push({ path: req.url, body: JSON.parse(b) as unknown });
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        });
     });
-    const env = readEnv({ OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'scorer' });
+    const env = readEnv({
+      OTEL_METRICS_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_ENDPOINT: url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_SERVICE_NAME: 'scorer',
+    });
     metrics = createVerdictMetrics(resolveMetricsConfig(env, { exporters: [] }));
     expect(metrics.scrape).toBeUndefined();
     metrics.record({ verdict: verdict('refund', 'wrong_tool', false) });
@@ -74,7 +88,20 @@ describe('verdict metrics', () => {
     await metrics.shutdown();
     metrics = undefined;
     expect(bodies).toHaveLength(1);
-    const { path, body } = bodies[0] as { path: string; body: { resourceMetrics: Array<{ resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }; scopeMetrics: Array<{ metrics: Array<{ name: string; sum: { aggregationTemporality: number; isMonotonic: boolean; dataPoints: Array<{ asInt?: string | number; attributes: unknown[] }> } }> }> }> } };
+    const { path, body } = bodies[0] as {
+      path: string;
+      body: {
+        resourceMetrics: Array<{
+          resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> };
+          scopeMetrics: Array<{
+            metrics: Array<{
+              name: string;
+              sum: { aggregationTemporality: number; isMonotonic: boolean; dataPoints: Array<{ asInt?: string | number; attributes: unknown[] }> };
+            }>;
+          }>;
+        }>;
+      };
+    };
     expect(path).toBe('/v1/metrics');
     const rm = body.resourceMetrics[0]!;
     expect(rm.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue).toBe('scorer');

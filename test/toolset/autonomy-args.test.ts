@@ -45,11 +45,16 @@ describe('effectiveAutonomy', () => {
   it('takes the most restrictive level of the leaf and every triggered escalation', () => {
     const ts = parseToolsetText(
       [
-        '[[runnable]]', 'name = "x"', 'autonomy = "autonomous"',
+        '[[runnable]]',
+        'name = "x"',
+        'autonomy = "autonomous"',
         'args.a = { type = "bool", escalate = "confirm" }',
         'args.level = { type = "string", escalate = { level = "manual", when = "HIGH" } }',
-        '[[runnable.subcommands]]', 'name = "hot"', 'autonomy = "manual"',
-        '[[runnable.subcommands]]', 'name = "cold"',
+        '[[runnable.subcommands]]',
+        'name = "hot"',
+        'autonomy = "manual"',
+        '[[runnable.subcommands]]',
+        'name = "cold"',
       ].join('\n'),
       't.toml',
     );
@@ -80,7 +85,15 @@ describe('validateCallArgs', () => {
     { name: 'an inner node inherits require-command', call: rc('git', {}, 'remote'), want: [['bad_command', undefined]] },
     { name: 'an unknown verb', call: rc('cron', {}, 'purge'), want: [['bad_command', undefined]] },
     { name: 'a verb on a runnable without subcommands', call: rc('restart-service', { service: 'x' }, 'now'), want: [['bad_command', undefined]] },
-    { name: "the chosen verb's own arg set: add needs schedule and command", call: rc('cron', { id: '1' }, 'add'), want: [['missing_required', 'schedule'], ['missing_required', 'command'], ['unknown_arg', 'id']] },
+    {
+      name: "the chosen verb's own arg set: add needs schedule and command",
+      call: rc('cron', { id: '1' }, 'add'),
+      want: [
+        ['missing_required', 'schedule'],
+        ['missing_required', 'command'],
+        ['unknown_arg', 'id'],
+      ],
+    },
     { name: 'a nested verb with its args', call: rc('git', { name: 'upstream', url: 'https://x' }, 'remote add'), want: [] },
     { name: 'an unknown runnable gives no bounce', call: rc('nope', { a: 1 }, undefined, { known: false }), want: [] },
   ])('$name', ({ call, want }) => {
@@ -89,7 +102,9 @@ describe('validateCallArgs', () => {
 
   it('says what was expected and offers a did-you-mean', () => {
     expect(validateCallArgs(fleet, rc('restart-service', { service: 'x', servce: 'y' }))[0]!.message).toBe('unknown arg "servce"; did you mean "service"?');
-    expect(validateCallArgs(fleet, rc('cron', {}, 'ad'))[0]!.message).toBe('unknown subcommand "ad" of cron; expected one of list, add, remove; did you mean "add"?');
+    expect(validateCallArgs(fleet, rc('cron', {}, 'ad'))[0]!.message).toBe(
+      'unknown subcommand "ad" of cron; expected one of list, add, remove; did you mean "add"?',
+    );
     expect(validateCallArgs(fleet, rc('git'))[0]!.message).toBe('git requires a subcommand: one of status, remote add, remote remove');
     expect(validateCallArgs(fleet, rc('scale-deployment', { deployment: 'a', replicas: 99 }))[0]!.message).toBe('replicas: expected at most 50 (got 99)');
   });

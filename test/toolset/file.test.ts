@@ -34,8 +34,20 @@ describe('builtin:fleet', () => {
     expect(fleet.groups).toEqual({ Production: ['web-01', 'web-02', 'db-01'], Web: ['web-01', 'web-02'] });
     expect(fleet.runnables.map((r) => r.name).sort()).toEqual(
       [
-        'service-status', 'restart-service', 'scale-deployment', 'filesystem_read-text-file', 'filesystem_write-file', 'delete-path',
-        'cron', 'git', 'cert-check', 'dns-lookup', 'ping-host', 'deploy-app', 'which', 'debug-dump',
+        'service-status',
+        'restart-service',
+        'scale-deployment',
+        'filesystem_read-text-file',
+        'filesystem_write-file',
+        'delete-path',
+        'cron',
+        'git',
+        'cert-check',
+        'dns-lookup',
+        'ping-host',
+        'deploy-app',
+        'which',
+        'debug-dump',
       ].sort(),
     );
     const by = Object.fromEntries(fleet.runnables.map((r) => [r.name, r]));
@@ -44,7 +56,11 @@ describe('builtin:fleet', () => {
     expect(by['scale-deployment']!.args.find((a) => a.name === 'replicas')).toMatchObject({ type: 'int', required: true, min: 0, max: 50 });
     expect(by['scale-deployment']!.args.find((a) => a.name === 'env')!.choices).toEqual(['dev', 'staging', 'prod']);
     expect(by['cron']!.requireCommand).toBe(true);
-    expect(by['cron']!.subcommands!.map((s) => [s.name, s.autonomy])).toEqual([['list', 'autonomous'], ['add', 'confirm'], ['remove', 'confirm']]);
+    expect(by['cron']!.subcommands!.map((s) => [s.name, s.autonomy])).toEqual([
+      ['list', 'autonomous'],
+      ['add', 'confirm'],
+      ['remove', 'confirm'],
+    ]);
     expect(by['git']!.subcommands![1]!.subcommands!.map((s) => s.name)).toEqual(['add', 'remove']);
     expect(by['which']!.group).toBe('console');
     expect(by['debug-dump']!.hidden).toBe(true);
@@ -173,7 +189,10 @@ describe('errors name file:line and the field path', () => {
   });
 
   it('derives ownHostArg from a host arg inside a subcommand and honours an explicit flag', () => {
-    const ts = parseToolsetText('[[runnable]]\nname = "a"\n[[runnable.subcommands]]\nname = "s"\nargs.host = {}\n[[runnable]]\nname = "b"\nown_host_arg = true\n', 'x.toml');
+    const ts = parseToolsetText(
+      '[[runnable]]\nname = "a"\n[[runnable.subcommands]]\nname = "s"\nargs.host = {}\n[[runnable]]\nname = "b"\nown_host_arg = true\n',
+      'x.toml',
+    );
     expect(ts.runnables.map((r) => r.ownHostArg)).toEqual([true, true]);
   });
 });

@@ -14,7 +14,11 @@ const SUB_NAMES = ['list', 'add', 'remove', 'remote', 'status'];
 const argArb: fc.Arbitrary<ArgSpec[]> = fc
   .uniqueArray(fc.constantFrom(...ARG_NAMES), { maxLength: 3 })
   .chain((names) =>
-    fc.tuple(...names.map((name) => fc.record({ type: fc.constantFrom('string', 'int', 'bool', 'array' as const), required: fc.boolean() }).map((r) => ({ name, ...r }) as ArgSpec))),
+    fc.tuple(
+      ...names.map((name) =>
+        fc.record({ type: fc.constantFrom('string', 'int', 'bool', 'array' as const), required: fc.boolean() }).map((r) => ({ name, ...r }) as ArgSpec),
+      ),
+    ),
   )
   .map((a) => a as ArgSpec[]);
 
@@ -22,16 +26,18 @@ const subsArb = (depth: number): fc.Arbitrary<Subcommand[]> =>
   fc.uniqueArray(fc.constantFrom(...SUB_NAMES), { maxLength: depth > 0 ? 3 : 0 }).chain((names) =>
     fc.tuple(
       ...names.map((name) =>
-        fc.record({
-          args: argArb,
-          autonomy: fc.option(fc.constantFrom('autonomous', 'confirm', 'manual' as const), { nil: undefined }),
-          subcommands: depth > 1 ? fc.option(subsArb(depth - 1), { nil: undefined }) : fc.constant(undefined),
-        }).map((s) => {
-          const sub: Subcommand = { name, args: s.args };
-          if (s.autonomy) sub.autonomy = s.autonomy;
-          if (s.subcommands && s.subcommands.length > 0) sub.subcommands = s.subcommands;
-          return sub;
-        }),
+        fc
+          .record({
+            args: argArb,
+            autonomy: fc.option(fc.constantFrom('autonomous', 'confirm', 'manual' as const), { nil: undefined }),
+            subcommands: depth > 1 ? fc.option(subsArb(depth - 1), { nil: undefined }) : fc.constant(undefined),
+          })
+          .map((s) => {
+            const sub: Subcommand = { name, args: s.args };
+            if (s.autonomy) sub.autonomy = s.autonomy;
+            if (s.subcommands && s.subcommands.length > 0) sub.subcommands = s.subcommands;
+            return sub;
+          }),
       ),
     ),
   ) as fc.Arbitrary<Subcommand[]>;
@@ -164,7 +170,11 @@ describe.each(MODES)('layout %s', (mode) => {
         const call = layout.renderCall({ ...target, runnable: `${runnable.group}__${bare}` });
         const resolved = layout.resolve(call);
         expect([resolved.runnable, resolved.known, resolved.group, resolved.host, resolved.command]).toEqual([
-          runnable.name, true, runnable.group, target.host, target.command,
+          runnable.name,
+          true,
+          runnable.group,
+          target.host,
+          target.command,
         ]);
         const other = runnable.group === 'console' ? 'filesystem' : 'console';
         const wrong = layout.resolve(layout.renderCall({ runnable: `${other}__${bare}` }));

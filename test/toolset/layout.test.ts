@@ -14,14 +14,20 @@ const props = (params: Record<string, unknown>): Record<string, Record<string, u
 
 describe('dedup layout', () => {
   it('offers one tool per visible runnable, never the hidden one', () => {
-    const names = createLayout('dedup', fleet).tools().map((t) => t.name);
+    const names = createLayout('dedup', fleet)
+      .tools()
+      .map((t) => t.name);
     expect(names).toHaveLength(13);
     expect(names).toContain('restart-service');
     expect(names).not.toContain('debug-dump');
   });
 
   it('injects an enum-free host selector that names hosts and groups, renamed _host for runnables with their own host', () => {
-    const tools = Object.fromEntries(createLayout('dedup', fleet).tools().map((t) => [t.name, t]));
+    const tools = Object.fromEntries(
+      createLayout('dedup', fleet)
+        .tools()
+        .map((t) => [t.name, t]),
+    );
     const restart = props(tools['restart-service']!.parameters);
     expect(Object.keys(restart)).toEqual(['host', 'service']);
     expect(restart.host!.enum).toBeUndefined();
@@ -32,13 +38,23 @@ describe('dedup layout', () => {
   });
 
   it('puts the subcommand in a top-level command slot, renamed _command when an arg is called command', () => {
-    const tools = Object.fromEntries(createLayout('dedup', fleet).tools().map((t) => [t.name, t]));
+    const tools = Object.fromEntries(
+      createLayout('dedup', fleet)
+        .tools()
+        .map((t) => [t.name, t]),
+    );
     expect(props(tools.git!.parameters).command!.description).toMatch(/"remote add"/);
     expect(Object.keys(props(tools.cron!.parameters))).toEqual(['host', '_command', 'schedule', 'command', 'id']);
     const l = createLayout('dedup', fleet);
     expect(l.resolve(call('cron', { host: 'web-01', _command: 'add', schedule: '0 2 * * *', command: 'backup.sh' }))).toEqual({
-      runnable: 'cron', known: true, discovery: false, host: 'web-01', command: 'add',
-      args: { schedule: '0 2 * * *', command: 'backup.sh' }, layout: 'dedup', calledName: 'cron',
+      runnable: 'cron',
+      known: true,
+      discovery: false,
+      host: 'web-01',
+      command: 'add',
+      args: { schedule: '0 2 * * *', command: 'backup.sh' },
+      layout: 'dedup',
+      calledName: 'cron',
     });
   });
 
@@ -56,7 +72,10 @@ describe('dedup layout', () => {
 
   it('renders OpenAI and Anthropic wire forms of the same tools', () => {
     const tools = createLayout('dedup', fleet).tools();
-    expect(toOpenAITools(tools)[0]).toEqual({ type: 'function', function: { name: tools[0]!.name, description: tools[0]!.description, parameters: tools[0]!.parameters } });
+    expect(toOpenAITools(tools)[0]).toEqual({
+      type: 'function',
+      function: { name: tools[0]!.name, description: tools[0]!.description, parameters: tools[0]!.parameters },
+    });
     expect(toAnthropicTools(tools)[0]!.input_schema).toBe(tools[0]!.parameters);
   });
 });
@@ -64,13 +83,21 @@ describe('dedup layout', () => {
 describe('per_host layout', () => {
   it('offers host__name per host the runnable is available on', () => {
     const ts = parseToolsetText('hosts = ["a", "b"]\n[[runnable]]\nname = "x"\n[[runnable]]\nname = "y"\nhosts = ["b"]\n', 't.toml');
-    expect(createLayout('per_host', ts).tools().map((t) => t.name)).toEqual(['a__x', 'b__x', 'b__y']);
+    expect(
+      createLayout('per_host', ts)
+        .tools()
+        .map((t) => t.name),
+    ).toEqual(['a__x', 'b__x', 'b__y']);
     expect(props(createLayout('per_host', ts).tools()[0]!.parameters)).toEqual({});
   });
 
   it('takes the host from the prefix, a group prefix too, and keeps a runnable own host arg', () => {
     const l = createLayout('per_host', fleet);
-    expect(l.resolve(call('web-01__restart-service', { service: 'nginx' }))).toMatchObject({ runnable: 'restart-service', host: 'web-01', args: { service: 'nginx' } });
+    expect(l.resolve(call('web-01__restart-service', { service: 'nginx' }))).toMatchObject({
+      runnable: 'restart-service',
+      host: 'web-01',
+      args: { service: 'nginx' },
+    });
     expect(l.resolve(call('Production__restart-service', {})).host).toBe('Production');
     expect(l.resolve(call('web-01__cert-check', { host: 'example.com' }))).toMatchObject({ host: 'web-01', args: { host: 'example.com' } });
     expect(l.resolve(call('web-02__console__which', { name: 'ls' }))).toMatchObject({ runnable: 'which', host: 'web-02', group: 'console', known: true });
@@ -98,13 +125,23 @@ describe('search layout', () => {
 
   it('resolves run_runnable and use_tool: id or name, nested args, top-level command and host', () => {
     expect(l().resolve(call('run_runnable', { id: 'cron', host: 'web-01', command: 'add', args: { schedule: '@daily', command: 'x' } }))).toEqual({
-      runnable: 'cron', known: true, discovery: false, host: 'web-01', command: 'add', args: { schedule: '@daily', command: 'x' }, layout: 'search', calledName: 'run_runnable',
+      runnable: 'cron',
+      known: true,
+      discovery: false,
+      host: 'web-01',
+      command: 'add',
+      args: { schedule: '@daily', command: 'x' },
+      layout: 'search',
+      calledName: 'run_runnable',
     });
     expect(l().resolve(call('use_tool', { name: 'git', host: 'web-02', command: ['remote', 'add'], args: { name: 'upstream' } }))).toMatchObject({
-      runnable: 'git', command: 'remote add', args: { name: 'upstream' },
+      runnable: 'git',
+      command: 'remote add',
+      args: { name: 'upstream' },
     });
     expect(l().resolve(call('run_runnable', { id: 'cert-check', host: 'web-01', args: '{"host":"example.com"}' }))).toMatchObject({
-      host: 'web-01', args: { host: 'example.com' },
+      host: 'web-01',
+      args: { host: 'example.com' },
     });
   });
 
@@ -116,8 +153,14 @@ describe('search layout', () => {
 
   it('answers describe_runnable with subcommands, their own autonomy and escalations', () => {
     const git = JSON.parse(l().answerDiscovery(call('describe_runnable', { id: 'git' })));
-    expect(git.subcommands.map((s: { path: string; autonomy: string }) => [s.path, s.autonomy])).toEqual([['status', 'autonomous'], ['remote', 'autonomous']]);
-    expect(git.subcommands[1].subcommands.map((s: { path: string; autonomy: string }) => [s.path, s.autonomy])).toEqual([['remote add', 'confirm'], ['remote remove', 'confirm']]);
+    expect(git.subcommands.map((s: { path: string; autonomy: string }) => [s.path, s.autonomy])).toEqual([
+      ['status', 'autonomous'],
+      ['remote', 'autonomous'],
+    ]);
+    expect(git.subcommands[1].subcommands.map((s: { path: string; autonomy: string }) => [s.path, s.autonomy])).toEqual([
+      ['remote add', 'confirm'],
+      ['remote remove', 'confirm'],
+    ]);
     expect(git.subcommands[1].require_command).toBe(true);
     const deploy = JSON.parse(l().answerDiscovery(call('describe_runnable', { id: 'deploy-app' })));
     expect(deploy.escalations).toEqual([{ arg: 'force', level: 'manual', when: true }]);
@@ -126,7 +169,9 @@ describe('search layout', () => {
   it('answers describe_tool with the dedup schema, and a did-you-mean for unknown or hidden names', () => {
     const cert = JSON.parse(l().answerDiscovery(call('describe_tool', { name: 'cert-check' })));
     expect(Object.keys(cert.parameters.properties)).toEqual(['_host', 'host', 'port']);
-    expect(l().answerDiscovery(call('describe_runnable', { id: 'restart-servce' }))).toBe('Error: unknown runnable "restart-servce"; did you mean "restart-service"?');
+    expect(l().answerDiscovery(call('describe_runnable', { id: 'restart-servce' }))).toBe(
+      'Error: unknown runnable "restart-servce"; did you mean "restart-service"?',
+    );
     expect(l().answerDiscovery(call('describe_runnable', { id: 'debug-dump' }))).toMatch(/^Error: unknown runnable/);
     expect(l().answerDiscovery(call('describe_runnable', {}))).toMatch(/^Error: pass the runnable name/);
   });
@@ -153,9 +198,18 @@ describe('search ranking', () => {
     expect(searchRunnables(fleet, 'zebra')).toEqual([]);
     expect(searchRunnables(fleet, 'dump debug')).toEqual([]);
     const all = searchRunnables(fleet, '', 50);
-    expect(all.map((r) => r.name)).toEqual(fleet.runnables.filter((r) => !r.hidden).map((r) => r.name).sort());
+    expect(all.map((r) => r.name)).toEqual(
+      fleet.runnables
+        .filter((r) => !r.hidden)
+        .map((r) => r.name)
+        .sort(),
+    );
     // ping-host: name word 3 + arg 2 + description 1; cert-check: arg 2 + description 1; dns-lookup: arg 2.
-    expect(searchRunnables(fleet, 'host').map((r) => [r.name, r.score])).toEqual([['ping-host', 6], ['cert-check', 3], ['dns-lookup', 2]]);
+    expect(searchRunnables(fleet, 'host').map((r) => [r.name, r.score])).toEqual([
+      ['ping-host', 6],
+      ['cert-check', 3],
+      ['dns-lookup', 2],
+    ]);
   });
 });
 
@@ -181,10 +235,22 @@ describe('resolve never throws on model output', () => {
     { name: 'unknown host prefix', mode: 'per_host', c: call('web-99__restart-service', {}), runnable: 'restart-service', host: 'web-99' },
     { name: 'unknown host prefix and tool', mode: 'per_host', c: call('web-99__reboot', {}), runnable: 'web-99__reboot', host: undefined },
     { name: 'run_runnable without id', mode: 'search', c: call('run_runnable', { host: 'web-01' }), runnable: '', host: 'web-01' },
-    { name: 'non-object arguments', mode: 'dedup', c: { id: 'x', name: 'restart-service', arguments: 'oops' as unknown as Record<string, unknown> }, runnable: 'restart-service', host: undefined },
+    {
+      name: 'non-object arguments',
+      mode: 'dedup',
+      c: { id: 'x', name: 'restart-service', arguments: 'oops' as unknown as Record<string, unknown> },
+      runnable: 'restart-service',
+      host: undefined,
+    },
     { name: 'raw unparsed arguments', mode: 'search', c: call('run_runnable', { _raw: '{"id": "cron"' }), runnable: '', host: undefined },
     { name: 'numeric name', mode: 'search', c: call('use_tool', { name: 42, args: null }), runnable: '', host: undefined },
-    { name: 'a direct call in search mode', mode: 'search', c: call('restart-service', { host: 'web-01', service: 'x' }), runnable: 'restart-service', host: 'web-01' },
+    {
+      name: 'a direct call in search mode',
+      mode: 'search',
+      c: call('restart-service', { host: 'web-01', service: 'x' }),
+      runnable: 'restart-service',
+      host: 'web-01',
+    },
   ] as const)('$name ($mode)', ({ mode, c, runnable, host }) => {
     const r = createLayout(mode, fleet).resolve(c);
     expect([r.runnable, r.host, r.calledName]).toEqual([runnable, host, c.name]);
@@ -196,13 +262,19 @@ describe('toolsets without hosts (builtin:workspace)', () => {
   it('dedup injects no selector and per_host offers plain names', () => {
     const dedup = createLayout('dedup', WORKSPACE_TOOLSET).tools();
     expect(Object.keys(props(dedup.find((t) => t.name === 'file_read')!.parameters))).toEqual(['path', 'offset', 'limit']);
-    expect(createLayout('per_host', WORKSPACE_TOOLSET).tools().map((t) => t.name)).toEqual(WORKSPACE_TOOLSET.runnables.map((r) => r.name));
+    expect(
+      createLayout('per_host', WORKSPACE_TOOLSET)
+        .tools()
+        .map((t) => t.name),
+    ).toEqual(WORKSPACE_TOOLSET.runnables.map((r) => r.name));
     expect(Object.keys(props(createLayout('search', WORKSPACE_TOOLSET).tools()[3]!.parameters))).toEqual(['id', 'command', 'args']);
   });
 
   it('keeps a host key as an ordinary arg', () => {
     expect(createLayout('dedup', WORKSPACE_TOOLSET).resolve(call('file_read', { path: 'a', host: 'x' }))).toMatchObject({
-      runnable: 'file_read', known: true, args: { path: 'a', host: 'x' },
+      runnable: 'file_read',
+      known: true,
+      args: { path: 'a', host: 'x' },
     });
   });
 });

@@ -29,15 +29,19 @@ describe('sizeCheckedFetch', () => {
     { name: 'one byte at a time', split: (s: string) => Array.from({ length: s.length }, (_, i) => s.charAt(i)) },
   ])('passes events within the limits and drops the ones over them on a stream of no request ($name)', async ({ split }) => {
     const refused: string[] = [];
-    const f = sizeCheckedFetch(limits, (why) => refused.push(why), async () => {
-      const body = new ReadableStream<Uint8Array>({
-        start(c) {
-          for (const ch of split(ok1 + deep + big + ok2)) c.enqueue(new TextEncoder().encode(ch));
-          c.close();
-        },
-      });
-      return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
-    });
+    const f = sizeCheckedFetch(
+      limits,
+      (why) => refused.push(why),
+      async () => {
+        const body = new ReadableStream<Uint8Array>({
+          start(c) {
+            for (const ch of split(ok1 + deep + big + ok2)) c.enqueue(new TextEncoder().encode(ch));
+            c.close();
+          },
+        });
+        return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+      },
+    );
     const res = await f('http://x/mcp', { method: 'GET' });
     expect(await res.text()).toBe(ok1 + ok2);
     expect(refused).toEqual(['nested deeper than 4 levels', 'larger than 200 bytes']);

@@ -42,12 +42,21 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   for await (const c of req) body += c;
   const msg = JSON.parse(body);
   if (msg.id === undefined) return void res.writeHead(202).end();
-  const json = (result: unknown): void => void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'one' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }));
+  const json = (result: unknown): void =>
+    void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'one' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }));
   if (msg.method === 'initialize') {
     initializes++;
     return json({ protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'big', version: '1.0.0' } });
   }
-  if (msg.method === 'tools/list') return json({ tools: ['echo', 'huge_json', 'huge_sse', 'deep_sse'].map((name) => ({ name, description: name, inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } })) });
+  if (msg.method === 'tools/list')
+    return json({
+      tools: ['echo', 'huge_json', 'huge_sse', 'deep_sse'].map((name) => ({
+        name,
+        description: name,
+        inputSchema: { type: 'object' },
+        annotations: { readOnlyHint: true },
+      })),
+    });
   const name = msg.params.name as string;
   const id = JSON.stringify(msg.id);
   if (name === 'echo') return json({ content: [{ type: 'text', text: `echo: ${msg.params.arguments.message}` }] });

@@ -41,7 +41,9 @@ describe('MCP over stdio', () => {
   });
 
   it('fails with an MCP error (exit 3) when the command is not an MCP server', async () => {
-    const err = await loadToolset(`mcp:${process.execPath} -e "process.exit(1)"`, { projectDir: process.cwd(), env, timeoutMs: 10_000 }).catch((e: unknown) => e);
+    const err = await loadToolset(`mcp:${process.execPath} -e "process.exit(1)"`, { projectDir: process.cwd(), env, timeoutMs: 10_000 }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ToolsetError);
     expect((err as ToolsetError).code).toBe('MCP');
     expect(EXIT_CODES.MCP).toBe(3);
@@ -71,7 +73,9 @@ describe('MCP over streamable HTTP', () => {
   });
 
   it('fails with an MCP error when nothing listens', async () => {
-    const err = await loadToolset(`mcp:http://127.0.0.1:${await closedPort()}/mcp`, { projectDir: process.cwd(), env, timeoutMs: 5_000 }).catch((e: unknown) => e);
+    const err = await loadToolset(`mcp:http://127.0.0.1:${await closedPort()}/mcp`, { projectDir: process.cwd(), env, timeoutMs: 5_000 }).catch(
+      (e: unknown) => e,
+    );
     expect((err as ToolsetError).code).toBe('MCP');
   });
 });

@@ -6,7 +6,10 @@ import { resolveCall, resolveWithoutToolset } from '../../src/toolset/resolve.js
 import type { ToolCall } from '../../src/types/run.js';
 
 const CALLS: Array<{ name: string; call: ToolCall }> = [
-  { name: 'run_runnable with id and nested args', call: { id: 'c1', name: 'run_runnable', arguments: { id: 'systemctl', host: 'web-1', args: { unit: 'nginx' } } } },
+  {
+    name: 'run_runnable with id and nested args',
+    call: { id: 'c1', name: 'run_runnable', arguments: { id: 'systemctl', host: 'web-1', args: { unit: 'nginx' } } },
+  },
   { name: 'run_runnable with args as JSON text', call: { id: 'c2', name: 'run_runnable', arguments: { id: 'systemctl', args: '{"unit":"nginx"}' } } },
   { name: 'run_runnable naming the runnable under "runnable"', call: { id: 'c3', name: 'run_runnable', arguments: { runnable: 'systemctl', unit: 'nginx' } } },
   { name: 'use_tool with name', call: { id: 'c4', name: 'use_tool', arguments: { name: 'systemctl', args: { unit: 'nginx' } } } },

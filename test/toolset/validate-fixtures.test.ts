@@ -30,7 +30,10 @@ describe('validateFixtures: runspec', () => {
   it('passes a case that only names what the fleet has, legacy ids included', () => {
     const c = kase({
       runspec: {
-        tool: ['git'], command: 'remote add', args: { name: eq('upstream'), url: eq('x') }, host: 'production',
+        tool: ['git'],
+        command: 'remote add',
+        args: { name: eq('upstream'), url: eq('x') },
+        host: 'production',
         forbidTools: ['console__which', 'filesystem__write-file'],
       },
     });
@@ -42,14 +45,37 @@ describe('validateFixtures: runspec', () => {
     { name: 'reordered words', rs: { tool: ['service-restart'] }, want: 'did you mean "restart-service"?' },
     { name: 'hidden tool', rs: { tool: ['debug-dump'] }, want: 'expect_tool: tool "debug-dump" is hidden on toolset fleet' },
     { name: 'wrong legacy group', rs: { tool: ['filesystem__which'] }, want: 'expect_tool: unknown tool "filesystem__which" in group "filesystem"' },
-    { name: 'renamed arg', rs: { tool: ['scale-deployment'], args: { replica: eq(3) } }, want: 'expect_args.replica: unknown arg "replica" of scale-deployment; did you mean "replicas"?' },
-    { name: 'unknown verb', rs: { tool: ['cron'], command: 'ad' }, want: 'expect_command: unknown subcommand "ad" of cron; it has list, add, remove; did you mean "add"?' },
-    { name: 'arg of another verb', rs: { tool: ['cron'], command: 'list', args: { schedule: eq('x') } }, want: 'expect_args.schedule: unknown arg "schedule" of cron' },
-    { name: 'unknown host', rs: { tool: ['restart-service'], host: 'web-1' }, want: 'expect_host: unknown host or host group "web-1" on toolset fleet; did you mean "web-01"?' },
-    { name: 'unknown forbidden tool', rs: { forbidTools: ['ok', 'filesystem_write_file'] }, want: 'forbid_tools[1]: unknown tool "filesystem_write_file" on toolset fleet; did you mean "filesystem_write-file"?' },
+    {
+      name: 'renamed arg',
+      rs: { tool: ['scale-deployment'], args: { replica: eq(3) } },
+      want: 'expect_args.replica: unknown arg "replica" of scale-deployment; did you mean "replicas"?',
+    },
+    {
+      name: 'unknown verb',
+      rs: { tool: ['cron'], command: 'ad' },
+      want: 'expect_command: unknown subcommand "ad" of cron; it has list, add, remove; did you mean "add"?',
+    },
+    {
+      name: 'arg of another verb',
+      rs: { tool: ['cron'], command: 'list', args: { schedule: eq('x') } },
+      want: 'expect_args.schedule: unknown arg "schedule" of cron',
+    },
+    {
+      name: 'unknown host',
+      rs: { tool: ['restart-service'], host: 'web-1' },
+      want: 'expect_host: unknown host or host group "web-1" on toolset fleet; did you mean "web-01"?',
+    },
+    {
+      name: 'unknown forbidden tool',
+      rs: { forbidTools: ['ok', 'filesystem_write_file'] },
+      want: 'forbid_tools[1]: unknown tool "filesystem_write_file" on toolset fleet; did you mean "filesystem_write-file"?',
+    },
   ])('$name', ({ rs, want }) => {
     const out = rows([kase({ runspec: rs as RunspecExpectation })], () => fleet);
-    expect(out.some((line) => line.startsWith('evals/x.toml:7: case c1: ') && line.includes(want)), out.join('\n')).toBe(true);
+    expect(
+      out.some((line) => line.startsWith('evals/x.toml:7: case c1: ') && line.includes(want)),
+      out.join('\n'),
+    ).toBe(true);
   });
 
   it('checks a runnable own host in expect_args against its args', () => {
@@ -81,11 +107,7 @@ describe('validateFixtures: replio and turnstone', () => {
       mode: 'trajectory',
       turnstone: {
         matchMode: 'subset',
-        actions: [
-          { tool: 'read_file', args: { path: eq('a') } },
-          { tool: 'edit_file', argsPattern: { new_str: 'Hello' } },
-          { tool: 'write_files' },
-        ],
+        actions: [{ tool: 'read_file', args: { path: eq('a') } }, { tool: 'edit_file', argsPattern: { new_str: 'Hello' } }, { tool: 'write_files' }],
       },
     });
     expect(validateFixtures([c], WORKSPACE_TOOLSET).map((p) => [p.field, p.message])).toEqual([

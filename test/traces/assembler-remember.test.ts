@@ -18,7 +18,13 @@ describe('assembler: remembered trace ids', () => {
   ])('rememberCompleted %s: the newest ids count late spans, older ones start new traces', (rememberCompleted, expected) => {
     const asm = createTraceAssembler({ rule: 'structural', quiet: 0, reopenWindow: 1, rememberCompleted });
     let now = 0;
-    for (const t of [1, 2, 3, 4]) expect(asm.addSpans(rootOf(t), ++now).filter((x) => x.final === false).map((x) => x.traceId)).toEqual([rootOf(t)[0]!.traceId]);
+    for (const t of [1, 2, 3, 4])
+      expect(
+        asm
+          .addSpans(rootOf(t), ++now)
+          .filter((x) => x.final === false)
+          .map((x) => x.traceId),
+      ).toEqual([rootOf(t)[0]!.traceId]);
     // Past the re-open window: every judged trace is released (and remembered, up to the cap).
     asm.addSpans([], (now += 10));
     const late: number[] = [];

@@ -21,24 +21,54 @@ import { verdictLines } from '../helpers/verdict-lines.js';
 let dir: string;
 
 /** A GenAI-convention trace: user prompt, one chat span with the calls, sibling execute_tool spans. */
-function agentTrace(t: number, prompt: string, calls: Array<{ name: string; args: Record<string, unknown> }>, extra: Record<string, unknown> = {}): OtlpTraceRequest {
+function agentTrace(
+  t: number,
+  prompt: string,
+  calls: Array<{ name: string; args: Record<string, unknown> }>,
+  extra: Record<string, unknown> = {},
+): OtlpTraceRequest {
   const parts = calls.map((c, i) => ({ type: 'tool_call', id: `c${t}_${i}`, name: c.name, arguments: c.args }));
   return request([
     span({ trace: t, id: 1, name: 'invoke_agent', start: 0, end: 100, attrs: { 'gen_ai.operation.name': 'invoke_agent', ...extra } }),
-    span({ trace: t, id: 2, parent: 1, name: 'chat m', start: 1, end: 10, attrs: {
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: prompt }] }]),
-      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', finish_reason: 'tool_call', parts }]),
-    } }),
-    ...calls.map((c, i) => span({ trace: t, id: 10 + i, parent: 1, name: `execute_tool ${c.name}`, start: 11 + i, end: 12 + i, attrs: {
-      'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': c.name, 'gen_ai.tool.call.id': `c${t}_${i}`,
-    } })),
+    span({
+      trace: t,
+      id: 2,
+      parent: 1,
+      name: 'chat m',
+      start: 1,
+      end: 10,
+      attrs: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: prompt }] }]),
+        'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', finish_reason: 'tool_call', parts }]),
+      },
+    }),
+    ...calls.map((c, i) =>
+      span({
+        trace: t,
+        id: 10 + i,
+        parent: 1,
+        name: `execute_tool ${c.name}`,
+        start: 11 + i,
+        end: 12 + i,
+        attrs: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': c.name,
+          'gen_ai.tool.call.id': `c${t}_${i}`,
+        },
+      }),
+    ),
   ]);
 }
 
 const SUITE = {
   cases: [
-    { id: 'read-readme', user_prompt: 'read the readme', match: { prompt: '(?i)\\breadme\\b' }, expected_actions: [{ tool: 'file_read', args: { path: 'README.md' } }] },
+    {
+      id: 'read-readme',
+      user_prompt: 'read the readme',
+      match: { prompt: '(?i)\\breadme\\b' },
+      expected_actions: [{ tool: 'file_read', args: { path: 'README.md' } }],
+    },
     { id: 'find-todos', user_prompt: 'find TODOs', expected_actions: [{ tool: 'grep', args: { pattern: 'TODO' } }] },
   ],
 };
@@ -59,7 +89,13 @@ beforeAll(() => {
     agentTrace(3, 'look for todo markers', [{ name: 'grep', args: { pattern: 'TODO' } }], { 'runspec.eval.case_id': 'find-todos' }),
     agentTrace(4, 'look for todo markers', [{ name: 'glob', args: { pattern: '**/*' } }], { 'runspec.eval.case_id': 'find-todos' }),
   ];
-  writeFileSync(join(dir, 'traces', 'a.jsonl'), lines.slice(0, 2).map((l) => JSON.stringify(l)).join('\n') + '\n');
+  writeFileSync(
+    join(dir, 'traces', 'a.jsonl'),
+    lines
+      .slice(0, 2)
+      .map((l) => JSON.stringify(l))
+      .join('\n') + '\n',
+  );
   const frames = lines.slice(2).map((l) => {
     const b = encodeTraceRequest(l);
     const len = Buffer.alloc(4);
@@ -69,7 +105,9 @@ beforeAll(() => {
   writeFileSync(join(dir, 'traces', 'nested', 'b.binpb.gz'), gzipSync(Buffer.concat(frames)));
   // 24 traces for sharding.
   mkdirSync(join(dir, 'many'));
-  const many = Array.from({ length: 24 }, (_, i) => JSON.stringify(agentTrace(100 + i, i % 2 ? 'read the readme' : 'hello', [{ name: i % 3 ? 'file_read' : 'bash', args: { path: 'README.md' } }])));
+  const many = Array.from({ length: 24 }, (_, i) =>
+    JSON.stringify(agentTrace(100 + i, i % 2 ? 'read the readme' : 'hello', [{ name: i % 3 ? 'file_read' : 'bash', args: { path: 'README.md' } }])),
+  );
   writeFileSync(join(dir, 'many', 'all.jsonl'), many.join('\n') + '\n');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -147,14 +185,20 @@ describe('runspec-eval score', () => {
     const lines = jsonLines(r.stdout);
     expect(lines).toHaveLength(4);
     expect(lines.map((l) => [l.category, l.pass, l.calls.map((c) => c.name)])).toEqual([
-      [null, null, ['file_read']], [null, null, ['bash']], [null, null, ['grep']], [null, null, ['glob']],
+      [null, null, ['file_read']],
+      [null, null, ['bash']],
+      [null, null, ['grep']],
+      [null, null, ['glob']],
     ]);
     expect(r.exitCode).toBe(0);
   });
 
   it('scores the Collector file exporter with compression: zstd (each framed message zstd-compressed)', async () => {
     // agentTrace(60, 'read the readme', [file_read README.md]) as JSON, compressed with `zstd -19`.
-    const zst = Buffer.from('KLUv/WROA1UMAPZUPx9AjxvfZUtUI2F03UtT/BRPikOmvZeChd9cmasikEYENAA3ADUA/Aph0bm2Kc2p31ytRqp+8j271qJNGW437J5FsiukGK7wZ5Mn/1czkEog9V7MwU5m0VlqJto6vl/JWGzeTs1V0wJBIDAUDI9CGnsZl9cQhu/xct+1PZBS/SraJq5ES7+mz0TdwKEU7Fa+vgcMA2x9gFqW3/wd3V/4Mcz7y8U0ahpJ9kwjSCO+otQoI3Gu1p1h8xnWr82pDwz8Wk7Q5kM1B4ApTcc3t8eZsEksEIdEw/pMM8wquRNfjwK3nckpOOpd17rpirGjL8vJ8teP0vv+3PezKE1pahQ6IHBEhMzOA9UIgNqWSAq3EBioEW0JN+Aphx2NSbdVAvJBL5hB5jS1aJRDLpazAP/9gYOSc0xQcmIc9MwaASeQBTaBcbYSbhq4hQR6e5ApwJcqhBCNBWK/g8sSJgcWZFaDFH6zeRcPU07M5L2JoMUwxFdpsLICyrCiB/UGF2D5veRjgrqjf3y19TDixQbd', 'base64');
+    const zst = Buffer.from(
+      'KLUv/WROA1UMAPZUPx9AjxvfZUtUI2F03UtT/BRPikOmvZeChd9cmasikEYENAA3ADUA/Aph0bm2Kc2p31ytRqp+8j271qJNGW437J5FsiukGK7wZ5Mn/1czkEog9V7MwU5m0VlqJto6vl/JWGzeTs1V0wJBIDAUDI9CGnsZl9cQhu/xct+1PZBS/SraJq5ES7+mz0TdwKEU7Fa+vgcMA2x9gFqW3/wd3V/4Mcz7y8U0ahpJ9kwjSCO+otQoI3Gu1p1h8xnWr82pDwz8Wk7Q5kM1B4ApTcc3t8eZsEksEIdEw/pMM8wquRNfjwK3nckpOOpd17rpirGjL8vJ8teP0vv+3PezKE1pahQ6IHBEhMzOA9UIgNqWSAq3EBioEW0JN+Aphx2NSbdVAvJBL5hB5jS1aJRDLpazAP/9gYOSc0xQcmIc9MwaASeQBTaBcbYSbhq4hQR6e5ApwJcqhBCNBWK/g8sSJgcWZFaDFH6zeRcPU07M5L2JoMUwxFdpsLICyrCiB/UGF2D5veRjgrqjf3y19TDixQbd',
+      'base64',
+    );
     const len = Buffer.alloc(4);
     len.writeUInt32BE(zst.length);
     mkdirSync(join(dir, 'zstd'));
@@ -165,7 +209,10 @@ describe('runspec-eval score', () => {
   });
 
   it('reads stdin with -', async () => {
-    const r = await runCli(['score', '-', '--cases', 'empty', '--rules', 'rules.toml'], { cwd: dir, input: JSON.stringify(agentTrace(9, 'x', [{ name: 'run_command', args: {} }])) + '\n' });
+    const r = await runCli(['score', '-', '--cases', 'empty', '--rules', 'rules.toml'], {
+      cwd: dir,
+      input: JSON.stringify(agentTrace(9, 'x', [{ name: 'run_command', args: {} }])) + '\n',
+    });
     expect(jsonLines(r.stdout)).toEqual([expect.objectContaining({ traceId: traceId(9), rule: 'no-shell', category: 'forbidden_tool' })]);
     expect(r.exitCode).toBe(1);
   });
@@ -211,7 +258,9 @@ describe('runspec-eval score', () => {
     expect(junit.exitCode).toBe(0);
     expect(junit.stdout).toContain('<testsuites name="runspec-eval" tests="4" failures="0" errors="0"');
     expect(junit.stdout).toContain('<testsuite name="inputs" tests="4" failures="0" errors="0" skipped="4"');
-    expect(junit.stdout).toContain(`<testcase classname="unmatched" name="trace ${traceId(1)}" time="0.000"><skipped message="no case or rule applied"/></testcase>`);
+    expect(junit.stdout).toContain(
+      `<testcase classname="unmatched" name="trace ${traceId(1)}" time="0.000"><skipped message="no case or rule applied"/></testcase>`,
+    );
     const table = await runCli(['score', 'traces', '--cases', 'empty', '--output', 'table'], { cwd: dir });
     expect(table.stdout).toContain(`unmatched traces (no case or rule applied): ${traceId(1)} ${traceId(2)} ${traceId(3)} ${traceId(4)}`);
   });
@@ -242,7 +291,20 @@ describe('verdicts out: Phoenix annotations and verdict spans', () => {
     const sink = await startOtlpSink();
     try {
       const r = await runCli(
-        ['score', 'traces', '--cases', 'suite.json', '--rules', 'rules.toml', '--annotate', '--phoenix-url', phoenix.url, '--export', '--otlp-endpoint', `${sink.url}/v1/traces`],
+        [
+          'score',
+          'traces',
+          '--cases',
+          'suite.json',
+          '--rules',
+          'rules.toml',
+          '--annotate',
+          '--phoenix-url',
+          phoenix.url,
+          '--export',
+          '--otlp-endpoint',
+          `${sink.url}/v1/traces`,
+        ],
         { cwd: dir, env: { PHOENIX_API_KEY: 'px-secret-key' } },
       );
       expect(r.exitCode).toBe(1);
@@ -258,7 +320,9 @@ describe('verdicts out: Phoenix annotations and verdict spans', () => {
       expect(verdictSpans).toHaveLength(8);
       for (const v of verdictSpans) {
         expect(v.links).toHaveLength(1);
-        const line = lines.find((l) => l.traceId === v.links[0]!.traceId && l.rootSpanId === v.links[0]!.spanId && l.category === v.attributes['runspec.eval.category']);
+        const line = lines.find(
+          (l) => l.traceId === v.links[0]!.traceId && l.rootSpanId === v.links[0]!.spanId && l.category === v.attributes['runspec.eval.category'],
+        );
         expect(line).toBeDefined();
         expect(v.traceId).not.toBe(v.links[0]!.traceId);
         expect(v.attributes['openinference.span.kind']).toBe('EVALUATOR');
@@ -281,7 +345,10 @@ describe('malformed corpus', () => {
     const missingIds = request([span({ trace: 51, id: 1, name: 'x', start: 0 })]);
     missingIds.resourceSpans![0]!.scopeSpans![0]!.spans!.push({ name: 'no-ids' }, { traceId: 'zz', spanId: 7 as unknown as string, name: 'wrong-types' });
     writeFileSync(join(m, 'lines.jsonl'), [good, good.slice(0, 100), '{"resourceSpans": "nope"}', JSON.stringify(missingIds), '[1,2', ''].join('\n'));
-    writeFileSync(join(m, 'huge.jsonl'), JSON.stringify(agentTrace(52, 'x'.repeat(3_000_000), [{ name: 'glob', args: { pattern: 'y'.repeat(2_000_000) } }])) + '\n');
+    writeFileSync(
+      join(m, 'huge.jsonl'),
+      JSON.stringify(agentTrace(52, 'x'.repeat(3_000_000), [{ name: 'glob', args: { pattern: 'y'.repeat(2_000_000) } }])) + '\n',
+    );
     writeFileSync(join(m, 'bomb.json.gz'), gzipSync(Buffer.alloc(48 * 1024 * 1024, 0x20)));
     writeFileSync(join(m, 'notes.txt'), 'this is not OTLP at all\n');
     const r = await runCli(['score', 'malformed', '--cases', 'suite.json', '--output', 'json'], { cwd: dir, timeoutMs: 60_000 });
@@ -312,7 +379,9 @@ describe('malformed corpus', () => {
     // JUnit: the uninterpretable trace is an error testcase; input problems are the inputs suite's system-err.
     const junit = await runCli(['score', 'malformed', '--cases', 'suite.json', '--output', 'junit'], { cwd: dir, timeoutMs: 60_000 });
     expect(junit.exitCode).toBe(2);
-    expect(junit.stdout).toMatch(/<testcase classname="uninterpretable" name="trace [0-9a-f]{32}" time="0.000"><error message="no LLM or tool spans \(not a GenAI agent trace\)" type="uninterpretable"\/><\/testcase>/);
+    expect(junit.stdout).toMatch(
+      /<testcase classname="uninterpretable" name="trace [0-9a-f]{32}" time="0.000"><error message="no LLM or tool spans \(not a GenAI agent trace\)" type="uninterpretable"\/><\/testcase>/,
+    );
     expect(junit.stdout).toMatch(/<system-err>input problems: 9\n.*bomb\.json\.gz: gzip input abandoned/);
   });
 });
@@ -322,9 +391,32 @@ describe('runspec-eval serve (process)', () => {
     const validate = await runEntryValidator();
     const out = join(dir, 'served.jsonl');
     const written = (): string => (existsSync(out) ? readFileSync(out, 'utf8') : '');
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '100', '--cases', 'suite.json', '--rules', 'rules.toml', '--token-env', 'SERVE_TOKEN', '--results', 'served.json', '--out', 'served.jsonl'], {
-      cwd: dir, env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: dir, SERVE_TOKEN: 'tok-serve' }, stdio: 'pipe',
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'serve',
+        '--port',
+        '0',
+        '--quiet-ms',
+        '100',
+        '--cases',
+        'suite.json',
+        '--rules',
+        'rules.toml',
+        '--token-env',
+        'SERVE_TOKEN',
+        '--results',
+        'served.json',
+        '--out',
+        'served.jsonl',
+      ],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: dir, SERVE_TOKEN: 'tok-serve' },
+        stdio: 'pipe',
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -344,27 +436,43 @@ describe('runspec-eval serve (process)', () => {
       const tracer = provider.getTracer('app');
       const root = tracer.startSpan('invoke_agent', { attributes: { 'gen_ai.operation.name': 'invoke_agent' } }, ROOT_CONTEXT);
       const ctx = otTrace.setSpan(ROOT_CONTEXT, root);
-      tracer.startSpan('chat m', { kind: SpanKind.CLIENT, attributes: {
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'read the readme' }] }]),
-        'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id: 'q', name: 'file_read', arguments: { path: 'README.md' } }] }]),
-      } }, ctx).end();
+      tracer
+        .startSpan(
+          'chat m',
+          {
+            kind: SpanKind.CLIENT,
+            attributes: {
+              'gen_ai.operation.name': 'chat',
+              'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'read the readme' }] }]),
+              'gen_ai.output.messages': JSON.stringify([
+                { role: 'assistant', parts: [{ type: 'tool_call', id: 'q', name: 'file_read', arguments: { path: 'README.md' } }] },
+              ]),
+            },
+          },
+          ctx,
+        )
+        .end();
       root.end();
       await provider.forceFlush();
       await provider.shutdown();
       for (let i = 0; i < 200 && jsonLines(written()).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
       const lines = jsonLines(written());
-      expect(lines).toEqual(expect.arrayContaining([
-        expect.objectContaining({ traceId: root.spanContext().traceId, case: 'read-readme', category: 'pass' }),
-        expect.objectContaining({ traceId: root.spanContext().traceId, rule: 'no-shell', category: 'pass' }),
-      ]));
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ traceId: root.spanContext().traceId, case: 'read-readme', category: 'pass' }),
+          expect.objectContaining({ traceId: root.spanContext().traceId, rule: 'no-shell', category: 'pass' }),
+        ]),
+      );
     } finally {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
     expect(stderr).toMatch(/traces: 1 +verdicts: 2 +passed: 2/);
     expect(stdout + stderr).not.toContain('tok-serve');
-    const raw = written().split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const raw = written()
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(raw.length).toBeGreaterThanOrEqual(2);
     for (const line of raw) expect(validate(line), `${JSON.stringify(line)}\n${JSON.stringify(validate.errors)}`).toBe(true);
     // On shutdown the verdicts are also a results document, like score --results.

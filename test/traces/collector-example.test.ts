@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { REPO_ROOT } from '../helpers/run-cli.js';
 
-type Config = Record<string, Record<string, unknown>> & { service: { pipelines: Record<string, { receivers: string[]; processors?: string[]; exporters: string[] }> } };
+type Config = Record<string, Record<string, unknown>> & {
+  service: { pipelines: Record<string, { receivers: string[]; processors?: string[]; exporters: string[] }> };
+};
 
 function load(name: string): Config {
   return parse(readFileSync(join(REPO_ROOT, 'examples/collector', name), 'utf8')) as Config;
@@ -43,7 +45,12 @@ describe('examples/collector', () => {
     const fixed = text
       .split('\n')
       .filter((l) => !/^\s*#/.test(l))
-      .filter((l) => /^\s*-?\s*(endpoint|path|flush_interval|metrics_flush_interval|timeout|max_megabytes|initial_interval|max_interval|max_elapsed_time|queue_size|port|host)\s*:/.test(l) || /^\s*- [a-z0-9.-]+:\d+/.test(l))
+      .filter(
+        (l) =>
+          /^\s*-?\s*(endpoint|path|flush_interval|metrics_flush_interval|timeout|max_megabytes|initial_interval|max_interval|max_elapsed_time|queue_size|port|host)\s*:/.test(
+            l,
+          ) || /^\s*- [a-z0-9.-]+:\d+/.test(l),
+      )
       .filter((l) => !l.includes('${env:'));
     expect(fixed).toEqual([]);
   });

@@ -13,8 +13,17 @@ import { request, span } from './_otlp.js';
 
 const rules = parseRulesText('[[rule]]\nname = "no-restarts"\nforbid_tools = ["service_restart"]\n', 'rules.toml');
 const tool = (t: number, id: number, name: string, start: number): OtlpSpan =>
-  span({ trace: t, id, parent: 1, name: `execute_tool ${name}`, start, end: start + 1, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name } });
-const root = (t: number): OtlpSpan => span({ trace: t, id: 1, name: 'invoke_agent ops', start: 0, end: 50, attrs: { 'gen_ai.operation.name': 'invoke_agent' } });
+  span({
+    trace: t,
+    id,
+    parent: 1,
+    name: `execute_tool ${name}`,
+    start,
+    end: start + 1,
+    attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name },
+  });
+const root = (t: number): OtlpSpan =>
+  span({ trace: t, id: 1, name: 'invoke_agent ops', start: 0, end: 50, attrs: { 'gen_ai.operation.name': 'invoke_agent' } });
 
 async function score(lines: OtlpSpan[][]) {
   const dir = mkdtempSync(join(tmpdir(), 'runspec-completion-'));
@@ -31,15 +40,25 @@ describe('completion rule over files', () => {
   it('gives the same final verdicts whether spans share a line or not', async () => {
     const together = await score([spans]);
     const apart = await score(spans.map((s) => [s]));
-    expect(together.verdicts).toEqual([['01', 'pass', false], ['02', 'forbidden_tool', false]]);
+    expect(together.verdicts).toEqual([
+      ['01', 'pass', false],
+      ['02', 'forbidden_tool', false],
+    ]);
     expect(apart.verdicts).toEqual(together.verdicts);
     expect([apart.summary.passed, apart.summary.failed]).toEqual([1, 1]);
   });
 
   // Files used to give a pass, then a superseding forbidden_tool line: two lines, the first one wrong.
   it('joins a late child within the window before judging: one final verdict per trace flags the forbidden call', async () => {
-    const { verdicts, summary } = await score([[tool(1, 2, 'service_status', 1), root(1)], [tool(2, 2, 'service_status', 1), root(2)], [tool(1, 3, 'service_restart', 5)]]);
-    expect(verdicts).toEqual([['02', 'pass', false], ['01', 'forbidden_tool', false]]);
+    const { verdicts, summary } = await score([
+      [tool(1, 2, 'service_status', 1), root(1)],
+      [tool(2, 2, 'service_status', 1), root(2)],
+      [tool(1, 3, 'service_restart', 5)],
+    ]);
+    expect(verdicts).toEqual([
+      ['02', 'pass', false],
+      ['01', 'forbidden_tool', false],
+    ]);
     expect(summary).toMatchObject({ traces: 2, passed: 1, failed: 1, reopenedTraces: 0 });
   });
 

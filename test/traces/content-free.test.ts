@@ -18,8 +18,20 @@ const CASES: Case[] = [
   makeCase({ id: 'weather-paris', runspec: { tool: ['get_weather'], args: { city: eq('Paris') } }, match }),
   makeCase({ id: 'search-instead', runspec: { tool: ['search'], args: { q: eq('weather') } }, match }),
   makeCase({ id: 'weather-one-of', runspec: { tool: ['get_weather'], args: { city: { kind: 'one_of', values: ['Paris', 'Rome'] } } }, match }),
-  makeCase({ id: 'weather-action', dialect: 'turnstone', mode: 'trajectory', turnstone: { actions: [{ tool: 'get_weather', args: { city: eq('Paris') } }], matchMode: 'ordered_subset' }, match }),
-  makeCase({ id: 'weather-verifier', dialect: 'replio', mode: 'trajectory', replio: { verifier: { mustInclude: ['get_weather'], args: { get_weather: { city: eq('Paris') } } } }, match }),
+  makeCase({
+    id: 'weather-action',
+    dialect: 'turnstone',
+    mode: 'trajectory',
+    turnstone: { actions: [{ tool: 'get_weather', args: { city: eq('Paris') } }], matchMode: 'ordered_subset' },
+    match,
+  }),
+  makeCase({
+    id: 'weather-verifier',
+    dialect: 'replio',
+    mode: 'trajectory',
+    replio: { verifier: { mustInclude: ['get_weather'], args: { get_weather: { city: eq('Paris') } } } },
+    match,
+  }),
 ];
 const EXPECTED: Record<string, string> = {
   'weather-paris': 'unscorable',
@@ -35,31 +47,95 @@ const CORPUS: Array<{ name: string; req: OtlpTraceRequest }> = [
     name: 'OpenTelemetry GenAI (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT unset)',
     req: request([
       span({ trace: 1, id: 1, name: 'invoke_agent weather', start: 0, end: 50, attrs: { 'gen_ai.operation.name': 'invoke_agent' } }),
-      span({ trace: 1, id: 2, parent: 1, name: 'chat gpt-4o', start: 1, end: 5, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.response.finish_reasons': ['tool_calls'], 'gen_ai.usage.input_tokens': 10 } }),
-      span({ trace: 1, id: 3, parent: 1, name: 'execute_tool get_weather', start: 6, end: 7, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather', 'gen_ai.tool.call.id': 'call_1' } }),
+      span({
+        trace: 1,
+        id: 2,
+        parent: 1,
+        name: 'chat gpt-4o',
+        start: 1,
+        end: 5,
+        attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.response.finish_reasons': ['tool_calls'], 'gen_ai.usage.input_tokens': 10 },
+      }),
+      span({
+        trace: 1,
+        id: 3,
+        parent: 1,
+        name: 'execute_tool get_weather',
+        start: 6,
+        end: 7,
+        attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather', 'gen_ai.tool.call.id': 'call_1' },
+      }),
     ]),
   },
   {
     name: 'OpenInference (OPENINFERENCE_HIDE_INPUTS / HIDE_OUTPUTS: values replaced by __REDACTED__)',
     req: request([
-      span({ trace: 2, id: 1, name: 'agent', start: 0, end: 50, attrs: { 'openinference.span.kind': 'AGENT', 'input.value': '__REDACTED__', 'output.value': '__REDACTED__' } }),
-      span({ trace: 2, id: 2, parent: 1, name: 'ChatCompletion', start: 1, end: 5, attrs: { 'openinference.span.kind': 'LLM', 'llm.model_name': 'gpt-4o', 'input.value': '__REDACTED__', 'output.value': '__REDACTED__' } }),
-      span({ trace: 2, id: 3, parent: 1, name: 'get_weather', start: 6, end: 7, attrs: { 'openinference.span.kind': 'TOOL', 'tool.name': 'get_weather', 'input.value': '__REDACTED__', 'output.value': '__REDACTED__' } }),
+      span({
+        trace: 2,
+        id: 1,
+        name: 'agent',
+        start: 0,
+        end: 50,
+        attrs: { 'openinference.span.kind': 'AGENT', 'input.value': '__REDACTED__', 'output.value': '__REDACTED__' },
+      }),
+      span({
+        trace: 2,
+        id: 2,
+        parent: 1,
+        name: 'ChatCompletion',
+        start: 1,
+        end: 5,
+        attrs: { 'openinference.span.kind': 'LLM', 'llm.model_name': 'gpt-4o', 'input.value': '__REDACTED__', 'output.value': '__REDACTED__' },
+      }),
+      span({
+        trace: 2,
+        id: 3,
+        parent: 1,
+        name: 'get_weather',
+        start: 6,
+        end: 7,
+        attrs: { 'openinference.span.kind': 'TOOL', 'tool.name': 'get_weather', 'input.value': '__REDACTED__', 'output.value': '__REDACTED__' },
+      }),
     ]),
   },
   {
     name: 'OpenLLMetry (TRACELOOP_TRACE_CONTENT=false)',
     req: request([
       span({ trace: 3, id: 1, name: 'agent.workflow', start: 0, end: 50, attrs: { 'traceloop.span.kind': 'workflow' } }),
-      span({ trace: 3, id: 2, parent: 1, name: 'openai.chat', kind: 3, start: 1, end: 5, attrs: { 'llm.request.type': 'chat', 'gen_ai.system': 'openai', 'gen_ai.request.model': 'gpt-4o' } }),
-      span({ trace: 3, id: 3, parent: 1, name: 'get_weather.tool', start: 6, end: 7, attrs: { 'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'get_weather' } }),
+      span({
+        trace: 3,
+        id: 2,
+        parent: 1,
+        name: 'openai.chat',
+        kind: 3,
+        start: 1,
+        end: 5,
+        attrs: { 'llm.request.type': 'chat', 'gen_ai.system': 'openai', 'gen_ai.request.model': 'gpt-4o' },
+      }),
+      span({
+        trace: 3,
+        id: 3,
+        parent: 1,
+        name: 'get_weather.tool',
+        start: 6,
+        end: 7,
+        attrs: { 'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'get_weather' },
+      }),
     ]),
   },
   {
     name: 'Vercel AI SDK (recordInputs: false, recordOutputs: false)',
     req: request([
       span({ trace: 4, id: 1, name: 'ai.generateText', start: 0, end: 50, attrs: { 'ai.model.id': 'gpt-4o' } }),
-      span({ trace: 4, id: 2, parent: 1, name: 'ai.generateText.doGenerate', start: 1, end: 5, attrs: { 'ai.model.id': 'gpt-4o', 'ai.model.provider': 'openai.chat', 'ai.response.finishReason': 'tool-calls' } }),
+      span({
+        trace: 4,
+        id: 2,
+        parent: 1,
+        name: 'ai.generateText.doGenerate',
+        start: 1,
+        end: 5,
+        attrs: { 'ai.model.id': 'gpt-4o', 'ai.model.provider': 'openai.chat', 'ai.response.finishReason': 'tool-calls' },
+      }),
       span({ trace: 4, id: 3, parent: 1, name: 'ai.toolCall', start: 6, end: 7, attrs: { 'ai.toolCall.name': 'get_weather', 'ai.toolCall.id': 'tc1' } }),
     ]),
   },
@@ -86,7 +162,20 @@ describe('content-free production traces', () => {
   it('still judges arguments when the same trace carries content', () => {
     const withArgs = request([
       span({ trace: 9, id: 1, name: 'invoke_agent weather', start: 0, end: 50, attrs: { 'gen_ai.operation.name': 'invoke_agent' } }),
-      span({ trace: 9, id: 3, parent: 1, name: 'execute_tool get_weather', start: 6, end: 7, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather', 'gen_ai.tool.call.id': 'c', 'gen_ai.tool.call.arguments': '{"city":"Oslo"}' } }),
+      span({
+        trace: 9,
+        id: 3,
+        parent: 1,
+        name: 'execute_tool get_weather',
+        start: 6,
+        end: 7,
+        attrs: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': 'get_weather',
+          'gen_ai.tool.call.id': 'c',
+          'gen_ai.tool.call.arguments': '{"city":"Oslo"}',
+        },
+      }),
     ]);
     const out = scorer.score(one(withArgs));
     if (out.kind !== 'scored') throw new Error('not scored');
@@ -104,10 +193,30 @@ describe('infrastructure errors on production traces', () => {
   it('are not evaluations: category error, pass null, counted as errored and never as failed', async () => {
     const { createSummaryCollector } = await import('../../src/traces/score-traces.js');
     const scorer = createTraceScorer({ cases: CASES });
-    const out = scorer.score(one(request([
-      span({ trace: 80, id: 1, name: 'invoke_agent weather', start: 0, end: 50, error: true, attrs: { 'gen_ai.operation.name': 'invoke_agent', 'error.type': 'PROVIDER_HTTP' } }),
-      span({ trace: 80, id: 2, parent: 1, name: 'execute_tool get_weather', start: 6, end: 7, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather' } }),
-    ])));
+    const out = scorer.score(
+      one(
+        request([
+          span({
+            trace: 80,
+            id: 1,
+            name: 'invoke_agent weather',
+            start: 0,
+            end: 50,
+            error: true,
+            attrs: { 'gen_ai.operation.name': 'invoke_agent', 'error.type': 'PROVIDER_HTTP' },
+          }),
+          span({
+            trace: 80,
+            id: 2,
+            parent: 1,
+            name: 'execute_tool get_weather',
+            start: 6,
+            end: 7,
+            attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather' },
+          }),
+        ]),
+      ),
+    );
     if (out.kind !== 'scored') throw new Error('not scored');
     const line = out.lines.find((l) => l.case === 'weather-paris')!;
     expect([line.category, line.pass]).toEqual(['error', null]);

@@ -11,16 +11,25 @@ import { one, request, span } from './_otlp.js';
 
 const eq = (value: unknown): ArgExpectation => ({ kind: 'equals', value });
 const tools = (names: string[]) =>
-  Object.fromEntries(names.map((n, i) => [`llm.tools.${i}.tool.json_schema`, JSON.stringify({ type: 'function', function: { name: n, parameters: { type: 'object' } } })]));
+  Object.fromEntries(
+    names.map((n, i) => [`llm.tools.${i}.tool.json_schema`, JSON.stringify({ type: 'function', function: { name: n, parameters: { type: 'object' } } })]),
+  );
 
 function merged(name: string, args: string) {
   return request([
     span({ trace: 60, id: 1, name: 'agent', start: 0, end: 50, attrs: { 'openinference.span.kind': 'AGENT' } }),
     span({
-      trace: 60, id: 2, parent: 1, name: 'ChatCompletion', start: 1, end: 10, attrs: {
+      trace: 60,
+      id: 2,
+      parent: 1,
+      name: 'ChatCompletion',
+      start: 1,
+      end: 10,
+      attrs: {
         'openinference.span.kind': 'LLM',
         ...tools(['search_files', 'read_file', 'search']),
-        'llm.input_messages.0.message.role': 'user', 'llm.input_messages.0.message.content': 'find the entry point and read it',
+        'llm.input_messages.0.message.role': 'user',
+        'llm.input_messages.0.message.content': 'find the entry point and read it',
         'llm.output_messages.0.message.role': 'assistant',
         'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'call_1',
         'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': name,
@@ -32,8 +41,17 @@ function merged(name: string, args: string) {
 
 describe('garbled OpenInference parallel calls', () => {
   const c = makeCase({
-    id: 'find-and-read', dialect: 'turnstone', mode: 'trajectory', match: { prompt: 'entry point' },
-    turnstone: { actions: [{ tool: 'search_files', args: { pattern: eq('*.ts') } }, { tool: 'read_file', args: { path: eq('src/index.ts') } }], matchMode: 'ordered_subset' },
+    id: 'find-and-read',
+    dialect: 'turnstone',
+    mode: 'trajectory',
+    match: { prompt: 'entry point' },
+    turnstone: {
+      actions: [
+        { tool: 'search_files', args: { pattern: eq('*.ts') } },
+        { tool: 'read_file', args: { path: eq('src/index.ts') } },
+      ],
+      matchMode: 'ordered_subset',
+    },
   });
   const rules = parseRulesText('[[rule]]\nname = "no-reads"\nforbid_tools = ["read_file"]\n', 'rules.toml');
   const scorer = createTraceScorer({ cases: [c], rules });
@@ -46,7 +64,10 @@ describe('garbled OpenInference parallel calls', () => {
       { id: 'call_1', name: 'search_files', arguments: { pattern: '*.ts' }, executed: false, reconstructed: true },
       { id: 'call_1#1', name: 'read_file', arguments: { path: 'src/index.ts' }, executed: false, reconstructed: true },
     ]);
-    expect(out.lines.map((l) => [l.case ?? l.rule, l.category])).toEqual([['find-and-read', 'pass'], ['no-reads', 'forbidden_tool']]);
+    expect(out.lines.map((l) => [l.case ?? l.rule, l.category])).toEqual([
+      ['find-and-read', 'pass'],
+      ['no-reads', 'forbidden_tool'],
+    ]);
     for (const l of out.lines) expect(l.reason).toContain('2 tool calls reconstructed from one merged call');
   });
 
@@ -54,7 +75,9 @@ describe('garbled OpenInference parallel calls', () => {
     expect(recoverMergedCalls([{ name: 'search_filesxyz', arguments: { _raw: '{"a":1}{"b":2}' } }], ['search_files', 'read_file'])).toEqual([
       { name: 'search_filesxyz', arguments: { _raw: '{"a":1}{"b":2}' } },
     ]);
-    expect(recoverMergedCalls([{ name: 'search_filesread_file', arguments: { _raw: '{"a":1}' } }], ['search_files', 'read_file'])[0]!.name).toBe('search_filesread_file');
+    expect(recoverMergedCalls([{ name: 'search_filesread_file', arguments: { _raw: '{"a":1}' } }], ['search_files', 'read_file'])[0]!.name).toBe(
+      'search_filesread_file',
+    );
     expect(splitConcatenatedJson('{"a":"}{"}{"b":[1,{"c":2}]}')).toEqual([{ a: '}{' }, { b: [1, { c: 2 }] }]);
     expect(splitConcatenatedJson('{"a":1} x {"b":2}')).toBeUndefined();
   });

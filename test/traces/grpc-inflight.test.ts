@@ -41,7 +41,12 @@ function session(): ClientHttp2Session {
 }
 
 /** A gRPC call on `s` whose message claims `messageBytes` and of which `sendBytes` are sent (all, then ended, when equal). */
-function call(s: ClientHttp2Session, messageBytes: number, sendBytes = messageBytes, message?: Uint8Array): { stream: ClientHttp2Stream; status: Promise<string>; sent: Promise<void> } {
+function call(
+  s: ClientHttp2Session,
+  messageBytes: number,
+  sendBytes = messageBytes,
+  message?: Uint8Array,
+): { stream: ClientHttp2Stream; status: Promise<string>; sent: Promise<void> } {
   const stream = s.request({ ':method': 'POST', ':path': TRACE_EXPORT_PATH, 'content-type': 'application/grpc', te: 'trailers' });
   stream.on('error', () => undefined);
   const status = new Promise<string>((resolve) => {

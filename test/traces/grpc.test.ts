@@ -59,13 +59,24 @@ function emitAgentTurn(provider: BasicTracerProvider, tool: string, withOutput =
   const tracer = provider.getTracer('app');
   const root = tracer.startSpan('invoke_agent ops', { kind: SpanKind.INTERNAL, attributes: { 'gen_ai.operation.name': 'invoke_agent' } }, ROOT_CONTEXT);
   const ctx = otTrace.setSpan(ROOT_CONTEXT, root);
-  const chat = tracer.startSpan('chat gpt-4o', { kind: SpanKind.CLIENT, attributes: {
-    'gen_ai.operation.name': 'chat',
-    'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'fix the api' }] }]),
-    ...(withOutput
-      ? { 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', finish_reason: 'tool_call', parts: [{ type: 'tool_call', id: 'c1', name: tool, arguments: { name: 'api' } }] }]) }
-      : { 'gen_ai.response.finish_reasons': ['tool_calls'] }),
-  } }, ctx);
+  const chat = tracer.startSpan(
+    'chat gpt-4o',
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'fix the api' }] }]),
+        ...(withOutput
+          ? {
+              'gen_ai.output.messages': JSON.stringify([
+                { role: 'assistant', finish_reason: 'tool_call', parts: [{ type: 'tool_call', id: 'c1', name: tool, arguments: { name: 'api' } }] },
+              ]),
+            }
+          : { 'gen_ai.response.finish_reasons': ['tool_calls'] }),
+      },
+    },
+    ctx,
+  );
   chat.end();
   root.end();
   return { traceId: root.spanContext().traceId, chatSpanId: chat.spanContext().spanId };
@@ -76,7 +87,11 @@ describe('OTLP/gRPC receiver', () => {
     { name: 'the official gRPC exporter', compression: undefined },
     { name: 'the official gRPC exporter with gzip', compression: 'gzip' },
   ])('scores traces sent by $name', async ({ compression }) => {
-    const exporter = new GrpcExporter({ url: `http://127.0.0.1:${receiver.port}`, metadata: metadata(), ...(compression ? { compression: compression as never } : {}) });
+    const exporter = new GrpcExporter({
+      url: `http://127.0.0.1:${receiver.port}`,
+      metadata: metadata(),
+      ...(compression ? { compression: compression as never } : {}),
+    });
     const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
     const bad = emitAgentTurn(provider, 'service_restart');
     const good = emitAgentTurn(provider, 'service_status');
@@ -91,7 +106,14 @@ describe('OTLP/gRPC receiver', () => {
   it('answers UNAUTHENTICATED without the bearer token', async () => {
     const client = new grpc.Client(`127.0.0.1:${receiver.port}`, grpc.credentials.createInsecure());
     const code = await new Promise<number>((resolve) => {
-      client.makeUnaryRequest(LOGS_EXPORT_PATH, (b: Buffer) => b, (b: Buffer) => b, Buffer.alloc(0), metadata('wrong'), (err) => resolve(err?.code ?? 0));
+      client.makeUnaryRequest(
+        LOGS_EXPORT_PATH,
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        Buffer.alloc(0),
+        metadata('wrong'),
+        (err) => resolve(err?.code ?? 0),
+      );
     });
     client.close();
     expect(code).toBe(grpc.status.UNAUTHENTICATED);
@@ -105,7 +127,14 @@ describe('OTLP/gRPC receiver', () => {
     // Field 1 as a length-delimited record claiming 127 bytes, with none following.
     const garbage = Buffer.from([0x0a, 0x7f]);
     const err = await new Promise<grpc.ServiceError | null>((resolve) => {
-      client.makeUnaryRequest(path, (b: Buffer) => b, (b: Buffer) => b, garbage, metadata(), (e) => resolve(e));
+      client.makeUnaryRequest(
+        path,
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        garbage,
+        metadata(),
+        (e) => resolve(e),
+      );
     });
     client.close();
     expect(err?.code).toBe(grpc.status.INVALID_ARGUMENT);
@@ -122,7 +151,11 @@ describe('OTLP/gRPC receiver', () => {
       severityNumber: 9,
       severityText: 'INFO',
       eventName: 'gen_ai.choice',
-      body: { index: 0, finish_reason: 'tool_calls', message: { tool_calls: [{ id: 'k', type: 'function', function: { name: 'service_restart', arguments: '{}' } }] } },
+      body: {
+        index: 0,
+        finish_reason: 'tool_calls',
+        message: { tool_calls: [{ id: 'k', type: 'function', function: { name: 'service_restart', arguments: '{}' } }] },
+      },
       attributes: { 'gen_ai.system': 'openai' },
       resource: resourceFromAttributes({ 'service.name': 'app' }),
       instrumentationScope: { name: 'app' },
@@ -136,12 +169,26 @@ describe('OTLP/gRPC receiver', () => {
       const l = r.resourceLogs![0]!.scopeLogs![0]!.logRecords![0]!;
       // int64 may be a JSON number or string (OTLP/JSON); compare as strings.
       const int64AsText = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x: unknown) => (k === 'intValue' ? String(x) : x)));
-      return { traceId: String(l.traceId).toLowerCase(), spanId: String(l.spanId).toLowerCase(), eventName: l.eventName, body: int64AsText(l.body), attributes: int64AsText(l.attributes), time: String(l.timeUnixNano) };
+      return {
+        traceId: String(l.traceId).toLowerCase(),
+        spanId: String(l.spanId).toLowerCase(),
+        eventName: l.eventName,
+        body: int64AsText(l.body),
+        attributes: int64AsText(l.attributes),
+        time: String(l.timeUnixNano),
+      };
     };
     expect(pick(ours)).toEqual(pick(official));
     const client = new grpc.Client(`127.0.0.1:${receiver.port}`, grpc.credentials.createInsecure());
     const err = await new Promise<grpc.ServiceError | null>((resolve) => {
-      client.makeUnaryRequest(LOGS_EXPORT_PATH, (b: Uint8Array) => Buffer.from(b), (b: Buffer) => b, bytes, metadata(), (e) => resolve(e));
+      client.makeUnaryRequest(
+        LOGS_EXPORT_PATH,
+        (b: Uint8Array) => Buffer.from(b),
+        (b: Buffer) => b,
+        bytes,
+        metadata(),
+        (e) => resolve(e),
+      );
     });
     client.close();
     expect(err).toBeNull();
@@ -156,20 +203,35 @@ describe('run exports over gRPC; serve --grpc scores', () => {
   const dir = mkdtempSync(join(tmpdir(), 'runspec-grpc-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'evals.toml'), '[[eval]]\nid = "status"\nprompt = "is nginx up?"\nexpect_tool = "service-status"\n');
-  writeFileSync(join(dir, 'script.json'), JSON.stringify({ cases: { status: [{ toolCalls: [{ name: 'restart-service', arguments: { service: 'nginx' } }] }] } }));
+  writeFileSync(
+    join(dir, 'script.json'),
+    JSON.stringify({ cases: { status: [{ toolCalls: [{ name: 'restart-service', arguments: { service: 'nginx' } }] }] } }),
+  );
 
-  it('OTEL_EXPORTER_OTLP_PROTOCOL=grpc sends the run\'s traces through the official gRPC exporter', async () => {
+  it("OTEL_EXPORTER_OTLP_PROTOCOL=grpc sends the run's traces through the official gRPC exporter", async () => {
     const local: TraceOutcome[] = [];
     const cases = mergeSuites(loadCasesFromPaths([join(dir, 'evals.toml')])).cases;
     const p = createTracePipeline({ cases, assembler: { quiet: 30 }, onOutcome: (o) => local.push(o) });
     const r = await createGrpcReceiver({ pipeline: p, port: 0, tickMs: 20 });
     await r.listen();
     try {
-      const out = { buf: '', write(s: string) { this.buf += s; return true; } };
+      const out = {
+        buf: '',
+        write(s: string) {
+          this.buf += s;
+          return true;
+        },
+      };
       const code = await main({
         argv: ['run', 'evals.toml', '--provider', 'mock', '--script', 'script.json', '--out', 'res.json'],
         cwd: dir,
-        env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: dir, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${r.port}` },
+        env: {
+          PATH: process.env.PATH ?? '',
+          ...isolatedEnv(),
+          HOME: dir,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${r.port}`,
+        },
         stdout: out as never,
         stderr: out as never,
       });
@@ -184,11 +246,15 @@ describe('run exports over gRPC; serve --grpc scores', () => {
 
   it('serve --grpc 0: verdict lines out of traces the official gRPC exporter sent', async () => {
     writeFileSync(join(dir, 'rules.toml'), '[[rule]]\nname = "no-restarts"\nforbid_tools = ["service_restart"]\n');
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--grpc', '0', '--quiet-ms', '50', '--cases', join(dir, 'evals.toml'), '--rules', 'rules.toml'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: dir },
-      stdio: 'pipe',
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--port', '0', '--grpc', '0', '--quiet-ms', '50', '--cases', join(dir, 'evals.toml'), '--rules', 'rules.toml'],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), HOME: dir },
+        stdio: 'pipe',
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

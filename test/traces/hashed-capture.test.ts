@@ -19,7 +19,10 @@ const KEY = 'test-hash-key';
 const eq = (value: unknown): ArgExpectation => ({ kind: 'equals', value });
 
 const restart = makeCase({ id: 'restart', runspec: { tool: ['restart-service'], host: 'web-01', args: { service: eq('nginx') } } });
-const scale = makeCase({ id: 'scale', runspec: { tool: ['scale-deployment'], args: { replicas: eq(3), env: { kind: 'one_of', values: ['prod', 'staging'] } } } });
+const scale = makeCase({
+  id: 'scale',
+  runspec: { tool: ['scale-deployment'], args: { replicas: eq(3), env: { kind: 'one_of', values: ['prod', 'staging'] } } },
+});
 const regex = makeCase({ id: 'regex', runspec: { tool: ['restart-service'], args: { service: { kind: 'regex', pattern: '^ngi' } } } });
 
 const SAMPLES: Array<{ c: Case; args: Record<string, unknown> }> = [
@@ -43,7 +46,15 @@ function traceOf(c: Case, args: Record<string, unknown>, capture: 'content' | 'h
   const verdict = scoreRun(c, run, { toolset: fleet });
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  renderRunTrace(provider.getTracer('t'), { case: c, run, verdict, runId: 'r', captureContent: capture === 'content', ...(capture === 'hashed' ? { hashKey: KEY } : {}), toolset: fleet });
+  renderRunTrace(provider.getTracer('t'), {
+    case: c,
+    run,
+    verdict,
+    runId: 'r',
+    captureContent: capture === 'content',
+    ...(capture === 'hashed' ? { hashKey: KEY } : {}),
+    toolset: fleet,
+  });
   return JSON.parse(new TextDecoder().decode(JsonTraceSerializer.serializeRequest(exporter.getFinishedSpans())!)) as OtlpTraceRequest;
 }
 
@@ -63,7 +74,14 @@ describe('hashed argument capture', () => {
       const hashed = categoryOf(traceOf(c, args, 'hashed'), cases, KEY);
       expect(hashed.category, `${c.id} ${JSON.stringify(args)}`).toBe(withContent.category);
     }
-    expect(SAMPLES.map(({ c, args }) => categoryOf(traceOf(c, args, 'content'), cases).category)).toEqual(['pass', 'wrong_args', 'wrong_args', 'pass', 'wrong_args', 'wrong_args']);
+    expect(SAMPLES.map(({ c, args }) => categoryOf(traceOf(c, args, 'content'), cases).category)).toEqual([
+      'pass',
+      'wrong_args',
+      'wrong_args',
+      'pass',
+      'wrong_args',
+      'wrong_args',
+    ]);
   });
 
   it('never puts a value on the wire, only hashes', () => {
@@ -85,7 +103,11 @@ describe('hashed argument capture', () => {
   });
 
   it('says a regex expectation is not checkable under hashing', () => {
-    const r = categoryOf(traceOf(regex, { host: 'web-01', service: 'nginx' }, 'hashed'), [makeCase({ ...regex, runspec: { ...regex.runspec!, args: { service: { kind: 'regex', pattern: '^ng' } } } })], KEY);
+    const r = categoryOf(
+      traceOf(regex, { host: 'web-01', service: 'nginx' }, 'hashed'),
+      [makeCase({ ...regex, runspec: { ...regex.runspec!, args: { service: { kind: 'regex', pattern: '^ng' } } } })],
+      KEY,
+    );
     expect(r.category).toBe('unscorable');
     expect(r.reason).toContain('regex expectation needs the value');
   });

@@ -22,22 +22,47 @@ function calls(r: NormaliseResult) {
 
 describe('our own traces (rendered by src/telemetry)', () => {
   const kase: Case = {
-    id: 'restart-api', suite: 'ops', dialect: 'runspec', tags: [], source: { file: 'x.toml', source: 'file' },
-    prompt: 'the api is down, check it', files: {}, mode: 'decision', settings: {},
+    id: 'restart-api',
+    suite: 'ops',
+    dialect: 'runspec',
+    tags: [],
+    source: { file: 'x.toml', source: 'file' },
+    prompt: 'the api is down, check it',
+    files: {},
+    mode: 'decision',
+    settings: {},
   };
   const t0 = 1_767_225_600_000;
   const run: Run = {
-    caseId: 'restart-api', sample: 1, mode: 'decision', provider: 'openai', model: 'gpt-4o', toolMode: 'dedup',
-    startTimeMs: t0, endTimeMs: t0 + 900, status: 'ok', usage: { promptTokens: 30, completionTokens: 12, totalTokens: 42 },
+    caseId: 'restart-api',
+    sample: 1,
+    mode: 'decision',
+    provider: 'openai',
+    model: 'gpt-4o',
+    toolMode: 'dedup',
+    startTimeMs: t0,
+    endTimeMs: t0 + 900,
+    status: 'ok',
+    usage: { promptTokens: 30, completionTokens: 12, totalTokens: 42 },
     modelCalls: [
       {
-        index: 0, turn: 0, startTimeMs: t0 + 10, endTimeMs: t0 + 200, provider: 'openai', requestModel: 'gpt-4o',
+        index: 0,
+        turn: 0,
+        startTimeMs: t0 + 10,
+        endTimeMs: t0 + 200,
+        provider: 'openai',
+        requestModel: 'gpt-4o',
         request: { messages: [{ role: 'user', content: 'the api is down, check it' }], tools: [], params: {} },
         response: { toolCalls: [{ id: 'call_a', name: 'search_runnables', arguments: { query: 'status' } }], finishReason: 'tool_calls' },
         usage: { promptTokens: 10, completionTokens: 5 },
       },
       {
-        index: 1, turn: 1, startTimeMs: t0 + 300, endTimeMs: t0 + 800, provider: 'openai', requestModel: 'gpt-4o',
+        index: 1,
+        turn: 1,
+        startTimeMs: t0 + 300,
+        endTimeMs: t0 + 800,
+        provider: 'openai',
+        requestModel: 'gpt-4o',
         request: { messages: [{ role: 'user', content: 'the api is down, check it' }], tools: [], params: {} },
         response: { toolCalls: [{ id: 'call_b', name: 'service_status', arguments: { name: 'api', verbose: true } }], finishReason: 'tool_calls' },
         usage: { promptTokens: 20, completionTokens: 7 },
@@ -101,9 +126,18 @@ describe('OpenInference', () => {
   const req = request([
     span({ trace: T, id: 1, name: 'agent', start: 0, end: 100, attrs: { 'openinference.span.kind': 'AGENT', 'input.value': 'weather in Paris and Rome?' } }),
     span({
-      trace: T, id: 2, parent: 1, name: 'ChatCompletion', start: 1, end: 10, attrs: {
-        'openinference.span.kind': 'LLM', 'llm.model_name': 'gpt-4o', 'llm.provider': 'openai',
-        'llm.input_messages.0.message.role': 'user', 'llm.input_messages.0.message.content': 'weather in Paris and Rome?',
+      trace: T,
+      id: 2,
+      parent: 1,
+      name: 'ChatCompletion',
+      start: 1,
+      end: 10,
+      attrs: {
+        'openinference.span.kind': 'LLM',
+        'llm.model_name': 'gpt-4o',
+        'llm.provider': 'openai',
+        'llm.input_messages.0.message.role': 'user',
+        'llm.input_messages.0.message.content': 'weather in Paris and Rome?',
         'llm.output_messages.0.message.role': 'assistant',
         'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'call_p',
         'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'get_weather',
@@ -111,15 +145,45 @@ describe('OpenInference', () => {
         'llm.output_messages.0.message.tool_calls.1.tool_call.id': 'call_r',
         'llm.output_messages.0.message.tool_calls.1.tool_call.function.name': 'get_weather',
         'llm.output_messages.0.message.tool_calls.1.tool_call.function.arguments': '{"city":"Rome"}',
-        'llm.token_count.prompt': 11, 'llm.token_count.completion': '7',
+        'llm.token_count.prompt': 11,
+        'llm.token_count.completion': '7',
       },
     }),
-    span({ trace: T, id: 3, parent: 1, name: 'get_weather', start: 11, end: 20, attrs: { 'openinference.span.kind': 'TOOL', 'tool.name': 'get_weather', 'tool_call.id': 'call_p', 'input.value': '{"city":"Paris"}', 'output.value': 'rain' } }),
-    span({ trace: T, id: 4, parent: 1, name: 'get_weather', start: 12, end: 21, attrs: { 'openinference.span.kind': 'TOOL', 'tool.name': 'get_weather', 'tool.id': 'call_r', 'input.value': '{"city":"Rome"}', 'output.value': 'sun' } }),
     span({
-      trace: T, id: 5, parent: 1, name: 'ChatCompletion', start: 30, end: 40, attrs: {
+      trace: T,
+      id: 3,
+      parent: 1,
+      name: 'get_weather',
+      start: 11,
+      end: 20,
+      attrs: {
+        'openinference.span.kind': 'TOOL',
+        'tool.name': 'get_weather',
+        'tool_call.id': 'call_p',
+        'input.value': '{"city":"Paris"}',
+        'output.value': 'rain',
+      },
+    }),
+    span({
+      trace: T,
+      id: 4,
+      parent: 1,
+      name: 'get_weather',
+      start: 12,
+      end: 21,
+      attrs: { 'openinference.span.kind': 'TOOL', 'tool.name': 'get_weather', 'tool.id': 'call_r', 'input.value': '{"city":"Rome"}', 'output.value': 'sun' },
+    }),
+    span({
+      trace: T,
+      id: 5,
+      parent: 1,
+      name: 'ChatCompletion',
+      start: 30,
+      end: 40,
+      attrs: {
         'openinference.span.kind': 'LLM',
-        'llm.input_messages.0.message.role': 'user', 'llm.input_messages.0.message.content': 'weather in Paris and Rome?',
+        'llm.input_messages.0.message.role': 'user',
+        'llm.input_messages.0.message.content': 'weather in Paris and Rome?',
         'llm.input_messages.1.message.role': 'assistant',
         'llm.input_messages.1.message.tool_calls.0.tool_call.id': 'call_p',
         'llm.input_messages.1.message.tool_calls.0.tool_call.function.name': 'get_weather',
@@ -127,8 +191,11 @@ describe('OpenInference', () => {
         'llm.input_messages.1.message.tool_calls.1.tool_call.id': 'call_r',
         'llm.input_messages.1.message.tool_calls.1.tool_call.function.name': 'get_weather',
         'llm.input_messages.1.message.tool_calls.1.tool_call.function.arguments': '{"city":"Rome"}',
-        'llm.input_messages.2.message.role': 'tool', 'llm.input_messages.2.message.tool_call_id': 'call_p', 'llm.input_messages.2.message.content': 'rain',
-        'llm.output_messages.0.message.role': 'assistant', 'llm.output_messages.0.message.content': 'Paris: rain. Rome: sun.',
+        'llm.input_messages.2.message.role': 'tool',
+        'llm.input_messages.2.message.tool_call_id': 'call_p',
+        'llm.input_messages.2.message.content': 'rain',
+        'llm.output_messages.0.message.role': 'assistant',
+        'llm.output_messages.0.message.content': 'Paris: rain. Rome: sun.',
       },
     }),
   ]);
@@ -149,20 +216,36 @@ describe('OpenInference', () => {
   });
 
   it('reads tool_use content parts and the legacy function_call form', () => {
-    const r = normaliseTrace(one(request([
-      span({ trace: 2, id: 1, name: 'llm', start: 0, attrs: {
-        'openinference.span.kind': 'LLM',
-        'llm.output_messages.0.message.contents.0.message_content.type': 'tool_use',
-        'llm.output_messages.0.message.contents.0.tool_call.id': 'toolu_1',
-        'llm.output_messages.0.message.contents.0.tool_call.function.name': 'grep',
-        'llm.output_messages.0.message.contents.0.tool_call.function.arguments': '{"pattern":"TODO"}',
-      } }),
-      span({ trace: 2, id: 2, name: 'llm', start: 5, attrs: {
-        'openinference.span.kind': 'LLM',
-        'llm.output_messages.0.message.function_call_name': 'file_read',
-        'llm.output_messages.0.message.function_call_arguments_json': '{"path":"a.txt"}',
-      } }),
-    ])));
+    const r = normaliseTrace(
+      one(
+        request([
+          span({
+            trace: 2,
+            id: 1,
+            name: 'llm',
+            start: 0,
+            attrs: {
+              'openinference.span.kind': 'LLM',
+              'llm.output_messages.0.message.contents.0.message_content.type': 'tool_use',
+              'llm.output_messages.0.message.contents.0.tool_call.id': 'toolu_1',
+              'llm.output_messages.0.message.contents.0.tool_call.function.name': 'grep',
+              'llm.output_messages.0.message.contents.0.tool_call.function.arguments': '{"pattern":"TODO"}',
+            },
+          }),
+          span({
+            trace: 2,
+            id: 2,
+            name: 'llm',
+            start: 5,
+            attrs: {
+              'openinference.span.kind': 'LLM',
+              'llm.output_messages.0.message.function_call_name': 'file_read',
+              'llm.output_messages.0.message.function_call_arguments_json': '{"path":"a.txt"}',
+            },
+          }),
+        ]),
+      ),
+    );
     expect(calls(r)).toEqual([
       { id: 'toolu_1', name: 'grep', args: { pattern: 'TODO' } },
       { id: '', name: 'file_read', args: { path: 'a.txt' } },
@@ -172,31 +255,85 @@ describe('OpenInference', () => {
 
 describe('OpenTelemetry GenAI (current conventions)', () => {
   it('reads gen_ai.output.messages tool_call parts and joins sibling execute_tool spans by call id', () => {
-    const out = JSON.stringify([{ role: 'assistant', parts: [
-      { type: 'text', content: 'checking' },
-      { type: 'tool_call', id: 'c1', name: 'service_status', arguments: { name: 'api' } },
-      { type: 'tool_call', id: 'c2', name: 'service_logs', arguments: { name: 'api', lines: 50 } },
-    ], finish_reason: 'tool_call' }]);
-    const r = normaliseTrace(one(request([
-      span({ trace: 3, id: 1, name: 'invoke_agent ops', start: 0, end: 100, attrs: {
-        'gen_ai.operation.name': 'invoke_agent', 'gen_ai.provider.name': 'anthropic',
-        // A parent summary repeating the calls must not count them again.
-        'gen_ai.output.messages': out,
-      } }),
-      span({ trace: 3, id: 2, parent: 1, name: 'chat claude', kind: 3, start: 1, end: 10, attrs: {
-        'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'claude', 'gen_ai.provider.name': 'anthropic',
-        'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'is the api up?' }] }]),
-        'gen_ai.output.messages': out, 'gen_ai.response.finish_reasons': ['tool_use'],
-        'gen_ai.usage.input_tokens': '100', 'gen_ai.usage.output_tokens': 20,
-      } }),
-      span({ trace: 3, id: 3, parent: 1, name: 'execute_tool service_logs', start: 12, end: 14, attrs: {
-        'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'service_logs', 'gen_ai.tool.call.id': 'c2',
-        'gen_ai.tool.call.arguments': '{"lines":50,"name":"api"}', 'gen_ai.tool.call.result': 'ok',
-      } }),
-      span({ trace: 3, id: 4, parent: 1, name: 'execute_tool service_status', start: 11, end: 15, error: true, attrs: {
-        'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'service_status', 'gen_ai.tool.call.id': 'c1', 'error.type': 'timeout',
-      } }),
-    ])));
+    const out = JSON.stringify([
+      {
+        role: 'assistant',
+        parts: [
+          { type: 'text', content: 'checking' },
+          { type: 'tool_call', id: 'c1', name: 'service_status', arguments: { name: 'api' } },
+          { type: 'tool_call', id: 'c2', name: 'service_logs', arguments: { name: 'api', lines: 50 } },
+        ],
+        finish_reason: 'tool_call',
+      },
+    ]);
+    const r = normaliseTrace(
+      one(
+        request([
+          span({
+            trace: 3,
+            id: 1,
+            name: 'invoke_agent ops',
+            start: 0,
+            end: 100,
+            attrs: {
+              'gen_ai.operation.name': 'invoke_agent',
+              'gen_ai.provider.name': 'anthropic',
+              // A parent summary repeating the calls must not count them again.
+              'gen_ai.output.messages': out,
+            },
+          }),
+          span({
+            trace: 3,
+            id: 2,
+            parent: 1,
+            name: 'chat claude',
+            kind: 3,
+            start: 1,
+            end: 10,
+            attrs: {
+              'gen_ai.operation.name': 'chat',
+              'gen_ai.request.model': 'claude',
+              'gen_ai.provider.name': 'anthropic',
+              'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'is the api up?' }] }]),
+              'gen_ai.output.messages': out,
+              'gen_ai.response.finish_reasons': ['tool_use'],
+              'gen_ai.usage.input_tokens': '100',
+              'gen_ai.usage.output_tokens': 20,
+            },
+          }),
+          span({
+            trace: 3,
+            id: 3,
+            parent: 1,
+            name: 'execute_tool service_logs',
+            start: 12,
+            end: 14,
+            attrs: {
+              'gen_ai.operation.name': 'execute_tool',
+              'gen_ai.tool.name': 'service_logs',
+              'gen_ai.tool.call.id': 'c2',
+              'gen_ai.tool.call.arguments': '{"lines":50,"name":"api"}',
+              'gen_ai.tool.call.result': 'ok',
+            },
+          }),
+          span({
+            trace: 3,
+            id: 4,
+            parent: 1,
+            name: 'execute_tool service_status',
+            start: 11,
+            end: 15,
+            error: true,
+            attrs: {
+              'gen_ai.operation.name': 'execute_tool',
+              'gen_ai.tool.name': 'service_status',
+              'gen_ai.tool.call.id': 'c1',
+              'error.type': 'timeout',
+            },
+          }),
+        ]),
+      ),
+    );
     expect(calls(r)).toEqual([
       { id: 'c1', name: 'service_status', args: { name: 'api' } },
       { id: 'c2', name: 'service_logs', args: { name: 'api', lines: 50 } },
@@ -210,22 +347,46 @@ describe('OpenTelemetry GenAI (current conventions)', () => {
   });
 
   it('accepts structured (kvlist/array) message attributes and double-encoded arguments', () => {
-    const r = normaliseTrace(one(request([
-      span({ trace: 4, id: 1, name: 'chat m', start: 0, attrs: {
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.output.messages': [{ role: 'assistant', finish_reason: 'tool_call', parts: [
-          { type: 'tool_call', id: 'x1', name: 'file_read', arguments: JSON.stringify(JSON.stringify({ path: 'README.md' })) },
-        ] }],
-      } }),
-    ])));
+    const r = normaliseTrace(
+      one(
+        request([
+          span({
+            trace: 4,
+            id: 1,
+            name: 'chat m',
+            start: 0,
+            attrs: {
+              'gen_ai.operation.name': 'chat',
+              'gen_ai.output.messages': [
+                {
+                  role: 'assistant',
+                  finish_reason: 'tool_call',
+                  parts: [{ type: 'tool_call', id: 'x1', name: 'file_read', arguments: JSON.stringify(JSON.stringify({ path: 'README.md' })) }],
+                },
+              ],
+            },
+          }),
+        ]),
+      ),
+    );
     expect(calls(r)).toEqual([{ id: 'x1', name: 'file_read', args: { path: 'README.md' } }]);
   });
 
   it('uses execute_tool spans alone when the model call carries no content', () => {
-    const r = normaliseTrace(one(request([
-      span({ trace: 5, id: 1, name: 'chat m', start: 0, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.response.finish_reasons': ['tool_calls'] } }),
-      span({ trace: 5, id: 2, name: 'execute_tool glob', start: 2, attrs: { 'gen_ai.tool.name': 'glob', 'gen_ai.tool.call.arguments': { pattern: '*.ts' } } }),
-    ])));
+    const r = normaliseTrace(
+      one(
+        request([
+          span({ trace: 5, id: 1, name: 'chat m', start: 0, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.response.finish_reasons': ['tool_calls'] } }),
+          span({
+            trace: 5,
+            id: 2,
+            name: 'execute_tool glob',
+            start: 2,
+            attrs: { 'gen_ai.tool.name': 'glob', 'gen_ai.tool.call.arguments': { pattern: '*.ts' } },
+          }),
+        ]),
+      ),
+    );
     expect(calls(r)).toEqual([{ id: '', name: 'glob', args: { pattern: '*.ts' } }]);
     expect(ok(r).run.toolCalls[0]!.modelCallIndex).toBe(0);
   });
@@ -233,28 +394,73 @@ describe('OpenTelemetry GenAI (current conventions)', () => {
 
 describe('legacy indexed gen_ai.prompt / gen_ai.completion (OpenLLMetry)', () => {
   it('reads indexed tool calls and dedups the traceloop tool span by name and canonical arguments', () => {
-    const r = normaliseTrace(one(request([
-      span({ trace: 6, id: 1, name: 'agent.workflow', start: 0, end: 50, attrs: { 'traceloop.span.kind': 'workflow' } }),
-      span({ trace: 6, id: 2, parent: 1, name: 'openai.chat', kind: 3, start: 1, end: 5, attrs: {
-        'llm.request.type': 'chat', 'gen_ai.system': 'openai', 'gen_ai.request.model': 'gpt-4o-mini',
-        'gen_ai.prompt.0.role': 'user', 'gen_ai.prompt.0.content': 'read the readme then list src',
-        'gen_ai.completion.0.role': 'assistant', 'gen_ai.completion.0.finish_reason': 'tool_calls',
-        'gen_ai.completion.0.tool_calls.0.name': 'file_read', 'gen_ai.completion.0.tool_calls.0.arguments': '{"path":"README.md","limit":10}',
-        'gen_ai.completion.0.tool_calls.1.name': 'list_directory', 'gen_ai.completion.0.tool_calls.1.arguments': '{"path":"src"}',
-        'gen_ai.usage.prompt_tokens': '12', 'gen_ai.usage.completion_tokens': '3',
-      } }),
-      span({ trace: 6, id: 3, parent: 1, name: 'file_read.tool', start: 6, end: 7, attrs: {
-        'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'file_read', 'traceloop.entity.input': '{"limit":10,"path":"README.md"}', 'traceloop.entity.output': '# hi',
-      } }),
-      span({ trace: 6, id: 4, parent: 1, name: 'openai.chat', kind: 3, start: 10, end: 12, attrs: {
-        'llm.request.type': 'chat',
-        'gen_ai.prompt.0.role': 'user', 'gen_ai.prompt.0.content': 'read the readme then list src',
-        'gen_ai.prompt.1.role': 'assistant',
-        'gen_ai.prompt.1.tool_calls.0.name': 'file_read', 'gen_ai.prompt.1.tool_calls.0.arguments': '{"path":"README.md","limit":10}',
-        'gen_ai.prompt.1.tool_calls.1.name': 'list_directory', 'gen_ai.prompt.1.tool_calls.1.arguments': '{"path":"src"}',
-        'gen_ai.completion.0.role': 'assistant', 'gen_ai.completion.0.content': 'done', 'gen_ai.completion.0.finish_reason': 'stop',
-      } }),
-    ])));
+    const r = normaliseTrace(
+      one(
+        request([
+          span({ trace: 6, id: 1, name: 'agent.workflow', start: 0, end: 50, attrs: { 'traceloop.span.kind': 'workflow' } }),
+          span({
+            trace: 6,
+            id: 2,
+            parent: 1,
+            name: 'openai.chat',
+            kind: 3,
+            start: 1,
+            end: 5,
+            attrs: {
+              'llm.request.type': 'chat',
+              'gen_ai.system': 'openai',
+              'gen_ai.request.model': 'gpt-4o-mini',
+              'gen_ai.prompt.0.role': 'user',
+              'gen_ai.prompt.0.content': 'read the readme then list src',
+              'gen_ai.completion.0.role': 'assistant',
+              'gen_ai.completion.0.finish_reason': 'tool_calls',
+              'gen_ai.completion.0.tool_calls.0.name': 'file_read',
+              'gen_ai.completion.0.tool_calls.0.arguments': '{"path":"README.md","limit":10}',
+              'gen_ai.completion.0.tool_calls.1.name': 'list_directory',
+              'gen_ai.completion.0.tool_calls.1.arguments': '{"path":"src"}',
+              'gen_ai.usage.prompt_tokens': '12',
+              'gen_ai.usage.completion_tokens': '3',
+            },
+          }),
+          span({
+            trace: 6,
+            id: 3,
+            parent: 1,
+            name: 'file_read.tool',
+            start: 6,
+            end: 7,
+            attrs: {
+              'traceloop.span.kind': 'tool',
+              'traceloop.entity.name': 'file_read',
+              'traceloop.entity.input': '{"limit":10,"path":"README.md"}',
+              'traceloop.entity.output': '# hi',
+            },
+          }),
+          span({
+            trace: 6,
+            id: 4,
+            parent: 1,
+            name: 'openai.chat',
+            kind: 3,
+            start: 10,
+            end: 12,
+            attrs: {
+              'llm.request.type': 'chat',
+              'gen_ai.prompt.0.role': 'user',
+              'gen_ai.prompt.0.content': 'read the readme then list src',
+              'gen_ai.prompt.1.role': 'assistant',
+              'gen_ai.prompt.1.tool_calls.0.name': 'file_read',
+              'gen_ai.prompt.1.tool_calls.0.arguments': '{"path":"README.md","limit":10}',
+              'gen_ai.prompt.1.tool_calls.1.name': 'list_directory',
+              'gen_ai.prompt.1.tool_calls.1.arguments': '{"path":"src"}',
+              'gen_ai.completion.0.role': 'assistant',
+              'gen_ai.completion.0.content': 'done',
+              'gen_ai.completion.0.finish_reason': 'stop',
+            },
+          }),
+        ]),
+      ),
+    );
     expect(calls(r)).toEqual([
       { id: '', name: 'file_read', args: { path: 'README.md', limit: 10 } },
       { id: '', name: 'list_directory', args: { path: 'src' } },
@@ -267,12 +473,24 @@ describe('legacy indexed gen_ai.prompt / gen_ai.completion (OpenLLMetry)', () =>
   });
 
   it('reads the legacy function_call form', () => {
-    const r = normaliseTrace(one(request([
-      span({ trace: 7, id: 1, name: 'openai.chat', start: 0, attrs: {
-        'llm.request.type': 'chat', 'gen_ai.completion.0.finish_reason': 'function_call',
-        'gen_ai.completion.0.function_call.name': 'bash', 'gen_ai.completion.0.function_call.arguments': '{"command":"ls"}',
-      } }),
-    ])));
+    const r = normaliseTrace(
+      one(
+        request([
+          span({
+            trace: 7,
+            id: 1,
+            name: 'openai.chat',
+            start: 0,
+            attrs: {
+              'llm.request.type': 'chat',
+              'gen_ai.completion.0.finish_reason': 'function_call',
+              'gen_ai.completion.0.function_call.name': 'bash',
+              'gen_ai.completion.0.function_call.arguments': '{"command":"ls"}',
+            },
+          }),
+        ]),
+      ),
+    );
     expect(calls(r)).toEqual([{ id: '', name: 'bash', args: { command: 'ls' } }]);
   });
 });
@@ -283,24 +501,78 @@ describe('Vercel AI SDK', () => {
       { toolCallType: 'function', toolCallId: 'tc1', toolName: 'weather', input: JSON.stringify({ city: 'Oslo' }) },
       { toolCallType: 'function', toolCallId: 'tc2', toolName: 'weather', input: JSON.stringify({ city: 'Bergen' }) },
     ]);
-    const r = normaliseTrace(one(request([
-      span({ trace: 8, id: 1, name: 'ai.generateText', start: 0, end: 100, attrs: { 'ai.response.toolCalls': toolCalls, 'ai.prompt': JSON.stringify({ prompt: 'weather in Oslo and Bergen' }) } }),
-      span({ trace: 8, id: 2, parent: 1, name: 'ai.generateText.doGenerate', start: 1, end: 10, attrs: {
-        'ai.model.id': 'gpt-4o', 'ai.model.provider': 'openai.chat', 'gen_ai.system': 'openai.chat',
-        'ai.prompt.messages': JSON.stringify([{ role: 'user', content: [{ type: 'text', text: 'weather in Oslo and Bergen' }] }]),
-        'ai.response.toolCalls': toolCalls, 'ai.response.finishReason': 'tool-calls',
-        'ai.usage.promptTokens': 9, 'ai.usage.completionTokens': 4,
-      } }),
-      span({ trace: 8, id: 3, parent: 1, name: 'ai.toolCall', start: 11, end: 12, attrs: { 'ai.toolCall.name': 'weather', 'ai.toolCall.id': 'tc1', 'ai.toolCall.args': '{"city":"Oslo"}', 'ai.toolCall.result': '"cold"' } }),
-      span({ trace: 8, id: 4, parent: 1, name: 'ai.toolCall', start: 11, end: 13, attrs: { 'ai.toolCall.name': 'weather', 'ai.toolCall.id': 'tc2', 'ai.toolCall.args': '{"city":"Bergen"}' } }),
-      span({ trace: 8, id: 5, parent: 1, name: 'ai.generateText.doGenerate', start: 20, end: 30, attrs: {
-        'ai.prompt.messages': JSON.stringify([
-          { role: 'user', content: [{ type: 'text', text: 'weather in Oslo and Bergen' }] },
-          { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'tc1', toolName: 'weather', input: { city: 'Oslo' } }, { type: 'tool-call', toolCallId: 'tc2', toolName: 'weather', input: { city: 'Bergen' } }] },
+    const r = normaliseTrace(
+      one(
+        request([
+          span({
+            trace: 8,
+            id: 1,
+            name: 'ai.generateText',
+            start: 0,
+            end: 100,
+            attrs: { 'ai.response.toolCalls': toolCalls, 'ai.prompt': JSON.stringify({ prompt: 'weather in Oslo and Bergen' }) },
+          }),
+          span({
+            trace: 8,
+            id: 2,
+            parent: 1,
+            name: 'ai.generateText.doGenerate',
+            start: 1,
+            end: 10,
+            attrs: {
+              'ai.model.id': 'gpt-4o',
+              'ai.model.provider': 'openai.chat',
+              'gen_ai.system': 'openai.chat',
+              'ai.prompt.messages': JSON.stringify([{ role: 'user', content: [{ type: 'text', text: 'weather in Oslo and Bergen' }] }]),
+              'ai.response.toolCalls': toolCalls,
+              'ai.response.finishReason': 'tool-calls',
+              'ai.usage.promptTokens': 9,
+              'ai.usage.completionTokens': 4,
+            },
+          }),
+          span({
+            trace: 8,
+            id: 3,
+            parent: 1,
+            name: 'ai.toolCall',
+            start: 11,
+            end: 12,
+            attrs: { 'ai.toolCall.name': 'weather', 'ai.toolCall.id': 'tc1', 'ai.toolCall.args': '{"city":"Oslo"}', 'ai.toolCall.result': '"cold"' },
+          }),
+          span({
+            trace: 8,
+            id: 4,
+            parent: 1,
+            name: 'ai.toolCall',
+            start: 11,
+            end: 13,
+            attrs: { 'ai.toolCall.name': 'weather', 'ai.toolCall.id': 'tc2', 'ai.toolCall.args': '{"city":"Bergen"}' },
+          }),
+          span({
+            trace: 8,
+            id: 5,
+            parent: 1,
+            name: 'ai.generateText.doGenerate',
+            start: 20,
+            end: 30,
+            attrs: {
+              'ai.prompt.messages': JSON.stringify([
+                { role: 'user', content: [{ type: 'text', text: 'weather in Oslo and Bergen' }] },
+                {
+                  role: 'assistant',
+                  content: [
+                    { type: 'tool-call', toolCallId: 'tc1', toolName: 'weather', input: { city: 'Oslo' } },
+                    { type: 'tool-call', toolCallId: 'tc2', toolName: 'weather', input: { city: 'Bergen' } },
+                  ],
+                },
+              ]),
+              'ai.response.text': 'Both cold.',
+              'ai.response.finishReason': 'stop',
+            },
+          }),
         ]),
-        'ai.response.text': 'Both cold.', 'ai.response.finishReason': 'stop',
-      } }),
-    ])));
+      ),
+    );
     expect(calls(r)).toEqual([
       { id: 'tc1', name: 'weather', args: { city: 'Oslo' } },
       { id: 'tc2', name: 'weather', args: { city: 'Bergen' } },
@@ -313,11 +585,22 @@ describe('Vercel AI SDK', () => {
   });
 
   it('reads the older ai.result.toolCalls with args', () => {
-    const r = normaliseTrace(one(request([
-      span({ trace: 9, id: 1, name: 'ai.streamText.doStream', start: 0, attrs: {
-        'ai.result.toolCalls': JSON.stringify([{ toolCallId: 'o1', toolName: 'grep', args: '{"pattern":"x"}' }]), 'ai.finishReason': 'tool-calls',
-      } }),
-    ])));
+    const r = normaliseTrace(
+      one(
+        request([
+          span({
+            trace: 9,
+            id: 1,
+            name: 'ai.streamText.doStream',
+            start: 0,
+            attrs: {
+              'ai.result.toolCalls': JSON.stringify([{ toolCallId: 'o1', toolName: 'grep', args: '{"pattern":"x"}' }]),
+              'ai.finishReason': 'tool-calls',
+            },
+          }),
+        ]),
+      ),
+    );
     expect(calls(r)).toEqual([{ id: 'o1', name: 'grep', args: { pattern: 'x' } }]);
   });
 });
@@ -325,18 +608,49 @@ describe('Vercel AI SDK', () => {
 describe('contrib OpenAI instrumentation (gen_ai.choice log records)', () => {
   it('joins gen_ai.choice log records to their chat span by trace and span id', () => {
     const spans = request([
-      span({ trace: 10, id: 1, name: 'chat gpt-4o', kind: 3, start: 0, end: 5, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'openai', 'gen_ai.response.finish_reasons': ['tool_calls'] } }),
-      span({ trace: 10, id: 2, name: 'chat gpt-4o', kind: 3, start: 10, end: 15, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'openai', 'gen_ai.response.finish_reasons': ['tool_calls'] } }),
+      span({
+        trace: 10,
+        id: 1,
+        name: 'chat gpt-4o',
+        kind: 3,
+        start: 0,
+        end: 5,
+        attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'openai', 'gen_ai.response.finish_reasons': ['tool_calls'] },
+      }),
+      span({
+        trace: 10,
+        id: 2,
+        name: 'chat gpt-4o',
+        kind: 3,
+        start: 10,
+        end: 15,
+        attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'openai', 'gen_ai.response.finish_reasons': ['tool_calls'] },
+      }),
     ]);
     const logs = logsRequest([
       logRecord({ trace: 10, span: 1, eventName: 'gen_ai.user.message', body: { content: 'deploy the api' } }),
-      logRecord({ trace: 10, span: 1, eventName: 'gen_ai.choice', body: { index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', tool_calls: [
-        { id: 'call_1', type: 'function', function: { name: 'service_deploy', arguments: '{"name":"api"}' } },
-      ] } } }),
+      logRecord({
+        trace: 10,
+        span: 1,
+        eventName: 'gen_ai.choice',
+        body: {
+          index: 0,
+          finish_reason: 'tool_calls',
+          message: { role: 'assistant', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'service_deploy', arguments: '{"name":"api"}' } }] },
+        },
+      }),
       // Top-level tool_calls, event name carried as an attribute (older SDKs).
-      logRecord({ trace: 10, span: 2, eventName: 'gen_ai.choice', viaAttribute: true, body: { index: 0, finish_reason: 'tool_calls', tool_calls: [
-        { id: 'call_2', type: 'function', function: { name: 'service_status', arguments: '{"name":"api"}' } },
-      ] } }),
+      logRecord({
+        trace: 10,
+        span: 2,
+        eventName: 'gen_ai.choice',
+        viaAttribute: true,
+        body: {
+          index: 0,
+          finish_reason: 'tool_calls',
+          tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'service_status', arguments: '{"name":"api"}' } }],
+        },
+      }),
     ]);
     const r = normaliseTrace(one(spans, logs));
     expect(calls(r)).toEqual([
@@ -350,35 +664,94 @@ describe('contrib OpenAI instrumentation (gen_ai.choice log records)', () => {
 
 describe('gen_ai.choice as a span event', () => {
   it('reads tool calls flattened into the event attributes', () => {
-    const r = normaliseTrace(one(request([
-      span({ trace: 18, id: 1, name: 'chat gpt-4o', start: 0, attrs: { 'gen_ai.operation.name': 'chat' }, events: [
-        { name: 'gen_ai.choice', attrs: { index: 0, finish_reason: 'tool_calls', 'tool_calls.0.id': 'ev1', 'tool_calls.0.type': 'function', 'tool_calls.0.function.name': 'glob', 'tool_calls.0.function.arguments': '{"pattern":"*.py"}' } },
-      ] }),
-    ])));
+    const r = normaliseTrace(
+      one(
+        request([
+          span({
+            trace: 18,
+            id: 1,
+            name: 'chat gpt-4o',
+            start: 0,
+            attrs: { 'gen_ai.operation.name': 'chat' },
+            events: [
+              {
+                name: 'gen_ai.choice',
+                attrs: {
+                  index: 0,
+                  finish_reason: 'tool_calls',
+                  'tool_calls.0.id': 'ev1',
+                  'tool_calls.0.type': 'function',
+                  'tool_calls.0.function.name': 'glob',
+                  'tool_calls.0.function.arguments': '{"pattern":"*.py"}',
+                },
+              },
+            ],
+          }),
+        ]),
+      ),
+    );
     expect(calls(r)).toEqual([{ id: 'ev1', name: 'glob', args: { pattern: '*.py' } }]);
   });
 });
 
 describe('deduplication and tolerance', () => {
   it('keeps genuinely repeated calls (distinct ids) as separate calls', () => {
-    const out = (id: string) => JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id, name: 'file_read', arguments: { path: 'a' } }], finish_reason: 'tool_call' }]);
-    const r = normaliseTrace(one(request([
-      span({ trace: 11, id: 1, name: 'chat', start: 0, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': out('r1') } }),
-      span({ trace: 11, id: 2, name: 'chat', start: 10, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': out('r2') } }),
-    ])));
+    const out = (id: string) =>
+      JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id, name: 'file_read', arguments: { path: 'a' } }], finish_reason: 'tool_call' }]);
+    const r = normaliseTrace(
+      one(
+        request([
+          span({ trace: 11, id: 1, name: 'chat', start: 0, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': out('r1') } }),
+          span({ trace: 11, id: 2, name: 'chat', start: 10, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': out('r2') } }),
+        ]),
+      ),
+    );
     expect(calls(r).map((c) => c.id)).toEqual(['r1', 'r2']);
   });
 
   it('matches a tool span without id to the LLM call with the same canonical arguments', () => {
-    const r = normaliseTrace(one(request([
-      span({ trace: 12, id: 1, name: 'chat', start: 0, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [
-        { type: 'tool_call', name: 'grep', arguments: { b: 2, a: 1 } },
-        { type: 'tool_call', name: 'grep', arguments: { a: 9 } },
-      ] }]) } }),
-      span({ trace: 12, id: 2, name: 'execute_tool grep', start: 5, attrs: { 'gen_ai.tool.name': 'grep', 'gen_ai.tool.call.arguments': '{"a":9}', 'gen_ai.tool.call.result': 'second' } }),
-      span({ trace: 12, id: 3, name: 'execute_tool grep', start: 6, attrs: { 'gen_ai.tool.name': 'grep', 'gen_ai.tool.call.arguments': '{"a":1,"b":2}', 'gen_ai.tool.call.result': 'first' } }),
-    ])));
-    expect(ok(r).run.toolCalls.map((t) => [t.call.arguments, t.result])).toEqual([[{ b: 2, a: 1 }, 'first'], [{ a: 9 }, 'second']]);
+    const r = normaliseTrace(
+      one(
+        request([
+          span({
+            trace: 12,
+            id: 1,
+            name: 'chat',
+            start: 0,
+            attrs: {
+              'gen_ai.operation.name': 'chat',
+              'gen_ai.output.messages': JSON.stringify([
+                {
+                  role: 'assistant',
+                  parts: [
+                    { type: 'tool_call', name: 'grep', arguments: { b: 2, a: 1 } },
+                    { type: 'tool_call', name: 'grep', arguments: { a: 9 } },
+                  ],
+                },
+              ]),
+            },
+          }),
+          span({
+            trace: 12,
+            id: 2,
+            name: 'execute_tool grep',
+            start: 5,
+            attrs: { 'gen_ai.tool.name': 'grep', 'gen_ai.tool.call.arguments': '{"a":9}', 'gen_ai.tool.call.result': 'second' },
+          }),
+          span({
+            trace: 12,
+            id: 3,
+            name: 'execute_tool grep',
+            start: 6,
+            attrs: { 'gen_ai.tool.name': 'grep', 'gen_ai.tool.call.arguments': '{"a":1,"b":2}', 'gen_ai.tool.call.result': 'first' },
+          }),
+        ]),
+      ),
+    );
+    expect(ok(r).run.toolCalls.map((t) => [t.call.arguments, t.result])).toEqual([
+      [{ b: 2, a: 1 }, 'first'],
+      [{ a: 9 }, 'second'],
+    ]);
   });
 
   it('accepts uppercase hex and base64 ids', () => {
@@ -392,13 +765,23 @@ describe('deduplication and tolerance', () => {
   });
 
   it('keeps unparseable arguments as _raw', () => {
-    const r = normaliseTrace(one(request([span({ trace: 14, id: 1, name: 't', start: 0, attrs: { 'gen_ai.tool.name': 'bash', 'gen_ai.tool.call.arguments': '{"command": "ls' } })])));
+    const r = normaliseTrace(
+      one(request([span({ trace: 14, id: 1, name: 't', start: 0, attrs: { 'gen_ai.tool.name': 'bash', 'gen_ai.tool.call.arguments': '{"command": "ls' } })])),
+    );
     expect(calls(r)).toEqual([{ id: '', name: 'bash', args: { _raw: '{"command": "ls' } }]);
   });
 
   it.each([
-    { name: 'a plain HTTP trace', spans: [span({ trace: 15, id: 1, name: 'GET /', start: 0, attrs: { 'http.method': 'GET' } })], reason: /no LLM or tool spans/ },
-    { name: 'a verdict carrier span', spans: [span({ trace: 17, id: 1, name: 'runspec.eval', start: 0, attrs: { 'openinference.span.kind': 'EVALUATOR', 'runspec.eval.category': 'pass' } })], reason: /only evaluator/ },
+    {
+      name: 'a plain HTTP trace',
+      spans: [span({ trace: 15, id: 1, name: 'GET /', start: 0, attrs: { 'http.method': 'GET' } })],
+      reason: /no LLM or tool spans/,
+    },
+    {
+      name: 'a verdict carrier span',
+      spans: [span({ trace: 17, id: 1, name: 'runspec.eval', start: 0, attrs: { 'openinference.span.kind': 'EVALUATOR', 'runspec.eval.category': 'pass' } })],
+      reason: /only evaluator/,
+    },
   ])('reports $name as uninterpretable with a reason', ({ spans, reason }) => {
     const r = normaliseTrace(one(request(spans)));
     expect(r.ok).toBe(false);
@@ -407,31 +790,80 @@ describe('deduplication and tolerance', () => {
 
   // Used to be uninterpretable (no verdict line at all): the model was called, only its calls are hidden.
   it('reads tool calls without content as a Run whose decision is hidden, naming the family and its switch', () => {
-    const r = ok(normaliseTrace(one(request([
-      span({ trace: 16, id: 1, name: 'chat', start: 0, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.response.finish_reasons': ['tool_calls'] } }),
-    ]))));
+    const r = ok(
+      normaliseTrace(
+        one(
+          request([
+            span({
+              trace: 16,
+              id: 1,
+              name: 'chat',
+              start: 0,
+              attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.response.finish_reasons': ['tool_calls'] },
+            }),
+          ]),
+        ),
+      ),
+    );
     expect(r.run.toolCalls).toEqual([]);
     expect(r.info.family).toBe('otel-genai');
-    expect(r.run.hiddenDecision).toEqual({ missing: 'tool_calls', family: 'otel-genai', captureSwitch: expect.stringContaining('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT') });
+    expect(r.run.hiddenDecision).toEqual({
+      missing: 'tool_calls',
+      family: 'otel-genai',
+      captureSwitch: expect.stringContaining('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT'),
+    });
   });
 
   // traceloop-sdk 0.62 (Python) with TRACELOOP_TRACE_CONTENT=false, as test/integration/producers.test.ts
   // receives it: GenAI attributes under its own scopes, no llm.request.type, a `@tool` span naming the call.
   // It used to be taken for the legacy layout (tool span) or for plain GenAI (no tool span).
   const traceloopPython = (t: number, opts: { tool?: string; legacy?: boolean }): OtlpTraceRequest => {
-    const chat = span({ trace: t, id: 2, parent: 1, name: 'openai.chat', start: 1, end: 2, attrs: {
-      'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.is_streaming': false,
-      'gen_ai.response.finish_reasons': [opts.tool ? 'tool_call' : 'stop'], 'gen_ai.usage.input_tokens': 3, 'gen_ai.usage.output_tokens': 2,
-      ...(opts.legacy ? { 'llm.request.type': 'chat' } : {}),
-    } });
+    const chat = span({
+      trace: t,
+      id: 2,
+      parent: 1,
+      name: 'openai.chat',
+      start: 1,
+      end: 2,
+      attrs: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': 'openai',
+        'gen_ai.request.model': 'gpt-4o-mini',
+        'gen_ai.is_streaming': false,
+        'gen_ai.response.finish_reasons': [opts.tool ? 'tool_call' : 'stop'],
+        'gen_ai.usage.input_tokens': 3,
+        'gen_ai.usage.output_tokens': 2,
+        ...(opts.legacy ? { 'llm.request.type': 'chat' } : {}),
+      },
+    });
     const tool = opts.tool
-      ? [span({ trace: t, id: 3, parent: 1, name: `${opts.tool}.tool`, start: 3, end: 4, attrs: { 'traceloop.span.kind': 'tool', 'traceloop.entity.name': opts.tool, 'gen_ai.tool.name': opts.tool } })]
+      ? [
+          span({
+            trace: t,
+            id: 3,
+            parent: 1,
+            name: `${opts.tool}.tool`,
+            start: 3,
+            end: 4,
+            attrs: { 'traceloop.span.kind': 'tool', 'traceloop.entity.name': opts.tool, 'gen_ai.tool.name': opts.tool },
+          }),
+        ]
       : [];
-    return { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [
-      { scope: { name: 'agent' }, spans: [span({ trace: t, id: 1, name: 'invoke_agent', start: 0, end: 9, attrs: { 'gen_ai.operation.name': 'invoke_agent' } })] },
-      { scope: { name: 'opentelemetry.instrumentation.openai.v1' }, spans: [chat] },
-      ...(tool.length ? [{ scope: { name: 'traceloop.tracer' }, spans: tool }] : []),
-    ] }] };
+    return {
+      resourceSpans: [
+        {
+          resource: { attributes: [] },
+          scopeSpans: [
+            {
+              scope: { name: 'agent' },
+              spans: [span({ trace: t, id: 1, name: 'invoke_agent', start: 0, end: 9, attrs: { 'gen_ai.operation.name': 'invoke_agent' } })],
+            },
+            { scope: { name: 'opentelemetry.instrumentation.openai.v1' }, spans: [chat] },
+            ...(tool.length ? [{ scope: { name: 'traceloop.tracer' }, spans: tool }] : []),
+          ],
+        },
+      ],
+    };
   };
 
   it.each([
@@ -453,11 +885,15 @@ describe('history fallback', () => {
       { role: 'assistant', parts: [{ type: 'tool_call', name: 'file_read', arguments: { path: 'a.md' } }] },
       { role: 'assistant', parts: [{ type: 'tool_call', name: 'file_read', arguments: { path: 'a.md' } }] },
     ]);
-    const r = normaliseTrace(one(request([
-      span({ trace: 30, id: 1, name: 'chat', start: 0, attrs: { 'gen_ai.operation.name': 'chat' } }),
-      span({ trace: 30, id: 2, name: 'execute_tool glob', start: 2, attrs: { 'gen_ai.tool.name': 'glob' } }),
-      span({ trace: 30, id: 3, name: 'chat', start: 5, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': history } }),
-    ])));
+    const r = normaliseTrace(
+      one(
+        request([
+          span({ trace: 30, id: 1, name: 'chat', start: 0, attrs: { 'gen_ai.operation.name': 'chat' } }),
+          span({ trace: 30, id: 2, name: 'execute_tool glob', start: 2, attrs: { 'gen_ai.tool.name': 'glob' } }),
+          span({ trace: 30, id: 3, name: 'chat', start: 5, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': history } }),
+        ]),
+      ),
+    );
     expect(calls(r)).toEqual([
       { id: '', name: 'glob', args: { pattern: '*.md' } },
       { id: '', name: 'file_read', args: { path: 'a.md' } },
@@ -471,30 +907,44 @@ describe('honest fields', () => {
   it('a call only requested is not executed; one whose result shows up in a later history is', () => {
     const llm = (id: number, start: number, extra: Record<string, unknown>) =>
       span({ trace: 70, id, parent: 1, name: 'ChatCompletion', start, end: start + 5, attrs: { 'openinference.span.kind': 'LLM', ...extra } });
-    const r = normaliseTrace(one(request([
-      span({ trace: 70, id: 1, name: 'agent', start: 0, end: 50, attrs: { 'openinference.span.kind': 'AGENT' } }),
-      llm(2, 1, {
-        'llm.output_messages.0.message.role': 'assistant',
-        'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'a',
-        'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'ran',
-        'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{}',
-        'llm.output_messages.0.message.tool_calls.1.tool_call.id': 'b',
-        'llm.output_messages.0.message.tool_calls.1.tool_call.function.name': 'asked_only',
-        'llm.output_messages.0.message.tool_calls.1.tool_call.function.arguments': '{}',
-      }),
-      llm(3, 20, {
-        'llm.input_messages.0.message.role': 'tool', 'llm.input_messages.0.message.tool_call_id': 'a', 'llm.input_messages.0.message.content': 'done',
-        'llm.output_messages.0.message.role': 'assistant', 'llm.output_messages.0.message.content': 'ok',
-      }),
-    ])));
-    expect(ok(r).run.toolCalls.map((t) => [t.call.name, t.executed])).toEqual([['ran', true], ['asked_only', false]]);
+    const r = normaliseTrace(
+      one(
+        request([
+          span({ trace: 70, id: 1, name: 'agent', start: 0, end: 50, attrs: { 'openinference.span.kind': 'AGENT' } }),
+          llm(2, 1, {
+            'llm.output_messages.0.message.role': 'assistant',
+            'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'a',
+            'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'ran',
+            'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{}',
+            'llm.output_messages.0.message.tool_calls.1.tool_call.id': 'b',
+            'llm.output_messages.0.message.tool_calls.1.tool_call.function.name': 'asked_only',
+            'llm.output_messages.0.message.tool_calls.1.tool_call.function.arguments': '{}',
+          }),
+          llm(3, 20, {
+            'llm.input_messages.0.message.role': 'tool',
+            'llm.input_messages.0.message.tool_call_id': 'a',
+            'llm.input_messages.0.message.content': 'done',
+            'llm.output_messages.0.message.role': 'assistant',
+            'llm.output_messages.0.message.content': 'ok',
+          }),
+        ]),
+      ),
+    );
+    expect(ok(r).run.toolCalls.map((t) => [t.call.name, t.executed])).toEqual([
+      ['ran', true],
+      ['asked_only', false],
+    ]);
   });
 });
 
 describe('malformed span trees', () => {
   // Used to surface as "could not interpret the trace (Cannot read properties of undefined ...)".
   it.each([
-    { name: 'a span that is its own parent', spans: [span({ trace: 77, id: 1, parent: 1, name: 'agent', start: 0 })], reason: /^span [0-9a-f]+ is its own parent$/ },
+    {
+      name: 'a span that is its own parent',
+      spans: [span({ trace: 77, id: 1, parent: 1, name: 'agent', start: 0 })],
+      reason: /^span [0-9a-f]+ is its own parent$/,
+    },
     {
       name: 'a parent cycle',
       spans: [span({ trace: 77, id: 1, parent: 2, name: 'a', start: 0 }), span({ trace: 77, id: 2, parent: 1, name: 'b', start: 1 })],

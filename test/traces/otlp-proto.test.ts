@@ -60,7 +60,23 @@ describe('OTLP protobuf codec', () => {
 
   it('keeps nanosecond timestamps exact beyond 2^53', () => {
     const req: OtlpTraceRequest = {
-      resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), name: 's', startTimeUnixNano: '1767225600123456789', endTimeUnixNano: '1767225600987654321' }] }] }],
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: 'ab'.repeat(16),
+                  spanId: 'cd'.repeat(8),
+                  name: 's',
+                  startTimeUnixNano: '1767225600123456789',
+                  endTimeUnixNano: '1767225600987654321',
+                },
+              ],
+            },
+          ],
+        },
+      ],
     };
     const span = decodeTraceRequest(encodeTraceRequest(req)).resourceSpans![0]!.scopeSpans![0]!.spans![0]!;
     expect(span.startTimeUnixNano).toBe('1767225600123456789');
@@ -71,11 +87,25 @@ describe('OTLP protobuf codec', () => {
   it('renders span-link ids as hex and leaves a bytes attribute as base64, as OTLP/JSON writes them', () => {
     // Ids are converted where OTLP puts them (spans, links, log records); a bytes attribute is not an id.
     const req: OtlpTraceRequest = {
-      resourceSpans: [{ scopeSpans: [{ spans: [{
-        traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), name: 's', startTimeUnixNano: '1', endTimeUnixNano: '2',
-        attributes: [{ key: 'blob', value: { bytesValue: Buffer.from('hi').toString('base64') } }],
-        links: [{ traceId: '12'.repeat(16), spanId: '34'.repeat(8) }],
-      }] }] }],
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: 'ab'.repeat(16),
+                  spanId: 'cd'.repeat(8),
+                  name: 's',
+                  startTimeUnixNano: '1',
+                  endTimeUnixNano: '2',
+                  attributes: [{ key: 'blob', value: { bytesValue: Buffer.from('hi').toString('base64') } }],
+                  links: [{ traceId: '12'.repeat(16), spanId: '34'.repeat(8) }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
     };
     const span = decodeTraceRequest(encodeTraceRequest(req)).resourceSpans![0]!.scopeSpans![0]!.spans![0]!;
     expect(span.links).toEqual([{ traceId: '12'.repeat(16), spanId: '34'.repeat(8) }]);
@@ -84,10 +114,23 @@ describe('OTLP protobuf codec', () => {
 
   it('round-trips log records with bodies, trace ids and event names', () => {
     const req: OtlpLogsRequest = {
-      resourceLogs: [{ scopeLogs: [{ logRecords: [{
-        traceId: '0f'.repeat(16), spanId: '1e'.repeat(8), eventName: 'gen_ai.choice', timeUnixNano: '1000',
-        body: { kvlistValue: { values: [{ key: 'index', value: { intValue: '0' } }] } },
-      }] }] }],
+      resourceLogs: [
+        {
+          scopeLogs: [
+            {
+              logRecords: [
+                {
+                  traceId: '0f'.repeat(16),
+                  spanId: '1e'.repeat(8),
+                  eventName: 'gen_ai.choice',
+                  timeUnixNano: '1000',
+                  body: { kvlistValue: { values: [{ key: 'index', value: { intValue: '0' } }] } },
+                },
+              ],
+            },
+          ],
+        },
+      ],
     };
     const rec = decodeLogsRequest(encodeLogsRequest(req)).resourceLogs![0]!.scopeLogs![0]!.logRecords![0]!;
     expect(rec).toMatchObject({ traceId: '0f'.repeat(16), spanId: '1e'.repeat(8), eventName: 'gen_ai.choice', timeUnixNano: '1000' });

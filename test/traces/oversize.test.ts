@@ -17,10 +17,23 @@ describe('attributes over the size limit', () => {
 
   it('reports the cut attribute as an input problem and names the affected checks on the verdict', async () => {
     const huge = JSON.stringify({ path: 'x'.repeat(MAX_ATTRIBUTE_CHARS + 10) });
-    writeFileSync(join(dir, 't.jsonl'), JSON.stringify(request([
-      span({ trace: 1, id: 1, name: 'invoke_agent ops', start: 0, end: 50, attrs: { 'gen_ai.operation.name': 'invoke_agent' } }),
-      span({ trace: 1, id: 2, parent: 1, name: 'execute_tool file_write', start: 1, end: 2, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'file_write', 'gen_ai.tool.call.arguments': huge } }),
-    ])) + '\n');
+    writeFileSync(
+      join(dir, 't.jsonl'),
+      JSON.stringify(
+        request([
+          span({ trace: 1, id: 1, name: 'invoke_agent ops', start: 0, end: 50, attrs: { 'gen_ai.operation.name': 'invoke_agent' } }),
+          span({
+            trace: 1,
+            id: 2,
+            parent: 1,
+            name: 'execute_tool file_write',
+            start: 1,
+            end: 2,
+            attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'file_write', 'gen_ai.tool.call.arguments': huge },
+          }),
+        ]),
+      ) + '\n',
+    );
     const outcomes: TraceOutcome[] = [];
     const rules = parseRulesText('[[rule]]\nname = "no-restarts"\nforbid_tools = ["service_restart"]\n', 'rules.toml');
     const summary = await scoreTraceFiles([join(dir, 't.jsonl')], { cwd: dir, rules, onOutcome: (o) => outcomes.push(o) });

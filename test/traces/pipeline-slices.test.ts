@@ -15,7 +15,15 @@ function traceSpans(n: number, tool: string) {
   return spansFromRequest(
     request([
       span({ trace: n, id: 1, name: 'invoke_agent ops', start: 0, end: 10 }),
-      span({ trace: n, id: 2, parent: 1, name: `execute_tool ${tool}`, start: 1, end: 2, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool } }),
+      span({
+        trace: n,
+        id: 2,
+        parent: 1,
+        name: `execute_tool ${tool}`,
+        start: 1,
+        end: 2,
+        attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool },
+      }),
     ]),
     'test',
   ).spans;
@@ -29,7 +37,8 @@ function pipeline(extra: Partial<TracePipelineOptions>): { p: ReturnType<typeof 
   return { p, outcomes };
 }
 
-const summaryOf = (outcomes: TraceOutcome[]) => outcomes.map((o) => (o.kind === 'scored' ? `${o.traceId} ${o.lines.map((l) => l.category).join(',')}` : o.traceId));
+const summaryOf = (outcomes: TraceOutcome[]) =>
+  outcomes.map((o) => (o.kind === 'scored' ? `${o.traceId} ${o.lines.map((l) => l.category).join(',')}` : o.traceId));
 
 async function until(cond: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setImmediate(r));

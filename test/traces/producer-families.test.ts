@@ -51,8 +51,20 @@ const FAMILIES = [
   { fixture: 'openinference', family: 'openinference', captureSwitch: 'hideOutputs', nameOnlyDefinite: 2, key: 'service.name' as const },
   { fixture: 'openinference-agent', family: 'openinference', captureSwitch: 'hideOutputs', nameOnlyDefinite: 5, key: 'service.name' as const },
   { fixture: 'ai-sdk-6', family: 'ai-sdk', captureSwitch: 'recordOutputs', nameOnlyDefinite: 5, key: 'service.name' as const },
-  { fixture: 'python-openinference', family: 'openinference', captureSwitch: 'OPENINFERENCE_HIDE_OUTPUTS', nameOnlyDefinite: 5, key: 'gen_ai.agent.name' as const },
-  { fixture: 'python-traceloop-attributes', family: 'openllmetry', captureSwitch: 'TRACELOOP_TRACE_CONTENT', nameOnlyDefinite: 5, key: 'gen_ai.agent.name' as const },
+  {
+    fixture: 'python-openinference',
+    family: 'openinference',
+    captureSwitch: 'OPENINFERENCE_HIDE_OUTPUTS',
+    nameOnlyDefinite: 5,
+    key: 'gen_ai.agent.name' as const,
+  },
+  {
+    fixture: 'python-traceloop-attributes',
+    family: 'openllmetry',
+    captureSwitch: 'TRACELOOP_TRACE_CONTENT',
+    nameOnlyDefinite: 5,
+    key: 'gen_ai.agent.name' as const,
+  },
 ];
 
 /** The final lines of a fixture (a later outcome of a trace replaces its earlier one), keyed by case. */
@@ -106,7 +118,9 @@ describe.each(FAMILIES)('$fixture traces', ({ fixture, family, captureSwitch, na
     }
     // The argument the content-off trace cannot show is never judged.
     expect(lines['weather-args']!.category).toBe('unscorable');
-    process.stdout.write(`${fixture} (${family}): ${definite}/${CASE_COUNT} definite with content off (${nameOnlyDefinite}/${NAME_ONLY.size} name-only cases)\n`);
+    process.stdout.write(
+      `${fixture} (${family}): ${definite}/${CASE_COUNT} definite with content off (${nameOnlyDefinite}/${NAME_ONLY.size} name-only cases)\n`,
+    );
     expect(nameOnlyDefinite).toBeGreaterThanOrEqual(minimum);
   });
 });

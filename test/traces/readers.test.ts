@@ -79,8 +79,14 @@ describe('readTraceStream', () => {
 
   // The Collector file exporter with `compression: zstd` (json+zstd, proto+zstd). These frames were made
   // with the zstd 1.5 command-line tool; Node 20 has no zstd in zlib, so a pure-JS decoder (fzstd) reads them.
-  const ZSTD_JSON = Buffer.from('KLUv/WRpABUGAAKLIyFATdsGoIzx5QZsWSIhhnRDIb/eu1kD7Uz2ifUKGcMwDAhPPfXUQ0zzR50nBMehJAp6ulM0eGiakExD6MXmH5TOtCl+zpojANRxQwDjluEcLUeQAXw6K8iF22/Oflq4xT9PvffWTOAVEtq2uXFAxs+TQRXI1Rib/HSIVGQ3S9tufCN9IZ0VFwe5tnGc+0YUACATW8PysCTiPBgsWIZ3gLynRNBqGDiWRRVQGlbEgRgMoIFliEsmmqBqo0/81TbDKr/bLg==', 'base64');
-  const ZSTD_PROTO = Buffer.from('KLUv/SRqDQMAhAUKaAoZChcKDHNlcnZpY2UubmFtZRIHCgVhZ2VudBJLCgYKBHRlc3QSQQoQoAA0EgiwAAEqD2Zyb20tcHJvdG8renN0ZDABOQAA+u1RcoYYQUBCCe5RcoYYAgBA0D1AGTMYknk=', 'base64');
+  const ZSTD_JSON = Buffer.from(
+    'KLUv/WRpABUGAAKLIyFATdsGoIzx5QZsWSIhhnRDIb/eu1kD7Uz2ifUKGcMwDAhPPfXUQ0zzR50nBMehJAp6ulM0eGiakExD6MXmH5TOtCl+zpojANRxQwDjluEcLUeQAXw6K8iF22/Oflq4xT9PvffWTOAVEtq2uXFAxs+TQRXI1Rib/HSIVGQ3S9tufCN9IZ0VFwe5tnGc+0YUACATW8PysCTiPBgsWIZ3gLynRNBqGDiWRRVQGlbEgRgMoIFliEsmmqBqo0/81TbDKr/bLg==',
+    'base64',
+  );
+  const ZSTD_PROTO = Buffer.from(
+    'KLUv/SRqDQMAhAUKaAoZChcKDHNlcnZpY2UubmFtZRIHCgVhZ2VudBJLCgYKBHRlc3QSQQoQoAA0EgiwAAEqD2Zyb20tcHJvdG8renN0ZDABOQAA+u1RcoYYQUBCCe5RcoYYAgBA0D1AGTMYknk=',
+    'base64',
+  );
 
   it('reads zstd-compressed frames (json+zstd and proto+zstd) on every supported Node, and reports a corrupt one', async () => {
     const corrupt = frame(Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 1, 2, 3]));
@@ -92,7 +98,10 @@ describe('readTraceStream', () => {
 
   it('stops inflating a zstd bomb at the record limit', async () => {
     // 8 MiB of zeros in 270 bytes (zstd -19).
-    const bomb = Buffer.from('KLUv/QRoTAAACAABAPz/ORACAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAADABAAD9/2YQ==', 'base64');
+    const bomb = Buffer.from(
+      'KLUv/QRoTAAACAABAPz/ORACAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAADABAAD9/2YQ==',
+      'base64',
+    );
     const items = await collect(readTraceStream(chunks(frame(bomb)), { name: 'bomb.binpb', maxRecordBytes: 1024 * 1024 }));
     expect(problemsOf(items)).toEqual([{ place: 'bomb.binpb#0', reason: 'zstd frame abandoned: decompressed size over 1048576 bytes' }]);
   });
@@ -113,13 +122,29 @@ describe('readTraceStream', () => {
 
   it('tolerates non-conforming writers: int64 as numbers, SPAN_KIND_* strings, instrumentationLibrarySpans', async () => {
     const doc = {
-      resourceSpans: [{
-        instrumentationLibrarySpans: [{ instrumentationLibrary: { name: 'old' }, spans: [{
-          traceId: traceId(5).toUpperCase(), spanId: spanId(5), name: 'legacy', kind: 'SPAN_KIND_CLIENT',
-          startTimeUnixNano: 1767225600000000000, endTimeUnixNano: '1767225600500000000',
-          attributes: [{ key: 'n', value: { intValue: 7 } }, { key: 'm', value: { kvlistValue: { values: [{ key: 'k', value: { arrayValue: { values: [{ stringValue: 'v' }] } } }] } } }],
-        }] }],
-      }],
+      resourceSpans: [
+        {
+          instrumentationLibrarySpans: [
+            {
+              instrumentationLibrary: { name: 'old' },
+              spans: [
+                {
+                  traceId: traceId(5).toUpperCase(),
+                  spanId: spanId(5),
+                  name: 'legacy',
+                  kind: 'SPAN_KIND_CLIENT',
+                  startTimeUnixNano: 1767225600000000000,
+                  endTimeUnixNano: '1767225600500000000',
+                  attributes: [
+                    { key: 'n', value: { intValue: 7 } },
+                    { key: 'm', value: { kvlistValue: { values: [{ key: 'k', value: { arrayValue: { values: [{ stringValue: 'v' }] } } }] } } },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
     };
     const [s] = spansOf(await collect(readTraceStream(chunks(Buffer.from(JSON.stringify(doc))), { name: 'old.json' })));
     expect(s).toMatchObject({ traceId: traceId(5), kind: 3, scopeName: 'old', attributes: { n: 7, m: { k: ['v'] } } });
@@ -149,7 +174,11 @@ describe('readTraceStream', () => {
 
   it('reads OTLP logs in JSON and protobuf, with or without a file-name hint', async () => {
     const logs = logsRequest([logRecord({ trace: 8, span: 8, eventName: 'gen_ai.choice', body: { index: 0 } })]);
-    for (const [name, buf] of [['logs.json', Buffer.from(JSON.stringify(logs))], ['export.binpb', frame(encodeLogsRequest(logs))], ['logs.binpb', frame(encodeLogsRequest(logs))]] as const) {
+    for (const [name, buf] of [
+      ['logs.json', Buffer.from(JSON.stringify(logs))],
+      ['export.binpb', frame(encodeLogsRequest(logs))],
+      ['logs.binpb', frame(encodeLogsRequest(logs))],
+    ] as const) {
       const items = await collect(readTraceStream(chunks(buf), { name }));
       const recs = items.flatMap((i) => (i.kind === 'logs' ? i.logs : []));
       expect(recs).toEqual([expect.objectContaining({ traceId: traceId(8), spanId: spanId(8), eventName: 'gen_ai.choice', body: { index: 0 } })]);
@@ -186,26 +215,60 @@ describe('spans saved from Phoenix REST', () => {
   it('reads GET /v1/projects/{p}/spans JSON (flat dotted attributes, span_kind) into spans the normaliser understands', async () => {
     const doc = {
       data: [
-        { name: 'agent', context: { trace_id: traceId(40), span_id: spanId(1) }, parent_id: null, span_kind: 'AGENT', start_time: '2026-01-01T00:00:00.000Z', end_time: '2026-01-01T00:00:02.000Z', status_code: 'OK', attributes: { 'input.value': 'read it' }, events: [] },
-        { name: 'llm', context: { trace_id: traceId(40), span_id: spanId(2) }, parent_id: spanId(1), span_kind: 'LLM', start_time: '2026-01-01T00:00:00.100Z', end_time: '2026-01-01T00:00:01.000Z', status_code: 'OK', attributes: {
-          'llm.output_messages.0.message.role': 'assistant',
-          'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'p1',
-          'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'file_read',
-          'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"path":"a"}',
-        }, events: [] },
+        {
+          name: 'agent',
+          context: { trace_id: traceId(40), span_id: spanId(1) },
+          parent_id: null,
+          span_kind: 'AGENT',
+          start_time: '2026-01-01T00:00:00.000Z',
+          end_time: '2026-01-01T00:00:02.000Z',
+          status_code: 'OK',
+          attributes: { 'input.value': 'read it' },
+          events: [],
+        },
+        {
+          name: 'llm',
+          context: { trace_id: traceId(40), span_id: spanId(2) },
+          parent_id: spanId(1),
+          span_kind: 'LLM',
+          start_time: '2026-01-01T00:00:00.100Z',
+          end_time: '2026-01-01T00:00:01.000Z',
+          status_code: 'OK',
+          attributes: {
+            'llm.output_messages.0.message.role': 'assistant',
+            'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'p1',
+            'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'file_read',
+            'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"path":"a"}',
+          },
+          events: [],
+        },
       ],
       next_cursor: null,
     };
     const items = await collect(readTraceStream(chunks(Buffer.from(JSON.stringify(doc))), { name: 'phoenix.json' }));
     const spans = spansOf(items);
-    expect(spans.map((s) => [s.name, s.parentSpanId ?? null, s.attributes['openinference.span.kind']])).toEqual([['agent', null, 'AGENT'], ['llm', spanId(1), 'LLM']]);
+    expect(spans.map((s) => [s.name, s.parentSpanId ?? null, s.attributes['openinference.span.kind']])).toEqual([
+      ['agent', null, 'AGENT'],
+      ['llm', spanId(1), 'LLM'],
+    ]);
     const { normaliseTrace } = await import('../../src/traces/normalise.js');
     const r = normaliseTrace({ traceId: traceId(40), spans, logs: [], evicted: false });
     expect(r.ok && r.run.toolCalls.map((t) => [t.call.id, t.call.name, t.call.arguments])).toEqual([['p1', 'file_read', { path: 'a' }]]);
   });
 
   it('reads the snake_case otlpv1 flavour', async () => {
-    const doc = { data: [{ trace_id: traceId(41), span_id: spanId(1), name: 'execute_tool grep', start_time_unix_nano: '1767225600000000000', end_time_unix_nano: '1767225600100000000', attributes: [{ key: 'gen_ai.tool.name', value: { string_value: 'grep' } }] }] };
+    const doc = {
+      data: [
+        {
+          trace_id: traceId(41),
+          span_id: spanId(1),
+          name: 'execute_tool grep',
+          start_time_unix_nano: '1767225600000000000',
+          end_time_unix_nano: '1767225600100000000',
+          attributes: [{ key: 'gen_ai.tool.name', value: { string_value: 'grep' } }],
+        },
+      ],
+    };
     const [s] = spansOf(await collect(readTraceStream(chunks(Buffer.from(JSON.stringify(doc))), { name: 'otlpv1.json' })));
     expect(s).toMatchObject({ traceId: traceId(41), name: 'execute_tool grep', attributes: { 'gen_ai.tool.name': 'grep' } });
     expect(s!.endTimeMs! - s!.startTimeMs).toBeCloseTo(100, 6);

@@ -62,13 +62,34 @@ function emitAgentTurn(provider: BasicTracerProvider, tool: string): string {
   const tracer = provider.getTracer('app');
   const root = tracer.startSpan('invoke_agent ops', { kind: SpanKind.INTERNAL, attributes: { 'gen_ai.operation.name': 'invoke_agent' } }, ROOT_CONTEXT);
   const ctx = otTrace.setSpan(ROOT_CONTEXT, root);
-  const chat = tracer.startSpan('chat gpt-4o', { kind: SpanKind.CLIENT, attributes: {
-    'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o',
-    'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'fix the api' }] }]),
-    'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', finish_reason: 'tool_call', parts: [{ type: 'tool_call', id: 'c1', name: tool, arguments: { name: 'api' } }] }]),
-  } }, ctx);
+  const chat = tracer.startSpan(
+    'chat gpt-4o',
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': 'gpt-4o',
+        'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'fix the api' }] }]),
+        'gen_ai.output.messages': JSON.stringify([
+          { role: 'assistant', finish_reason: 'tool_call', parts: [{ type: 'tool_call', id: 'c1', name: tool, arguments: { name: 'api' } }] },
+        ]),
+      },
+    },
+    ctx,
+  );
   chat.end();
-  const exec = tracer.startSpan(`execute_tool ${tool}`, { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'gen_ai.tool.call.id': 'c1', 'gen_ai.tool.call.arguments': '{"name":"api"}' } }, ctx);
+  const exec = tracer.startSpan(
+    `execute_tool ${tool}`,
+    {
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': tool,
+        'gen_ai.tool.call.id': 'c1',
+        'gen_ai.tool.call.arguments': '{"name":"api"}',
+      },
+    },
+    ctx,
+  );
   exec.setStatus({ code: SpanStatusCode.OK });
   exec.end();
   root.end();
@@ -122,9 +143,27 @@ describe('receiver protocol handling', () => {
   it.each([
     { name: 'a wrong content type', body: 'hello', headers: { 'content-type': 'text/plain' }, status: 415, message: /unsupported content type/ },
     { name: 'malformed JSON', body: '{"resourceSpans": [', headers: { 'content-type': 'application/json' }, status: 400, message: /invalid JSON/ },
-    { name: 'JSON of the wrong shape', body: '{"resourceSpans": 5}', headers: { 'content-type': 'application/json' }, status: 400, message: /not an ExportTraceServiceRequest/ },
-    { name: 'an unknown content encoding', body: 'x', headers: { 'content-type': 'application/json', 'content-encoding': 'br' }, status: 415, message: /content encoding/ },
-    { name: 'a body over the limit', body: 'x'.repeat(1024 * 1024 + 10), headers: { 'content-type': 'application/json' }, status: 413, message: /over the 1048576-byte limit/ },
+    {
+      name: 'JSON of the wrong shape',
+      body: '{"resourceSpans": 5}',
+      headers: { 'content-type': 'application/json' },
+      status: 400,
+      message: /not an ExportTraceServiceRequest/,
+    },
+    {
+      name: 'an unknown content encoding',
+      body: 'x',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'br' },
+      status: 415,
+      message: /content encoding/,
+    },
+    {
+      name: 'a body over the limit',
+      body: 'x'.repeat(1024 * 1024 + 10),
+      headers: { 'content-type': 'application/json' },
+      status: 413,
+      message: /over the 1048576-byte limit/,
+    },
   ])('rejects $name with $status and a message, and stays up', async ({ body, headers, status, message }) => {
     const r = await post('/v1/traces', body, headers as Record<string, string>);
     expect(r.status).toBe(status);
@@ -154,25 +193,59 @@ describe('receiver protocol handling', () => {
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
     // The scheme is case-insensitive (RFC 7235); the token is not.
     for (const scheme of ['bearer', 'BEARER']) {
-      const ok = await fetch(`${url}/v1/traces`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', authorization: `${scheme} tok-123` } });
+      const ok = await fetch(`${url}/v1/traces`, {
+        method: 'POST',
+        body: '{}',
+        headers: { 'content-type': 'application/json', authorization: `${scheme} tok-123` },
+      });
       expect(ok.status).not.toBe(401);
     }
-    const wrongCase = await fetch(`${url}/v1/traces`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', authorization: 'bearer TOK-123' } });
+    const wrongCase = await fetch(`${url}/v1/traces`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json', authorization: 'bearer TOK-123' },
+    });
     expect(wrongCase.status).toBe(401);
     const health = await fetch(`${url}/healthz`);
     expect(await health.json()).toEqual({
-      status: 'ok', openTraces: expect.any(Number), traces: expect.any(Number), verdicts: expect.any(Number),
-      failed: expect.any(Number), uninterpretable: expect.any(Number), evictedTraces: 0, retainedEvictions: 0, lateRecords: 0,
+      status: 'ok',
+      openTraces: expect.any(Number),
+      traces: expect.any(Number),
+      verdicts: expect.any(Number),
+      failed: expect.any(Number),
+      uninterpretable: expect.any(Number),
+      evictedTraces: 0,
+      retainedEvictions: 0,
+      lateRecords: 0,
     });
   });
 
   it('joins gen_ai.choice log records posted to /v1/logs with spans posted to /v1/traces', async () => {
-    const logs = logsRequest([logRecord({ trace: 102, span: 2, eventName: 'gen_ai.choice', body: { index: 0, finish_reason: 'tool_calls', message: { tool_calls: [{ id: 'k', type: 'function', function: { name: 'service_restart', arguments: '{}' } }] } } })]);
+    const logs = logsRequest([
+      logRecord({
+        trace: 102,
+        span: 2,
+        eventName: 'gen_ai.choice',
+        body: {
+          index: 0,
+          finish_reason: 'tool_calls',
+          message: { tool_calls: [{ id: 'k', type: 'function', function: { name: 'service_restart', arguments: '{}' } }] },
+        },
+      }),
+    ]);
     const l = await post('/v1/logs', JSON.stringify(logs), { 'content-type': 'application/json' });
     expect(l.status).toBe(200);
     const spans = request([
       span({ trace: 102, id: 1, name: 'root', start: 0, end: 10 }),
-      span({ trace: 102, id: 2, parent: 1, name: 'chat gpt-4o', start: 1, end: 5, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.response.finish_reasons': ['tool_calls'] } }),
+      span({
+        trace: 102,
+        id: 2,
+        parent: 1,
+        name: 'chat gpt-4o',
+        start: 1,
+        end: 5,
+        attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.response.finish_reasons': ['tool_calls'] },
+      }),
     ]);
     expect((await post('/v1/traces', encodeTraceRequest(spans), { 'content-type': 'application/x-protobuf' })).status).toBe(200);
     const o = await until(scored(traceId(102)), 'trace 102');
@@ -199,7 +272,15 @@ describe('late spans', () => {
     const json = { 'content-type': 'application/json' };
     const first = request([
       span({ trace: 104, id: 1, name: 'invoke_agent ops', start: 0, end: 50, attrs: { 'gen_ai.operation.name': 'invoke_agent' } }),
-      span({ trace: 104, id: 2, parent: 1, name: 'execute_tool service_status', start: 1, end: 2, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'service_status' } }),
+      span({
+        trace: 104,
+        id: 2,
+        parent: 1,
+        name: 'execute_tool service_status',
+        start: 1,
+        end: 2,
+        attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'service_status' },
+      }),
     ]);
     expect((await post('/v1/traces', JSON.stringify(first), json)).status).toBe(200);
     const judged = await until(scored(traceId(104)), 'first verdict of 104');
@@ -207,12 +288,27 @@ describe('late spans', () => {
     expect(judged.supersedes).toBeUndefined();
     const before = pipeline.summary();
     const late = request([
-      span({ trace: 104, id: 3, parent: 1, name: 'execute_tool service_restart', start: 3, end: 4, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'service_restart' } }),
+      span({
+        trace: 104,
+        id: 3,
+        parent: 1,
+        name: 'execute_tool service_restart',
+        start: 3,
+        end: 4,
+        attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'service_restart' },
+      }),
     ]);
     expect((await post('/v1/traces', JSON.stringify(late), json)).status).toBe(200);
     const again = await until(() => outcomes.filter((o) => o.traceId === traceId(104))[1], 'superseding verdict of 104');
     expect(again.supersedes).toBe(true);
-    expect(again.kind === 'scored' && again.lines[0]).toMatchObject({ rule: 'no-restarts', category: 'forbidden_tool', supersedes: true, rootSpanId: spanId(1), revision: 1, final: false });
+    expect(again.kind === 'scored' && again.lines[0]).toMatchObject({
+      rule: 'no-restarts',
+      category: 'forbidden_tool',
+      supersedes: true,
+      rootSpanId: spanId(1),
+      revision: 1,
+      final: false,
+    });
     // Neither revision is final yet (the re-open window is open): the summary counts neither.
     const after = pipeline.summary();
     expect(after.traces).toBe(before.traces);
@@ -235,7 +331,10 @@ describe('late spans', () => {
     // Counted once its re-open window (10 × quiet by default) has closed and the final judgement is out.
     expect(p.summary()).toMatchObject({ traces: 0 });
     p.tick(200);
-    expect(local.map((o) => [o.final, o.revision])).toEqual([[false, 0], [true, 0]]);
+    expect(local.map((o) => [o.final, o.revision])).toEqual([
+      [false, 0],
+      [true, 0],
+    ]);
     expect(p.summary()).toMatchObject({ traces: 1, unscorable: 1, passed: 0, failed: 0 });
   });
 });

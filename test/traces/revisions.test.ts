@@ -18,18 +18,41 @@ import type { RunEntry } from '../../src/report/results.js';
 import { verdictView } from '../helpers/verdict-lines.js';
 
 const RULES = parseRulesText('[[rule]]\nname = "no-restarts"\nforbid_tools = ["service_restart"]\n', 'rules.toml');
-const rootOnly = (t: number) => request([span({ trace: t, id: 1, name: 'invoke_agent ops', start: 0, end: 50, attrs: { 'gen_ai.operation.name': 'invoke_agent' } })]);
+const rootOnly = (t: number) =>
+  request([span({ trace: t, id: 1, name: 'invoke_agent ops', start: 0, end: 50, attrs: { 'gen_ai.operation.name': 'invoke_agent' } })]);
 const children = (t: number) =>
   request([
-    span({ trace: t, id: 2, parent: 1, name: 'chat gpt-4o', start: 1, end: 5, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.response.finish_reasons': ['tool_calls'] } }),
-    span({ trace: t, id: 3, parent: 1, name: 'execute_tool service_restart', start: 6, end: 7, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'service_restart' } }),
+    span({
+      trace: t,
+      id: 2,
+      parent: 1,
+      name: 'chat gpt-4o',
+      start: 1,
+      end: 5,
+      attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.response.finish_reasons': ['tool_calls'] },
+    }),
+    span({
+      trace: t,
+      id: 3,
+      parent: 1,
+      name: 'execute_tool service_restart',
+      start: 6,
+      end: 7,
+      attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'service_restart' },
+    }),
   ]);
-const lateChild = (t: number) => request([span({ trace: t, id: 4, parent: 1, name: 'execute_tool service_status', start: 8, end: 9, attrs: { 'gen_ai.tool.name': 'service_status' } })]);
+const lateChild = (t: number) =>
+  request([span({ trace: t, id: 4, parent: 1, name: 'execute_tool service_status', start: 8, end: 9, attrs: { 'gen_ai.tool.name': 'service_status' } })]);
 
 function servePipeline(extra: { reopenWindow?: number; maxRetainedBytes?: number } = {}) {
   const outcomes: TraceOutcome[] = [];
   const late: LateRecordsLine[] = [];
-  const p = createTracePipeline({ rules: RULES, assembler: { quiet: 300, reopenWindow: 60_000, ...extra }, onOutcome: (o) => outcomes.push(o), onLate: (l) => late.push(l) });
+  const p = createTracePipeline({
+    rules: RULES,
+    assembler: { quiet: 300, reopenWindow: 60_000, ...extra },
+    onOutcome: (o) => outcomes.push(o),
+    onLate: (l) => late.push(l),
+  });
   return { p, outcomes, late };
 }
 const view = (o: TraceOutcome) => [o.kind === 'scored' ? o.lines[0]!.category : o.kind, o.revision, o.final];
@@ -42,7 +65,10 @@ describe('revisions of one trace (serve, injected clock)', () => {
     expect(outcomes.map(view)).toEqual([['uninterpretable', 0, false]]);
     p.addSpans(spansFromRequest(children(1), 'x').spans, 4000);
     p.tick(4300);
-    expect(outcomes.map(view)).toEqual([['uninterpretable', 0, false], ['forbidden_tool', 1, false]]);
+    expect(outcomes.map(view)).toEqual([
+      ['uninterpretable', 0, false],
+      ['forbidden_tool', 1, false],
+    ]);
     expect(outcomes[1]!.kind === 'scored' && outcomes[1]!.lines[0]).toMatchObject({ traceId: traceId(1), supersedes: true, family: 'otel-genai' });
     expect(p.summary()).toMatchObject({ traces: 0, failed: 0 });
     p.tick(64_299);
@@ -58,7 +84,10 @@ describe('revisions of one trace (serve, injected clock)', () => {
     p.addSpans([...spansFromRequest(rootOnly(2), 'x').spans, ...spansFromRequest(children(2), 'x').spans], 0);
     p.tick(300);
     p.tick(1300);
-    expect(outcomes.map(view)).toEqual([['forbidden_tool', 0, false], ['forbidden_tool', 0, true]]);
+    expect(outcomes.map(view)).toEqual([
+      ['forbidden_tool', 0, false],
+      ['forbidden_tool', 0, true],
+    ]);
     p.addSpans(spansFromRequest(lateChild(2), 'x').spans, 1400);
     expect(late).toEqual([{ kind: 'late', traceId: traceId(2), records: 1, reason: expect.stringMatching(/after the trace's re-open window/) }]);
     p.tick(5000);
@@ -81,7 +110,11 @@ describe('runspec-eval serve (process): revisions and late lines', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('refuses a re-open window shorter than --quiet-ms', async () => {
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '300', '--reopen-window', '100'], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, XDG_CONFIG_HOME: dir, TMPDIR: dir }, stdio: 'pipe' });
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '300', '--reopen-window', '100'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, XDG_CONFIG_HOME: dir, TMPDIR: dir },
+      stdio: 'pipe',
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const code = await new Promise<number | null>((r) => child.on('close', r));
@@ -92,7 +125,9 @@ describe('runspec-eval serve (process): revisions and late lines', () => {
   it('re-opens a root-only trace for its children, writes the final revision when the window closes, then a late line and a warning', async () => {
     writeFileSync(join(dir, 'rules.toml'), '[[rule]]\nname = "no-restarts"\nforbid_tools = ["service_restart"]\n');
     const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet-ms', '300', '--reopen-window', '1500', '--rules', 'rules.toml'], {
-      cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, XDG_CONFIG_HOME: dir, TMPDIR: dir }, stdio: 'pipe',
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, XDG_CONFIG_HOME: dir, TMPDIR: dir },
+      stdio: 'pipe',
     });
     let stdout = '';
     let stderr = '';
@@ -101,7 +136,11 @@ describe('runspec-eval serve (process): revisions and late lines', () => {
     const exited = new Promise<number | null>((r) => child.on('close', r));
     // Verdict lines are run entries (laid out flat here); a late line is its own kind.
     const lines = (): Array<Record<string, unknown>> =>
-      stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunEntry & { kind?: string }).map((l) => (l.kind ? l : { ...verdictView(l) }));
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as RunEntry & { kind?: string })
+        .map((l) => (l.kind ? l : { ...verdictView(l) }));
     // Bounded polling for what the process reports (no fixed sleeps: each wait ends when the output is there).
     const until = async (what: string, cond: () => boolean): Promise<void> => {
       for (let i = 0; i < 400 && !cond(); i++) await new Promise((r) => setTimeout(r, 25));
@@ -110,7 +149,8 @@ describe('runspec-eval serve (process): revisions and late lines', () => {
     try {
       await until('the listening URL', () => /listening on http/.test(stderr));
       const url = /listening on (http:\/\/[^\s]+)/.exec(stderr)![1]!;
-      const post = (body: unknown) => fetch(`${url}/v1/traces`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      const post = (body: unknown) =>
+        fetch(`${url}/v1/traces`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
       const health = async () => (await (await fetch(`${url}/healthz`)).json()) as Record<string, number>;
       expect((await post(rootOnly(7))).status).toBe(200);
       // The root alone is judged (uninterpretable, no line) once quiet.
@@ -119,7 +159,10 @@ describe('runspec-eval serve (process): revisions and late lines', () => {
       expect(lines()).toEqual([]);
       expect((await post(children(7))).status).toBe(200);
       await until('the final verdict', () => lines().some((l) => l.final === true));
-      expect(lines().map((l) => [l.rule, l.category, l.revision, l.final])).toEqual([['no-restarts', 'forbidden_tool', 1, false], ['no-restarts', 'forbidden_tool', 1, true]]);
+      expect(lines().map((l) => [l.rule, l.category, l.revision, l.final])).toEqual([
+        ['no-restarts', 'forbidden_tool', 1, false],
+        ['no-restarts', 'forbidden_tool', 1, true],
+      ]);
       expect((await post(lateChild(7))).status).toBe(200);
       await until('the late line', () => lines().some((l) => l.kind === 'late'));
       expect(lines().at(-1)).toMatchObject({ kind: 'late', trace_id: traceId(7), records: 1 });

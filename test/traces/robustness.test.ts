@@ -9,9 +9,20 @@ import { createTraceScorer } from '../../src/traces/score-traces.js';
 import { one, request, span } from './_otlp.js';
 
 const KEYS = [
-  'gen_ai.operation.name', 'gen_ai.output.messages', 'gen_ai.input.messages', 'gen_ai.tool.name', 'gen_ai.tool.call.arguments',
-  'openinference.span.kind', 'llm.output_messages.0.message.tool_calls.0.tool_call.function.name', 'llm.output_messages.0.message.tool_calls',
-  'gen_ai.completion.0.tool_calls.0.name', 'gen_ai.completion', 'ai.response.toolCalls', 'tool.name', 'input.value', 'runspec.eval.executed',
+  'gen_ai.operation.name',
+  'gen_ai.output.messages',
+  'gen_ai.input.messages',
+  'gen_ai.tool.name',
+  'gen_ai.tool.call.arguments',
+  'openinference.span.kind',
+  'llm.output_messages.0.message.tool_calls.0.tool_call.function.name',
+  'llm.output_messages.0.message.tool_calls',
+  'gen_ai.completion.0.tool_calls.0.name',
+  'gen_ai.completion',
+  'ai.response.toolCalls',
+  'tool.name',
+  'input.value',
+  'runspec.eval.executed',
 ];
 
 describe('robustness', () => {
@@ -27,7 +38,13 @@ describe('robustness', () => {
   });
 
   it('never throws normalising spans with arbitrary values under the keys producers use', () => {
-    const value = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constantFrom('{"a":1}', '[{"type":"tool_call"}]', '"\\"{}\\""', 'execute_tool', 'chat', 'TOOL', 'LLM'), fc.jsonValue({ maxDepth: 3 }));
+    const value = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constantFrom('{"a":1}', '[{"type":"tool_call"}]', '"\\"{}\\""', 'execute_tool', 'chat', 'TOOL', 'LLM'),
+      fc.jsonValue({ maxDepth: 3 }),
+    );
     const attrs = fc.dictionary(fc.constantFrom(...KEYS), value, { maxKeys: 6 });
     fc.assert(
       fc.property(fc.array(attrs, { minLength: 1, maxLength: 4 }), (list) => {

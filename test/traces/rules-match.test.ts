@@ -21,7 +21,18 @@ function record(name: string, args: Record<string, unknown> = {}, extra: Partial
 }
 
 function run(calls: ToolCallRecord[], finalText?: string): Run {
-  const r: Run = { caseId: 't', sample: 0, mode: 'trajectory', provider: 'x', startTimeMs: 0, endTimeMs: 1, modelCalls: [], toolCalls: calls, status: 'ok', usage: {} };
+  const r: Run = {
+    caseId: 't',
+    sample: 0,
+    mode: 'trajectory',
+    provider: 'x',
+    startTimeMs: 0,
+    endTimeMs: 1,
+    modelCalls: [],
+    toolCalls: calls,
+    status: 'ok',
+    usage: {},
+  };
   if (finalText !== undefined) r.finalText = finalText;
   return r;
 }
@@ -46,10 +57,20 @@ describe('rules file', () => {
 
 describe('applyRule', () => {
   it.each([
-    { name: 'forbidden tools', rule: { name: 'r', forbidTools: ['bash'] }, calls: [record('glob'), record('bash', { command: 'rm' })], category: 'forbidden_tool' },
+    {
+      name: 'forbidden tools',
+      rule: { name: 'r', forbidTools: ['bash'] },
+      calls: [record('glob'), record('bash', { command: 'rm' })],
+      category: 'forbidden_tool',
+    },
     { name: 'call budget', rule: { name: 'r', maxCalls: 1 }, calls: [record('glob'), record('grep')], category: 'too_many_calls' },
     { name: 'minimum calls', rule: { name: 'r', minCalls: 1 }, calls: [], category: 'too_few_calls' },
-    { name: 'redundant calls', rule: { name: 'r', maxRedundant: 0 }, calls: [record('grep', { p: 1, q: 2 }), record('grep', { q: 2, p: 1 })], category: 'redundant_call' },
+    {
+      name: 'redundant calls',
+      rule: { name: 'r', maxRedundant: 0 },
+      calls: [record('grep', { p: 1, q: 2 }), record('grep', { q: 2, p: 1 })],
+      category: 'redundant_call',
+    },
     { name: 'tool errors', rule: { name: 'r', maxToolErrors: 0 }, calls: [record('bash', {}, { isError: true })], category: 'tool_error' },
   ])('fails on $name', ({ rule, calls, category }) => {
     const v = applyRule(rule, run(calls));
@@ -60,7 +81,9 @@ describe('applyRule', () => {
     const absent = (name: string): ToolCallRecord => record(name, {}, { call: { id: '', name, arguments: {}, argumentsAbsent: true } });
     expect(applyRule({ name: 'r', maxRedundant: 0 }, run([absent('grep'), absent('glob')])).category).toBe('pass');
     expect(applyRule({ name: 'r', maxRedundant: 0 }, run([absent('grep'), absent('grep')])).category).toBe('unscorable');
-    expect(applyRule({ name: 'r', maxRedundant: 0 }, run([record('grep', { p: 1 }), record('grep', { p: 1 }), absent('grep')])).category).toBe('redundant_call');
+    expect(applyRule({ name: 'r', maxRedundant: 0 }, run([record('grep', { p: 1 }), record('grep', { p: 1 }), absent('grep')])).category).toBe(
+      'redundant_call',
+    );
   });
 
   it('flags a JSON dump in the final text', () => {
@@ -76,8 +99,20 @@ describe('applyRule', () => {
 
   it('validates arguments against a toolset', () => {
     const toolset: Toolset = {
-      name: 't', hosts: [], groups: {}, source: 'test',
-      runnables: [{ name: 'scale', description: 'scale', category: 'edit', autonomy: 'confirm', ownHostArg: false, args: [{ name: 'replicas', type: 'int', required: true, min: 1, max: 10 }] }],
+      name: 't',
+      hosts: [],
+      groups: {},
+      source: 'test',
+      runnables: [
+        {
+          name: 'scale',
+          description: 'scale',
+          category: 'edit',
+          autonomy: 'confirm',
+          ownHostArg: false,
+          args: [{ name: 'replicas', type: 'int', required: true, min: 1, max: 10 }],
+        },
+      ],
     };
     const v = applyRule({ name: 'r', validateArgs: true }, run([record('scale', { replicas: 50 })]), { toolset });
     expect(v).toMatchObject({ pass: false, category: 'out_of_range' });
@@ -87,9 +122,28 @@ describe('applyRule', () => {
 
 describe('case matching', () => {
   const info = (o: Partial<TraceInfo>): TraceInfo => ({
-    traceId: 't', rootSpanId: 's', rootName: 'r', rootAttributes: {}, spanAttributes: [], producers: [], llmSpanIds: [], toolSpanIds: [], callSpanIds: {}, ...o,
+    traceId: 't',
+    rootSpanId: 's',
+    rootName: 'r',
+    rootAttributes: {},
+    spanAttributes: [],
+    producers: [],
+    llmSpanIds: [],
+    toolSpanIds: [],
+    callSpanIds: {},
+    ...o,
   });
-  const kase = (id: string, extra: Partial<Case> = {}): Case => ({ id, dialect: 'turnstone', tags: [], source: { file: 'f', source: 'file' }, prompt: '', files: {}, mode: 'trajectory', settings: {}, ...extra });
+  const kase = (id: string, extra: Partial<Case> = {}): Case => ({
+    id,
+    dialect: 'turnstone',
+    tags: [],
+    source: { file: 'f', source: 'file' },
+    prompt: '',
+    files: {},
+    mode: 'trajectory',
+    settings: {},
+    ...extra,
+  });
 
   it('prefers runspec.eval.case_id, narrowed by suite', () => {
     const cases = [kase('a', { suite: 's1' }), kase('a', { suite: 's2' }), kase('b', { match: { prompt: '.*' } })];
@@ -109,7 +163,18 @@ describe('case matching', () => {
 
 describe('assembler', () => {
   const s = (t: number, id: string, parent?: string, ended = true): SpanRecord => {
-    const r: SpanRecord = { traceId: traceId(t), spanId: id.padStart(16, '0'), name: id, kind: 1, startTimeMs: 0, attributes: {}, events: [], links: [], statusCode: 0, resource: {} };
+    const r: SpanRecord = {
+      traceId: traceId(t),
+      spanId: id.padStart(16, '0'),
+      name: id,
+      kind: 1,
+      startTimeMs: 0,
+      attributes: {},
+      events: [],
+      links: [],
+      statusCode: 0,
+      resource: {},
+    };
     if (parent) r.parentSpanId = parent.padStart(16, '0');
     if (ended) r.endTimeMs = 1;
     return r;
@@ -152,10 +217,14 @@ describe('assembler', () => {
     // A root that has not ended keeps it open; the end of input hands it out as incomplete, after the final
     // judgements of the traces still retained for late spans.
     expect(a.addSpans([s(6, 'r', undefined, false)], 4)).toEqual([]);
-    expect(a.flush().map((t) => [t.traceId, t.complete, t.final])).toEqual([[traceId(5), true, undefined], [traceId(11), true, undefined], [traceId(6), false, undefined]]);
+    expect(a.flush().map((t) => [t.traceId, t.complete, t.final])).toEqual([
+      [traceId(5), true, undefined],
+      [traceId(11), true, undefined],
+      [traceId(6), false, undefined],
+    ]);
   });
 
-  it('keeps at most 32 MiB of estimated bytes by default, counting each attribute\'s overhead beyond its characters', () => {
+  it("keeps at most 32 MiB of estimated bytes by default, counting each attribute's overhead beyond its characters", () => {
     const a = createTraceAssembler({ rule: 'structural', quiet: 0 });
     // Judged traces are retained for late spans until the default cap lets the oldest go.
     for (let t = 1; t <= 40; t++) a.addSpans([{ ...s(100 + t, 'r'), attributes: { blob: 'x'.repeat(1024 * 1024) } }], t);
@@ -216,7 +285,19 @@ describe('scorer and renderers', () => {
 
   it('renders a table, JUnit and Markdown through the results document (the renderers of report)', () => {
     const scorer = createTraceScorer({ rules: [{ name: 'no-bash', forbidTools: ['bash'] }] });
-    const o = scorer.score(one(request([span({ trace: 2, id: 1, name: 'execute_tool bash', start: 0, attrs: { 'gen_ai.tool.name': 'bash', 'gen_ai.tool.call.arguments': '{"command":"rm <x> & y"}' } })])));
+    const o = scorer.score(
+      one(
+        request([
+          span({
+            trace: 2,
+            id: 1,
+            name: 'execute_tool bash',
+            start: 0,
+            attrs: { 'gen_ai.tool.name': 'bash', 'gen_ai.tool.call.arguments': '{"command":"rm <x> & y"}' },
+          }),
+        ]),
+      ),
+    );
     if (o.kind !== 'scored') throw new Error('not scored');
     const sum = createSummaryCollector();
     sum.addOutcome(o);

@@ -76,7 +76,14 @@ function httpExport(): Promise<number> {
   const body = validRequest();
   return new Promise((resolve) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port: httpPort, path: '/v1/traces', method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length }, timeout: 5000 },
+      {
+        host: '127.0.0.1',
+        port: httpPort,
+        path: '/v1/traces',
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length },
+        timeout: 5000,
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -91,10 +98,18 @@ function httpExport(): Promise<number> {
 function grpcExport(): Promise<grpc.ServiceError | null> {
   const client = new grpc.Client(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure());
   return new Promise((resolve) => {
-    client.makeUnaryRequest(TRACE_EXPORT_PATH, (b: Uint8Array) => Buffer.from(b), (b: Buffer) => b, validRequest(), new grpc.Metadata(), { deadline: Date.now() + 10_000 }, (e) => {
-      client.close();
-      resolve(e);
-    });
+    client.makeUnaryRequest(
+      TRACE_EXPORT_PATH,
+      (b: Uint8Array) => Buffer.from(b),
+      (b: Buffer) => b,
+      validRequest(),
+      new grpc.Metadata(),
+      { deadline: Date.now() + 10_000 },
+      (e) => {
+        client.close();
+        resolve(e);
+      },
+    );
   });
 }
 
@@ -102,7 +117,14 @@ function grpcExport(): Promise<grpc.ServiceError | null> {
 function bigBody(): Promise<number> {
   return new Promise((resolve) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port: httpPort, path: '/v1/traces', method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'content-length': BODY_BYTES }, timeout: 60_000 },
+      {
+        host: '127.0.0.1',
+        port: httpPort,
+        path: '/v1/traces',
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf', 'content-length': BODY_BYTES },
+        timeout: 60_000,
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -166,7 +188,10 @@ describe.runIf(!!prlimit)('serve under a connection and body flood (1,024 descri
     const statuses = await bodies;
     expect({ health, exports, grpcErrors }).toEqual({ health: Array(8).fill(200), exports: Array(8).fill(200), grpcErrors: Array(8).fill(null) });
     // Bodies past the in-flight budget are turned away (503, or cut); the rest were read and answered.
-    expect(statuses.every((s) => s === 200 || s === 400 || s === 503 || s === 0), String(statuses)).toBe(true);
+    expect(
+      statuses.every((s) => s === 200 || s === 400 || s === 503 || s === 0),
+      String(statuses),
+    ).toBe(true);
     expect(statuses.filter((s) => s === 503 || s === 0).length).toBeGreaterThan(0);
     // Every preface-only connection is gone: refused past 512, or closed after the 2 s handshake timeout.
     const deadline = Date.now() + 20_000;

@@ -9,8 +9,31 @@ import type { TraceInfo } from '../../src/traces/normalise.js';
 const REMEMBERED = 20_000;
 
 function outcome(traceId: string, pass: boolean, supersedes: boolean): TraceOutcome {
-  const info = { traceId, rootSpanId: 's', rootName: 'r', rootAttributes: {}, spanAttributes: [], producers: [], llmSpanIds: [], toolSpanIds: [], callSpanIds: {} } as TraceInfo;
-  const line = { traceId, rootSpanId: 's', sample: 0, category: pass ? 'pass' : 'forbidden_tool', pass, reason: '', revision: 0, final: true, mode: 'trajectory', producers: [], calls: [], verdict: null } as const;
+  const info = {
+    traceId,
+    rootSpanId: 's',
+    rootName: 'r',
+    rootAttributes: {},
+    spanAttributes: [],
+    producers: [],
+    llmSpanIds: [],
+    toolSpanIds: [],
+    callSpanIds: {},
+  } as TraceInfo;
+  const line = {
+    traceId,
+    rootSpanId: 's',
+    sample: 0,
+    category: pass ? 'pass' : 'forbidden_tool',
+    pass,
+    reason: '',
+    revision: 0,
+    final: true,
+    mode: 'trajectory',
+    producers: [],
+    calls: [],
+    verdict: null,
+  } as const;
   const o: TraceOutcome = { kind: 'scored', traceId, info, lines: [{ ...line, producers: [], calls: [] }], verdicts: [], revision: 0, final: true };
   if (supersedes) o.supersedes = true;
   return o;
@@ -23,7 +46,7 @@ describe('summary collector: superseding outcomes', () => {
     const remembered = new Map<string, boolean>();
     const want = { traces: 0, passed: 0, failed: 0 };
     let seed = 42;
-    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let next = 0;
     for (let n = 0; n < 50_000; n++) {
       const r = random();

@@ -27,23 +27,62 @@ describe('whole doubles sent as ints', () => {
   });
 
   it.each([
-    { name: 'OTLP/JSON from the official serializer', read: () => spansFromRequest(JSON.parse(new TextDecoder().decode(JsonTraceSerializer.serializeRequest(exported(attrs))!)), 'json').spans },
-    { name: 'OTLP/protobuf from the official serializer', read: () => spansFromRequest(decodeTraceRequest(ProtobufTraceSerializer.serializeRequest(exported(attrs))!), 'proto').spans },
+    {
+      name: 'OTLP/JSON from the official serializer',
+      read: () => spansFromRequest(JSON.parse(new TextDecoder().decode(JsonTraceSerializer.serializeRequest(exported(attrs))!)), 'json').spans,
+    },
+    {
+      name: 'OTLP/protobuf from the official serializer',
+      read: () => spansFromRequest(decodeTraceRequest(ProtobufTraceSerializer.serializeRequest(exported(attrs))!), 'proto').spans,
+    },
     {
       name: 'hand-written JSON: intValue as a string and as a number, doubleValue as a string',
       read: () =>
         spansFromRequest(
-          { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), name: 'x', startTimeUnixNano: '1', endTimeUnixNano: '2', attributes: [
-            { key: ATTR_RUNSPEC_EVAL_PASS_RATE, value: { intValue: '1' } },
-            { key: ATTR_RUNSPEC_EVAL_SCORE, value: { doubleValue: '0.5' } },
-            { key: ATTR_RUNSPEC_EVAL_THRESHOLD, value: { intValue: 0 } },
-          ] }] }] }] },
+          {
+            resourceSpans: [
+              {
+                scopeSpans: [
+                  {
+                    spans: [
+                      {
+                        traceId: 'a'.repeat(32),
+                        spanId: 'b'.repeat(16),
+                        name: 'x',
+                        startTimeUnixNano: '1',
+                        endTimeUnixNano: '2',
+                        attributes: [
+                          { key: ATTR_RUNSPEC_EVAL_PASS_RATE, value: { intValue: '1' } },
+                          { key: ATTR_RUNSPEC_EVAL_SCORE, value: { doubleValue: '0.5' } },
+                          { key: ATTR_RUNSPEC_EVAL_THRESHOLD, value: { intValue: 0 } },
+                        ],
+                      },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
           'json',
         ).spans,
     },
     {
       name: 'a Phoenix span list (JSON numbers)',
-      read: () => spansFromPhoenix({ data: [{ name: 'x', context: { trace_id: 'a'.repeat(32), span_id: 'b'.repeat(16) }, start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-01T00:00:01Z', attributes: { [ATTR_RUNSPEC_EVAL_PASS_RATE]: 1, [ATTR_RUNSPEC_EVAL_SCORE]: 0.5, [ATTR_RUNSPEC_EVAL_THRESHOLD]: 0 } }] }, 'phoenix')?.spans ?? [],
+      read: () =>
+        spansFromPhoenix(
+          {
+            data: [
+              {
+                name: 'x',
+                context: { trace_id: 'a'.repeat(32), span_id: 'b'.repeat(16) },
+                start_time: '2026-01-01T00:00:00Z',
+                end_time: '2026-01-01T00:00:01Z',
+                attributes: { [ATTR_RUNSPEC_EVAL_PASS_RATE]: 1, [ATTR_RUNSPEC_EVAL_SCORE]: 0.5, [ATTR_RUNSPEC_EVAL_THRESHOLD]: 0 },
+              },
+            ],
+          },
+          'phoenix',
+        )?.spans ?? [],
     },
   ])('$name: numbers either way', ({ read }) => {
     const [span] = read();

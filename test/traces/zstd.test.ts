@@ -20,13 +20,16 @@ async function read(file: string): Promise<TraceInputItem[]> {
 const spanIds = (items: TraceInputItem[]) => items.flatMap((i) => (i.kind === 'spans' ? i.spans.map((s) => s.spanId) : [])).sort();
 
 describe('zstd inputs', () => {
-  it.each(['whole.jsonl.zst', 'frames.jsonl.zst', 'skippable-first.jsonl.zst', 'native-proto.zst'])('%s reads the same spans as the plain file', async (name) => {
-    const plain = await read(PLAIN);
-    const items = await read(join(DIR, name));
-    expect(items.filter((i) => i.kind === 'problem')).toEqual([]);
-    expect(spanIds(items)).toEqual(spanIds(plain));
-    expect(spanIds(items).length).toBeGreaterThan(0);
-  });
+  it.each(['whole.jsonl.zst', 'frames.jsonl.zst', 'skippable-first.jsonl.zst', 'native-proto.zst'])(
+    '%s reads the same spans as the plain file',
+    async (name) => {
+      const plain = await read(PLAIN);
+      const items = await read(join(DIR, name));
+      expect(items.filter((i) => i.kind === 'problem')).toEqual([]);
+      expect(spanIds(items)).toEqual(spanIds(plain));
+      expect(spanIds(items).length).toBeGreaterThan(0);
+    },
+  );
 
   const tmp = mkdtempSync(join(tmpdir(), 'runspec-zstd-'));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -39,7 +42,11 @@ describe('zstd inputs', () => {
   });
 
   it('score reads a whole-file zstd and the Collector native layout through the built CLI', async () => {
-    const r = await runCli(['score', join(DIR, 'whole.jsonl.zst'), join(DIR, 'native-proto.zst')], { cwd: tmp, spawn: true, env: { HOME: tmp, XDG_CONFIG_HOME: tmp, TMPDIR: tmp } });
+    const r = await runCli(['score', join(DIR, 'whole.jsonl.zst'), join(DIR, 'native-proto.zst')], {
+      cwd: tmp,
+      spawn: true,
+      env: { HOME: tmp, XDG_CONFIG_HOME: tmp, TMPDIR: tmp },
+    });
     expect(r.stderr).not.toMatch(/nothing readable/);
     expect(r.exitCode).toBe(0);
     const lines = verdictLines(r.stdout);

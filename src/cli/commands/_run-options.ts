@@ -22,11 +22,13 @@ const positiveInt = (v: string): number => {
 export const MAX_SAMPLES_FLAG = 1000;
 export const MAX_TURNS_FLAG = 1000;
 export const MAX_CONCURRENCY_FLAG = 256;
-const boundedInt = (max: number) => (v: string): number => {
-  const n = positiveInt(v);
-  if (n > max) throw new InvalidArgumentError(`expected at most ${max} (got ${n})`);
-  return n;
-};
+const boundedInt =
+  (max: number) =>
+  (v: string): number => {
+    const n = positiveInt(v);
+    if (n > max) throw new InvalidArgumentError(`expected at most ${max} (got ${n})`);
+    return n;
+  };
 const nonNegativeInt = (v: string): number => {
   if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`expected an integer ≥ 0 (got ${JSON.stringify(v)})`);
   return Number(v);
@@ -41,13 +43,16 @@ const number = (v: string): number => {
   if (v.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`expected a number (got ${JSON.stringify(v)})`);
   return n;
 };
-const oneOf = <T extends string>(values: readonly T[]) => (v: string): T => {
-  if (!(values as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected one of ${values.join(', ')} (got ${JSON.stringify(v)})`);
-  return v as T;
-};
+const oneOf =
+  <T extends string>(values: readonly T[]) =>
+  (v: string): T => {
+    if (!(values as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected one of ${values.join(', ')} (got ${JSON.stringify(v)})`);
+    return v as T;
+  };
 const kList = (v: string): number[] => {
   const parts = v.split(',').map((x) => x.trim());
-  if (parts.some((x) => !/^\d+$/.test(x) || Number(x) < 1)) throw new InvalidArgumentError(`expected a comma-separated list of positive integers such as 1,3,5 (got ${JSON.stringify(v)})`);
+  if (parts.some((x) => !/^\d+$/.test(x) || Number(x) < 1))
+    throw new InvalidArgumentError(`expected a comma-separated list of positive integers such as 1,3,5 (got ${JSON.stringify(v)})`);
   return [...new Set(parts.map(Number))].sort((a, b) => a - b);
 };
 const gateText = (v: string): string => {
@@ -68,18 +73,28 @@ export function addSelectionOptions(cmd: Command): Command {
 /** Model and provider flags. */
 export function addModelOptions(cmd: Command, opts: { provider?: boolean } = {}): Command {
   if (opts.provider !== false) cmd.option('--provider <name>', 'provider preset or [providers.NAME] profile (openai, anthropic, ollama, vllm, mock, replay)');
-  return cmd
-    .option('--model <name>', 'model name (default: the provider\'s, or the first of GET /models)')
-    .option('--base-url <url>', 'API base URL of the provider')
-    .option('--temperature <t>', 'sampling temperature', number)
-    .option('--max-tokens <n>', 'max completion tokens (sent only when set)', positiveInt)
-    .option('--reasoning-effort <level>', 'low, medium or high, sent on every model request (only when set)', oneOf(['low', 'medium', 'high'] as const))
-    .option('--context-window <n>', "the model's context window in tokens: a trajectory whose request fills it stops as truncated", positiveInt)
-    .option('--timeout-ms <ms>', 'per-attempt time limit in milliseconds (default 120000); a hung sample holds its slot at most timeout × attempts + (attempts − 1) × 30 s of waits: 7 min by default', positiveInt)
-    .option('--attempts <n>', 'attempts per model request, the first included, on transient errors (default 3; 1 = no retry); each wait prints one "retrying:" line', positiveInt)
-    // The old name: it always counted attempts, not retries. Kept working, out of --help.
-    .addOption(new Option('--retries <n>', 'old name of --attempts').argParser(nonNegativeInt).hideHelp())
-    .option('--max-requests <n>', 'model requests in flight at once per provider (default 8)', positiveInt);
+  return (
+    cmd
+      .option('--model <name>', "model name (default: the provider's, or the first of GET /models)")
+      .option('--base-url <url>', 'API base URL of the provider')
+      .option('--temperature <t>', 'sampling temperature', number)
+      .option('--max-tokens <n>', 'max completion tokens (sent only when set)', positiveInt)
+      .option('--reasoning-effort <level>', 'low, medium or high, sent on every model request (only when set)', oneOf(['low', 'medium', 'high'] as const))
+      .option('--context-window <n>', "the model's context window in tokens: a trajectory whose request fills it stops as truncated", positiveInt)
+      .option(
+        '--timeout-ms <ms>',
+        'per-attempt time limit in milliseconds (default 120000); a hung sample holds its slot at most timeout × attempts + (attempts − 1) × 30 s of waits: 7 min by default',
+        positiveInt,
+      )
+      .option(
+        '--attempts <n>',
+        'attempts per model request, the first included, on transient errors (default 3; 1 = no retry); each wait prints one "retrying:" line',
+        positiveInt,
+      )
+      // The old name: it always counted attempts, not retries. Kept working, out of --help.
+      .addOption(new Option('--retries <n>', 'old name of --attempts').argParser(nonNegativeInt).hideHelp())
+      .option('--max-requests <n>', 'model requests in flight at once per provider (default 8)', positiveInt)
+  );
 }
 
 /** Flags of the suite run itself. */
@@ -97,7 +112,11 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--validate-args', 'check arguments against the toolset (bounce buckets)')
     .option('--fail-on-unscorable', 'exit 1 when any sample is unscorable (a check the case needs could not be judged)')
     .option('--concurrency <n>', `case samples in flight at once (at most ${MAX_CONCURRENCY_FLAG})`, boundedInt(MAX_CONCURRENCY_FLAG))
-    .option('--stop-after-errors <n>', 'stop the run after this many samples in a row errored (the provider looks down; default 5, 0 = never); --resume finishes it', nonNegativeInt)
+    .option(
+      '--stop-after-errors <n>',
+      'stop the run after this many samples in a row errored (the provider looks down; default 5, 0 = never); --resume finishes it',
+      nonNegativeInt,
+    )
     .option('--max-turns <n>', `model turns per case run (at most ${MAX_TURNS_FLAG})`, boundedInt(MAX_TURNS_FLAG))
     .option('--system-prompt <file>', 'system prompt text file')
     .option('-v, --verbose', 'per-turn log on stderr: each model call and each tool call with its arguments and result')
@@ -109,15 +128,20 @@ export function addExecutionOptions(cmd: Command, opts: { out?: string | false; 
     .option('--capture-content', 'attach prompts, messages and arguments to spans')
     .option('--annotations', 'post verdicts as Phoenix span annotations')
     .option('--phoenix-experiment', 'record the run in Phoenix as an experiment: the suite as a dataset, each sample a run, each verdict an evaluation')
-    .option('--langsmith-feedback', 'post verdicts as LangSmith feedback on each trace\'s run (LANGSMITH_ENDPOINT, LANGSMITH_API_KEY)')
+    .option('--langsmith-feedback', "post verdicts as LangSmith feedback on each trace's run (LANGSMITH_ENDPOINT, LANGSMITH_API_KEY)")
     .option('--endpoint <url>', 'OTLP/HTTP traces endpoint (default: OTEL_* variables, runspec.toml, else .runspec/traces/)')
     .option('--keep-worktrees', 'keep trajectory worktrees for inspection')
     .option('--unsafe-host-commands', 'run model-driven commands (bash, run_command) on this machine without the bubblewrap sandbox (warned on every run)')
-    .option('--disk-budget-mib <n>', 'disk a case\'s worktree may take, in MiB, before its command is stopped and the case fails (default 1024, or [trajectory] disk_budget_mib)', boundedInt(1024 * 1024))
+    .option(
+      '--disk-budget-mib <n>',
+      "disk a case's worktree may take, in MiB, before its command is stopped and the case fails (default 1024, or [trajectory] disk_budget_mib)",
+      boundedInt(1024 * 1024),
+    )
     .addOption(
-      new Option('--disk-budget-mode <mode>', 'how the disk budget is enforced: auto (as root, each worktree is a tmpfs of the budget; else the size check) or watchdog (the size check alone) (default auto, or RUNSPEC_DISK_BUDGET_MODE, [trajectory] disk_budget_mode)').choices(
-        DISK_BUDGET_MODES,
-      ),
+      new Option(
+        '--disk-budget-mode <mode>',
+        'how the disk budget is enforced: auto (as root, each worktree is a tmpfs of the budget; else the size check) or watchdog (the size check alone) (default auto, or RUNSPEC_DISK_BUDGET_MODE, [trajectory] disk_budget_mode)',
+      ).choices(DISK_BUDGET_MODES),
     );
   if (opts.script !== false) cmd.option('--script <file>', 'script of the mock provider, or recording of the replay provider');
   return cmd;

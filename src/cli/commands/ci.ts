@@ -13,7 +13,10 @@ const CI_HELP =
 
 export const ciCommand: CommandModule = {
   register(program, getContext, setExit) {
-    const ci = program.command('ci').description('GitHub Action steps: run with CI artifacts, find the baseline, diff against it, comment the diff on the pull request').addHelpText('after', CI_HELP);
+    const ci = program
+      .command('ci')
+      .description('GitHub Action steps: run with CI artifacts, find the baseline, diff against it, comment the diff on the pull request')
+      .addHelpText('after', CI_HELP);
 
     const run = ci
       .command('run')

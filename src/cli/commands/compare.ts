@@ -6,7 +6,10 @@ import { addExecutionOptions, addModelOptions, addSelectionOptions, suiteLabelOf
 
 /** Split `p1,p2` into provider names (at least two, no duplicates). */
 export function parseProviderList(spec: string, flag: string): string[] {
-  const names = spec.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length < 2 || new Set(names).size !== names.length) {
     throw new UsageError('USAGE', `${flag}: expected two or more distinct providers separated by commas (got ${JSON.stringify(spec)})`, {
       hint: 'e.g. --compare ollama,openai',
@@ -21,7 +24,7 @@ export const compareCommand: CommandModule = {
       .command('compare')
       .description('Run the same suite once per provider or [targets.NAME] and compare pass rates')
       .argument('<providers>', 'two or more providers or targets, comma-separated (e.g. ollama,openai or gpt,my-agent)')
-      .argument('[targets...]', 'suite names or fixture files (default: the project\'s own cases, or the bundled demo cases when it has none)');
+      .argument('[targets...]', "suite names or fixture files (default: the project's own cases, or the bundled demo cases when it has none)");
     addSelectionOptions(cmd);
     addModelOptions(cmd, { provider: false });
     addExecutionOptions(cmd, { out: 'results JSON file stem: one <stem>.<provider>.json per provider' });

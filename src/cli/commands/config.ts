@@ -78,18 +78,31 @@ function configAction(ctx: CliContext, flags: ConfigFlags): number {
   if (t.langsmith) {
     add('telemetry.langsmith.feedback', { value: true, source: t.langsmith.sources.feedback });
     add('telemetry.langsmith.endpoint', { value: t.langsmith.endpoint, source: t.langsmith.sources.endpoint });
-    add('telemetry.langsmith.api_key', { value: `${config.telemetry?.langsmith?.api_key_env ?? 'LANGSMITH_API_KEY'} (${t.langsmith.apiKey ? 'set' : 'not set'})`, source: 'env' });
+    add('telemetry.langsmith.api_key', {
+      value: `${config.telemetry?.langsmith?.api_key_env ?? 'LANGSMITH_API_KEY'} (${t.langsmith.apiKey ? 'set' : 'not set'})`,
+      source: 'env',
+    });
     add('telemetry.langsmith.max_wait_ms', { value: t.langsmith.maxWaitMs, source: t.langsmith.sources.maxWaitMs });
   }
 
   // What is under test: every [targets.NAME], and the one --target picks.
   for (const [name, t] of Object.entries(config.targets ?? {})) {
-    const where = t.kind === 'model' ? `provider ${t.provider}${t.model ? ` model ${t.model}` : ''}` : t.kind === 'module' ? t.module : t.kind === 'http' ? redactUrl(t.url) : t.command.join(' ');
+    const where =
+      t.kind === 'model'
+        ? `provider ${t.provider}${t.model ? ` model ${t.model}` : ''}`
+        : t.kind === 'module'
+          ? t.module
+          : t.kind === 'http'
+            ? redactUrl(t.url)
+            : t.command.join(' ');
     add(`target.${name}`, { value: `${t.kind}: ${where}`, source: 'file' });
   }
   if (flags.target !== undefined) {
     const t = config.targets?.[flags.target];
-    if (!t) throw new UsageError('USAGE', `--target ${flags.target}: no [targets.${flags.target}] in runspec.toml`, { hint: 'see `runspec-eval config` for the targets there are' });
+    if (!t)
+      throw new UsageError('USAGE', `--target ${flags.target}: no [targets.${flags.target}] in runspec.toml`, {
+        hint: 'see `runspec-eval config` for the targets there are',
+      });
     add('target', { value: `${flags.target} (${t.kind})`, source: 'flag' });
   }
 

@@ -52,22 +52,24 @@ export async function demoAction(ctx: CliContext, flags: { output?: string; tele
   const toolsets = new Map(cases.map((c) => [c.id, bySpec.get(c.dialect === 'runspec' ? 'builtin:fleet' : 'builtin:workspace')!]));
   const provider = createReplayProvider({ file: DEMO_RECORDING });
   const progress = progressBar(ctx);
-  const r = await withInterrupt(ctx, (signal) => executeRun(ctx, {
-    cases,
-    allIds: cases.map((c) => c.id),
-    provider,
-    providerLabel: 'replay',
-    toolsets,
-    // Concurrency 1 keeps the demo's trace file in case order.
-    flags: { concurrency: 1, toolMode: 'dedup', output, telemetry: flags.telemetry },
-    project,
-    storedOptions: { demo: true },
-    suiteLabel: 'bundled (demo)',
-    agentName: 'runspec-eval-demo',
-    telemetry: flags.telemetry ?? true,
-    signal,
-    ...(progress ? { progress } : {}),
-  }));
+  const r = await withInterrupt(ctx, (signal) =>
+    executeRun(ctx, {
+      cases,
+      allIds: cases.map((c) => c.id),
+      provider,
+      providerLabel: 'replay',
+      toolsets,
+      // Concurrency 1 keeps the demo's trace file in case order.
+      flags: { concurrency: 1, toolMode: 'dedup', output, telemetry: flags.telemetry },
+      project,
+      storedOptions: { demo: true },
+      suiteLabel: 'bundled (demo)',
+      agentName: 'runspec-eval-demo',
+      telemetry: flags.telemetry ?? true,
+      signal,
+      ...(progress ? { progress } : {}),
+    }),
+  );
   ctx.stdout.write(ensureNewline(renderDocument(r.doc, output)));
   reportProblems(ctx, r);
   if (r.badInput) {
@@ -78,7 +80,10 @@ export async function demoAction(ctx: CliContext, flags: { output?: string; tele
   const passing = r.results.filter((c) => c.meetsThreshold).length;
   ctx.err(`demo: ${passing} of ${r.results.length} cases pass (the failing ones are deliberate)`);
   ctx.err(`results: ${r.finalFile}`);
-  if (r.traces?.kind === 'file') ctx.err(`traces: ${r.traces.dir} (OTLP JSON lines, one trace per case; score them back with \`runspec-eval score ${relativeOrAbsolute(ctx.cwd, r.traces.dir)}\`)`);
+  if (r.traces?.kind === 'file')
+    ctx.err(
+      `traces: ${r.traces.dir} (OTLP JSON lines, one trace per case; score them back with \`runspec-eval score ${relativeOrAbsolute(ctx.cwd, r.traces.dir)}\`)`,
+    );
   else if (r.traces) ctx.err(`traces: sent to ${r.traces.url} (OTLP)`);
   else ctx.err('traces: none written (--no-telemetry)');
   return 0;

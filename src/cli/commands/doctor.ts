@@ -9,7 +9,11 @@ export const doctorCommand: CommandModule = {
     program
       .command('doctor')
       .description('Check the configured telemetry end to end: canary trace and annotation/feedback, read back')
-      .addOption(new Option('--backend <name>', 'phoenix, langsmith, otlp or auto (from the endpoint and runspec.toml)').choices(['auto', 'phoenix', 'langsmith', 'otlp']).default('auto'))
+      .addOption(
+        new Option('--backend <name>', 'phoenix, langsmith, otlp or auto (from the endpoint and runspec.toml)')
+          .choices(['auto', 'phoenix', 'langsmith', 'otlp'])
+          .default('auto'),
+      )
       .option('--timeout-ms <n>', 'how long read-back waits for ingest', int('--timeout-ms', 1), 30_000)
       .addHelpText(
         'after',
@@ -18,14 +22,24 @@ export const doctorCommand: CommandModule = {
       .action(
         action(getContext, setExit, async (ctx, flags: { backend: 'auto' | 'phoenix' | 'langsmith' | 'otlp'; timeoutMs: number }) => {
           const { runDoctor } = await import('../../app/doctor.js');
-          const report = await runDoctor(ctx, { backend: flags.backend, timeoutMs: flags.timeoutMs, pollMs: Math.min(500, Math.max(20, Math.floor(flags.timeoutMs / 20))) });
+          const report = await runDoctor(ctx, {
+            backend: flags.backend,
+            timeoutMs: flags.timeoutMs,
+            pollMs: Math.min(500, Math.max(20, Math.floor(flags.timeoutMs / 20))),
+          });
           ctx.out(`runspec-eval doctor: ${report.backend}${report.endpoint ? ` at ${report.endpoint}` : ''}`);
           for (const c of report.checks) {
             ctx.out(`  ${c.notCheckable ? '–' : c.ok ? '✓' : '✗'} ${c.name}: ${c.detail}`);
             if (c.fix) ctx.out(`      ${c.ok ? 'note' : 'fix'}: ${c.fix}`);
           }
           const failed = report.checks.filter((c) => !c.ok).length;
-          ctx.out(failed > 0 ? `${failed} of ${report.checks.length} checks failed` : report.verified ? 'everything sent arrived' : 'accepted (cannot read back from this endpoint)');
+          ctx.out(
+            failed > 0
+              ? `${failed} of ${report.checks.length} checks failed`
+              : report.verified
+                ? 'everything sent arrived'
+                : 'accepted (cannot read back from this endpoint)',
+          );
           return report.ok ? 0 : 1;
         }),
       );

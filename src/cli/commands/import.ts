@@ -16,7 +16,9 @@ function readInput(file: string, what: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
-    throw new UsageError('USAGE', `${what}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`, { hint: 'pass a BFCL JSON-lines file' });
+    throw new UsageError('USAGE', `${what}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`, {
+      hint: 'pass a BFCL JSON-lines file',
+    });
   }
 }
 
@@ -39,13 +41,19 @@ export const importCommand: CommandModule = {
       .argument('[answers]', 'BFCL possible-answer file, e.g. possible_answer/BFCL_v4_parallel.json (not needed for irrelevance)')
       .requiredOption('--out <file>', 'write the suite here: .toml ([[eval]] cases) or .json; run it with `runspec-eval run FILE`')
       .option('--category <name>', 'BFCL category of every entry (default: read from each id)')
-      .addHelpText('after', '\nCategories: simple, multiple, parallel, parallel_multiple, irrelevance and their live_* forms.\nThe cases check with equality = "bfcl" (docs/bfcl.md).\n')
+      .addHelpText(
+        'after',
+        '\nCategories: simple, multiple, parallel, parallel_multiple, irrelevance and their live_* forms.\nThe cases check with equality = "bfcl" (docs/bfcl.md).\n',
+      )
       .action(
         action(getContext, setExit, async (ctx, questions: string, answers: string | undefined, flags: { out: string; category?: string }) => {
           const { bfclOutFormat, bfclSuiteText, importBfcl } = await import('../../fixtures/bfcl.js');
           // The extension names the format: checked before anything is read, so a .yaml name fails at once.
           const format = bfclOutFormat(flags.out);
-          if (!format) throw new UsageError('USAGE', `--out ${flags.out}: expected a .json or .toml file name (the extension names the format written)`, { hint: 'runspec-eval import bfcl Q.json A.json --out cases.toml' });
+          if (!format)
+            throw new UsageError('USAGE', `--out ${flags.out}: expected a .json or .toml file name (the extension names the format written)`, {
+              hint: 'runspec-eval import bfcl Q.json A.json --out cases.toml',
+            });
           const qFile = cwdPath(ctx, questions);
           const aFile = answers !== undefined ? cwdPath(ctx, answers) : undefined;
           const result = importBfcl({
@@ -55,12 +63,19 @@ export const importCommand: CommandModule = {
             ...(flags.category !== undefined ? { category: flags.category } : {}),
           });
           for (const w of result.warnings) ctx.warn(w);
-          if (result.suite.eval.length === 0) throw new UsageError('USAGE', `${questions}: no case to import`, { hint: 'pass a single-response BFCL category (simple, multiple, parallel, parallel_multiple, irrelevance, live_*)' });
+          if (result.suite.eval.length === 0)
+            throw new UsageError('USAGE', `${questions}: no case to import`, {
+              hint: 'pass a single-response BFCL category (simple, multiple, parallel, parallel_multiple, irrelevance, live_*)',
+            });
           const out = cwdPath(ctx, flags.out);
-          if (statSafe(out)?.isDirectory()) throw new UsageError('USAGE', `--out ${out}: is a directory`, { hint: `name a file, e.g. --out ${out.replace(/\/+$/, '')}/suite.json` });
+          if (statSafe(out)?.isDirectory())
+            throw new UsageError('USAGE', `--out ${out}: is a directory`, { hint: `name a file, e.g. --out ${out.replace(/\/+$/, '')}/suite.json` });
           ensureOutputDir(out, '--out');
           writeFileAtomic(out, bfclSuiteText(result.suite, format, flags.out));
-          const counts = Object.entries(result.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');
+          const counts = Object.entries(result.counts)
+            .filter(([, n]) => n > 0)
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ');
           ctx.err(`import bfcl: ${result.suite.eval.length} cases (${counts}) → ${out}`);
           return 0;
         }),

@@ -16,7 +16,13 @@ interface ListOptions {
   bundled: boolean;
 }
 
-const collect = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+const collect = (value: string, previous: string[] = []): string[] => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
 
 /** The table, a line at a time (100,000 cases never exist as one string or as rows of cells). */
 function printTable(cases: Case[], out: (line: string) => void): void {
@@ -24,7 +30,11 @@ function printTable(cases: Case[], out: (line: string) => void): void {
   const cells = (c: Case): string[] => [c.id, c.suite ?? '', c.dialect, c.mode, c.source.source, c.tags.join(',')];
   const widths = header.map((h) => h.length);
   for (const c of cases) for (const [i, cell] of cells(c).entries()) widths[i] = Math.max(widths[i]!, cell.length);
-  const fmt = (r: string[]): string => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  const fmt = (r: string[]): string =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   out(fmt(header));
   for (const c of cases) out(fmt(cells(c)));
 }
@@ -42,7 +52,12 @@ async function listCases(ctx: CliContext, paths: string[], o: ListOptions): Prom
   capHeapForLargeFiles(ctx.cwd, paths);
   const all =
     paths.length > 0
-      ? mergeSuites((await import('../../fixtures/discover.js')).loadCasesFromPaths(paths.map((p) => resolve(ctx.cwd, p)), { onWarning })).cases
+      ? mergeSuites(
+          (await import('../../fixtures/discover.js')).loadCasesFromPaths(
+            paths.map((p) => resolve(ctx.cwd, p)),
+            { onWarning },
+          ),
+        ).cases
       : (await discoverFixtures({ projectDir: ctx.projectDir, env: ctx.env, includeBundled: o.bundled, onWarning })).cases;
   const cases = selectCases(all, { suites: o.suite, ids: o.id, tags: o.tag });
   if (o.output === 'json') {

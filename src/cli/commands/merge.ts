@@ -8,7 +8,9 @@ export const mergeCommand: CommandModule = {
   register(program, getContext, setExit) {
     program
       .command('merge')
-      .description('Combine shard results (--shard i/n, 1-based: 1/n … n/n, split by SHA-256 of the case id) into one results file, in the unsharded case order')
+      .description(
+        'Combine shard results (--shard i/n, 1-based: 1/n … n/n, split by SHA-256 of the case id) into one results file, in the unsharded case order',
+      )
       .argument('<files...>', 'results JSON files of the shards')
       .option('--out <file>', 'write the merged results JSON here (default: print it to stdout)')
       .option('--output <format>', `with --out, also print a report: ${OUTPUT_FORMATS.join(', ')}`)

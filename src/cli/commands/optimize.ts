@@ -9,7 +9,9 @@ import { addModelOptions, addSelectionOptions } from './_run-options.js';
 async function optimizeAction(ctx: CliContext, targets: string[], flags: OptimizeFlags): Promise<number> {
   const { optimizeSuite } = await import('../../app/optimize.js');
   const { result, resultsFile, exitCode } = await optimizeSuite(ctx, targets, flags);
-  ctx.out(`stopped: ${result.stopReason} after ${result.iterations.length} iteration(s); best: iteration ${result.best.iteration}, pass rate ${result.best.passRate.toFixed(2)}`);
+  ctx.out(
+    `stopped: ${result.stopReason} after ${result.iterations.length} iteration(s); best: iteration ${result.best.iteration}, pass rate ${result.best.passRate.toFixed(2)}`,
+  );
   ctx.out(`results: ${resultsFile}`);
   return exitCode;
 }
@@ -30,7 +32,7 @@ export const optimizeCommand: CommandModule = {
     cmd
       .option('--toolset <spec>', 'toolset for every case (default: builtin:workspace for trajectory cases)')
       .option('--prompt <file>', 'initial developer prompt (default: the built-in agent prompt)')
-      .option('--n-runs <n>', 'runs per case (a case\'s own n_runs wins; else the suite default, else 3)', positiveInt)
+      .option('--n-runs <n>', "runs per case (a case's own n_runs wins; else the suite default, else 3)", positiveInt)
       .option('--max-iter <n>', 'maximum optimisation iterations', positiveInt, 5)
       .option('--no-optimize', 'evaluate only (a single iteration)')
       .option('--out <file>', 'results file, rewritten after every iteration', 'eval_results.json')
@@ -39,7 +41,7 @@ export const optimizeCommand: CommandModule = {
         'after',
         '\nEvery iteration runs each case n times with the current prompt, saves the results file, and stops when\n' +
           'every case passes. Otherwise the optimiser model proposes a new prompt; after every third iteration an\n' +
-          'observer rewrites the optimiser\'s own system prompt and the prompt is reset to the best iteration.\n' +
+          "observer rewrites the optimiser's own system prompt and the prompt is reset to the best iteration.\n" +
           'Exit codes: 0 every case passed in the best iteration, 1 not, 2 bad input, 3 the model was unreachable.\n',
       )
       .action(action(getContext, setExit, (ctx, targets: string[], flags: OptimizeFlags) => optimizeAction(ctx, targets, flags)));

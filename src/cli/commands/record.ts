@@ -28,7 +28,7 @@ export const recordCommand: CommandModule = {
     const cmd = program
       .command('record')
       .description('Live tier: run against a real model, gate on --threshold, and write a replay recording')
-      .argument('[targets...]', 'suite names or fixture files (default: the project\'s own cases, or the bundled demo cases when it has none)');
+      .argument('[targets...]', "suite names or fixture files (default: the project's own cases, or the bundled demo cases when it has none)");
     addSelectionOptions(cmd);
     addModelOptions(cmd);
     addExecutionOptions(cmd, { out: false, script: false });

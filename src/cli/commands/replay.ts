@@ -20,7 +20,7 @@ export const replayCommand: CommandModule = {
     const cmd = program
       .command('replay')
       .description('Replay tier: rerun cases from a recording, deterministic and keyless')
-      .argument('[targets...]', 'suite names or fixture files (default: the project\'s own cases, or the bundled demo cases when it has none)');
+      .argument('[targets...]', "suite names or fixture files (default: the project's own cases, or the bundled demo cases when it has none)");
     addSelectionOptions(cmd);
     addExecutionOptions(cmd, { script: false });
     cmd

@@ -20,7 +20,13 @@ export const reportCommand: CommandModule = {
           }
           const { readResultsDocument } = await import('../../report/results-docs.js');
           const { renderDocument } = await import('../../report/render.js');
-          const text = ensureNewline(renderDocument(readResultsDocument(cwdPath(ctx, file)), flags.output as OutputFormat, flags.output === 'html' ? (await import('./_run-io.js')).traceUrlOf(ctx.projectDir) : {}));
+          const text = ensureNewline(
+            renderDocument(
+              readResultsDocument(cwdPath(ctx, file)),
+              flags.output as OutputFormat,
+              flags.output === 'html' ? (await import('./_run-io.js')).traceUrlOf(ctx.projectDir) : {},
+            ),
+          );
           if (flags.out) {
             const out = cwdPath(ctx, flags.out);
             ensureOutputDir(out, '--out');

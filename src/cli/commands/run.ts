@@ -20,8 +20,12 @@ function explicitFlags(cmd: Command, flags: RunFlags): RunFlags {
 /** `run`: the suite on one provider (or several with --compare). */
 export async function runAction(ctx: CliContext, targets: string[], flagsAll: RunFlags & BaselineFlags, cmd: Command): Promise<number> {
   const { baseline, failOn = 'any', ...flagsIn } = flagsAll;
-  if (baseline !== undefined && flagsIn.compare) throw new UsageError('USAGE', '--baseline: cannot be combined with --compare', { hint: 'diff each provider\'s results file with `runspec-eval diff BASE HEAD`' });
-  if (!(DIFF_FAIL_ON as readonly string[]).includes(failOn)) throw new UsageError('USAGE', `--fail-on: expected one of ${DIFF_FAIL_ON.join(', ')} (got ${JSON.stringify(failOn)})`);
+  if (baseline !== undefined && flagsIn.compare)
+    throw new UsageError('USAGE', '--baseline: cannot be combined with --compare', {
+      hint: "diff each provider's results file with `runspec-eval diff BASE HEAD`",
+    });
+  if (!(DIFF_FAIL_ON as readonly string[]).includes(failOn))
+    throw new UsageError('USAGE', `--fail-on: expected one of ${DIFF_FAIL_ON.join(', ')} (got ${JSON.stringify(failOn)})`);
   // On --resume the log header supplies the rest; only what was typed now overrides it.
   const flags = flagsIn.resume ? { ...explicitFlags(cmd, flagsIn), resume: flagsIn.resume } : flagsIn;
   const compare = flags.compare ? parseProviderList(flags.compare, '--compare') : undefined;
@@ -92,7 +96,7 @@ export const runCommand: CommandModule = {
     const cmd = program
       .command('run')
       .description('Run eval cases against a model and score them')
-      .argument('[targets...]', 'suite names or fixture files (default: the project\'s own cases, or the bundled demo cases when it has none)');
+      .argument('[targets...]', "suite names or fixture files (default: the project's own cases, or the bundled demo cases when it has none)");
     addSelectionOptions(cmd);
     addModelOptions(cmd);
     addExecutionOptions(cmd);

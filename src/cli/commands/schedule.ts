@@ -30,7 +30,8 @@ async function runSchedule(ctx: CliContext, s: ScheduleEntry): Promise<number> {
 function parseInstant(value: string | undefined, flag: string, fallback: Date): Date {
   if (value === undefined) return fallback;
   const d = new Date(value);
-  if (Number.isNaN(d.getTime())) throw new UsageError('USAGE', `${flag}: expected an ISO date-time such as 2026-11-30T06:00:00Z (got ${JSON.stringify(value)})`);
+  if (Number.isNaN(d.getTime()))
+    throw new UsageError('USAGE', `${flag}: expected an ISO date-time such as 2026-11-30T06:00:00Z (got ${JSON.stringify(value)})`);
   return d;
 }
 
@@ -52,7 +53,14 @@ export const scheduleCommand: CommandModule = {
         action(getContext, setExit, (ctx, o: { output: string }) => {
           const now = ctx.now();
           const all = loadSchedules(ctx.projectDir);
-          if (o.output === 'json') ctx.out(JSON.stringify(all.map((s) => ({ ...s, next: nextFire(s, now).toISOString() })), null, 2));
+          if (o.output === 'json')
+            ctx.out(
+              JSON.stringify(
+                all.map((s) => ({ ...s, next: nextFire(s, now).toISOString() })),
+                null,
+                2,
+              ),
+            );
           else if (all.length === 0) ctx.out(`no schedules (add one with: runspec-eval schedule add --id nightly --fixture <suite> --cron "0 6 * * 1-5")`);
           else for (const s of all) ctx.out(describeSchedule(s, now));
           return 0;
@@ -70,25 +78,34 @@ export const scheduleCommand: CommandModule = {
       .option('--threshold <t>', 'pass-rate threshold', (v) => Number(v))
       .option('--provider <name>', 'provider preset or profile')
       .action(
-        action(getContext, setExit, (ctx, o: { id: string; fixture: string; cron: string; timezone: string; samples?: number; validate?: boolean; threshold?: number; provider?: string }) => {
-          if (o.samples !== undefined && !(Number.isInteger(o.samples) && o.samples > 0)) throw new UsageError('USAGE', `--samples: expected a positive integer (got ${o.samples})`);
-          if (o.threshold !== undefined && !(o.threshold >= 0 && o.threshold <= 1)) throw new UsageError('USAGE', `--threshold: expected a number from 0 to 1 (got ${o.threshold})`);
-          // A provider the sweep could not build (mock or replay without a script, an unknown name) fails now, not at 6 am.
-          if (o.provider) resolveProviderSpec(o.provider, { config: loadConfigFile(ctx.projectDir), env: ctx.env, projectDir: ctx.projectDir });
-          const entry: ScheduleEntry = {
-            id: o.id,
-            action: 'eval',
-            eval_fixture: o.fixture,
-            ...(o.samples !== undefined ? { eval_samples: o.samples } : {}),
-            ...(o.validate ? { eval_validate: true } : {}),
-            ...(o.threshold !== undefined ? { eval_threshold: o.threshold } : {}),
-            ...(o.provider ? { eval_provider: o.provider } : {}),
-            when: { cron: o.cron, ...(o.timezone !== 'UTC' ? { timezone: o.timezone } : {}) },
-          };
-          saveSchedule(ctx.projectDir, entry);
-          ctx.out(describeSchedule(entry, ctx.now()));
-          return 0;
-        }),
+        action(
+          getContext,
+          setExit,
+          (
+            ctx,
+            o: { id: string; fixture: string; cron: string; timezone: string; samples?: number; validate?: boolean; threshold?: number; provider?: string },
+          ) => {
+            if (o.samples !== undefined && !(Number.isInteger(o.samples) && o.samples > 0))
+              throw new UsageError('USAGE', `--samples: expected a positive integer (got ${o.samples})`);
+            if (o.threshold !== undefined && !(o.threshold >= 0 && o.threshold <= 1))
+              throw new UsageError('USAGE', `--threshold: expected a number from 0 to 1 (got ${o.threshold})`);
+            // A provider the sweep could not build (mock or replay without a script, an unknown name) fails now, not at 6 am.
+            if (o.provider) resolveProviderSpec(o.provider, { config: loadConfigFile(ctx.projectDir), env: ctx.env, projectDir: ctx.projectDir });
+            const entry: ScheduleEntry = {
+              id: o.id,
+              action: 'eval',
+              eval_fixture: o.fixture,
+              ...(o.samples !== undefined ? { eval_samples: o.samples } : {}),
+              ...(o.validate ? { eval_validate: true } : {}),
+              ...(o.threshold !== undefined ? { eval_threshold: o.threshold } : {}),
+              ...(o.provider ? { eval_provider: o.provider } : {}),
+              when: { cron: o.cron, ...(o.timezone !== 'UTC' ? { timezone: o.timezone } : {}) },
+            };
+            saveSchedule(ctx.projectDir, entry);
+            ctx.out(describeSchedule(entry, ctx.now()));
+            return 0;
+          },
+        ),
       );
     schedule
       .command('due')
@@ -109,7 +126,10 @@ export const scheduleCommand: CommandModule = {
       .option('--id <id>', 'schedule id (repeatable)', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
       .option('--due', 'run every schedule that fired since the last `schedule run --due` (first time: the last hour)')
       .option('--at <iso>', 'the sweep time (default now)')
-      .addHelpText('after', '\nExit code: the worst of the runs (0 pass, 1 below threshold, 2 bad input, 3 infrastructure).\nA cron job such as `*/15 * * * * runspec-eval schedule run --due` drives the cadence.\n')
+      .addHelpText(
+        'after',
+        '\nExit code: the worst of the runs (0 pass, 1 below threshold, 2 bad input, 3 infrastructure).\nA cron job such as `*/15 * * * * runspec-eval schedule run --due` drives the cadence.\n',
+      )
       .action(
         action(getContext, setExit, async (ctx, o: { id?: string[]; due?: boolean; at?: string }) => {
           const all = loadSchedules(ctx.projectDir);
@@ -119,7 +139,10 @@ export const scheduleCommand: CommandModule = {
           if (o.id?.length) {
             chosen = o.id.map((id) => {
               const s = all.find((x) => x.id === id);
-              if (!s) throw new UsageError('USAGE', `schedule run: no schedule ${JSON.stringify(id)} in ${SCHEDULES_FILE}`, { hint: `known: ${all.map((x) => x.id).join(', ') || '(none)'}` });
+              if (!s)
+                throw new UsageError('USAGE', `schedule run: no schedule ${JSON.stringify(id)} in ${SCHEDULES_FILE}`, {
+                  hint: `known: ${all.map((x) => x.id).join(', ') || '(none)'}`,
+                });
               return s;
             });
           } else if (o.due) {

@@ -20,20 +20,26 @@ import { TOOL_MODES } from '../../core/vocabulary.js';
 import { parseShard, SHARD_HELP } from '../../core/shard.js';
 import { capHeapGrowth } from './_heap.js';
 
-const collect = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+const collect = (value: string, previous: string[] = []): string[] => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
 
 /** Add the case / rule / toolset / annotate / export options shared by `score` and `serve`. */
 export function addTraceScoringOptions(cmd: Command): Command {
   return cmd
-    .option('--cases <paths...>', 'fixture files or directories whose cases grade the traces (default: the project\'s fixtures)')
+    .option('--cases <paths...>', "fixture files or directories whose cases grade the traces (default: the project's fixtures)")
     .option('--suite <names>', 'only cases of these suites (comma-separated or repeated)', collect)
     .option('--toolset <spec>', 'toolset: a file, builtin:fleet, builtin:workspace or mcp:... (default: as `run` picks it)')
     .addOption(new Option('--tool-mode <mode>', 'layout the traced model saw, when the trace does not say').choices([...TOOL_MODES]))
     .option('--validate-args', 'check arguments against the toolset (bounce buckets), as `run --validate-args`')
     .option('--rules <file>', 'case-less rules (TOML) applied to every trace; see examples/rules.toml')
-    .option('--annotate', 'post each verdict to Phoenix as a span annotation on the trace\'s root span')
+    .option('--annotate', "post each verdict to Phoenix as a span annotation on the trace's root span")
     .option('--phoenix-url <url>', 'Phoenix base URL for --annotate (default: derived from the telemetry endpoint)')
-    .option('--langsmith-feedback', 'with --annotate, post each verdict as LangSmith feedback on the root span\'s run (LANGSMITH_ENDPOINT, LANGSMITH_API_KEY)')
+    .option('--langsmith-feedback', "with --annotate, post each verdict as LangSmith feedback on the root span's run (LANGSMITH_ENDPOINT, LANGSMITH_API_KEY)")
     .option('--export', 'send one verdict span per scored trace (linked to its root) to the OTLP endpoint')
     .option('--otlp-endpoint <url>', 'OTLP traces endpoint for --export (default: OTEL_EXPORTER_OTLP_* / runspec.toml)');
 }
@@ -57,7 +63,6 @@ interface ScoreFlags extends TraceScoringFlags {
   /** Also write the verdicts as a results document (what `run` writes), for `report` and the console. */
   results?: string;
 }
-
 
 /** The results document in a `score --output` format other than jsonl: the renderers of `report`. */
 async function renderDocument(doc: ResultsDocument, output: Exclude<ScoreOutputFormat, 'jsonl'>): Promise<string> {
@@ -117,12 +122,26 @@ export const scoreCommand: CommandModule = {
       .description('Score OTLP traces offline (files, directories or - for stdin)')
       .argument('<inputs...>', 'OTLP JSON / JSON lines / length-prefixed protobuf files (gzip ok), directories, or -');
     addTraceScoringOptions(cmd)
-      .addOption(new Option('--output <format>', 'jsonl (verdict lines, streamed; summary on stderr); table, json (the results document), junit or md render the results document as `report` does, with an inputs section (unmatched and uninterpretable traces, input problems)').choices([...SCORE_OUTPUT_FORMATS]).default('jsonl'))
+      .addOption(
+        new Option(
+          '--output <format>',
+          'jsonl (verdict lines, streamed; summary on stderr); table, json (the results document), junit or md render the results document as `report` does, with an inputs section (unmatched and uninterpretable traces, input problems)',
+        )
+          .choices([...SCORE_OUTPUT_FORMATS])
+          .default('jsonl'),
+      )
       .option('--out <file>', 'write the output to a file instead of stdout')
       .option('--shard <i/n>', SHARD_HELP)
-      .option('--results <file>', 'also write the verdicts as a results JSON (one case per case or rule, one run per trace), as `run --out` does; `report` renders it')
+      .option(
+        '--results <file>',
+        'also write the verdicts as a results JSON (one case per case or rule, one run per trace), as `run --out` does; `report` renders it',
+      )
       .option('--max-traces <n>', 'open traces held in memory before the oldest is scored early (counted as evicted)', intOption('--max-traces', 1))
-      .option('--max-open-bytes <n>', 'estimated bytes of open traces held before the oldest is scored early (default 32 MiB)', intOption('--max-open-bytes', 1024))
+      .option(
+        '--max-open-bytes <n>',
+        'estimated bytes of open traces held before the oldest is scored early (default 32 MiB)',
+        intOption('--max-open-bytes', 1024),
+      )
       .option('--fail-on-unscorable', 'exit 1 when any verdict is unscorable (a needed check could not be judged) or incomplete')
       .addHelpText(
         'after',

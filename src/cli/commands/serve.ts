@@ -36,18 +36,53 @@ export const serveCommand: CommandModule = {
       .option('--host <host>', 'address to bind (loopback by default)', '127.0.0.1')
       .option('--port <port>', 'port (0 picks a free one)', int('--port', 0), 4318)
       .option('--token-env <VAR>', 'require Authorization: Bearer $VAR on every POST')
-      .option('--quiet-ms <n>', 'a trace is judged when it is whole (roots ended, parents present) and nothing arrived for this long', int('--quiet-ms', 1), 2000)
-      .option('--reopen-window <ms>', 'how long a judged trace stays open to late spans (each re-opening gives the next revision); at least --quiet-ms', int('--reopen-window', 1), 60_000)
-      .option('--max-retained-bytes <n>', 'estimated bytes of judged traces kept for re-opening; past it the least recently judged is made final early (retainedEvictions on /healthz)', int('--max-retained-bytes', 1), 64 * 1024 * 1024)
-      .option('--max-traces <n>', 'open traces held before the oldest is scored early (counted as evicted); also the most complete traces waiting to be judged before ingest judges them itself', int('--max-traces', 1), 10000)
+      .option(
+        '--quiet-ms <n>',
+        'a trace is judged when it is whole (roots ended, parents present) and nothing arrived for this long',
+        int('--quiet-ms', 1),
+        2000,
+      )
+      .option(
+        '--reopen-window <ms>',
+        'how long a judged trace stays open to late spans (each re-opening gives the next revision); at least --quiet-ms',
+        int('--reopen-window', 1),
+        60_000,
+      )
+      .option(
+        '--max-retained-bytes <n>',
+        'estimated bytes of judged traces kept for re-opening; past it the least recently judged is made final early (retainedEvictions on /healthz)',
+        int('--max-retained-bytes', 1),
+        64 * 1024 * 1024,
+      )
+      .option(
+        '--max-traces <n>',
+        'open traces held before the oldest is scored early (counted as evicted); also the most complete traces waiting to be judged before ingest judges them itself',
+        int('--max-traces', 1),
+        10000,
+      )
       .option('--max-body-bytes <n>', 'largest request body, compressed or inflated (413 beyond)', int('--max-body-bytes', 1), 64 * 1024 * 1024)
       .option('--out <file>', 'append verdict JSON lines to a file instead of stdout')
       .option('--results <file>', 'on shutdown, write the verdicts as a results JSON (as score --results; render it with report)')
       .option('--grpc [port]', 'also receive OTLP/gRPC traces and logs on this port (default 4317; 0 picks a free one)', int('--grpc', 0))
-      .option('--handshake-timeout-ms <n>', 'close a connection that has not sent its request headers (gRPC: the HTTP/2 preface and settings) by then', int('--handshake-timeout-ms', 1), 10_000)
-      .option('--idle-timeout-ms <n>', 'close a connection with no request in progress for this long (gRPC: grpc.max_connection_idle_ms)', int('--idle-timeout-ms', 1), 60_000)
+      .option(
+        '--handshake-timeout-ms <n>',
+        'close a connection that has not sent its request headers (gRPC: the HTTP/2 preface and settings) by then',
+        int('--handshake-timeout-ms', 1),
+        10_000,
+      )
+      .option(
+        '--idle-timeout-ms <n>',
+        'close a connection with no request in progress for this long (gRPC: grpc.max_connection_idle_ms)',
+        int('--idle-timeout-ms', 1),
+        60_000,
+      )
       .option('--max-connections <n>', 'connections held at once on each port; more are closed as they arrive', int('--max-connections', 1), 512)
-      .option('--max-inflight-bytes <n>', 'request body bytes held at once on each port (HTTP 503, gRPC connection closed beyond)', int('--max-inflight-bytes', 1), 256 * 1024 * 1024);
+      .option(
+        '--max-inflight-bytes <n>',
+        'request body bytes held at once on each port (HTTP 503, gRPC connection closed beyond)',
+        int('--max-inflight-bytes', 1),
+        256 * 1024 * 1024,
+      );
     addTraceScoringOptions(cmd)
       .addHelpText(
         'after',

@@ -25,7 +25,8 @@ function onPath(names: string[], env: Record<string, string | undefined>): strin
 }
 
 function openBrowser(ctx: CliContext, url: string): void {
-  const opener = process.platform === 'darwin' ? onPath(['open'], ctx.env) : process.platform === 'win32' ? undefined : onPath(['xdg-open', 'sensible-browser'], ctx.env);
+  const opener =
+    process.platform === 'darwin' ? onPath(['open'], ctx.env) : process.platform === 'win32' ? undefined : onPath(['xdg-open', 'sensible-browser'], ctx.env);
   if (!opener) {
     ctx.warn('--open: no browser opener found on PATH; open the URL yourself');
     return;
@@ -36,7 +37,8 @@ function openBrowser(ctx: CliContext, url: string): void {
 }
 
 async function ui(ctx: CliContext, flags: UiFlags): Promise<number> {
-  if (!isLoopbackHost(flags.host)) ctx.warn(`listening on ${flags.host}: the console is reachable beyond this machine (the session token still guards every request)`);
+  if (!isLoopbackHost(flags.host))
+    ctx.warn(`listening on ${flags.host}: the console is reachable beyond this machine (the session token still guards every request)`);
   const { defaults, providers, traceUrl } = consoleSetup(ctx);
   const { startConsole } = await import('../../console/server.js');
   const server = await startConsole({

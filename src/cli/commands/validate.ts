@@ -20,7 +20,13 @@ interface ValidateOptions {
   timeoutMs?: string;
 }
 
-const collect = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+const collect = (value: string, previous: string[] = []): string[] => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
 
 function formatProblem(p: FixtureProblem): string {
   return `${p.file}${p.line !== undefined ? `:${p.line}` : ''}: case ${p.caseId}: ${p.field}: ${p.message}`;
@@ -32,7 +38,12 @@ async function validate(ctx: CliContext, paths: string[], o: ValidateOptions): P
   const env = readEnv(ctx.env);
   const all =
     paths.length > 0
-      ? mergeSuites(loadCasesFromPaths(paths.map((p) => resolve(ctx.cwd, p)), { onWarning })).cases
+      ? mergeSuites(
+          loadCasesFromPaths(
+            paths.map((p) => resolve(ctx.cwd, p)),
+            { onWarning },
+          ),
+        ).cases
       : (await discoverFixtures({ projectDir: ctx.projectDir, env: ctx.env, includeBundled: o.bundled, onWarning })).cases;
   let cases = selectCases(all, { suites: o.suite });
   // `--toolset FILE` over the discovered catalog checks the cases that toolset is for: the decision cases
@@ -69,7 +80,10 @@ async function validate(ctx: CliContext, paths: string[], o: ValidateOptions): P
   }
   for (const p of problems) ctx.out(formatProblem(p));
   const verdict = problems.length === 0 ? 'ok' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
-  const note = leftOut > 0 ? ` (${leftOut} trajectory case${leftOut === 1 ? '' : 's'} left out: they run on builtin:workspace; name their files to check them against ${o.toolset})` : '';
+  const note =
+    leftOut > 0
+      ? ` (${leftOut} trajectory case${leftOut === 1 ? '' : 's'} left out: they run on builtin:workspace; name their files to check them against ${o.toolset})`
+      : '';
   ctx.out(`validate: ${summary.join(', ')}: ${verdict}${note}`);
   return problems.length === 0 ? 0 : 2;
 }

@@ -103,17 +103,31 @@ const HOST_DROP_UID = 65534;
 const STANDARD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const PROBE_TIMEOUT_MS = 15_000;
 /** /etc entries shells and common tools need; never passwd, shadow or anything with host secrets. */
-const ETC_ENTRIES = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime', '/etc/nsswitch.conf', '/etc/bash.bashrc', '/etc/profile', '/etc/inputrc'];
+const ETC_ENTRIES = [
+  '/etc/alternatives',
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/localtime',
+  '/etc/nsswitch.conf',
+  '/etc/bash.bashrc',
+  '/etc/profile',
+  '/etc/inputrc',
+];
 const ROOT_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
-const OPT_OUT =
-  'opt out with [trajectory] sandbox = "none" in runspec.toml or --unsafe-host-commands (model commands then run unconfined on this machine)';
+const OPT_OUT = 'opt out with [trajectory] sandbox = "none" in runspec.toml or --unsafe-host-commands (model commands then run unconfined on this machine)';
 /** How to get a working sandbox, or opt out: the tail of every refusal line. */
 export const INSTALL_HINT = `install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Alpine: apk add bubblewrap), or ${OPT_OUT}`;
 
 /** Find an executable on a PATH-style list; a name with a slash is taken as is. */
 export function findExecutable(name: string, searchPath = STANDARD_PATH): string | undefined {
-  const candidates = name.includes('/') ? [name] : searchPath.split(delimiter).filter(Boolean).map((d) => join(d, name));
+  const candidates = name.includes('/')
+    ? [name]
+    : searchPath
+        .split(delimiter)
+        .filter(Boolean)
+        .map((d) => join(d, name));
   for (const c of candidates) {
     try {
       accessSync(c, constants.X_OK);
@@ -136,7 +150,10 @@ export function createCommandSandbox(opts: CreateSandboxOptions = {}): CommandSa
 }
 
 function createHostSandbox(limits: SandboxLimits = {}, diskBudgetMode?: 'auto' | 'watchdog'): CommandSandbox {
-  const mounter = createWorktreeMounter(limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES, { pollMs: limits.diskPollMs ?? DEFAULT_DISK_POLL_MS, ...(diskBudgetMode ? { mode: diskBudgetMode } : {}) });
+  const mounter = createWorktreeMounter(limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES, {
+    pollMs: limits.diskPollMs ?? DEFAULT_DISK_POLL_MS,
+    ...(diskBudgetMode ? { mode: diskBudgetMode } : {}),
+  });
   const disk = diskWatch(limits, mounter);
   return {
     mode: 'none',
@@ -158,7 +175,10 @@ function createHostSandbox(limits: SandboxLimits = {}, diskBudgetMode?: 'auto' |
 
 function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
   const limits = { maxProcesses: 256, maxMemoryBytes: 4 * 1024 ** 3, maxFileBytes: 256 * 1024 ** 2, maxTmpfsBytes: 256 * 1024 ** 2, ...opts.limits };
-  const mounter = createWorktreeMounter(limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES, { pollMs: limits.diskPollMs ?? DEFAULT_DISK_POLL_MS, ...(opts.diskBudgetMode ? { mode: opts.diskBudgetMode } : {}) });
+  const mounter = createWorktreeMounter(limits.maxDiskBytes ?? DEFAULT_DISK_BUDGET_BYTES, {
+    pollMs: limits.diskPollMs ?? DEFAULT_DISK_POLL_MS,
+    ...(opts.diskBudgetMode ? { mode: opts.diskBudgetMode } : {}),
+  });
   const disk = diskWatch(limits, mounter);
   const searchPath = opts.searchPath ?? STANDARD_PATH;
   const asRoot = typeof process.geteuid === 'function' && process.geteuid() === 0;
@@ -172,12 +192,17 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
     const args: string[] = [
       '--unshare-all',
       '--unshare-user',
-      '--uid', String(SANDBOX_UID),
-      '--gid', String(SANDBOX_UID),
-      '--cap-drop', 'ALL',
+      '--uid',
+      String(SANDBOX_UID),
+      '--gid',
+      String(SANDBOX_UID),
+      '--cap-drop',
+      'ALL',
       '--new-session',
       '--die-with-parent',
-      '--ro-bind', '/usr', '/usr',
+      '--ro-bind',
+      '/usr',
+      '/usr',
     ];
     for (const d of ROOT_DIRS) {
       const st = lstatSafe(d);
@@ -187,7 +212,26 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
     for (const e of ETC_ENTRIES) if (lstatSafe(e)) args.push('--ro-bind', e, e);
     // The tmpfs mounts live in host memory: with --size each has a quota, and the root tmpfs is made read-only.
     const size = sizeFlag ? ['--size', String(limits.maxTmpfsBytes)] : [];
-    args.push('--proc', '/proc', '--dev', '/dev', ...size, '--tmpfs', '/tmp', ...size, '--tmpfs', '/home', '--dir', SANDBOX_HOME, '--bind', req.root, req.root, '--chdir', req.root, '--clearenv');
+    args.push(
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      ...size,
+      '--tmpfs',
+      '/tmp',
+      ...size,
+      '--tmpfs',
+      '/home',
+      '--dir',
+      SANDBOX_HOME,
+      '--bind',
+      req.root,
+      req.root,
+      '--chdir',
+      req.root,
+      '--clearenv',
+    );
     if (sizeFlag) args.push('--remount-ro', '/');
     const env: Record<string, string> = { PATH: STANDARD_PATH, ...req.env, HOME: SANDBOX_HOME, PWD: req.root };
     for (const [k, v] of Object.entries(env)) if (isEnvName(k) && !v.includes('\0')) args.push('--setenv', k, v);
@@ -214,9 +258,17 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
     if (!bwrap) return { ok: false, message: `command tools are refused: bubblewrap (${opts.bwrap ?? 'bwrap'}) was not found; ${INSTALL_HINT}` };
     if (asRoot) {
       setpriv = findExecutable('setpriv', searchPath);
-      if (!setpriv) return { ok: false, message: `command tools are refused: running as root needs setpriv (util-linux) to drop to an unprivileged uid before bubblewrap; install util-linux, or ${OPT_OUT}` };
+      if (!setpriv)
+        return {
+          ok: false,
+          message: `command tools are refused: running as root needs setpriv (util-linux) to drop to an unprivileged uid before bubblewrap; install util-linux, or ${OPT_OUT}`,
+        };
     }
-    if (!findExecutable('/usr/bin/prlimit')) return { ok: false, message: `command tools are refused: /usr/bin/prlimit (util-linux) is missing, so the sandbox cannot limit processes and memory; install util-linux, or ${OPT_OUT}` };
+    if (!findExecutable('/usr/bin/prlimit'))
+      return {
+        ok: false,
+        message: `command tools are refused: /usr/bin/prlimit (util-linux) is missing, so the sandbox cannot limit processes and memory; install util-linux, or ${OPT_OUT}`,
+      };
     const help = await spawnCollect({ file: bwrap, args: ['--help'], cwd: '/', env: {}, timeoutMs: PROBE_TIMEOUT_MS, maxOutputBytes: 65_536 });
     sizeFlag = /--size\b/.test(help.output);
     const { mkdtemp, rm } = await import('node:fs/promises');
@@ -226,7 +278,10 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
       if (asRoot) await lchown(dir, HOST_DROP_UID, HOST_DROP_UID);
       const { file, args } = argv({ shell: 'sh', command: 'id -u && touch ./probe', root: dir, env: {} });
       const r = await spawnCollect({ file, args, cwd: dir, env: {}, timeoutMs: PROBE_TIMEOUT_MS, maxOutputBytes: 4096, statusFd: true });
-      const wrote = await lstat(join(dir, 'probe')).then(() => true, () => false);
+      const wrote = await lstat(join(dir, 'probe')).then(
+        () => true,
+        () => false,
+      );
       if (r.exitCode === 0 && r.output.trim() === String(SANDBOX_UID) && wrote) return withNote(await mounter.probe());
       const why = (r.spawnError ?? r.output.trim().split('\n')[0]) || `exit ${r.exitCode ?? r.signal}`;
       return {
@@ -251,7 +306,17 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
       if (asRoot) await chownTreeBeneath(req.root, HOST_DROP_UID, HOST_DROP_UID);
       const { file, args } = argv(req);
       // bwrap starts with an empty environment: its init is PID 1 in the sandbox and readable there.
-      return spawnCollect({ file, args, cwd: req.root, env: {}, timeoutMs: req.timeoutMs, maxOutputBytes: req.maxOutputBytes, signal: req.signal, statusFd: true, watch: disk(req.root) });
+      return spawnCollect({
+        file,
+        args,
+        cwd: req.root,
+        env: {},
+        timeoutMs: req.timeoutMs,
+        maxOutputBytes: req.maxOutputBytes,
+        signal: req.signal,
+        statusFd: true,
+        watch: disk(req.root),
+      });
     },
   };
 }
@@ -405,20 +470,28 @@ function withClosedDescriptors(o: SpawnOptions): { file: string; args: string[] 
   if (closerShell) return { file: closerShell, args: ['-c', CLOSE_INHERITED, String(keep), o.file, ...o.args] };
   const leaking = inheritableDescriptors();
   if (leaking.length === 0) return { file: o.file, args: o.args };
-  return { refused: `command refused: descriptors ${leaking.join(', ')} of the harness are open without close-on-exec and bash, which closes them before a command starts, is not installed; install bash or start the harness without them` };
+  return {
+    refused: `command refused: descriptors ${leaking.join(', ')} of the harness are open without close-on-exec and bash, which closes them before a command starts, is not installed; install bash or start the harness without them`,
+  };
 }
 
 /** Spawn in a new process group, collect output up to the cap, kill the whole group at the end. */
 function spawnCollect(o: SpawnOptions): Promise<CommandResult> {
   const chain = withClosedDescriptors(o);
-  if ('refused' in chain) return Promise.resolve({ output: '', truncated: false, exitCode: null, signal: null, timedOut: false, cancelled: false, spawnError: chain.refused });
+  if ('refused' in chain)
+    return Promise.resolve({ output: '', truncated: false, exitCode: null, signal: null, timedOut: false, cancelled: false, spawnError: chain.refused });
   return new Promise((resolvePromise) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let truncated = false;
     let timedOut = false;
     let settled = false;
-    const child = spawn(chain.file, chain.args, { cwd: o.cwd, env: o.env, stdio: o.statusFd ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(chain.file, chain.args, {
+      cwd: o.cwd,
+      env: o.env,
+      stdio: o.statusFd ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     const pid = child.pid;
     if (pid) running.add(pid);
     let status = '';

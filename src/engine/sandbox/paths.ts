@@ -24,7 +24,8 @@ async function openChecked(root: string, abs: string, shown: string, flags: numb
   try {
     return await openFileBeneath(root, abs, flags, { mode: 0o644, ...opts });
   } catch (err) {
-    if (isLinkOnPath(err) || (err as NodeJS.ErrnoException).code === 'EXDEV') throw new PathRefusedError(`${shown} changed into a symlink while it was being opened`);
+    if (isLinkOnPath(err) || (err as NodeJS.ErrnoException).code === 'EXDEV')
+      throw new PathRefusedError(`${shown} changed into a symlink while it was being opened`);
     throw err;
   }
 }

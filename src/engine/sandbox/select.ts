@@ -37,7 +37,10 @@ export async function chooseCommandSandbox(choice: SandboxChoice, hasTrajectoryC
   const note = ready.ok && ready.note ? `; ${ready.note}` : '';
   if (mode === 'none') {
     const via = choice.unsafeHostCommands ? '--unsafe-host-commands' : '[trajectory] sandbox = "none"';
-    return { sandbox, warning: `${via}: model-driven commands (bash, run_command) run on this machine without a sandbox; they can read your files and secrets${note}` };
+    return {
+      sandbox,
+      warning: `${via}: model-driven commands (bash, run_command) run on this machine without a sandbox; they can read your files and secrets${note}`,
+    };
   }
   if (!ready.ok) return { sandbox, warning: ready.message };
   return ready.note ? { sandbox, warning: ready.note } : { sandbox };

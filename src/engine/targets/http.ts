@@ -61,7 +61,9 @@ function loadTemplate(o: HttpTargetOptions): Template {
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    throw new ConfigError('CONFIG', `runspec.toml: targets.${o.name}.template: cannot read ${file}`, { hint: 'give a JSON file { "headers": {...}, "body": ... } relative to the project' });
+    throw new ConfigError('CONFIG', `runspec.toml: targets.${o.name}.template: cannot read ${file}`, {
+      hint: 'give a JSON file { "headers": {...}, "body": ... } relative to the project',
+    });
   }
   let data: unknown;
   try {
@@ -71,10 +73,13 @@ function loadTemplate(o: HttpTargetOptions): Template {
     throw new ConfigError('CONFIG', `${file}:${at ? lineAt(text, Number(at[1])) : 1}: not valid JSON (${(err as Error).message})`);
   }
   if (!isRecord(data) || Object.keys(data).some((k) => k !== 'headers' && k !== 'body')) {
-    throw new ConfigError('CONFIG', `${file}:1: expected an object with "body" and optional "headers"`, { hint: '{ "headers": { "x-team": "{{vars.team}}" }, "body": { "input": "{{prompt}}" } }' });
+    throw new ConfigError('CONFIG', `${file}:1: expected an object with "body" and optional "headers"`, {
+      hint: '{ "headers": { "x-team": "{{vars.team}}" }, "body": { "input": "{{prompt}}" } }',
+    });
   }
   const headers = data.headers ?? {};
-  if (!isRecord(headers) || Object.values(headers).some((v) => typeof v !== 'string')) throw new ConfigError('CONFIG', `${file}:${lineOfKey(text, 'headers')}: headers: expected an object of strings`);
+  if (!isRecord(headers) || Object.values(headers).some((v) => typeof v !== 'string'))
+    throw new ConfigError('CONFIG', `${file}:${lineOfKey(text, 'headers')}: headers: expected an object of strings`);
   return { file, text, headers: headers as Record<string, string>, body: data.body ?? {} };
 }
 
@@ -131,7 +136,10 @@ export function openHttpTarget(o: HttpTargetOptions): AgentTarget {
     }
     if (p.name.startsWith('env.')) {
       const v = o.env[p.name.slice(4)];
-      if (v === undefined) throw new ConfigError('CONFIG', `${tpl.file}:${lineAt(tpl.text, p.index)}: {{${p.name}}}: the environment variable ${p.name.slice(4)} is not set`, { hint: `export ${p.name.slice(4)}=...` });
+      if (v === undefined)
+        throw new ConfigError('CONFIG', `${tpl.file}:${lineAt(tpl.text, p.index)}: {{${p.name}}}: the environment variable ${p.name.slice(4)} is not set`, {
+          hint: `export ${p.name.slice(4)}=...`,
+        });
       if (v.length >= 4) secrets.add(v);
     }
   }
@@ -142,12 +150,19 @@ export function openHttpTarget(o: HttpTargetOptions): AgentTarget {
   };
   const render = (c: Case, input: AgentInput, place: (name: string) => string): { headers: Record<string, string>; body: string } => {
     const unknown = (name: string): never => {
-      throw new FixtureError('FIXTURE_SCHEMA', `${place(name)}: case ${c.id}: unknown placeholder {{${name}}}`, { hint: name.startsWith('vars.') ? `add vars.${name.slice(5)} to the case, its suite or targets.${o.name}.vars` : undefined });
+      throw new FixtureError('FIXTURE_SCHEMA', `${place(name)}: case ${c.id}: unknown placeholder {{${name}}}`, {
+        hint: name.startsWith('vars.') ? `add vars.${name.slice(5)} to the case, its suite or targets.${o.name}.vars` : undefined,
+      });
     };
-    const fillText = (s: string): string => fillPlaceholders(s, (n) => {
-      const v = valueOf(n, c, input, o.env);
-      return v === undefined ? undefined : asText(v);
-    }, (n) => unknown(n));
+    const fillText = (s: string): string =>
+      fillPlaceholders(
+        s,
+        (n) => {
+          const v = valueOf(n, c, input, o.env);
+          return v === undefined ? undefined : asText(v);
+        },
+        (n) => unknown(n),
+      );
     const walk = (v: unknown): unknown => {
       if (typeof v === 'string') {
         const whole = wholePlaceholder(v);
@@ -186,7 +201,9 @@ export function openHttpTarget(o: HttpTargetOptions): AgentTarget {
     // The target config carries no line numbers (config/targets.ts), so the field names the place.
     if (err instanceof HttpSetupError) {
       const field = { caFile: 'ca_file', certFile: 'cert_file', keyFile: 'key_file' }[err.file];
-      throw new ConfigError('CONFIG', `runspec.toml: targets.${o.name}.${field}: ${err.detail}`, { hint: `fix ${field} of [targets.${o.name}] (relative paths start at the project directory)` });
+      throw new ConfigError('CONFIG', `runspec.toml: targets.${o.name}.${field}: ${err.detail}`, {
+        hint: `fix ${field} of [targets.${o.name}] (relative paths start at the project directory)`,
+      });
     }
     throw err;
   }
@@ -198,12 +215,23 @@ export function openHttpTarget(o: HttpTargetOptions): AgentTarget {
     traceTimeoutMs: o.traceTimeoutMs,
     prepare(cases) {
       // Every case renders before anything is sent: a missing var fails the run up front (exit 2).
-      const input = (c: Case): AgentInput => ({ prompt: c.prompt, messages: c.messages ?? [], vars: { ...o.defaults.vars, ...c.vars }, files: {}, ...(c.system ? { system: c.system } : {}) });
+      const input = (c: Case): AgentInput => ({
+        prompt: c.prompt,
+        messages: c.messages ?? [],
+        vars: { ...o.defaults.vars, ...c.vars },
+        files: {},
+        ...(c.system ? { system: c.system } : {}),
+      });
       for (const c of cases) render(c, input(c), templatePlace);
     },
     async invoke({ case: c, input, traceparent, signal }): Promise<AgentReply> {
       const req = render(c, input, templatePlace);
-      const headers = { 'content-type': 'application/json', ...(endpoint.authorization && !('authorization' in req.headers) ? { authorization: endpoint.authorization } : {}), ...req.headers, traceparent };
+      const headers = {
+        'content-type': 'application/json',
+        ...(endpoint.authorization && !('authorization' in req.headers) ? { authorization: endpoint.authorization } : {}),
+        ...req.headers,
+        traceparent,
+      };
       const answer = await http.send({ method: 'POST', url: endpoint.url, headers, body: req.body, signal });
       if (!answer.ok) {
         // The run's own signal (its timeout, an interrupt) decides how a cancelled request is reported.
@@ -261,7 +289,9 @@ function failureText(name: string, f: HttpFailure, http: HttpClient): string {
     case 'redirect':
       return `${line}; set targets.${name}.url to the address it redirects to`;
     case 'connection':
-      return /CERT|SSL|TLS|VERIFY/.test(f.code) ? `${line}; trust its certificate's CA with targets.${name}.ca_file` : `${line}; is the agent running at targets.${name}.url?`;
+      return /CERT|SSL|TLS|VERIFY/.test(f.code)
+        ? `${line}; trust its certificate's CA with targets.${name}.ca_file`
+        : `${line}; is the agent running at targets.${name}.url?`;
     default:
       return line;
   }

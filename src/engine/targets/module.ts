@@ -43,7 +43,9 @@ async function importModule(file: string, where: string): Promise<Record<string,
   try {
     tsx = (await import(TSX_API)) as typeof tsx;
   } catch {
-    throw new UsageError('USAGE', `${where}: a .ts module needs the optional package tsx`, { hint: 'npm install --save-dev tsx (or point module at the compiled .js file)' });
+    throw new UsageError('USAGE', `${where}: a .ts module needs the optional package tsx`, {
+      hint: 'npm install --save-dev tsx (or point module at the compiled .js file)',
+    });
   }
   return (await tsx.tsImport(url, import.meta.url)) as Record<string, unknown>;
 }
@@ -55,7 +57,10 @@ async function importModule(file: string, where: string): Promise<Record<string,
 export async function openModuleTarget(o: ModuleTargetOptions): Promise<AgentTarget> {
   const where = `runspec.toml: targets.${o.name}.module`;
   const file = resolve(o.projectDir, o.module);
-  if (!existsSync(file)) throw new ConfigError('CONFIG', `${where}: ${o.module} does not exist (resolved to ${file})`, { hint: 'give the path of the module relative to the project' });
+  if (!existsSync(file))
+    throw new ConfigError('CONFIG', `${where}: ${o.module} does not exist (resolved to ${file})`, {
+      hint: 'give the path of the module relative to the project',
+    });
   const ext = extname(file);
   if (!['.js', '.mjs', '.cjs', ...TS_EXTENSIONS].includes(ext)) {
     throw new ConfigError('CONFIG', `${where}: expected a .js, .mjs, .cjs or .ts file (got ${ext || 'no extension'})`);
@@ -64,10 +69,13 @@ export async function openModuleTarget(o: ModuleTargetOptions): Promise<AgentTar
   const exportName = o.exportName ?? 'default';
   let fn = mod[exportName];
   // A CommonJS module's `module.exports = { agent }` arrives as the default export.
-  if (typeof fn !== 'function' && exportName !== 'default' && typeof mod.default === 'object' && mod.default !== null) fn = (mod.default as Record<string, unknown>)[exportName];
+  if (typeof fn !== 'function' && exportName !== 'default' && typeof mod.default === 'object' && mod.default !== null)
+    fn = (mod.default as Record<string, unknown>)[exportName];
   if (typeof fn !== 'function') {
     const names = Object.keys(mod).join(', ') || '(none)';
-    throw new ConfigError('CONFIG', `${where}: ${o.module} exports no function "${exportName}" (exports: ${names})`, { hint: 'export default async function (input, ctx) { ... }, or set export = "NAME"' });
+    throw new ConfigError('CONFIG', `${where}: ${o.module} exports no function "${exportName}" (exports: ${names})`, {
+      hint: 'export default async function (input, ctx) { ... }, or set export = "NAME"',
+    });
   }
   const agent = fn as AgentFunction;
   return {

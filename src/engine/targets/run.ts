@@ -32,7 +32,11 @@ export function noModelSpansHint(kind: AgentTarget['kind'], otlpEndpoint: string
  * The suite runner's per-sample function for an agent target.
  * @example runSuite({ ..., runCase: agentRunCase(target, tracing, { timeoutMs: 60_000 }) })
  */
-export function agentRunCase(target: AgentTarget, tracing: TargetTracing, opts: { timeoutMs?: number; isDiscovery?: (name: string) => boolean } = {}): RunCaseFn {
+export function agentRunCase(
+  target: AgentTarget,
+  tracing: TargetTracing,
+  opts: { timeoutMs?: number; isDiscovery?: (name: string) => boolean } = {},
+): RunCaseFn {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_AGENT_TIMEOUT_MS;
   const isDiscovery = opts.isDiscovery ?? (() => false);
   return async ({ case: c, sample, signal, keepWorktrees }) => {
@@ -58,7 +62,14 @@ export function agentRunCase(target: AgentTarget, tracing: TargetTracing, opts: 
     let reply: AgentReply;
     try {
       reply = await context.with(parent, () =>
-        target.invoke({ case: c, sample, input: { ...input, files: c.files ?? {}, ...(worktree ? { worktree: worktree.root } : {}) }, parent, traceparent, signal: callSignal }),
+        target.invoke({
+          case: c,
+          sample,
+          input: { ...input, files: c.files ?? {}, ...(worktree ? { worktree: worktree.root } : {}) },
+          parent,
+          traceparent,
+          signal: callSignal,
+        }),
       );
     } catch (err) {
       const message = timeout.aborted && !signal?.aborted ? `no answer within ${timeoutMs} ms` : err instanceof Error ? err.message : String(err);
@@ -83,7 +94,14 @@ export function agentRunCase(target: AgentTarget, tracing: TargetTracing, opts: 
     run.agent = { target: target.name, kind: target.kind, callsFrom: 'trace', ...(collected.status === 'ok' ? { producers: collected.producers } : {}) };
     const traced = run.modelCalls.length > 0;
     if (!traced && reply.replyCalls && reply.replyCalls.length > 0) {
-      run.toolCalls = reply.replyCalls.map((call) => ({ turn: 0, modelCallIndex: -1, call, startTimeMs, endTimeMs: run.endTimeMs, executed: c.mode !== 'decision' }));
+      run.toolCalls = reply.replyCalls.map((call) => ({
+        turn: 0,
+        modelCallIndex: -1,
+        call,
+        startTimeMs,
+        endTimeMs: run.endTimeMs,
+        executed: c.mode !== 'decision',
+      }));
       run.agent.callsFrom = 'response';
       if (reply.replyCallsPath) run.agent.responsePath = reply.replyCallsPath;
     } else if (!traced) {
@@ -111,7 +129,18 @@ export function agentRunCase(target: AgentTarget, tracing: TargetTracing, opts: 
 }
 
 function emptyRun(c: Case, sample: number, target: AgentTarget, startTimeMs: number, status: Run['status'], error?: Run['error']): Run {
-  const run: Run = { caseId: c.id, sample, mode: c.mode, provider: target.name, startTimeMs, endTimeMs: Date.now(), modelCalls: [], toolCalls: [], status, usage: {} };
+  const run: Run = {
+    caseId: c.id,
+    sample,
+    mode: c.mode,
+    provider: target.name,
+    startTimeMs,
+    endTimeMs: Date.now(),
+    modelCalls: [],
+    toolCalls: [],
+    status,
+    usage: {},
+  };
   if (error) run.error = error;
   return run;
 }

@@ -21,7 +21,8 @@ export function scoreAgentRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdi
     verdict.category = 'unscorable';
     verdict.reason = agent.unscorable;
   } else {
-    verdict.reason += agent.callsFrom === 'response' ? ` (calls read from the response: ${agent.responsePath ?? 'tool_calls'})` : ' (calls read from the trace)';
+    verdict.reason +=
+      agent.callsFrom === 'response' ? ` (calls read from the response: ${agent.responsePath ?? 'tool_calls'})` : ' (calls read from the trace)';
   }
   return verdict;
 }

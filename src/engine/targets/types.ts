@@ -67,9 +67,7 @@ export interface AgentTarget {
 }
 
 /** A case's trace, waited for and normalised. */
-export type CollectedRun =
-  | { status: 'ok'; run: Run; producers: string[]; complete: boolean }
-  | { status: 'unreadable'; reason: string; complete: boolean };
+export type CollectedRun = { status: 'ok'; run: Run; producers: string[]; complete: boolean } | { status: 'unreadable'; reason: string; complete: boolean };
 
 /** The run's span collection, as the targets see it (app/agent-tracing.ts implements it). */
 export interface TargetTracing {

@@ -33,8 +33,6 @@ export function parseArguments(v: unknown): Record<string, unknown> {
   return { _raw: typeof v === 'string' ? v : JSON.stringify(v) };
 }
 
-
-
 /** Integer from a number or a numeric string. */
 export function toInt(v: unknown): number | undefined {
   if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v);

@@ -52,7 +52,9 @@ export function call(id: unknown, name: unknown, args: unknown): ExtractedCall |
 }
 
 export function toolCallsOf(calls: ExtractedCall[]): ToolCall[] {
-  return calls.map((c) => (c.reconstructed ? { id: c.id ?? '', name: c.name, arguments: c.arguments, reconstructed: true } : { id: c.id ?? '', name: c.name, arguments: c.arguments }));
+  return calls.map((c) =>
+    c.reconstructed ? { id: c.id ?? '', name: c.name, arguments: c.arguments, reconstructed: true } : { id: c.id ?? '', name: c.name, arguments: c.arguments },
+  );
 }
 
 /** Calls of messages as extracted calls (an empty id means none). */
@@ -199,7 +201,9 @@ export function normaliseRole(v: unknown): Message['role'] {
 export function contentText(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
   if (Array.isArray(v)) {
-    const texts = v.flatMap((p) => (isRecord(p) && typeof (p.text ?? p.content) === 'string' && (p.type === undefined || p.type === 'text') ? [String(p.text ?? p.content)] : []));
+    const texts = v.flatMap((p) =>
+      isRecord(p) && typeof (p.text ?? p.content) === 'string' && (p.type === undefined || p.type === 'text') ? [String(p.text ?? p.content)] : [],
+    );
     return texts.length ? texts.join('\n') : undefined;
   }
   if (v === undefined || v === null) return undefined;

@@ -39,7 +39,13 @@ const CONTENT_KEYS = new Set<string>([
   K.TRACELOOP_ENTITY_INPUT,
   K.TRACELOOP_ENTITY_OUTPUT,
 ]);
-const CONTENT_PREFIXES = [`${OI.LLM_INPUT_MESSAGES}.`, `${OI.LLM_OUTPUT_MESSAGES}.`, `${ATTR_GEN_AI_PROMPT}.`, `${ATTR_GEN_AI_COMPLETION}.`, `${K.VERCEL_PROMPT}.`];
+const CONTENT_PREFIXES = [
+  `${OI.LLM_INPUT_MESSAGES}.`,
+  `${OI.LLM_OUTPUT_MESSAGES}.`,
+  `${ATTR_GEN_AI_PROMPT}.`,
+  `${ATTR_GEN_AI_COMPLETION}.`,
+  `${K.VERCEL_PROMPT}.`,
+];
 
 /**
  * Whether an attribute key holds prompt/response content (messages, tool arguments and results, input/output values).
@@ -52,7 +58,13 @@ export function isContentAttribute(key: string): boolean {
 }
 
 /** The GenAI message events (deprecated events-as-span-events), whose bodies are the messages themselves. */
-const MESSAGE_EVENTS = new Set<string>([K.EVENT_GEN_AI_CHOICE, K.EVENT_GEN_AI_USER_MESSAGE, K.EVENT_GEN_AI_SYSTEM_MESSAGE, K.EVENT_GEN_AI_ASSISTANT_MESSAGE, K.EVENT_GEN_AI_TOOL_MESSAGE]);
+const MESSAGE_EVENTS = new Set<string>([
+  K.EVENT_GEN_AI_CHOICE,
+  K.EVENT_GEN_AI_USER_MESSAGE,
+  K.EVENT_GEN_AI_SYSTEM_MESSAGE,
+  K.EVENT_GEN_AI_ASSISTANT_MESSAGE,
+  K.EVENT_GEN_AI_TOOL_MESSAGE,
+]);
 
 /** Attributes of a message event that say which message it is, not what it says. */
 const MESSAGE_EVENT_KEPT = new Set<string>(['gen_ai.system', 'gen_ai.provider.name', 'index', 'finish_reason', 'id', 'role']);

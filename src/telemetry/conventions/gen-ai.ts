@@ -40,7 +40,17 @@ import { isRecord } from '../../core/is-record.js';
 import { compact } from '../attributes.js';
 import type { VerdictSummary } from './runspec.js';
 import { decodeJsonish, toStr } from './_json.js';
-import { call, contentText, indexed, normaliseRole, toolCallsOf, type AttributeCarrier, type ExtractedCall, type LlmOutput, type ToolSpanReading } from './_read.js';
+import {
+  call,
+  contentText,
+  indexed,
+  normaliseRole,
+  toolCallsOf,
+  type AttributeCarrier,
+  type ExtractedCall,
+  type LlmOutput,
+  type ToolSpanReading,
+} from './_read.js';
 
 // ================================================================ writer
 
@@ -150,34 +160,39 @@ function evaluationEventAttributes(s: VerdictSummary): Attributes {
 // ================================================================ reader
 
 /** gen_ai.output.messages / gen_ai.input.messages (semantic-conventions v1.41 message JSON schemas). */
-export function genAiMessages(v: unknown): Array<{ role: Message['role']; text?: string; calls: ExtractedCall[]; responses: Array<{ id?: string; response: unknown }>; finishReason?: string }> {
+export function genAiMessages(
+  v: unknown,
+): Array<{ role: Message['role']; text?: string; calls: ExtractedCall[]; responses: Array<{ id?: string; response: unknown }>; finishReason?: string }> {
   const list = decodeJsonish(v);
-  return indexed(list).filter(isRecord).map((m) => {
-    const calls: ExtractedCall[] = [];
-    const responses: Array<{ id?: string; response: unknown }> = [];
-    const texts: string[] = [];
-    for (const part of indexed(decodeJsonish(m.parts))) {
-      if (!isRecord(part)) continue;
-      if (part.type === 'tool_call') {
-        const c = call(part.id, part.name, part.arguments);
-        if (c) calls.push(c);
-      } else if (part.type === 'tool_call_response') {
-        const r: { id?: string; response: unknown } = { response: part.response ?? part.result };
-        const id = toStr(part.id);
-        if (id) r.id = id;
-        responses.push(r);
-      } else if (part.type === 'text' && typeof part.content === 'string') texts.push(part.content);
-    }
-    const out: { role: Message['role']; text?: string; calls: ExtractedCall[]; responses: Array<{ id?: string; response: unknown }>; finishReason?: string } = {
-      role: normaliseRole(m.role),
-      calls,
-      responses,
-    };
-    if (texts.length) out.text = texts.join('\n');
-    const fr = toStr(m.finish_reason);
-    if (fr) out.finishReason = fr;
-    return out;
-  });
+  return indexed(list)
+    .filter(isRecord)
+    .map((m) => {
+      const calls: ExtractedCall[] = [];
+      const responses: Array<{ id?: string; response: unknown }> = [];
+      const texts: string[] = [];
+      for (const part of indexed(decodeJsonish(m.parts))) {
+        if (!isRecord(part)) continue;
+        if (part.type === 'tool_call') {
+          const c = call(part.id, part.name, part.arguments);
+          if (c) calls.push(c);
+        } else if (part.type === 'tool_call_response') {
+          const r: { id?: string; response: unknown } = { response: part.response ?? part.result };
+          const id = toStr(part.id);
+          if (id) r.id = id;
+          responses.push(r);
+        } else if (part.type === 'text' && typeof part.content === 'string') texts.push(part.content);
+      }
+      const out: { role: Message['role']; text?: string; calls: ExtractedCall[]; responses: Array<{ id?: string; response: unknown }>; finishReason?: string } =
+        {
+          role: normaliseRole(m.role),
+          calls,
+          responses,
+        };
+      if (texts.length) out.text = texts.join('\n');
+      const fr = toStr(m.finish_reason);
+      if (fr) out.finishReason = fr;
+      return out;
+    });
 }
 
 /** `gen_ai.response.finish_reasons` (first entry), when the span has it. */

@@ -180,7 +180,7 @@ export function verdictAttributes(ctx: VerdictContext): Attributes {
   if ((t = v?.expected.autonomy) !== undefined) a[ATTR_RUNSPEC_EVAL_EXPECTED_AUTONOMY] = t;
   if ((t = v?.observed.autonomy) !== undefined) a[ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY] = t;
   if ((t = v?.jsonDump) !== undefined) a[ATTR_RUNSPEC_EVAL_JSON_DUMP] = t;
-  if ((t = v ? v.replio?.calls ?? v.calls.length : undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_CALLS] = t;
+  if ((t = v ? (v.replio?.calls ?? v.calls.length) : undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_CALLS] = t;
   if ((t = v?.replio?.redundant) !== undefined) a[ATTR_RUNSPEC_EVAL_REDUNDANT] = t;
   if ((t = v?.replio?.errors) !== undefined) a[ATTR_RUNSPEC_EVAL_ERRORS] = t;
   if ((t = v?.replio?.accuracy ?? undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_ACCURACY] = t;

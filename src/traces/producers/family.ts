@@ -5,15 +5,7 @@
 import type { LogRecordEntry, SpanRecord } from '../spans.js';
 
 export type FamilyName =
-  | 'runspec'
-  | 'openinference'
-  | 'openllmetry'
-  | 'openllmetry-legacy'
-  | 'otel-contrib-openai'
-  | 'ai-sdk-7'
-  | 'ai-sdk'
-  | 'otel-genai'
-  | 'otel-genai-events';
+  'runspec' | 'openinference' | 'openllmetry' | 'openllmetry-legacy' | 'otel-contrib-openai' | 'ai-sdk-7' | 'ai-sdk' | 'otel-genai' | 'otel-genai-events';
 
 export interface ProducerFamily {
   readonly name: FamilyName;

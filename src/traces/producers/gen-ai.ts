@@ -77,7 +77,6 @@ export const genAiReader: ProducerReader = {
  */
 export const otelGenAiFamily: ProducerFamily = {
   name: 'otel-genai',
-  recognise: (spans) =>
-    spans.some((s) => s.attributes[ATTR_GEN_AI_OPERATION_NAME] !== undefined && s.attributes[ATTR_GEN_AI_PROVIDER_NAME] !== undefined),
+  recognise: (spans) => spans.some((s) => s.attributes[ATTR_GEN_AI_OPERATION_NAME] !== undefined && s.attributes[ATTR_GEN_AI_PROVIDER_NAME] !== undefined),
   contentSwitch: 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or SPAN_AND_EVENT)',
 };

@@ -20,7 +20,7 @@ import { someSpanHas, type ProducerFamily } from './family.js';
 /** Top-level JSON values written back to back (`{"a":1}{"b":2}`), or undefined when the text is not that. */
 export function splitConcatenatedJson(text: string, maxParts = 64): unknown[] | undefined {
   const parts: unknown[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const ch = text[i]!;
     if (/\s/.test(ch)) {
       i++;

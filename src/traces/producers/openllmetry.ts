@@ -7,12 +7,24 @@ import { toStr } from '../../telemetry/conventions/_json.js';
 import type { SpanRecord } from '../spans.js';
 import type { ProducerReader } from './reader.js';
 import { someSpanHas, type ProducerFamily } from './family.js';
-import { call, contentText, getPath, indexed, messageCalls, normaliseRole, subtree, type LlmOutput, type ToolSpanReading } from '../../telemetry/conventions/_read.js';
+import {
+  call,
+  contentText,
+  getPath,
+  indexed,
+  messageCalls,
+  normaliseRole,
+  subtree,
+  type LlmOutput,
+  type ToolSpanReading,
+} from '../../telemetry/conventions/_read.js';
 
 /** OpenLLMetry indexed `gen_ai.prompt.{i}.*` / `gen_ai.completion.{i}.*` (traceloop/openllmetry-js). */
 function legacyMessages(attrs: Record<string, unknown>, prefix: string): Array<Message & { finishReason?: string }> {
   return indexed(subtree(attrs, prefix)).map((m) => {
-    const msg: Message & { finishReason?: string } = { role: normaliseRole(getPath(m, K.LEGACY_ROLE) ?? (prefix === ATTR_GEN_AI_COMPLETION ? 'assistant' : 'user')) };
+    const msg: Message & { finishReason?: string } = {
+      role: normaliseRole(getPath(m, K.LEGACY_ROLE) ?? (prefix === ATTR_GEN_AI_COMPLETION ? 'assistant' : 'user')),
+    };
     const calls: ToolCall[] = [];
     for (const tc of indexed(getPath(m, K.LEGACY_TOOL_CALLS))) {
       const c = call(getPath(tc, 'id'), getPath(tc, 'name'), getPath(tc, 'arguments'));
@@ -58,7 +70,11 @@ export function readTraceloopToolSpan(span: SpanRecord): ToolSpanReading {
   if (a[K.TRACELOOP_SPAN_KIND] !== 'tool') return { recognised: false, fields: {} };
   return {
     recognised: true,
-    fields: { name: toStr(a[K.TRACELOOP_ENTITY_NAME]) ?? span.name.replace(/\.tool$/, ''), rawArgs: a[K.TRACELOOP_ENTITY_INPUT], result: a[K.TRACELOOP_ENTITY_OUTPUT] },
+    fields: {
+      name: toStr(a[K.TRACELOOP_ENTITY_NAME]) ?? span.name.replace(/\.tool$/, ''),
+      rawArgs: a[K.TRACELOOP_ENTITY_INPUT],
+      result: a[K.TRACELOOP_ENTITY_OUTPUT],
+    },
   };
 }
 

@@ -122,6 +122,7 @@ export const vercelReader: ProducerReader = {
  */
 export const aiSdkFamily: ProducerFamily = {
   name: 'ai-sdk',
-  recognise: (spans) => spans.some((s) => s.name.startsWith(K.VERCEL_SPAN_PREFIX) && (s.attributes[K.VERCEL_MODEL_ID] !== undefined || s.name === K.VERCEL_TOOL_CALL_SPAN)),
+  recognise: (spans) =>
+    spans.some((s) => s.name.startsWith(K.VERCEL_SPAN_PREFIX) && (s.attributes[K.VERCEL_MODEL_ID] !== undefined || s.name === K.VERCEL_TOOL_CALL_SPAN)),
   contentSwitch: 'experimental_telemetry.recordOutputs: true (and recordInputs)',
 };

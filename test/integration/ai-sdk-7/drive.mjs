@@ -17,7 +17,10 @@ const [layout, content, baseURL, otlp] = process.argv.slice(2);
 const record = content === 'on';
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 const spans = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ 'service.name': `ai-sdk-7-${layout}` }), spanProcessors: [new SimpleSpanProcessor(spans)] });
+const provider = new BasicTracerProvider({
+  resource: resourceFromAttributes({ 'service.name': `ai-sdk-7-${layout}` }),
+  spanProcessors: [new SimpleSpanProcessor(spans)],
+});
 trace.setGlobalTracerProvider(provider);
 registerTelemetry(layout === 'legacy' ? new LegacyOpenTelemetry() : new OpenTelemetry());
 
@@ -28,14 +31,23 @@ const SCENARIOS = [
   ['chat-agent', 'Say hello.'],
 ];
 const parameters = { type: 'object', properties: { city: { type: 'string' }, q: { type: 'string' }, name: { type: 'string' } } };
-const tools = Object.fromEntries(['get_weather', 'search', 'restart_service', 'service_status'].map((n) => [n, tool({ description: `${n} tool`, inputSchema: jsonSchema(parameters), execute: async () => 'ok' })]));
+const tools = Object.fromEntries(
+  ['get_weather', 'search', 'restart_service', 'service_status'].map((n) => [
+    n,
+    tool({ description: `${n} tool`, inputSchema: jsonSchema(parameters), execute: async () => 'ok' }),
+  ]),
+);
 const openai = createOpenAI({ apiKey: 'sk-fixture', baseURL });
 const agentTracer = trace.getTracer('agent');
 for (const [agent, prompt] of SCENARIOS) {
-  await agentTracer.startActiveSpan(`invoke_agent ${agent}`, { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent } }, async (span) => {
-    await generateText({ model: openai.chat('gpt-4o-mini'), prompt, tools, telemetry: { isEnabled: true, recordInputs: record, recordOutputs: record } });
-    span.end();
-  });
+  await agentTracer.startActiveSpan(
+    `invoke_agent ${agent}`,
+    { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent } },
+    async (span) => {
+      await generateText({ model: openai.chat('gpt-4o-mini'), prompt, tools, telemetry: { isEnabled: true, recordInputs: record, recordOutputs: record } });
+      span.end();
+    },
+  );
 }
 await provider.forceFlush();
 const body = Buffer.from(JsonTraceSerializer.serializeRequest(spans.getFinishedSpans())).toString('utf8');

@@ -20,7 +20,11 @@ export async function aiSdk7Install(sourceDir: string): Promise<{ dir: string; n
   if (existsSync(join(dir, '.complete'))) return { dir, node };
   writeFileSync(join(dir, 'package.json'), manifest);
   // The Node 22 packages refuse Node 20 only through `engines`: install without enforcing them.
-  await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--engine-strict=false', '--cache', itCacheDir('npm')], { cwd: dir, timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 });
+  await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--engine-strict=false', '--cache', itCacheDir('npm')], {
+    cwd: dir,
+    timeout: 15 * 60_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   writeFileSync(join(dir, '.complete'), `${new Date().toISOString()}\n`);
   return { dir, node };
 }

@@ -8,8 +8,7 @@ import { join } from 'node:path';
  * `$XDG_CACHE_HOME/runspec-eval-it` (or `~/.cache/runspec-eval-it`).
  */
 export function itCacheDir(...parts: string[]): string {
-  const base = process.env.RUNSPEC_IT_CACHE
-    ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'runspec-eval-it');
+  const base = process.env.RUNSPEC_IT_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'runspec-eval-it');
   const dir = join(base, ...parts);
   mkdirSync(dir, { recursive: true });
   return dir;

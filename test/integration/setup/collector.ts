@@ -155,20 +155,31 @@ export interface RunningCollector extends Proc {
  * Resolves once it logs "Everything is ready"; fails with its log if it exits first.
  */
 export async function startCollector(binary: string, config: string, env: Record<string, string>, extraArgs: string[] = []): Promise<RunningCollector> {
-  const proc = startProc(binary, ['--config', `file:${config}`, ...extraArgs], { env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? '/nonexistent', ...env } });
+  const proc = startProc(binary, ['--config', `file:${config}`, ...extraArgs], {
+    env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? '/nonexistent', ...env },
+  });
   let exitedEarly = false;
   void proc.exited.then(() => {
     exitedEarly = true;
   });
-  await pollUntil('the Collector to be ready', () => {
-    if (exitedEarly) throw new Error(`collector exited:\n${proc.output().slice(-4000)}`);
-    return proc.output().includes('Everything is ready') ? true : undefined;
-  }, 60_000, 100).catch((err: Error) => {
+  await pollUntil(
+    'the Collector to be ready',
+    () => {
+      if (exitedEarly) throw new Error(`collector exited:\n${proc.output().slice(-4000)}`);
+      return proc.output().includes('Everything is ready') ? true : undefined;
+    },
+    60_000,
+    100,
+  ).catch((err: Error) => {
     void proc.stop('SIGKILL');
     throw new Error(`${err.message}\n${proc.output().slice(-4000)}`);
   });
   return {
     ...proc,
-    deprecations: () => proc.output().split('\n').filter((l) => /deprecat/i.test(l)),
+    deprecations: () =>
+      proc
+        .output()
+        .split('\n')
+        .filter((l) => /deprecat/i.test(l)),
   };
 }

@@ -71,9 +71,7 @@ export async function startPhoenix(opts: StartPhoenixOptions = {}): Promise<Phoe
       PHOENIX_ALLOW_EXTERNAL_RESOURCES: 'false',
       PHOENIX_TELEMETRY_ENABLED: 'false',
       PHOENIX_DISABLE_AGENT_ASSISTANT: 'true',
-      ...(opts.auth
-        ? { PHOENIX_ENABLE_AUTH: 'true', PHOENIX_SECRET: opts.auth.secret, PHOENIX_ADMIN_SECRET: opts.auth.adminSecret }
-        : {}),
+      ...(opts.auth ? { PHOENIX_ENABLE_AUTH: 'true', PHOENIX_SECRET: opts.auth.secret, PHOENIX_ADMIN_SECRET: opts.auth.adminSecret } : {}),
     }),
     readyDeadlineMs: opts.readyDeadlineMs ?? 300_000,
     ready: async () => {
@@ -154,7 +152,11 @@ export async function phoenixGet<T>(server: Pick<PhoenixServer, 'url' | 'authHea
 }
 
 /** Every span of a project matching the query (pages followed; at most 20 pages of 1000). */
-export async function listSpans(server: Pick<PhoenixServer, 'url' | 'authHeader'>, project: string, query: Record<string, string> = {}): Promise<PhoenixSpan[]> {
+export async function listSpans(
+  server: Pick<PhoenixServer, 'url' | 'authHeader'>,
+  project: string,
+  query: Record<string, string> = {},
+): Promise<PhoenixSpan[]> {
   const out: PhoenixSpan[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < 20; page++) {

@@ -52,7 +52,9 @@ export async function pipInstallVenv(name: string, constraintsFile: string, opts
     output: err.message,
   }));
   if (probe.code !== 0) {
-    throw new Error(`venv ${name}: cannot run ${python} (${probe.output.trim()}); the integration tier needs Python 3.10-3.14 (set RUNSPEC_IT_PYTHON to its path)`);
+    throw new Error(
+      `venv ${name}: cannot run ${python} (${probe.output.trim()}); the integration tier needs Python 3.10-3.14 (set RUNSPEC_IT_PYTHON to its path)`,
+    );
   }
   const [pythonVersion = '', machine = ''] = probe.output.trim().split(/\s+/);
   const key = createHash('sha256').update(constraints).update(`\0${pythonVersion}\0${machine}`).digest('hex').slice(0, 16);

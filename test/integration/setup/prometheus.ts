@@ -54,17 +54,20 @@ export async function startPrometheus(opts: { dir: string; ruleFiles: string[]; 
   writeFileSync(file, stringify(config));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const proc = startProc('prometheus', [
-    `--config.file=${file}`,
-    `--storage.tsdb.path=${join(opts.dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-    '--log.level=warn',
-  ], { env: { PATH: process.env.PATH ?? '', HOME: opts.dir } });
-  await pollUntil('Prometheus to be ready', async () => {
-    if (proc.child.exitCode !== null) throw new Error(`prometheus exited:\n${proc.output()}`);
-    const r = await fetch(`${url}/-/ready`);
-    return r.ok ? true : undefined;
-  }, 30_000).catch(async (err: Error) => {
+  const proc = startProc(
+    'prometheus',
+    [`--config.file=${file}`, `--storage.tsdb.path=${join(opts.dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    { env: { PATH: process.env.PATH ?? '', HOME: opts.dir } },
+  );
+  await pollUntil(
+    'Prometheus to be ready',
+    async () => {
+      if (proc.child.exitCode !== null) throw new Error(`prometheus exited:\n${proc.output()}`);
+      const r = await fetch(`${url}/-/ready`);
+      return r.ok ? true : undefined;
+    },
+    30_000,
+  ).catch(async (err: Error) => {
     await proc.stop('SIGKILL');
     throw new Error(`${err.message}\n${proc.output()}`);
   });

@@ -38,7 +38,11 @@ export async function producerVenv(name: string, requirementsFile: string): Prom
 /** Run a driver script in a venv; rejects with its stderr when it fails. */
 export async function runDriver(python: string, script: string, args: string[], env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
   try {
-    return await run(python, [script, ...args], { timeout: 120_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, maxBuffer: 16 * 1024 * 1024 });
+    return await run(python, [script, ...args], {
+      timeout: 120_000,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      maxBuffer: 16 * 1024 * 1024,
+    });
   } catch (err) {
     const e = err as Error & { stderr?: string };
     throw new Error(`${script} ${args.join(' ')} failed: ${e.stderr ?? e.message}`);

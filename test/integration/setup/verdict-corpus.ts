@@ -36,11 +36,31 @@ export function agentSpans(s: AgentTraceSpec): OtlpSpan[] {
   };
   if (s.padBytes) chat['app.padding'] = randomBytes(s.padBytes).toString('base64');
   return [
-    span({ trace: s.t, id: 1, name: 'invoke_agent', start: 0, end: 100, attrs: { 'gen_ai.operation.name': 'invoke_agent', ...s.root }, ...(s.error ? { error: true } : {}) }),
+    span({
+      trace: s.t,
+      id: 1,
+      name: 'invoke_agent',
+      start: 0,
+      end: 100,
+      attrs: { 'gen_ai.operation.name': 'invoke_agent', ...s.root },
+      ...(s.error ? { error: true } : {}),
+    }),
     span({ trace: s.t, id: 2, parent: 1, name: 'chat m', start: 1, end: 10, attrs: chat }),
-    ...s.calls.map((c, i) => span({ trace: s.t, id: 10 + i, parent: 1, name: `execute_tool ${c.name}`, start: 11 + i, end: 12 + i, attrs: {
-      'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': c.name, 'gen_ai.tool.call.id': `c${s.t}_${i}`,
-    } })),
+    ...s.calls.map((c, i) =>
+      span({
+        trace: s.t,
+        id: 10 + i,
+        parent: 1,
+        name: `execute_tool ${c.name}`,
+        start: 11 + i,
+        end: 12 + i,
+        attrs: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': c.name,
+          'gen_ai.tool.call.id': `c${s.t}_${i}`,
+        },
+      }),
+    ),
   ];
 }
 
@@ -50,9 +70,19 @@ export function agentTrace(s: AgentTraceSpec): OtlpTraceRequest {
 
 export const SUITE = {
   cases: [
-    { id: 'read-readme', user_prompt: 'read the readme', match: { prompt: '(?i)\\breadme\\b' }, expected_actions: [{ tool: 'file_read', args: { path: 'README.md' } }] },
+    {
+      id: 'read-readme',
+      user_prompt: 'read the readme',
+      match: { prompt: '(?i)\\breadme\\b' },
+      expected_actions: [{ tool: 'file_read', args: { path: 'README.md' } }],
+    },
     { id: 'find-todos', user_prompt: 'find TODOs', expected_actions: [{ tool: 'grep', args: { pattern: 'TODO' } }] },
-    { id: 'list-files', user_prompt: 'list the files', match: { prompt: '(?i)\\blist the files\\b' }, expected_actions: [{ tool: 'list_dir', args: { path: '.' } }] },
+    {
+      id: 'list-files',
+      user_prompt: 'list the files',
+      match: { prompt: '(?i)\\blist the files\\b' },
+      expected_actions: [{ tool: 'list_dir', args: { path: '.' } }],
+    },
   ],
 };
 
@@ -87,8 +117,26 @@ export function mixedCorpus(first: number, count: number, opts: { padEvery?: num
     const kind = i % 4;
     if (kind === 0) out.push(agentTrace({ t, prompt: 'please read the README', calls: [{ name: 'file_read', args: { path: 'README.md' } }], ...pad }));
     else if (kind === 1) out.push(agentTrace({ t, prompt: 'read the readme now', calls: [{ name: 'bash', args: { command: 'cat README.md' } }], ...pad }));
-    else if (kind === 2) out.push(agentTrace({ t, prompt: 'look for todo markers', calls: [{ name: 'grep', args: { pattern: 'TODO' } }], root: { 'runspec.eval.case_id': 'find-todos' }, ...pad }));
-    else out.push(agentTrace({ t, prompt: 'look for todo markers', calls: [{ name: 'glob', args: { pattern: '**/*' } }], root: { 'runspec.eval.case_id': 'find-todos' }, ...pad }));
+    else if (kind === 2)
+      out.push(
+        agentTrace({
+          t,
+          prompt: 'look for todo markers',
+          calls: [{ name: 'grep', args: { pattern: 'TODO' } }],
+          root: { 'runspec.eval.case_id': 'find-todos' },
+          ...pad,
+        }),
+      );
+    else
+      out.push(
+        agentTrace({
+          t,
+          prompt: 'look for todo markers',
+          calls: [{ name: 'glob', args: { pattern: '**/*' } }],
+          root: { 'runspec.eval.case_id': 'find-todos' },
+          ...pad,
+        }),
+      );
   }
   return out;
 }

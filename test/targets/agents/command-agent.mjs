@@ -33,6 +33,8 @@ const tools = [
 ];
 const client = new OpenAI({ baseURL: input.vars.base_url, apiKey: 'sk-test-not-a-key', maxRetries: 0 });
 const parent = propagation.extract(context.active(), { traceparent: process.env.TRACEPARENT });
-const reply = await context.with(parent, () => client.chat.completions.create({ model: 'fake-model', messages: [...input.messages, { role: 'user', content: prompt }], tools }));
+const reply = await context.with(parent, () =>
+  client.chat.completions.create({ model: 'fake-model', messages: [...input.messages, { role: 'user', content: prompt }], tools }),
+);
 await provider.shutdown();
 process.stdout.write(reply.choices[0].message.content ?? '');

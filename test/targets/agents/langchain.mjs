@@ -14,7 +14,12 @@ const tools = [
 const asMessage = (m) => (m.role === 'system' ? new SystemMessage(m.content) : m.role === 'assistant' ? new AIMessage(m.content) : new HumanMessage(m.content));
 
 export default async function agent(input, ctx) {
-  const model = new ChatOpenAI({ model: 'fake-model', apiKey: 'sk-test-not-a-key', configuration: { baseURL: String(input.vars.base_url) }, maxRetries: 0 }).bindTools(tools);
+  const model = new ChatOpenAI({
+    model: 'fake-model',
+    apiKey: 'sk-test-not-a-key',
+    configuration: { baseURL: String(input.vars.base_url) },
+    maxRetries: 0,
+  }).bindTools(tools);
   const messages = [...(input.system ? [new SystemMessage(input.system)] : []), ...input.messages.map(asMessage), new HumanMessage(input.prompt)];
   for (let turn = 0; turn < 3; turn++) {
     const reply = await model.invoke(messages, { signal: ctx.signal });

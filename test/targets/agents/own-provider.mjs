@@ -13,7 +13,13 @@ export default async function agent(input, ctx) {
   const result = await generateText({
     model: openai.chat('fake-model'),
     prompt: input.prompt,
-    tools: { get_weather: tool({ description: 'Current weather of a city', inputSchema: jsonSchema({ type: 'object', properties: { city: { type: 'string' } } }), execute: async (a) => ctx.mockTool('get_weather', a)?.result ?? 'n/a' }) },
+    tools: {
+      get_weather: tool({
+        description: 'Current weather of a city',
+        inputSchema: jsonSchema({ type: 'object', properties: { city: { type: 'string' } } }),
+        execute: async (a) => ctx.mockTool('get_weather', a)?.result ?? 'n/a',
+      }),
+    },
     experimental_telemetry: { isEnabled: true },
   });
   await provider.forceFlush();
