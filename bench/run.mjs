@@ -527,7 +527,8 @@ async function serveRow(dir) {
             .split('\n')
             .filter(Boolean)
             .map((l) => JSON.parse(l));
-          const final = new Set(lines.filter((l) => l.final === true && l.traceId).map((l) => `${l.traceId}/${l.rule}`)).size;
+          // Verdict lines are run entries (report/verdict-line.ts): `trace_id`, `rule`, `final`.
+          const final = new Set(lines.filter((l) => l.final === true && l.trace_id).map((l) => `${l.trace_id}/${l.rule}`)).size;
           check(final === 2 * traces, `serve wrote ${final} final verdict lines (${lines.length} lines) for ${traces} traces × 2 rules`);
           rmSync(out, { force: true });
           pair.ours = { ms, postMs, ...probed(s.io.err) };
