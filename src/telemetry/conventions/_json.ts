@@ -1,8 +1,23 @@
 // Small JSON helpers for trace content: tolerant parsing of (double-)encoded values.
 import { isRecord } from '../../core/is-record.js';
 
+/** Whether `text` can start a JSON value: its first non-whitespace character opens one (JSON.parse throws otherwise). */
+function mayBeJson(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // JSON whitespace: space, tab, line feed, carriage return.
+    if (c === 32 || c === 9 || c === 10 || c === 13) continue;
+    // { [ " - 0-9 t(rue) f(alse) n(ull)
+    return c === 123 || c === 91 || c === 34 || c === 45 || (c >= 48 && c <= 57) || c === 116 || c === 102 || c === 110;
+  }
+  return false;
+}
+
 /** Parse a JSON string; undefined when it does not parse. */
 export function tryParseJson(text: string): unknown {
+  // Prose (a prompt, a tool result) is the common non-JSON value: answered without a thrown SyntaxError,
+  // which costs far more than the parse.
+  if (!mayBeJson(text)) return undefined;
   try {
     return JSON.parse(text);
   } catch {
