@@ -36,6 +36,11 @@ export interface AssembledTrace {
   revision?: number;
   /** The re-open window closed (or never applies: evicted, end of input): this judgement is the last. @default true */
   final?: boolean;
+  /**
+   * The same spans and logs as the judgement handed out before it (same `revision`): nothing arrived in its
+   * re-open window, so that judgement stands, now final (a consumer may reuse it instead of judging again).
+   */
+  unchanged?: boolean;
 }
 
 export type CompletionRule = 'structural' | 'quiet';
@@ -212,7 +217,11 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
     retainedBytes -= t.bytes;
     remember(t.traceId);
     // Provisional: the last judgement handed out, confirmed; held back (files): the first and only one.
-    return snapshot(t, false, provisional ? Math.max(0, t.judged - 1) : t.judged, true);
+    if (!provisional) return snapshot(t, false, t.judged, true);
+    const out = snapshot(t, false, Math.max(0, t.judged - 1), true);
+    // Retained since it was handed out: anything that arrived would have re-opened it.
+    if (t.judged > 0) out.unchanged = true;
+    return out;
   };
   const hand = (t: OpenTrace, evicted: boolean, now: number): AssembledTrace | undefined => {
     open.delete(t.traceId);

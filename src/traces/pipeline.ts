@@ -67,8 +67,14 @@ export function createTracePipeline(options: TracePipelineOptions): TracePipelin
   const summary = createSummaryCollector();
   const shard = options.shard;
   const inShard = (traceId: string): boolean => !shard || shard.count <= 1 || shardOfTrace(traceId, shard.count) === shard.index;
+  // The provisional outcome of each trace waiting for its re-open window (serve): when the window closes with
+  // nothing new, that judgement is handed out again as final instead of judging the same spans twice.
+  const provisional = new Map<string, TraceOutcome>();
   const judge = (t: AssembledTrace): void => {
-    const outcome = scorer.score(t);
+    const previous = t.unchanged ? provisional.get(t.traceId) : undefined;
+    const outcome = previous !== undefined && previous.revision === (t.revision ?? 0) ? finalOf(previous) : scorer.score(t);
+    if (outcome.final) provisional.delete(t.traceId);
+    else provisional.set(t.traceId, outcome);
     summary.addOutcome(outcome);
     options.onOutcome(outcome);
   };
@@ -150,6 +156,12 @@ export function createTracePipeline(options: TracePipelineOptions): TracePipelin
     },
     openTraces: () => assembler.stats().openTraces + queued(),
   };
+}
+
+/** A provisional outcome made final: new outcome and line objects (consumers may hold the earlier ones). */
+function finalOf(o: TraceOutcome): TraceOutcome {
+  if (o.kind !== 'scored') return { ...o, final: true };
+  return { ...o, final: true, lines: o.lines.map((l) => ({ ...l, final: true })) };
 }
 
 /** Options of {@link scoreTraceFiles}. */

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTracePipeline } from '../../src/traces/pipeline.js';
+import { createTraceScorer } from '../../src/traces/score-traces.js';
 import { parseRulesText } from '../../src/traces/rules.js';
 import type { LateRecordsLine, TraceOutcome } from '../../src/traces/score-traces.js';
 import { spansFromRequest } from '../../src/traces/spans.js';
@@ -93,6 +94,39 @@ describe('revisions of one trace (serve, injected clock)', () => {
     p.tick(5000);
     expect(outcomes).toHaveLength(2);
     expect(p.summary()).toMatchObject({ traces: 1, failed: 1, lateRecords: 1 });
+  });
+
+  it('a window that closes with nothing new hands out the provisional judgement as final, the same as judging it again', () => {
+    const { p, outcomes } = servePipeline();
+    const spans = [...spansFromRequest(rootOnly(1), 'x').spans, ...spansFromRequest(children(1), 'x').spans];
+    p.addSpans(spans, 0);
+    p.tick(300);
+    p.tick(60_300);
+    expect(outcomes.map(view)).toEqual([
+      ['forbidden_tool', 0, false],
+      ['forbidden_tool', 0, true],
+    ]);
+    const [first, last] = outcomes as [Extract<TraceOutcome, { kind: 'scored' }>, Extract<TraceOutcome, { kind: 'scored' }>];
+    // Not judged again: the verdicts are the provisional ones; the earlier outcome and lines are left as they were.
+    expect(last.verdicts[0]!.verdict).toBe(first.verdicts[0]!.verdict);
+    expect(first.final).toBe(false);
+    expect(first.lines.map((l) => l.final)).toEqual([false]);
+    // And it is what judging the trace again, final, gives.
+    const fresh = createTraceScorer({ rules: RULES }).score({ traceId: traceId(1), spans, logs: [], evicted: false, complete: true, revision: 0, final: true });
+    expect(last).toEqual(fresh);
+    expect(p.summary()).toMatchObject({ traces: 1, failed: 1 });
+  });
+
+  it('a trace re-opened in its window is judged again for its final verdict, not reused', () => {
+    const { p, outcomes } = servePipeline();
+    p.addSpans(spansFromRequest(rootOnly(1), 'x').spans, 0);
+    p.tick(300);
+    p.addSpans(spansFromRequest(children(1), 'x').spans, 1000);
+    p.flush();
+    expect(outcomes.map(view)).toEqual([
+      ['uninterpretable', 0, false],
+      ['forbidden_tool', 1, true],
+    ]);
   });
 
   it('caps retained traces by estimated bytes: the least recently judged is made final early and counted', () => {
