@@ -16,8 +16,8 @@
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import type * as Grpc from '@grpc/grpc-js';
 import { ATTR_EVENT_NAME } from '../semconv/gen-ai.js';
-import { decodeLogsRequest, decodeTraceRequest, encodeLogsResponse, encodeTraceResponse } from './otlp-proto.js';
-import { logsFromRequest, spansFromRequest } from './spans.js';
+import { decodeLogsRequest, decodeTraceMessage, encodeLogsResponse, encodeTraceResponse } from './otlp-proto.js';
+import { logsFromRequest, spansFromProtoRequest } from './spans.js';
 import { createInflightBudget, receiverLimits, type ReceiverCommonOptions } from './receiver.js';
 import { countedConnection } from './_h2-inflight.js';
 import { isBearerToken } from '../core/token.js';
@@ -143,9 +143,9 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
   };
 
   const traces: Grpc.handleUnaryCall<Buffer, Uint8Array> = (call, cb) => {
-    const request = accept(call, cb, TRACE_EXPORT_PATH, decodeTraceRequest);
+    const request = accept(call, cb, TRACE_EXPORT_PATH, decodeTraceMessage);
     if (!request) return;
-    const { spans, problems } = spansFromRequest(request, 'grpc');
+    const { spans, problems } = spansFromProtoRequest(request, 'grpc');
     for (const p of problems) pipeline.addProblem(p);
     pipeline.addSpans(spans, now());
     const rejected = problems.length;

@@ -3,7 +3,7 @@
 // decoded message is converted to the OTLP/JSON shape (otlp-types.ts) so both encodings share one model.
 import protobuf from 'protobufjs';
 import { TraceError } from '../errors.js';
-import type { OtlpLogsRequest, OtlpTraceRequest } from './otlp-types.js';
+import type { OtlpLogsRequest, OtlpTraceRequest, ProtoTraceRequest } from './otlp-types.js';
 
 const { Root, Type, Field, OneOf, Enum } = protobuf;
 
@@ -244,17 +244,19 @@ function idsToHex(obj: Obj): void {
   );
 }
 
-function decodeWith(type: protobuf.Type, buf: Uint8Array, what: string): Record<string, unknown> {
-  let decoded: protobuf.Message;
+function decodeMessage(type: protobuf.Type, buf: Uint8Array, what: string): protobuf.Message {
   try {
-    decoded = type.decode(buf);
+    return type.decode(buf);
   } catch (err) {
     throw new TraceError('TRACE_INPUT', `${what}: expected an OTLP protobuf ${type.name} (${(err as Error).message})`, {
       hint: 'send application/x-protobuf bodies produced by an OTLP exporter, or application/json',
       cause: err,
     });
   }
-  const obj = type.toObject(decoded, TO_OBJECT);
+}
+
+function decodeWith(type: protobuf.Type, buf: Uint8Array, what: string): Record<string, unknown> {
+  const obj = type.toObject(decodeMessage(type, buf, what), TO_OBJECT);
   idsToHex(obj);
   return obj;
 }
@@ -279,6 +281,15 @@ export function decodeTraceRequest(buf: Uint8Array): OtlpTraceRequest {
     }
   }
   return obj as OtlpTraceRequest;
+}
+
+/**
+ * Decode a protobuf ExportTraceServiceRequest as the decoder leaves it (no OTLP/JSON shape): for
+ * spans.ts spansFromProtoRequest, which makes span records of it directly (the receivers' path).
+ * @throws TraceError (TRACE_INPUT) when the bytes are not a valid message.
+ */
+export function decodeTraceMessage(buf: Uint8Array): ProtoTraceRequest {
+  return decodeMessage(TRACE_REQUEST, buf, 'trace request') as ProtoTraceRequest;
 }
 
 /**

@@ -131,3 +131,53 @@ export interface OtlpPartialSuccess {
   rejected?: number;
   errorMessage?: string;
 }
+
+// The protobuf shape as the decoder leaves it (otlp-proto.ts decodeTraceMessage): fields present on the wire
+// are own properties, absent ones are not (a prototype may supply a default); ids and bytes are byte arrays,
+// 64-bit integers numbers or Long-like objects whose toString() is their decimal value, enums integers.
+
+/** A 64-bit integer as decoded: a number, or an object (protobufjs' Long) printing as its decimal value. */
+export type ProtoInt64 = number | { toString(): string };
+
+export interface ProtoAnyValue {
+  stringValue?: string;
+  boolValue?: boolean;
+  intValue?: ProtoInt64;
+  doubleValue?: number;
+  arrayValue?: { values?: ProtoAnyValue[] };
+  kvlistValue?: { values?: ProtoKeyValue[] };
+  bytesValue?: Uint8Array;
+}
+
+export interface ProtoKeyValue {
+  key?: string;
+  value?: ProtoAnyValue;
+}
+
+export interface ProtoSpan {
+  traceId?: Uint8Array;
+  spanId?: Uint8Array;
+  parentSpanId?: Uint8Array;
+  name?: string;
+  kind?: number;
+  startTimeUnixNano?: ProtoInt64;
+  endTimeUnixNano?: ProtoInt64;
+  attributes?: ProtoKeyValue[];
+  events?: Array<{ timeUnixNano?: ProtoInt64; name?: string; attributes?: ProtoKeyValue[] }>;
+  links?: Array<{ traceId?: Uint8Array; spanId?: Uint8Array }>;
+  status?: { code?: number; message?: string };
+}
+
+export interface ProtoScopeSpans {
+  scope?: { name?: string };
+  spans?: ProtoSpan[];
+}
+
+export interface ProtoTraceRequest {
+  resourceSpans?: Array<{
+    resource?: { attributes?: ProtoKeyValue[] };
+    scopeSpans?: ProtoScopeSpans[];
+    /** Pre-v0.19 field 1000. */
+    instrumentationLibrarySpans?: Array<{ instrumentationLibrary?: { name?: string }; spans?: ProtoSpan[] }>;
+  }>;
+}

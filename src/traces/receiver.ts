@@ -13,8 +13,9 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createGunzip, createInflate } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { ATTR_EVENT_NAME } from '../semconv/gen-ai.js';
-import { decodeLogsRequest, decodeTraceRequest, encodeLogsResponse, encodeRpcStatus, encodeTraceResponse } from './otlp-proto.js';
-import { logsFromRequest, spansFromRequest } from './spans.js';
+import { decodeLogsRequest, decodeTraceMessage, encodeLogsResponse, encodeRpcStatus, encodeTraceResponse } from './otlp-proto.js';
+import { logsFromRequest, spansFromProtoRequest, spansFromRequest } from './spans.js';
+import type { ProtoTraceRequest } from './otlp-types.js';
 import type { TracePipeline } from './pipeline.js';
 import { isBearerToken } from '../core/token.js';
 
@@ -286,7 +287,8 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
     }
     let request: unknown;
     try {
-      if (enc === 'protobuf') request = signal === 'traces' ? decodeTraceRequest(body) : decodeLogsRequest(body);
+      // Protobuf traces are decoded straight to span records below, without the OTLP/JSON shape between.
+      if (enc === 'protobuf') request = signal === 'traces' ? decodeTraceMessage(body) : decodeLogsRequest(body);
       else request = JSON.parse(body.toString('utf8'));
     } catch (err) {
       const message = enc === 'json' ? `invalid JSON (${(err as Error).message})` : (err as Error).message;
@@ -295,7 +297,7 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
       return;
     }
     if (signal === 'traces') {
-      const { spans, problems } = spansFromRequest(request, 'http');
+      const { spans, problems } = enc === 'protobuf' ? spansFromProtoRequest(request as ProtoTraceRequest, 'http') : spansFromRequest(request, 'http');
       if (spans.length === 0 && problems.length === 1 && /not an ExportTraceServiceRequest/.test(problems[0]!.reason)) {
         sendError(res, 400, problems[0]!.reason, enc);
         options.onRequest?.({ path, status: 400, spans: 0, logs: 0, rejected: 0, message: problems[0]!.reason });
