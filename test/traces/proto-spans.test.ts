@@ -126,7 +126,7 @@ describe('protobuf trace requests straight to span records', () => {
       try {
         viaJson = spansFromRequest(decodeTraceRequest(buf), 'p');
       } catch {
-        expect(() => decodeTraceMessage(buf)).toThrow();
+        expect(() => decodeTraceMessage(buf)).toThrow(/expected an OTLP protobuf ExportTraceServiceRequest/);
         continue;
       }
       decoded++;
