@@ -464,7 +464,7 @@ export async function executeRun(ctx: AppContext, opts: ExecuteOptions): Promise
     throw err;
   }
   const ran = await runWithLog(ctx, opts, prepared);
-  const result = finishRun(opts, prepared, ran);
+  const result = await finishRun(opts, prepared, ran);
   const t = ran.telemetryConfig;
   if (!result.interrupted && t.enabled && t.phoenixExperiment && t.annotationsUrl !== undefined) {
     // After the document is written: a Phoenix failure changes nothing but a warning.
@@ -677,7 +677,7 @@ async function runCases(ctx: AppContext, opts: ExecuteOptions, prepared: Prepare
 }
 
 /** Step 3: the results document (or, when interrupted, a partial one from a scratch copy), and the facts. */
-function finishRun(opts: ExecuteOptions, prepared: PreparedRun, ran: RanSuite): ExecuteResult {
+async function finishRun(opts: ExecuteOptions, prepared: PreparedRun, ran: RanSuite): Promise<ExecuteResult> {
   const { flags } = opts;
   const { runId, startedAt, paths, logFile, recorder } = prepared;
   const { run, toolMode, threshold, systemPrompt } = ran;
@@ -704,7 +704,7 @@ function finishRun(opts: ExecuteOptions, prepared: PreparedRun, ran: RanSuite): 
   const interrupted = run.cancelled || run.stopped !== undefined;
   // An interrupted run writes no results file; its partial document is rendered from a scratch copy.
   const docFile = interrupted ? `${logFile}.partial-${process.pid}.json` : paths.finalFile;
-  const facts = recorder.writeDocument(docFile, {
+  const facts = await recorder.writeDocument(docFile, {
     meta,
     iteration: { iteration: 0, timestamp: new Date().toISOString(), ...(systemPrompt !== undefined ? { prompt: systemPrompt } : {}) },
     caseIds: opts.cases.map((c) => c.id),

@@ -192,13 +192,24 @@ export function tomlKeySegments(text: string): string[] | undefined {
 }
 
 /** Open brackets after a value's text, outside strings and comments (to skip a multi-line array or table). */
+/** Index of the quote closing the one-line string that opens at `i` (a basic string's `\\"` is no close), or -1. */
+function quoteEnd(text: string, i: number): number {
+  const q = text[i];
+  for (let j = i + 1; j < text.length; j++) {
+    const c = text[j];
+    if (q === '"' && c === '\\') j++;
+    else if (c === q) return j;
+  }
+  return -1;
+}
+
 function bracketDepth(text: string, start: number): number {
   let depth = start;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === '#') break;
     if (c === '"' || c === "'") {
-      const j = text.indexOf(c, i + 1);
+      const j = quoteEnd(text, i);
       if (j < 0) break;
       i = j;
     } else if (c === '[' || c === '{') depth++;
@@ -212,7 +223,7 @@ function findAssign(line: string): number {
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (c === '"' || c === "'") {
-      const j = line.indexOf(c, i + 1);
+      const j = quoteEnd(line, i);
       if (j < 0) return -1;
       i = j;
     } else if (c === '=') return i;

@@ -2,6 +2,7 @@
 // TOML or JSON text → data plus a line index (built when first asked, linear in the text) → zod → errors of the
 // form `file:line: field: message` (syntax errors as `file:line:col: TOML syntax error: ...`).
 import { readFileSync } from 'node:fs';
+import { runSteps } from './event-loop-turns.js';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { jsonTooDeepAt, MAX_JSON_NESTING, scanJson } from './json-scan.js';
@@ -127,6 +128,11 @@ export interface TomlHeader {
  * @example tomlHeaders('a = 1\n[[eval]]\nid = "x"\n') // [{ start: 6, line: 2, keys: ['eval'], array: true }]
  */
 export function tomlHeaders(text: string): TomlHeader[] | undefined {
+  return runSteps(tomlHeaderSteps(text));
+}
+
+/** {@link tomlHeaders} as a generator that yields after each header (see core/event-loop-turns.ts). */
+export function* tomlHeaderSteps(text: string): Generator<void, TomlHeader[] | undefined> {
   const headers: TomlHeader[] = [];
   const n = text.length;
   let i = 0;
@@ -134,8 +140,8 @@ export function tomlHeaders(text: string): TomlHeader[] | undefined {
   let lineStart = 0;
   let depth = 0;
   let first = true; // no value character yet on this line
-  // The first bare header name ([[eval]]); a header of the same text needs no second look.
-  let bareName: string | undefined;
+  // Key segments by header text: 100,000 `[[suite.eval]]` headers are scanned as a key once.
+  const segments = new Map<string, string[] | undefined>();
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 10) {
@@ -177,9 +183,12 @@ export function tomlHeaders(text: string): TomlHeader[] | undefined {
       }
       if (text.charCodeAt(j) !== 93 || (array && text.charCodeAt(j + 1) !== 93)) return undefined;
       const name = text.slice(from, j);
-      headers.push({ start: lineStart, line, keys: name === bareName ? [name] : tomlKeySegments(name), array });
-      if (bareName === undefined && BARE_KEY.test(name)) bareName = name;
+      let keys = segments.get(name);
+      if (keys === undefined && !segments.has(name)) segments.set(name, (keys = tomlKeySegments(name)));
+      // Each header its own array (a caller may keep one); the scan is shared.
+      headers.push({ start: lineStart, line, keys: keys && [...keys], array });
       i = j + (array ? 2 : 1);
+      yield;
     } else {
       if (c === 91 || c === 123) depth++;
       else if ((c === 93 || c === 125) && --depth < 0) return undefined;
@@ -188,8 +197,6 @@ export function tomlHeaders(text: string): TomlHeader[] | undefined {
   }
   return depth === 0 ? headers : undefined;
 }
-
-const BARE_KEY = /^[A-Za-z0-9_-]+$/;
 
 /** End (exclusive) of the TOML string opening at `i`, or -1 when it does not close. */
 function skipTomlString(text: string, i: number): number {

@@ -1,5 +1,6 @@
 // Results document, file layout: each case entry on one line of its own (see resultsDocumentText).
 import { randomUUID } from 'node:crypto';
+import { runSteps } from '../core/event-loop-turns.js';
 import { type ResultsDocument, type ResultsMeta } from './results-schema.js';
 
 /**
@@ -10,12 +11,17 @@ import { type ResultsDocument, type ResultsMeta } from './results-schema.js';
  */
 export function resultsDocumentText(doc: ResultsDocument): string {
   const out: string[] = [];
-  writeResultsDocumentText(doc, (chunk) => out.push(chunk), {
-    cases: (i, line) => {
-      for (const [id, entry] of Object.entries(doc.iterations[i]?.cases ?? {})) line(id, JSON.stringify(entry));
-    },
-    aggregate: (i) => doc.iterations[i]?.aggregate,
-  });
+  runSteps(
+    writeResultsDocumentSteps(doc, (chunk) => out.push(chunk), {
+      *cases(i, line) {
+        for (const [id, entry] of Object.entries(doc.iterations[i]?.cases ?? {})) {
+          line(id, JSON.stringify(entry));
+          yield;
+        }
+      },
+      aggregate: (i) => doc.iterations[i]?.aggregate,
+    }),
+  );
   return out.join('');
 }
 
@@ -26,13 +32,15 @@ const CASES_INDENT = ' '.repeat(6);
  * Write the document laid out as {@link resultsDocumentText} says, in pieces: everything but the cases
  * and aggregates comes from `doc` (its keys in its order); each iteration's case lines come from `parts.cases` (the entry's
  * JSON text as `JSON.stringify` gives it), then its aggregate from `parts.aggregate`, asked for only once
- * its cases are written (a streamed document folds the aggregate while writing them).
+ * its cases are written (a streamed document folds the aggregate while writing them). A generator that
+ * yields where `parts.cases` does (see core/event-loop-turns.ts), so a 100,000-case document is written
+ * without holding up the event loop.
  */
-export function writeResultsDocumentText(
+export function* writeResultsDocumentSteps(
   doc: Readonly<Record<string, unknown>> & { meta: ResultsMeta; iterations: ReadonlyArray<Readonly<Record<string, unknown>>> },
   write: (chunk: string) => void,
-  parts: { cases: (iteration: number, line: (caseId: string, entryJson: string) => void) => void; aggregate: (iteration: number) => unknown },
-): void {
+  parts: { cases: (iteration: number, line: (caseId: string, entryJson: string) => void) => Generator<void, void>; aggregate: (iteration: number) => unknown },
+): Generator<void, void> {
   // Placeholders laid out by JSON.stringify itself, then replaced; a random token no value can hold.
   const mark = `@runspec-layout-${randomUUID()}-`;
   const meta: Record<string, unknown> = { ...doc.meta };
@@ -49,7 +57,7 @@ export function writeResultsDocumentText(
       write(JSON.stringify(doc.meta.case_order));
     } else if (what.startsWith('cases-')) {
       let first = true;
-      parts.cases(Number(what.slice('cases-'.length)), (caseId, entryJson) => {
+      yield* parts.cases(Number(what.slice('cases-'.length)), (caseId, entryJson) => {
         write(`${first ? '{\n' : ',\n'}${CASE_INDENT}${JSON.stringify(caseId)}: ${entryJson}`);
         first = false;
       });

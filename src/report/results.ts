@@ -14,4 +14,4 @@ export type {
 export { runEntryOf, caseEntryOf, aggregateOf, aggregateFromSummary, buildResultsDocument } from './results-encode.js';
 export type { ResultsInput } from './results-encode.js';
 export { runEntryTrace, runEntryCalls, caseResultsFromDocument, caseResultOf, outcomeOf } from './results-decode.js';
-export { resultsDocumentText, writeResultsDocumentText } from './results-layout.js';
+export { resultsDocumentText, writeResultsDocumentSteps } from './results-layout.js';

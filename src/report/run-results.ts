@@ -6,11 +6,12 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { EXIT_CODES, type ErrorCode } from '../errors.js';
 import type { CaseResult } from '../types/verdict.js';
-import { aggregateFromSummary, caseEntryOf, caseResultOf, RESULTS_SCHEMA, writeResultsDocumentText, type CaseEntry, type ResultsMeta } from './results.js';
+import { aggregateFromSummary, caseEntryOf, caseResultOf, RESULTS_SCHEMA, writeResultsDocumentSteps, type CaseEntry, type ResultsMeta } from './results.js';
 import { redactUrl } from '../core/redact.js';
 import { createSummaryAccumulator } from '../scoring/summary.js';
 import { isUnjudgedCategory } from '../scoring/samples.js';
 import { createAtomicFileWriter } from '../core/atomic-write.js';
+import { runStepsYielding } from '../core/event-loop-turns.js';
 import {
   isCaseRecord,
   openResultsLog,
@@ -53,14 +54,14 @@ export interface RunRecorder {
   close(): Promise<void>;
   /**
    * Stream the results document of `caseIds` (in that order; ids not in the log are left out) to
-   * `file`, atomically. Call after {@link close}.
+   * `file`, atomically, giving the event loop a turn every few milliseconds. Call after {@link close}.
    */
-  writeDocument(file: string, opts: { meta: ResultsMeta; iteration: DocumentIteration; caseIds: readonly string[] }): RunFacts;
+  writeDocument(file: string, opts: { meta: ResultsMeta; iteration: DocumentIteration; caseIds: readonly string[] }): Promise<RunFacts>;
 }
 
 /**
  * Open a run's results log: a new one, or (resume) an existing one whose case lines are indexed first.
- * @example const rec = await openRunRecorder(logFile, header); rec.add(result); await rec.close(); rec.writeDocument(finalFile, { meta, iteration, caseIds });
+ * @example const rec = await openRunRecorder(logFile, header); rec.add(result); await rec.close(); await rec.writeDocument(finalFile, { meta, iteration, caseIds });
  */
 export async function openRunRecorder(logFile: string, header: ResultsLogHeader, opts: ResultsLogOptions & { resume?: boolean } = {}): Promise<RunRecorder> {
   const spans = new SpanIndex();
@@ -98,7 +99,7 @@ export async function openRunRecorder(logFile: string, header: ResultsLogHeader,
       // The document completes the fold's sums in place: a second document is folded from the log.
       const used = fold?.sameOrder(caseIds) ? fold : undefined;
       fold = undefined;
-      return streamDocument(file, { logFile, spans, meta, iteration, caseIds, fold: used });
+      return runStepsYielding(streamDocumentSteps(file, { logFile, spans, meta, iteration, caseIds, fold: used }));
     },
   };
 }
@@ -216,10 +217,10 @@ class SpanIndex {
   }
 }
 
-function streamDocument(
+function* streamDocumentSteps(
   file: string,
   o: { logFile: string; spans: SpanIndex; meta: ResultsMeta; iteration: DocumentIteration; caseIds: readonly string[]; fold?: DocumentFold | undefined },
-): RunFacts {
+): Generator<void, RunFacts> {
   const meta = { ...o.meta };
   if (typeof meta.base_url === 'string') meta.base_url = redactUrl(meta.base_url);
   const iteration: Record<string, unknown> = { iteration: o.iteration.iteration, timestamp: o.iteration.timestamp, cases: null, aggregate: null };
@@ -236,9 +237,10 @@ function streamDocument(
   try {
     // Each entry goes out as the log holds its JSON (the document's one-line-per-case layout): parsed
     // for the aggregate and the exit-code facts, never serialised again.
-    writeResultsDocumentText({ schema: RESULTS_SCHEMA, meta, iterations: [iteration] }, (chunk) => out.write(chunk), {
-      cases: (_i, line) => {
+    yield* writeResultsDocumentSteps({ schema: RESULTS_SCHEMA, meta, iterations: [iteration] }, (chunk) => out.write(chunk), {
+      *cases(_i, line) {
         for (let i = 0; i < o.caseIds.length; i++) {
+          if (i > 0) yield;
           const caseId = o.caseIds[i]!;
           const span = o.spans.get(caseId);
           if (!span) continue;

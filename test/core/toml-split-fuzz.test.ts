@@ -2,6 +2,7 @@ import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { parseTomlSlice, tomlHeaders } from '../../src/core/structured-file.js';
 import { loadFixtureText } from '../../src/fixtures/index.js';
+import { loadRunspecTomlByCase } from '../../src/fixtures/load.js';
 import { FixtureError } from '../../src/errors.js';
 
 // The `[[eval]]` header splitter (tomlHeaders) differential-fuzzed against smol-toml: for generated TOML
@@ -112,6 +113,8 @@ function parseSplit(text: string): { data: unknown } | { error: true } | undefin
   }
 }
 
+const isSyntaxError = (x: unknown): boolean => typeof x === 'object' && x !== null && (x as { code?: string }).code === 'FIXTURE_SYNTAX';
+
 describe('the [[eval]] splitter against smol-toml', () => {
   it('splits generated files into parts that parse to what the whole text parses to', () => {
     const r = rng(20261202);
@@ -187,5 +190,72 @@ describe('the [[eval]] splitter against smol-toml', () => {
       loaded++;
     }
     expect(loaded).toBeGreaterThan(1000);
+  });
+
+  it('loads generated [[suite]] files table by table to the suites the whole-file load gives', () => {
+    const r = rng(4242);
+    let byCase = 0;
+    let rejected = 0;
+    const anyString = (nl: string): string => pick(r, [basicString, literalString, (x: () => number) => multiLineString(x, nl)])(r);
+    for (let n = 0; n < 1500; n++) {
+      const nl = r() < 0.2 ? '\r\n' : '\n';
+      const out: string[] = [];
+      if (r() < 0.3) out.push(comment(r));
+      if (r() < 0.2) out.push(`description = ${basicString(r)}`);
+      const evalCase = (c: number): void => {
+        out.push(`[[eval]]`, `id = "e${c}"`, `prompt = ${basicString(r)}`);
+        if (r() < 0.3) out.push(`[eval.expect_args]${nl}service = ${basicString(r)}`);
+      };
+      if (r() < 0.15) evalCase(0);
+      const suites = 1 + Math.floor(r() * 3);
+      for (let s = 0; s < suites; s++) {
+        out.push(`${r() < 0.1 ? '  ' : ''}[[suite]]${r() < 0.2 ? ` ${comment(r)}` : ''}`, `name = "${r() < 0.03 ? 's0' : `s${s}`}"`);
+        if (r() < 0.4) out.push(`system = ${anyString(nl)}`);
+        if (r() < 0.3) out.push(`[suite.vars]${nl}k = ${basicString(r)}`);
+        if (r() < 0.05) out.push(`eval = []`);
+        const count = Math.floor(r() * 4);
+        for (let c = 0; c < count; c++) {
+          out.push(`[[suite.eval]]${r() < 0.2 ? ` ${comment(r)}` : ''}`, `id = "${r() < 0.03 ? 's0c0' : `s${s}c${c}`}"`);
+          out.push(`prompt = ${anyString(nl)}`);
+          if (r() < 0.3) out.push(`vars = { k2 = ${basicString(r)} }`);
+          // (No multi-line string inside a multi-line array: the whole-file line index, a line scanner, loses
+          // count of lines after one; the table-by-table load, whose lexer does not, gets them right.)
+          if (r() < 0.3)
+            out.push(`x_note = ${pick(r, [`[${nl}  ${basicString(r)}, # ]${nl}  ${literalString(r)},${nl}]`, `{ a = ${basicString(r)} }`, literalString(r)])}`);
+          if (r() < 0.2) out.push(comment(r));
+          if (r() < 0.3) out.push(`[suite.eval.expect_args]${nl}service = ${basicString(r)}`);
+          if (r() < 0.03) out.push(`x_bad = ${pick(r, ['"unterminated', "'''open", '[1, 2', '{ a = 1', 'nope'])}`);
+          if (r() < 0.02) out.push(`samples = "two"`);
+        }
+        if (r() < 0.05) out.push(`[suite.headers]${nl}h = "v"`);
+      }
+      if (r() < 0.1) evalCase(1);
+      const text = out.join(nl) + nl;
+      const attempt = (f: () => unknown): unknown => {
+        try {
+          return f();
+        } catch (err) {
+          if (!(err instanceof FixtureError)) throw err;
+          return { code: err.code, message: err.message };
+        }
+      };
+      // The text with a trailing extension table, which the table-by-table load declines and the whole-file
+      // load drops: what the whole-file load makes of the text.
+      // (A syntax error at the very end may then be placed a column apart: those compare by code.)
+      const whole = attempt(() => loadFixtureText(`${text}[x_whole]${nl}`, { file: 'f.toml' }));
+      const loaded = attempt(() => loadFixtureText(text, { file: 'f.toml' }));
+      if (isSyntaxError(whole)) expect(loaded, text).toMatchObject({ code: 'FIXTURE_SYNTAX' });
+      else expect(loaded, text).toEqual(whole);
+      const split = attempt(() => loadRunspecTomlByCase(text, { file: 'f.toml' }));
+      if (split === undefined) {
+        if (!Array.isArray(whole)) rejected++;
+        continue;
+      }
+      byCase++;
+      expect(split, text).toEqual(whole);
+    }
+    // Most files load table by table; the bad ones fall back and fail as the whole file does.
+    expect(byCase).toBeGreaterThan(900);
+    expect(rejected).toBeGreaterThan(50);
   });
 });

@@ -32,7 +32,7 @@ describe('run results: log then streamed document', () => {
     const rec = await openRunRecorder(join(dir, 'r.jsonl'), header(ids));
     for (const r of [...results].reverse()) rec.add(r);
     await rec.close();
-    const facts = rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: ids });
+    const facts = await rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: ids });
     const expected = resultsDocumentText(buildResultsDocument({ meta, iterations: [{ ...iteration, caseResults: results }] }));
     expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
     expect(facts).toEqual({
@@ -81,14 +81,14 @@ describe('run results: log then streamed document', () => {
     rec.add(blind);
     rec.add(b!);
     await rec.close();
-    expect(rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: [blind.caseId, b!.caseId] }).unscorableCases).toBe(1);
+    expect((await rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: [blind.caseId, b!.caseId] })).unscorableCases).toBe(1);
   });
 
   it('writes an empty cases object when nothing finished', async () => {
     const dir = tmp();
     const rec = await openRunRecorder(join(dir, 'r.jsonl'), header([]));
     await rec.close();
-    rec.writeDocument(join(dir, 'r.json'), { meta, iteration: { iteration: 0, timestamp: 't1' }, caseIds: ['never-ran'] });
+    await rec.writeDocument(join(dir, 'r.json'), { meta, iteration: { iteration: 0, timestamp: 't1' }, caseIds: ['never-ran'] });
     const expected = resultsDocumentText(buildResultsDocument({ meta, iterations: [{ iteration: 0, timestamp: 't1', caseResults: [] }] }));
     expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
   });
@@ -106,7 +106,7 @@ describe('run results: log then streamed document', () => {
     expect([...again.prior]).toEqual([a!.caseId, b!.caseId, c!.caseId]);
     again.add(b!);
     await again.close();
-    again.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: [a!.caseId, b!.caseId] });
+    await again.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: [a!.caseId, b!.caseId] });
     const expected = resultsDocumentText(buildResultsDocument({ meta, iterations: [{ ...iteration, caseResults: [a!, b!] }] }));
     expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
   });
@@ -137,14 +137,14 @@ describe('run results: log then streamed document', () => {
       const rec = await openRunRecorder(log, header(ids));
       for (const r of order) rec.add(r);
       await rec.close();
-      const folded = rec.writeDocument(join(dir, 'folded.json'), { meta, iteration, caseIds: ids });
+      const folded = await rec.writeDocument(join(dir, 'folded.json'), { meta, iteration, caseIds: ids });
       // A second document from the same recorder counts every case once too.
-      const second = rec.writeDocument(join(dir, 'second.json'), { meta, iteration, caseIds: ids });
+      const second = await rec.writeDocument(join(dir, 'second.json'), { meta, iteration, caseIds: ids });
       expect(readFileSync(join(dir, 'second.json'), 'utf8')).toBe(readFileSync(join(dir, 'folded.json'), 'utf8'));
       expect(second).toEqual(folded);
       const again = await openRunRecorder(log, header(ids), { resume: true });
       await again.close();
-      const parsed = again.writeDocument(join(dir, 'parsed.json'), { meta, iteration, caseIds: ids });
+      const parsed = await again.writeDocument(join(dir, 'parsed.json'), { meta, iteration, caseIds: ids });
       expect(readFileSync(join(dir, 'folded.json'), 'utf8')).toBe(readFileSync(join(dir, 'parsed.json'), 'utf8'));
       expect(folded).toEqual(parsed);
     }
@@ -172,7 +172,7 @@ describe('run results: log then streamed document', () => {
     const rec = await openRunRecorder(join(dir, 'r.jsonl'), header(ids));
     for (const r of [results[0]!, results[2]!, results[1]!, results[4]!, results[3]!, results[5]!]) rec.add(r);
     await rec.close();
-    rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: ids });
+    await rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: ids });
     const expected = resultsDocumentText(buildResultsDocument({ meta, iterations: [{ ...iteration, caseResults: results }] }));
     expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
   });
@@ -201,7 +201,7 @@ describe('run results: log then streamed document', () => {
     const rec = await openRunRecorder(join(dir, 'r.jsonl'), header(['big']));
     rec.add(result);
     await rec.close();
-    rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: ['big'] });
+    await rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: ['big'] });
     expect(statSync(join(dir, 'r.jsonl')).size).toBeLessThan(1_200_000);
     expect(statSync(join(dir, 'r.json')).size).toBeLessThan(1_200_000);
     const back = caseResultsFromDocument(JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')));
