@@ -4,6 +4,7 @@
 import protobuf from 'protobufjs';
 import { TraceError } from '../errors.js';
 import type { OtlpLogsRequest, OtlpTraceRequest, ProtoTraceRequest } from './otlp-types.js';
+import { SPAN_KIND_NAMES, STATUS_NAMES } from './spans.js';
 
 const { Root, Type, Field, OneOf, Enum } = protobuf;
 
@@ -55,17 +56,8 @@ function buildRoot(): protobuf.Root {
       ['droppedAttributesCount', 2, 'uint32'],
     ]),
   );
-  root.add(
-    new Enum('SpanKind', {
-      SPAN_KIND_UNSPECIFIED: 0,
-      SPAN_KIND_INTERNAL: 1,
-      SPAN_KIND_SERVER: 2,
-      SPAN_KIND_CLIENT: 3,
-      SPAN_KIND_PRODUCER: 4,
-      SPAN_KIND_CONSUMER: 5,
-    }),
-  );
-  root.add(new Enum('StatusCode', { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 }));
+  root.add(new Enum('SpanKind', SPAN_KIND_NAMES));
+  root.add(new Enum('StatusCode', STATUS_NAMES));
   root.add(
     message('Status', [
       ['message', 2, 'string'],

@@ -36,7 +36,8 @@ export interface InputProblem {
   reason: string;
 }
 
-const SPAN_KIND_NAMES: Record<string, number> = {
+/** OTLP's SpanKind and StatusCode enum values by name (also the protobuf decoder's enums, otlp-proto.ts). */
+export const SPAN_KIND_NAMES: Record<string, number> = {
   SPAN_KIND_UNSPECIFIED: 0,
   SPAN_KIND_INTERNAL: 1,
   SPAN_KIND_SERVER: 2,
@@ -44,7 +45,7 @@ const SPAN_KIND_NAMES: Record<string, number> = {
   SPAN_KIND_PRODUCER: 4,
   SPAN_KIND_CONSUMER: 5,
 };
-const STATUS_NAMES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
+export const STATUS_NAMES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
 
 /** Largest string attribute value kept; longer values are cut so one enormous attribute cannot exhaust memory. */
 export const MAX_ATTRIBUTE_CHARS = 1_000_000;
@@ -214,17 +215,7 @@ export function spansFromRequest(req: unknown, place: string): { spans: SpanReco
       const scope = isObject(ss.scope) ? ss.scope : isObject(ss.instrumentationLibrary) ? ss.instrumentationLibrary : undefined;
       const scopeName = scope && typeof scope.name === 'string' ? scope.name : undefined;
       for (const raw of asArray(ss.spans)) {
-        const span = toSpanRecord(raw, resource, scopeName);
-        if (typeof span === 'string') problems.push({ place, reason: span });
-        else {
-          spans.push(span);
-          for (const c of span.cutAttributes ?? []) {
-            problems.push({
-              place,
-              reason: `trace ${span.traceId} span ${span.spanId}: attribute ${c.key} cut at ${MAX_ATTRIBUTE_CHARS} characters (it had ${c.chars}); the verdict names the checks it affects`,
-            });
-          }
-        }
+        collectSpan(toSpanRecord(raw, resource, scopeName), place, spans, problems);
       }
     }
   }
@@ -353,17 +344,7 @@ export function spansFromProtoRequest(req: ProtoTraceRequest, place: string): { 
     const visit = (scope: { name?: string } | undefined, list: ProtoSpan[] | undefined): void => {
       const scopeName = scope !== undefined && own(scope, 'name') ? scope.name : undefined;
       for (const raw of list ?? []) {
-        const span = protoSpanRecord(raw, resource, scopeName);
-        if (typeof span === 'string') problems.push({ place, reason: span });
-        else {
-          spans.push(span);
-          for (const c of span.cutAttributes ?? []) {
-            problems.push({
-              place,
-              reason: `trace ${span.traceId} span ${span.spanId}: attribute ${c.key} cut at ${MAX_ATTRIBUTE_CHARS} characters (it had ${c.chars}); the verdict names the checks it affects`,
-            });
-          }
-        }
+        collectSpan(protoSpanRecord(raw, resource, scopeName), place, spans, problems);
       }
     };
     for (const ss of rs.scopeSpans ?? []) visit(own(ss, 'scope') ? ss.scope : undefined, ss.spans);
@@ -472,4 +453,19 @@ export function logsFromRequest(req: unknown, place: string, eventNameKey: strin
     }
   }
   return { logs, problems };
+}
+
+/** Keep a converted span, or the reason it could not be; an attribute cut at the limit is an input problem too. */
+function collectSpan(span: SpanRecord | string, place: string, spans: SpanRecord[], problems: InputProblem[]): void {
+  if (typeof span === 'string') {
+    problems.push({ place, reason: span });
+    return;
+  }
+  spans.push(span);
+  for (const c of span.cutAttributes ?? []) {
+    problems.push({
+      place,
+      reason: `trace ${span.traceId} span ${span.spanId}: attribute ${c.key} cut at ${MAX_ATTRIBUTE_CHARS} characters (it had ${c.chars}); the verdict names the checks it affects`,
+    });
+  }
 }
