@@ -84,45 +84,9 @@ function matchToJson(m: MatchScore): z.infer<typeof matchSchema> {
   };
 }
 
-/**
- * `isDeepStrictEqual`, answered directly for plain JSON data (what arguments are: plain objects, arrays,
- * primitives), which is most of the cost of a case's entry otherwise; anything else (a Date, a class
- * instance, an array with extra properties) goes to `isDeepStrictEqual` itself.
- */
+/** Whether two calls' arguments are the same (deep strict equality, as Node's util says it). */
 export function sameArgs(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  const plain = samePlainJson(a, b, 0);
-  return plain ?? isDeepStrictEqual(a, b);
-}
-
-/** Deep strict equality of plain JSON data; undefined when either side is not plain data (or nests past 64). */
-function samePlainJson(a: unknown, b: unknown, depth: number): boolean | undefined {
-  const aObject = typeof a === 'object' && a !== null;
-  const bObject = typeof b === 'object' && b !== null;
-  // Primitives compare as isDeepStrictEqual does (Object.is: NaN equals NaN, 0 is not -0).
-  if (!aObject || !bObject) return aObject || bObject ? false : Object.is(a, b);
-  if (depth > 64) return undefined;
-  const proto = Object.getPrototypeOf(a);
-  if (proto !== Object.getPrototypeOf(b) || Object.getOwnPropertySymbols(a).length > 0 || Object.getOwnPropertySymbols(b).length > 0) return undefined;
-  if (proto === Array.prototype) {
-    const x = a as unknown[];
-    const y = b as unknown[];
-    if (x.length !== y.length || Object.keys(x).length !== x.length || Object.keys(y).length !== y.length) return undefined;
-    for (let i = 0; i < x.length; i++) {
-      const same = samePlainJson(x[i], y[i], depth + 1);
-      if (same !== true) return same;
-    }
-    return true;
-  }
-  if (proto !== Object.prototype) return undefined;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const k of keys) {
-    if (!Object.hasOwn(b, k)) return false;
-    const same = samePlainJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], depth + 1);
-    if (same !== true) return same;
-  }
-  return true;
+  return a === b || isDeepStrictEqual(a, b);
 }
 
 function replioToJson(m: ReplioMetrics, calls: readonly ToolCall[]): z.infer<typeof replioSchema> {

@@ -194,12 +194,14 @@ const ID_KEYS = new Set(['traceId', 'spanId', 'parentSpanId']);
 type Obj = Record<string, unknown>;
 
 /** A base64 id field (how toObject renders bytes) as lowercase hex, in place; an empty id is dropped. */
-function idToHex(obj: Obj, key: string): void {
+function idToHex(obj: Obj, key: string, bytes: 8 | 16): void {
   const v = obj[key];
   if (typeof v !== 'string') return;
-  const hex = Buffer.from(v, 'base64').toString('hex');
-  if (hex === '') delete obj[key];
-  else obj[key] = hex;
+  const id = Buffer.from(v, 'base64');
+  // A binary id of the wrong length is invalid (trace ids 16 bytes, span ids 8): dropped, so it is never read
+  // again as another id's base64 text (the direct path, spans.ts protoId, drops it too).
+  if (id.length !== bytes) delete obj[key];
+  else obj[key] = id.toString('hex');
 }
 
 function each(value: unknown, visit: (o: Obj) => void): void {
@@ -215,12 +217,12 @@ function idsToHex(obj: Obj): void {
   each(obj.resourceSpans, (rs) => {
     const visitSpans = (ss: Obj): void =>
       each(ss.spans, (span) => {
-        idToHex(span, 'traceId');
-        idToHex(span, 'spanId');
-        idToHex(span, 'parentSpanId');
+        idToHex(span, 'traceId', 16);
+        idToHex(span, 'spanId', 8);
+        idToHex(span, 'parentSpanId', 8);
         each(span.links, (link) => {
-          idToHex(link, 'traceId');
-          idToHex(link, 'spanId');
+          idToHex(link, 'traceId', 16);
+          idToHex(link, 'spanId', 8);
         });
       });
     each(rs.scopeSpans, visitSpans);
@@ -229,8 +231,8 @@ function idsToHex(obj: Obj): void {
   each(obj.resourceLogs, (rl) =>
     each(rl.scopeLogs, (sl) =>
       each(sl.logRecords, (rec) => {
-        idToHex(rec, 'traceId');
-        idToHex(rec, 'spanId');
+        idToHex(rec, 'traceId', 16);
+        idToHex(rec, 'spanId', 8);
       }),
     ),
   );

@@ -173,7 +173,7 @@ export function attributesToPlain(list: unknown, depth = 0): Record<string, unkn
 function kindOf(v: unknown): number {
   if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 5) return v;
   if (typeof v === 'string') {
-    if (v in SPAN_KIND_NAMES) return SPAN_KIND_NAMES[v]!;
+    if (Object.hasOwn(SPAN_KIND_NAMES, v)) return SPAN_KIND_NAMES[v]!;
     const n = parseInt64(v);
     if (n !== undefined && n >= 0 && n <= 5) return n;
   }
@@ -181,9 +181,9 @@ function kindOf(v: unknown): number {
 }
 
 function statusCodeOf(v: unknown): number {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string') return STATUS_NAMES[v] ?? parseInt64(v) ?? 0;
-  return 0;
+  // Only OTLP's three codes (own keys: "toString" or "constructor" is no status name).
+  const n = typeof v === 'number' ? v : typeof v === 'string' ? (Object.hasOwn(STATUS_NAMES, v) ? STATUS_NAMES[v] : parseInt64(v)) : undefined;
+  return n !== undefined && Number.isInteger(n) && n >= 0 && n <= 2 ? n : 0;
 }
 
 function asArray(v: unknown): unknown[] {
@@ -292,7 +292,8 @@ const own = Object.hasOwn;
 
 /** A decoded id as decodeTraceRequest renders it (hex; an empty one is absent), normalised the same way. */
 function protoId(v: Uint8Array | undefined, bytes: 8 | 16): string | undefined {
-  if (v === undefined || v.length === 0) return undefined;
+  // A binary id of the wrong length is invalid (OTLP: trace ids are 16 bytes, span ids 8), never re-read as base64 text.
+  if (v === undefined || v.length !== bytes) return undefined;
   return normaliseId(Buffer.from(v.buffer, v.byteOffset, v.length).toString('hex'), bytes);
 }
 

@@ -54,7 +54,7 @@ function handMade(): OtlpTraceRequest {
   );
   const spans = req.resourceSpans![0]!.scopeSpans![0]!.spans!;
   spans.push(
-    // Id defects: all zero, too short, 11 bytes (its hex reads as base64 of 16 bytes), no span id, no parent.
+    // Id defects: all zero, too short, 11 bytes (its hex would read as base64 of 16 bytes: invalid, not another id), no span id, no parent.
     { ...spans[0]!, traceId: '0'.repeat(32), spanId: 'c'.repeat(16) },
     { ...spans[0]!, traceId: 'ab'.repeat(8), spanId: 'c'.repeat(16) },
     { ...spans[0]!, traceId: 'ab'.repeat(11), spanId: 'c'.repeat(16) },
@@ -108,6 +108,10 @@ describe('protobuf trace requests straight to span records', () => {
     const { direct, viaJson } = both(encodeTraceRequest(handMade()));
     expect(direct.problems.length).toBeGreaterThanOrEqual(4);
     expect(direct.spans.some((s) => s.scopeName === 'old-lib')).toBe(true);
+    // A trace id of the wrong length is invalid on both paths, never re-read as base64 into a made-up id.
+    const elevenBytesAsBase64 = Buffer.from('ab'.repeat(11), 'base64').toString('hex');
+    expect(direct.spans.some((s) => s.traceId === elevenBytesAsBase64)).toBe(false);
+    expect(direct.problems.filter((p) => /invalid traceId/.test(p.reason)).length).toBeGreaterThanOrEqual(3);
     expect(direct).toStrictEqual(viaJson);
   });
 

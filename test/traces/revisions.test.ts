@@ -108,7 +108,7 @@ describe('revisions of one trace (serve, injected clock)', () => {
     ]);
     const [first, last] = outcomes as [Extract<TraceOutcome, { kind: 'scored' }>, Extract<TraceOutcome, { kind: 'scored' }>];
     // Not judged again: the verdicts are the provisional ones; the earlier outcome and lines are left as they were.
-    expect(last.verdicts[0]!.verdict).toBe(first.verdicts[0]!.verdict);
+    expect(last.verdicts).toBe(first.verdicts);
     expect(first.final).toBe(false);
     expect(first.lines.map((l) => l.final)).toEqual([false]);
     // And it is what judging the trace again, final, gives.
