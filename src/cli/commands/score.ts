@@ -11,7 +11,6 @@ import type { CliContext } from '../context.js';
 import { UsageError } from '../../errors.js';
 // The formatters are light; the scorer (app/score-traces) loads when a command runs, so `score --help`
 // and `serve --help` start fast.
-import { verdictLineJson } from '../../report/verdict-line.js';
 import { SCORE_OUTPUT_FORMATS, renderSummaryTable } from '../../traces/format.js';
 import type { ScoreOutputFormat } from '../../traces/format.js';
 import type { TraceScoringFlags } from '../../app/score-traces.js';
@@ -85,6 +84,7 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
   const lines = createLineBatcher(write);
   const { shard: _spec, failOnUnscorable, results: resultsFile, ...scoring } = flags;
   const { scoreExitCode, scoreTraces } = await import('../../app/score-traces.js');
+  const { verdictLineJson } = await import('../../report/verdict-line.js');
   // The scorer's live heap is bounded (--max-open-bytes), but it allocates fast, and V8 then lets the heap
   // grow to ~4× what survives a collection: 500 MB of JSON lines peaked at 350 MB RSS with ~70 MB live.
   // A 1.5× growing factor keeps it under 250 MB at any input size, for a few more collections (1.8× saved
