@@ -112,15 +112,24 @@ let tmpCounter = 0;
 // is written between event-loop turns) skips every finally and abort; its 'exit' listeners still run, so
 // one listener removes what is left (a results temp file can be hundreds of MB). A SIGKILL or a crash
 // still leaves `.name.*.tmp` behind.
-const openTemps = new Set<string>();
+const openTemps = new Map<string, string>();
 let exitHookInstalled = false;
 
-function trackTemp(tmp: string): void {
-  openTemps.add(tmp);
+/**
+ * The targets of atomic writes open now. Writes that span event-loop turns (the results document) are
+ * the only ones a signal handler can see open.
+ * @example openAtomicWrites() // ['out/results.json']
+ */
+export function openAtomicWrites(): string[] {
+  return [...new Set(openTemps.values())];
+}
+
+function trackTemp(tmp: string, file: string): void {
+  openTemps.set(tmp, file);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on('exit', () => {
-    for (const t of openTemps) rmQuiet(t);
+    for (const t of openTemps.keys()) rmQuiet(t);
     openTemps.clear();
   });
 }
@@ -141,7 +150,7 @@ export function createAtomicFileWriter(file: string, opts: AtomicWriteOptions = 
   } catch (err) {
     throw outputError(file, err);
   }
-  trackTemp(tmp);
+  trackTemp(tmp, file);
   let pending: string[] = [];
   let pendingLength = 0;
   let done = false;
