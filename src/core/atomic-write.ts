@@ -74,7 +74,8 @@ const HINTS: Record<string, string> = {
 /**
  * Write `text` to `file` atomically: a temp file in the same directory (so the rename stays on one file
  * system), every byte written, fsync'd, then renamed over the target. A reader sees the old file or the
- * new one, never half; a crash leaves at most a `.name.*.tmp` file. Parent directories are created.
+ * new one, never half; `process.exit` mid-write removes the temp file, a crash leaves at most a
+ * `.name.*.tmp` file. Parent directories are created.
  * Throws a RunspecError `OUTPUT` (exit 3) naming the file; the previous file is then intact.
  */
 export function writeFileAtomic(file: string, text: string, opts: AtomicWriteOptions = {}): void {
@@ -107,6 +108,32 @@ export interface AtomicFileWriter {
 
 let tmpCounter = 0;
 
+// Temp files not yet committed or aborted. `process.exit` (a second interrupt while the results document
+// is written between event-loop turns) skips every finally and abort; its 'exit' listeners still run, so
+// one listener removes what is left (a results temp file can be hundreds of MB). A SIGKILL or a crash
+// still leaves `.name.*.tmp` behind.
+const openTemps = new Map<string, string>();
+let exitHookInstalled = false;
+
+/**
+ * The targets of atomic writes open now. Writes that span event-loop turns (the results document) are
+ * the only ones a signal handler can see open.
+ * @example openAtomicWrites() // ['out/results.json']
+ */
+export function openAtomicWrites(): string[] {
+  return [...new Set(openTemps.values())];
+}
+
+function trackTemp(tmp: string, file: string): void {
+  openTemps.set(tmp, file);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const t of openTemps.keys()) rmQuiet(t);
+    openTemps.clear();
+  });
+}
+
 /**
  * Open an {@link AtomicFileWriter}: writes are buffered up to 1 MiB, then go to a temp file. Every
  * failure (here, in `write` or in `commit`) is a RunspecError `OUTPUT` naming `file`; after a failure
@@ -123,6 +150,7 @@ export function createAtomicFileWriter(file: string, opts: AtomicWriteOptions = 
   } catch (err) {
     throw outputError(file, err);
   }
+  trackTemp(tmp, file);
   let pending: string[] = [];
   let pendingLength = 0;
   let done = false;
@@ -138,6 +166,7 @@ export function createAtomicFileWriter(file: string, opts: AtomicWriteOptions = 
       }
     }
     rmQuiet(tmp);
+    openTemps.delete(tmp);
     throw outputError(file, err);
   };
   const drain = (): void => {
@@ -167,6 +196,7 @@ export function createAtomicFileWriter(file: string, opts: AtomicWriteOptions = 
         open = false;
         closeSync(fd);
         renameSync(tmp, file);
+        openTemps.delete(tmp);
         done = true;
       } catch (err) {
         fail(err);
@@ -178,6 +208,7 @@ export function createAtomicFileWriter(file: string, opts: AtomicWriteOptions = 
       if (open) closeSync(fd);
       open = false;
       rmQuiet(tmp);
+      openTemps.delete(tmp);
     },
   };
 }
