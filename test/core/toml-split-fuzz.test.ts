@@ -197,6 +197,9 @@ describe('the [[eval]] splitter against smol-toml', () => {
     let byCase = 0;
     let rejected = 0;
     const anyString = (nl: string): string => pick(r, [basicString, literalString, (x: () => number) => multiLineString(x, nl)])(r);
+    const escaped = (): string => pick(r, TRICKY).replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+    /** A string for an array element: any kind, or a multi-line basic one holding an escaped `\"""` and a bracket. */
+    const arrayString = (nl: string): string => (r() < 0.5 ? anyString(nl) : `"""${escaped()} \\""" [${nl}${escaped()}${nl}${escaped()}"""`);
     for (let n = 0; n < 1500; n++) {
       const nl = r() < 0.2 ? '\r\n' : '\n';
       const out: string[] = [];
@@ -218,10 +221,17 @@ describe('the [[eval]] splitter against smol-toml', () => {
           out.push(`[[suite.eval]]${r() < 0.2 ? ` ${comment(r)}` : ''}`, `id = "${r() < 0.03 ? 's0c0' : `s${s}c${c}`}"`);
           out.push(`prompt = ${anyString(nl)}`);
           if (r() < 0.3) out.push(`vars = { k2 = ${basicString(r)} }`);
-          // (No multi-line string inside a multi-line array: the whole-file line index, a line scanner, loses
-          // count of lines after one; the table-by-table load, whose lexer does not, gets them right.)
+          // Multi-line strings inside a multi-line array too, opening right after the bracket or after an
+          // element, holding `\"""` escapes and brackets: the whole-file line index must skip them all.
           if (r() < 0.3)
-            out.push(`x_note = ${pick(r, [`[${nl}  ${basicString(r)}, # ]${nl}  ${literalString(r)},${nl}]`, `{ a = ${basicString(r)} }`, literalString(r)])}`);
+            out.push(
+              `x_note = ${pick(r, [
+                `[${nl}  ${basicString(r)}, # ]${nl}  ${literalString(r)},${nl}]`,
+                `[ ${arrayString(nl)}, ${anyString(nl)}, # ]${nl}  ${arrayString(nl)},${nl}]`,
+                `{ a = ${basicString(r)} }`,
+                literalString(r),
+              ])}`,
+            );
           if (r() < 0.2) out.push(comment(r));
           if (r() < 0.3) out.push(`[suite.eval.expect_args]${nl}service = ${basicString(r)}`);
           if (r() < 0.03) out.push(`x_bad = ${pick(r, ['"unterminated', "'''open", '[1, 2', '{ a = 1', 'nope'])}`);
