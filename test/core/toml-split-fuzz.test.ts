@@ -252,17 +252,26 @@ describe('the [[eval]] splitter against smol-toml', () => {
       // The text with a trailing extension table, which the table-by-table load declines and the whole-file
       // load drops: what the whole-file load makes of the text.
       // (A syntax error at the very end may then be placed a column apart: those compare by code.)
-      const whole = attempt(() => loadFixtureText(`${text}[x_whole]${nl}`, { file: 'f.toml' }));
-      const loaded = attempt(() => loadFixtureText(text, { file: 'f.toml' }));
+      // Each load's warnings too, which must come in the same order.
+      const warned = { whole: [] as string[], loaded: [] as string[], split: [] as string[] };
+      const opts = (k: keyof typeof warned) => ({ file: 'f.toml', onWarning: (w: string) => void warned[k].push(w) });
+      const whole = attempt(() => loadFixtureText(`${text}[x_whole]${nl}`, opts('whole')));
+      const loaded = attempt(() => loadFixtureText(text, opts('loaded')));
       if (isSyntaxError(whole)) expect(loaded, text).toMatchObject({ code: 'FIXTURE_SYNTAX' });
-      else expect(loaded, text).toEqual(whole);
-      const split = attempt(() => loadRunspecTomlByCase(text, { file: 'f.toml' }));
+      else {
+        expect(loaded, text).toEqual(whole);
+        expect(warned.loaded, text).toEqual(warned.whole);
+      }
+      const split = attempt(() => loadRunspecTomlByCase(text, opts('split')));
       if (split === undefined) {
         if (!Array.isArray(whole)) rejected++;
+        // A declined file warns nothing: the whole-file load it falls back to gives the warnings.
+        expect(warned.split, text).toEqual([]);
         continue;
       }
       byCase++;
       expect(split, text).toEqual(whole);
+      expect(warned.split, text).toEqual(warned.whole);
     }
     // Most files load table by table; the bad ones fall back and fail as the whole file does.
     expect(byCase).toBeGreaterThan(900);
