@@ -191,7 +191,6 @@ export function tomlKeySegments(text: string): string[] | undefined {
   }
 }
 
-/** Open brackets after a value's text, outside strings and comments (to skip a multi-line array or table). */
 /** Index of the quote closing the one-line string that opens at `i` (a basic string's `\\"` is no close), or -1. */
 function quoteEnd(text: string, i: number): number {
   const q = text[i];
@@ -203,19 +202,55 @@ function quoteEnd(text: string, i: number): number {
   return -1;
 }
 
-function bracketDepth(text: string, start: number): number {
-  let depth = start;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '#') break;
-    if (c === '"' || c === "'") {
-      const j = quoteEnd(text, i);
-      if (j < 0) break;
-      i = j;
-    } else if (c === '[' || c === '{') depth++;
-    else if (c === ']' || c === '}') depth--;
+/** Where a value's scan stands at the end of a line: open brackets, and the multi-line string still open. */
+interface ValueScan {
+  depth: number;
+  open: '"""' | "'''" | undefined;
+}
+
+/**
+ * Carries `scan` over one line of a value (to skip a multi-line array, table or string): brackets count
+ * outside strings and comments; a `"""` or `'''` string may span lines (in a basic one, `\` escapes the
+ * next character), a one-line string may not.
+ */
+function scanValue(text: string, scan: ValueScan): void {
+  let i = 0;
+  for (;;) {
+    if (scan.open !== undefined) {
+      const q = scan.open;
+      let close = -1;
+      for (let j = i; j < text.length; j++) {
+        if (q === '"""' && text[j] === '\\') j++;
+        else if (text.startsWith(q, j)) {
+          close = j;
+          break;
+        }
+      }
+      if (close < 0) return;
+      // Up to two more quotes right before the closing three belong to the string.
+      let end = close + 3;
+      while (end < close + 5 && text[end] === q[0]) end++;
+      scan.open = undefined;
+      i = end;
+    }
+    for (; i < text.length; i++) {
+      const c = text[i];
+      if (c === '#') return;
+      if (c === '"' || c === "'") {
+        const triple = c === '"' ? '"""' : "'''";
+        if (text.startsWith(triple, i)) {
+          scan.open = triple;
+          i += 3;
+          break;
+        }
+        const j = quoteEnd(text, i);
+        if (j < 0) return;
+        i = j;
+      } else if (c === '[' || c === '{') scan.depth++;
+      else if (c === ']' || c === '}') scan.depth--;
+    }
+    if (scan.open === undefined) return;
   }
-  return depth;
 }
 
 /** Index of the `=` of a `key = value` line (outside quoted keys), or -1. */
@@ -231,8 +266,6 @@ function findAssign(line: string): number {
   }
   return -1;
 }
-
-const TRIPLE_QUOTES = ['"""', "'''"] as const;
 
 /**
  * Lines of any TOML document, indexed when first asked: every `[table]` and `[[array]]` header (array
@@ -278,8 +311,8 @@ function indexTomlLines(text: string, withKeys: boolean): Map<string, number> {
     return out;
   };
   let table: PathSegment[] = [];
-  let depth = 0;
-  let multiline: string | undefined;
+  /** A value that goes on past its key's line: a multi-line array, inline table or string. */
+  const scan: ValueScan = { depth: 0, open: undefined };
   let lineNo = 0;
   let from = 0;
   while (from <= text.length) {
@@ -289,12 +322,8 @@ function indexTomlLines(text: string, withKeys: boolean): Map<string, number> {
     from = to + 1;
     lineNo++;
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (multiline !== undefined) {
-      if (line.includes(multiline)) multiline = undefined;
-      continue;
-    }
-    if (depth > 0) {
-      depth = bracketDepth(line, depth);
+    if (scan.open !== undefined || scan.depth > 0) {
+      scanValue(line, scan);
       continue;
     }
     const t = line.trimStart();
@@ -324,9 +353,8 @@ function indexTomlLines(text: string, withKeys: boolean): Map<string, number> {
     const segs = tomlKeySegments(t.slice(0, eq));
     if (!segs) continue;
     if (withKeys) set([...table, ...segs], lineNo);
-    const value = t.slice(eq + 1).trimStart();
-    for (const q of TRIPLE_QUOTES) if (value.startsWith(q) && value.indexOf(q, 3) < 0) multiline = q;
-    if (multiline === undefined) depth = Math.max(0, bracketDepth(value, 0));
+    scan.depth = 0;
+    scanValue(t.slice(eq + 1), scan);
   }
   return lines;
 }

@@ -118,3 +118,39 @@ describe('dotPath', () => {
     expect(dotPath([])).toBe('(root)');
   });
 });
+
+describe('tomlLineFinder: multi-line strings inside a multi-line array', () => {
+  const lineOf = (text: string, needle: string): number => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
+
+  it('skips a """ string that opens after the array bracket, brackets inside it included', () => {
+    const text = ['[[eval]]', 'id="a"', 'prompt="p"', 'x_notes = [ """first note', 'see [1] below""" ]', 'samples = "two"', ''].join('\n');
+    expect(tomlLineFinder(text)(['eval', 0, 'samples'])).toBe(6);
+  });
+
+  it('skips a \'\'\' string and a \\""" escape in a """ string across the array\'s lines', () => {
+    const text = [
+      '[[suite]]',
+      'name = "s"',
+      '[[suite.eval]]',
+      'id = "c"',
+      'prompt = "p"',
+      'x_note = [',
+      '  """a \\""" quote [ and',
+      '  more [[suite.eval]]""",',
+      "  '''lit [",
+      "  done''', ]",
+      'samples = "two"',
+      '[[suite.eval]]',
+      'id = "d"',
+      '',
+    ].join('\n');
+    const find = tomlLineFinder(text);
+    expect(find(['suite', 0, 'eval', 0, 'samples'])).toBe(lineOf(text, 'samples ='));
+    expect(find(['suite', 0, 'eval', 1, 'id'])).toBe(lineOf(text, 'id = "d"'));
+  });
+
+  it('takes up to two quotes before the closing three as part of the string', () => {
+    const text = ['a = [ """x', 'y""""" , "[" ]', 'b = 1', ''].join('\n');
+    expect(tomlLineFinder(text)(['b'])).toBe(3);
+  });
+});

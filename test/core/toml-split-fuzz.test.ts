@@ -197,6 +197,9 @@ describe('the [[eval]] splitter against smol-toml', () => {
     let byCase = 0;
     let rejected = 0;
     const anyString = (nl: string): string => pick(r, [basicString, literalString, (x: () => number) => multiLineString(x, nl)])(r);
+    const escaped = (): string => pick(r, TRICKY).replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+    /** A string for an array element: any kind, or a multi-line basic one holding an escaped `\"""` and a bracket. */
+    const arrayString = (nl: string): string => (r() < 0.5 ? anyString(nl) : `"""${escaped()} \\""" [${nl}${escaped()}${nl}${escaped()}"""`);
     for (let n = 0; n < 1500; n++) {
       const nl = r() < 0.2 ? '\r\n' : '\n';
       const out: string[] = [];
@@ -218,10 +221,17 @@ describe('the [[eval]] splitter against smol-toml', () => {
           out.push(`[[suite.eval]]${r() < 0.2 ? ` ${comment(r)}` : ''}`, `id = "${r() < 0.03 ? 's0c0' : `s${s}c${c}`}"`);
           out.push(`prompt = ${anyString(nl)}`);
           if (r() < 0.3) out.push(`vars = { k2 = ${basicString(r)} }`);
-          // (No multi-line string inside a multi-line array: the whole-file line index, a line scanner, loses
-          // count of lines after one; the table-by-table load, whose lexer does not, gets them right.)
+          // Multi-line strings inside a multi-line array too, opening right after the bracket or after an
+          // element, holding `\"""` escapes and brackets: the whole-file line index must skip them all.
           if (r() < 0.3)
-            out.push(`x_note = ${pick(r, [`[${nl}  ${basicString(r)}, # ]${nl}  ${literalString(r)},${nl}]`, `{ a = ${basicString(r)} }`, literalString(r)])}`);
+            out.push(
+              `x_note = ${pick(r, [
+                `[${nl}  ${basicString(r)}, # ]${nl}  ${literalString(r)},${nl}]`,
+                `[ ${arrayString(nl)}, ${anyString(nl)}, # ]${nl}  ${arrayString(nl)},${nl}]`,
+                `{ a = ${basicString(r)} }`,
+                literalString(r),
+              ])}`,
+            );
           if (r() < 0.2) out.push(comment(r));
           if (r() < 0.3) out.push(`[suite.eval.expect_args]${nl}service = ${basicString(r)}`);
           if (r() < 0.03) out.push(`x_bad = ${pick(r, ['"unterminated', "'''open", '[1, 2', '{ a = 1', 'nope'])}`);
@@ -242,17 +252,26 @@ describe('the [[eval]] splitter against smol-toml', () => {
       // The text with a trailing extension table, which the table-by-table load declines and the whole-file
       // load drops: what the whole-file load makes of the text.
       // (A syntax error at the very end may then be placed a column apart: those compare by code.)
-      const whole = attempt(() => loadFixtureText(`${text}[x_whole]${nl}`, { file: 'f.toml' }));
-      const loaded = attempt(() => loadFixtureText(text, { file: 'f.toml' }));
+      // Each load's warnings too, which must come in the same order.
+      const warned = { whole: [] as string[], loaded: [] as string[], split: [] as string[] };
+      const opts = (k: keyof typeof warned) => ({ file: 'f.toml', onWarning: (w: string) => void warned[k].push(w) });
+      const whole = attempt(() => loadFixtureText(`${text}[x_whole]${nl}`, opts('whole')));
+      const loaded = attempt(() => loadFixtureText(text, opts('loaded')));
       if (isSyntaxError(whole)) expect(loaded, text).toMatchObject({ code: 'FIXTURE_SYNTAX' });
-      else expect(loaded, text).toEqual(whole);
-      const split = attempt(() => loadRunspecTomlByCase(text, { file: 'f.toml' }));
+      else {
+        expect(loaded, text).toEqual(whole);
+        expect(warned.loaded, text).toEqual(warned.whole);
+      }
+      const split = attempt(() => loadRunspecTomlByCase(text, opts('split')));
       if (split === undefined) {
         if (!Array.isArray(whole)) rejected++;
+        // A declined file warns nothing: the whole-file load it falls back to gives the warnings.
+        expect(warned.split, text).toEqual([]);
         continue;
       }
       byCase++;
       expect(split, text).toEqual(whole);
+      expect(warned.split, text).toEqual(warned.whole);
     }
     // Most files load table by table; the bad ones fall back and fail as the whole file does.
     expect(byCase).toBeGreaterThan(900);
