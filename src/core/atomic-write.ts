@@ -74,7 +74,7 @@ const HINTS: Record<string, string> = {
 /**
  * Write `text` to `file` atomically: a temp file in the same directory (so the rename stays on one file
  * system), every byte written, fsync'd, then renamed over the target. A reader sees the old file or the
- * new one, never half; `process.exit` mid-write removes the temp file, a crash leaves at most a
+ * new one, never half; an exit mid-write removes the temp file, a crash leaves at most a
  * `.name.*.tmp` file. Parent directories are created.
  * Throws a RunspecError `OUTPUT` (exit 3) naming the file; the previous file is then intact.
  */
@@ -108,7 +108,7 @@ export interface AtomicFileWriter {
 
 let tmpCounter = 0;
 
-// Temp files not yet committed or aborted. `process.exit` (a second interrupt while the results document
+// Temp files not yet committed or aborted. An exit (a second interrupt while the results document
 // is written between event-loop turns) skips every finally and abort; its 'exit' listeners still run, so
 // one listener removes what is left (a results temp file can be hundreds of MB). A SIGKILL or a crash
 // still leaves `.name.*.tmp` behind.

@@ -46,6 +46,11 @@ export const LLM_REQUEST_TYPE = 'llm.request.type';
 
 /** Deprecated GenAI events (model/gen-ai/deprecated/events-deprecated.yaml, v1.36.0 docs). */
 export const EVENT_GEN_AI_CHOICE = 'gen_ai.choice';
+/** Attributes of a deprecated GenAI message event that say which message it is (not what it says). */
+export const EVENT_GEN_AI_INDEX = 'index';
+export const EVENT_GEN_AI_FINISH_REASON = 'finish_reason';
+export const EVENT_GEN_AI_ID = 'id';
+export const EVENT_GEN_AI_ROLE = 'role';
 export const EVENT_GEN_AI_USER_MESSAGE = 'gen_ai.user.message';
 export const EVENT_GEN_AI_SYSTEM_MESSAGE = 'gen_ai.system.message';
 export const EVENT_GEN_AI_ASSISTANT_MESSAGE = 'gen_ai.assistant.message';

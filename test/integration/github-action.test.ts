@@ -68,7 +68,7 @@ describe('the GitHub Action and workflows, checked by the tools GitHub users run
     expect(scripts.map((s) => s.shell)).toEqual(scripts.map(() => 'bash'));
     const files = scripts.map((s, i) => {
       const f = join(scratch, `step-${i}.sh`);
-      writeFileSync(f, `#!/usr/bin/env bash\n${s.run!}`);
+      writeFileSync(f, `# shellcheck shell=bash\n${s.run!}`);
       return f;
     });
     const r = sh(venv.bin('shellcheck'), [...files, join(REPO, 'scripts/action-setup.sh')]);

@@ -7,6 +7,8 @@ import {
   ATTR_GEN_AI_INPUT_MESSAGES,
   ATTR_GEN_AI_OUTPUT_MESSAGES,
   ATTR_GEN_AI_PROMPT,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_SYSTEM,
   ATTR_GEN_AI_SYSTEM_INSTRUCTIONS,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
   ATTR_GEN_AI_TOOL_CALL_RESULT,
@@ -67,12 +69,19 @@ const MESSAGE_EVENTS = new Set<string>([
 ]);
 
 /** Attributes of a message event that say which message it is, not what it says. */
-const MESSAGE_EVENT_KEPT = new Set<string>(['gen_ai.system', 'gen_ai.provider.name', 'index', 'finish_reason', 'id', 'role']);
+const MESSAGE_EVENT_KEPT = new Set<string>([
+  ATTR_GEN_AI_SYSTEM,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  K.EVENT_GEN_AI_INDEX,
+  K.EVENT_GEN_AI_FINISH_REASON,
+  K.EVENT_GEN_AI_ID,
+  K.EVENT_GEN_AI_ROLE,
+]);
 
 /**
  * An attribute set without its content: content keys dropped, and a GenAI message event reduced to the
  * attributes that identify the message.
- * @example withoutContent({ 'input.value': 'hi', 'llm.model_name': 'm' }) // { 'llm.model_name': 'm' }
+ * @example withoutContent({ [OI.INPUT_VALUE]: 'hi', [OI.LLM_MODEL_NAME]: 'm' }) // only the model name is left
  */
 export function withoutContent(attrs: Record<string, unknown>, eventName?: string): Record<string, unknown> {
   const message = eventName !== undefined && MESSAGE_EVENTS.has(eventName);
