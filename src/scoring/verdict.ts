@@ -72,7 +72,8 @@ export interface ScoreOptions {
 
 interface Failure {
   category: VerdictCategory;
-  reason: string;
+  /** Worded only when this failure is the verdict's (a function: it is worded when read). */
+  reason: string | (() => string);
   /** Position in the precedence table; defaults to the category's place in PRECEDENCE. */
   rank: number;
 }
@@ -137,7 +138,7 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
 
   const failures: Failure[] = [];
   const checks: CheckResult[] = [];
-  const fail = (category: VerdictCategory, reason: string, rank = PRECEDENCE.indexOf(category)): void => {
+  const fail = (category: VerdictCategory, reason: Failure['reason'], rank = PRECEDENCE.indexOf(category)): void => {
     failures.push({ category, reason, rank });
   };
   const judged = (check: string, pass: boolean, expectedValue?: unknown, observedValue?: unknown, via?: CheckResult['via']): void => {
@@ -297,7 +298,8 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   const pass = failures.length === 0 && !unscorable;
   const jsonDump = failures.length > 0 && detectJsonDump(run.finalText);
   let category: VerdictCategory = pass ? 'pass' : unscorable ? 'unscorable' : failures[0]!.category;
-  let reason = pass ? passReason : unscorable ? unscorableReason(unchecked) : failures[0]!.reason;
+  const first = failures[0]?.reason;
+  let reason = pass ? passReason : unscorable ? unscorableReason(unchecked) : typeof first === 'function' ? first() : first!;
   if (jsonDump && DUMP_EXPLAINS.has(category) && (c.replio || c.turnstone)) {
     reason = `the model wrote a tool call as JSON text instead of calling it; ${reason}`;
     category = 'json_dump';
@@ -354,7 +356,7 @@ export function unscorableReason(unchecked: readonly CheckResult[]): string {
 }
 
 interface CheckSink {
-  fail: (category: VerdictCategory, reason: string) => void;
+  fail: (category: VerdictCategory, reason: Failure['reason']) => void;
   judged: (check: string, pass: boolean, expected?: unknown, observed?: unknown, via?: CheckResult['via']) => void;
   notCheckable: (check: string, missing: string, expected?: unknown) => void;
 }
@@ -448,7 +450,8 @@ function checkTerminal(
     else {
       const problems = toolsetProblems(opts.toolset, terminal);
       judged('validate_args', problems.length === 0, undefined, problems.length ? problems.map((p) => p.bucket) : undefined);
-      if (problems.length) fail(problems[0]!.bucket, problems.map((p) => p.message).join('; '));
+      // The messages (an unknown arg's "did you mean") are worded only when this is the verdict's failure.
+      if (problems.length) fail(problems[0]!.bucket, () => problems.map((p) => p.message).join('; '));
     }
   }
 }

@@ -137,7 +137,7 @@ export function validateCallArgs(toolset: Toolset, call: ResolvedCall): ArgProbl
   for (const [name, value] of Object.entries(call.args)) {
     const spec = specs.get(name);
     if (!spec) {
-      problems.push({ bucket: 'unknown_arg', arg: name, message: `unknown arg "${name}"${didYouMean(name, specs.keys())}` });
+      problems.push(unknownArg(name, specs));
       continue;
     }
     if (value === undefined || value === null) continue;
@@ -165,4 +165,19 @@ export function validateCallArgs(toolset: Toolset, call: ResolvedCall): ArgProbl
     }
   }
   return problems;
+}
+
+/**
+ * An `unknown_arg` problem whose message (with its "did you mean", an edit distance to every known arg) is
+ * worded when it is first read: a scorer that reports another failure first never reads it.
+ */
+function unknownArg(name: string, specs: ReadonlyMap<string, ArgSpec>): ArgProblem {
+  let message: string | undefined;
+  return {
+    bucket: 'unknown_arg',
+    arg: name,
+    get message() {
+      return (message ??= `unknown arg "${name}"${didYouMean(name, specs.keys())}`);
+    },
+  };
 }

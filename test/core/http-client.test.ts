@@ -322,6 +322,30 @@ describe('the client on its own', () => {
     expect(r).toMatchObject({ ok: false, kind: 'cancelled' });
   });
 
+  it('ends every attempt in flight under a caller signal when it aborts, and no other', async () => {
+    server = await startScripted(['hang', 'hang'], '{"ok":true}');
+    const http = createHttpClient({ label: 't', timeoutMs: 60_000, maxConcurrent: 4 });
+    const ac = new AbortController();
+    const first = http.send({ method: 'GET', url: server.url, signal: ac.signal });
+    const second = http.send({ method: 'GET', url: server.url, signal: ac.signal });
+    // Both attempts reached the server (they are in flight, not waiting for a slot).
+    while (server.requests < 2) await new Promise((r) => setTimeout(r, 5));
+    ac.abort();
+    const results = await Promise.all([first, second]);
+    // A request under another signal, after the abort, is not touched by it.
+    const other = await http.send({ method: 'GET', url: server.url, signal: new AbortController().signal });
+    // A signal aborted before the request starts makes no attempt.
+    const late = await http.send({ method: 'GET', url: server.url, signal: ac.signal });
+    await http.close();
+    expect(results).toMatchObject([
+      { ok: false, kind: 'cancelled', attempts: 1 },
+      { ok: false, kind: 'cancelled', attempts: 1 },
+    ]);
+    expect(other).toMatchObject({ ok: true, status: 200, text: '{"ok":true}' });
+    expect(late).toMatchObject({ ok: false, kind: 'cancelled', attempts: 0 });
+    expect(server.requests).toBe(3);
+  });
+
   it('collapses retry events into one line per cause', () => {
     const lines: string[] = [];
     const c = collapseRetries((l) => lines.push(l));

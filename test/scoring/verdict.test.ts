@@ -161,6 +161,22 @@ const rows: Row[] = [
     reason: /unknown arg "namespace"/,
   },
   {
+    name: 'unknown_arg: every problem in the reason, with its did-you-mean',
+    c: rs({ tool: ['restart-service'] }),
+    run: decide([{ name: 'restart-service', arguments: { host: 'web-01', servce: 'nginx' } }]),
+    opts: validating,
+    category: 'missing_required',
+    reason: /^missing required arg "service"; unknown arg "servce"; did you mean "service"\?$/,
+  },
+  {
+    name: 'wrong_tool outranks unknown_arg (named among the others)',
+    c: rs({ tool: ['scale-deployment'] }),
+    run: decide([{ name: 'restart-service', arguments: { host: 'web-01', service: 'nginx', servce: 'x' } }]),
+    opts: validating,
+    category: 'wrong_tool',
+    reason: /^expected scale-deployment, got restart-service \(also: unknown_arg\)$/,
+  },
+  {
     name: 'bad_choice: env outside the choices',
     c: rs({ tool: ['scale-deployment'] }),
     run: decide([{ name: 'scale-deployment', arguments: { host: 'web-01', deployment: 'api', replicas: 3, env: 'qa' } }]),

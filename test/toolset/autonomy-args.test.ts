@@ -108,6 +108,15 @@ describe('validateCallArgs', () => {
     expect(validateCallArgs(fleet, rc('git'))[0]!.message).toBe('git requires a subcommand: one of status, remote add, remote remove');
     expect(validateCallArgs(fleet, rc('scale-deployment', { deployment: 'a', replicas: 99 }))[0]!.message).toBe('replicas: expected at most 50 (got 99)');
   });
+
+  // The did-you-mean is worded when the message is first read; a copy or JSON of the problem still has it.
+  it('gives an unknown arg its message however the problem is read', () => {
+    const [problem] = validateCallArgs(fleet, rc('restart-service', { service: 'x', servce: 'y' }));
+    const message = 'unknown arg "servce"; did you mean "service"?';
+    expect({ ...problem }).toEqual({ bucket: 'unknown_arg', arg: 'servce', message });
+    expect(JSON.parse(JSON.stringify(problem))).toEqual({ bucket: 'unknown_arg', arg: 'servce', message });
+    expect(problem!.message).toBe(message);
+  });
 });
 
 describe('coerceArgValue', () => {
