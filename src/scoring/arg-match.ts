@@ -30,8 +30,21 @@ export function argText(value: unknown): string {
   return canonicalJson(value);
 }
 
+// An expectation is worded once: a case's expectations are judged once per sample, and equal ones are shared
+// among the cases of a file.
+const described = new WeakMap<ArgExpectation, string>();
+
 /** A one-line description of an expectation, as reasons and reports show it. */
 export function describeExpectation(expected: ArgExpectation): string {
+  let text = described.get(expected);
+  if (text === undefined) {
+    text = wordExpectation(expected);
+    described.set(expected, text);
+  }
+  return text;
+}
+
+function wordExpectation(expected: ArgExpectation): string {
   switch (expected.kind) {
     case 'equals':
       return showValue(expected.value);

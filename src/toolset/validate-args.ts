@@ -1,4 +1,4 @@
-import type { ArgSpec, ResolvedCall, Runnable, Toolset } from '../types/toolset.js';
+import type { ArgSpec, ResolvedCall, Runnable, Subcommand, Toolset } from '../types/toolset.js';
 import { showValue } from '../core/canonical-json.js';
 import { tolerantEquals } from '../core/equality.js';
 import { argSetFor, commandPath, leafCommandPaths, walkCommand } from './lookup.js';
@@ -83,6 +83,18 @@ export function runnableOf(toolset: Toolset, call: Pick<ResolvedCall, 'runnable'
   return toolset.runnables.find((r) => r.name === call.runnable && (call.group === undefined || (r.group ?? '').toLowerCase() === call.group.toLowerCase()));
 }
 
+// The arg set of a runnable without a subcommand, by name: the same for every call to it (the common case).
+const topLevelArgs = new WeakMap<Runnable, { argSet: ArgSpec[]; specs: Map<string, ArgSpec> }>();
+
+function argsOf(runnable: Runnable, chain: readonly Subcommand[]): { argSet: ArgSpec[]; specs: Map<string, ArgSpec> } {
+  const cached = chain.length === 0 ? topLevelArgs.get(runnable) : undefined;
+  if (cached) return cached;
+  const argSet = argSetFor(runnable, chain);
+  const made = { argSet, specs: new Map(argSet.map((a) => [a.name, a])) };
+  if (chain.length === 0) topLevelArgs.set(runnable, made);
+  return made;
+}
+
 /**
  * Preflight-validate a resolved call, like the live loop does before it runs anything.
  *
@@ -126,8 +138,7 @@ export function validateCallArgs(toolset: Toolset, call: ResolvedCall): ArgProbl
     const options = node ? (node.subcommands ?? []).map((s) => [...path, s.name].join(' ')) : leafCommandPaths(runnable);
     return [{ bucket: 'bad_command', message: `${where} requires a subcommand: one of ${options.join(', ')}` }];
   }
-  const argSet = argSetFor(runnable, chain);
-  const specs = new Map(argSet.map((a) => [a.name, a]));
+  const { argSet, specs } = argsOf(runnable, chain);
   for (const spec of argSet) {
     const v = call.args[spec.name];
     if (spec.required && (v === undefined || v === null)) {
