@@ -302,26 +302,37 @@ class AttemptSignal extends EventEmitter {
   }
 }
 
-// The attempts in flight under each caller signal, ended when it aborts: one listener per caller signal
-// (a run passes one signal to every request) instead of one added and removed per attempt.
-const attemptsBySignal = new WeakMap<AbortSignal, Set<AttemptSignal>>();
+// The attempts in flight under each caller signal, ended when it aborts: one listener on a caller signal
+// while any of its attempts is in flight (a run passes one signal to every request, so it stays on while the
+// run keeps requests in flight), instead of one added and removed per attempt. None is left once they end.
+interface Followers {
+  signal: AbortSignal;
+  attempts: Set<AttemptSignal>;
+  onAbort: () => void;
+}
+const followersOf = new WeakMap<AbortSignal, Followers>();
 
-function follow(signal: AbortSignal, attempt: AttemptSignal): Set<AttemptSignal> {
-  let attempts = attemptsBySignal.get(signal);
-  if (attempts === undefined) {
-    const set = new Set<AttemptSignal>();
-    attempts = set;
-    attemptsBySignal.set(signal, set);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const a of set) a.abort(signal.reason);
+function follow(signal: AbortSignal, attempt: AttemptSignal): Followers {
+  let followers = followersOf.get(signal);
+  if (followers === undefined) {
+    const attempts = new Set<AttemptSignal>();
+    followers = {
+      signal,
+      attempts,
+      onAbort: () => {
+        for (const a of attempts) a.abort(signal.reason);
       },
-      { once: true },
-    );
+    };
+    followersOf.set(signal, followers);
   }
-  attempts.add(attempt);
-  return attempts;
+  if (followers.attempts.size === 0) signal.addEventListener('abort', followers.onAbort, { once: true });
+  followers.attempts.add(attempt);
+  return followers;
+}
+
+function unfollow(followers: Followers, attempt: AttemptSignal): void {
+  followers.attempts.delete(attempt);
+  if (followers.attempts.size === 0) followers.signal.removeEventListener('abort', followers.onAbort);
 }
 
 /** Step 3: one exchange with its own timer, following the caller's signal. */
@@ -346,7 +357,7 @@ async function attemptOnce(agent: Agent, s: Settings, req: HttpRequest): Promise
     return { kind: 'error', error, timeoutMs: s.timeoutMs };
   } finally {
     clearTimeout(timer);
-    following?.delete(signal);
+    if (following) unfollow(following, signal);
   }
 }
 

@@ -3,6 +3,7 @@
 // certificate, the response-size limit on an endless 200, a 2xx that is not the expected JSON, a time-out.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
@@ -336,7 +337,6 @@ describe('the client on its own', () => {
     const other = await http.send({ method: 'GET', url: server.url, signal: new AbortController().signal });
     // A signal aborted before the request starts makes no attempt.
     const late = await http.send({ method: 'GET', url: server.url, signal: ac.signal });
-    await http.close();
     expect(results).toMatchObject([
       { ok: false, kind: 'cancelled', attempts: 1 },
       { ok: false, kind: 'cancelled', attempts: 1 },
@@ -344,6 +344,12 @@ describe('the client on its own', () => {
     expect(other).toMatchObject({ ok: true, status: 200, text: '{"ok":true}' });
     expect(late).toMatchObject({ ok: false, kind: 'cancelled', attempts: 0 });
     expect(server.requests).toBe(3);
+    // Nothing is left listening on either signal once their requests have ended.
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+    const kept = new AbortController();
+    expect(await http.send({ method: 'GET', url: server.url, signal: kept.signal })).toMatchObject({ ok: true });
+    await http.close();
+    expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
   });
 
   it('collapses retry events into one line per cause', () => {
