@@ -20,7 +20,9 @@
 //   BENCH_QUICK=1 (or --quick)  a smoke check: small N, one repetition (about a minute or two)
 //   default                     1k, 10k, 100k cases; 50 and 500 MB; median of 3 (about 15 minutes on 2 cores)
 //   BENCH_LARGE=1 (or --large)  adds `score` over 5 GB
-//   BENCH_ONLY=id,id            only rows whose id starts with one of these (no results.json written)
+//   BENCH_ONLY=id,id            only these rows: an id, or a prefix ending at a dash (`run` is every run-* row,
+//                               `run-1000` only that row); the capture row runs when a run or telemetry row
+//                               needs its template (no results.json written)
 //   BENCH_RESULTS=FILE          where to write the results (default bench/results.json)
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -93,9 +95,14 @@ function fmtValue(v, unit) {
   return v.toFixed(2);
 }
 
+const selected = (id) => ONLY.length === 0 || ONLY.some((p) => id === p || id.startsWith(`${p}-`));
+/** Whether a selected row needs the capture row's request template. */
+const needsTemplate = () =>
+  ONLY.length === 0 || ONLY.some((p) => ['capture', 'run', 'telemetry'].some((r) => r === p || r.startsWith(`${p}-`) || p.startsWith(`${r}-`)));
+
 /** Run one row under a time limit; a failed check or error marks it failed, never stops the bench. */
-async function row(id, what, limitMs, fn) {
-  if (ONLY.length > 0 && !ONLY.some((p) => id.startsWith(p))) return;
+async function row(id, what, limitMs, fn, { force = false } = {}) {
+  if (!force && !selected(id)) return;
   const deadline = performance.now() + limitMs;
   const started = performance.now();
   let timer;
@@ -603,10 +610,16 @@ try {
   printHeader();
   await startupRows(dir);
   let template;
-  await row('capture', 'the request body `run` sends (bare loop template)', 60_000, async (left) => {
-    template = await captureTemplate({ dir: mkdtempSync(join(dir, 'capture-')), concurrency: CONC, timeoutMs: left() });
-    return { data: '50 cases', notes: ['checked: 50 requests, 50 verdicts, 30 passes'] };
-  });
+  await row(
+    'capture',
+    'the request body `run` sends (bare loop template)',
+    60_000,
+    async (left) => {
+      template = await captureTemplate({ dir: mkdtempSync(join(dir, 'capture-')), concurrency: CONC, timeoutMs: left() });
+      return { data: '50 cases', notes: ['checked: 50 requests, 50 verdicts, 30 passes'] };
+    },
+    { force: needsTemplate() },
+  );
   if (template) await runRows(dir, template);
   await scoreRows(dir);
   await serveRow(dir);
