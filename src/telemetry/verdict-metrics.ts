@@ -6,7 +6,7 @@
 // provider (never registered globally); pulled as Prometheus text (`scrape`, mounted by `serve` at
 // /metrics) and/or pushed over OTLP/HTTP. Export failures warn once and are dropped.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ValueType, type Attributes, type Counter } from '@opentelemetry/api';
+import { ValueType, type Attributes } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AggregationTemporality,
@@ -133,14 +133,25 @@ export function createVerdictMetrics(config: MetricsConfig, options: VerdictMetr
     resource: resourceFromAttributes({ ...config.resourceAttributes, [ATTR_SERVICE_NAME]: config.serviceName }),
     readers,
   });
-  const counter: Counter = provider
+  // Counted here, by label set, and observed when a reader collects (a scrape, a push, shutdown): the same
+  // monotonic cumulative sum a Counter gives, without the SDK's per-add attribute hashing (serve counts every
+  // final verdict as it is written).
+  const totals = new Map<string, { attributes: Attributes; count: number }>();
+  provider
     .getMeter('runspec-eval', options.version)
-    .createCounter(VERDICT_CALLS_METRIC, { description: 'Final verdicts, by category, pass, case and rule', valueType: ValueType.INT });
+    .createObservableCounter(VERDICT_CALLS_METRIC, { description: 'Final verdicts, by category, pass, case and rule', valueType: ValueType.INT })
+    .addCallback((result) => {
+      for (const { attributes, count } of totals.values()) result.observe(count, attributes);
+    });
   const timeoutMs = config.otlp?.timeoutMs ?? 5000;
   return {
     record(input) {
       try {
-        counter.add(1, verdictMetricAttributes(input));
+        const attributes = verdictMetricAttributes(input);
+        const key = JSON.stringify(VERDICT_METRIC_DIMENSIONS.map((k) => attributes[k] ?? null));
+        const total = totals.get(key);
+        if (total) total.count++;
+        else totals.set(key, { attributes, count: 1 });
       } catch (err) {
         warn(`verdict metrics: not counted (${(err as Error).message})`);
       }
