@@ -310,6 +310,17 @@ function int64Text(v: ProtoInt64 | undefined): string | undefined {
   return v.toString();
 }
 
+/**
+ * A decoded 64-bit integer as a number, as parseInt64 reads its decimal text: a Long's halves summed (the
+ * high half times 2^32 is exact, so the one rounding of the sum is Number(text)'s).
+ */
+function int64Number(v: ProtoInt64 | undefined): number | undefined {
+  if (v !== undefined && typeof v !== 'number' && typeof v.low === 'number' && typeof v.high === 'number') {
+    return (v.unsigned ? v.high >>> 0 : v.high | 0) * 4294967296 + (v.low >>> 0);
+  }
+  return parseInt64(int64Text(v));
+}
+
 function protoValueToPlain(v: ProtoAnyValue | undefined, depth: number): unknown {
   if (v === undefined || v === null || depth > 32) return undefined;
   if (own(v, 'stringValue')) {
@@ -317,7 +328,7 @@ function protoValueToPlain(v: ProtoAnyValue | undefined, depth: number): unknown
     return s.length > MAX_ATTRIBUTE_CHARS ? s.slice(0, MAX_ATTRIBUTE_CHARS) : s;
   }
   if (own(v, 'boolValue')) return v.boolValue === true;
-  if (own(v, 'intValue')) return parseInt64(int64Text(v.intValue));
+  if (own(v, 'intValue')) return int64Number(v.intValue);
   if (own(v, 'doubleValue')) return v.doubleValue;
   if (own(v, 'arrayValue')) {
     const values = v.arrayValue?.values ?? [];
