@@ -294,7 +294,10 @@ const own = Object.hasOwn;
 function protoId(v: Uint8Array | undefined, bytes: 8 | 16): string | undefined {
   // A binary id of the wrong length is invalid (OTLP: trace ids are 16 bytes, span ids 8), never re-read as base64 text.
   if (v === undefined || v.length !== bytes) return undefined;
-  return normaliseId(Buffer.from(v.buffer, v.byteOffset, v.length).toString('hex'), bytes);
+  // What normaliseId makes of the hex (lowercase, the right length): the id, or nothing when all zero.
+  let any = 0;
+  for (let i = 0; i < bytes; i++) any |= v[i]!;
+  return any === 0 ? undefined : Buffer.from(v.buffer, v.byteOffset, v.length).toString('hex');
 }
 
 /** A decoded 64-bit integer as its decimal text (what the JSON shape carries). */
