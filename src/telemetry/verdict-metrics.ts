@@ -6,7 +6,7 @@
 // provider (never registered globally); pulled as Prometheus text (`scrape`, mounted by `serve` at
 // /metrics) and/or pushed over OTLP/HTTP. Export failures warn once and are dropped.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ValueType, type Attributes, type Counter } from '@opentelemetry/api';
+import { ValueType, type Attributes } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AggregationTemporality,
@@ -25,7 +25,7 @@ import type { MetricsConfig } from '../config/metrics.js';
 import { ATTR_RUNSPEC_EVAL_CASE_ID, ATTR_RUNSPEC_EVAL_CATEGORY, ATTR_RUNSPEC_EVAL_PASS, ATTR_RUNSPEC_EVAL_RULE } from '../semconv/attributes.js';
 import type { RunError } from '../types/run.js';
 import type { Verdict } from '../types/verdict.js';
-import { verdictAttributes } from './conventions/runspec.js';
+import { summarizeVerdict } from './conventions/runspec.js';
 
 /** The counter's name: span_metrics' `calls` metric under `namespace: runspec.verdicts`. */
 export const VERDICT_CALLS_METRIC = 'runspec.verdicts.calls';
@@ -80,16 +80,21 @@ class WarningMetricExporter implements PushMetricExporter {
   }
 }
 
-/** The counter's attributes for a verdict: exactly those verdict spans carry for the same dimensions. */
+/**
+ * The counter's attributes for a verdict: exactly those verdict spans carry for the same dimensions
+ * (conventions/runspec.ts verdictAttributes: case id and rule as given, category and pass as summarizeVerdict
+ * gives them), without building the span's other attributes.
+ */
 export function verdictMetricAttributes(input: VerdictMetricInput): Attributes {
-  const caseId = input.caseId ?? input.verdict?.caseId ?? input.rule ?? '';
-  const ctx: Parameters<typeof verdictAttributes>[0] = { caseId };
+  const ctx: Parameters<typeof summarizeVerdict>[0] = { captureContent: true };
   if (input.verdict) ctx.verdict = input.verdict;
   if (input.error) ctx.error = input.error;
   if (input.rule !== undefined) ctx.rule = input.rule;
-  const all = verdictAttributes(ctx);
-  const out: Attributes = {};
-  for (const k of VERDICT_METRIC_DIMENSIONS) if (all[k] !== undefined) out[k] = all[k];
+  const s = summarizeVerdict(ctx);
+  const out: Attributes = { [ATTR_RUNSPEC_EVAL_CATEGORY]: s.category };
+  if (s.judged) out[ATTR_RUNSPEC_EVAL_PASS] = s.pass;
+  out[ATTR_RUNSPEC_EVAL_CASE_ID] = input.caseId ?? input.verdict?.caseId ?? input.rule ?? '';
+  if (input.rule !== undefined) out[ATTR_RUNSPEC_EVAL_RULE] = input.rule;
   return out;
 }
 
@@ -133,14 +138,30 @@ export function createVerdictMetrics(config: MetricsConfig, options: VerdictMetr
     resource: resourceFromAttributes({ ...config.resourceAttributes, [ATTR_SERVICE_NAME]: config.serviceName }),
     readers,
   });
-  const counter: Counter = provider
+  // Counted here, by label set, and observed when a reader collects (a scrape, a push, shutdown): the same
+  // monotonic cumulative sum a Counter gives, without the SDK's per-add attribute hashing (serve counts every
+  // final verdict as it is written).
+  const totals = new Map<string, { attributes: Attributes; count: number }>();
+  provider
     .getMeter('runspec-eval', options.version)
-    .createCounter(VERDICT_CALLS_METRIC, { description: 'Final verdicts, by category, pass, case and rule', valueType: ValueType.INT });
+    .createObservableCounter(VERDICT_CALLS_METRIC, { description: 'Final verdicts, by category, pass, case and rule', valueType: ValueType.INT })
+    .addCallback((result) => {
+      for (const { attributes, count } of totals.values()) result.observe(count, attributes);
+    });
   const timeoutMs = config.otlp?.timeoutMs ?? 5000;
   return {
     record(input) {
       try {
-        counter.add(1, verdictMetricAttributes(input));
+        const attributes = verdictMetricAttributes(input);
+        const key = JSON.stringify([
+          attributes[ATTR_RUNSPEC_EVAL_CATEGORY],
+          attributes[ATTR_RUNSPEC_EVAL_PASS] ?? null,
+          attributes[ATTR_RUNSPEC_EVAL_CASE_ID],
+          attributes[ATTR_RUNSPEC_EVAL_RULE] ?? null,
+        ]);
+        const total = totals.get(key);
+        if (total) total.count++;
+        else totals.set(key, { attributes, count: 1 });
       } catch (err) {
         warn(`verdict metrics: not counted (${(err as Error).message})`);
       }

@@ -136,8 +136,11 @@ export interface OtlpPartialSuccess {
 // are own properties, absent ones are not (a prototype may supply a default); ids and bytes are byte arrays,
 // 64-bit integers numbers or Long-like objects whose toString() is their decimal value, enums integers.
 
-/** A 64-bit integer as decoded: a number, or an object (protobufjs' Long) printing as its decimal value. */
-export type ProtoInt64 = number | { toString(): string };
+/**
+ * A 64-bit integer as decoded: a number, or an object (protobufjs' Long: 32-bit halves and signedness)
+ * printing as its decimal value.
+ */
+export type ProtoInt64 = number | { low?: number; high?: number; unsigned?: boolean; toString(): string };
 
 export interface ProtoAnyValue {
   stringValue?: string;

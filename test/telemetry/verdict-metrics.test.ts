@@ -6,7 +6,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readEnv } from '../../src/config/env.js';
 import { resolveMetricsConfig } from '../../src/config/metrics.js';
-import { createVerdictMetrics, verdictMetricAttributes, type VerdictMetrics } from '../../src/telemetry/verdict-metrics.js';
+import { verdictAttributes } from '../../src/telemetry/conventions/runspec.js';
+import {
+  createVerdictMetrics,
+  VERDICT_METRIC_DIMENSIONS,
+  verdictMetricAttributes,
+  type VerdictMetricInput,
+  type VerdictMetrics,
+} from '../../src/telemetry/verdict-metrics.js';
 import type { Verdict, VerdictCategory } from '../../src/types/verdict.js';
 
 function verdict(caseId: string, category: VerdictCategory, pass: boolean): Verdict {
@@ -49,6 +56,26 @@ describe('verdict metrics', () => {
       'runspec.eval.case_id': 'no-shell',
       'runspec.eval.rule': 'no-shell',
     });
+  });
+
+  it("gives exactly the verdict span's attributes of the four dimensions", () => {
+    const inputs: VerdictMetricInput[] = [
+      { verdict: verdict('refund', 'wrong_tool', false) },
+      { verdict: verdict('refund', 'pass', true), caseId: 'other' },
+      { verdict: verdict('refund', 'incomplete', false), rule: 'budget' },
+      { verdict: { ...verdict('', 'pass', true), dialect: 'rule' }, rule: 'budget' },
+      { error: { code: 'TIMEOUT', message: 'slow' }, caseId: 'refund' },
+    ];
+    for (const input of inputs) {
+      const span = verdictAttributes({
+        caseId: input.caseId ?? input.verdict?.caseId ?? input.rule ?? '',
+        ...(input.verdict ? { verdict: input.verdict } : {}),
+        ...(input.error ? { error: input.error } : {}),
+        ...(input.rule !== undefined ? { rule: input.rule } : {}),
+      });
+      const picked = Object.fromEntries(VERDICT_METRIC_DIMENSIONS.flatMap((k) => (span[k] === undefined ? [] : [[k, span[k]]])));
+      expect(verdictMetricAttributes(input)).toEqual(picked);
+    }
   });
 
   it('serves runspec_verdicts_calls_total as Prometheus text', async () => {
