@@ -258,17 +258,21 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
 /** `{ decision: {tool, command, host, autonomy, executed, args?}, verdict: {category, pass?, reason} }`. */
 function decisionOutput(run: Run, verdict: Verdict | undefined, summary: VerdictSummary, captureContent: boolean): Record<string, unknown> {
   const terminal = run.terminal;
-  const decision: Record<string, unknown> = terminal
-    ? {
-        tool: verdict?.observed.tool ?? terminal.call.name,
-        ...(verdict?.observed.command !== undefined ? { command: verdict.observed.command } : {}),
-        ...(verdict?.observed.host !== undefined ? { host: verdict.observed.host } : {}),
-        ...(verdict?.observed.autonomy !== undefined ? { autonomy: verdict.observed.autonomy } : {}),
-        executed: terminal.executed,
-        ...(captureContent ? { args: terminal.call.arguments } : {}),
-      }
-    : { tool: null };
-  return { decision, verdict: { category: summary.category, ...(summary.judged ? { pass: summary.pass } : {}), reason: summary.reason } };
+  // Assigned in key order (the JSON's order); conditional spreads made a throwaway object each.
+  let decision: Record<string, unknown>;
+  if (terminal) {
+    const observed = verdict?.observed;
+    decision = { tool: observed?.tool ?? terminal.call.name };
+    if (observed?.command !== undefined) decision.command = observed.command;
+    if (observed?.host !== undefined) decision.host = observed.host;
+    if (observed?.autonomy !== undefined) decision.autonomy = observed.autonomy;
+    decision.executed = terminal.executed;
+    if (captureContent) decision.args = terminal.call.arguments;
+  } else decision = { tool: null };
+  const judged: Record<string, unknown> = { category: summary.category };
+  if (summary.judged) judged.pass = summary.pass;
+  judged.reason = summary.reason;
+  return { decision, verdict: judged };
 }
 
 function setError(span: Span, error: RunError): void {

@@ -141,9 +141,15 @@ function errorTypeOf(v: Verdict): string {
 
 /** Whether the argument checks of a verdict all held (true), one failed (false), or were not all judged. */
 function argsPass(v: Verdict | undefined): boolean | undefined {
-  const checks = (v?.checks ?? []).filter((k) => k.check === 'args' || k.check.startsWith('args.'));
-  if (!checks.length || checks.some((k) => !k.judged)) return undefined;
-  return checks.every((k) => k.pass === true);
+  let seen = false;
+  let pass = true;
+  for (const k of v?.checks ?? []) {
+    if (k.check !== 'args' && !k.check.startsWith('args.')) continue;
+    if (!k.judged) return undefined;
+    seen = true;
+    if (k.pass !== true) pass = false;
+  }
+  return seen ? pass : undefined;
 }
 
 /** `runspec.eval.*` attributes: always attached, independent of content capture. */
