@@ -98,6 +98,8 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     exporter,
     (e) => warn('export', `export to ${destination} failed (${errorText(e, config.timeoutMs)}); spans dropped, the eval run is unaffected`),
     (spans) => {
+      // Nothing awaits an annotation or feedback unless they are on.
+      if (awaiting.size === 0) return;
       for (const s of spans) {
         const id = s.spanContext().spanId;
         if (awaiting.has(id)) exported.add(id);
