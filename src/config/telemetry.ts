@@ -58,6 +58,8 @@ export interface TelemetryConfig {
   exporter: TelemetryExporterConfig;
   /** Export timeout; also the most shutdown waits. @default 10000 */
   timeoutMs: number;
+  /** The batch span processor's OTEL_BSP_* settings the user set (each wins over ours); absent when none is. */
+  batch?: BatchSettings;
   /** `service.name` resource attribute. @default "runspec-eval" */
   serviceName: string;
   /** Extra resource attributes (OTEL_RESOURCE_ATTRIBUTES). */
@@ -94,6 +96,18 @@ export interface LangSmithFeedbackConfig {
   project?: string;
   /** PEM CA file for https: the export's (`ca_file` / OTEL_EXPORTER_OTLP_*CERTIFICATE). */
   caFile?: string;
+}
+
+/** OTEL_BSP_* (opentelemetry-specification configuration/sdk-environment-variables.md, "Batch Span Processor"). */
+export interface BatchSettings {
+  /** OTEL_BSP_MAX_QUEUE_SIZE */
+  maxQueueSize?: number;
+  /** OTEL_BSP_MAX_EXPORT_BATCH_SIZE */
+  maxExportBatchSize?: number;
+  /** OTEL_BSP_SCHEDULE_DELAY */
+  scheduledDelayMs?: number;
+  /** OTEL_BSP_EXPORT_TIMEOUT */
+  exportTimeoutMs?: number;
 }
 
 export interface TelemetryFlags {
@@ -161,6 +175,8 @@ export function resolveTelemetryConfig(input: { flags: TelemetryFlags; env: Env;
 
   const envTimeout = envTimeoutMs(env, warn);
   const timeoutMs = firstSet(undefined, envTimeout, file.timeout_ms, DEFAULT_TIMEOUT_MS);
+
+  const batch = envBatch(env, warn);
 
   const headers = {
     ...parseHeaders(env, 'OTEL_EXPORTER_OTLP_HEADERS', warn),
@@ -250,6 +266,7 @@ export function resolveTelemetryConfig(input: { flags: TelemetryFlags; env: Env;
     phoenixExperiment: phoenixExperiment.value && annotationsUrl.value !== undefined,
     exporter,
     timeoutMs: timeoutMs.value,
+    ...(batch !== undefined ? { batch } : {}),
     serviceName: serviceName.value,
     resourceAttributes,
     ...(project.value !== undefined ? { project: project.value } : {}),
@@ -406,6 +423,29 @@ function envProtocol(env: Env, warn: (m: string) => void): OtlpProtocol | undefi
         : { problem: `expected http/protobuf, http/json or grpc (got ${JSON.stringify(v)}); using http/protobuf` },
     warn,
   );
+}
+
+/**
+ * OTEL_BSP_*: each one set wins over the batch settings a run uses (the SDK's processor takes an explicit
+ * setting over its environment variable, so they are read here). A bad value warns and is ignored.
+ */
+function envBatch(env: Env, warn: (m: string) => void): BatchSettings | undefined {
+  const read = (name: string, min: number): number | undefined => {
+    const n = env.int(name);
+    if (n === undefined || n >= min) return n;
+    warn(`${name}: expected an integer of at least ${min} (got ${n}); ignored`);
+    return undefined;
+  };
+  const batch: BatchSettings = {};
+  const maxQueueSize = read('OTEL_BSP_MAX_QUEUE_SIZE', 1);
+  if (maxQueueSize !== undefined) batch.maxQueueSize = maxQueueSize;
+  const maxExportBatchSize = read('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 1);
+  if (maxExportBatchSize !== undefined) batch.maxExportBatchSize = maxExportBatchSize;
+  const scheduledDelayMs = read('OTEL_BSP_SCHEDULE_DELAY', 0);
+  if (scheduledDelayMs !== undefined) batch.scheduledDelayMs = scheduledDelayMs;
+  const exportTimeoutMs = read('OTEL_BSP_EXPORT_TIMEOUT', 1);
+  if (exportTimeoutMs !== undefined) batch.exportTimeoutMs = exportTimeoutMs;
+  return Object.keys(batch).length > 0 ? batch : undefined;
 }
 
 function envTimeoutMs(env: Env, warn: (m: string) => void): number | undefined {

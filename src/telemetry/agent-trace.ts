@@ -10,6 +10,7 @@ import { withoutContent } from './conventions/content.js';
 import { addEvaluationEvent } from './conventions/gen-ai.js';
 import type { SpanRecord } from '../types/span.js';
 import { caseRootOf, type RenderedTrace, type RenderInput } from './render.js';
+import { RecordSink } from './attributes.js';
 
 /** One case sample's collected trace: its id, our case root span's id, and every span that arrived. */
 export interface CapturedTrace {
@@ -88,9 +89,12 @@ export function exportAgentTrace(session: AgentTraceExport, input: RenderInput, 
   const startMs = recordedRoot?.startTimeMs ?? root.startMs;
   const endMs = recordedRoot?.endTimeMs ?? root.endMs;
   session.ids.preset(captured.traceId, captured.rootSpanId);
+  // The recorded root's attributes, then ours over them (a key both have keeps its place and takes our value).
+  const attributes = new RecordSink(attrsOf(recordedRoot?.attributes ?? {}));
+  root.writeAttributes(attributes);
   const span = session.tracer.startSpan(
     recordedRoot?.name ?? root.name,
-    { kind: SpanKind.INTERNAL, startTime: hr(startMs), attributes: { ...attrsOf(recordedRoot?.attributes ?? {}), ...root.attributes }, root: true },
+    { kind: SpanKind.INTERNAL, startTime: hr(startMs), attributes: attributes.attributes, root: true },
     ROOT_CONTEXT,
   );
   addEvaluationEvent(span, root.summary, hr(endMs));

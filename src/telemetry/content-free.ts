@@ -10,7 +10,8 @@ import type { Verdict } from '../types/verdict.js';
  */
 export function contentFreeReason(v: Verdict): string {
   const expectedTool = v.expected.tool?.join(' | ');
-  const observed = [v.observed.tool, v.observed.command].filter(Boolean).join(' ') || undefined;
+  const { tool, command } = v.observed;
+  const observed = tool && command ? `${tool} ${command}` : tool || command || undefined;
   const where = v.observed.host ? ` on ${v.observed.host}` : '';
   const calls = v.calls.length;
   switch (v.category) {

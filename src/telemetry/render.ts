@@ -1,18 +1,7 @@
 // Renders a scored Run as one trace, after scoring, with the recorded timestamps:
 // turn (root, invoke_agent) → llm (chat, one per model call) → tool (execute_tool, one per tool call).
 // Only @opentelemetry/api is used here, so any Tracer (SDK, test, no-op) works.
-import {
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type HrTime,
-  type Span,
-  type SpanOptions,
-  type Tracer,
-} from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
 import { SemanticConventions as OI, OpenInferenceSpanKind } from '@arizeai/openinference-semantic-conventions';
 import { hashArguments, keyFingerprint } from '../scoring/arg-hash.js';
 import { ATTR_ERROR_TYPE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from '@opentelemetry/semantic-conventions';
@@ -46,26 +35,27 @@ import {
   addEvaluationEvent,
   genAiMessage,
   genAiOutputMessages,
-  genAiToolDefinitions,
-  genAiToolSpanAttributes,
-  requestParamAttributes,
+  genAiToolDefinitionsJson,
+  writeGenAiToolSpanAttributes,
+  writeRequestParamAttributes,
 } from './conventions/gen-ai.js';
 import {
-  evaluationAttributes,
   MimeType,
-  oiToolSpanAttributes,
-  openInferenceMessages,
   openInferenceProvider,
-  openInferenceTools,
+  writeEvaluationAttributes,
+  writeOiToolSpanAttributes,
+  writeOpenInferenceMessages,
+  writeOpenInferenceTools,
 } from './conventions/openinference.js';
 import {
   evaluationIdentifier,
-  runspecToolSpanAttributes,
   summarizeVerdict,
-  verdictAttributes,
+  writeRunspecToolSpanAttributes,
+  writeVerdictAttributes,
   type VerdictContext,
   type VerdictSummary,
 } from './conventions/runspec.js';
+import { RecordSink, type AttributeSink } from './attributes.js';
 import { totalTokens } from '../core/tokens.js';
 
 /** What one case sample's trace is rendered from. */
@@ -122,7 +112,8 @@ export interface CaseRoot {
   error: RunError | undefined;
   summary: VerdictSummary;
   conversationId: string;
-  attributes: Attributes;
+  /** Write the root's attributes onto `sink`, in wire order. */
+  writeAttributes(sink: AttributeSink): void;
 }
 
 /**
@@ -132,6 +123,7 @@ export interface CaseRoot {
 export function caseRootOf(input: RenderInput): CaseRoot {
   const { run, captureContent } = input;
   const caseId = input.case.id;
+  const suite = input.case.suite;
   const sample = run?.sample ?? input.verdict?.sample ?? input.sample ?? 0;
   const agent = input.agentName ?? DEFAULT_AGENT_NAME;
   const conversationId = `${input.runId}/${caseId}/${sample}`;
@@ -139,65 +131,67 @@ export function caseRootOf(input: RenderInput): CaseRoot {
   const endMs = run?.endTimeMs ?? input.endTimeMs ?? startMs;
   const error = run?.status === 'error' ? (run.error ?? input.error ?? { code: 'error', message: 'run failed' }) : input.error;
 
-  const ctx: VerdictContext = {
-    caseId,
-    sample,
-    runId: input.runId,
-    captureContent,
-    ...(input.case.suite !== undefined ? { suite: input.case.suite } : {}),
-    ...(input.verdict ? { verdict: input.verdict } : {}),
-    ...(error && !input.verdict ? { error } : {}),
-    ...(input.result ? { result: input.result } : {}),
-    ...(run?.toolMode ? { toolMode: run.toolMode } : {}),
-    ...(run ? { status: run.status, usage: run.usage } : {}),
-    ...(input.case.runspec?.args ? { expectedArgs: input.case.runspec.args } : {}),
-  };
+  // Built by assignment in the same key order as before: conditional spreads made a throwaway object each.
+  const ctx: VerdictContext = { caseId, sample, runId: input.runId, captureContent };
+  if (suite !== undefined) ctx.suite = suite;
+  if (input.verdict) ctx.verdict = input.verdict;
+  else if (error) ctx.error = error;
+  if (input.result) ctx.result = input.result;
+  if (run?.toolMode) ctx.toolMode = run.toolMode;
+  if (run) {
+    ctx.status = run.status;
+    ctx.usage = run.usage;
+  }
+  if (input.case.runspec?.args) ctx.expectedArgs = input.case.runspec.args;
   const summary = summarizeVerdict(ctx);
-  const metadata = {
-    case_id: caseId,
-    ...(input.case.suite !== undefined ? { suite: input.case.suite } : {}),
-    sample,
-    run_id: input.runId,
-    mode: run?.mode ?? input.case.mode,
-    dialect: input.case.dialect,
-  };
 
-  // gen_ai.provider.name is the provider that answered (a replay names the recorded one), not the display
-  // name of the provider object (`replay`).
-  const provider = run?.modelCalls[0]?.provider ?? run?.provider;
-  // Assigned in order, skipping what is absent (a computed-key literal run through compact() cost several
-  // times as much per attribute, on every trace). The key order is the wire order and stays as it was.
-  const rootAttrs: Attributes = {};
-  rootAttrs[ATTR_GEN_AI_OPERATION_NAME] = GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT;
-  if (provider !== undefined) rootAttrs[ATTR_GEN_AI_PROVIDER_NAME] = provider;
-  rootAttrs[ATTR_GEN_AI_AGENT_NAME] = agent;
-  rootAttrs[ATTR_GEN_AI_CONVERSATION_ID] = conversationId;
-  if (run?.model !== undefined) rootAttrs[ATTR_GEN_AI_REQUEST_MODEL] = run.model;
-  if (run?.usage.promptTokens !== undefined) rootAttrs[ATTR_GEN_AI_USAGE_INPUT_TOKENS] = run.usage.promptTokens;
-  if (run?.usage.completionTokens !== undefined) rootAttrs[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] = run.usage.completionTokens;
-  rootAttrs[OI.OPENINFERENCE_SPAN_KIND] = OpenInferenceSpanKind.AGENT;
-  rootAttrs[OI.AGENT_NAME] = agent;
-  // One Phoenix session per run, so a run's samples group together; the conversation stays per sample.
-  rootAttrs[OI.SESSION_ID] = input.runId;
-  rootAttrs[OI.METADATA] = json(metadata);
-  if (input.case.tags.length > 0) rootAttrs[OI.TAG_TAGS] = input.case.tags;
-  rootAttrs[ATTR_LANGSMITH_SPAN_KIND] = LANGSMITH_SPAN_KIND_VALUE_CHAIN;
-  if (captureContent) {
-    if (input.case.prompt !== undefined) rootAttrs[OI.INPUT_VALUE] = input.case.prompt;
-    rootAttrs[OI.INPUT_MIME_TYPE] = MimeType.TEXT;
-    if (run?.finalText !== undefined && run.mode !== 'decision') {
-      rootAttrs[OI.OUTPUT_VALUE] = run.finalText;
-      rootAttrs[OI.OUTPUT_MIME_TYPE] = MimeType.TEXT;
+  const writeAttributes = (sink: AttributeSink): void => {
+    // gen_ai.provider.name is the provider that answered (a replay names the recorded one), not the display
+    // name of the provider object (`replay`).
+    const provider = run?.modelCalls[0]?.provider ?? run?.provider;
+    // Written in order, skipping what is absent. The key order is the wire order and stays as it was.
+    sink.setAttribute(ATTR_GEN_AI_OPERATION_NAME, GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT);
+    if (provider !== undefined) sink.setAttribute(ATTR_GEN_AI_PROVIDER_NAME, provider);
+    sink.setAttribute(ATTR_GEN_AI_AGENT_NAME, agent);
+    sink.setAttribute(ATTR_GEN_AI_CONVERSATION_ID, conversationId);
+    if (run?.model !== undefined) sink.setAttribute(ATTR_GEN_AI_REQUEST_MODEL, run.model);
+    if (run?.usage.promptTokens !== undefined) sink.setAttribute(ATTR_GEN_AI_USAGE_INPUT_TOKENS, run.usage.promptTokens);
+    if (run?.usage.completionTokens !== undefined) sink.setAttribute(ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, run.usage.completionTokens);
+    sink.setAttribute(OI.OPENINFERENCE_SPAN_KIND, OpenInferenceSpanKind.AGENT);
+    sink.setAttribute(OI.AGENT_NAME, agent);
+    // One Phoenix session per run, so a run's samples group together; the conversation stays per sample.
+    sink.setAttribute(OI.SESSION_ID, input.runId);
+    sink.setAttribute(OI.METADATA, metadataJson(input, caseId, sample));
+    if (input.case.tags.length > 0) sink.setAttribute(OI.TAG_TAGS, input.case.tags);
+    sink.setAttribute(ATTR_LANGSMITH_SPAN_KIND, LANGSMITH_SPAN_KIND_VALUE_CHAIN);
+    if (captureContent) {
+      if (input.case.prompt !== undefined) sink.setAttribute(OI.INPUT_VALUE, input.case.prompt);
+      sink.setAttribute(OI.INPUT_MIME_TYPE, MimeType.TEXT);
+      if (run?.finalText !== undefined && run.mode !== 'decision') {
+        sink.setAttribute(OI.OUTPUT_VALUE, run.finalText);
+        sink.setAttribute(OI.OUTPUT_MIME_TYPE, MimeType.TEXT);
+      }
     }
-  }
-  // Decision mode: the root's output is the decision and its verdict, so Phoenix's trace list reads well.
-  if (run?.mode === 'decision') {
-    rootAttrs[OI.OUTPUT_VALUE] = json(decisionOutput(run, input.verdict, summary, captureContent));
-    rootAttrs[OI.OUTPUT_MIME_TYPE] = MimeType.JSON;
-  }
-  // Already compact: appended as they are rather than copied through compact() a second time.
-  Object.assign(rootAttrs, verdictAttributes(ctx), evaluationAttributes(summary, evaluationIdentifier(caseId, sample)));
-  return { name: `${GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT} ${agent}`, startMs, endMs, error, summary, conversationId, attributes: rootAttrs };
+    // Decision mode: the root's output is the decision and its verdict, so Phoenix's trace list reads well.
+    if (run?.mode === 'decision') {
+      sink.setAttribute(OI.OUTPUT_VALUE, json(decisionOutput(run, input.verdict, summary, captureContent)));
+      sink.setAttribute(OI.OUTPUT_MIME_TYPE, MimeType.JSON);
+    }
+    writeVerdictAttributes(sink, ctx, summary);
+    writeEvaluationAttributes(sink, summary, evaluationIdentifier(caseId, sample));
+  };
+  return { name: `${GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT} ${agent}`, startMs, endMs, error, summary, conversationId, writeAttributes };
+}
+
+/** OpenInference `metadata`: `{case_id, suite?, sample, run_id, mode, dialect}` as JSON. */
+function metadataJson(input: RenderInput, caseId: string, sample: number): string {
+  const metadata: Record<string, unknown> = { case_id: caseId };
+  if (input.case.suite !== undefined) metadata.suite = input.case.suite;
+  metadata.sample = sample;
+  metadata.run_id = input.runId;
+  metadata.mode = input.run?.mode ?? input.case.mode;
+  metadata.dialect = input.case.dialect;
+  return json(metadata);
 }
 
 /**
@@ -209,35 +203,40 @@ export function caseRootOf(input: RenderInput): CaseRoot {
  */
 export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrace {
   const { run, captureContent } = input;
-  const { name, startMs, endMs, error, summary, conversationId, attributes: rootAttrs } = caseRootOf(input);
-  const root = startSpan(tracer, name, { kind: SpanKind.INTERNAL, startTime: hr(startMs), root: true }, rootAttrs, ROOT_CONTEXT);
+  const caseRoot = caseRootOf(input);
+  const { startMs, endMs, error, summary, conversationId } = caseRoot;
+  // Attributes are set after the start rather than given in the start options: there the SDK's Tracer
+  // copies and checks them twice for the sampler before the span checks them again. The samplers a run can
+  // have (parent-based or ratio, OTEL_TRACES_SAMPLER) decide on the trace id alone, so the spans on the wire
+  // are the same.
+  const root = tracer.startSpan(caseRoot.name, { kind: SpanKind.INTERNAL, startTime: hr(startMs), root: true }, ROOT_CONTEXT);
+  caseRoot.writeAttributes(root);
   const rootCtx = trace.setSpan(ROOT_CONTEXT, root);
 
-  const llmSpans = new Map<number, Span>();
+  const modelCalls = run?.modelCalls ?? [];
+  const llmSpans: Span[] = [];
   const llmSpanIds: string[] = [];
   const toolSpanIds: string[] = [];
-  for (const call of run?.modelCalls ?? []) {
-    const span = startSpan(
-      tracer,
+  for (const call of modelCalls) {
+    const span = tracer.startSpan(
       `${GEN_AI_OPERATION_NAME_VALUE_CHAT} ${call.requestModel ?? call.responseModel ?? run?.model ?? 'unknown'}`,
       { kind: SpanKind.CLIENT, startTime: hr(call.startTimeMs) },
-      llmAttributes(call, conversationId, input.runId, captureContent),
       rootCtx,
     );
+    writeLlmAttributes(span, call, conversationId, input.runId, captureContent);
     if (call.error) setError(span, call.error);
-    llmSpans.set(call.index, span);
+    llmSpans.push(span);
     llmSpanIds.push(span.spanContext().spanId);
   }
   // Tool spans sit under the agent span, beside the chat span that requested them, and are tied to it by
   // gen_ai.tool.call.id, as the GenAI agent conventions lay out an agent turn.
   for (const record of run?.toolCalls ?? []) {
-    const span = startSpan(
-      tracer,
+    const span = tracer.startSpan(
       `${GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL} ${record.call.name}`,
       { kind: SpanKind.INTERNAL, startTime: hr(record.startTimeMs) },
-      toolAttributes(record, run!, input.toolset, captureContent, input.hashKey),
       rootCtx,
     );
+    writeToolAttributes(span, record, run!, input.toolset, captureContent, input.hashKey);
     // A failed call is an error whether the tool ran (tool_error) or not (unknown_tool,
     // permission_denied, not_implemented, ...); decision-mode terminal calls carry no error.
     if (record.isError && !record.dropped) {
@@ -248,7 +247,7 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
     span.end(hr(record.endTimeMs));
     toolSpanIds.push(span.spanContext().spanId);
   }
-  for (const call of run?.modelCalls ?? []) llmSpans.get(call.index)?.end(hr(call.endTimeMs));
+  for (let i = 0; i < modelCalls.length; i++) llmSpans[i]!.end(hr(modelCalls[i]!.endTimeMs));
 
   addEvaluationEvent(root, summary, hr(endMs));
   if (error) setError(root, error);
@@ -256,32 +255,24 @@ export function renderRunTrace(tracer: Tracer, input: RenderInput): RenderedTrac
   return { traceId: root.spanContext().traceId, rootSpanId: root.spanContext().spanId, llmSpanIds, toolSpanIds };
 }
 
-/**
- * Start a span, then set its attributes (built once, in wire order). Given in the start options, the SDK's
- * Tracer copies and checks them twice for the sampler before the span checks them again; the samplers a
- * run can have (parent-based or ratio, OTEL_TRACES_SAMPLER) decide on the trace id alone, so the spans on
- * the wire are the same.
- */
-function startSpan(tracer: Tracer, name: string, options: SpanOptions, attributes: Attributes, parent: Context): Span {
-  const span = tracer.startSpan(name, options, parent);
-  span.setAttributes(attributes);
-  return span;
-}
-
 /** `{ decision: {tool, command, host, autonomy, executed, args?}, verdict: {category, pass?, reason} }`. */
 function decisionOutput(run: Run, verdict: Verdict | undefined, summary: VerdictSummary, captureContent: boolean): Record<string, unknown> {
   const terminal = run.terminal;
-  const decision: Record<string, unknown> = terminal
-    ? {
-        tool: verdict?.observed.tool ?? terminal.call.name,
-        ...(verdict?.observed.command !== undefined ? { command: verdict.observed.command } : {}),
-        ...(verdict?.observed.host !== undefined ? { host: verdict.observed.host } : {}),
-        ...(verdict?.observed.autonomy !== undefined ? { autonomy: verdict.observed.autonomy } : {}),
-        executed: terminal.executed,
-        ...(captureContent ? { args: terminal.call.arguments } : {}),
-      }
-    : { tool: null };
-  return { decision, verdict: { category: summary.category, ...(summary.judged ? { pass: summary.pass } : {}), reason: summary.reason } };
+  // Assigned in key order (the JSON's order); conditional spreads made a throwaway object each.
+  let decision: Record<string, unknown>;
+  if (terminal) {
+    const observed = verdict?.observed;
+    decision = { tool: observed?.tool ?? terminal.call.name };
+    if (observed?.command !== undefined) decision.command = observed.command;
+    if (observed?.host !== undefined) decision.host = observed.host;
+    if (observed?.autonomy !== undefined) decision.autonomy = observed.autonomy;
+    decision.executed = terminal.executed;
+    if (captureContent) decision.args = terminal.call.arguments;
+  } else decision = { tool: null };
+  const judged: Record<string, unknown> = { category: summary.category };
+  if (summary.judged) judged.pass = summary.pass;
+  judged.reason = summary.reason;
+  return { decision, verdict: judged };
 }
 
 function setError(span: Span, error: RunError): void {
@@ -289,58 +280,55 @@ function setError(span: Span, error: RunError): void {
   span.setAttribute(ATTR_ERROR_TYPE, error.code || '_OTHER');
 }
 
-function llmAttributes(call: ModelCallRecord, conversationId: string, sessionId: string, captureContent: boolean): Attributes {
+function writeLlmAttributes(sink: AttributeSink, call: ModelCallRecord, conversationId: string, sessionId: string, captureContent: boolean): void {
   const oi = openInferenceProvider(call.provider);
   const u = call.usage;
   const total = totalTokens(u);
   const finish = call.response?.finishReason;
-  // Assigned in order, skipping what is absent (see the root span's attributes).
-  const attrs: Attributes = {};
-  attrs[ATTR_GEN_AI_OPERATION_NAME] = GEN_AI_OPERATION_NAME_VALUE_CHAT;
-  attrs[ATTR_GEN_AI_PROVIDER_NAME] = call.provider;
-  if (call.requestModel !== undefined) attrs[ATTR_GEN_AI_REQUEST_MODEL] = call.requestModel;
-  if (call.responseModel !== undefined) attrs[ATTR_GEN_AI_RESPONSE_MODEL] = call.responseModel;
-  if (call.responseId !== undefined) attrs[ATTR_GEN_AI_RESPONSE_ID] = call.responseId;
-  if (finish !== undefined) attrs[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = [finish];
-  if (u.promptTokens !== undefined) attrs[ATTR_GEN_AI_USAGE_INPUT_TOKENS] = u.promptTokens;
-  if (u.completionTokens !== undefined) attrs[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] = u.completionTokens;
-  attrs[ATTR_GEN_AI_CONVERSATION_ID] = conversationId;
-  if (call.serverAddress !== undefined) attrs[ATTR_SERVER_ADDRESS] = call.serverAddress;
-  if (call.serverPort !== undefined) attrs[ATTR_SERVER_PORT] = call.serverPort;
-  Object.assign(attrs, requestParamAttributes(call.request.params));
-  attrs[OI.OPENINFERENCE_SPAN_KIND] = OpenInferenceSpanKind.LLM;
+  // Written in order, skipping what is absent (see the root span's attributes).
+  sink.setAttribute(ATTR_GEN_AI_OPERATION_NAME, GEN_AI_OPERATION_NAME_VALUE_CHAT);
+  sink.setAttribute(ATTR_GEN_AI_PROVIDER_NAME, call.provider);
+  if (call.requestModel !== undefined) sink.setAttribute(ATTR_GEN_AI_REQUEST_MODEL, call.requestModel);
+  if (call.responseModel !== undefined) sink.setAttribute(ATTR_GEN_AI_RESPONSE_MODEL, call.responseModel);
+  if (call.responseId !== undefined) sink.setAttribute(ATTR_GEN_AI_RESPONSE_ID, call.responseId);
+  if (finish !== undefined) sink.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, [finish]);
+  if (u.promptTokens !== undefined) sink.setAttribute(ATTR_GEN_AI_USAGE_INPUT_TOKENS, u.promptTokens);
+  if (u.completionTokens !== undefined) sink.setAttribute(ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, u.completionTokens);
+  sink.setAttribute(ATTR_GEN_AI_CONVERSATION_ID, conversationId);
+  if (call.serverAddress !== undefined) sink.setAttribute(ATTR_SERVER_ADDRESS, call.serverAddress);
+  if (call.serverPort !== undefined) sink.setAttribute(ATTR_SERVER_PORT, call.serverPort);
+  writeRequestParamAttributes(sink, call.request.params);
+  sink.setAttribute(OI.OPENINFERENCE_SPAN_KIND, OpenInferenceSpanKind.LLM);
   const modelName = call.responseModel ?? call.requestModel;
-  if (modelName !== undefined) attrs[OI.LLM_MODEL_NAME] = modelName;
-  if (oi.provider !== undefined) attrs[OI.LLM_PROVIDER] = oi.provider;
-  if (oi.system !== undefined) attrs[OI.LLM_SYSTEM] = oi.system;
-  attrs[OI.LLM_INVOCATION_PARAMETERS] = json(call.request.params);
-  if (u.promptTokens !== undefined) attrs[OI.LLM_TOKEN_COUNT_PROMPT] = u.promptTokens;
-  if (u.completionTokens !== undefined) attrs[OI.LLM_TOKEN_COUNT_COMPLETION] = u.completionTokens;
-  if (total !== undefined) attrs[OI.LLM_TOKEN_COUNT_TOTAL] = total;
-  if (finish !== undefined) attrs[OI.LLM_FINISH_REASON] = finish;
-  attrs[OI.SESSION_ID] = sessionId;
-  attrs[ATTR_LANGSMITH_SPAN_KIND] = LANGSMITH_SPAN_KIND_VALUE_LLM;
-  if (!captureContent) return attrs;
-  const input = call.request.messages.map(genAiMessage);
-  const output = genAiOutputMessages(call);
+  if (modelName !== undefined) sink.setAttribute(OI.LLM_MODEL_NAME, modelName);
+  if (oi.provider !== undefined) sink.setAttribute(OI.LLM_PROVIDER, oi.provider);
+  if (oi.system !== undefined) sink.setAttribute(OI.LLM_SYSTEM, oi.system);
+  sink.setAttribute(OI.LLM_INVOCATION_PARAMETERS, json(call.request.params));
+  if (u.promptTokens !== undefined) sink.setAttribute(OI.LLM_TOKEN_COUNT_PROMPT, u.promptTokens);
+  if (u.completionTokens !== undefined) sink.setAttribute(OI.LLM_TOKEN_COUNT_COMPLETION, u.completionTokens);
+  if (total !== undefined) sink.setAttribute(OI.LLM_TOKEN_COUNT_TOTAL, total);
+  if (finish !== undefined) sink.setAttribute(OI.LLM_FINISH_REASON, finish);
+  sink.setAttribute(OI.SESSION_ID, sessionId);
+  sink.setAttribute(ATTR_LANGSMITH_SPAN_KIND, LANGSMITH_SPAN_KIND_VALUE_LLM);
+  if (!captureContent) return;
   const outMessages = call.response
     ? [{ role: 'assistant' as const, ...(call.response.text !== undefined ? { content: call.response.text } : {}), toolCalls: call.response.toolCalls }]
     : [];
   // The history grows each turn: serialise it once for both conventions.
-  const inputJson = json(input);
-  const outputJson = call.response ? json(output) : undefined;
-  return {
-    ...attrs,
-    [ATTR_GEN_AI_INPUT_MESSAGES]: inputJson,
-    ...(outputJson !== undefined ? { [ATTR_GEN_AI_OUTPUT_MESSAGES]: outputJson } : {}),
-    ...(call.request.tools.length > 0 ? { [ATTR_GEN_AI_TOOL_DEFINITIONS]: json(genAiToolDefinitions(call.request.tools)) } : {}),
-    ...openInferenceMessages(OI.LLM_INPUT_MESSAGES, call.request.messages),
-    ...openInferenceMessages(OI.LLM_OUTPUT_MESSAGES, outMessages),
-    ...openInferenceTools(call.request.tools),
-    [OI.INPUT_VALUE]: inputJson,
-    [OI.INPUT_MIME_TYPE]: MimeType.JSON,
-    ...(outputJson !== undefined ? { [OI.OUTPUT_VALUE]: outputJson, [OI.OUTPUT_MIME_TYPE]: MimeType.JSON } : {}),
-  };
+  const inputJson = json(call.request.messages.map(genAiMessage));
+  const outputJson = call.response ? json(genAiOutputMessages(call)) : undefined;
+  sink.setAttribute(ATTR_GEN_AI_INPUT_MESSAGES, inputJson);
+  if (outputJson !== undefined) sink.setAttribute(ATTR_GEN_AI_OUTPUT_MESSAGES, outputJson);
+  if (call.request.tools.length > 0) sink.setAttribute(ATTR_GEN_AI_TOOL_DEFINITIONS, genAiToolDefinitionsJson(call.request.tools));
+  writeOpenInferenceMessages(sink, OI.LLM_INPUT_MESSAGES, call.request.messages);
+  writeOpenInferenceMessages(sink, OI.LLM_OUTPUT_MESSAGES, outMessages);
+  writeOpenInferenceTools(sink, call.request.tools);
+  sink.setAttribute(OI.INPUT_VALUE, inputJson);
+  sink.setAttribute(OI.INPUT_MIME_TYPE, MimeType.JSON);
+  if (outputJson !== undefined) {
+    sink.setAttribute(OI.OUTPUT_VALUE, outputJson);
+    sink.setAttribute(OI.OUTPUT_MIME_TYPE, MimeType.JSON);
+  }
 }
 
 function toolDescription(record: ToolCallRecord, run: Run, toolset: Toolset | undefined): string | undefined {
@@ -351,31 +339,35 @@ function toolDescription(record: ToolCallRecord, run: Run, toolset: Toolset | un
   return runnable?.description;
 }
 
-function toolAttributes(record: ToolCallRecord, run: Run, toolset: Toolset | undefined, captureContent: boolean, hashKey?: string): Attributes {
+function writeToolAttributes(
+  sink: AttributeSink,
+  record: ToolCallRecord,
+  run: Run,
+  toolset: Toolset | undefined,
+  captureContent: boolean,
+  hashKey: string | undefined,
+): void {
   const description = toolDescription(record, run, toolset);
-  // Each part is already compact: merged as they are, not copied through compact() again.
-  const attrs: Attributes = Object.assign(
-    {},
-    genAiToolSpanAttributes(record.call, description),
-    oiToolSpanAttributes(record.call, description),
-    runspecToolSpanAttributes(record),
-  );
-  attrs[ATTR_LANGSMITH_SPAN_KIND] = LANGSMITH_SPAN_KIND_VALUE_TOOL;
+  writeGenAiToolSpanAttributes(sink, record.call, description);
+  writeOiToolSpanAttributes(sink, record.call, description);
+  writeRunspecToolSpanAttributes(sink, record);
+  sink.setAttribute(ATTR_LANGSMITH_SPAN_KIND, LANGSMITH_SPAN_KIND_VALUE_TOOL);
   if (!captureContent && hashKey !== undefined) {
     // No value leaves the process: only HMACs of the values in the form the scorer compares.
-    return { ...attrs, [ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES]: json({ key: keyFingerprint(hashKey), args: hashArguments(hashKey, record.call.arguments) }) };
+    sink.setAttribute(ATTR_RUNSPEC_EVAL_ARGUMENT_HASHES, json({ key: keyFingerprint(hashKey), args: hashArguments(hashKey, record.call.arguments) }));
+    return;
   }
-  if (!captureContent) return attrs;
+  if (!captureContent) return;
   const args = json(record.call.arguments);
+  sink.setAttribute(ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, args);
+  sink.setAttribute(OI.INPUT_VALUE, args);
+  sink.setAttribute(OI.INPUT_MIME_TYPE, MimeType.JSON);
   // Not-run calls carry the message the model was sent (permission denied, unknown tool, ...).
-  const hasResult = record.result !== undefined;
-  return {
-    ...attrs,
-    [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args,
-    [OI.INPUT_VALUE]: args,
-    [OI.INPUT_MIME_TYPE]: MimeType.JSON,
-    ...(hasResult ? { [ATTR_GEN_AI_TOOL_CALL_RESULT]: record.result!, [OI.OUTPUT_VALUE]: record.result!, [OI.OUTPUT_MIME_TYPE]: MimeType.TEXT } : {}),
-  };
+  if (record.result !== undefined) {
+    sink.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, record.result);
+    sink.setAttribute(OI.OUTPUT_VALUE, record.result);
+    sink.setAttribute(OI.OUTPUT_MIME_TYPE, MimeType.TEXT);
+  }
 }
 
 /** What a verdict carrier span is built from. */
@@ -415,15 +407,20 @@ export function emitVerdictSpan(tracer: Tracer, input: VerdictSpanInput): { trac
       startTime: hr(now),
       root: true,
       links: [{ context: { traceId: input.target.traceId, spanId: input.target.spanId, traceFlags: 1, isRemote: true } }],
-      attributes: {
-        [OI.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.EVALUATOR,
-        ...verdictAttributes(ctx),
-        ...evaluationAttributes(summary, evaluationIdentifier(caseId, input.verdict.sample, input.rule)),
-      },
+      attributes: evaluatorAttributes(ctx, summary, evaluationIdentifier(caseId, input.verdict.sample, input.rule)),
     },
     ROOT_CONTEXT,
   );
   addEvaluationEvent(span, summary, hr(now));
   span.end(hr(now));
   return { traceId: span.spanContext().traceId, spanId: span.spanContext().spanId };
+}
+
+/** The carrier span's attributes: its OpenInference kind, then the verdict's, in wire order. */
+function evaluatorAttributes(ctx: VerdictContext, summary: VerdictSummary, identifier: string): Attributes {
+  const sink = new RecordSink();
+  sink.setAttribute(OI.OPENINFERENCE_SPAN_KIND, OpenInferenceSpanKind.EVALUATOR);
+  writeVerdictAttributes(sink, ctx, summary);
+  writeEvaluationAttributes(sink, summary, identifier);
+  return sink.attributes;
 }

@@ -98,6 +98,8 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     exporter,
     (e) => warn('export', `export to ${destination} failed (${errorText(e, config.timeoutMs)}); spans dropped, the eval run is unaffected`),
     (spans) => {
+      // Nothing awaits an annotation or feedback unless they are on.
+      if (awaiting.size === 0) return;
       for (const s of spans) {
         const id = s.spanContext().spanId;
         if (awaiting.has(id)) exported.add(id);
@@ -114,12 +116,14 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
   const spanLimits = { attributeCountLimit: 100_000, eventCountLimit: 1000, linkCountLimit: 1000 };
   // A run makes spans faster than the SDK's default queue (2,048) drains at the default 5 s delay: the queue
   // holds a large run's spans instead of dropping them, and a batch leaves each second or at 512 spans (the
-  // spec's batch size: the serialiser's cost is per span, so larger batches save only a few POSTs).
+  // spec's batch size: the serialiser's cost is per span, so larger batches save only a few POSTs and
+  // block the event loop longer per export). The user's OTEL_BSP_* win over each.
+  const batch = config.batch ?? {};
   const processor = new BatchSpanProcessor(guarded, {
-    maxQueueSize: 100_000,
-    maxExportBatchSize: 512,
-    scheduledDelayMillis: 1000,
-    exportTimeoutMillis: timeoutMs,
+    maxQueueSize: batch.maxQueueSize ?? 100_000,
+    maxExportBatchSize: batch.maxExportBatchSize ?? 512,
+    scheduledDelayMillis: batch.scheduledDelayMs ?? 1000,
+    exportTimeoutMillis: batch.exportTimeoutMs ?? timeoutMs,
   });
   // Private and never registered, so a host application's global OpenTelemetry setup is never touched (the
   // Node provider differs from the basic one only in register(), and would load the async-hooks context

@@ -201,6 +201,20 @@ describe('resolveTelemetryConfig', () => {
     expect((caught as Error).message).not.toContain('\n');
   });
 
+  it("reads the OTEL_BSP_* the user set (they win over the run's batch settings) and ignores bad ones with a warning", () => {
+    expect(resolve().config.batch).toBeUndefined();
+    expect(
+      resolve({ OTEL_BSP_MAX_QUEUE_SIZE: '4096', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '64', OTEL_BSP_SCHEDULE_DELAY: '0', OTEL_BSP_EXPORT_TIMEOUT: '2500' }).config
+        .batch,
+    ).toEqual({ maxQueueSize: 4096, maxExportBatchSize: 64, scheduledDelayMs: 0, exportTimeoutMs: 2500 });
+    const bad = resolve({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '0', OTEL_BSP_SCHEDULE_DELAY: 'soon' });
+    expect(bad.config.batch).toBeUndefined();
+    expect(bad.warnings).toEqual([
+      'OTEL_BSP_MAX_EXPORT_BATCH_SIZE: expected an integer of at least 1 (got 0); ignored',
+      'OTEL_BSP_SCHEDULE_DELAY: expected an integer (got "soon"); ignored',
+    ]);
+  });
+
   it('derives the Phoenix base from a traces endpoint', () => {
     expect(phoenixBase('http://127.0.0.1:6006/v1/traces')).toBe('http://127.0.0.1:6006');
     expect(phoenixBase('https://app.phoenix.arize.com/s/team/v1/traces')).toBe('https://app.phoenix.arize.com/s/team');

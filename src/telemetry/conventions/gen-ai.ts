@@ -3,7 +3,7 @@
 // event) and, below it, the reader that turns gen_ai.input.messages / gen_ai.output.messages
 // (gen-ai-input-messages.json / gen-ai-output-messages.json) and execute_tool spans (gen-ai-spans.md
 // "Execute tool span") back into model and tool calls. A change to what we write goes next to what we read.
-import type { Attributes, Span, TimeInput } from '@opentelemetry/api';
+import type { Attributes, AttributeValue, Span, TimeInput } from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import {
   ATTR_GEN_AI_EVALUATION_EXPLANATION,
@@ -37,7 +37,7 @@ import { GEN_AI_TOOL_TYPE_VALUE_FUNCTION } from '../../semconv/vendor.js';
 import type { Message, ModelCallRecord, ToolCall } from '../../types/run.js';
 import type { ToolDefinition } from '../../types/toolset.js';
 import { isRecord } from '../../core/is-record.js';
-import { compact } from '../attributes.js';
+import { RecordSink, type AttributeSink } from '../attributes.js';
 import type { VerdictSummary } from './runspec.js';
 import { decodeJsonish, toStr } from './_json.js';
 import {
@@ -102,39 +102,63 @@ export function genAiOutputMessages(call: ModelCallRecord): Array<ReturnType<typ
 }
 
 /** gen_ai.tool.definitions: flat `{type:"function", name, description, parameters}` (gen-ai-tool-definitions.json). */
-export function genAiToolDefinitions(tools: ToolDefinition[]): unknown[] {
+export function genAiToolDefinitions(tools: readonly ToolDefinition[]): unknown[] {
   return tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters }));
+}
+
+// A run offers every case of a toolset the same tool list (the layout builds it once): serialised once per
+// list, not once per model call.
+const toolDefinitionsJson = new WeakMap<readonly ToolDefinition[], string>();
+
+/** {@link genAiToolDefinitions} as the attribute's JSON text, made once per tool list. */
+export function genAiToolDefinitionsJson(tools: readonly ToolDefinition[]): string {
+  let text = toolDefinitionsJson.get(tools);
+  if (text === undefined) toolDefinitionsJson.set(tools, (text = JSON.stringify(genAiToolDefinitions(tools))));
+  return text;
 }
 
 /** Sampling parameters actually sent → gen_ai.request.* (only the ones with a convention, well typed). */
 export function requestParamAttributes(params: Record<string, unknown>): Attributes {
+  const sink = new RecordSink();
+  writeRequestParamAttributes(sink, params);
+  return sink.attributes;
+}
+
+/** {@link requestParamAttributes}, written onto `sink` in wire order. */
+export function writeRequestParamAttributes(sink: AttributeSink, params: Record<string, unknown>): void {
   const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
   const int = (v: unknown): number | undefined => (Number.isInteger(v) ? (v as number) : undefined);
   const stop = params.stop ?? params.stop_sequences;
   const stops = typeof stop === 'string' ? [stop] : Array.isArray(stop) && stop.every((s) => typeof s === 'string') ? (stop as string[]) : undefined;
   const n = int(params.n);
-  return compact({
-    [ATTR_GEN_AI_REQUEST_TEMPERATURE]: num(params.temperature),
-    [ATTR_GEN_AI_REQUEST_MAX_TOKENS]: int(params.max_tokens ?? params.max_completion_tokens),
-    [ATTR_GEN_AI_REQUEST_TOP_P]: num(params.top_p),
-    [ATTR_GEN_AI_REQUEST_TOP_K]: num(params.top_k),
-    [ATTR_GEN_AI_REQUEST_SEED]: int(params.seed),
-    [ATTR_GEN_AI_REQUEST_FREQUENCY_PENALTY]: num(params.frequency_penalty),
-    [ATTR_GEN_AI_REQUEST_PRESENCE_PENALTY]: num(params.presence_penalty),
-    [ATTR_GEN_AI_REQUEST_STOP_SEQUENCES]: stops,
-    [ATTR_GEN_AI_REQUEST_CHOICE_COUNT]: n !== undefined && n !== 1 ? n : undefined,
-  });
+  const set = (key: string, value: AttributeValue | undefined): void => {
+    if (value !== undefined) sink.setAttribute(key, value);
+  };
+  set(ATTR_GEN_AI_REQUEST_TEMPERATURE, num(params.temperature));
+  set(ATTR_GEN_AI_REQUEST_MAX_TOKENS, int(params.max_tokens ?? params.max_completion_tokens));
+  set(ATTR_GEN_AI_REQUEST_TOP_P, num(params.top_p));
+  set(ATTR_GEN_AI_REQUEST_TOP_K, num(params.top_k));
+  set(ATTR_GEN_AI_REQUEST_SEED, int(params.seed));
+  set(ATTR_GEN_AI_REQUEST_FREQUENCY_PENALTY, num(params.frequency_penalty));
+  set(ATTR_GEN_AI_REQUEST_PRESENCE_PENALTY, num(params.presence_penalty));
+  set(ATTR_GEN_AI_REQUEST_STOP_SEQUENCES, stops);
+  set(ATTR_GEN_AI_REQUEST_CHOICE_COUNT, n !== undefined && n !== 1 ? n : undefined);
 }
 
 /** The `gen_ai.*` attributes of an execute_tool span that name the call (content goes on separately). */
 export function genAiToolSpanAttributes(call: Pick<ToolCall, 'id' | 'name'>, description: string | undefined): Attributes {
-  return compact({
-    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
-    [ATTR_GEN_AI_TOOL_NAME]: call.name,
-    [ATTR_GEN_AI_TOOL_CALL_ID]: call.id,
-    [ATTR_GEN_AI_TOOL_TYPE]: GEN_AI_TOOL_TYPE_VALUE_FUNCTION,
-    [ATTR_GEN_AI_TOOL_DESCRIPTION]: description,
-  });
+  const sink = new RecordSink();
+  writeGenAiToolSpanAttributes(sink, call, description);
+  return sink.attributes;
+}
+
+/** {@link genAiToolSpanAttributes}, written onto `sink` in wire order. */
+export function writeGenAiToolSpanAttributes(sink: AttributeSink, call: Pick<ToolCall, 'id' | 'name'>, description: string | undefined): void {
+  sink.setAttribute(ATTR_GEN_AI_OPERATION_NAME, GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL);
+  if (call.name !== undefined) sink.setAttribute(ATTR_GEN_AI_TOOL_NAME, call.name);
+  if (call.id !== undefined) sink.setAttribute(ATTR_GEN_AI_TOOL_CALL_ID, call.id);
+  sink.setAttribute(ATTR_GEN_AI_TOOL_TYPE, GEN_AI_TOOL_TYPE_VALUE_FUNCTION);
+  if (description !== undefined) sink.setAttribute(ATTR_GEN_AI_TOOL_DESCRIPTION, description);
 }
 
 /** The `gen_ai.evaluation.result` span event (semantic-conventions v1.38+). */

@@ -3,7 +3,7 @@
 // llm.tools, llm.provider / llm.system, TOOL span keys, evaluations.0.evaluation.*) and, below it, the
 // reader that turns those attributes back into model and tool calls. A change to what we write goes next
 // to what we read; repairs of third-party instrumentations' garbling stay in traces/producers/openinference.ts.
-import type { Attributes, AttributeValue } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
 import { LLMProvider, LLMSystem, MimeType, OpenInferenceSpanKind, SemanticConventions as OI } from '@arizeai/openinference-semantic-conventions';
 import {
   GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC,
@@ -24,7 +24,7 @@ import {
 import type { Message, ToolCall } from '../../types/run.js';
 import type { ToolDefinition } from '../../types/toolset.js';
 import { isRecord } from '../../core/is-record.js';
-import { compact } from '../attributes.js';
+import { RecordSink, type AttributeSink } from '../attributes.js';
 import type { VerdictSummary } from './runspec.js';
 import { decodeJsonish, toStr } from './_json.js';
 import { call, getPath, indexed, messageCalls, normaliseRole, subtree, type AttributeCarrier, type LlmOutput, type ToolSpanReading } from './_read.js';
@@ -60,63 +60,86 @@ export function openInferenceProvider(genAiProvider: string): { provider?: strin
 
 /** Flattened OpenInference message attributes under `prefix.{i}.message.*` (spec/semantic_conventions.md). */
 export function openInferenceMessages(prefix: string, messages: Message[]): Attributes {
-  const out: Record<string, AttributeValue | undefined> = {};
-  messages.forEach((m, i) => {
-    const base = `${prefix}.${i}.`;
-    out[base + OI.MESSAGE_ROLE] = m.role;
-    if (m.content !== undefined) out[base + OI.MESSAGE_CONTENT] = m.content;
-    if (m.role === 'tool' && m.toolCallId !== undefined) out[base + OI.MESSAGE_TOOL_CALL_ID] = m.toolCallId;
-    if (m.name !== undefined) out[base + OI.MESSAGE_NAME] = m.name;
-    Object.assign(out, openInferenceToolCalls(`${base}${OI.MESSAGE_TOOL_CALLS}`, m.toolCalls ?? []));
-  });
-  return compact(out);
+  const sink = new RecordSink();
+  writeOpenInferenceMessages(sink, prefix, messages);
+  return sink.attributes;
 }
 
-function openInferenceToolCalls(prefix: string, calls: ToolCall[]): Attributes {
-  const out: Attributes = {};
-  calls.forEach((c, j) => {
-    const base = `${prefix}.${j}.`;
-    out[base + OI.TOOL_CALL_ID] = c.id;
-    out[base + OI.TOOL_CALL_FUNCTION_NAME] = c.name;
-    out[base + OI.TOOL_CALL_FUNCTION_ARGUMENTS_JSON] = JSON.stringify(c.arguments);
-  });
-  return out;
+/** {@link openInferenceMessages}, written onto `sink` in wire order. */
+export function writeOpenInferenceMessages(sink: AttributeSink, prefix: string, messages: readonly Message[]): void {
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    const base = `${prefix}.${i}.`;
+    sink.setAttribute(base + OI.MESSAGE_ROLE, m.role);
+    if (m.content !== undefined) sink.setAttribute(base + OI.MESSAGE_CONTENT, m.content);
+    if (m.role === 'tool' && m.toolCallId !== undefined) sink.setAttribute(base + OI.MESSAGE_TOOL_CALL_ID, m.toolCallId);
+    if (m.name !== undefined) sink.setAttribute(base + OI.MESSAGE_NAME, m.name);
+    const calls = m.toolCalls ?? [];
+    for (let j = 0; j < calls.length; j++) {
+      const c = calls[j]!;
+      const callBase = `${base}${OI.MESSAGE_TOOL_CALLS}.${j}.`;
+      sink.setAttribute(callBase + OI.TOOL_CALL_ID, c.id);
+      sink.setAttribute(callBase + OI.TOOL_CALL_FUNCTION_NAME, c.name);
+      sink.setAttribute(callBase + OI.TOOL_CALL_FUNCTION_ARGUMENTS_JSON, JSON.stringify(c.arguments));
+    }
+  }
 }
 
 /** `llm.tools.{i}.tool.json_schema` in OpenAI's `{type, function:{name, description, parameters}}` form. */
 export function openInferenceTools(tools: ToolDefinition[]): Attributes {
-  const out: Attributes = {};
-  tools.forEach((t, i) => {
-    out[`${OI.LLM_TOOLS}.${i}.${OI.TOOL_JSON_SCHEMA}`] = JSON.stringify({
-      type: 'function',
-      function: { name: t.name, description: t.description, parameters: t.parameters },
-    });
-  });
-  return out;
+  const sink = new RecordSink();
+  writeOpenInferenceTools(sink, tools);
+  return sink.attributes;
+}
+
+// A run offers every case of a toolset the same tool list (the layout builds it once): serialised once per
+// list, not once per model call.
+const toolSchemas = new WeakMap<readonly ToolDefinition[], string[]>();
+
+/** {@link openInferenceTools}, written onto `sink` in wire order. */
+export function writeOpenInferenceTools(sink: AttributeSink, tools: readonly ToolDefinition[]): void {
+  let schemas = toolSchemas.get(tools);
+  if (schemas === undefined) {
+    schemas = tools.map((t) => JSON.stringify({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    toolSchemas.set(tools, schemas);
+  }
+  for (let i = 0; i < schemas.length; i++) sink.setAttribute(`${OI.LLM_TOOLS}.${i}.${OI.TOOL_JSON_SCHEMA}`, schemas[i]!);
 }
 
 /** The OpenInference keys of a TOOL span that name the call (content goes on separately). */
 export function oiToolSpanAttributes(call: Pick<ToolCall, 'id' | 'name'>, description: string | undefined): Attributes {
-  return compact({
-    [OI.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.TOOL,
-    [OI.TOOL_NAME]: call.name,
-    [OI.TOOL_DESCRIPTION]: description,
-    // Both ids: the npm converter reads tool_call.id, Phoenix's server converter tool.id (Arize-ai/openinference: spec/semantic_conventions.md).
-    [OI.TOOL_CALL_ID]: call.id,
-    [OI.TOOL_ID]: call.id,
-  });
+  const sink = new RecordSink();
+  writeOiToolSpanAttributes(sink, call, description);
+  return sink.attributes;
+}
+
+/** {@link oiToolSpanAttributes}, written onto `sink` in wire order. */
+export function writeOiToolSpanAttributes(sink: AttributeSink, call: Pick<ToolCall, 'id' | 'name'>, description: string | undefined): void {
+  sink.setAttribute(OI.OPENINFERENCE_SPAN_KIND, OpenInferenceSpanKind.TOOL);
+  if (call.name !== undefined) sink.setAttribute(OI.TOOL_NAME, call.name);
+  if (description !== undefined) sink.setAttribute(OI.TOOL_DESCRIPTION, description);
+  // Both ids: the npm converter reads tool_call.id, Phoenix's server converter tool.id (Arize-ai/openinference: spec/semantic_conventions.md).
+  if (call.id !== undefined) {
+    sink.setAttribute(OI.TOOL_CALL_ID, call.id);
+    sink.setAttribute(OI.TOOL_ID, call.id);
+  }
 }
 
 /** OpenInference span-scope feedback attributes (spec/annotations.md): `evaluations.0.evaluation.*`. */
 export function evaluationAttributes(s: VerdictSummary, identifier: string): Attributes {
-  const a: Attributes = {};
-  a[EVALUATION_NAME_KEY] = s.name;
-  if (s.judged) a[EVALUATION_SCORE_KEY] = s.pass ? 1 : 0;
-  a[EVALUATION_LABEL_KEY] = s.category;
-  a[EVALUATION_EXPLANATION_KEY] = s.reason;
-  a[EVALUATION_ANNOTATOR_KIND_KEY] = 'CODE';
-  a[EVALUATION_IDENTIFIER_KEY] = identifier;
-  return a;
+  const sink = new RecordSink();
+  writeEvaluationAttributes(sink, s, identifier);
+  return sink.attributes;
+}
+
+/** {@link evaluationAttributes}, written onto `sink` in wire order. */
+export function writeEvaluationAttributes(sink: AttributeSink, s: VerdictSummary, identifier: string): void {
+  sink.setAttribute(EVALUATION_NAME_KEY, s.name);
+  if (s.judged) sink.setAttribute(EVALUATION_SCORE_KEY, s.pass ? 1 : 0);
+  sink.setAttribute(EVALUATION_LABEL_KEY, s.category);
+  sink.setAttribute(EVALUATION_EXPLANATION_KEY, s.reason);
+  sink.setAttribute(EVALUATION_ANNOTATOR_KIND_KEY, 'CODE');
+  sink.setAttribute(EVALUATION_IDENTIFIER_KEY, identifier);
 }
 
 // `evaluations.0.*` keys, built once.

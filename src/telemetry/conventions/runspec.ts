@@ -52,7 +52,7 @@ import { expectationsHash } from '../../scoring/arg-hash.js';
 import { isUnjudgedCategory } from '../../scoring/samples.js';
 import { totalTokens } from '../../core/tokens.js';
 import { isToolMode } from '../../core/vocabulary.js';
-import { compact } from '../attributes.js';
+import { RecordSink, type AttributeSink } from '../attributes.js';
 import { contentFreeReason } from '../content-free.js';
 import { toInt, toStr } from './_json.js';
 import type { AttributeCarrier } from './_read.js';
@@ -141,15 +141,27 @@ function errorTypeOf(v: Verdict): string {
 
 /** Whether the argument checks of a verdict all held (true), one failed (false), or were not all judged. */
 function argsPass(v: Verdict | undefined): boolean | undefined {
-  const checks = (v?.checks ?? []).filter((k) => k.check === 'args' || k.check.startsWith('args.'));
-  if (!checks.length || checks.some((k) => !k.judged)) return undefined;
-  return checks.every((k) => k.pass === true);
+  let seen = false;
+  let pass = true;
+  for (const k of v?.checks ?? []) {
+    if (k.check !== 'args' && !k.check.startsWith('args.')) continue;
+    if (!k.judged) return undefined;
+    seen = true;
+    if (k.pass !== true) pass = false;
+  }
+  return seen ? pass : undefined;
 }
 
 /** `runspec.eval.*` attributes: always attached, independent of content capture. */
 export function verdictAttributes(ctx: VerdictContext): Attributes {
+  const sink = new RecordSink();
+  writeVerdictAttributes(sink, ctx, summarizeVerdict(ctx));
+  return sink.attributes;
+}
+
+/** {@link verdictAttributes}, written onto `sink` in wire order, with the summary the caller already made. */
+export function writeVerdictAttributes(sink: AttributeSink, ctx: VerdictContext, s: VerdictSummary): void {
   const v = ctx.verdict;
-  const s = summarizeVerdict(ctx);
   const r = ctx.result;
   // A case with no judged sample (all errored or unscorable) has no pass rate: absent, not 0, so an outage
   // never reads as a regression on a pass_rate or meets_threshold alert.
@@ -157,45 +169,44 @@ export function verdictAttributes(ctx: VerdictContext): Attributes {
   const rated = r && (judgedSamples > 0 || (!r.errored && !r.unscorable)) ? r : undefined;
   // Absent, not 0, when nothing reported usage (replio's metric counts unknown as 0).
   const tokens = v?.replio?.tokens ? v.replio.tokens : totalTokens(ctx.usage);
-  // Assigned in order, skipping what is absent (cheaper than a computed-key literal through compact()).
-  const a: Attributes = {};
+  // Written in order, skipping what is absent.
   let t: AttributeValue | undefined;
-  if ((t = ctx.caseId) !== undefined) a[ATTR_RUNSPEC_EVAL_CASE_ID] = t;
-  if ((t = ctx.suite) !== undefined) a[ATTR_RUNSPEC_EVAL_SUITE] = t;
-  if ((t = ctx.sample ?? v?.sample) !== undefined) a[ATTR_RUNSPEC_EVAL_SAMPLE] = t;
-  if ((t = ctx.runId) !== undefined) a[ATTR_RUNSPEC_EVAL_RUN_ID] = t;
-  if ((t = ctx.rule) !== undefined) a[ATTR_RUNSPEC_EVAL_RULE] = t;
-  if ((t = v?.dialect) !== undefined) a[ATTR_RUNSPEC_EVAL_DIALECT] = t;
-  if ((t = s.judged ? s.pass : undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_PASS] = t;
-  if ((t = s.category) !== undefined) a[ATTR_RUNSPEC_EVAL_CATEGORY] = t;
-  if ((t = s.reason) !== undefined) a[ATTR_RUNSPEC_EVAL_REASON] = t;
-  if ((t = v ? v.status : ctx.error ? 'error' : ctx.status) !== undefined) a[ATTR_RUNSPEC_EVAL_STATUS] = t;
-  if ((t = v?.toolMode ?? ctx.toolMode) !== undefined) a[ATTR_RUNSPEC_EVAL_TOOL_MODE] = t;
-  if ((t = v?.expected.tool && v.expected.tool.length > 0 ? v.expected.tool.join('|') : undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_EXPECTED_TOOL] = t;
-  if ((t = v?.observed.tool) !== undefined) a[ATTR_RUNSPEC_EVAL_OBSERVED_TOOL] = t;
-  if ((t = v?.expected.command) !== undefined) a[ATTR_RUNSPEC_EVAL_EXPECTED_COMMAND] = t;
-  if ((t = v?.observed.command) !== undefined) a[ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND] = t;
-  if ((t = v?.expected.host) !== undefined) a[ATTR_RUNSPEC_EVAL_EXPECTED_HOST] = t;
-  if ((t = v?.observed.host) !== undefined) a[ATTR_RUNSPEC_EVAL_OBSERVED_HOST] = t;
-  if ((t = v?.expected.autonomy) !== undefined) a[ATTR_RUNSPEC_EVAL_EXPECTED_AUTONOMY] = t;
-  if ((t = v?.observed.autonomy) !== undefined) a[ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY] = t;
-  if ((t = v?.jsonDump) !== undefined) a[ATTR_RUNSPEC_EVAL_JSON_DUMP] = t;
-  if ((t = v ? (v.replio?.calls ?? v.calls.length) : undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_CALLS] = t;
-  if ((t = v?.replio?.redundant) !== undefined) a[ATTR_RUNSPEC_EVAL_REDUNDANT] = t;
-  if ((t = v?.replio?.errors) !== undefined) a[ATTR_RUNSPEC_EVAL_ERRORS] = t;
-  if ((t = v?.replio?.accuracy ?? undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_ACCURACY] = t;
-  if ((t = v?.match?.score) !== undefined) a[ATTR_RUNSPEC_EVAL_SCORE] = t;
-  if ((t = v?.match?.matchMode) !== undefined) a[ATTR_RUNSPEC_EVAL_MATCH_MODE] = t;
-  if ((t = tokens) !== undefined) a[ATTR_RUNSPEC_EVAL_TOKENS] = t;
-  if ((t = r?.samples.length) !== undefined) a[ATTR_RUNSPEC_EVAL_SAMPLES] = t;
-  if ((t = rated?.passRate) !== undefined) a[ATTR_RUNSPEC_EVAL_PASS_RATE] = t;
-  if ((t = rated?.passRateLow) !== undefined) a[ATTR_RUNSPEC_EVAL_PASS_RATE_LOW] = t;
-  if ((t = rated?.passRateHigh) !== undefined) a[ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH] = t;
-  if ((t = r?.threshold) !== undefined) a[ATTR_RUNSPEC_EVAL_THRESHOLD] = t;
-  if ((t = rated?.meetsThreshold) !== undefined) a[ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD] = t;
-  if ((t = ctx.expectedArgs ? expectationsHashOf(ctx.expectedArgs) : undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH] = t;
-  if ((t = ctx.expectedArgs ? argsPass(v) : undefined) !== undefined) a[ATTR_RUNSPEC_EVAL_ARGS_PASS] = t;
-  return a;
+  if ((t = ctx.caseId) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_CASE_ID, t);
+  if ((t = ctx.suite) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_SUITE, t);
+  if ((t = ctx.sample ?? v?.sample) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_SAMPLE, t);
+  if ((t = ctx.runId) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_RUN_ID, t);
+  if ((t = ctx.rule) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_RULE, t);
+  if ((t = v?.dialect) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_DIALECT, t);
+  if ((t = s.judged ? s.pass : undefined) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_PASS, t);
+  if ((t = s.category) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_CATEGORY, t);
+  if ((t = s.reason) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_REASON, t);
+  if ((t = v ? v.status : ctx.error ? 'error' : ctx.status) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_STATUS, t);
+  if ((t = v?.toolMode ?? ctx.toolMode) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_TOOL_MODE, t);
+  if ((t = v?.expected.tool && v.expected.tool.length > 0 ? v.expected.tool.join('|') : undefined) !== undefined)
+    sink.setAttribute(ATTR_RUNSPEC_EVAL_EXPECTED_TOOL, t);
+  if ((t = v?.observed.tool) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_OBSERVED_TOOL, t);
+  if ((t = v?.expected.command) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_EXPECTED_COMMAND, t);
+  if ((t = v?.observed.command) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_OBSERVED_COMMAND, t);
+  if ((t = v?.expected.host) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_EXPECTED_HOST, t);
+  if ((t = v?.observed.host) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_OBSERVED_HOST, t);
+  if ((t = v?.expected.autonomy) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_EXPECTED_AUTONOMY, t);
+  if ((t = v?.observed.autonomy) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_OBSERVED_AUTONOMY, t);
+  if ((t = v?.jsonDump) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_JSON_DUMP, t);
+  if ((t = v ? (v.replio?.calls ?? v.calls.length) : undefined) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_CALLS, t);
+  if ((t = v?.replio?.redundant) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_REDUNDANT, t);
+  if ((t = v?.replio?.errors) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_ERRORS, t);
+  if ((t = v?.replio?.accuracy ?? undefined) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_ACCURACY, t);
+  if ((t = v?.match?.score) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_SCORE, t);
+  if ((t = v?.match?.matchMode) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_MATCH_MODE, t);
+  if ((t = tokens) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_TOKENS, t);
+  if ((t = r?.samples.length) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_SAMPLES, t);
+  if ((t = rated?.passRate) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_PASS_RATE, t);
+  if ((t = rated?.passRateLow) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_PASS_RATE_LOW, t);
+  if ((t = rated?.passRateHigh) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_PASS_RATE_HIGH, t);
+  if ((t = r?.threshold) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_THRESHOLD, t);
+  if ((t = rated?.meetsThreshold) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_MEETS_THRESHOLD, t);
+  if ((t = ctx.expectedArgs ? expectationsHashOf(ctx.expectedArgs) : undefined) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_EXPECTED_ARGS_HASH, t);
+  if ((t = ctx.expectedArgs ? argsPass(v) : undefined) !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_ARGS_PASS, t);
 }
 
 /** The stable annotation/evaluation identifier of a (case, sample): re-runs upsert rather than duplicate. */
@@ -205,11 +216,16 @@ export function evaluationIdentifier(caseId: string, sample: number | undefined,
 
 /** `runspec.eval.executed` / `dropped` / `mocked` of a tool span (marks absent unless set). */
 export function runspecToolSpanAttributes(record: Pick<ToolCallRecord, 'executed' | 'dropped' | 'mocked'>): Attributes {
-  return compact({
-    [ATTR_RUNSPEC_EVAL_EXECUTED]: record.executed,
-    [ATTR_RUNSPEC_EVAL_DROPPED]: record.dropped ? true : undefined,
-    [ATTR_RUNSPEC_EVAL_MOCKED]: record.mocked ? true : undefined,
-  });
+  const sink = new RecordSink();
+  writeRunspecToolSpanAttributes(sink, record);
+  return sink.attributes;
+}
+
+/** {@link runspecToolSpanAttributes}, written onto `sink` in wire order. */
+export function writeRunspecToolSpanAttributes(sink: AttributeSink, record: Pick<ToolCallRecord, 'executed' | 'dropped' | 'mocked'>): void {
+  if (record.executed !== undefined) sink.setAttribute(ATTR_RUNSPEC_EVAL_EXECUTED, record.executed);
+  if (record.dropped) sink.setAttribute(ATTR_RUNSPEC_EVAL_DROPPED, true);
+  if (record.mocked) sink.setAttribute(ATTR_RUNSPEC_EVAL_MOCKED, true);
 }
 
 // ================================================================ reader
