@@ -99,7 +99,8 @@ function rmQuiet(file: string): void {
 
 /** A file written piece by piece and renamed into place at the end (see {@link writeFileAtomic}). */
 export interface AtomicFileWriter {
-  write(text: string): void;
+  /** Append text, or bytes (copied: the caller may reuse its buffer once this returns). */
+  write(chunk: string | Uint8Array): void;
   /** fsync, close and rename over the target. */
   commit(): void;
   /** Close and remove the temp file; the target is untouched. */
@@ -107,6 +108,9 @@ export interface AtomicFileWriter {
 }
 
 let tmpCounter = 0;
+
+/** What an {@link AtomicFileWriter} holds before it writes to its temp file. */
+const WRITER_BUFFER_BYTES = 1 << 20;
 
 // Temp files not yet committed or aborted. An exit (a second interrupt while the results document
 // is written between event-loop turns) skips every finally and abort; its 'exit' listeners still run, so
@@ -151,8 +155,9 @@ export function createAtomicFileWriter(file: string, opts: AtomicWriteOptions = 
     throw outputError(file, err);
   }
   trackTemp(tmp, file);
-  let pending: string[] = [];
-  let pendingLength = 0;
+  // One buffer, filled and written whenever full: pieces are copied in, never joined or encoded apart.
+  const buf = Buffer.allocUnsafe(WRITER_BUFFER_BYTES);
+  let used = 0;
   let done = false;
   let open = true;
   const fail = (err: unknown): never => {
@@ -170,20 +175,30 @@ export function createAtomicFileWriter(file: string, opts: AtomicWriteOptions = 
     throw outputError(file, err);
   };
   const drain = (): void => {
-    if (pending.length === 0) return;
-    const buf = Buffer.from(pending.join(''), 'utf8');
-    pending = [];
-    pendingLength = 0;
-    writeAllSync(fd, buf, write);
+    if (used === 0) return;
+    const n = used;
+    used = 0;
+    writeAllSync(fd, buf.subarray(0, n), write);
+  };
+  const put = (chunk: string | Uint8Array): void => {
+    // A string as UTF-8 takes at most 3 bytes per UTF-16 unit; one that may not fit goes through byteLength.
+    const bytes = typeof chunk === 'string' ? (chunk.length * 3 <= buf.length - used ? -1 : Buffer.byteLength(chunk, 'utf8')) : chunk.length;
+    if (bytes > buf.length - used) drain();
+    if (bytes > buf.length) {
+      writeAllSync(fd, typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk, write);
+      return;
+    }
+    if (typeof chunk === 'string') used += buf.write(chunk, used, 'utf8');
+    else {
+      buf.set(chunk, used);
+      used += chunk.length;
+    }
   };
   return {
-    write(text) {
+    write(chunk) {
       if (done) throw new RunspecError('INTERNAL', `${file}: written after commit or abort`);
-      pending.push(text);
-      pendingLength += text.length;
-      if (pendingLength < 1 << 20) return;
       try {
-        drain();
+        put(chunk);
       } catch (err) {
         fail(err);
       }

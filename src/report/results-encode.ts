@@ -90,9 +90,13 @@ export function sameArgs(a: unknown, b: unknown): boolean {
 }
 
 function replioToJson(m: ReplioMetrics, calls: readonly ToolCall[]): z.infer<typeof replioSchema> {
+  // `rest` is the entry's own object: `names` is replaced where it stands, `trace` (when kept) goes last.
   const { trace, ...rest } = m;
+  const out: z.infer<typeof replioSchema> = rest;
+  out.names = [...m.names];
   const repeatsCalls = trace.length === calls.length && trace.every((t, i) => t.name === calls[i]!.name && sameArgs(t.arguments, calls[i]!.arguments ?? {}));
-  return { ...rest, ...(repeatsCalls ? {} : { trace: trace.map((t) => ({ name: t.name, arguments: t.arguments })) }), names: [...m.names] };
+  if (!repeatsCalls) out.trace = trace.map((t) => ({ name: t.name, arguments: t.arguments }));
+  return out;
 }
 
 /** One sample as a turnstone run entry (plus the verdict). */
@@ -173,7 +177,7 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
 
 function observedToJson(o: Observed, calls: readonly ToolCall[]): z.infer<typeof verdictSchema>['observed'] {
   const { args: observedArgs, ...rest } = o;
-  const out: Record<string, unknown> = dropUndefined({ ...rest });
+  const out: Record<string, unknown> = dropUndefined(rest);
   if (observedArgs !== undefined) {
     const at = calls.findIndex((c) => sameArgs(c.arguments, observedArgs));
     if (at >= 0) out.args_call = at;

@@ -326,6 +326,11 @@ export function scanLogLines(file: string, visit: (line: string, span: LogSpan, 
 
 /** Read the line at `span` of an open log. */
 export function readLogLine(fd: number, span: LogSpan): string {
+  return readLogBytes(fd, span).toString('utf8');
+}
+
+/** {@link readLogLine} as bytes (fewer at the end of a file cut short). */
+export function readLogBytes(fd: number, span: LogSpan): Buffer {
   const buf = Buffer.allocUnsafe(span.length);
   let got = 0;
   while (got < span.length) {
@@ -333,5 +338,5 @@ export function readLogLine(fd: number, span: LogSpan): string {
     if (n === 0) break;
     got += n;
   }
-  return buf.toString('utf8', 0, got);
+  return buf.subarray(0, got);
 }

@@ -12,7 +12,7 @@ import { type ResultsDocument, type ResultsMeta } from './results-schema.js';
 export function resultsDocumentText(doc: ResultsDocument): string {
   const out: string[] = [];
   runSteps(
-    writeResultsDocumentSteps(doc, (chunk) => out.push(chunk), {
+    writeResultsDocumentSteps(doc, (chunk) => out.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')), {
       *cases(i, line) {
         for (const [id, entry] of Object.entries(doc.iterations[i]?.cases ?? {})) {
           line(id, JSON.stringify(entry));
@@ -31,15 +31,18 @@ const CASES_INDENT = ' '.repeat(6);
 /**
  * Write the document laid out as {@link resultsDocumentText} says, in pieces: everything but the cases
  * and aggregates comes from `doc` (its keys in its order); each iteration's case lines come from `parts.cases` (the entry's
- * JSON text as `JSON.stringify` gives it), then its aggregate from `parts.aggregate`, asked for only once
+ * JSON text as `JSON.stringify` gives it, or that text's UTF-8 bytes, handed to `write` as they are), then its aggregate from `parts.aggregate`, asked for only once
  * its cases are written (a streamed document folds the aggregate while writing them). A generator that
  * yields where `parts.cases` does (see core/event-loop-turns.ts), so a 100,000-case document is written
  * without holding up the event loop.
  */
 export function* writeResultsDocumentSteps(
   doc: Readonly<Record<string, unknown>> & { meta: ResultsMeta; iterations: ReadonlyArray<Readonly<Record<string, unknown>>> },
-  write: (chunk: string) => void,
-  parts: { cases: (iteration: number, line: (caseId: string, entryJson: string) => void) => Generator<void, void>; aggregate: (iteration: number) => unknown },
+  write: (chunk: string | Uint8Array) => void,
+  parts: {
+    cases: (iteration: number, line: (caseId: string, entryJson: string | Uint8Array) => void) => Generator<void, void>;
+    aggregate: (iteration: number) => unknown;
+  },
 ): Generator<void, void> {
   // Placeholders laid out by JSON.stringify itself, then replaced; a random token no value can hold.
   const mark = `@runspec-layout-${randomUUID()}-`;
@@ -58,7 +61,12 @@ export function* writeResultsDocumentSteps(
     } else if (what.startsWith('cases-')) {
       let first = true;
       yield* parts.cases(Number(what.slice('cases-'.length)), (caseId, entryJson) => {
-        write(`${first ? '{\n' : ',\n'}${CASE_INDENT}${JSON.stringify(caseId)}: ${entryJson}`);
+        const head = `${first ? '{\n' : ',\n'}${CASE_INDENT}${JSON.stringify(caseId)}: `;
+        if (typeof entryJson === 'string') write(head + entryJson);
+        else {
+          write(head);
+          write(entryJson);
+        }
         first = false;
       });
       write(first ? '{}' : `\n${CASES_INDENT}}`);

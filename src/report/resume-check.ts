@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { closeSync, existsSync, openSync, renameSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { canonicalJson } from '../core/canonical-json.js';
+import { canonicalJson, sortKeys } from '../core/canonical-json.js';
 import { runSteps, runStepsYielding } from '../core/event-loop-turns.js';
 import type { Case } from '../types/case.js';
 import type { CaseResult } from '../types/verdict.js';
@@ -53,13 +53,43 @@ export function caseDigestsYielding(cases: readonly Case[]): Promise<Record<stri
 
 function* caseDigestSteps(cases: readonly Case[]): Generator<void, Record<string, string>> {
   const out: Record<string, string> = {};
+  const frozenParts = new WeakMap<object, string>();
   for (const c of cases) {
-    const { source: _source, ...content } = c as Case & { source?: unknown };
     // The first 8 bytes as hex: a string of its own (a slice of the 64-digit hex would keep it alive).
-    out[c.id] = hash('sha256', canonicalJson(content), 'buffer').toString('hex', 0, 8);
+    out[c.id] = hash('sha256', caseContentJson(c, frozenParts), 'buffer').toString('hex', 0, 8);
     yield;
   }
   return out;
+}
+
+/**
+ * `canonicalJson` of a case without its `source`, member by member: the text of a frozen member (a part
+ * the cases of a file share, see fixtures/normalise.ts createSharer) is made once and reused, as it
+ * cannot change.
+ */
+function caseContentJson(c: Case, frozenParts: WeakMap<object, string>): string {
+  const record = c as unknown as Record<string, unknown>;
+  let out = '{';
+  for (const key of Object.keys(record).sort()) {
+    const v = record[key];
+    if (key === 'source' || v === undefined) continue;
+    const text = v !== null && typeof v === 'object' && Object.isFrozen(v) ? (frozenParts.get(v) ?? frozenJson(v, frozenParts)) : memberJson(v);
+    if (text === undefined) continue;
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${text}`;
+  }
+  return out + '}';
+}
+
+function frozenJson(v: object, frozenParts: WeakMap<object, string>): string {
+  // An object's JSON text is never undefined.
+  const text = memberJson(v)!;
+  frozenParts.set(v, text);
+  return text;
+}
+
+/** A member's text as `canonicalJson` writes it inside its object (sorted one level down). */
+function memberJson(v: unknown): string | undefined {
+  return JSON.stringify(sortKeys(v, 1)) as string | undefined;
 }
 
 /**

@@ -15,7 +15,7 @@ import { runStepsYielding } from '../core/event-loop-turns.js';
 import {
   isCaseRecord,
   openResultsLog,
-  readLogLine,
+  readLogBytes,
   scanLogLines,
   type LogSpan,
   type ResultsLogHeader,
@@ -244,12 +244,13 @@ function* streamDocumentSteps(
           const caseId = o.caseIds[i]!;
           const span = o.spans.get(caseId);
           if (!span) continue;
-          const text = lines.read(span);
-          const json = i < folded ? entryJsonOf(text, caseId) : undefined;
-          if (json !== undefined) {
-            line(caseId, json);
+          // A folded case's entry goes out as the log's bytes (the writer copies them before the next read).
+          const bytes = i < folded ? entryBytesOf(lines.bytes(span), caseId) : undefined;
+          if (bytes !== undefined) {
+            line(caseId, bytes);
             continue;
           }
+          const text = lines.read(span);
           const rec: unknown = JSON.parse(text);
           if (!isCaseRecord(rec)) continue;
           const entry: CaseEntry = 'entry' in rec ? rec.entry : caseEntryOf(rec.result);
@@ -286,9 +287,14 @@ class LogWindow {
   constructor(private readonly fd: number) {}
 
   read(span: LogSpan): string {
+    return this.bytes(span).toString('utf8');
+  }
+
+  /** The line's bytes: valid until the next read. */
+  bytes(span: LogSpan): Buffer {
     // A line before the window (a resumed log holds re-run cases after later ones) is read on its own,
     // and the window stays where the document's order goes on.
-    if (span.offset < this.start) return readLogLine(this.fd, span);
+    if (span.offset < this.start) return readLogBytes(this.fd, span);
     if (span.offset + span.length > this.end) {
       const size = Math.max(LOG_WINDOW_BYTES, span.length);
       if (this.buf.length < size) this.buf = Buffer.allocUnsafe(size);
@@ -300,10 +306,10 @@ class LogWindow {
       }
       this.start = span.offset;
       this.end = span.offset + got;
-      // A line cut short by the end of the file reads as what is there, as readLogLine does.
-      if (span.offset + span.length > this.end) return this.buf.toString('utf8', 0, got);
+      // A line cut short by the end of the file reads as what is there, as readLogBytes does.
+      if (span.offset + span.length > this.end) return this.buf.subarray(0, got);
     }
-    return this.buf.toString('utf8', span.offset - this.start, span.offset - this.start + span.length);
+    return this.buf.subarray(span.offset - this.start, span.offset - this.start + span.length);
   }
 }
 
@@ -311,8 +317,21 @@ const LOG_WINDOW_BYTES = 1 << 20;
 
 /** The entry's JSON inside a case line as `add` writes it (`{"type":"case","caseId":…,"entry":…}`). */
 function entryJsonOf(line: string, caseId: string): string | undefined {
-  const head = `{"type":"case","caseId":${JSON.stringify(caseId)},"entry":`;
+  const head = caseLineHead(caseId);
   return line.startsWith(head) && line.endsWith('}') ? line.slice(head.length, -1) : undefined;
+}
+
+/** {@link entryJsonOf} over the line's UTF-8 bytes: the entry's bytes (a view of `line`). */
+function entryBytesOf(line: Buffer, caseId: string): Buffer | undefined {
+  const head = Buffer.from(caseLineHead(caseId), 'utf8');
+  const fits = line.length > head.length && line[line.length - 1] === CLOSE_BRACE && line.compare(head, 0, head.length, 0, head.length) === 0;
+  return fits ? line.subarray(head.length, line.length - 1) : undefined;
+}
+
+const CLOSE_BRACE = 0x7d;
+
+function caseLineHead(caseId: string): string {
+  return `{"type":"case","caseId":${JSON.stringify(caseId)},"entry":`;
 }
 
 function foldFacts(facts: RunFacts, caseId: string, entry: CaseEntry): void {

@@ -88,6 +88,29 @@ describe('createAtomicFileWriter', () => {
     expect(readFileSync(file, 'utf8')).toBe(parts.join(''));
   });
 
+  it('writes text and bytes in the order given, multi-byte text and pieces larger than its buffer included', () => {
+    const file = join(dir, 'results.json');
+    const w = createAtomicFileWriter(file, { writeSync: shortWrites(70_000) });
+    const expected: Buffer[] = [];
+    const reused = Buffer.alloc(300_000);
+    for (let i = 0; i < 30; i++) {
+      const text = `${i}:${'é€😀'.repeat(i * 3_000)}\n`;
+      w.write(text);
+      expected.push(Buffer.from(text, 'utf8'));
+      // The caller's buffer is reused at once: the writer must have copied what it was given.
+      const n = ((i * 97_013) % reused.length) + 1;
+      reused.fill(97 + (i % 26), 0, n);
+      w.write(reused.subarray(0, n));
+      expected.push(Buffer.from(reused.subarray(0, n)));
+      reused.fill(0);
+    }
+    const big = 'ü'.repeat(700_000);
+    w.write(big);
+    expected.push(Buffer.from(big, 'utf8'));
+    w.commit();
+    expect(readFileSync(file).equals(Buffer.concat(expected))).toBe(true);
+  });
+
   it('fails in write() with the file named when a buffered flush hits a full disk, and the target stays', () => {
     const file = join(dir, 'results.json');
     writeFileSync(file, '{"previous":true}\n');
