@@ -343,7 +343,9 @@ async function attemptOnce(agent: Agent, s: Settings, req: HttpRequest): Promise
   const timeoutMs = left > 0 ? Math.min(s.timeoutMs, left) : s.timeoutMs;
   const signal = new AttemptSignal();
   const timer = setTimeout(() => signal.abort(new DOMException(`no response within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
-  const following = req.signal === undefined ? undefined : req.signal.aborted ? (signal.abort(req.signal.reason), undefined) : follow(req.signal, signal);
+  let following: Followers | undefined;
+  if (req.signal?.aborted) signal.abort(req.signal.reason);
+  else if (req.signal !== undefined) following = follow(req.signal, signal);
   const started = performance.now();
   try {
     const { origin, path } = targetOf(req.url);
