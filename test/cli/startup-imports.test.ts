@@ -68,6 +68,11 @@ describe('start-up imports', () => {
     expect(otel.map(([, chain]) => chain)).toEqual([]);
   });
 
+  it('a run loads the progress bar only on a terminal and the report renderers only for a rendered report', () => {
+    expect(packagesReached('cli/commands/_run-io.ts').has('cli-progress')).toBe(false);
+    expect(valueImportsOf('cli/commands/_run-io.ts')).not.toContain('../../report/render.js');
+  });
+
   it('sees a heavy package through a chain of value imports, and not through a type-only one', () => {
     expect(heavyFrom('report/diff.ts')).toEqual([expect.stringMatching(/^report\/diff\.ts > .* > zod/)]);
     // run.ts names report/diff.js for a type only; the choices load in its action.

@@ -76,7 +76,7 @@ export async function runTargets(
   const { runEvalSuite } = await import('../../app/run-suite.js');
   const { printOutcome, progressBar, withInterrupt } = await import('./_run-io.js');
   capHeapForLargeFiles(ctx.cwd, targets);
-  const progress = withHeapCap(progressBar(ctx));
+  const progress = withHeapCap(await progressBar(ctx));
   const outcome = await withInterrupt(ctx, (signal) =>
     runEvalSuite(ctx, {
       targets,
