@@ -9,7 +9,6 @@ import type { AgentTargetConfig, TargetConfig } from '../config/targets.js';
 import type { Case } from '../types/case.js';
 import type { Toolset } from '../types/toolset.js';
 import type { Provider } from '../providers/types.js';
-import { agentRunCase } from '../engine/targets/run.js';
 import { scoreAgentRun } from '../engine/targets/score.js';
 import { openModuleTarget } from '../engine/targets/module.js';
 import { openHttpTarget } from '../engine/targets/http.js';
@@ -99,8 +98,10 @@ export async function openAgentTarget(ctx: Pick<AppContext, 'projectDir' | 'env'
   const defaults: AgentTarget['defaults'] = {};
   if (cfg.system !== undefined) defaults.system = cfg.system;
   if (cfg.vars !== undefined) defaults.vars = cfg.vars;
-  // The OpenTelemetry SDK loads only when an agent target runs (the package root stays without it).
+  // The OpenTelemetry SDK and API load only when an agent target runs (the package root and a run on a
+  // model stay without them).
   const { startAgentTracing } = await import('./agent-tracing.js');
+  const { agentRunCase } = await import('../engine/targets/run.js');
   const tracing: AgentTracing = await startAgentTracing(cfg.receiver_port !== undefined ? { port: cfg.receiver_port } : {});
   try {
     const target = await openKind(ctx, o, tracing, { defaults, quietMs, traceTimeoutMs });

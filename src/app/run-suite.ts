@@ -27,7 +27,6 @@ import { readResultsLog, resultsPaths, type ResultsLogHeader } from '../report/r
 import { openRunRecorder, type RunFacts } from '../report/run-results.js';
 import { caseResultsFromDocument, type ResultsDocument } from '../report/results.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
-import { annotationTls } from '../telemetry/phoenix.js';
 import { inShard, parseShard } from '../core/shard.js';
 import { VERSION } from '../core/version.js';
 import type { AppContext } from './context.js';
@@ -36,7 +35,7 @@ import { redactUrl } from '../core/redact.js';
 import { collapseRetries } from '../core/http-client.js';
 import { createReachabilityWatch, type ReachabilityWatch } from '../core/reachability.js';
 import { createRecordingProvider, loadRecording, type RecordingProvider } from '../providers/recording.js';
-import { compareResults, type Comparison } from '../report/compare.js';
+import type { Comparison } from '../report/compare.js';
 import { COMPARISON_FORMATS } from '../report/comparison.js';
 import { chooseCommandSandbox, type SandboxChoice } from '../engine/sandbox/select.js';
 import { sweepStaleWorktrees } from '../engine/worktree-sweep.js';
@@ -408,7 +407,8 @@ function tracesDestination(exporter: TelemetryConfig['exporter']): NonNullable<E
 }
 
 /** The export's TLS files, as the one HTTP client takes them. */
-function experimentTls(cfg: TelemetryConfig): { caFile?: string; certFile?: string; keyFile?: string } {
+async function experimentTls(cfg: TelemetryConfig): Promise<{ caFile?: string; certFile?: string; keyFile?: string }> {
+  const { annotationTls } = await import('../telemetry/phoenix.js');
   const t = annotationTls(cfg);
   return {
     ...(t.caFile ? { caFile: t.caFile } : {}),
@@ -443,7 +443,7 @@ async function recordExperiment(
     results: input.results,
     captureContent: cfg.captureContent,
     timeoutMs: Math.max(cfg.timeoutMs, 30_000),
-    tls: experimentTls(cfg),
+    tls: await experimentTls(cfg),
   });
   if (recorded.warning !== undefined) ctx.warn(`telemetry: ${recorded.warning}`);
 }
@@ -902,6 +902,7 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
       runs.push({ label: b.name, result });
       if (result.interrupted) break;
     }
+    const { compareResults } = await import('../report/compare.js');
     const comparison = compareResults(runs.map(({ label, result }) => ({ label, doc: result.doc })));
     return {
       runs,

@@ -2,10 +2,8 @@
 // the outcome. The run itself is `runEvalSuite` in app/.
 
 import { closeSync, openSync, readSync } from 'node:fs';
-import cliProgress from 'cli-progress';
 import { problemsOf, type ExecuteResult, type RunEvalOutcome, type RunProgress } from '../../app/run-suite.js';
 import { renderComparison, type ComparisonFormat } from '../../report/comparison.js';
-import { renderDocument } from '../../report/render.js';
 import type { OutputFormat } from '../../report/formats.js';
 import type { CliContext } from '../context.js';
 import { ensureNewline } from './_run-options.js';
@@ -26,26 +24,9 @@ export async function withInterrupt<T>(ctx: CliContext, fn: (signal: AbortSignal
   }
 }
 
-/** A progress bar on stderr when it is a terminal; otherwise none. */
-export function progressBar(ctx: CliContext): RunProgress | undefined {
-  if (!ctx.stderr.isTTY) return undefined;
-  let bar: cliProgress.SingleBar | undefined;
-  return {
-    start(total, label) {
-      bar = new cliProgress.SingleBar(
-        { stream: ctx.stderr, format: `${label} [{bar}] {value}/{total} samples | {case}`, hideCursor: true, clearOnComplete: true },
-        cliProgress.Presets.shades_classic,
-      );
-      bar.start(total, 0, { case: '' });
-    },
-    update(done, caseId) {
-      bar?.update(done, { case: caseId });
-    },
-    stop() {
-      bar?.stop();
-      bar = undefined;
-    },
-  };
+/** A progress bar on stderr when it is a terminal; otherwise none (and cli-progress never loads). */
+export async function progressBar(ctx: CliContext): Promise<RunProgress | undefined> {
+  return ctx.stderr.isTTY ? (await import('./_progress-bar.js')).terminalProgressBar(ctx) : undefined;
 }
 
 /** Print what went wrong besides verdicts (stale recording, provider down, interruption). */
@@ -57,7 +38,7 @@ export function reportProblems(ctx: CliContext, r: ExecuteResult): void {
  * Print a suite run's outcome: the report on stdout (the comparison with `compare`), where results and
  * the recording went, and problems on stderr. Returns the exit code.
  */
-export function printOutcome(ctx: CliContext, command: string, outcome: RunEvalOutcome, format: OutputFormat | undefined): number {
+export async function printOutcome(ctx: CliContext, command: string, outcome: RunEvalOutcome, format: OutputFormat | undefined): Promise<number> {
   if (outcome.noCases) {
     ctx.err(`${command}: no cases selected`);
     return 2;
@@ -77,7 +58,7 @@ export function printOutcome(ctx: CliContext, command: string, outcome: RunEvalO
   const r = run.result;
   if (outcome.recording) ctx.err(`recording: ${outcome.recording}`);
   if (outcome.recording && !r.interrupted) ctx.err(`results: ${r.finalFile}`);
-  writeRunReport(ctx, r, format ?? 'table');
+  await writeRunReport(ctx, r, format ?? 'table');
   if (!outcome.recording && !r.interrupted) ctx.err(`results: ${r.finalFile}`);
   reportProblems(ctx, r);
   return outcome.exitCode;
@@ -85,9 +66,9 @@ export function printOutcome(ctx: CliContext, command: string, outcome: RunEvalO
 
 /**
  * Print the report of a run. `json` is the results file itself, copied in chunks (a large run never
- * holds its document); other formats read the document back and render it.
+ * holds its document); other formats read the document back and render it (the renderers load then).
  */
-function writeRunReport(ctx: CliContext, r: ExecuteResult, format: OutputFormat): void {
+async function writeRunReport(ctx: CliContext, r: ExecuteResult, format: OutputFormat): Promise<void> {
   if (format === 'json' && !r.interrupted) {
     const fd = openSync(r.finalFile, 'r');
     try {
@@ -104,6 +85,7 @@ function writeRunReport(ctx: CliContext, r: ExecuteResult, format: OutputFormat)
     }
     return;
   }
+  const { renderDocument } = await import('../../report/render.js');
   ctx.stdout.write(ensureNewline(renderDocument(r.doc, format, format === 'html' ? traceUrlOf(ctx.projectDir) : {})));
 }
 

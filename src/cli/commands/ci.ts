@@ -3,7 +3,8 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../../errors.js';
-import { DIFF_FAIL_ON, type DiffFailOn } from '../../report/diff.js';
+// report/diff.js reaches the results schema (zod): it loads when a command runs, so `ci --help` starts fast.
+import type { DiffFailOn } from '../../report/diff.js';
 import { addExecutionOptions, addModelOptions, addSelectionOptions, cwdPath, suiteLabelOf, type RunFlags } from './_run-options.js';
 import { runTargets } from './run.js';
 
@@ -56,7 +57,8 @@ export const ciCommand: CommandModule = {
         }),
       );
 
-    const failOnOf = (command: string, failOn: string): DiffFailOn => {
+    const failOnOf = async (command: string, failOn: string): Promise<DiffFailOn> => {
+      const { DIFF_FAIL_ON } = await import('../../report/diff.js');
       if (!(DIFF_FAIL_ON as readonly string[]).includes(failOn)) {
         throw new UsageError('USAGE', `ci ${command} --fail-on: expected one of ${DIFF_FAIL_ON.join(', ')} (got ${JSON.stringify(failOn)})`);
       }
@@ -75,7 +77,7 @@ export const ciCommand: CommandModule = {
         .addHelpText('after', exitHelp)
         .action(
           action(getContext, setExit, async (ctx, flags: { head: string; base?: string; failOn: string }) => {
-            const failOn = failOnOf(name, flags.failOn);
+            const failOn = await failOnOf(name, flags.failOn);
             const r = await run(ctx, { head: cwdPath(ctx, flags.head), ...(flags.base ? { base: cwdPath(ctx, flags.base) } : {}), failOn });
             for (const l of r.lines) ctx.err(l);
             return r.exitCode;

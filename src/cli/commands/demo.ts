@@ -51,7 +51,7 @@ export async function demoAction(ctx: CliContext, flags: { output?: string; tele
   for (const spec of ['builtin:fleet', 'builtin:workspace']) bySpec.set(spec, await loadToolset(spec, { projectDir: PACKAGE_ROOT, env: loaded.env.raw }));
   const toolsets = new Map(cases.map((c) => [c.id, bySpec.get(c.dialect === 'runspec' ? 'builtin:fleet' : 'builtin:workspace')!]));
   const provider = createReplayProvider({ file: DEMO_RECORDING });
-  const progress = progressBar(ctx);
+  const progress = await progressBar(ctx);
   const r = await withInterrupt(ctx, (signal) =>
     executeRun(ctx, {
       cases,

@@ -16,7 +16,7 @@ export async function recordAction(ctx: CliContext, targets: string[], flags: Re
   const { ensureOutputDir } = await import('../../report/out-path.js');
   ensureOutputDir(resolve(ctx.cwd, script), '--out');
   const runFlags: RunFlags = { ...rest, ...(results ? { out: results } : {}) };
-  const progress = progressBar(ctx);
+  const progress = await progressBar(ctx);
   const outcome = await withInterrupt(ctx, (signal) =>
     runEvalSuite(ctx, { targets, flags: runFlags, record: { file: script, merge: !!merge }, signal, ...(progress ? { progress } : {}) }),
   );

@@ -8,7 +8,7 @@ import { addExecutionOptions, addSelectionOptions, type RunFlags } from './_run-
 export async function replayAction(ctx: CliContext, targets: string[], flags: RunFlags): Promise<number> {
   const { runEvalSuite } = await import('../../app/run-suite.js');
   const { printOutcome, progressBar, withInterrupt } = await import('./_run-io.js');
-  const progress = progressBar(ctx);
+  const progress = await progressBar(ctx);
   const outcome = await withInterrupt(ctx, (signal) =>
     runEvalSuite(ctx, { targets, flags: { ...flags, provider: 'replay' }, signal, ...(progress ? { progress } : {}) }),
   );

@@ -8,7 +8,8 @@ import { addExecutionOptions, addModelOptions, addSelectionOptions, suiteLabelOf
 import { parseProviderList } from './compare.js';
 import { cwdPath } from './_run-options.js';
 import { UsageError } from '../../errors.js';
-import { DIFF_FAIL_ON, type DiffFailOn } from '../../report/diff.js';
+// report/diff.js reaches the results schema (zod): it loads when the command runs, so `run --help` starts fast.
+import type { DiffFailOn } from '../../report/diff.js';
 
 /** Options given explicitly on this command line (not defaults). */
 function explicitFlags(cmd: Command, flags: RunFlags): RunFlags {
@@ -24,6 +25,7 @@ export async function runAction(ctx: CliContext, targets: string[], flagsAll: Ru
     throw new UsageError('USAGE', '--baseline: cannot be combined with --compare', {
       hint: "diff each provider's results file with `runspec-eval diff BASE HEAD`",
     });
+  const { DIFF_FAIL_ON } = await import('../../report/diff.js');
   if (!(DIFF_FAIL_ON as readonly string[]).includes(failOn))
     throw new UsageError('USAGE', `--fail-on: expected one of ${DIFF_FAIL_ON.join(', ')} (got ${JSON.stringify(failOn)})`);
   // On --resume the log header supplies the rest; only what was typed now overrides it.
@@ -74,7 +76,7 @@ export async function runTargets(
   const { runEvalSuite } = await import('../../app/run-suite.js');
   const { printOutcome, progressBar, withInterrupt } = await import('./_run-io.js');
   capHeapForLargeFiles(ctx.cwd, targets);
-  const progress = withHeapCap(progressBar(ctx));
+  const progress = withHeapCap(await progressBar(ctx));
   const outcome = await withInterrupt(ctx, (signal) =>
     runEvalSuite(ctx, {
       targets,

@@ -1,7 +1,6 @@
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import { UsageError } from '../../errors.js';
-import { jsonSchemaFor } from '../../fixtures/schemas.js';
 import type { Dialect } from '../../types/case.js';
 import { DIALECTS as ALL_DIALECTS } from '../../core/vocabulary.js';
 
@@ -31,6 +30,8 @@ Point your editor at the output, e.g. for VS Code's json.schemas or taplo:
             throw new UsageError('USAGE', `schema: unknown dialect "${dialect}"; expected one of ${KINDS.join(', ')}`, {
               hint: 'runspec-eval schema runspec',
             });
+          // The fixture schemas (zod) load when the command runs: `schema --help` starts fast.
+          const { jsonSchemaFor } = await import('../../fixtures/schemas.js');
           ctx.out(JSON.stringify(jsonSchemaFor(dialect as Dialect), null, 2));
           return 0;
         }),

@@ -2,16 +2,8 @@ import { resolve } from 'node:path';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import { loadConfigFile } from '../../config/file.js';
-import { readEnv } from '../../config/env.js';
-import { discoverFixtures, loadCasesFromPaths, mergeSuites } from '../../fixtures/discover.js';
-import { selectCases } from '../../fixtures/select.js';
-import { loadToolset } from '../../toolset/load.js';
-import { validateFixtures, type FixtureProblem } from '../../toolset/validate-fixtures.js';
+import type { FixtureProblem } from '../../toolset/validate-fixtures.js';
 import type { Case } from '../../types/case.js';
-// One rule for which toolset a case runs against, shared with run/record/replay.
-import { ownToolsetOf } from '../../app/run-suite.js';
-import { toolsetSetting, toolsetSpecOf } from '../../config/settings.js';
 
 interface ValidateOptions {
   toolset?: string;
@@ -33,6 +25,16 @@ function formatProblem(p: FixtureProblem): string {
 }
 
 async function validate(ctx: CliContext, paths: string[], o: ValidateOptions): Promise<number> {
+  // The loaders, the toolsets and zod load when the command runs: `validate --help` starts fast.
+  const { loadConfigFile } = await import('../../config/file.js');
+  const { readEnv } = await import('../../config/env.js');
+  const { discoverFixtures, loadCasesFromPaths, mergeSuites } = await import('../../fixtures/discover.js');
+  const { selectCases } = await import('../../fixtures/select.js');
+  const { loadToolset } = await import('../../toolset/load.js');
+  const { validateFixtures } = await import('../../toolset/validate-fixtures.js');
+  const { toolsetSetting, toolsetSpecOf } = await import('../../config/settings.js');
+  // One rule for which toolset a case runs against, shared with run/record/replay.
+  const { ownToolsetOf } = await import('../../app/run-suite.js');
   const onWarning = (msg: string): void => ctx.warn(msg);
   const config = loadConfigFile(ctx.projectDir);
   const env = readEnv(ctx.env);
