@@ -164,6 +164,9 @@ function finalOf(o: TraceOutcome): TraceOutcome {
   return { ...o, final: true, lines: o.lines.map((l) => ({ ...l, final: true })) };
 }
 
+/** Scoring time between two event-loop polls while reading. */
+const POLL_EVERY_MS = 2;
+
 /** Options of {@link scoreTraceFiles}. */
 export interface ScoreFilesOptions extends TraceScorerOptions, ReaderOptions {
   cwd: string;
@@ -206,6 +209,7 @@ export async function scoreTraceFiles(paths: string[], options: ScoreFilesOption
   if (options.stdin) readerOptions.stdin = options.stdin;
   if (options.maxRecordBytes !== undefined) readerOptions.maxRecordBytes = options.maxRecordBytes;
   if (options.maxInflatedBytes !== undefined) readerOptions.maxInflatedBytes = options.maxInflatedBytes;
+  let polled = performance.now();
   for await (const item of readTracePaths(paths, readerOptions)) {
     if (item.file !== currentFile) {
       endFile();
@@ -223,6 +227,12 @@ export async function scoreTraceFiles(paths: string[], options: ScoreFilesOption
     if (item.kind === 'spans') pipeline.addSpans(item.spans, records);
     else pipeline.addLogs(item.logs, records);
     if (records % 64 === 0) pipeline.tick(records);
+    // Let the event loop poll between records (a few ms of scoring each): a piped input is read while the
+    // next lines are scored, instead of only once the reader runs dry.
+    if (performance.now() - polled >= POLL_EVERY_MS) {
+      await new Promise<void>((r) => setImmediate(r));
+      polled = performance.now();
+    }
   }
   endFile();
   pipeline.flush();
