@@ -184,6 +184,11 @@ export interface ScoreFilesOptions extends TraceScorerOptions, ReaderOptions {
   /** Estimated bytes of open and retained traces before the oldest is judged early. @default 32 MiB */
   maxOpenBytes?: number;
   onOutcome: (outcome: TraceOutcome) => void;
+  /**
+   * The output's backpressure: a promise while the consumer of the outcomes is behind (a full pipe), which
+   * reading waits for, so unwritten lines never pile up in memory; undefined when it keeps up.
+   */
+  outputReady?: () => Promise<void> | undefined;
 }
 
 /**
@@ -230,7 +235,7 @@ export async function scoreTraceFiles(paths: string[], options: ScoreFilesOption
     // Let the event loop poll between records (a few ms of scoring each): a piped input is read while the
     // next lines are scored, instead of only once the reader runs dry.
     if (performance.now() - polled >= POLL_EVERY_MS) {
-      await new Promise<void>((r) => setImmediate(r));
+      await (options.outputReady?.() ?? new Promise<void>((r) => setImmediate(r)));
       polled = performance.now();
     }
   }
