@@ -64,7 +64,8 @@ export function createTracePipeline(options: TracePipelineOptions): TracePipelin
       : options.assembler,
   );
   const scorer = createTraceScorer(options);
-  const summary = createSummaryCollector();
+  // Handed out once, final (files): no outcome supersedes another, so the summary keeps none of them.
+  const summary = createSummaryCollector({ supersedes: options.assembler.provisional !== false });
   const shard = options.shard;
   const inShard = (traceId: string): boolean => !shard || shard.count <= 1 || shardOfTrace(traceId, shard.count) === shard.index;
   // The provisional outcome of each trace waiting for its re-open window (serve): when the window closes with
