@@ -246,6 +246,8 @@ export interface ScoreTracesOptions extends TraceScoringFlags {
   stdin?: AsyncIterable<Uint8Array>;
   /** Each verdict line as its trace is scored. */
   onLine?: (line: TraceVerdictLine) => void;
+  /** The output's backpressure: a promise while the lines written are not drained yet (reading waits for it). */
+  outputReady?: () => Promise<void> | undefined;
   /**
    * Also build a results document, the model `run` writes: one case per case or rule, one run per
    * scored trace, so `report` (table, JSON, JUnit, Markdown, HTML) and the console render score output
@@ -280,6 +282,7 @@ export async function scoreTraces(ctx: AppContext, inputs: string[], options: Sc
       ...setup.scorer,
       cwd: ctx.cwd,
       ...(options.stdin ? { stdin: options.stdin } : {}),
+      ...(options.outputReady ? { outputReady: options.outputReady } : {}),
       ...(options.shard ? { shard: options.shard } : {}),
       ...(options.maxTraces !== undefined ? { maxOpenTraces: options.maxTraces } : {}),
       ...(options.maxOpenBytes !== undefined ? { maxOpenBytes: options.maxOpenBytes } : {}),

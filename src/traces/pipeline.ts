@@ -64,7 +64,8 @@ export function createTracePipeline(options: TracePipelineOptions): TracePipelin
       : options.assembler,
   );
   const scorer = createTraceScorer(options);
-  const summary = createSummaryCollector();
+  // Handed out once, final (files): no outcome supersedes another, so the summary keeps none of them.
+  const summary = createSummaryCollector({ supersedes: options.assembler.provisional !== false });
   const shard = options.shard;
   const inShard = (traceId: string): boolean => !shard || shard.count <= 1 || shardOfTrace(traceId, shard.count) === shard.index;
   // The provisional outcome of each trace waiting for its re-open window (serve): when the window closes with
@@ -164,6 +165,9 @@ function finalOf(o: TraceOutcome): TraceOutcome {
   return { ...o, final: true, lines: o.lines.map((l) => ({ ...l, final: true })) };
 }
 
+/** Scoring time between two event-loop polls while reading. */
+const POLL_EVERY_MS = 2;
+
 /** Options of {@link scoreTraceFiles}. */
 export interface ScoreFilesOptions extends TraceScorerOptions, ReaderOptions {
   cwd: string;
@@ -181,6 +185,11 @@ export interface ScoreFilesOptions extends TraceScorerOptions, ReaderOptions {
   /** Estimated bytes of open and retained traces before the oldest is judged early. @default 32 MiB */
   maxOpenBytes?: number;
   onOutcome: (outcome: TraceOutcome) => void;
+  /**
+   * The output's backpressure: a promise while the consumer of the outcomes is behind (a full pipe), which
+   * reading waits for, so unwritten lines never pile up in memory; undefined when it keeps up.
+   */
+  outputReady?: () => Promise<void> | undefined;
 }
 
 /**
@@ -206,6 +215,7 @@ export async function scoreTraceFiles(paths: string[], options: ScoreFilesOption
   if (options.stdin) readerOptions.stdin = options.stdin;
   if (options.maxRecordBytes !== undefined) readerOptions.maxRecordBytes = options.maxRecordBytes;
   if (options.maxInflatedBytes !== undefined) readerOptions.maxInflatedBytes = options.maxInflatedBytes;
+  let polled = performance.now();
   for await (const item of readTracePaths(paths, readerOptions)) {
     if (item.file !== currentFile) {
       endFile();
@@ -223,6 +233,12 @@ export async function scoreTraceFiles(paths: string[], options: ScoreFilesOption
     if (item.kind === 'spans') pipeline.addSpans(item.spans, records);
     else pipeline.addLogs(item.logs, records);
     if (records % 64 === 0) pipeline.tick(records);
+    // Let the event loop poll between records (a few ms of scoring each): a piped input is read while the
+    // next lines are scored, instead of only once the reader runs dry.
+    if (performance.now() - polled >= POLL_EVERY_MS) {
+      await (options.outputReady?.() ?? new Promise<void>((r) => setImmediate(r)));
+      polled = performance.now();
+    }
   }
   endFile();
   pipeline.flush();

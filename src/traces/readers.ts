@@ -6,7 +6,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import * as zlib from 'node:zlib';
 import { createGunzip } from 'node:zlib';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { ATTR_EVENT_NAME } from '../semconv/gen-ai.js';
 import { TraceError } from '../errors.js';
 import { logsFromRequest, spansFromRequest } from './spans.js';
@@ -566,6 +566,21 @@ export async function* readTraceStream(source: AsyncIterable<Uint8Array>, opts: 
  */
 const READ_CHUNK_BYTES = 1024 * 1024;
 
+/** Bytes of a piped stdin buffered ahead of the scorer. */
+const STDIN_READ_AHEAD_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A stdin stream read ahead: whatever the pipe holds is taken each time the event loop polls (the scorer
+ * lets it poll between records), up to STDIN_READ_AHEAD_BYTES, so the writer refills the pipe while lines
+ * are scored instead of waiting for the scorer to ask (a stream reads only ~16 KiB ahead by itself).
+ */
+function readAhead(stdin: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  if (!(stdin instanceof Readable)) return stdin;
+  const ahead = new PassThrough({ highWaterMark: STDIN_READ_AHEAD_BYTES });
+  stdin.on('error', (err) => ahead.destroy(err));
+  return stdin.pipe(ahead);
+}
+
 /**
  * Read every file (directories recursively) and `-` (the given stdin stream), in order.
  * @throws TraceError (TRACE_INPUT) for a path that does not exist or cannot be read.
@@ -577,7 +592,7 @@ export async function* readTracePaths(
   const files = await listTraceFiles(paths, opts.cwd);
   for (const file of files) {
     const stream: AsyncIterable<Uint8Array> =
-      file === '-' ? (opts.stdin ?? (async function* () {})()) : createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
+      file === '-' ? readAhead(opts.stdin ?? (async function* () {})()) : createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
     const name = file === '-' ? 'stdin' : file;
     try {
       for await (const item of readTraceStream(stream, { ...opts, name })) yield { ...item, file: name };

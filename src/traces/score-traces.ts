@@ -421,7 +421,17 @@ const OTHER_REASONS = 'other reasons (more than 100 distinct)';
 /** Outcomes remembered for superseding (the assembler forgets judged traces sooner). */
 const MAX_REMEMBERED = 20_000;
 
-export function createSummaryCollector(): SummaryCollector {
+export interface SummaryCollectorOptions {
+  /**
+   * Whether an outcome can supersede an earlier one (provisional judgements, as `serve` hands out): each
+   * trace's contribution is then remembered so it can be taken back. Files are judged once, final: nothing
+   * is remembered. @default true
+   */
+  supersedes?: boolean;
+}
+
+export function createSummaryCollector(options: SummaryCollectorOptions = {}): SummaryCollector {
+  const remember = options.supersedes ?? true;
   const byCategory = Object.fromEntries(VERDICT_CATEGORIES.map((c) => [c, 0])) as Record<VerdictCategory, number>;
   const s: ScoreSummary = {
     traces: 0,
@@ -461,6 +471,11 @@ export function createSummaryCollector(): SummaryCollector {
     o.kind === 'scored'
       ? { kind: 'scored', lines: o.lines.map((l) => ({ category: l.category, pass: l.pass })) }
       : { kind: 'uninterpretable', reason: o.reason };
+  // An outcome counted without keeping its contribution (nothing can take it back).
+  const applyOutcome = (o: TraceOutcome): void => {
+    if (o.kind === 'uninterpretable') apply(o, 1);
+    else apply({ kind: 'scored', lines: o.lines }, 1);
+  };
   const apply = (o: Contribution, sign: 1 | -1): void => {
     s.traces += sign;
     if (o.kind === 'uninterpretable') {
@@ -491,6 +506,13 @@ export function createSummaryCollector(): SummaryCollector {
       if (!o.final) return;
       const before = o.supersedes ? contributed.get(o.traceId) : undefined;
       if (before) apply(before, -1);
+      if (!remember) {
+        applyOutcome(o);
+        if (o.kind === 'uninterpretable' && !before && s.uninterpretableExamples.length < MAX_EXAMPLES) {
+          s.uninterpretableExamples.push({ traceId: o.traceId, reason: o.reason });
+        }
+        return;
+      }
       const mine = compact(o);
       apply(mine, 1);
       mine.stamp = ++stamp;

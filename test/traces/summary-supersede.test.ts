@@ -71,4 +71,19 @@ describe('summary collector: superseding outcomes', () => {
     const s = collector.summary();
     expect({ traces: s.traces, passed: s.passed, failed: s.failed }).toEqual(want);
   });
+
+  it('counts the same without remembering contributions when nothing supersedes (files: judged once, final)', () => {
+    const remembering = createSummaryCollector();
+    const once = createSummaryCollector({ supersedes: false });
+    for (let n = 0; n < 30_000; n++) {
+      const o =
+        n % 7 === 0
+          ? ({ kind: 'uninterpretable', traceId: `u${n}`, reason: 'no spans', revision: 0, final: true } as const)
+          : outcome(`t${n}`, n % 3 !== 0, false);
+      remembering.addOutcome(o);
+      once.addOutcome(o);
+    }
+    expect(once.summary()).toEqual(remembering.summary());
+    expect(once.summary()).toMatchObject({ traces: 30_000, uninterpretable: 4286 });
+  });
 });

@@ -77,9 +77,24 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
     const out = resolve(ctx.cwd, flags.out);
     file = createWriteStream(out, { fd: openOutputFile(out, '--out', 'w') });
   }
+  // Lines are written as they are scored; while the output is behind (a full pipe), reading waits for it
+  // to drain, so unwritten lines never pile up in memory (a slow reader of a pipe once held 60 MB of them).
+  const output: NodeJS.WritableStream = file ?? ctx.stdout;
+  let drained: Promise<void> | undefined;
   const write = (text: string): void => {
-    if (file) file.write(text + '\n');
-    else ctx.out(text);
+    // A stream asks to wait by returning false (a test's plain writer returns nothing: it never waits).
+    if (output.write(text + '\n') !== false || drained || typeof output.once !== 'function') return;
+    drained = new Promise<void>((r) => {
+      const done = (): void => {
+        output.off('drain', done);
+        output.off('close', done);
+        drained = undefined;
+        r();
+      };
+      output.on('drain', done);
+      // A stream that failed closes (its error is reported where it always was).
+      output.on('close', done);
+    });
   };
   const lines = createLineBatcher(write);
   const { shard: _spec, failOnUnscorable, results: resultsFile, ...scoring } = flags;
@@ -97,7 +112,7 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
     // Every output but the JSON-lines stream renders the results document `run` writes, with the
     // renderers of `report`; every trace is judged once, final, so both show the same verdicts.
     ...(resultsFile || !streaming ? { results: true } : {}),
-    ...(streaming ? { onLine: (l) => lines.add(verdictLineJson(l)) } : {}),
+    ...(streaming ? { onLine: (l) => lines.add(verdictLineJson(l)), outputReady: () => drained } : {}),
   }).finally(() => lines.flush());
   if (streaming) ctx.err(renderSummaryTable(summary));
   else if (document && flags.output !== 'jsonl') write(await renderDocument(document, flags.output));
