@@ -1,6 +1,6 @@
 // Results document, reading side: run and case entries back into samples and case results (results-encode.ts
 // writes them).
-import { z } from 'zod';
+import type { z } from 'zod';
 import { RunspecError } from '../errors.js';
 import {
   type CaseResult,
@@ -15,7 +15,7 @@ import {
   type Verdict,
 } from '../types/verdict.js';
 import { type ToolCall, type ToolLogEntry } from '../types/run.js';
-import { matchSchema, replioSchema, type ResultsDocument, type CaseEntry, type RunEntry, type SampleTraceJson } from './results-schema.js';
+import type { matchSchema, replioSchema, ResultsDocument, CaseEntry, RunEntry, SampleTraceJson } from './results-schema.js';
 
 function traceFromJson(t: SampleTraceJson, calls: readonly ToolCall[]): SampleTrace {
   const steps = t.steps.map((s): SampleTraceStep => {
