@@ -2,19 +2,19 @@
 // writes them).
 import type { z } from 'zod';
 import { RunspecError } from '../errors.js';
-import {
-  type CaseResult,
-  type CheckResult,
-  type Expected,
-  type MatchScore,
-  type Observed,
-  type ReplioMetrics,
-  type SampleOutcome,
-  type SampleTrace,
-  type SampleTraceStep,
-  type Verdict,
+import type {
+  CaseResult,
+  CheckResult,
+  Expected,
+  MatchScore,
+  Observed,
+  ReplioMetrics,
+  SampleOutcome,
+  SampleTrace,
+  SampleTraceStep,
+  Verdict,
 } from '../types/verdict.js';
-import { type ToolCall, type ToolLogEntry } from '../types/run.js';
+import type { ToolCall, ToolLogEntry } from '../types/run.js';
 import type { matchSchema, replioSchema, ResultsDocument, CaseEntry, RunEntry, SampleTraceJson } from './results-schema.js';
 
 function traceFromJson(t: SampleTraceJson, calls: readonly ToolCall[]): SampleTrace {

@@ -7,8 +7,8 @@ import { dropUndefined } from '../core/drop-undefined.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
 import { redactUrl } from '../core/redact.js';
-import { type CaseResult, type MatchScore, type Observed, type ReplioMetrics, type SampleOutcome, type SampleTrace } from '../types/verdict.js';
-import { type ToolCall } from '../types/run.js';
+import type { CaseResult, MatchScore, Observed, ReplioMetrics, SampleOutcome, SampleTrace } from '../types/verdict.js';
+import type { ToolCall } from '../types/run.js';
 import { sampleScore, summarize, type SuiteSummary } from '../scoring/summary.js';
 import { RESULTS_SCHEMA } from './results-id.js';
 import type {
