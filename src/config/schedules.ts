@@ -6,6 +6,7 @@ import { Cron } from 'croner';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { SCHEDULES_FILE } from './schedules-file.js';
 import { knownKeysAt, unknownFieldMessage, unknownFields, withoutFields } from '../core/strict-fields.js';
 
 /** `runspec_schedules.toml`: `[[schedule]]` entries with `action = "eval"` (a nightly sweep, the twin of the CI live tier). */
@@ -60,7 +61,7 @@ const SchedulesFileSchema = z.looseObject({ schedule: z.array(EntrySchema).defau
 
 export type ScheduleEntry = z.infer<typeof ScheduleSchema>;
 
-export const SCHEDULES_FILE = 'runspec_schedules.toml';
+export { SCHEDULES_FILE };
 
 /**
  * Read the project's eval schedules; a missing file is no schedules. Every cron expression is checked;

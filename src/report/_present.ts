@@ -1,6 +1,7 @@
 // What every renderer shows for a case: the verdict of its representative sample (the first failing
 // scored sample, else the first scored one), its observed tool/command/autonomy/host, and the pass rate.
-import { runEntryTrace, type CaseEntry, type ResultsDocument, type ResultsInputs, type ResultsIteration, type RunEntry } from './results.js';
+import type { CaseEntry, ResultsDocument, ResultsInputs, ResultsIteration, RunEntry } from './results-schema.js';
+import { runEntryTrace } from './results-decode.js';
 import type { VerdictCategory } from '../types/verdict.js';
 import { isUnjudgedCategory, wilsonInterval } from '../scoring/samples.js';
 

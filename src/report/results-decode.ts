@@ -1,21 +1,21 @@
 // Results document, reading side: run and case entries back into samples and case results (results-encode.ts
 // writes them).
-import { z } from 'zod';
+import type { z } from 'zod';
 import { RunspecError } from '../errors.js';
-import {
-  type CaseResult,
-  type CheckResult,
-  type Expected,
-  type MatchScore,
-  type Observed,
-  type ReplioMetrics,
-  type SampleOutcome,
-  type SampleTrace,
-  type SampleTraceStep,
-  type Verdict,
+import type {
+  CaseResult,
+  CheckResult,
+  Expected,
+  MatchScore,
+  Observed,
+  ReplioMetrics,
+  SampleOutcome,
+  SampleTrace,
+  SampleTraceStep,
+  Verdict,
 } from '../types/verdict.js';
-import { type ToolCall, type ToolLogEntry } from '../types/run.js';
-import { matchSchema, replioSchema, type ResultsDocument, type CaseEntry, type RunEntry, type SampleTraceJson } from './results-schema.js';
+import type { ToolCall, ToolLogEntry } from '../types/run.js';
+import type { matchSchema, replioSchema, ResultsDocument, CaseEntry, RunEntry, SampleTraceJson } from './results-schema.js';
 
 function traceFromJson(t: SampleTraceJson, calls: readonly ToolCall[]): SampleTrace {
   const steps = t.steps.map((s): SampleTraceStep => {

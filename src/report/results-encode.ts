@@ -5,25 +5,25 @@
 // them back. (Before, a 50 MB argument made a 210 MB results file.)
 import { dropUndefined } from '../core/drop-undefined.js';
 import { isDeepStrictEqual } from 'node:util';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { redactUrl } from '../core/redact.js';
-import { type CaseResult, type MatchScore, type Observed, type ReplioMetrics, type SampleOutcome, type SampleTrace } from '../types/verdict.js';
-import { type ToolCall } from '../types/run.js';
+import type { CaseResult, MatchScore, Observed, ReplioMetrics, SampleOutcome, SampleTrace } from '../types/verdict.js';
+import type { ToolCall } from '../types/run.js';
 import { sampleScore, summarize, type SuiteSummary } from '../scoring/summary.js';
-import {
-  RESULTS_SCHEMA,
+import { RESULTS_SCHEMA } from './results-id.js';
+import type {
   matchSchema,
   replioSchema,
   verdictSchema,
   groupSchema,
-  type ResultsDocument,
-  type ResultsMeta,
-  type ResultsIteration,
-  type CaseEntry,
-  type RunEntry,
-  type Aggregate,
-  type SampleTraceJson,
-  type SampleTraceStepJson,
+  ResultsDocument,
+  ResultsMeta,
+  ResultsIteration,
+  CaseEntry,
+  RunEntry,
+  Aggregate,
+  SampleTraceJson,
+  SampleTraceStepJson,
 } from './results-schema.js';
 
 function traceToJson(t: SampleTrace, calls: readonly ToolCall[]): SampleTraceJson {

@@ -13,7 +13,8 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { RunspecError } from '../errors.js';
 import { outputError, writeAllSync, writeFileAtomic } from '../core/atomic-write.js';
 import type { CaseResult } from '../types/verdict.js';
-import { caseResultOf, type CaseEntry } from './results.js';
+import type { CaseEntry } from './results-schema.js';
+import { caseResultOf } from './results-decode.js';
 
 /** First line of a results log: who ran what, so `--resume` can finish the same run. */
 export interface ResultsLogHeader {

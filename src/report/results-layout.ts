@@ -1,7 +1,7 @@
 // Results document, file layout: each case entry on one line of its own (see resultsDocumentText).
 import { randomUUID } from 'node:crypto';
 import { runSteps } from '../core/event-loop-turns.js';
-import { type ResultsDocument, type ResultsMeta } from './results-schema.js';
+import type { ResultsDocument, ResultsMeta } from './results-schema.js';
 
 /**
  * The results document as its file holds it: two-space JSON and a final newline, except that each case

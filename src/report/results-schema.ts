@@ -7,8 +7,7 @@ import { RunspecError } from '../errors.js';
 import { VERDICT_CATEGORIES } from '../types/verdict.js';
 import { AUTONOMY_LEVELS, DIALECTS, MATCH_MODES, TOOL_MODES } from '../core/vocabulary.js';
 
-/** Marks a document written by this module (turnstone readers ignore it). */
-export const RESULTS_SCHEMA = 'runspec-eval.results/v1';
+export { RESULTS_SCHEMA } from './results-id.js';
 
 const num = z.number();
 const int = z.number().int();

@@ -6,7 +6,11 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { EXIT_CODES, type ErrorCode } from '../errors.js';
 import type { CaseResult } from '../types/verdict.js';
-import { aggregateFromSummary, caseEntryOf, caseResultOf, RESULTS_SCHEMA, writeResultsDocumentSteps, type CaseEntry, type ResultsMeta } from './results.js';
+import type { CaseEntry, ResultsMeta } from './results-schema.js';
+import { RESULTS_SCHEMA } from './results-id.js';
+import { aggregateFromSummary, caseEntryOf } from './results-encode.js';
+import { caseResultOf } from './results-decode.js';
+import { writeResultsDocumentSteps } from './results-layout.js';
 import { redactUrl } from '../core/redact.js';
 import { createSummaryAccumulator } from '../scoring/summary.js';
 import { isUnjudgedCategory } from '../scoring/samples.js';

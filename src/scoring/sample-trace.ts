@@ -1,7 +1,7 @@
 // A sample's timeline as the results file keeps it: model calls and tool calls with offsets, durations,
 // model text and tool results (cut), so a report draws the turn → llm → tool waterfall without telemetry.
 import { TRACE_MAX_STEPS, TRACE_TEXT_CHARS, type SampleTrace, type SampleTraceStep } from '../types/verdict.js';
-import { type Run } from '../types/run.js';
+import type { Run } from '../types/run.js';
 
 function cut(text: string | undefined): string | undefined {
   if (text === undefined || text === '') return undefined;

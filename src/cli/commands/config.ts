@@ -5,12 +5,7 @@ import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../../errors.js';
-import { readEnv } from '../../config/env.js';
-import { loadConfigFile } from '../../config/file.js';
-import { resolveProviderSpec } from '../../config/providers.js';
 import type { Setting } from '../../config/setting.js';
-import { resolveRunSettings, toolsetSpecOf } from '../../config/settings.js';
-import { resolveTelemetryConfig } from '../../config/telemetry.js';
 
 interface ConfigFlags {
   provider?: string;
@@ -21,7 +16,13 @@ interface ConfigFlags {
 type Row = { key: string; value: string; source: string };
 
 /** Print what a run would use and where each value came from. Secret values are never printed. */
-function configAction(ctx: CliContext, flags: ConfigFlags): number {
+async function configAction(ctx: CliContext, flags: ConfigFlags): Promise<number> {
+  // The config modules (zod, smol-toml) load when the command runs: `config --help` starts fast.
+  const { readEnv } = await import('../../config/env.js');
+  const { loadConfigFile } = await import('../../config/file.js');
+  const { resolveProviderSpec } = await import('../../config/providers.js');
+  const { resolveRunSettings, toolsetSpecOf } = await import('../../config/settings.js');
+  const { resolveTelemetryConfig } = await import('../../config/telemetry.js');
   const env = readEnv(ctx.env);
   const file = join(ctx.projectDir, 'runspec.toml');
   const config = loadConfigFile(ctx.projectDir);

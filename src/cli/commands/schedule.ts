@@ -4,13 +4,15 @@ import { action } from '../command.js';
 import { UsageError, worstExitCode } from '../../errors.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dueSchedules, loadSchedules, nextFire, saveSchedule, SCHEDULES_FILE, type ScheduleEntry } from '../../config/schedules.js';
+import type { ScheduleEntry } from '../../config/schedules.js';
+import { SCHEDULES_FILE } from '../../config/schedules-file.js';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import type { CliContext } from '../context.js';
 import type { RunFlags } from './_run-options.js';
 import { runTargets } from './run.js';
-import { loadConfigFile } from '../../config/file.js';
-import { resolveProviderSpec } from '../../config/providers.js';
+
+// The schedules reader (zod, smol-toml, croner) and the config load when a subcommand runs: `schedule --help` starts fast.
+const loadSchedulesModule = () => import('../../config/schedules.js');
 
 const STATE_FILE = join('.runspec', 'schedules-state.json');
 
@@ -35,9 +37,9 @@ function parseInstant(value: string | undefined, flag: string, fallback: Date): 
   return d;
 }
 
-function describeSchedule(s: ScheduleEntry, now: Date): string {
+function describeSchedule(s: ScheduleEntry, next: Date): string {
   const opts = [`samples=${s.eval_samples ?? 1}`, `validate=${s.eval_validate ?? false}`, s.enabled === false ? 'disabled' : ''].filter(Boolean).join(' ');
-  return `${s.id.padEnd(20)} ${s.eval_fixture.padEnd(20)} ${s.when.cron.padEnd(16)} next ${nextFire(s, now).toISOString()}  ${opts}`;
+  return `${s.id.padEnd(20)} ${s.eval_fixture.padEnd(20)} ${s.when.cron.padEnd(16)} next ${next.toISOString()}  ${opts}`;
 }
 
 export const scheduleCommand: CommandModule = {
@@ -50,7 +52,8 @@ export const scheduleCommand: CommandModule = {
       .description('List schedules with their next fire time')
       .option('--output <format>', 'table or json', 'table')
       .action(
-        action(getContext, setExit, (ctx, o: { output: string }) => {
+        action(getContext, setExit, async (ctx, o: { output: string }) => {
+          const { loadSchedules, nextFire } = await loadSchedulesModule();
           const now = ctx.now();
           const all = loadSchedules(ctx.projectDir);
           if (o.output === 'json')
@@ -62,7 +65,7 @@ export const scheduleCommand: CommandModule = {
               ),
             );
           else if (all.length === 0) ctx.out(`no schedules (add one with: runspec-eval schedule add --id nightly --fixture <suite> --cron "0 6 * * 1-5")`);
-          else for (const s of all) ctx.out(describeSchedule(s, now));
+          else for (const s of all) ctx.out(describeSchedule(s, nextFire(s, now)));
           return 0;
         }),
       );
@@ -81,16 +84,21 @@ export const scheduleCommand: CommandModule = {
         action(
           getContext,
           setExit,
-          (
+          async (
             ctx,
             o: { id: string; fixture: string; cron: string; timezone: string; samples?: number; validate?: boolean; threshold?: number; provider?: string },
           ) => {
+            const { nextFire, saveSchedule } = await loadSchedulesModule();
             if (o.samples !== undefined && !(Number.isInteger(o.samples) && o.samples > 0))
               throw new UsageError('USAGE', `--samples: expected a positive integer (got ${o.samples})`);
             if (o.threshold !== undefined && !(o.threshold >= 0 && o.threshold <= 1))
               throw new UsageError('USAGE', `--threshold: expected a number from 0 to 1 (got ${o.threshold})`);
             // A provider the sweep could not build (mock or replay without a script, an unknown name) fails now, not at 6 am.
-            if (o.provider) resolveProviderSpec(o.provider, { config: loadConfigFile(ctx.projectDir), env: ctx.env, projectDir: ctx.projectDir });
+            if (o.provider) {
+              const { loadConfigFile } = await import('../../config/file.js');
+              const { resolveProviderSpec } = await import('../../config/providers.js');
+              resolveProviderSpec(o.provider, { config: loadConfigFile(ctx.projectDir), env: ctx.env, projectDir: ctx.projectDir });
+            }
             const entry: ScheduleEntry = {
               id: o.id,
               action: 'eval',
@@ -102,7 +110,7 @@ export const scheduleCommand: CommandModule = {
               when: { cron: o.cron, ...(o.timezone !== 'UTC' ? { timezone: o.timezone } : {}) },
             };
             saveSchedule(ctx.projectDir, entry);
-            ctx.out(describeSchedule(entry, ctx.now()));
+            ctx.out(describeSchedule(entry, nextFire(entry, ctx.now())));
             return 0;
           },
         ),
@@ -113,7 +121,8 @@ export const scheduleCommand: CommandModule = {
       .option('--at <iso>', 'the sweep time (default now)')
       .addOption(new Option('--since <iso>', 'the previous sweep time (default: one hour before --at)'))
       .action(
-        action(getContext, setExit, (ctx, o: { at?: string; since?: string }) => {
+        action(getContext, setExit, async (ctx, o: { at?: string; since?: string }) => {
+          const { dueSchedules, loadSchedules } = await loadSchedulesModule();
           const at = parseInstant(o.at, '--at', ctx.now());
           const since = parseInstant(o.since, '--since', new Date(at.getTime() - 3_600_000));
           for (const s of dueSchedules(loadSchedules(ctx.projectDir), since, at)) ctx.out(s.id);
@@ -132,6 +141,7 @@ export const scheduleCommand: CommandModule = {
       )
       .action(
         action(getContext, setExit, async (ctx, o: { id?: string[]; due?: boolean; at?: string }) => {
+          const { dueSchedules, loadSchedules } = await loadSchedulesModule();
           const all = loadSchedules(ctx.projectDir);
           const at = parseInstant(o.at, '--at', ctx.now());
           let chosen: ScheduleEntry[];

@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import { consoleSetup } from '../../app/console-setup.js';
 import { isLoopbackHost } from '../../core/loopback.js';
 import { VERSION } from '../../core/version.js';
 import { findExecutable } from '../../engine/sandbox/command.js';
@@ -39,6 +38,8 @@ function openBrowser(ctx: CliContext, url: string): void {
 async function ui(ctx: CliContext, flags: UiFlags): Promise<number> {
   if (!isLoopbackHost(flags.host))
     ctx.warn(`listening on ${flags.host}: the console is reachable beyond this machine (the session token still guards every request)`);
+  // The config modules (zod, smol-toml) load when the console starts: `ui --help` starts fast.
+  const { consoleSetup } = await import('../../app/console-setup.js');
   const { defaults, providers, traceUrl } = consoleSetup(ctx);
   const { startConsole } = await import('../../console/server.js');
   const server = await startConsole({
