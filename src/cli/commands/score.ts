@@ -84,6 +84,8 @@ async function score(ctx: CliContext, inputs: string[], flags: ScoreFlags): Prom
   const write = (text: string): void => {
     // A stream asks to wait by returning false (a test's plain writer returns nothing: it never waits).
     if (output.write(text + '\n') !== false || drained || typeof output.once !== 'function') return;
+    // A destroyed stream emits neither 'drain' nor 'close' again: waiting on it would never end.
+    if ((output as { destroyed?: boolean }).destroyed === true) return;
     drained = new Promise<void>((r) => {
       const done = (): void => {
         output.off('drain', done);
