@@ -375,6 +375,11 @@ export interface ExecuteOptions {
   target?: { name: string; kind: TargetKind };
   /** An agent target: its per-sample function and scoring replace the engine's model loop. */
   agent?: Pick<OpenedAgentTarget, 'runCase' | 'scoring' | 'target' | 'keepCaptured' | 'takeCaptured'>;
+  /**
+   * The run may let go of `cases` as they finish (it empties the array once they are handed to the runner),
+   * so a large run does not hold every case to its end: for a caller that reads them no more.
+   */
+  releaseCases?: boolean;
 }
 
 /** Progress of one provider's run, sample by sample. */
@@ -488,6 +493,8 @@ interface PreparedRun {
   startedAt: string;
   /** Cases already finished in the log being resumed. */
   prior: Set<string>;
+  /** The ids of the run's cases, in report order. */
+  caseIds: string[];
   paths: { finalFile: string; logFile: string };
   logFile: string;
   recorder: Awaited<ReturnType<typeof openRunRecorder>>;
@@ -509,6 +516,7 @@ async function prepareRun(ctx: AppContext, opts: ExecuteOptions): Promise<Prepar
   let paths = resultsPaths({ projectDir: ctx.projectDir, runId, out: opts.finalFile ?? flags.out, cwd: ctx.cwd });
   let logFile = paths.logFile;
   const digests = await caseDigestsYielding(opts.cases);
+  const caseIds = opts.cases.map((c) => c.id);
   if (opts.resumeLog) {
     const log = readResultsLog(resolve(ctx.cwd, opts.resumeLog));
     runId = log.header.runId;
@@ -517,7 +525,7 @@ async function prepareRun(ctx: AppContext, opts: ExecuteOptions): Promise<Prepar
     logFile = resolve(ctx.cwd, opts.resumeLog);
     // The header's final file, unless --out was given again (stored --out values are absolute).
     paths = { finalFile: flags.out ? resolve(ctx.cwd, flags.out) : log.header.finalFile, logFile };
-    checkResumeHeader({ file: opts.resumeLog, header: log.header, caseIds: opts.cases.map((c) => c.id), digests, options: opts.storedOptions });
+    checkResumeHeader({ file: opts.resumeLog, header: log.header, caseIds, digests, options: opts.storedOptions });
     const retried = [...log.cases.values()].filter(retryOnResume).map((r) => r.caseId);
     for (const id of retried) prior.delete(id);
     ctx.err(
@@ -535,13 +543,13 @@ async function prepareRun(ctx: AppContext, opts: ExecuteOptions): Promise<Prepar
     runId,
     startedAt,
     finalFile: paths.finalFile,
-    caseIds: opts.cases.map((c) => c.id),
+    caseIds,
     options: { ...opts.storedOptions, [CASE_DIGESTS_KEY]: digests },
   };
   // Cases go to the log as they finish (batched fsync); the document is streamed from it at the end.
   const recorder = await openRunRecorder(logFile, header, { resume: !!opts.resumeLog });
 
-  return { runId, startedAt, prior, paths, logFile, recorder };
+  return { runId, startedAt, prior, caseIds, paths, logFile, recorder };
 }
 
 /** What {@link runWithLog} hands to the last step. */
@@ -601,8 +609,8 @@ async function runCases(ctx: AppContext, opts: ExecuteOptions, prepared: Prepare
   });
   for (const w of project.env.warnings.splice(0)) ctx.warn(w);
   // The OpenTelemetry SDK costs a noticeable share of start-up time: load it only when it is used.
-  const todo = opts.cases.filter((c) => !prior.has(c.id));
-  const totalSamples = todo.reduce((n, c) => n + sampleCount(c, flags.samples), 0);
+  let totalSamples = 0;
+  for (const c of opts.cases) if (!prior.has(c.id)) totalSamples += sampleCount(c, flags.samples);
   // OTLP/gRPC needs two optional peers: missing, the run stops here (exit 2, the install line), not batch by batch.
   if (telemetryConfig.enabled && telemetryConfig.exporter.kind === 'otlp' && telemetryConfig.exporter.protocol === 'grpc')
     await (await import('../telemetry/grpc-exporter.js')).loadGrpcExporterModules();
@@ -638,7 +646,7 @@ async function runCases(ctx: AppContext, opts: ExecuteOptions, prepared: Prepare
   if (swept.length > 0) ctx.err(`removed ${swept.length} worktree(s) left by runs that were killed`);
 
   opts.progress?.start(totalSamples, opts.providerLabel);
-  const run = await runSuite({
+  const running = runSuite({
     cases: opts.cases,
     provider: opts.provider,
     toolsetFor: (c) => opts.toolsets.get(c.id)!,
@@ -674,13 +682,17 @@ async function runCases(ctx: AppContext, opts: ExecuteOptions, prepared: Prepare
     onWarning: (w) => ctx.warn(w),
     ...(opts.agent ? { runCase: opts.agent.runCase, scoring: opts.agent.scoring } : {}),
   });
+  // The runner took its own list of the cases before its first await, and lets each go once it has run.
+  // A Phoenix experiment reads them after the run.
+  if (opts.releaseCases && !(telemetryConfig.enabled && telemetryConfig.phoenixExperiment)) opts.cases.length = 0;
+  const run = await running;
   return { run, toolMode, threshold, systemPrompt, telemetryConfig };
 }
 
 /** Step 3: the results document (or, when interrupted, a partial one from a scratch copy), and the facts. */
 async function finishRun(opts: ExecuteOptions, prepared: PreparedRun, ran: RanSuite): Promise<ExecuteResult> {
   const { flags } = opts;
-  const { runId, startedAt, paths, logFile, recorder } = prepared;
+  const { runId, startedAt, caseIds, paths, logFile, recorder } = prepared;
   const { run, toolMode, threshold, systemPrompt } = ran;
   const meta = {
     run_id: runId,
@@ -708,7 +720,7 @@ async function finishRun(opts: ExecuteOptions, prepared: PreparedRun, ran: RanSu
   const facts = await recorder.writeDocument(docFile, {
     meta,
     iteration: { iteration: 0, timestamp: new Date().toISOString(), ...(systemPrompt !== undefined ? { prompt: systemPrompt } : {}) },
-    caseIds: opts.cases.map((c) => c.id),
+    caseIds,
   });
   let doc: ResultsDocument | undefined;
   if (interrupted) {
@@ -950,6 +962,8 @@ export async function runEvalSuite(ctx: AppContext, options: RunEvalOptions): Pr
     storedOptions: { ...normaliseForLog(ctx, targets, flags), [RESOLVED_SETTINGS_KEY]: resultSettings(ctx, project, name, flags) },
     ...(flags.resume ? { resumeLog: flags.resume } : {}),
     ...(options.agentName || single ? { agentName: options.agentName ?? label } : {}),
+    // Nothing here reads the cases after the run.
+    releaseCases: true,
   });
   const outcome: RunEvalOutcome = {
     runs: [{ label, result }],

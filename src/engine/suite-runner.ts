@@ -210,7 +210,11 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   const toolMode = opts.toolMode ?? 'dedup';
   const threshold = opts.threshold ?? 1;
   const warn = opts.onWarning ?? (() => {});
-  const todo = opts.cases.filter((c) => !opts.skip?.has(c.id));
+  // A case's slot is emptied once its state is made (or it is reported, without samples): past that the
+  // runner holds a case only while it is in flight, so a caller that lets go of its cases frees them as
+  // they finish. Their ids stay for the end of the run (`unfinished`, the order of `results`).
+  const todo: Array<Case | undefined> = opts.cases.filter((c) => !opts.skip?.has(c.id));
+  const ids = todo.map((c) => c!.id);
 
   interface CaseState {
     c: Case;
@@ -232,14 +236,15 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   // Samples of one case are queued together, so cases finish (and reach the log) one after another.
   function* jobs(): Generator<{ s: CaseState; sample: number }> {
     for (let i = 0; i < todo.length; i++) {
-      const c = todo[i]!;
-      if (sampleCount(c, opts.samples) === 0) continue;
+      const c = todo[i];
+      if (c === undefined) continue;
+      todo[i] = undefined;
       const s = stateOf(c, i);
       for (let sample = 0; sample < s.samples; sample++) yield { s, sample };
     }
   }
   let total = 0;
-  for (const c of todo) total += sampleCount(c, opts.samples);
+  for (const c of todo) total += sampleCount(c!, opts.samples);
   const keep = opts.keepResults !== false;
   // Finished cases: their results when kept, else one flag per case.
   const finished = new Map<string, CaseResult>();
@@ -266,7 +271,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
 
   // MCP servers live for the run: started on first use, stopped when the run ends.
   const ownHost =
-    !opts.toolHost && opts.mcpServers && todo.some((c) => c.mode === 'trajectory' && opts.toolsetFor(c).source.startsWith('mcp:'))
+    !opts.toolHost && opts.mcpServers && todo.some((c) => c!.mode === 'trajectory' && opts.toolsetFor(c!).source.startsWith('mcp:'))
       ? createMcpToolHost({ ...opts.mcpServers, onWarning: warn })
       : undefined;
   const toolHost = opts.toolHost ?? ownHost;
@@ -313,7 +318,12 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   };
 
   try {
-    for (let i = 0; i < todo.length; i++) if (sampleCount(todo[i]!, opts.samples) === 0) await finishCase(stateOf(todo[i]!, i));
+    for (let i = 0; i < todo.length; i++) {
+      const c = todo[i]!;
+      if (sampleCount(c, opts.samples) > 0) continue;
+      todo[i] = undefined;
+      await finishCase(stateOf(c, i));
+    }
     await runPool(jobs(), opts.concurrency ?? 4, async ({ s, sample }) => {
       if (internal.signal.aborted || failure !== undefined) {
         s.cancelled = true;
@@ -384,14 +394,14 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   }
   if (failure !== undefined) throw failure;
   const results = keep
-    ? todo.flatMap((c) => {
-        const r = finished.get(c.id);
+    ? ids.flatMap((id) => {
+        const r = finished.get(id);
         return r ? [r] : [];
       })
     : [];
   return {
     results,
-    unfinished: todo.filter((_c, i) => finishedFlags[i] === 0).map((c) => c.id),
+    unfinished: ids.filter((_id, i) => finishedFlags[i] === 0),
     cancelled: !!opts.signal?.aborted,
     samplesRun: done,
     ...(stopped ? { stopped } : {}),
