@@ -2,7 +2,6 @@
 import { Command, CommanderError, Help } from 'commander';
 import { fstatSync, realpathSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
 import { outputError, writeAllSync } from '../core/atomic-write.js';
 import { fileURLToPath } from 'node:url';
 import { exitCodeFor, isRunspecError } from '../errors.js';
@@ -137,11 +136,6 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
-  // undici's HTTP parser is WebAssembly: once it is hot, V8 recompiles it with its optimising compiler on a
-  // helper thread, whose ~36 MB of compiler memory the C allocator keeps for the rest of the process (a third
-  // of a 100,000-case run's peak RSS past its JS heap). The baseline code parses a model's replies as fast for
-  // us (no CPU difference per case measured), so the CLI keeps it.
-  setFlagsFromString('--liftoff-only');
   // A closed pipe (`runspec-eval list | head`) ends the output, not the process with a stack trace.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (err: NodeJS.ErrnoException) => {
