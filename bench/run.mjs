@@ -569,24 +569,24 @@ async function serveRow(dir) {
 
 async function startupRows(dir) {
   const reps = QUICK ? 3 : 9;
-  const times = async (args, left) => {
-    const xs = [];
-    for (let i = 0; i < reps; i++) {
-      const r = await timed(args, { cwd: dir, timeoutMs: left(), keepStdout: true });
-      check(r.code === 0, `${args.slice(1).join(' ') || 'node'} exited ${r.code}: ${r.stderr.slice(-300)}`);
-      check(args[1] === '0' || r.stdout.length > 0, `${args.slice(1).join(' ')} printed nothing`);
-      xs.push(r.ms);
-    }
-    return xs;
+  const once = async (args, left) => {
+    const r = await timed(args, { cwd: dir, timeoutMs: left(), keepStdout: true });
+    check(r.code === 0, `${args.slice(1).join(' ') || 'node'} exited ${r.code}: ${r.stderr.slice(-300)}`);
+    check(args[1] === '0' || r.stdout.length > 0, `${args.slice(1).join(' ')} printed nothing`);
+    return r.ms;
   };
-  let floor;
   for (const args of [['--help'], ['list'], ['score', '--help']]) {
     await row(`startup-${args.join('-').replace(/-+/g, '-').replace(/^-/, '')}`, `startup: ${args.join(' ')}`, 120_000, async (left) => {
-      floor ??= await times(['-e', '0'], left);
-      const ours = await times([cli, ...args], left);
+      // The floor and ours alternate, so a machine that slows down mid-row slows both.
+      const floor = [];
+      const ours = [];
+      for (let i = 0; i < reps; i++) {
+        floor.push(await once(['-e', '0'], left));
+        ours.push(await once([cli, ...args], left));
+      }
       const ratio = median(floor) / median(ours);
       return {
-        data: `${reps} runs each`,
+        data: `${reps} runs each, alternating`,
         reps,
         oursMs: median(ours),
         floorMs: median(floor),
