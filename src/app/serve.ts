@@ -114,8 +114,6 @@ export async function startServe(ctx: ServeContext, options: ServeOptions): Prom
     return abandon(err);
   }
   opened.push(() => output.close());
-  // The verdict lines (JSON) of each trace's provisional judgement, until its final one.
-  const provisionalJson = new Map<string, { revision: number; json: string[] }>();
   const pipeline = createTracePipeline({
     ...setup.scorer,
     assembler: {
@@ -136,16 +134,8 @@ export async function startServe(ctx: ServeContext, options: ServeOptions): Prom
       setup.sinks.add(o);
       collector?.add(o);
       metrics.add(o);
-      const earlier = provisionalJson.get(o.traceId);
-      if (earlier) provisionalJson.delete(o.traceId);
-      if (o.kind === 'scored') {
-        // The final judgement of a trace nothing re-opened is its provisional one (same revision) made final:
-        // its lines are written from the provisional lines' JSON instead of being encoded again.
-        const reused = o.final && earlier?.revision === o.revision && earlier.json.length === o.lines.length ? earlier.json.map(finalLineJson) : [];
-        const json = reused.length > 0 && !reused.includes(undefined) ? (reused as string[]) : o.lines.map((l) => verdictLineJson(setup.decorate(l)));
-        for (const line of json) output.lines.add(line);
-        if (!o.final && o.lines.every((l) => !l.final)) provisionalJson.set(o.traceId, { revision: o.revision, json });
-      } else if (ctx.debug) ctx.err(`trace ${o.traceId}: not interpretable (${o.reason})`);
+      if (o.kind === 'scored') for (const l of o.lines) output.lines.add(verdictLineJson(setup.decorate(l)));
+      else if (ctx.debug) ctx.err(`trace ${o.traceId}: not interpretable (${o.reason})`);
     },
   });
   const receiver = createOtlpReceiver({
@@ -216,16 +206,6 @@ export async function startServe(ctx: ServeContext, options: ServeOptions): Prom
       return { summary, resultsPath };
     },
   };
-}
-
-/**
- * A provisional verdict line's JSON (report/verdict-line.ts) as its final line: `final` true. Nothing after
- * the top-level `final` key (`mode`, `producers`, `family`, `trace_url`, flags) is an object, and JSON text
- * inside strings has its quotes escaped, so the last `"final":false,"mode":` is that key.
- */
-export function finalLineJson(json: string): string | undefined {
-  const at = json.lastIndexOf('"final":false,"mode":');
-  return at < 0 ? undefined : `${json.slice(0, at)}"final":true${json.slice(at + '"final":false'.length)}`;
 }
 
 /** The bearer token named by `tokenEnv`; a named variable that is unset is bad usage. */

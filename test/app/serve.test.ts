@@ -4,9 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { finalLineJson, startServe, type ServeContext } from '../../src/app/serve.js';
-import { verdictLineJson } from '../../src/report/verdict-line.js';
-import type { TraceVerdictLine } from '../../src/types/trace-verdict.js';
+import { startServe, type ServeContext } from '../../src/app/serve.js';
 import { request, span } from '../traces/_otlp.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'runspec-serve-app-'));
@@ -90,28 +88,5 @@ describe('startServe', () => {
 
   it('refuses a token variable that is not set, before listening', async () => {
     await expect(startServe(context([], []), { ...BASE, tokenEnv: 'NOPE' })).rejects.toThrow(/--token-env NOPE: the variable is not set or empty/);
-  });
-});
-
-describe('finalLineJson', () => {
-  it('is the provisional line encoded with final true, whatever its arguments hold (an unmatched line with every flag too)', () => {
-    const tricky = { final: false, mode: 'x', note: '"final":false,"mode":"y"' };
-    const line: TraceVerdictLine = {
-      traceId: 'a'.repeat(32),
-      rootSpanId: 'b'.repeat(16),
-      sample: 0,
-      verdict: null,
-      category: null,
-      pass: null,
-      reason: 'no case or rule applied',
-      revision: 2,
-      final: false,
-      mode: 'trajectory',
-      producers: ['gen_ai'],
-      calls: [{ id: 'c1', name: 'set', arguments: tricky, executed: true }],
-    };
-    for (const l of [line, { ...line, family: 'openinference', traceUrl: 'http://x/"final":false', supersedes: true, incomplete: true, evicted: true }]) {
-      expect(finalLineJson(verdictLineJson(l))).toBe(verdictLineJson({ ...l, final: true }));
-    }
   });
 });
