@@ -30,4 +30,24 @@ describe('demo says where its traces went', { timeout: 120_000 }, () => {
       await sink.close();
     }
   });
+
+  it("batches spans as the user's OTEL_BSP_MAX_EXPORT_BATCH_SIZE says (ours used to override it)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'runspec-demo-bsp-'));
+    const posts = async (env: Record<string, string>): Promise<{ posts: number; spans: number }> => {
+      const sink = await startOtlpSink();
+      try {
+        const r = await runCli(['demo'], { cwd: dir, env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...env }, spawn: true });
+        expect(r.exitCode, r.stderr).toBe(0);
+        return { posts: sink.requests.filter((q) => q.path.startsWith('/v1/traces')).length, spans: sink.spans().length };
+      } finally {
+        await sink.close();
+      }
+    };
+    const ours = await posts({});
+    const users = await posts({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2' });
+    expect(users.spans).toBe(ours.spans);
+    expect(ours.posts).toBeLessThan(Math.ceil(ours.spans / 2));
+    // At most two spans a POST (a scheduled export may send a lone span early).
+    expect(users.posts).toBeGreaterThanOrEqual(Math.ceil(users.spans / 2));
+  });
 });
