@@ -72,7 +72,7 @@ function traceToJson(t: SampleTrace, calls: readonly ToolCall[]): SampleTraceJso
   });
 }
 
-export function matchToJson(m: MatchScore): z.infer<typeof matchSchema> {
+function matchToJson(m: MatchScore): z.infer<typeof matchSchema> {
   return {
     match_mode: m.matchMode,
     pass: m.pass,
@@ -89,7 +89,7 @@ export function sameArgs(a: unknown, b: unknown): boolean {
   return a === b || isDeepStrictEqual(a, b);
 }
 
-export function replioToJson(m: ReplioMetrics, calls: readonly ToolCall[]): z.infer<typeof replioSchema> {
+function replioToJson(m: ReplioMetrics, calls: readonly ToolCall[]): z.infer<typeof replioSchema> {
   // `rest` is the entry's own object: `names` is replaced where it stands, `trace` (when kept) goes last.
   const { trace, ...rest } = m;
   const out: z.infer<typeof replioSchema> = rest;
@@ -175,7 +175,7 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
   };
 }
 
-export function observedToJson(o: Observed, calls: readonly ToolCall[]): z.infer<typeof verdictSchema>['observed'] {
+function observedToJson(o: Observed, calls: readonly ToolCall[]): z.infer<typeof verdictSchema>['observed'] {
   const { args: observedArgs, ...rest } = o;
   const out: Record<string, unknown> = dropUndefined(rest);
   if (observedArgs !== undefined) {
