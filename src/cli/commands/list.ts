@@ -7,6 +7,7 @@ import { discoverFixtures, mergeSuites } from '../../fixtures/catalog.js';
 import { selectCases } from '../../fixtures/select.js';
 import type { Case } from '../../types/case.js';
 import { capHeapForLargeFiles } from './_heap.js';
+import { commaList } from './_comma-list.js';
 
 interface ListOptions {
   suite?: string[];
@@ -15,14 +16,6 @@ interface ListOptions {
   output: 'table' | 'json';
   bundled: boolean;
 }
-
-const collect = (value: string, previous: string[] = []): string[] => [
-  ...previous,
-  ...value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean),
-];
 
 /** The table, a line at a time (100,000 cases never exist as one string or as rows of cells). */
 function printTable(cases: Case[], out: (line: string) => void): void {
@@ -78,9 +71,9 @@ export const listCommand: CommandModule = {
       .command('list')
       .description('List discovered fixtures (bundled < plugins < global < local, merged by id)')
       .argument('[paths...]', 'fixture files or directories to list instead of discovering the project')
-      .option('--suite <names>', 'only these suites (comma-separated or repeated)', collect)
-      .option('--id <ids>', 'only these case ids (comma-separated or repeated)', collect)
-      .option('--tag <tags>', 'only cases with one of these tags (comma-separated or repeated)', collect)
+      .option('--suite <names>', 'only these suites (comma-separated or repeated)', commaList)
+      .option('--id <ids>', 'only these case ids (comma-separated or repeated)', commaList)
+      .option('--tag <tags>', 'only cases with one of these tags (comma-separated or repeated)', commaList)
       .addOption(new Option('--output <format>', 'table or json (json prints the full normalised cases)').choices(['table', 'json']).default('table'))
       .option('--no-bundled', 'leave out the bundled catalog')
       .addHelpText(

@@ -18,20 +18,13 @@ import type { ResultsDocument } from '../../report/results.js';
 import { TOOL_MODES } from '../../core/vocabulary.js';
 import { parseShard, SHARD_HELP } from '../../core/shard.js';
 import { capHeapGrowth } from './_heap.js';
-
-const collect = (value: string, previous: string[] = []): string[] => [
-  ...previous,
-  ...value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean),
-];
+import { commaList } from './_comma-list.js';
 
 /** Add the case / rule / toolset / annotate / export options shared by `score` and `serve`. */
 export function addTraceScoringOptions(cmd: Command): Command {
   return cmd
     .option('--cases <paths...>', "fixture files or directories whose cases grade the traces (default: the project's fixtures)")
-    .option('--suite <names>', 'only cases of these suites (comma-separated or repeated)', collect)
+    .option('--suite <names>', 'only cases of these suites (comma-separated or repeated)', commaList)
     .option('--toolset <spec>', 'toolset: a file, builtin:fleet, builtin:workspace or mcp:... (default: as `run` picks it)')
     .addOption(new Option('--tool-mode <mode>', 'layout the traced model saw, when the trace does not say').choices([...TOOL_MODES]))
     .option('--validate-args', 'check arguments against the toolset (bounce buckets), as `run --validate-args`')

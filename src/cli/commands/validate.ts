@@ -4,6 +4,7 @@ import { action } from '../command.js';
 import type { CliContext } from '../context.js';
 import type { FixtureProblem } from '../../toolset/validate-fixtures.js';
 import type { Case } from '../../types/case.js';
+import { commaList } from './_comma-list.js';
 
 interface ValidateOptions {
   toolset?: string;
@@ -11,14 +12,6 @@ interface ValidateOptions {
   bundled: boolean;
   timeoutMs?: string;
 }
-
-const collect = (value: string, previous: string[] = []): string[] => [
-  ...previous,
-  ...value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean),
-];
 
 function formatProblem(p: FixtureProblem): string {
   return `${p.file}${p.line !== undefined ? `:${p.line}` : ''}: case ${p.caseId}: ${p.field}: ${p.message}`;
@@ -97,7 +90,7 @@ export const validateCommand: CommandModule = {
       .description('Ground tier: check that fixtures only name tools, verbs and args the toolset has (no model, no key)')
       .argument('[paths...]', 'fixture files or directories (default: the discovered catalog)')
       .option('--toolset <spec>', 'toolset file (.toml/.json, or an OpenAI tools array), builtin:fleet, builtin:workspace, mcp:<command> or mcp:http(s)://...')
-      .option('--suite <names>', 'only these suites (comma-separated or repeated)', collect)
+      .option('--suite <names>', 'only these suites (comma-separated or repeated)', commaList)
       .option('--no-bundled', 'leave out the bundled catalog when discovering')
       .option('--timeout-ms <ms>', 'MCP connect + list limit (default 30000)')
       .addHelpText(
