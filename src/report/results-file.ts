@@ -82,6 +82,8 @@ export interface LogSpan {
   length: number;
 }
 
+const NEWLINE = 0x0a;
+
 /** An append-only JSON-lines writer, fsync'd in batches (see the durability window above). */
 export interface ResultsLogWriter {
   readonly file: string;
@@ -134,8 +136,8 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
   }
   const fh: FileHandle = await openAsync(file, 'a');
   let size = statSync(file).size;
-  // Lines as text: one Buffer per batch, not one per case plus a concatenation (huge batches are encoded
-  // line by line: a joined string has a maximum length).
+  // Lines as text, each encoded once straight into the batch's one Buffer (its size is known from the
+  // lines' byte lengths): no joined copy of the batch as a string, no Buffer per line.
   let queued: string[] = [];
   let queuedBytes = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -147,7 +149,12 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
     if (timer) clearTimeout(timer);
     timer = undefined;
     if (queued.length === 0) return chain;
-    const batch = queuedBytes <= 64 * 2 ** 20 ? Buffer.from(queued.join(''), 'utf8') : Buffer.concat(queued.map((l) => Buffer.from(l, 'utf8')));
+    const batch = Buffer.allocUnsafe(queuedBytes);
+    let at = 0;
+    for (const line of queued) {
+      at += batch.write(line, at, 'utf8');
+      batch[at++] = NEWLINE;
+    }
     queued = [];
     queuedBytes = 0;
     // One write + fdatasync per batch, on the thread pool; batches stay in order on one chain.
@@ -178,15 +185,13 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
     file,
     append(record) {
       if (!open) throw new RunspecError('INTERNAL', `${file}: results log already closed`);
-      // The line and its newline are queued apart: joined once per batch, not copied once more per line.
       const json = JSON.stringify(record);
       const bytes = Buffer.byteLength(json, 'utf8') + 1;
       const span = { offset: size, length: bytes - 1 };
       size += bytes;
       queuedBytes += bytes;
-      queued.push(json, '\n');
-      if (queued.length >= 2 * maxBatch)
-        void writeQueued(); // two entries a line
+      queued.push(json);
+      if (queued.length >= maxBatch) void writeQueued();
       else if (!timer) {
         timer = setTimeout(() => void writeQueued(), windowMs);
         // A pending batch does not keep the process alive; close() writes it.

@@ -117,6 +117,24 @@ describe('results log', () => {
     await w.close();
   });
 
+  it('writes each line and its span byte for byte, whatever the characters and the batch size', async () => {
+    const file = join(tmp(), 'r.jsonl');
+    const w = await openResultsLog(file, header('/f.json'), { windowMs: 60_000, maxBatch: 4 });
+    // One-byte, two-byte, three-byte and four-byte UTF-8, and an escaped lone surrogate; 10 lines make
+    // two full batches and a partial one written by close.
+    const ids = ['a', 'é-case', '日本語', 'emoji-🙂', 'lone-\ud800', 'x'.repeat(5000), 'b', 'c', 'd', 'ü'];
+    const records = ids.map((id, i) => ({ type: 'case' as const, caseId: id, result: result(id, i % 2) }));
+    const spans = records.map((r) => w.append(r));
+    await w.close();
+    const bytes = readFileSync(file);
+    const lines = bytes.toString('utf8').split('\n');
+    expect(lines.slice(1)).toEqual([...records.map((r) => JSON.stringify(r)), '']);
+    for (const [i, span] of spans.entries()) {
+      expect(bytes.subarray(span.offset, span.offset + span.length).toString('utf8')).toBe(JSON.stringify(records[i]));
+      expect(bytes[span.offset + span.length]).toBe(0x0a);
+    }
+  });
+
   it('writes a pending batch when the window ends, without close', async () => {
     const file = join(tmp(), 'r.jsonl');
     const w = await openResultsLog(file, header('/f.json'), { windowMs: 5 });
