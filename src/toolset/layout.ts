@@ -182,7 +182,9 @@ export function createLayout(mode: ToolMode, toolset: Toolset): Layout {
   function resolveDirect(call: ToolCall, asMode: ToolMode): ResolvedCall {
     const input = isRecord(call.arguments) ? call.arguments : {};
     const m = matchName(toolset, call.name, asMode);
-    let args: Record<string, unknown> = { ...input };
+    // The call's own arguments unless a selector is left out, so the verdict's observed args are the call's
+    // (results-encode's sameArgs then holds at `===`, without a deep compare). Nothing writes to either.
+    let args: Record<string, unknown> = input;
     let host = m.host;
     const r = m.runnable;
     const names = r ? paramNamesOf(r) : undefined;

@@ -63,6 +63,17 @@ describe('dedup layout', () => {
     expect(r).toMatchObject({ runnable: 'cert-check', host: 'web-01', args: { host: 'example.com' } });
   });
 
+  it('takes the selectors out of a copy, leaving the call as the model sent it, and without selectors reads the call itself', () => {
+    const l = createLayout('dedup', fleet);
+    const sent = { _host: 'web-01', host: 'example.com' };
+    const withSelector = l.resolve(call('cert-check', sent));
+    expect(withSelector.args).toEqual({ host: 'example.com' });
+    expect(sent).toEqual({ _host: 'web-01', host: 'example.com' });
+    // No selector to take out: the same arguments (a verdict's observed args are then the call's, matched at ===).
+    const plain = { path: 'a' };
+    expect(createLayout('dedup', WORKSPACE_TOOLSET).resolve(call('file_read', plain)).args).toBe(plain);
+  });
+
   it('accepts a group as host and a nested command as an array or a space-joined string', () => {
     const l = createLayout('dedup', fleet);
     expect(l.resolve(call('restart-service', { host: ' production ', service: 'nginx' })).host).toBe('Production');
