@@ -46,8 +46,22 @@ export interface TracePipeline {
   openTraces(): number;
 }
 
+/** A pipeline that can also flush in slices (the file scorer's). */
+export interface SlicedFlushPipeline extends TracePipeline {
+  /**
+   * `flush` in slices: judge for about `sliceMs`, then await `pause()` before the next slice. The same
+   * outcomes in the same order, without one long block at the end of input (and the output can drain).
+   */
+  flushInSlices(sliceMs: number, pause: () => Promise<void>): Promise<void>;
+}
+
 /** @example const p = createTracePipeline({ cases, assembler: { quiet: 2000 }, onOutcome: write }); */
 export function createTracePipeline(options: TracePipelineOptions): TracePipeline {
+  return createSlicedFlushPipeline(options);
+}
+
+/** createTracePipeline, with `flushInSlices` as well. */
+export function createSlicedFlushPipeline(options: TracePipelineOptions): SlicedFlushPipeline {
   const onLate = options.onLate;
   const assembler = createTraceAssembler(
     onLate
@@ -151,6 +165,21 @@ export function createTracePipeline(options: TracePipelineOptions): TracePipelin
       drainAll();
       for (const t of assembler.flush()) judge(t);
     },
+    async flushInSlices(sliceMs, pause) {
+      drainAll();
+      const rest: Array<AssembledTrace | undefined> = assembler.flush();
+      let until = performance.now() + sliceMs;
+      for (let i = 0; i < rest.length; i++) {
+        const t = rest[i]!;
+        // Let go of each trace once judged: the rest of the flush need not hold it.
+        rest[i] = undefined;
+        judge(t);
+        if (i + 1 < rest.length && performance.now() >= until) {
+          await pause();
+          until = performance.now() + sliceMs;
+        }
+      }
+    },
     summary() {
       summary.setAssemblerStats(assembler.stats());
       return summary.summary();
@@ -203,7 +232,7 @@ export async function scoreTraceFiles(paths: string[], options: ScoreFilesOption
   if (options.maxOpenSpans !== undefined) assembler.maxOpenSpans = options.maxOpenSpans;
   if (options.maxOpenBytes !== undefined) assembler.maxOpenBytes = options.maxOpenBytes;
   const pipelineOptions: TracePipelineOptions = { ...options, assembler };
-  const pipeline = createTracePipeline(pipelineOptions);
+  const pipeline = createSlicedFlushPipeline(pipelineOptions);
   let records = 0;
   let currentFile: string | undefined;
   let fileRecords = 0;
@@ -241,6 +270,7 @@ export async function scoreTraceFiles(paths: string[], options: ScoreFilesOption
     }
   }
   endFile();
-  pipeline.flush();
+  // The traces still held (up to --max-open-bytes of them) are judged in slices, as lines are while reading.
+  await pipeline.flushInSlices(POLL_EVERY_MS, () => options.outputReady?.() ?? new Promise<void>((r) => setImmediate(r)));
   return pipeline.summary();
 }

@@ -1,7 +1,7 @@
 // `serve` judges complete traces in slices between requests (scoreSliceMs): the same outcomes in the same
 // order as judging inside `tick`, nothing lost at flush, and ingest judging the backlog itself past the cap.
 import { describe, expect, it } from 'vitest';
-import { createTracePipeline } from '../../src/traces/pipeline.js';
+import { createSlicedFlushPipeline, createTracePipeline } from '../../src/traces/pipeline.js';
 import type { TracePipelineOptions } from '../../src/traces/pipeline.js';
 import type { TraceOutcome } from '../../src/traces/score-traces.js';
 import { parseRulesText } from '../../src/traces/rules.js';
@@ -87,5 +87,31 @@ describe('judging in slices (serve)', () => {
     expect(p.openTraces()).toBe(2);
     p.flush();
     expect(outcomes.filter((o) => o.final).map((o) => o.traceId)).toEqual([1, 2, 3, 4].map(traceId));
+  });
+});
+
+describe('flushing in slices (score, end of input)', () => {
+  it('gives the same outcomes in the same order as flush, pausing between slices', async () => {
+    const whole: TraceOutcome[] = [];
+    const sync = createSlicedFlushPipeline({ rules: RULES, assembler: { rule: 'structural', quiet: 0, provisional: false }, onOutcome: (o) => whole.push(o) });
+    const sliced: TraceOutcome[] = [];
+    const p = createSlicedFlushPipeline({ rules: RULES, assembler: { rule: 'structural', quiet: 0, provisional: false }, onOutcome: (o) => sliced.push(o) });
+    for (const [i, s] of TRACES.entries()) {
+      sync.addSpans(s, i + 1);
+      p.addSpans(s, i + 1);
+    }
+    sync.flush();
+    expect(sliced).toEqual([]);
+    let pauses = 0;
+    // A slice of 0 ms ends after every trace: a pause between each two, none after the last.
+    await p.flushInSlices(0, async () => {
+      pauses++;
+      expect(sliced).toHaveLength(pauses);
+    });
+    expect(pauses).toBe(TRACES.length - 1);
+    expect(sliced).toEqual(whole);
+    expect(summaryOf(sliced)[0]).toBe(`${traceId(1)} forbidden_tool`);
+    expect(p.summary()).toEqual(sync.summary());
+    expect(p.openTraces()).toBe(0);
   });
 });
