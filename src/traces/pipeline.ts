@@ -41,6 +41,13 @@ export interface TracePipeline {
   tick(now: number): void;
   /** Score every open and queued trace (end of input, shutdown). */
   flush(): void;
+  /**
+   * `flush` with `scoreSliceMs`: the same outcomes in the same order, judged in slices with a turn of the event
+   * loop between them, so a shutdown does not block the loop for the whole backlog and the lines written so
+   * far reach their output meanwhile. Without `scoreSliceMs` it is `flush`. The receivers call it on close when
+   * the pipeline has it, `flush` otherwise.
+   */
+  flushInSlices?(): Promise<void>;
   summary(): ScoreSummary;
   /** Traces not judged yet: open ones, and complete ones waiting in the queue. */
   openTraces(): number;
@@ -150,6 +157,18 @@ export function createTracePipeline(options: TracePipelineOptions): TracePipelin
     flush() {
       drainAll();
       for (const t of assembler.flush()) judge(t);
+    },
+    async flushInSlices() {
+      // After the backlog, in the order flush() judges them: the queued traces, then the retained, then the open.
+      for (const t of assembler.flush()) queue.push(t);
+      if (sliceMs === undefined) {
+        drainAll();
+        return;
+      }
+      while (queued() > 0) {
+        drain(sliceMs);
+        if (queued() > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     },
     summary() {
       summary.setAssemblerStats(assembler.stats());

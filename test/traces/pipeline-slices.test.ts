@@ -88,4 +88,37 @@ describe('judging in slices (serve)', () => {
     p.flush();
     expect(outcomes.filter((o) => o.final).map((o) => o.traceId)).toEqual([1, 2, 3, 4].map(traceId));
   });
+
+  /** Three traces judged provisionally and queued, two still open: what a shutdown finds. */
+  const heldAtShutdown = (extra: Partial<TracePipelineOptions>) => {
+    const held = pipeline(extra);
+    for (const s of TRACES.slice(0, 3)) held.p.addSpans(s, 0);
+    held.p.tick(100);
+    for (const s of TRACES.slice(3)) held.p.addSpans(s, 100);
+    return held;
+  };
+  const judgements = (outcomes: TraceOutcome[]) => outcomes.map((o) => [o.traceId, o.revision, o.final, ...summaryOf([o])]);
+
+  it('flushes in slices with turns of the event loop between: the same outcomes, in the same order, as flush', async () => {
+    const whole = heldAtShutdown({ scoreSliceMs: 0 });
+    whole.p.flush();
+    expect(whole.outcomes.filter((o) => o.final)).toHaveLength(5);
+
+    // A 0 ms slice judges one trace, then gives the loop a turn (the shutdown's lines are written meanwhile).
+    const sliced = heldAtShutdown({ scoreSliceMs: 0 });
+    const done = sliced.p.flushInSlices!();
+    expect(sliced.outcomes).toHaveLength(1);
+    await done;
+    expect(judgements(sliced.outcomes)).toEqual(judgements(whole.outcomes));
+    expect(sliced.p.openTraces()).toBe(0);
+    expect(sliced.p.summary()).toEqual(whole.p.summary());
+  });
+
+  it('flushes at once without scoreSliceMs', () => {
+    const whole = heldAtShutdown({});
+    whole.p.flush();
+    const same = heldAtShutdown({});
+    void same.p.flushInSlices!();
+    expect(judgements(same.outcomes)).toEqual(judgements(whole.outcomes));
+  });
 });
