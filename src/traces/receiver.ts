@@ -94,7 +94,7 @@ export interface OtlpReceiver {
   /** `http://host:port` once listening. */
   readonly url: string;
   listen(): Promise<string>;
-  /** Stop accepting, then score every open trace. */
+  /** Stop accepting, then score every open trace (in the pipeline's slices, when it has them). */
   close(): Promise<void>;
 }
 
@@ -357,11 +357,14 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
       });
     },
     close() {
-      return new Promise((resolve) => {
+      return new Promise((resolve, reject) => {
         if (timer) clearInterval(timer);
         server.close(() => {
-          pipeline.flush();
-          resolve();
+          if (pipeline.flushInSlices) pipeline.flushInSlices().then(resolve, reject);
+          else {
+            pipeline.flush();
+            resolve();
+          }
         });
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 2000).unref();
