@@ -98,6 +98,13 @@ export interface OtlpReceiver {
   close(): Promise<void>;
 }
 
+/** A receiver's close: every held trace judged, in the pipeline's slices when it has them. */
+export function scoreHeldTraces(pipeline: TracePipeline): Promise<void> {
+  if (pipeline.flushInSlices) return pipeline.flushInSlices();
+  pipeline.flush();
+  return Promise.resolve();
+}
+
 class BodyTooLarge extends Error {}
 class Busy extends Error {}
 
@@ -360,11 +367,7 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
       return new Promise((resolve, reject) => {
         if (timer) clearInterval(timer);
         server.close(() => {
-          if (pipeline.flushInSlices) pipeline.flushInSlices().then(resolve, reject);
-          else {
-            pipeline.flush();
-            resolve();
-          }
+          scoreHeldTraces(pipeline).then(resolve, reject);
         });
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 2000).unref();
