@@ -165,10 +165,9 @@ export function createTracePipeline(options: TracePipelineOptions): TracePipelin
         drainAll();
         return;
       }
-      while (queued() > 0) {
-        drain(sliceMs);
-        if (queued() > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      }
+      // The slices between requests judge them, one per turn of the event loop.
+      schedule();
+      while (queued() > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     },
     summary() {
       summary.setAssemblerStats(assembler.stats());
