@@ -165,9 +165,12 @@ export function createTracePipeline(options: TracePipelineOptions): TracePipelin
         drainAll();
         return;
       }
-      // The slices between requests judge them, one per turn of the event loop.
-      schedule();
-      while (queued() > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      // The slices between requests judge them, one per turn of the event loop (scheduled again each turn: a
+      // slice that threw does not leave the rest waiting).
+      while (queued() > 0) {
+        schedule();
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     },
     summary() {
       summary.setAssemblerStats(assembler.stats());
