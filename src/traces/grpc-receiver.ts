@@ -18,7 +18,7 @@ import type * as Grpc from '@grpc/grpc-js';
 import { ATTR_EVENT_NAME } from '../semconv/gen-ai.js';
 import { decodeLogsRequest, decodeTraceMessage, encodeLogsResponse, encodeTraceResponse } from './otlp-proto.js';
 import { logsFromRequest, spansFromProtoRequest } from './spans.js';
-import { createInflightBudget, receiverLimits, type ReceiverCommonOptions } from './receiver.js';
+import { createInflightBudget, receiverLimits, scoreHeldTraces, type ReceiverCommonOptions } from './receiver.js';
 import { countedConnection } from './_h2-inflight.js';
 import { isBearerToken } from '../core/token.js';
 import { importOptionalPeer } from '../core/optional-peer.js';
@@ -190,11 +190,11 @@ export async function createGrpcReceiver(options: GrpcReceiverOptions): Promise<
       });
     },
     close() {
-      return new Promise((resolve) => {
+      return new Promise((resolve, reject) => {
         if (timer) clearInterval(timer);
         const done = (): void => {
-          if (options.flushOnClose !== false) pipeline.flush();
-          resolve();
+          if (options.flushOnClose === false) resolve();
+          else scoreHeldTraces(pipeline).then(resolve, reject);
         };
         listener.close();
         const force = setTimeout(() => {

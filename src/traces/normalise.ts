@@ -215,8 +215,7 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
   const { toolCalls, callSpanPairs } = joinCalls({ llmSpans, outputs, executed, inputs, logs });
   // The call id → span id map is built when read (scoring never reads it): an object keyed by call ids gets
   // a new property name per trace, which costs a hidden-class transition each time.
-  let callSpanIds: Record<string, string> | undefined;
-  const spanIdsOfCalls = (): Record<string, string> => (callSpanIds ??= spanIdsByCall(callSpanPairs));
+  const callSpanIds = runSpanIds ? spanIdsByCall(callSpanPairs) : undefined;
 
   const family = recogniseFamily(spans, logs);
   const hidden = hiddenDecisionOf(modelCalls, toolCalls, family);
@@ -254,7 +253,7 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
     status: root.statusCode === 2 ? 'error' : 'ok',
     usage,
     // The public normaliseTrace returns plain writable fields; the scorer never reads the map.
-    trace: runSpanIds ? { traceId: trace.traceId, rootSpanId: root.spanId, spanIds: spanIdsOfCalls() } : { traceId: trace.traceId, rootSpanId: root.spanId },
+    trace: callSpanIds ? { traceId: trace.traceId, rootSpanId: root.spanId, spanIds: callSpanIds } : { traceId: trace.traceId, rootSpanId: root.spanId },
   };
   const model = modelCalls.find((m) => m.responseModel ?? m.requestModel);
   if (model) run.model = (model.responseModel ?? model.requestModel)!;
@@ -274,31 +273,7 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
   for (let i = modelCalls.length - 1; i >= 0 && lastText === undefined; i--) lastText = modelCalls[i]!.response?.text;
   if (lastText !== undefined) run.finalText = lastText;
 
-  let rootAttributes: Record<string, unknown> | undefined;
-  const info: TraceInfo = {
-    traceId: trace.traceId,
-    rootSpanId: root.spanId,
-    rootName: root.name,
-    // Merged only when a case or rule asks for it (most scorings never do): spreading every root's
-    // attributes cost more than reading them.
-    get rootAttributes() {
-      return (rootAttributes ??= { ...root.resource, ...ra });
-    },
-    set rootAttributes(value) {
-      rootAttributes = value;
-    },
-    spanAttributes: spans.map((s) => s.attributes),
-    producers: [],
-    llmSpanIds: llmSpans.map((s) => s.spanId),
-    toolSpanIds: toolSpans.map((s) => s.spanId),
-    // Built on first read (scoring never reads it), and writable like the field it stands for.
-    get callSpanIds() {
-      return spanIdsOfCalls();
-    },
-    set callSpanIds(value) {
-      callSpanIds = value;
-    },
-  };
+  const info = traceInfoOf({ traceId: trace.traceId, root, spans, llmSpans, toolSpans, callSpanPairs, callSpanIds });
   if (caseId !== undefined) info.caseId = caseId;
   if (ours.suite) info.suite = ours.suite;
   if (ours.sample !== undefined) info.sample = ours.sample;
@@ -308,6 +283,50 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
   if (family) info.family = family.name;
   info.producers = sortSmall([...producers], byCodeUnits);
   return { ok: true, run, info };
+}
+
+/**
+ * A trace's info, with its root attributes and call span ids made when first read. Made in a scope of its
+ * own: the getters keep alive only what they read (the root span, the call pairs) for as long as the info
+ * lives (serve holds a provisional verdict's info for its trace's re-open window), not every variable some
+ * closure of normaliseUnsafe reads (the parsed model calls, the spans, the logs).
+ */
+function traceInfoOf(t: {
+  traceId: string;
+  root: SpanRecord;
+  spans: readonly SpanRecord[];
+  llmSpans: readonly SpanRecord[];
+  toolSpans: readonly SpanRecord[];
+  callSpanPairs: readonly string[];
+  callSpanIds: Record<string, string> | undefined;
+}): TraceInfo {
+  const { root, callSpanPairs } = t;
+  let rootAttributes: Record<string, unknown> | undefined;
+  let callSpanIds = t.callSpanIds;
+  return {
+    traceId: t.traceId,
+    rootSpanId: root.spanId,
+    rootName: root.name,
+    // Merged only when a case or rule asks for it (most scorings never do): spreading every root's
+    // attributes cost more than reading them.
+    get rootAttributes() {
+      return (rootAttributes ??= { ...root.resource, ...root.attributes });
+    },
+    set rootAttributes(value) {
+      rootAttributes = value;
+    },
+    spanAttributes: t.spans.map((s) => s.attributes),
+    producers: [],
+    llmSpanIds: t.llmSpans.map((s) => s.spanId),
+    toolSpanIds: t.toolSpans.map((s) => s.spanId),
+    // Built on first read (scoring never reads it), and writable like the field it stands for.
+    get callSpanIds() {
+      return (callSpanIds ??= spanIdsByCall(callSpanPairs));
+    },
+    set callSpanIds(value) {
+      callSpanIds = value;
+    },
+  };
 }
 
 /**

@@ -41,27 +41,22 @@ export interface TracePipeline {
   tick(now: number): void;
   /** Score every open and queued trace (end of input, shutdown). */
   flush(): void;
+  /**
+   * `flush` in slices: the same outcomes in the same order, with turns of the event loop between slices, so the
+   * end of input or a shutdown does not block the loop for the whole backlog and the lines written so far
+   * reach their output meanwhile. With `slices`: judge for about `slices.ms`, then await `slices.pause()` (the
+   * file scorer awaits its output's drain). Without: the `scoreSliceMs` slices between requests judge them,
+   * one a turn; without `scoreSliceMs` either it is `flush`. The receivers call it on close when the pipeline
+   * has it, `flush` otherwise.
+   */
+  flushInSlices?(slices?: { ms: number; pause: () => Promise<void> }): Promise<void>;
   summary(): ScoreSummary;
   /** Traces not judged yet: open ones, and complete ones waiting in the queue. */
   openTraces(): number;
 }
 
-/** A pipeline that can also flush in slices (the file scorer's). */
-export interface SlicedFlushPipeline extends TracePipeline {
-  /**
-   * `flush` in slices: judge for about `sliceMs`, then await `pause()` before the next slice. The same
-   * outcomes in the same order, without one long block at the end of input (and the output can drain).
-   */
-  flushInSlices(sliceMs: number, pause: () => Promise<void>): Promise<void>;
-}
-
 /** @example const p = createTracePipeline({ cases, assembler: { quiet: 2000 }, onOutcome: write }); */
-export function createTracePipeline(options: TracePipelineOptions): TracePipeline {
-  return createSlicedFlushPipeline(options);
-}
-
-/** createTracePipeline, with `flushInSlices` as well. */
-export function createSlicedFlushPipeline(options: TracePipelineOptions): SlicedFlushPipeline {
+export function createTracePipeline(options: TracePipelineOptions): TracePipeline & Required<Pick<TracePipeline, 'flushInSlices'>> {
   const onLate = options.onLate;
   const assembler = createTraceAssembler(
     onLate
@@ -165,19 +160,26 @@ export function createSlicedFlushPipeline(options: TracePipelineOptions): Sliced
       drainAll();
       for (const t of assembler.flush()) judge(t);
     },
-    async flushInSlices(sliceMs, pause) {
-      drainAll();
-      const rest: Array<AssembledTrace | undefined> = assembler.flush();
-      let until = performance.now() + sliceMs;
-      for (let i = 0; i < rest.length; i++) {
-        const t = rest[i]!;
-        // Let go of each trace once judged: the rest of the flush need not hold it.
-        rest[i] = undefined;
-        judge(t);
-        if (i + 1 < rest.length && performance.now() >= until) {
-          await pause();
-          until = performance.now() + sliceMs;
+    async flushInSlices(slices) {
+      // After the backlog, in the order flush() judges them: the queued traces, then the retained, then the open.
+      for (const t of assembler.flush()) queue.push(t);
+      if (slices !== undefined) {
+        // The caller's slices (score's end of input): judge for about `ms`, then await its pause.
+        while (queued() > 0) {
+          drain(slices.ms);
+          if (queued() > 0) await slices.pause();
         }
+        return;
+      }
+      if (sliceMs === undefined) {
+        drainAll();
+        return;
+      }
+      // The slices between requests judge them, one per turn of the event loop (scheduled again each turn: a
+      // slice that threw does not leave the rest waiting).
+      while (queued() > 0) {
+        schedule();
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     },
     summary() {
@@ -232,7 +234,7 @@ export async function scoreTraceFiles(paths: string[], options: ScoreFilesOption
   if (options.maxOpenSpans !== undefined) assembler.maxOpenSpans = options.maxOpenSpans;
   if (options.maxOpenBytes !== undefined) assembler.maxOpenBytes = options.maxOpenBytes;
   const pipelineOptions: TracePipelineOptions = { ...options, assembler };
-  const pipeline = createSlicedFlushPipeline(pipelineOptions);
+  const pipeline = createTracePipeline(pipelineOptions);
   let records = 0;
   let currentFile: string | undefined;
   let fileRecords = 0;
@@ -271,6 +273,6 @@ export async function scoreTraceFiles(paths: string[], options: ScoreFilesOption
   }
   endFile();
   // The traces still held (up to --max-open-bytes of them) are judged in slices, as lines are while reading.
-  await pipeline.flushInSlices(POLL_EVERY_MS, () => options.outputReady?.() ?? new Promise<void>((r) => setImmediate(r)));
+  await pipeline.flushInSlices({ ms: POLL_EVERY_MS, pause: () => options.outputReady?.() ?? new Promise<void>((r) => setImmediate(r)) });
   return pipeline.summary();
 }

@@ -94,8 +94,15 @@ export interface OtlpReceiver {
   /** `http://host:port` once listening. */
   readonly url: string;
   listen(): Promise<string>;
-  /** Stop accepting, then score every open trace. */
+  /** Stop accepting, then score every open trace (in the pipeline's slices, when it has them). */
   close(): Promise<void>;
+}
+
+/** A receiver's close: every held trace judged, in the pipeline's slices when it has them. */
+export function scoreHeldTraces(pipeline: TracePipeline): Promise<void> {
+  if (pipeline.flushInSlices) return pipeline.flushInSlices();
+  pipeline.flush();
+  return Promise.resolve();
 }
 
 class BodyTooLarge extends Error {}
@@ -357,11 +364,10 @@ export function createOtlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
       });
     },
     close() {
-      return new Promise((resolve) => {
+      return new Promise((resolve, reject) => {
         if (timer) clearInterval(timer);
         server.close(() => {
-          pipeline.flush();
-          resolve();
+          scoreHeldTraces(pipeline).then(resolve, reject);
         });
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 2000).unref();

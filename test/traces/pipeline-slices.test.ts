@@ -1,7 +1,7 @@
 // `serve` judges complete traces in slices between requests (scoreSliceMs): the same outcomes in the same
 // order as judging inside `tick`, nothing lost at flush, and ingest judging the backlog itself past the cap.
 import { describe, expect, it } from 'vitest';
-import { createSlicedFlushPipeline, createTracePipeline } from '../../src/traces/pipeline.js';
+import { createTracePipeline } from '../../src/traces/pipeline.js';
 import type { TracePipelineOptions } from '../../src/traces/pipeline.js';
 import type { TraceOutcome } from '../../src/traces/score-traces.js';
 import { parseRulesText } from '../../src/traces/rules.js';
@@ -88,14 +88,54 @@ describe('judging in slices (serve)', () => {
     p.flush();
     expect(outcomes.filter((o) => o.final).map((o) => o.traceId)).toEqual([1, 2, 3, 4].map(traceId));
   });
+
+  /** Three traces judged provisionally and queued, two still open: what a shutdown finds. */
+  const heldAtShutdown = (extra: Partial<TracePipelineOptions>) => {
+    const held = pipeline(extra);
+    for (const s of TRACES.slice(0, 3)) held.p.addSpans(s, 0);
+    held.p.tick(100);
+    for (const s of TRACES.slice(3)) held.p.addSpans(s, 100);
+    return held;
+  };
+  const judgements = (outcomes: TraceOutcome[]) => outcomes.map((o) => [o.traceId, o.revision, o.final, ...summaryOf([o])]);
+
+  it('flushes in slices with turns of the event loop between: the same outcomes, in the same order, as flush', async () => {
+    const whole = heldAtShutdown({ scoreSliceMs: 0 });
+    whole.p.flush();
+    expect(whole.outcomes.filter((o) => o.final)).toHaveLength(5);
+
+    // A 0 ms slice judges one trace a turn of the event loop (the shutdown's lines are written meanwhile).
+    const sliced = heldAtShutdown({ scoreSliceMs: 0 });
+    let finished = false;
+    const done = sliced.p.flushInSlices!().then(() => (finished = true));
+    expect(sliced.outcomes).toEqual([]);
+    let turns = 0;
+    while (!finished) {
+      await new Promise((r) => setImmediate(r));
+      turns++;
+    }
+    await done;
+    expect(turns).toBeGreaterThanOrEqual(whole.outcomes.length);
+    expect(judgements(sliced.outcomes)).toEqual(judgements(whole.outcomes));
+    expect(sliced.p.openTraces()).toBe(0);
+    expect(sliced.p.summary()).toEqual(whole.p.summary());
+  });
+
+  it('flushes at once without scoreSliceMs', () => {
+    const whole = heldAtShutdown({});
+    whole.p.flush();
+    const same = heldAtShutdown({});
+    void same.p.flushInSlices!();
+    expect(judgements(same.outcomes)).toEqual(judgements(whole.outcomes));
+  });
 });
 
 describe('flushing in slices (score, end of input)', () => {
   it('gives the same outcomes in the same order as flush, pausing between slices', async () => {
     const whole: TraceOutcome[] = [];
-    const sync = createSlicedFlushPipeline({ rules: RULES, assembler: { rule: 'structural', quiet: 0, provisional: false }, onOutcome: (o) => whole.push(o) });
+    const sync = createTracePipeline({ rules: RULES, assembler: { rule: 'structural', quiet: 0, provisional: false }, onOutcome: (o) => whole.push(o) });
     const sliced: TraceOutcome[] = [];
-    const p = createSlicedFlushPipeline({ rules: RULES, assembler: { rule: 'structural', quiet: 0, provisional: false }, onOutcome: (o) => sliced.push(o) });
+    const p = createTracePipeline({ rules: RULES, assembler: { rule: 'structural', quiet: 0, provisional: false }, onOutcome: (o) => sliced.push(o) });
     for (const [i, s] of TRACES.entries()) {
       sync.addSpans(s, i + 1);
       p.addSpans(s, i + 1);
@@ -104,9 +144,12 @@ describe('flushing in slices (score, end of input)', () => {
     expect(sliced).toEqual([]);
     let pauses = 0;
     // A slice of 0 ms ends after every trace: a pause between each two, none after the last.
-    await p.flushInSlices(0, async () => {
-      pauses++;
-      expect(sliced).toHaveLength(pauses);
+    await p.flushInSlices({
+      ms: 0,
+      pause: async () => {
+        pauses++;
+        expect(sliced).toHaveLength(pauses);
+      },
     });
     expect(pauses).toBe(TRACES.length - 1);
     expect(sliced).toEqual(whole);
