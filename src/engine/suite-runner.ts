@@ -278,7 +278,9 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
 
   const finishCase = async (s: CaseState): Promise<void> => {
     const scored = s.runs as Array<{ run: Run; verdict: Verdict; outcome: SampleOutcome }>;
-    const outcomes = scored.map((r) => r.outcome);
+    // Array.from, not `.map`: see scoreRun (the case result's samples are a copy of this array; a holey one
+    // from optimised code deoptimised their readers).
+    const outcomes = Array.from(scored, (r) => r.outcome);
     const aggregate: AggregateOptions = { threshold };
     if (opts.passK) aggregate.passK = opts.passK;
     if (opts.gate) aggregate.gate = opts.gate;

@@ -188,7 +188,8 @@ function observedToJson(o: Observed, calls: readonly ToolCall[]): z.infer<typeof
 
 /** One case as a turnstone case entry (plus interval, pass@k, threshold). */
 export function caseEntryOf(r: CaseResult): CaseEntry {
-  const runs = r.samples.map(runEntryOf);
+  // Array.from, not `.map`: see scoreRun (a holey array from optimised code deoptimised the readers of `runs`).
+  const runs = Array.from(r.samples, (s) => runEntryOf(s));
   const scoredRuns = runs.filter((x) => x.status === 'scored');
   return {
     runs,

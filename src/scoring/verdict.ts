@@ -107,8 +107,10 @@ export function scoreRun(c: Case, run: Run, opts: ScoreOptions = {}): Verdict {
   const ctx: ResolveContext = { toolMode, commandIsVerb: spec?.command !== undefined };
   if (opts.toolset) ctx.toolset = opts.toolset;
   const records: ToolCallRecord[] = run.toolCalls.length > 0 ? withoutDropped(run.toolCalls) : run.terminal ? [run.terminal] : [];
-  const calls = records.map((r) => r.call);
-  const resolvedAll = records.map((r) => resolveRecord(r, ctx));
+  // Array.from, not `.map`: optimised code's inlined `.map` makes holey arrays where the interpreter's are
+  // packed, which deoptimised scoreRun and every reader of the verdict's calls ("wrong map") once each.
+  const calls = Array.from(records, (r) => r.call);
+  const resolvedAll = Array.from(records, (r) => resolveRecord(r, ctx));
   const terminalIndex = run.terminal ? records.indexOf(run.terminal) : -1;
   const terminal: ResolvedCall | undefined = run.terminal
     ? terminalIndex >= 0
