@@ -68,7 +68,24 @@ const DISABLED: Telemetry = {
  * await telemetry.shutdown();
  */
 export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions = {}): Telemetry {
-  if (!config.enabled) return DISABLED;
+  return pipelineOf(config, opts).telemetry;
+}
+
+/**
+ * createTelemetry with its exporter's modules already loaded (a load failure is still reported at the first
+ * export), for a caller that loads telemetry off its critical path: `run` opens it when its first case
+ * finishes (deferred.ts), so neither the SDK nor the exporter is loaded in the middle of a later batch.
+ */
+export async function openTelemetry(config: TelemetryConfig, opts: TelemetryOptions = {}): Promise<Telemetry> {
+  const { telemetry, loadExporter } = pipelineOf(config, opts);
+  await loadExporter();
+  return telemetry;
+}
+
+const NOTHING_TO_LOAD = { telemetry: DISABLED, loadExporter: async (): Promise<void> => undefined };
+
+function pipelineOf(config: TelemetryConfig, opts: TelemetryOptions): { telemetry: Telemetry; loadExporter(): Promise<void> } {
+  if (!config.enabled) return NOTHING_TO_LOAD;
   const warned = new Set<string>();
   const warn = (key: string, msg: string): void => {
     if (warned.has(key)) return;
@@ -80,7 +97,7 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     }
   };
 
-  let exporter: SpanExporter;
+  let exporter: LazyExporter;
   let destination: string;
   try {
     const resolved = resolveExporterSpec(config, opts.fileName);
@@ -88,7 +105,7 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     exporter = createExporter(resolved.spec);
   } catch (err) {
     warn('setup', `disabled: ${(err as Error).message}`);
-    return DISABLED;
+    return NOTHING_TO_LOAD;
   }
   // Root span ids waiting for an annotation, and those whose export succeeded: Phoenix gets annotations
   // only for spans it has (or will have), never for spans that were dropped.
@@ -229,7 +246,7 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     return rendered;
   };
 
-  return {
+  const telemetry: Telemetry = {
     enabled: true,
     destination,
     tracer,
@@ -273,9 +290,10 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
       await within(provider.shutdown(), Math.max(0, deadline - Date.now()), `shutdown of ${destination}`);
     },
   };
+  return { telemetry, loadExporter: () => exporter.preload() };
 }
 
-function createExporter(spec: ExporterSpec): SpanExporter {
+function createExporter(spec: ExporterSpec): LazyExporter {
   if (spec.kind === 'file') {
     const path = spec.path;
     return new LazyExporter(async () => new (await import('./file-exporter.js')).OtlpJsonLinesFileExporter(path));
@@ -313,6 +331,14 @@ class LazyExporter implements SpanExporter {
   private get(): Promise<SpanExporter> {
     this.loaded ??= this.load();
     return this.loaded;
+  }
+
+  /** Load the exporter now; a failure is left for the first export to report. */
+  preload(): Promise<void> {
+    return this.get().then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
