@@ -618,9 +618,7 @@ async function runCases(ctx: AppContext, opts: ExecuteOptions, prepared: Prepare
   // The SDK and exporter load when the first case finishes, not before the first request (deferred.ts); an
   // agent target's spans are exported as they arrived, from this thread (agent-target.ts agentTelemetrySink).
   const deferred = telemetryConfig.enabled
-    ? deferTelemetry(async () =>
-        (await import('../telemetry/telemetry.js')).openTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION }),
-      )
+    ? deferTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
     : undefined;
   if (deferred) opened.telemetry = deferred;
   const telemetry = opts.agent && deferred ? await deferred.loaded() : undefined;

@@ -11,7 +11,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TelemetryConfig } from '../config/telemetry.js';
-import { resolveExporterSpec, type ExporterSpec } from './exporter-spec.js';
+import { resolveExporterSpec, setupWarning, type ExporterSpec, type ResolvedExporter } from './exporter-spec.js';
 import { annotationTls, buildSpanAnnotations, postSpanAnnotations, type AnnotationTarget } from './phoenix.js';
 
 export { annotationTls } from './phoenix.js';
@@ -72,19 +72,20 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
 }
 
 /**
- * createTelemetry with its exporter's modules already loaded (a load failure is still reported at the first
- * export), for a caller that loads telemetry off its critical path: `run` opens it when its first case
- * finishes (deferred.ts), so neither the SDK nor the exporter is loaded in the middle of a later batch.
+ * createTelemetry over an exporter resolved beforehand (deferred.ts resolves it when the run starts, so a
+ * bad setup is reported then), with the exporter's modules already loaded (a load failure is still reported
+ * at the first export): `run` opens it when its first case finishes, so neither the SDK nor the exporter
+ * loads before the first request or in the middle of a later batch.
  */
-export async function openTelemetry(config: TelemetryConfig, opts: TelemetryOptions = {}): Promise<Telemetry> {
-  const { telemetry, loadExporter } = pipelineOf(config, opts);
+export async function openTelemetry(config: TelemetryConfig, resolved: ResolvedExporter, opts: TelemetryOptions = {}): Promise<Telemetry> {
+  const { telemetry, loadExporter } = pipelineOf(config, opts, resolved);
   await loadExporter();
   return telemetry;
 }
 
 const NOTHING_TO_LOAD = { telemetry: DISABLED, loadExporter: async (): Promise<void> => undefined };
 
-function pipelineOf(config: TelemetryConfig, opts: TelemetryOptions): { telemetry: Telemetry; loadExporter(): Promise<void> } {
+function pipelineOf(config: TelemetryConfig, opts: TelemetryOptions, resolved?: ResolvedExporter): { telemetry: Telemetry; loadExporter(): Promise<void> } {
   if (!config.enabled) return NOTHING_TO_LOAD;
   const warned = new Set<string>();
   const warn = (key: string, msg: string): void => {
@@ -100,11 +101,11 @@ function pipelineOf(config: TelemetryConfig, opts: TelemetryOptions): { telemetr
   let exporter: LazyExporter;
   let destination: string;
   try {
-    const resolved = resolveExporterSpec(config, opts.fileName);
-    destination = resolved.destination;
-    exporter = createExporter(resolved.spec);
+    const { spec, destination: to } = resolved ?? resolveExporterSpec(config, opts.fileName);
+    destination = to;
+    exporter = createExporter(spec);
   } catch (err) {
-    warn('setup', `disabled: ${(err as Error).message}`);
+    warn('setup', setupWarning(err));
     return NOTHING_TO_LOAD;
   }
   // Root span ids waiting for an annotation, and those whose export succeeded: Phoenix gets annotations

@@ -1,11 +1,10 @@
-// `run`'s deferred telemetry (src/telemetry/deferred.ts): nothing loads before the first case finishes, every
-// case's trace is still rendered whole and in the order the cases finished, and a run whose cases never
-// emit still loads it at shutdown, so a bad setup is reported.
+// `run`'s deferred telemetry (src/telemetry/deferred.ts): every case's trace is still rendered whole and in
+// the order the cases finished, with the spans the eager path sends, and a bad setup is still reported when
+// the run starts.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TelemetryConfig } from '../../src/config/telemetry.js';
 import { deferTelemetry } from '../../src/telemetry/deferred.js';
-import { createTelemetry, type Telemetry } from '../../src/telemetry/index.js';
-import { openTelemetry } from '../../src/telemetry/telemetry.js';
+import { createTelemetry } from '../../src/telemetry/index.js';
 import { startOtlpSink, type OtlpSink } from '../helpers/otlp-sink.js';
 import { DECISION_CASE, DECISION_RESULT, decisionRun, decisionVerdict } from './_fixtures.js';
 
@@ -50,19 +49,13 @@ const sample = (n: number) => ({
 });
 
 describe('deferTelemetry', () => {
-  it('loads on the first case, renders every case in order, and sends the same spans as createTelemetry', async () => {
+  it('renders every case in the order they finished, with the spans createTelemetry sends', async () => {
     sink = await startOtlpSink();
     const warnings: string[] = [];
-    let loads = 0;
-    const deferred = deferTelemetry(() => {
-      loads++;
-      return openTelemetry(config(sink!.url), { onWarning: (m) => warnings.push(m) });
-    });
-    expect(loads).toBe(0);
+    const deferred = deferTelemetry(config(sink.url), { onWarning: (m) => warnings.push(m) })!;
     const rendered = [];
     for (const n of [0, 1, 2]) rendered.push(await deferred.emitCase(sample(n)));
     await deferred.shutdown();
-    expect(loads).toBe(1);
     expect(warnings).toEqual([]);
     const spans = sink.spans();
     const roots = spans.filter((s) => s.parentSpanId === undefined || s.parentSpanId === '');
@@ -78,8 +71,11 @@ describe('deferTelemetry', () => {
         name: s.name,
         kind: s.kind,
         attributes: s.attributes,
-        events: s.events.map((e) => e.name),
+        events: s.events,
+        links: s.links,
         status: s.status,
+        resource: s.resource,
+        scope: s.scope,
       });
       expect(spans.map(strip)).toEqual(direct.spans().map(strip));
     } finally {
@@ -87,15 +83,23 @@ describe('deferTelemetry', () => {
     }
   });
 
-  it('a run whose cases never emit still loads at shutdown (a bad setup is reported)', async () => {
-    const calls: string[] = [];
-    const fake = { shutdown: async () => void calls.push('shutdown') } as unknown as Telemetry;
-    const deferred = deferTelemetry(async () => {
-      calls.push('load');
-      return fake;
-    });
-    expect(calls).toEqual([]);
+  it('a run whose cases never finish sends nothing, and shutdown returns', async () => {
+    sink = await startOtlpSink();
+    const deferred = deferTelemetry(config(sink.url))!;
     await deferred.shutdown();
-    expect(calls).toEqual(['load', 'shutdown']);
+    expect(sink.requests).toEqual([]);
+  });
+
+  it('a bad setup is reported when the run starts, in the words createTelemetry uses', () => {
+    const bad: TelemetryConfig = {
+      ...config('http://127.0.0.1:9'),
+      exporter: { ...config('http://127.0.0.1:9').exporter, caFile: '/nonexistent/ca.pem' } as TelemetryConfig['exporter'],
+    };
+    const deferredWarnings: string[] = [];
+    expect(deferTelemetry(bad, { onWarning: (m) => deferredWarnings.push(m) })).toBeUndefined();
+    const eagerWarnings: string[] = [];
+    expect(createTelemetry(bad, { onWarning: (m) => eagerWarnings.push(m) }).enabled).toBe(false);
+    expect(deferredWarnings).toEqual(eagerWarnings);
+    expect(deferredWarnings).toHaveLength(1);
   });
 });
