@@ -28,6 +28,7 @@ import { openRunRecorder, type RunFacts } from '../report/run-results.js';
 import type { ResultsDocument } from '../report/results-schema.js';
 import { caseResultsFromDocument } from '../report/results-decode.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
+import { deferTelemetry } from '../telemetry/deferred.js';
 import { inShard, parseShard } from '../core/shard.js';
 import { VERSION } from '../core/version.js';
 import type { AppContext } from './context.js';
@@ -614,12 +615,14 @@ async function runCases(ctx: AppContext, opts: ExecuteOptions, prepared: Prepare
   // OTLP/gRPC needs two optional peers: missing, the run stops here (exit 2, the install line), not batch by batch.
   if (telemetryConfig.enabled && telemetryConfig.exporter.kind === 'otlp' && telemetryConfig.exporter.protocol === 'grpc')
     await (await import('../telemetry/grpc-exporter.js')).loadGrpcExporterModules();
-  // An agent target's spans are exported as they arrived, from this thread (agent-target.ts agentTelemetrySink).
-  const telemetry = telemetryConfig.enabled
-    ? (await import('../telemetry/telemetry.js')).createTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
+  // The SDK and exporter load when the first case finishes, not before the first request (deferred.ts); an
+  // agent target's spans are exported as they arrived, from this thread (agent-target.ts agentTelemetrySink).
+  const deferred = telemetryConfig.enabled
+    ? deferTelemetry(telemetryConfig, { onWarning: (w: string) => ctx.warn(`telemetry: ${w}`), version: VERSION })
     : undefined;
+  if (deferred) opened.telemetry = deferred;
+  const telemetry = opts.agent && deferred ? await deferred.loaded() : undefined;
   if (telemetry?.enabled) opts.agent?.keepCaptured();
-  if (telemetry) opened.telemetry = telemetry;
   // Verdict counters over OTLP (OTEL_METRICS_EXPORTER=otlp), as serve exports them.
   const metrics = telemetryConfig.enabled
     ? await (await import('./verdict-metrics.js')).createRunMetrics(project.env, (w) => ctx.warn(`telemetry: ${w}`))
@@ -668,7 +671,7 @@ async function runCases(ctx: AppContext, opts: ExecuteOptions, prepared: Prepare
     ...(opts.signal ? { signal: opts.signal } : {}),
     runId,
     agentName: opts.agentName,
-    telemetry: telemetry?.enabled ? (opts.agent ? agentTelemetrySink(telemetry, opts.agent) : telemetry) : undefined,
+    telemetry: opts.agent ? (telemetry?.enabled ? agentTelemetrySink(telemetry, opts.agent) : undefined) : deferred,
     skip: prior,
     keepResults: false,
     onCaseResult: (result) => {

@@ -13,8 +13,19 @@ type OtlpExporterSpec = Omit<Extract<TelemetryExporterConfig, { kind: 'otlp' }>,
 
 export type ExporterSpec = { kind: 'file'; path: string } | OtlpExporterSpec;
 
+/** A config's exporter, resolved once: what to build and where spans go (for logs). */
+export interface ResolvedExporter {
+  spec: ExporterSpec;
+  destination: string;
+}
+
+/** The warning of a config whose exporter cannot be resolved: telemetry is off for the run. */
+export function setupWarning(err: unknown): string {
+  return `disabled: ${(err as Error).message}`;
+}
+
 /** Resolve the exporter of a config; throws when a TLS file cannot be read. */
-export function resolveExporterSpec(config: TelemetryConfig, fileName: string | undefined): { spec: ExporterSpec; destination: string } {
+export function resolveExporterSpec(config: TelemetryConfig, fileName: string | undefined): ResolvedExporter {
   const e = config.exporter;
   if (e.kind === 'file') {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');

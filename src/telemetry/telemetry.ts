@@ -11,7 +11,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TelemetryConfig } from '../config/telemetry.js';
-import { resolveExporterSpec, type ExporterSpec } from './exporter-spec.js';
+import { resolveExporterSpec, setupWarning, type ExporterSpec, type ResolvedExporter } from './exporter-spec.js';
 import { annotationTls, buildSpanAnnotations, postSpanAnnotations, type AnnotationTarget } from './phoenix.js';
 
 export { annotationTls } from './phoenix.js';
@@ -68,7 +68,25 @@ const DISABLED: Telemetry = {
  * await telemetry.shutdown();
  */
 export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions = {}): Telemetry {
-  if (!config.enabled) return DISABLED;
+  return pipelineOf(config, opts).telemetry;
+}
+
+/**
+ * createTelemetry over an exporter resolved beforehand (deferred.ts resolves it when the run starts, so a
+ * bad setup is reported then), with the exporter's modules already loaded (a load failure is still reported
+ * at the first export): `run` opens it when its first case finishes, so neither the SDK nor the exporter
+ * loads before the first request or in the middle of a later batch.
+ */
+export async function openTelemetry(config: TelemetryConfig, resolved: ResolvedExporter, opts: TelemetryOptions = {}): Promise<Telemetry> {
+  const { telemetry, loadExporter } = pipelineOf(config, opts, resolved);
+  await loadExporter();
+  return telemetry;
+}
+
+const NOTHING_TO_LOAD = { telemetry: DISABLED, loadExporter: async (): Promise<void> => undefined };
+
+function pipelineOf(config: TelemetryConfig, opts: TelemetryOptions, resolved?: ResolvedExporter): { telemetry: Telemetry; loadExporter(): Promise<void> } {
+  if (!config.enabled) return NOTHING_TO_LOAD;
   const warned = new Set<string>();
   const warn = (key: string, msg: string): void => {
     if (warned.has(key)) return;
@@ -80,15 +98,15 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     }
   };
 
-  let exporter: SpanExporter;
+  let exporter: LazyExporter;
   let destination: string;
   try {
-    const resolved = resolveExporterSpec(config, opts.fileName);
-    destination = resolved.destination;
-    exporter = createExporter(resolved.spec);
+    const { spec, destination: to } = resolved ?? resolveExporterSpec(config, opts.fileName);
+    destination = to;
+    exporter = createExporter(spec);
   } catch (err) {
-    warn('setup', `disabled: ${(err as Error).message}`);
-    return DISABLED;
+    warn('setup', setupWarning(err));
+    return NOTHING_TO_LOAD;
   }
   // Root span ids waiting for an annotation, and those whose export succeeded: Phoenix gets annotations
   // only for spans it has (or will have), never for spans that were dropped.
@@ -229,7 +247,7 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
     return rendered;
   };
 
-  return {
+  const telemetry: Telemetry = {
     enabled: true,
     destination,
     tracer,
@@ -273,9 +291,10 @@ export function createTelemetry(config: TelemetryConfig, opts: TelemetryOptions 
       await within(provider.shutdown(), Math.max(0, deadline - Date.now()), `shutdown of ${destination}`);
     },
   };
+  return { telemetry, loadExporter: () => exporter.preload() };
 }
 
-function createExporter(spec: ExporterSpec): SpanExporter {
+function createExporter(spec: ExporterSpec): LazyExporter {
   if (spec.kind === 'file') {
     const path = spec.path;
     return new LazyExporter(async () => new (await import('./file-exporter.js')).OtlpJsonLinesFileExporter(path));
@@ -313,6 +332,14 @@ class LazyExporter implements SpanExporter {
   private get(): Promise<SpanExporter> {
     this.loaded ??= this.load();
     return this.loaded;
+  }
+
+  /** Load the exporter now; a failure is left for the first export to report. */
+  preload(): Promise<void> {
+    return this.get().then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
