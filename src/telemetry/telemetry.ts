@@ -85,7 +85,7 @@ export async function openTelemetry(config: TelemetryConfig, resolved: ResolvedE
 
 const NOTHING_TO_LOAD = { telemetry: DISABLED, loadExporter: async (): Promise<void> => undefined };
 
-function pipelineOf(config: TelemetryConfig, opts: TelemetryOptions, resolved?: ResolvedExporter): { telemetry: Telemetry; loadExporter(): Promise<void> } {
+function pipelineOf(config: TelemetryConfig, opts: TelemetryOptions, resolved?: ResolvedExporter): { telemetry: Telemetry; loadExporter: () => Promise<void> } {
   if (!config.enabled) return NOTHING_TO_LOAD;
   const warned = new Set<string>();
   const warn = (key: string, msg: string): void => {
