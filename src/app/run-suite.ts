@@ -30,6 +30,7 @@ import { caseResultsFromDocument } from '../report/results-decode.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from '../config/telemetry.js';
 import { deferTelemetry } from '../telemetry/deferred.js';
 import { inShard, parseShard } from '../core/shard.js';
+import { createEventLoopTurns } from '../core/event-loop-turns.js';
 import { VERSION } from '../core/version.js';
 import type { AppContext } from './context.js';
 import { normaliseForLog, suiteLabelOf, type RunFlags } from './run-options.js';
@@ -166,7 +167,9 @@ export async function loadToolsets(
   const byCase = new Map<string, Toolset>();
   // Asked of `load` once per spec (it loads each spec once anyway): no await per case of a large suite.
   const bySpec = new Map<string, Toolset>();
+  const turns = createEventLoopTurns();
   for (const c of cases) {
+    if (turns.due()) await turns.take();
     const own = ownToolsetOf(c, flag, project.env);
     if (own !== undefined) {
       byCase.set(c.id, own);
@@ -637,7 +640,11 @@ async function runCases(ctx: AppContext, opts: ExecuteOptions, prepared: Prepare
   const systemPrompt = systemPromptOf(ctx, project, flags);
 
   // Every case's {{vars.NAME}} resolves before anything runs: a missing one is bad input (exit 2), not a failed sample.
-  for (const c of opts.cases) caseInputOf(c, opts.agent?.target.defaults ?? {});
+  const turns = createEventLoopTurns();
+  for (const c of opts.cases) {
+    caseInputOf(c, opts.agent?.target.defaults ?? {});
+    if (turns.due()) await turns.take();
+  }
 
   const { sandbox, warning: sandboxWarning } = await chooseCommandSandbox(
     sandboxChoice(project, flags),

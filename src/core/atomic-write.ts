@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { RunspecError } from '../errors.js';
 
@@ -103,6 +103,12 @@ export interface AtomicFileWriter {
   write(chunk: string | Uint8Array): void;
   /** fsync, close and rename over the target. */
   commit(): void;
+  /**
+   * {@link commit} with the fsync on the thread pool, so the event loop goes on meanwhile (a results
+   * document of hundreds of MB takes a while to reach the disk). Still whole or absent: no write is
+   * taken once it is called, and an exit before the rename removes the temp file.
+   */
+  commitAsync(): Promise<void>;
   /** Close and remove the temp file; the target is untouched. */
   abort(): void;
 }
@@ -213,6 +219,20 @@ export function createAtomicFileWriter(file: string, opts: AtomicWriteOptions = 
         renameSync(tmp, file);
         openTemps.delete(tmp);
         done = true;
+      } catch (err) {
+        fail(err);
+      }
+    },
+    async commitAsync() {
+      if (done) return;
+      done = true;
+      try {
+        drain();
+        await new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
+        open = false;
+        closeSync(fd);
+        renameSync(tmp, file);
+        openTemps.delete(tmp);
       } catch (err) {
         fail(err);
       }

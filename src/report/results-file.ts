@@ -7,11 +7,11 @@
 // whichever comes first. A crash (kill -9, power loss) loses at most the cases of that window; they are
 // not in the log, so `--resume` runs them again: nothing is lost, some work may be redone.
 
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { open as openAsync, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { RunspecError } from '../errors.js';
-import { outputError, writeAllSync, writeFileAtomic } from '../core/atomic-write.js';
+import { outputError, writeFileAtomic } from '../core/atomic-write.js';
 import type { CaseResult } from '../types/verdict.js';
 import type { CaseEntry } from './results-schema.js';
 import { caseResultOf } from './results-decode.js';
@@ -103,6 +103,15 @@ export interface ResultsLogOptions {
   maxBatch?: number;
 }
 
+/** Write all of `bytes` at the handle's position: a short write (a nearly full disk) goes on from where it stopped, or fails with the cause. */
+async function writeAllAsync(fh: FileHandle, bytes: Buffer): Promise<void> {
+  for (let off = 0; off < bytes.length;) {
+    const { bytesWritten } = await fh.write(bytes, off, bytes.length - off);
+    if (bytesWritten <= 0) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    off += bytesWritten;
+  }
+}
+
 /**
  * Open (or create) a results log. A new file starts with `header` (written and fsync'd at once); an
  * existing one (resume) is appended to as it is, after cutting a torn last line so the next record
@@ -122,13 +131,15 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
     }
   }
   if (!exists || statSync(file).size === 0) {
+    // Written and fsync'd off the event loop: at 100,000 cases the header (their ids and digests) is MBs.
+    const line = Buffer.from(JSON.stringify(header) + '\n', 'utf8');
     try {
-      const fd = openSync(file, 'a');
+      const h = await openAsync(file, 'a');
       try {
-        writeAllSync(fd, Buffer.from(JSON.stringify(header) + '\n', 'utf8'));
-        fsyncSync(fd);
+        await writeAllAsync(h, line);
+        await h.sync();
       } finally {
-        closeSync(fd);
+        await h.close();
       }
     } catch (err) {
       throw outputError(file, err);
@@ -161,12 +172,7 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
     chain = chain.then(async () => {
       if (failure !== undefined) return;
       try {
-        // A short write (a nearly full disk) goes on from where it stopped, or fails with the cause.
-        for (let off = 0; off < batch.length;) {
-          const { bytesWritten } = await fh.write(batch, off, batch.length - off);
-          if (bytesWritten <= 0) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
-          off += bytesWritten;
-        }
+        await writeAllAsync(fh, batch);
         await fh.datasync();
       } catch (err) {
         failure = err;

@@ -14,7 +14,7 @@ import { writeResultsDocumentSteps } from './results-layout.js';
 import { redactUrl } from '../core/redact.js';
 import { createSummaryAccumulator } from '../scoring/summary.js';
 import { isUnjudgedCategory } from '../scoring/samples.js';
-import { createAtomicFileWriter } from '../core/atomic-write.js';
+import { createAtomicFileWriter, type AtomicFileWriter } from '../core/atomic-write.js';
 import { runStepsYielding } from '../core/event-loop-turns.js';
 import {
   isCaseRecord,
@@ -103,7 +103,7 @@ export async function openRunRecorder(logFile: string, header: ResultsLogHeader,
       // The document completes the fold's sums in place: a second document is folded from the log.
       const used = fold?.sameOrder(caseIds) ? fold : undefined;
       fold = undefined;
-      return runStepsYielding(streamDocumentSteps(file, { logFile, spans, meta, iteration, caseIds, fold: used }));
+      return writeDocumentFile(file, { logFile, spans, meta, iteration, caseIds, fold: used });
     },
   };
 }
@@ -221,10 +221,29 @@ class SpanIndex {
   }
 }
 
-function* streamDocumentSteps(
-  file: string,
-  o: { logFile: string; spans: SpanIndex; meta: ResultsMeta; iteration: DocumentIteration; caseIds: readonly string[]; fold?: DocumentFold | undefined },
-): Generator<void, RunFacts> {
+interface DocumentSource {
+  logFile: string;
+  spans: SpanIndex;
+  meta: ResultsMeta;
+  iteration: DocumentIteration;
+  caseIds: readonly string[];
+  fold?: DocumentFold | undefined;
+}
+
+/** The document streamed to `file` between turns of the event loop, and committed with its fsync off the loop. */
+async function writeDocumentFile(file: string, o: DocumentSource): Promise<RunFacts> {
+  const out = createAtomicFileWriter(file);
+  try {
+    const facts = await runStepsYielding(streamDocumentSteps(out, o));
+    await out.commitAsync();
+    return facts;
+  } catch (err) {
+    out.abort();
+    throw err;
+  }
+}
+
+function* streamDocumentSteps(out: AtomicFileWriter, o: DocumentSource): Generator<void, RunFacts> {
   const meta = { ...o.meta };
   if (typeof meta.base_url === 'string') meta.base_url = redactUrl(meta.base_url);
   const iteration: Record<string, unknown> = { iteration: o.iteration.iteration, timestamp: o.iteration.timestamp, cases: null, aggregate: null };
@@ -235,7 +254,6 @@ function* streamDocumentSteps(
   const passRates: Record<string, number> = o.fold?.passRates ?? {};
   const facts: RunFacts = o.fold?.facts ?? { cases: 0, belowThreshold: 0, unscorableCases: 0, infraFailed: [] };
   const folded = o.fold?.folded ?? 0;
-  const out = createAtomicFileWriter(file);
   const fd = openSync(o.logFile, 'r');
   const lines = new LogWindow(fd);
   try {
@@ -269,10 +287,6 @@ function* streamDocumentSteps(
       },
       aggregate: () => aggregateFromSummary(acc.summary(), passRates),
     });
-    out.commit();
-  } catch (err) {
-    out.abort();
-    throw err;
   } finally {
     closeSync(fd);
   }

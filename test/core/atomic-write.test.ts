@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -122,6 +122,41 @@ describe('createAtomicFileWriter', () => {
     w.abort();
     expect(readFileSync(file, 'utf8')).toBe('{"previous":true}\n');
     expect(readdirSync(dir)).toEqual(['results.json']);
+  });
+});
+
+describe('createAtomicFileWriter commitAsync', () => {
+  it('renames the whole file into place once its fsync is done, and takes no write after it is called', async () => {
+    const file = join(dir, 'results.json');
+    writeFileSync(file, '{"previous":true}\n');
+    const w = createAtomicFileWriter(file, { writeSync: shortWrites(100_000) });
+    const parts: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const p = `${String(i).padStart(4, '0')}${'y'.repeat(60_000)}\n`;
+      parts.push(p);
+      w.write(p);
+    }
+    const committing = w.commitAsync();
+    expect(() => w.write('late')).toThrow('written after commit or abort');
+    // Until the commit ends, the previous file is what a reader sees.
+    expect(readFileSync(file, 'utf8')).toBe('{"previous":true}\n');
+    await committing;
+    expect(readFileSync(file, 'utf8')).toBe(parts.join(''));
+    expect(readdirSync(dir)).toEqual(['results.json']);
+    // Committed: a later abort leaves the file.
+    w.abort();
+    expect(readFileSync(file, 'utf8')).toBe(parts.join(''));
+  });
+
+  it('fails with the file named when the rename cannot happen, leaving no temp file', async () => {
+    const target = join(dir, 'taken');
+    mkdirSync(join(target, 'inside'), { recursive: true });
+    const w = createAtomicFileWriter(target);
+    w.write('{"x":1}\n');
+    await expect(w.commitAsync()).rejects.toThrow(`cannot write ${target}`);
+    w.abort();
+    expect(readdirSync(dir)).toEqual(['taken']);
+    expect(readdirSync(target)).toEqual(['inside']);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { RunProgress } from '../../app/run-suite.js';
-import { capHeapForLargeFiles, capHeapGrowth } from './_heap.js';
+import { RUN_HEAP_GROWING_PERCENT, capHeapForLargeFiles, capHeapGrowth } from './_heap.js';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
@@ -54,7 +54,7 @@ const LARGE_RUN_SAMPLES = 20_000;
 function withHeapCap(progress: RunProgress | undefined): RunProgress {
   return {
     start(total, label) {
-      if (total >= LARGE_RUN_SAMPLES) capHeapGrowth();
+      if (total >= LARGE_RUN_SAMPLES) capHeapGrowth(RUN_HEAP_GROWING_PERCENT);
       progress?.start(total, label);
     },
     update: (done, caseId) => progress?.update(done, caseId),
@@ -75,7 +75,7 @@ export async function runTargets(
   // The engine, providers and telemetry load only when a command runs (start-up stays light).
   const { runEvalSuite } = await import('../../app/run-suite.js');
   const { printOutcome, progressBar, withInterrupt } = await import('./_run-io.js');
-  capHeapForLargeFiles(ctx.cwd, targets);
+  capHeapForLargeFiles(ctx.cwd, targets, RUN_HEAP_GROWING_PERCENT);
   const progress = withHeapCap(await progressBar(ctx));
   const outcome = await withInterrupt(ctx, (signal) =>
     runEvalSuite(ctx, {
