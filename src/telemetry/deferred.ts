@@ -5,8 +5,10 @@
 // and those the freed slots send go on. Each trace is rendered after the loop turn's I/O callbacks, so a
 // model answer sends its slot's next request before the previous case is rendered. Every case's trace is
 // still rendered, whole and in the order the cases finished. The exporter is resolved when the run starts,
-// so a bad setup is reported then, as before. Nothing here imports the SDK.
+// so a bad setup is reported then, as before. Shutdown waits for the traces still being rendered; a failed
+// load warns once and the run goes on without traces. Nothing here imports the SDK.
 import type { TelemetryConfig } from '../config/telemetry.js';
+import { errorText } from '../core/error-text.js';
 import { resolveExporterSpec, setupWarning, type ResolvedExporter } from './exporter-spec.js';
 import type { RenderedTrace, RenderInput } from './render.js';
 import type { Telemetry, TelemetryOptions } from './telemetry.js';
@@ -15,9 +17,12 @@ import type { Telemetry, TelemetryOptions } from './telemetry.js';
 export interface DeferredTelemetry {
   /** Render one case sample once the telemetry is loaded. */
   emitCase(input: Omit<RenderInput, 'captureContent'>): Promise<RenderedTrace | undefined>;
-  /** The telemetry, loading it now if no case did. */
-  loaded(): Promise<Telemetry>;
-  /** Flush and close what was loaded (Telemetry.shutdown); nothing was rendered if nothing loaded. */
+  /** The telemetry, loading it now if no case did; undefined (after one warning) if it could not load. */
+  loaded(): Promise<Telemetry | undefined>;
+  /**
+   * Wait for the cases being rendered, then flush and close what was loaded (Telemetry.shutdown); nothing was
+   * rendered if nothing loaded. A case handed over after this is not rendered.
+   */
   shutdown(): Promise<void>;
 }
 
@@ -34,27 +39,50 @@ const idle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
  * await telemetry?.shutdown();
  */
 export function deferTelemetry(config: TelemetryConfig, opts: TelemetryOptions = {}): DeferredTelemetry | undefined {
+  const warn = (msg: string): void => {
+    try {
+      opts.onWarning?.(msg);
+    } catch {
+      // a failing warning sink must not break the run either (as in createTelemetry)
+    }
+  };
   let resolved: ResolvedExporter;
   try {
     resolved = resolveExporterSpec(config, opts.fileName);
   } catch (err) {
-    try {
-      opts.onWarning?.(setupWarning(err));
-    } catch {
-      // a failing warning sink must not break the run either (as in createTelemetry)
-    }
+    warn(setupWarning(err));
     return undefined;
   }
-  let loading: Promise<Telemetry> | undefined;
-  const loaded = (): Promise<Telemetry> => (loading ??= import('./telemetry.js').then((m) => m.openTelemetry(config, resolved, opts)));
+  // A failed load (a module that cannot be imported) warns once and leaves the run without traces, as a
+  // failed export does: it never changes a verdict or the exit code, and is not repeated per case.
+  let loading: Promise<Telemetry | undefined> | undefined;
+  const load = (): Promise<Telemetry | undefined> =>
+    (loading ??= import('./telemetry.js')
+      .then((m) => m.openTelemetry(config, resolved, opts))
+      .catch((err: unknown) => {
+        warn(`disabled: ${errorText(err)}`);
+        return undefined;
+      }));
+  // Emits not yet rendered: shutdown waits for them, so none loads or exports after it.
+  const pending = new Set<Promise<RenderedTrace | undefined>>();
+  let closed = false;
   return {
-    async emitCase(input) {
-      await idle();
-      return (await loaded()).emitCase(input);
+    emitCase(input) {
+      if (closed) return Promise.resolve(undefined);
+      const emitted = idle()
+        .then(load)
+        .then((t) => t?.emitCase(input));
+      pending.add(emitted);
+      const forget = (): void => void pending.delete(emitted);
+      emitted.then(forget, forget);
+      return emitted;
     },
-    loaded,
+    loaded: load,
     async shutdown() {
-      if (loading) await (await loading).shutdown();
+      closed = true;
+      await Promise.allSettled(pending);
+      const t = loading ? await loading : undefined;
+      await t?.shutdown();
     },
   };
 }

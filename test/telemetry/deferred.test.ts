@@ -6,7 +6,7 @@ import type { TelemetryConfig } from '../../src/config/telemetry.js';
 import { deferTelemetry } from '../../src/telemetry/deferred.js';
 import { createTelemetry } from '../../src/telemetry/index.js';
 import { startOtlpSink, type OtlpSink } from '../helpers/otlp-sink.js';
-import { DECISION_CASE, DECISION_RESULT, decisionRun, decisionVerdict } from './_fixtures.js';
+import { DECISION_CASE, DECISION_RESULT, decisionRun, decisionVerdict, otlpConfig } from './_fixtures.js';
 
 let sink: OtlpSink | undefined;
 afterEach(async () => {
@@ -15,29 +15,7 @@ afterEach(async () => {
 });
 
 function config(url: string): TelemetryConfig {
-  return {
-    enabled: true,
-    captureContent: false,
-    captureHashed: false,
-    annotations: false,
-    phoenixExperiment: false,
-    exporter: { kind: 'otlp', url: `${url}/v1/traces`, protocol: 'http/protobuf', headers: {}, compression: 'none' },
-    timeoutMs: 10_000,
-    serviceName: 'runspec-test',
-    resourceAttributes: {},
-    apiKeyEnv: 'PHOENIX_API_KEY',
-    sources: {
-      enabled: 'default',
-      captureContent: 'default',
-      annotations: 'default',
-      endpoint: 'env',
-      protocol: 'default',
-      timeoutMs: 'default',
-      annotationsUrl: 'default',
-      project: 'default',
-      serviceName: 'default',
-    },
-  };
+  return otlpConfig(url);
 }
 
 const sample = (n: number) => ({
@@ -88,6 +66,19 @@ describe('deferTelemetry', () => {
     const deferred = deferTelemetry(config(sink.url))!;
     await deferred.shutdown();
     expect(sink.requests).toEqual([]);
+  });
+
+  it('shutdown waits for a case still being rendered, and a case handed over after it is not rendered', async () => {
+    sink = await startOtlpSink();
+    const deferred = deferTelemetry(config(sink.url))!;
+    // Not awaited: the render waits a turn of the loop and the SDK's load, which shutdown must wait for.
+    const inFlight = deferred.emitCase(sample(0));
+    await deferred.shutdown();
+    const rendered = await inFlight;
+    const roots = sink.spans().filter((s) => s.parentSpanId === undefined || s.parentSpanId === '');
+    expect(roots.map((s) => s.spanId)).toEqual([rendered!.rootSpanId]);
+    expect(await deferred.emitCase(sample(1))).toBeUndefined();
+    expect(sink.spans().filter((s) => s.parentSpanId === undefined || s.parentSpanId === '')).toHaveLength(1);
   });
 
   it('a bad setup is reported when the run starts, in the words createTelemetry uses', () => {
