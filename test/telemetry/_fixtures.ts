@@ -1,6 +1,7 @@
 // Hand-built scored Runs for the telemetry tests (no engine): a decision case in the three tool modes and
 // a trajectory case. Every piece of content carries a SECRET- marker so the no-capture test can grep.
 import { expect } from 'vitest';
+import type { OtlpProtocol, TelemetryConfig } from '../../src/config/telemetry.js';
 import type { Case } from '../../src/types/case.js';
 import type { ModelCallRecord, Run, ToolCallRecord } from '../../src/types/run.js';
 import type { ToolDefinition, ToolMode, Toolset } from '../../src/types/toolset.js';
@@ -309,4 +310,32 @@ export function takePromised(attrs: Record<string, unknown>, promised: Record<st
     delete rest[k];
   }
   return rest;
+}
+
+/** An enabled telemetry config exporting OTLP to `${url}/v1/traces`, content off, nothing else set. */
+export function otlpConfig(url: string, opts: { protocol?: OtlpProtocol; timeoutMs?: number; project?: string } = {}): TelemetryConfig {
+  return {
+    enabled: true,
+    captureContent: false,
+    captureHashed: false,
+    annotations: false,
+    phoenixExperiment: false,
+    exporter: { kind: 'otlp', url: `${url}/v1/traces`, protocol: opts.protocol ?? 'http/protobuf', headers: {}, compression: 'none' },
+    timeoutMs: opts.timeoutMs ?? 10_000,
+    serviceName: 'runspec-test',
+    resourceAttributes: {},
+    ...(opts.project !== undefined ? { project: opts.project } : {}),
+    apiKeyEnv: 'PHOENIX_API_KEY',
+    sources: {
+      enabled: 'default',
+      captureContent: 'default',
+      annotations: 'default',
+      endpoint: 'env',
+      protocol: 'default',
+      timeoutMs: 'default',
+      annotationsUrl: 'default',
+      project: 'default',
+      serviceName: 'default',
+    },
+  };
 }

@@ -4,33 +4,10 @@ import { createTelemetry } from '../../src/telemetry/telemetry.js';
 import type { SpanRecord } from '../../src/types/span.js';
 import { ATTR_RUNSPEC_EVAL_CATEGORY } from '../../src/semconv/attributes.js';
 import { startOtlpSink } from '../helpers/otlp-sink.js';
-import { DECISION_CASE, DECISION_RESULT, T0, decisionRun, decisionVerdict } from './_fixtures.js';
+import { DECISION_CASE, DECISION_RESULT, T0, decisionRun, decisionVerdict, otlpConfig } from './_fixtures.js';
 
 function config(url: string): TelemetryConfig {
-  return {
-    enabled: true,
-    captureContent: false,
-    captureHashed: false,
-    annotations: false,
-    phoenixExperiment: false,
-    exporter: { kind: 'otlp', url: `${url}/v1/traces`, protocol: 'http/json', headers: {}, compression: 'none' },
-    timeoutMs: 5000,
-    serviceName: 'runspec-test',
-    resourceAttributes: {},
-    project: 'evals',
-    apiKeyEnv: 'PHOENIX_API_KEY',
-    sources: {
-      enabled: 'default',
-      captureContent: 'default',
-      annotations: 'default',
-      endpoint: 'env',
-      protocol: 'default',
-      timeoutMs: 'default',
-      annotationsUrl: 'default',
-      project: 'default',
-      serviceName: 'default',
-    },
-  };
+  return otlpConfig(url, { protocol: 'http/json', timeoutMs: 5000, project: 'evals' });
 }
 
 const TRACE = 'a'.repeat(32);

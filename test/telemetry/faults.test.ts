@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { OtlpProtocol, TelemetryConfig } from '../../src/config/telemetry.js';
 import { createTelemetry } from '../../src/telemetry/index.js';
 import { startOtlpSink, type OtlpSink } from '../helpers/otlp-sink.js';
-import { DECISION_CASE, DECISION_RESULT, decisionRun, decisionVerdict } from './_fixtures.js';
+import { DECISION_CASE, DECISION_RESULT, decisionRun, decisionVerdict, otlpConfig } from './_fixtures.js';
 
 let sink: OtlpSink | undefined;
 afterEach(async () => {
@@ -14,29 +14,7 @@ afterEach(async () => {
 });
 
 function config(url: string, timeoutMs: number, protocol: OtlpProtocol = 'http/protobuf'): TelemetryConfig {
-  return {
-    enabled: true,
-    captureContent: false,
-    captureHashed: false,
-    annotations: false,
-    phoenixExperiment: false,
-    exporter: { kind: 'otlp', url: `${url}/v1/traces`, protocol, headers: {}, compression: 'none' },
-    timeoutMs,
-    serviceName: 'runspec-test',
-    resourceAttributes: {},
-    apiKeyEnv: 'PHOENIX_API_KEY',
-    sources: {
-      enabled: 'default',
-      captureContent: 'default',
-      annotations: 'default',
-      endpoint: 'env',
-      protocol: 'default',
-      timeoutMs: 'default',
-      annotationsUrl: 'default',
-      project: 'default',
-      serviceName: 'default',
-    },
-  };
+  return otlpConfig(url, { protocol, timeoutMs });
 }
 
 /** Emits three samples and shuts down; 'hung' means shutdown outlived the sentinel. */

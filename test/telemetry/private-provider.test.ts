@@ -6,32 +6,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { TelemetryConfig } from '../../src/config/telemetry.js';
 import { createTelemetry } from '../../src/telemetry/index.js';
 import { startOtlpSink } from '../helpers/otlp-sink.js';
-import { DECISION_CASE, DECISION_RESULT, decisionRun, decisionVerdict } from './_fixtures.js';
+import { DECISION_CASE, DECISION_RESULT, decisionRun, decisionVerdict, otlpConfig } from './_fixtures.js';
 
 function config(url: string): TelemetryConfig {
-  return {
-    enabled: true,
-    captureContent: false,
-    captureHashed: false,
-    annotations: false,
-    phoenixExperiment: false,
-    exporter: { kind: 'otlp', url: `${url}/v1/traces`, protocol: 'http/protobuf', headers: {}, compression: 'none' },
-    timeoutMs: 5000,
-    serviceName: 'runspec-test',
-    resourceAttributes: {},
-    apiKeyEnv: 'PHOENIX_API_KEY',
-    sources: {
-      enabled: 'default',
-      captureContent: 'default',
-      annotations: 'default',
-      endpoint: 'env',
-      protocol: 'default',
-      timeoutMs: 'default',
-      annotationsUrl: 'default',
-      project: 'default',
-      serviceName: 'default',
-    },
-  };
+  return otlpConfig(url, { timeoutMs: 5000 });
 }
 
 describe('private tracer provider', () => {
