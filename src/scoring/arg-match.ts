@@ -111,8 +111,7 @@ export function matchArgs(
 
 /** `arg replicas: expected 3, got "4"; arg env: missing (expected "prod")`. */
 export function describeArgFailures(failures: readonly ArgFailure[]): string {
-  // Array.from, not `.map`: see scoreRun (a holey array from optimised code deoptimised the join).
-  return Array.from(failures, (f) => `arg ${f.arg}: ${f.reason}`).join('; ');
+  return failures.map((f) => `arg ${f.arg}: ${f.reason}`).join('; ');
 }
 
 // ---- expected values as lists of acceptable ones (expect_calls): tolerant or BFCL's checker ----
