@@ -190,11 +190,37 @@ function asArray(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
 
-const NO_OBJECTS: ReadonlyArray<Record<string, unknown>> = Object.freeze([]);
+/**
+ * A span's events. Most spans have none: a loop, not filter + map, so such a span costs one empty array (each
+ * span's own: the record's lists are the caller's to change) and no per-span callbacks.
+ */
+function eventsOf(v: unknown, startTimeMs: number): SpanRecord['events'] {
+  const events: SpanRecord['events'] = [];
+  if (!Array.isArray(v)) return events;
+  for (const e of v) {
+    if (!isObject(e)) continue;
+    const timeMs = nanosToMs(e.timeUnixNano);
+    const timeUnixNano = timeMs === undefined ? undefined : nanosText(e.timeUnixNano);
+    const name = typeof e.name === 'string' ? e.name : '';
+    const attributes = attributesToPlain(e.attributes);
+    events.push(
+      timeUnixNano !== undefined ? { name, timeMs: timeMs ?? startTimeMs, timeUnixNano, attributes } : { name, timeMs: timeMs ?? startTimeMs, attributes },
+    );
+  }
+  return events;
+}
 
-/** The objects of a list (most spans have no events or links: nothing is allocated for them). */
-function objectsOf(v: unknown): ReadonlyArray<Record<string, unknown>> {
-  return Array.isArray(v) && v.length > 0 ? v.filter(isObject) : NO_OBJECTS;
+/** A span's links with a valid trace and span id (the others are dropped). */
+function linksOf(v: unknown): SpanRecord['links'] {
+  const links: SpanRecord['links'] = [];
+  if (!Array.isArray(v)) return links;
+  for (const l of v) {
+    if (!isObject(l)) continue;
+    const traceId = normaliseId(l.traceId, 16);
+    const spanId = normaliseId(l.spanId, 8);
+    if (traceId && spanId) links.push({ traceId, spanId });
+  }
+  return links;
 }
 
 /** The spans of one ExportTraceServiceRequest, plus a problem per span that had to be skipped. */
@@ -238,21 +264,8 @@ function toSpanRecord(raw: unknown, resource: Record<string, unknown>, scopeName
     kind: kindOf(raw.kind),
     startTimeMs,
     attributes: attributesToPlain(raw.attributes),
-    events: objectsOf(raw.events).map((e) => {
-      const timeMs = nanosToMs(e.timeUnixNano);
-      const timeUnixNano = timeMs === undefined ? undefined : nanosText(e.timeUnixNano);
-      return {
-        name: typeof e.name === 'string' ? e.name : '',
-        timeMs: timeMs ?? startTimeMs,
-        ...(timeUnixNano !== undefined ? { timeUnixNano } : {}),
-        attributes: attributesToPlain(e.attributes),
-      };
-    }),
-    links: objectsOf(raw.links).flatMap((l) => {
-      const t = normaliseId(l.traceId, 16);
-      const s = normaliseId(l.spanId, 8);
-      return t && s ? [{ traceId: t, spanId: s }] : [];
-    }),
+    events: eventsOf(raw.events, startTimeMs),
+    links: linksOf(raw.links),
     statusCode: statusCodeOf(status.code),
     resource,
   };

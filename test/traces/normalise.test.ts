@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { renderRunTrace } from '../../src/telemetry/index.js';
+import { ATTR_RUNSPEC_EVAL_CASE_ID } from '../../src/semconv/attributes.js';
 import { normaliseTrace } from '../../src/traces/normalise.js';
 import type { NormaliseResult } from '../../src/traces/normalise.js';
 import type { OtlpTraceRequest } from '../../src/traces/otlp-types.js';
@@ -110,6 +111,25 @@ describe('our own traces (rendered by src/telemetry)', () => {
     r.info.rootAttributes = { replaced: true };
     r.run.trace!.spanIds = {};
     expect([r.info.callSpanIds, r.info.rootAttributes, r.run.trace!.spanIds]).toEqual([{ other: 'x' }, { replaced: true }, {}]);
+  });
+
+  it('lists the lazily built fields as own enumerable keys, in place, so a copy or JSON of the info has them', () => {
+    const r = ok(rendered(true));
+    expect(Object.keys(r.info).slice(0, 9)).toEqual([
+      'traceId',
+      'rootSpanId',
+      'rootName',
+      'rootAttributes',
+      'spanAttributes',
+      'producers',
+      'llmSpanIds',
+      'toolSpanIds',
+      'callSpanIds',
+    ]);
+    const copy = { ...r.info };
+    expect(Object.keys(copy.callSpanIds)).toEqual(['call_a', 'call_b']);
+    expect(copy.rootAttributes[ATTR_RUNSPEC_EVAL_CASE_ID]).toBe('restart-api');
+    expect(JSON.parse(JSON.stringify(r.info))).toEqual(JSON.parse(JSON.stringify(copy)));
   });
 
   it('still finds the calls by name when content capture was off', () => {
