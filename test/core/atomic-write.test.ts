@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAtomicFileWriter, writeAllSync, writeFileAtomic, type WriteSyncFn } from '../../src/core/atomic-write.js';
+import { createAtomicFileWriter, openAtomicWrites, writeAllSync, writeFileAtomic, type WriteSyncFn } from '../../src/core/atomic-write.js';
 import { EXIT_CODES, RunspecError } from '../../src/errors.js';
 
 // The kernel may write fewer bytes than asked; the writer used to ignore the count, fsync and rename a
@@ -157,6 +157,60 @@ describe('createAtomicFileWriter commitAsync', () => {
     w.abort();
     expect(readdirSync(dir)).toEqual(['taken']);
     expect(readdirSync(target)).toEqual(['inside']);
+  });
+});
+
+describe('createAtomicFileWriter while commitAsync is pending', () => {
+  // commitAsync used to mark the writer done before its fsync finished: a second commitAsync resolved
+  // before the file was in place, commit() returned silently, and abort() did nothing, so the file
+  // replaced the target after all.
+  const body = `${'p'.repeat(200_000)}\n`;
+
+  it('returns the pending promise to a second commitAsync, so awaiting it means the file is in place', async () => {
+    const file = join(dir, 'results.json');
+    writeFileSync(file, 'previous\n');
+    const w = createAtomicFileWriter(file);
+    w.write(body);
+    const first = w.commitAsync();
+    const second = w.commitAsync();
+    await second;
+    expect(readFileSync(file, 'utf8')).toBe(body);
+    expect(readdirSync(dir)).toEqual(['results.json']);
+    expect(second).toBe(first);
+  });
+
+  it('refuses commit() with an INTERNAL error, and the pending commit still completes', async () => {
+    const file = join(dir, 'results.json');
+    const w = createAtomicFileWriter(file);
+    w.write(body);
+    const committing = w.commitAsync();
+    let err: unknown;
+    try {
+      w.commit();
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(RunspecError);
+    expect((err as RunspecError).code).toBe('INTERNAL');
+    expect((err as RunspecError).message).toBe(`${file}: commit() while commitAsync() is pending`);
+    await committing;
+    expect(readFileSync(file, 'utf8')).toBe(body);
+  });
+
+  it('lets abort() win: the target is untouched, the temp file gone, and the commit rejects as CANCELLED', async () => {
+    const file = join(dir, 'results.json');
+    writeFileSync(file, 'previous\n');
+    const w = createAtomicFileWriter(file);
+    w.write(body);
+    const committing = w.commitAsync();
+    w.abort();
+    await expect(committing).rejects.toMatchObject({
+      code: 'CANCELLED',
+      message: `${file}: aborted before its rename; the previous file, if any, is unchanged`,
+    });
+    expect(readFileSync(file, 'utf8')).toBe('previous\n');
+    expect(readdirSync(dir)).toEqual(['results.json']);
+    expect(openAtomicWrites()).toEqual([]);
   });
 });
 
