@@ -27,9 +27,33 @@ export function writeAllSync(fd: number, buffer: Uint8Array, write: WriteSyncFn 
   let off = 0;
   while (off < buffer.length) {
     const n = write(fd, buffer, off, buffer.length - off);
-    if (n <= 0) throw Object.assign(new Error('ENOSPC: no space left on device (a write made no progress)'), { code: 'ENOSPC' });
+    if (n <= 0) throw noProgress();
     off += n;
   }
+}
+
+/** What {@link writeAllAsync} needs of a file: a `fs/promises` FileHandle, or a test's stand-in. */
+export interface AsyncWritable {
+  write(buffer: Uint8Array, offset: number, length: number): Promise<{ bytesWritten: number }>;
+}
+
+/**
+ * {@link writeAllSync} for a `fs/promises` FileHandle, at the handle's position: a short write goes on
+ * from where it stopped, a write that makes no progress is a full disk.
+ * @example await writeAllAsync(fh, Buffer.from('line\n'))
+ */
+export async function writeAllAsync(fh: AsyncWritable, buffer: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < buffer.length) {
+    const { bytesWritten } = await fh.write(buffer, off, buffer.length - off);
+    if (bytesWritten <= 0) throw noProgress();
+    off += bytesWritten;
+  }
+}
+
+/** The error of a write that made no progress (one wording for both loops). */
+function noProgress(): NodeJS.ErrnoException {
+  return Object.assign(new Error('ENOSPC: no space left on device (a write made no progress)'), { code: 'ENOSPC' });
 }
 
 /**

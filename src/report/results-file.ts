@@ -11,7 +11,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, sta
 import { open as openAsync, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { RunspecError } from '../errors.js';
-import { outputError, writeFileAtomic } from '../core/atomic-write.js';
+import { outputError, writeAllAsync, writeFileAtomic } from '../core/atomic-write.js';
 import type { CaseResult } from '../types/verdict.js';
 import type { CaseEntry } from './results-schema.js';
 import { caseResultOf } from './results-decode.js';
@@ -101,15 +101,6 @@ export interface ResultsLogOptions {
   windowMs?: number;
   /** Cases queued before a write starts without waiting for the window. @default 256 */
   maxBatch?: number;
-}
-
-/** Write all of `bytes` at the handle's position: a short write (a nearly full disk) goes on from where it stopped, or fails with the cause. */
-async function writeAllAsync(fh: FileHandle, bytes: Buffer): Promise<void> {
-  for (let off = 0; off < bytes.length;) {
-    const { bytesWritten } = await fh.write(bytes, off, bytes.length - off);
-    if (bytesWritten <= 0) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
-    off += bytesWritten;
-  }
 }
 
 /**

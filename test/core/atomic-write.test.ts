@@ -1,8 +1,17 @@
 import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAtomicFileWriter, openAtomicWrites, writeAllSync, writeFileAtomic, type WriteSyncFn } from '../../src/core/atomic-write.js';
+import {
+  createAtomicFileWriter,
+  openAtomicWrites,
+  writeAllAsync,
+  writeAllSync,
+  writeFileAtomic,
+  type AsyncWritable,
+  type WriteSyncFn,
+} from '../../src/core/atomic-write.js';
 import { EXIT_CODES, RunspecError } from '../../src/errors.js';
 
 // The kernel may write fewer bytes than asked; the writer used to ignore the count, fsync and rename a
@@ -222,5 +231,31 @@ describe('writeAllSync', () => {
     writeAllSync(fd, Buffer.from('0123456789'), shortWrites(3));
     closeSync(fd);
     expect(readFileSync(file, 'utf8')).toBe('0123456789');
+  });
+});
+
+describe('writeAllAsync', () => {
+  it("loops over short writes at the handle's position", async () => {
+    const file = join(dir, 'log');
+    writeFileSync(file, 'head\n');
+    const fh = await open(file, 'a');
+    const short: AsyncWritable = { write: (buf, off, len) => fh.write(buf, off, Math.min(3, len)) };
+    try {
+      await writeAllAsync(short, Buffer.from('0123456789'));
+    } finally {
+      await fh.close();
+    }
+    expect(readFileSync(file, 'utf8')).toBe('head\n0123456789');
+  });
+
+  it('fails a write that makes no progress as a full disk, worded as writeAllSync words it', async () => {
+    const stuck: AsyncWritable = { write: () => Promise.resolve({ bytesWritten: 0 }) };
+    let syncErr: unknown;
+    try {
+      writeAllSync(0, Buffer.from('abc'), () => 0);
+    } catch (e) {
+      syncErr = e;
+    }
+    await expect(writeAllAsync(stuck, Buffer.from('abc'))).rejects.toMatchObject({ code: 'ENOSPC', message: (syncErr as Error).message });
   });
 });
