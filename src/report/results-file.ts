@@ -159,6 +159,12 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
     }
     queued = [];
     queuedBytes = 0;
+    if (at !== batch.length) {
+      // allocUnsafe: bytes not written over are old memory. A count that does not match the encoding
+      // (a bug) would put them in the log, so the batch is dropped and the log fails at flush/close.
+      failure ??= new RunspecError('INTERNAL', `${file}: a results batch encoded to ${at} bytes, not the ${batch.length} counted; not written`);
+      return chain;
+    }
     // One write + fdatasync per batch, on the thread pool; batches stay in order on one chain.
     chain = chain.then(async () => {
       if (failure !== undefined) return;
