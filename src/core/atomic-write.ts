@@ -27,9 +27,33 @@ export function writeAllSync(fd: number, buffer: Uint8Array, write: WriteSyncFn 
   let off = 0;
   while (off < buffer.length) {
     const n = write(fd, buffer, off, buffer.length - off);
-    if (n <= 0) throw Object.assign(new Error('ENOSPC: no space left on device (a write made no progress)'), { code: 'ENOSPC' });
+    if (n <= 0) throw noProgress();
     off += n;
   }
+}
+
+/** What {@link writeAllAsync} needs of a file: a `fs/promises` FileHandle, or a test's stand-in. */
+export interface AsyncWritable {
+  write(buffer: Uint8Array, offset: number, length: number): Promise<{ bytesWritten: number }>;
+}
+
+/**
+ * {@link writeAllSync} for a `fs/promises` FileHandle, at the handle's position: a short write goes on
+ * from where it stopped, a write that makes no progress is a full disk.
+ * @example await writeAllAsync(fh, Buffer.from('line\n'))
+ */
+export async function writeAllAsync(fh: AsyncWritable, buffer: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < buffer.length) {
+    const { bytesWritten } = await fh.write(buffer, off, buffer.length - off);
+    if (bytesWritten <= 0) throw noProgress();
+    off += bytesWritten;
+  }
+}
+
+/** The error of a write that made no progress (one wording for both loops). */
+function noProgress(): NodeJS.ErrnoException {
+  return Object.assign(new Error('ENOSPC: no space left on device (a write made no progress)'), { code: 'ENOSPC' });
 }
 
 /**
@@ -101,15 +125,24 @@ function rmQuiet(file: string): void {
 export interface AtomicFileWriter {
   /** Append text, or bytes (copied: the caller may reuse its buffer once this returns). */
   write(chunk: string | Uint8Array): void;
-  /** fsync, close and rename over the target. */
+  /**
+   * fsync, close and rename over the target. Throws a RunspecError `INTERNAL` while a
+   * {@link commitAsync} is pending (await that instead); after a commit or abort it does nothing.
+   */
   commit(): void;
   /**
    * {@link commit} with the fsync on the thread pool, so the event loop goes on meanwhile (a results
    * document of hundreds of MB takes a while to reach the disk). Still whole or absent: no write is
-   * taken once it is called, and an exit before the rename removes the temp file.
+   * taken once it is called, and an exit before the rename removes the temp file. Resolves once the
+   * file is in place; a second call returns the same promise. An {@link abort} while it is pending
+   * wins: the rename is skipped and the promise rejects with a RunspecError `CANCELLED`.
    */
   commitAsync(): Promise<void>;
-  /** Close and remove the temp file; the target is untouched. */
+  /**
+   * Close and remove the temp file; the target is untouched. While a {@link commitAsync} is pending
+   * the temp file is removed at once, the rename never happens and that commit's promise rejects
+   * (`CANCELLED`); once a commit has finished, abort does nothing.
+   */
   abort(): void;
 }
 
@@ -166,6 +199,11 @@ export function createAtomicFileWriter(file: string, opts: AtomicWriteOptions = 
   let used = 0;
   let done = false;
   let open = true;
+  // The commitAsync in flight (or settled): later calls return it, commit() refuses while it is pending.
+  let committing: Promise<void> | undefined;
+  let pending = false;
+  // abort() during a pending commitAsync: the temp file is gone and the rename must not happen.
+  let abortedWhilePending = false;
   const fail = (err: unknown): never => {
     done = true;
     if (open) {
@@ -180,6 +218,10 @@ export function createAtomicFileWriter(file: string, opts: AtomicWriteOptions = 
     openTemps.delete(tmp);
     throw outputError(file, err);
   };
+  const cancelled = (cause?: unknown): RunspecError =>
+    cause instanceof RunspecError && cause.code === 'CANCELLED'
+      ? cause
+      : new RunspecError('CANCELLED', `${file}: aborted before its rename; the previous file, if any, is unchanged`, { cause });
   const drain = (): void => {
     if (used === 0) return;
     const n = used;
@@ -210,6 +252,7 @@ export function createAtomicFileWriter(file: string, opts: AtomicWriteOptions = 
       }
     },
     commit() {
+      if (pending) throw new RunspecError('INTERNAL', `${file}: commit() while commitAsync() is pending`);
       if (done) return;
       try {
         drain();
@@ -223,21 +266,38 @@ export function createAtomicFileWriter(file: string, opts: AtomicWriteOptions = 
         fail(err);
       }
     },
-    async commitAsync() {
-      if (done) return;
+    commitAsync() {
+      if (committing) return committing;
+      if (done) return Promise.resolve();
       done = true;
-      try {
-        drain();
-        await new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
-        open = false;
-        closeSync(fd);
-        renameSync(tmp, file);
-        openTemps.delete(tmp);
-      } catch (err) {
-        fail(err);
-      }
+      pending = true;
+      committing = (async () => {
+        try {
+          drain();
+          await new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
+          open = false;
+          closeSync(fd);
+          if (abortedWhilePending) throw cancelled();
+          renameSync(tmp, file);
+          openTemps.delete(tmp);
+        } catch (err) {
+          // Aborted: whatever failed after abort(), the caller asked for no file, and has none.
+          fail(abortedWhilePending ? cancelled(err) : err);
+        } finally {
+          pending = false;
+        }
+      })();
+      return committing;
     },
     abort() {
+      if (pending) {
+        // The fsync may still run on the thread pool with fd: the commit closes fd once it returns,
+        // sees the flag and skips the rename. The temp file goes now, so nothing can replace the target.
+        abortedWhilePending = true;
+        rmQuiet(tmp);
+        openTemps.delete(tmp);
+        return;
+      }
       if (done) return;
       done = true;
       if (open) closeSync(fd);

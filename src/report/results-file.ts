@@ -11,7 +11,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, sta
 import { open as openAsync, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { RunspecError } from '../errors.js';
-import { outputError, writeFileAtomic } from '../core/atomic-write.js';
+import { outputError, writeAllAsync, writeFileAtomic } from '../core/atomic-write.js';
 import type { CaseResult } from '../types/verdict.js';
 import type { CaseEntry } from './results-schema.js';
 import { caseResultOf } from './results-decode.js';
@@ -103,15 +103,6 @@ export interface ResultsLogOptions {
   maxBatch?: number;
 }
 
-/** Write all of `bytes` at the handle's position: a short write (a nearly full disk) goes on from where it stopped, or fails with the cause. */
-async function writeAllAsync(fh: FileHandle, bytes: Buffer): Promise<void> {
-  for (let off = 0; off < bytes.length;) {
-    const { bytesWritten } = await fh.write(bytes, off, bytes.length - off);
-    if (bytesWritten <= 0) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
-    off += bytesWritten;
-  }
-}
-
 /**
  * Open (or create) a results log. A new file starts with `header` (written and fsync'd at once); an
  * existing one (resume) is appended to as it is, after cutting a torn last line so the next record
@@ -168,6 +159,12 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
     }
     queued = [];
     queuedBytes = 0;
+    if (at !== batch.length) {
+      // allocUnsafe: bytes not written over are old memory. A count that does not match the encoding
+      // (a bug) would put them in the log, so the batch is dropped and the log fails at flush/close.
+      failure ??= new RunspecError('INTERNAL', `${file}: a results batch encoded to ${at} bytes, not the ${batch.length} counted; not written`);
+      return chain;
+    }
     // One write + fdatasync per batch, on the thread pool; batches stay in order on one chain.
     chain = chain.then(async () => {
       if (failure !== undefined) return;

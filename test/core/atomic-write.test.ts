@@ -1,8 +1,17 @@
 import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAtomicFileWriter, writeAllSync, writeFileAtomic, type WriteSyncFn } from '../../src/core/atomic-write.js';
+import {
+  createAtomicFileWriter,
+  openAtomicWrites,
+  writeAllAsync,
+  writeAllSync,
+  writeFileAtomic,
+  type AsyncWritable,
+  type WriteSyncFn,
+} from '../../src/core/atomic-write.js';
 import { EXIT_CODES, RunspecError } from '../../src/errors.js';
 
 // The kernel may write fewer bytes than asked; the writer used to ignore the count, fsync and rename a
@@ -160,6 +169,60 @@ describe('createAtomicFileWriter commitAsync', () => {
   });
 });
 
+describe('createAtomicFileWriter while commitAsync is pending', () => {
+  // commitAsync used to mark the writer done before its fsync finished: a second commitAsync resolved
+  // before the file was in place, commit() returned silently, and abort() did nothing, so the file
+  // replaced the target after all.
+  const body = `${'p'.repeat(200_000)}\n`;
+
+  it('returns the pending promise to a second commitAsync, so awaiting it means the file is in place', async () => {
+    const file = join(dir, 'results.json');
+    writeFileSync(file, 'previous\n');
+    const w = createAtomicFileWriter(file);
+    w.write(body);
+    const first = w.commitAsync();
+    const second = w.commitAsync();
+    await second;
+    expect(readFileSync(file, 'utf8')).toBe(body);
+    expect(readdirSync(dir)).toEqual(['results.json']);
+    expect(second).toBe(first);
+  });
+
+  it('refuses commit() with an INTERNAL error, and the pending commit still completes', async () => {
+    const file = join(dir, 'results.json');
+    const w = createAtomicFileWriter(file);
+    w.write(body);
+    const committing = w.commitAsync();
+    let err: unknown;
+    try {
+      w.commit();
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(RunspecError);
+    expect((err as RunspecError).code).toBe('INTERNAL');
+    expect((err as RunspecError).message).toBe(`${file}: commit() while commitAsync() is pending`);
+    await committing;
+    expect(readFileSync(file, 'utf8')).toBe(body);
+  });
+
+  it('lets abort() win: the target is untouched, the temp file gone, and the commit rejects as CANCELLED', async () => {
+    const file = join(dir, 'results.json');
+    writeFileSync(file, 'previous\n');
+    const w = createAtomicFileWriter(file);
+    w.write(body);
+    const committing = w.commitAsync();
+    w.abort();
+    await expect(committing).rejects.toMatchObject({
+      code: 'CANCELLED',
+      message: `${file}: aborted before its rename; the previous file, if any, is unchanged`,
+    });
+    expect(readFileSync(file, 'utf8')).toBe('previous\n');
+    expect(readdirSync(dir)).toEqual(['results.json']);
+    expect(openAtomicWrites()).toEqual([]);
+  });
+});
+
 describe('writeAllSync', () => {
   it('loops over short writes', () => {
     const file = join(dir, 'log');
@@ -168,5 +231,31 @@ describe('writeAllSync', () => {
     writeAllSync(fd, Buffer.from('0123456789'), shortWrites(3));
     closeSync(fd);
     expect(readFileSync(file, 'utf8')).toBe('0123456789');
+  });
+});
+
+describe('writeAllAsync', () => {
+  it("loops over short writes at the handle's position", async () => {
+    const file = join(dir, 'log');
+    writeFileSync(file, 'head\n');
+    const fh = await open(file, 'a');
+    const short: AsyncWritable = { write: (buf, off, len) => fh.write(buf, off, Math.min(3, len)) };
+    try {
+      await writeAllAsync(short, Buffer.from('0123456789'));
+    } finally {
+      await fh.close();
+    }
+    expect(readFileSync(file, 'utf8')).toBe('head\n0123456789');
+  });
+
+  it('fails a write that makes no progress as a full disk, worded as writeAllSync words it', async () => {
+    const stuck: AsyncWritable = { write: () => Promise.resolve({ bytesWritten: 0 }) };
+    let syncErr: unknown;
+    try {
+      writeAllSync(0, Buffer.from('abc'), () => 0);
+    } catch (e) {
+      syncErr = e;
+    }
+    await expect(writeAllAsync(stuck, Buffer.from('abc'))).rejects.toMatchObject({ code: 'ENOSPC', message: (syncErr as Error).message });
   });
 });

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { logFileFor, openResultsLog, readResultsLog, resultsPaths, type ResultsLogHeader } from '../../src/report/results-file.js';
 import { writeFileAtomic } from '../../src/core/atomic-write.js';
 import type { CaseResult } from '../../src/types/index.js';
@@ -133,6 +133,22 @@ describe('results log', () => {
       expect(bytes.subarray(span.offset, span.offset + span.length).toString('utf8')).toBe(JSON.stringify(records[i]));
       expect(bytes[span.offset + span.length]).toBe(0x0a);
     }
+  });
+
+  it('never writes a batch whose encoded bytes differ from the bytes counted (no uninitialised bytes reach the log)', async () => {
+    const file = join(tmp(), 'r.jsonl');
+    const w = await openResultsLog(file, header('/f.json'), { windowMs: 60_000 });
+    const before = readFileSync(file);
+    // A miscount (one byte too many) leaves the last byte of the allocUnsafe batch unwritten.
+    const real = Buffer.byteLength.bind(Buffer);
+    const spy = vi.spyOn(Buffer, 'byteLength').mockImplementation((s, enc) => real(s, enc) + 1);
+    try {
+      w.append({ type: 'case', caseId: 'a', result: result('a', 1) });
+    } finally {
+      spy.mockRestore();
+    }
+    await expect(w.close()).rejects.toMatchObject({ code: 'INTERNAL', message: expect.stringContaining('not written') as unknown });
+    expect(readFileSync(file).equals(before)).toBe(true);
   });
 
   it('writes a pending batch when the window ends, without close', async () => {
