@@ -29,6 +29,17 @@ const shortWrites =
   (fd, buf, off, len) =>
     writeSync(fd, buf, off, Math.min(step, len));
 
+/** Writes 40 numbered parts of ~60 KB (2.4 MB in all) and returns them. */
+function writeParts(w: { write(text: string): void }): string[] {
+  const parts: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    const p = `${String(i).padStart(4, '0')}${'y'.repeat(60_000)}\n`;
+    parts.push(p);
+    w.write(p);
+  }
+  return parts;
+}
+
 /** Writes what fits in `room` bytes, then fails as a full disk does. */
 function diskWith(room: number): WriteSyncFn {
   let left = room;
@@ -87,12 +98,7 @@ describe('createAtomicFileWriter', () => {
   it('streams large documents through short writes whole', () => {
     const file = join(dir, 'results.json');
     const w = createAtomicFileWriter(file, { writeSync: shortWrites(100_000) });
-    const parts: string[] = [];
-    for (let i = 0; i < 40; i++) {
-      const p = `${String(i).padStart(4, '0')}${'y'.repeat(60_000)}\n`;
-      parts.push(p);
-      w.write(p);
-    }
+    const parts = writeParts(w);
     w.commit();
     expect(readFileSync(file, 'utf8')).toBe(parts.join(''));
   });
@@ -139,12 +145,7 @@ describe('createAtomicFileWriter commitAsync', () => {
     const file = join(dir, 'results.json');
     writeFileSync(file, '{"previous":true}\n');
     const w = createAtomicFileWriter(file, { writeSync: shortWrites(100_000) });
-    const parts: string[] = [];
-    for (let i = 0; i < 40; i++) {
-      const p = `${String(i).padStart(4, '0')}${'y'.repeat(60_000)}\n`;
-      parts.push(p);
-      w.write(p);
-    }
+    const parts = writeParts(w);
     const committing = w.commitAsync();
     expect(() => w.write('late')).toThrow('written after commit or abort');
     // Until the commit ends, the previous file is what a reader sees.
