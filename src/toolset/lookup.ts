@@ -1,6 +1,7 @@
 import type { Autonomy } from '../types/case.js';
 import type { ArgSpec, Runnable, Subcommand, ToolMode, Toolset } from '../types/toolset.js';
 import { AUTONOMY_LEVELS } from '../core/vocabulary.js';
+import { canonicalJson } from '../core/canonical-json.js';
 
 // Name lookup shared by the layouts, the validators and the ground tier, so that a fixture, a rendered
 // call and an observed call all resolve a name the same way.
@@ -114,11 +115,16 @@ export function walkCommand(runnable: Runnable, path: readonly string[]): { chai
 /** Split a command value (a space-joined string or an array) into path segments. */
 export function commandPath(value: unknown): string[] {
   if (value === undefined || value === null) return [];
-  if (Array.isArray(value)) return value.flatMap((v) => String(v).trim().split(/\s+/)).filter((s) => s !== '');
-  return String(value)
-    .trim()
-    .split(/\s+/)
-    .filter((s) => s !== '');
+  return (Array.isArray(value) ? value : [value]).flatMap((v) => segmentText(v).trim().split(/\s+/)).filter((s) => s !== '');
+}
+
+/** `String(v)`, or canonical JSON for model JSON that String() cannot convert (`{"toString": false}`). */
+function segmentText(v: unknown): string {
+  try {
+    return String(v);
+  } catch {
+    return canonicalJson(v);
+  }
 }
 
 /** Every subcommand path of a runnable (inner nodes included), space-joined, depth-first. */

@@ -3,7 +3,7 @@
 // engine's resolution when it recorded one, and a name-only best guess without a toolset. The engine,
 // scoring, trace rules and trace scoring all resolve through here.
 import { layoutFor, readSearchCall, DISCOVERY_TOOLS as DISCOVERY_TOOL_NAMES, RUN_TOOLS } from './layout.js';
-import { splitQualified } from './lookup.js';
+import { commandPath, splitQualified } from './lookup.js';
 import type { ResolvedCall, ToolMode, Toolset } from '../types/toolset.js';
 import type { ToolCall, ToolCallRecord } from '../types/run.js';
 import { isRecord } from '../core/is-record.js';
@@ -32,8 +32,7 @@ function asText(value: unknown): string | undefined {
 
 /** A subcommand as the space-joined path ("remote add"); arrays are nested paths. */
 export function commandText(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).trim().split(/\s+/)).filter((s) => s !== '');
+  const parts = commandPath(value);
   return parts.length ? parts.join(' ') : undefined;
 }
 

@@ -9,8 +9,13 @@ import { makeCase, makeRun } from './_build.js';
 const fleet = loadToolsetFile(FLEET_TOOLSET_FILE);
 
 describe('model output never makes scoring throw', () => {
+  // JSON objects whose keys shadow what String() and JSON use: twice found to make resolution throw.
+  const poison = fc.dictionary(fc.constantFrom('toString', 'valueOf', 'toJSON', 'constructor', '__proto__'), fc.jsonValue(), { minKeys: 1 });
   const name = fc.oneof(fc.constantFrom('restart-service', 'cron', 'run_runnable', 'search_runnables', 'web-01__git', 'console__which', '', '__'), fc.string());
-  const args = fc.dictionary(fc.oneof(fc.constantFrom('host', '_host', 'command', '_command', 'id', 'args', '_raw'), fc.string()), fc.jsonValue());
+  const args = fc.dictionary(
+    fc.oneof(fc.constantFrom('host', '_host', 'command', '_command', 'id', 'args', '_raw', 'schedule'), fc.string()),
+    fc.oneof(fc.jsonValue(), poison, fc.array(poison, { maxLength: 2 })),
+  );
   const run = fc.record({
     calls: fc.array(fc.record({ name, arguments: args }), { maxLength: 4 }),
     finalText: fc.option(fc.oneof(fc.string(), fc.json()), { nil: undefined }),
@@ -48,6 +53,22 @@ describe('model output that JSON can carry and String() cannot convert', () => {
     const c = makeCase({ runspec: { tool: ['cron'], host: 'web-01' } });
     const verdict = scoreRun(c, makeRun({ calls: [{ name: 'cron', arguments: { host: { toString: null } } }], status: 'ok', terminal: true }), {
       toolset: fleet,
+      toolMode: 'dedup',
+      validateArgs: true,
+    });
+    expect(VERDICT_CATEGORIES).toContain(verdict.category);
+    expect(verdict.pass).toBe(false);
+  });
+
+  // fast-check found it again, in CI (seed 1750099593): a command argument {"toString": false}, scored without
+  // a toolset, made the name-only resolver throw.
+  it.each([
+    ['without a toolset', undefined],
+    ['with the fleet toolset', fleet],
+  ])('scores a command object whose toString is false, %s', (_, toolset) => {
+    const c = makeCase({ runspec: { tool: ['cron'], command: 'add' } });
+    const verdict = scoreRun(c, makeRun({ calls: [{ name: 'restart-service', arguments: { command: { toString: false } } }], status: 'ok', terminal: true }), {
+      toolset,
       toolMode: 'dedup',
       validateArgs: true,
     });
