@@ -6,9 +6,9 @@ import type { CaseEntry, ResultsDocument } from './results.js';
 import { escapeCell } from '../core/escape.js';
 import { percent } from './_present.js';
 
-/** When a diff counts as a regression (exit 1). */
-export const DIFF_FAIL_ON = ['any', 'significant', 'none'] as const;
-export type DiffFailOn = (typeof DIFF_FAIL_ON)[number];
+import type { DiffFailOn } from './fail-on.js';
+
+export { DIFF_FAIL_ON, type DiffFailOn } from './fail-on.js';
 
 /** What happened to one case between the baseline and the head. */
 export type CaseChange = 'regressed' | 'fixed' | 'new' | 'removed' | 'unchanged';

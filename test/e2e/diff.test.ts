@@ -53,6 +53,33 @@ describe('diff and run --baseline', { timeout: 120_000 }, () => {
     expect(same.stdout).toContain('No case changed.');
   });
 
+  it('run --baseline and ci diff refuse a --fail-on they do not know as diff does: one line naming the flag, exit 2', async () => {
+    for (const [args, flag] of [
+      [
+        [
+          'run',
+          'evals/many.toml',
+          '--provider',
+          'mock',
+          '--script',
+          'head.json.mock',
+          '--no-telemetry',
+          '--baseline',
+          'results/base.json',
+          '--fail-on',
+          'some',
+        ],
+        '--fail-on',
+      ],
+      [['ci', 'diff', '--head', 'head.json', '--base', 'results/base.json', '--fail-on', 'some'], 'ci diff --fail-on'],
+    ] as const) {
+      const cli = await run([...args]);
+      expect(cli.exitCode, cli.stderr).toBe(2);
+      expect(cli.stderr.trim().split('\n')[0]).toContain(`${flag}: expected one of any, significant, none (got "some")`);
+      expect(cli.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
   it('--fail-on significant counts a flip only when the 95% intervals are apart', async () => {
     // One sample each: 1/1 and 0/1 have overlapping Wilson intervals, so the flip may be noise.
     const one = await run(['diff', 'results/base.json', 'head.json', '--fail-on', 'significant']);

@@ -2,9 +2,7 @@ import type { Command } from 'commander';
 import type { CommandModule } from '../command.js';
 import { action } from '../command.js';
 import type { CliContext } from '../context.js';
-import { UsageError } from '../../errors.js';
-// report/diff.js reaches the results schema (zod): it loads when a command runs, so `ci --help` starts fast.
-import type { DiffFailOn } from '../../report/diff.js';
+import { parseFailOn, type DiffFailOn } from '../../report/fail-on.js';
 import { addExecutionOptions, addModelOptions, addSelectionOptions, cwdPath, suiteLabelOf, type RunFlags } from './_run-options.js';
 import { runTargets } from './run.js';
 
@@ -57,13 +55,6 @@ export const ciCommand: CommandModule = {
         }),
       );
 
-    const failOnOf = async (command: string, failOn: string): Promise<DiffFailOn> => {
-      const { DIFF_FAIL_ON } = await import('../../report/diff.js');
-      if (!(DIFF_FAIL_ON as readonly string[]).includes(failOn)) {
-        throw new UsageError('USAGE', `ci ${command} --fail-on: expected one of ${DIFF_FAIL_ON.join(', ')} (got ${JSON.stringify(failOn)})`);
-      }
-      return failOn as DiffFailOn;
-    };
     const FAIL_ON_HELP = 'exit 1 on: any (every pass → fail flip), significant (95% intervals apart), none';
 
     // `ci diff` and `ci comment` take the same run/baseline options; only their help and action differ.
@@ -77,7 +68,7 @@ export const ciCommand: CommandModule = {
         .addHelpText('after', exitHelp)
         .action(
           action(getContext, setExit, async (ctx, flags: { head: string; base?: string; failOn: string }) => {
-            const failOn = await failOnOf(name, flags.failOn);
+            const failOn = parseFailOn(flags.failOn, `ci ${name} --fail-on`);
             const r = await run(ctx, { head: cwdPath(ctx, flags.head), ...(flags.base ? { base: cwdPath(ctx, flags.base) } : {}), failOn });
             for (const l of r.lines) ctx.err(l);
             return r.exitCode;

@@ -3,7 +3,8 @@ import { action } from '../command.js';
 import { UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import { ensureOutputDir } from '../../report/out-path.js';
-import { DIFF_FAIL_ON, DIFF_FORMATS, type DiffFailOn, type DiffFormat } from '../../report/diff.js';
+import { DIFF_FORMATS, type DiffFormat } from '../../report/diff.js';
+import { parseFailOn } from '../../report/fail-on.js';
 import { cwdPath } from './_run-options.js';
 
 export const diffCommand: CommandModule = {
@@ -22,12 +23,10 @@ export const diffCommand: CommandModule = {
           if (!(DIFF_FORMATS as readonly string[]).includes(flags.output)) {
             throw new UsageError('USAGE', `diff --output: expected one of ${DIFF_FORMATS.join(', ')} (got ${JSON.stringify(flags.output)})`);
           }
-          if (!(DIFF_FAIL_ON as readonly string[]).includes(flags.failOn)) {
-            throw new UsageError('USAGE', `diff --fail-on: expected one of ${DIFF_FAIL_ON.join(', ')} (got ${JSON.stringify(flags.failOn)})`);
-          }
+          const failOn = parseFailOn(flags.failOn, 'diff --fail-on');
           const { diffResultFiles } = await import('../../app/diff.js');
           const { renderDiff } = await import('../../report/diff.js');
-          const { diff, exitCode } = diffResultFiles({ base: cwdPath(ctx, base), head: cwdPath(ctx, head), failOn: flags.failOn as DiffFailOn });
+          const { diff, exitCode } = diffResultFiles({ base: cwdPath(ctx, base), head: cwdPath(ctx, head), failOn });
           const text = renderDiff(diff, flags.output as DiffFormat);
           if (flags.out) {
             const out = cwdPath(ctx, flags.out);

@@ -8,8 +8,7 @@ import { addExecutionOptions, addModelOptions, addSelectionOptions, suiteLabelOf
 import { parseProviderList } from './compare.js';
 import { cwdPath } from './_run-options.js';
 import { UsageError } from '../../errors.js';
-// report/diff.js reaches the results schema (zod): it loads when the command runs, so `run --help` starts fast.
-import type { DiffFailOn } from '../../report/diff.js';
+import { parseFailOn } from '../../report/fail-on.js';
 
 /** Options given explicitly on this command line (not defaults). */
 function explicitFlags(cmd: Command, flags: RunFlags): RunFlags {
@@ -25,9 +24,7 @@ export async function runAction(ctx: CliContext, targets: string[], flagsAll: Ru
     throw new UsageError('USAGE', '--baseline: cannot be combined with --compare', {
       hint: "diff each provider's results file with `runspec-eval diff BASE HEAD`",
     });
-  const { DIFF_FAIL_ON } = await import('../../report/diff.js');
-  if (!(DIFF_FAIL_ON as readonly string[]).includes(failOn))
-    throw new UsageError('USAGE', `--fail-on: expected one of ${DIFF_FAIL_ON.join(', ')} (got ${JSON.stringify(failOn)})`);
+  const failWhen = parseFailOn(failOn, '--fail-on');
   // On --resume the log header supplies the rest; only what was typed now overrides it.
   const flags = flagsIn.resume ? { ...explicitFlags(cmd, flagsIn), resume: flagsIn.resume } : flagsIn;
   const compare = flags.compare ? parseProviderList(flags.compare, '--compare') : undefined;
@@ -37,7 +34,7 @@ export async function runAction(ctx: CliContext, targets: string[], flagsAll: Ru
   // The diff goes to stderr: stdout keeps the report (which may be JSON a pipe reads).
   const { diffResultFiles } = await import('../../app/diff.js');
   const { renderDiff } = await import('../../report/diff.js');
-  const { diff, exitCode } = diffResultFiles({ base: cwdPath(ctx, baseline), head: finished.file, failOn: failOn as DiffFailOn });
+  const { diff, exitCode } = diffResultFiles({ base: cwdPath(ctx, baseline), head: finished.file, failOn: failWhen });
   ctx.err(renderDiff(diff, 'table').trimEnd());
   return code === 0 ? exitCode : code;
 }
