@@ -246,6 +246,8 @@ export async function scoreTraceFiles(paths: string[], options: ScoreFilesOption
   if (options.stdin) readerOptions.stdin = options.stdin;
   if (options.maxRecordBytes !== undefined) readerOptions.maxRecordBytes = options.maxRecordBytes;
   if (options.maxInflatedBytes !== undefined) readerOptions.maxInflatedBytes = options.maxInflatedBytes;
+  // Waits for the output to drain when it is behind, else for one turn of the event loop.
+  const pause = (): Promise<void> => options.outputReady?.() ?? new Promise<void>((r) => setImmediate(r));
   let polled = performance.now();
   for await (const item of readTracePaths(paths, readerOptions)) {
     if (item.file !== currentFile) {
@@ -267,12 +269,12 @@ export async function scoreTraceFiles(paths: string[], options: ScoreFilesOption
     // Let the event loop poll between records (a few ms of scoring each): a piped input is read while the
     // next lines are scored, instead of only once the reader runs dry.
     if (performance.now() - polled >= POLL_EVERY_MS) {
-      await (options.outputReady?.() ?? new Promise<void>((r) => setImmediate(r)));
+      await pause();
       polled = performance.now();
     }
   }
   endFile();
   // The traces still held (up to --max-open-bytes of them) are judged in slices, as lines are while reading.
-  await pipeline.flushInSlices({ ms: POLL_EVERY_MS, pause: () => options.outputReady?.() ?? new Promise<void>((r) => setImmediate(r)) });
+  await pipeline.flushInSlices({ ms: POLL_EVERY_MS, pause });
   return pipeline.summary();
 }

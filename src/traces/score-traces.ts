@@ -504,15 +504,16 @@ export function createSummaryCollector(options: SummaryCollectorOptions = {}): S
     addOutcome(o) {
       // Only a trace's last judgement counts; earlier revisions are shown, never summed.
       if (!o.final) return;
-      const before = o.supersedes ? contributed.get(o.traceId) : undefined;
-      if (before) apply(before, -1);
       if (!remember) {
+        // Nothing was remembered, so nothing is taken back.
         applyOutcome(o);
-        if (o.kind === 'uninterpretable' && !before && s.uninterpretableExamples.length < MAX_EXAMPLES) {
+        if (o.kind === 'uninterpretable' && s.uninterpretableExamples.length < MAX_EXAMPLES) {
           s.uninterpretableExamples.push({ traceId: o.traceId, reason: o.reason });
         }
         return;
       }
+      const before = o.supersedes ? contributed.get(o.traceId) : undefined;
+      if (before) apply(before, -1);
       const mine = compact(o);
       apply(mine, 1);
       mine.stamp = ++stamp;
