@@ -2,6 +2,7 @@
 // aggregates a case once all its samples end, then renders telemetry for that case (so every trace
 // carries the final verdict and pass rate) and reports the case through a callback.
 
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Case, CaseGate } from '../types/case.js';
 import type { CaseResult, SampleOutcome, Verdict } from '../types/verdict.js';
 import type { Run, RunError } from '../types/run.js';
@@ -168,6 +169,11 @@ export function sampleCount(c: Case, cliSamples?: number): number {
   return c.dialect === 'turnstone' ? 3 : 1;
 }
 
+/** Why a run that ended in error failed (the engine always says; a custom agent loop might not). */
+function runErrorOf(run: Run): RunError {
+  return run.error ?? { code: 'INTERNAL', message: 'the run ended in error without a reason' };
+}
+
 /** The outcome of one sample: scored, or errored (infrastructure, never a wrong answer). */
 export function sampleOutcome(run: Run, verdict: Verdict): SampleOutcome {
   const elapsedMs = Math.max(0, run.endTimeMs - run.startTimeMs);
@@ -175,7 +181,7 @@ export function sampleOutcome(run: Run, verdict: Verdict): SampleOutcome {
     const outcome: SampleOutcome = {
       status: 'errored',
       sample: run.sample,
-      error: run.error ?? { code: 'INTERNAL', message: 'the run ended in error without a reason' },
+      error: runErrorOf(run),
       elapsedMs,
       trace: sampleTraceOf(run),
     };
@@ -216,6 +222,10 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   const todo: Array<Case | undefined> = opts.cases.filter((c) => !opts.skip?.has(c.id));
   const ids = todo.map((c) => c!.id);
 
+  /** A settled sample: the report of its case when it completed one (wrapped: a promise would be awaited with it). */
+  interface Settled {
+    report?: Promise<void>;
+  }
   interface CaseState {
     c: Case;
     /** Position in `todo`. */
@@ -319,6 +329,37 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     s.runs = [];
   };
 
+  // Ended samples not yet settled, the last one's settlement, and the first exception settling threw.
+  let settling = 0;
+  let lastSettled: Promise<Settled> = Promise.resolve({});
+  let settleFailure: { err: unknown } | undefined;
+  /**
+   * Score one ended sample, count it, and once its case has every sample, queue the case's report.
+   * Never throws: an exception (scoring, onSample) is kept and rethrown when the run ends, as when it was
+   * thrown in the lane; the run goes on meanwhile and the sample's case is never reported.
+   */
+  const settle = (s: CaseState, sample: number, run: Run): Settled => {
+    settling--;
+    try {
+      const verdict = scoring.scoreRun(s.c, run, { toolset: s.toolset, toolMode, validateArgs: !!opts.validateArgs });
+      const outcome = sampleOutcome(run, verdict);
+      s.runs[sample] = { run, verdict, outcome };
+      s.ended++;
+      done++;
+      opts.onSample?.({ caseId: s.c.id, sample, done, total, outcome, ...(run.worktree ? { worktree: run.worktree } : {}) });
+    } catch (err) {
+      settleFailure ??= { err };
+      return {};
+    }
+    if (s.ended !== s.samples || s.cancelled) return {};
+    reportsPending++;
+    const report = reportChain.then(() => finishCase(s)).finally(() => reportsPending--);
+    reportChain = report;
+    // Its failure is rethrown by the final await of the chain; don't let it surface as unhandled meanwhile.
+    report.catch(() => {});
+    return { report };
+  };
+
   try {
     for (let i = 0; i < todo.length; i++) {
       const c = todo[i]!;
@@ -368,28 +409,33 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
         s.cancelled = true;
         return;
       }
-      const verdict = scoring.scoreRun(s.c, run, { toolset: s.toolset, toolMode, validateArgs: !!opts.validateArgs });
-      const outcome = sampleOutcome(run, verdict);
-      erroredInARow = outcome.status === 'errored' ? erroredInARow + 1 : 0;
-      if (outcome.status === 'errored' && opts.stopAfterErrors && erroredInARow >= opts.stopAfterErrors && !stopped) {
-        stopped = { cause: 'errors', samples: erroredInARow, error: { code: outcome.error.code, message: outcome.error.message } };
+      // The stop needs only the run's status, so it is decided before this lane takes another sample.
+      erroredInARow = run.status === 'error' ? erroredInARow + 1 : 0;
+      if (run.status === 'error' && opts.stopAfterErrors && erroredInARow >= opts.stopAfterErrors && !stopped) {
+        const { code, message } = runErrorOf(run);
+        stopped = { cause: 'errors', samples: erroredInARow, error: { code, message } };
         internal.abort();
       }
-      s.runs[sample] = { run, verdict, outcome };
-      s.ended++;
-      done++;
-      opts.onSample?.({ caseId: s.c.id, sample, done, total, outcome, ...(run.worktree ? { worktree: run.worktree } : {}) });
-      if (s.ended === s.samples && !s.cancelled) {
-        reportsPending++;
-        const report = reportChain.then(() => finishCase(s)).finally(() => reportsPending--);
-        reportChain = report;
-        // Its failure is rethrown by the final await of the chain; don't let it surface as unhandled meanwhile.
-        report.catch(() => {});
-        if (reportsPending > maxReportsPending) await report;
+      // Scoring, progress and the case's report wait for the turn after this one's I/O callbacks: the
+      // answers of a wave arrive together, and each lane sends its next request before any of them is
+      // scored and logged, instead of the last lane's request waiting behind everyone's finishing work.
+      // Settlements run in the order the samples ended (setImmediate is first in, first out).
+      settling++;
+      const settled = nextTurn().then(() => settle(s, sample, run));
+      lastSettled = settled;
+      // A provider that answers without I/O (a replay) would otherwise take every sample before any is
+      // settled, holding all their runs: past the bound a lane waits for its sample's settlement and report.
+      if (settling + reportsPending > maxReportsPending) {
+        const { report } = await settled;
+        if (report && reportsPending > maxReportsPending) await report;
       }
     });
+    await lastSettled;
+    if (settleFailure !== undefined) throw settleFailure.err;
     await reportChain;
   } finally {
+    // After a failure too: nothing of this run is scored or reported once it has returned.
+    await lastSettled;
     opts.signal?.removeEventListener('abort', onOuterAbort);
     unwatch?.();
     await ownHost?.close();

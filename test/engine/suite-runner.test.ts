@@ -261,7 +261,10 @@ describe('runSuite', () => {
     const runCase: RunCaseFn = async ({ case: c, sample, signal }) => {
       started.push(c.id);
       if (c.id === 'a') return mkRun(c, sample);
-      await new Promise<void>((r) => signal!.addEventListener('abort', () => r(), { once: true }));
+      const aborted = new Promise<void>((r) => signal!.addEventListener('abort', () => r(), { once: true }));
+      // The watch reports from the HTTP layer while requests are in flight: here once b and c are.
+      if (c.id === 'c') down?.({ windowMs: 10_000, reason: 'openai provider: connection failed (ECONNREFUSED)' });
+      await aborted;
       return mkRun(c, sample, 'cancelled');
     };
     const out = await runSuite({
@@ -273,15 +276,12 @@ describe('runSuite', () => {
       reachability,
       runCase,
       scoring,
-      onSample: (p) => {
-        if (p.caseId === 'a') down?.({ windowMs: 10_000, reason: 'openai provider: connection failed (ECONNREFUSED)' });
-      },
     });
     expect(out.stopped).toEqual({ cause: 'unreachable', windowMs: 10_000, reason: 'openai provider: connection failed (ECONNREFUSED)' });
     expect(out.cancelled).toBe(false);
     expect(out.results.map((r) => r.caseId)).toEqual(['a']);
     expect(out.unfinished).toEqual(['b', 'c', 'd']);
-    expect(started).toEqual(['a', 'b']);
+    expect(started).toEqual(['a', 'b', 'c']);
     expect(unwatched).toBe(true);
   });
 
@@ -355,5 +355,124 @@ describe('runSuite keeps the configured number of samples in flight', () => {
     expect(r.unfinished).toEqual([]);
     // Every sample but the last few (when the queue runs dry) ended with all lanes busy.
     expect(atEnd.slice(0, -concurrency)).toEqual(Array(40 - concurrency).fill(concurrency));
+  });
+});
+
+describe('runSuite sends before it finishes', () => {
+  it("sends every lane's next request before the answered samples are scored, counted and reported", async () => {
+    // Scoring, progress and the case report ran before the lane took its next sample, so when a wave of
+    // answers arrived together the last lane's next request waited behind every lane's finishing work.
+    const events: string[] = [];
+    const answers = new Map<string, () => void>();
+    const runCase: RunCaseFn = async ({ case: c, sample }) => {
+      events.push(`send ${c.id}`);
+      await new Promise<void>((r) => answers.set(c.id, r));
+      return mkRun(c, sample);
+    };
+    const observed: SuiteScoring = {
+      scoreRun: (c, run, o) => {
+        events.push(`score ${c.id}`);
+        return scoring.scoreRun(c, run, o);
+      },
+      aggregateCase: scoring.aggregateCase,
+    };
+    const running = runSuite({
+      cases: ['a', 'b', 'c', 'd'].map((id) => mkCase(id)),
+      provider: PROVIDER,
+      toolsetFor: () => TOOLSET,
+      runId: 'r',
+      concurrency: 2,
+      runCase,
+      scoring: observed,
+      onSample: (p) => void events.push(`progress ${p.caseId} ${p.done}/${p.total}`),
+      onCaseResult: (r) => void events.push(`report ${r.caseId}`),
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(events).toEqual(['send a', 'send b']);
+    // Both answers arrive in the same turn of the event loop.
+    answers.get('a')!();
+    answers.get('b')!();
+    await new Promise((r) => setImmediate(r));
+    expect(events.slice(2, 4)).toEqual(['send c', 'send d']);
+    answers.get('c')!();
+    answers.get('d')!();
+    await running;
+    const finishing = events.filter((e) => !e.startsWith('send'));
+    expect(finishing).toEqual([
+      ...['score a', 'progress a 1/4', 'report a', 'score b', 'progress b 2/4', 'report b'],
+      ...['score c', 'progress c 3/4', 'report c', 'score d', 'progress d 4/4', 'report d'],
+    ]);
+  });
+
+  it('settles samples as it goes when the provider answers without I/O (a replay), not all at the end', async () => {
+    let started = 0;
+    let progressed = 0;
+    let mostAhead = 0;
+    const out = await runSuite({
+      cases: Array.from({ length: 500 }, (_, i) => mkCase(`c${i}`)),
+      provider: PROVIDER,
+      toolsetFor: () => TOOLSET,
+      runId: 'r',
+      concurrency: 4,
+      runCase: async ({ case: c, sample }) => {
+        started++;
+        mostAhead = Math.max(mostAhead, started - progressed);
+        return mkRun(c, sample);
+      },
+      scoring,
+      keepResults: false,
+      onSample: () => void progressed++,
+    });
+    expect(out.samplesRun).toBe(500);
+    expect(progressed).toBe(500);
+    // The runner's bound on samples ended but not yet settled (and reports pending), plus the lanes.
+    expect(mostAhead).toBeLessThanOrEqual(16 + 4);
+  });
+
+  it('stops after stopAfterErrors samples in a row errored, before a lane sends another request', async () => {
+    const started: string[] = [];
+    const out = await runSuite({
+      cases: ['a', 'b', 'c', 'd', 'e'].map((id) => mkCase(id)),
+      provider: PROVIDER,
+      toolsetFor: () => TOOLSET,
+      runId: 'r',
+      concurrency: 1,
+      stopAfterErrors: 2,
+      runCase: async ({ case: c, sample }) => {
+        started.push(c.id);
+        return mkRun(c, sample, c.id === 'a' ? 'ok' : 'error');
+      },
+      scoring,
+    });
+    expect(started).toEqual(['a', 'b', 'c']);
+    expect(out.stopped).toEqual({ cause: 'errors', samples: 2, error: { code: 'PROVIDER', message: 'down' } });
+    // The errored samples are finished cases too (infrastructure failures, exit 3).
+    expect(out.results.map((r) => r.caseId)).toEqual(['a', 'b', 'c']);
+    expect(out.unfinished).toEqual(['d', 'e']);
+    expect(out.samplesRun).toBe(3);
+  });
+
+  it('fails the run when scoring throws, after the samples in flight have ended', async () => {
+    const reported: string[] = [];
+    const throwing: SuiteScoring = {
+      scoreRun: (c, run, o) => {
+        if (c.id === 'b') throw new Error('scoring bug');
+        return scoring.scoreRun(c, run, o);
+      },
+      aggregateCase: scoring.aggregateCase,
+    };
+    await expect(
+      runSuite({
+        cases: ['a', 'b', 'c'].map((id) => mkCase(id)),
+        provider: PROVIDER,
+        toolsetFor: () => TOOLSET,
+        runId: 'r',
+        concurrency: 1,
+        runCase: async ({ case: c, sample }) => mkRun(c, sample),
+        scoring: throwing,
+        onCaseResult: (r) => void reported.push(r.caseId),
+      }),
+    ).rejects.toThrow('scoring bug');
+    expect(reported).not.toContain('b');
   });
 });
