@@ -416,16 +416,21 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
         stopped = { cause: 'errors', samples: erroredInARow, error: { code, message } };
         internal.abort();
       }
-      // Scoring, progress and the case's report wait for the turn after this one's I/O callbacks: the
-      // answers of a wave arrive together, and each lane sends its next request before any of them is
-      // scored and logged, instead of the last lane's request waiting behind everyone's finishing work.
-      // Settlements run in the order the samples ended (setImmediate is first in, first out).
+      // Scoring, progress and the case's report wait two turns of the event loop: the answers of a wave
+      // arrive together, and each lane's next request goes out before any of them is scored and logged,
+      // instead of the last lane's request waiting behind everyone's finishing work. Two, because undici
+      // writes a request on a reused keep-alive connection in the check phase after it was dispatched (first
+      // letting bytes pending on the idle socket arrive: GHSA-35p6-xmwp-9g52); one turn would run the
+      // settlement before that write. Settlements run in the order the samples ended (setImmediate is FIFO).
       settling++;
-      const settled = nextTurn().then(() => settle(s, sample, run));
+      const settled = nextTurn()
+        .then(() => nextTurn())
+        .then(() => settle(s, sample, run));
       lastSettled = settled;
-      // A provider that answers without I/O (a replay) would otherwise take every sample before any is
-      // settled, holding all their runs: past the bound a lane waits for its sample's settlement and report.
-      if (settling + reportsPending > maxReportsPending) {
+      // Past the bound on reports pending a lane waits for its sample's settlement and report, as a lane
+      // waits when the chain falls behind; and a provider that answers without I/O (a replay) would
+      // otherwise take every sample before any is settled, holding all their runs.
+      if (settling > maxReportsPending || reportsPending > maxReportsPending) {
         const { report } = await settled;
         if (report && reportsPending > maxReportsPending) await report;
       }
