@@ -582,7 +582,11 @@ async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: Prepa
     return await runCases(ctx, opts, prepared, opened);
   } finally {
     opts.progress?.stop();
-    await prepared.recorder.close();
+    // Independent waits, overlapped: the log's fsync (the thread pool), the exporters' flush (the network)
+    // and the provider's sockets closing. The log's failure is the one that counts (exit 3, the log named).
+    const closingLog = prepared.recorder.close();
+    closingLog.catch(() => {});
+    const closingProvider = opts.provider.close().catch(() => {});
     for (const part of [opened.telemetry, opened.metrics]) {
       try {
         await part?.shutdown();
@@ -590,8 +594,9 @@ async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: Prepa
         ctx.warn(`telemetry: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    await opts.provider.close().catch(() => {});
+    await closingProvider;
     flushProviderRetries(ctx);
+    await closingLog;
   }
 }
 
