@@ -374,7 +374,7 @@ describe('runSuite sends before it finishes', () => {
         events.push(`score ${c.id}`);
         return scoring.scoreRun(c, run, o);
       },
-      aggregateCase: scoring.aggregateCase,
+      aggregateCase: (c, outcomes, o) => scoring.aggregateCase(c, outcomes, o),
     };
     const running = runSuite({
       cases: ['a', 'b', 'c', 'd'].map((id) => mkCase(id)),
@@ -459,7 +459,7 @@ describe('runSuite sends before it finishes', () => {
         if (c.id === 'b') throw new Error('scoring bug');
         return scoring.scoreRun(c, run, o);
       },
-      aggregateCase: scoring.aggregateCase,
+      aggregateCase: (c, outcomes, o) => scoring.aggregateCase(c, outcomes, o),
     };
     await expect(
       runSuite({
