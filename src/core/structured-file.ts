@@ -131,7 +131,10 @@ export function tomlHeaders(text: string): TomlHeader[] | undefined {
   return runSteps(tomlHeaderSteps(text));
 }
 
-/** {@link tomlHeaders} as a generator that yields after each header (see core/event-loop-turns.ts). */
+/**
+ * {@link tomlHeaders} as a generator that yields after every {@link HEADERS_PER_YIELD} headers (see
+ * core/event-loop-turns.ts).
+ */
 export function* tomlHeaderSteps(text: string): Generator<void, TomlHeader[] | undefined> {
   const headers: TomlHeader[] = [];
   const n = text.length;
@@ -191,7 +194,7 @@ export function* tomlHeaderSteps(text: string): Generator<void, TomlHeader[] | u
       // Headers of one text share their segments (frozen): a copy each was 5 MB of a 100,000-case file's load.
       headers.push({ start: lineStart, line, keys, array });
       i = j + (array ? 2 : 1);
-      yield;
+      if (headers.length % HEADERS_PER_YIELD === 0) yield;
     } else {
       if (c === 91 || c === 123) depth++;
       else if ((c === 93 || c === 125) && --depth < 0) return undefined;
@@ -200,6 +203,13 @@ export function* tomlHeaderSteps(text: string): Generator<void, TomlHeader[] | u
   }
   return depth === 0 ? headers : undefined;
 }
+
+/**
+ * Headers scanned between two yields: a few hundred take well under a millisecond. A yield per header passed
+ * 100,000 yields through the loader's generators, whose `yield*` loops then ran hot enough for V8 to compile
+ * them (the largest, the case-by-case load, twice: once for the scan, again for the cases).
+ */
+const HEADERS_PER_YIELD = 256;
 
 /** End (exclusive) of the TOML string opening at `i`, or -1 when it does not close. */
 function skipTomlString(text: string, i: number): number {

@@ -68,7 +68,7 @@ export interface RunRecorder {
  * @example const rec = await openRunRecorder(logFile, header); rec.add(result); await rec.close(); await rec.writeDocument(finalFile, { meta, iteration, caseIds });
  */
 export async function openRunRecorder(logFile: string, header: ResultsLogHeader, opts: ResultsLogOptions & { resume?: boolean } = {}): Promise<RunRecorder> {
-  const spans = new SpanIndex();
+  const spans = new SpanIndex(header.caseIds.length);
   const prior = new Set<string>();
   if (opts.resume) {
     scanLogLines(logFile, (line, span) => {
@@ -194,8 +194,18 @@ function carriedAsIs(entry: CaseEntry): boolean {
  */
 class SpanIndex {
   private readonly slots = new Map<string, number>();
-  private offsets = new Float64Array(1024);
-  private lengths = new Float64Array(1024);
+  private offsets: Float64Array;
+  private lengths: Float64Array;
+
+  /**
+   * Room for `expected` cases from the start: a fresh run logs each selected case once, so the arrays
+   * never grow (growing, first met past 1,024 cases, deoptimised the code that logs a case, once per run).
+   */
+  constructor(expected: number) {
+    const size = Math.max(1024, expected);
+    this.offsets = new Float64Array(size);
+    this.lengths = new Float64Array(size);
+  }
 
   set(caseId: string, span: LogSpan): void {
     let slot = this.slots.get(caseId);

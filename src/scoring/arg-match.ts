@@ -111,7 +111,9 @@ export function matchArgs(
 
 /** `arg replicas: expected 3, got "4"; arg env: missing (expected "prod")`. */
 export function describeArgFailures(failures: readonly ArgFailure[]): string {
-  return failures.map((f) => `arg ${f.arg}: ${f.reason}`).join('; ');
+  // Array.from, not `.map`: see validateCallArgs (`.join` on the holey array of an inlined `.map` deoptimised
+  // checkTerminal once per run).
+  return Array.from(failures, (f) => `arg ${f.arg}: ${f.reason}`).join('; ');
 }
 
 // ---- expected values as lists of acceptable ones (expect_calls): tolerant or BFCL's checker ----

@@ -162,7 +162,9 @@ export function validateCallArgs(toolset: Toolset, call: ResolvedCall): ArgProbl
       problems.push({
         bucket: 'bad_choice',
         arg: name,
-        message: `${name}: expected one of ${spec.choices.map((c) => show(c)).join(', ')} (got ${show(value)})`,
+        // Array.from, not `.map`: the array optimised code's inlined `.map` makes is holey where the
+        // interpreter's is packed, and `.join` on it deoptimised validateCallArgs once per run ("wrong map").
+        message: `${name}: expected one of ${Array.from(spec.choices, (c) => show(c)).join(', ')} (got ${show(value)})`,
       });
       continue;
     }
