@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseStructuredText, parseTomlSlice, tomlHeaders, validateStructured } from '../../src/core/structured-file.js';
+import { parseStructuredText, parseTomlSlice, tomlHeaders, tomlHeaderSteps, validateStructured } from '../../src/core/structured-file.js';
 
 const error = (message: string, opts: { hint?: string }): Error => Object.assign(new Error(message), { hint: opts.hint });
 const schema = z.strictObject({ item: z.array(z.strictObject({ name: z.string(), count: z.number().int() })) });
@@ -58,6 +58,17 @@ describe('top-level TOML headers and slices', () => {
     { name: 'an unclosed header', text: '[b\nc = 1\n' },
   ])('gives up on $name (the whole-text parse reports it)', ({ text }) => {
     expect(tomlHeaders(text)).toBeUndefined();
+  });
+
+  it('yields between batches of headers, not after each one, and finds the same headers', () => {
+    const text = Array.from({ length: 600 }, (_, i) => `[[eval]]\nid = "c${i}"\n`).join('');
+    const steps = tomlHeaderSteps(text);
+    let yields = 0;
+    let r = steps.next();
+    for (; !r.done; r = steps.next()) yields++;
+    expect(yields).toBe(2);
+    expect(r.value).toEqual(tomlHeaders(text));
+    expect(r.value).toHaveLength(600);
   });
 
   it('parses a slice with the lines of the whole text', () => {
