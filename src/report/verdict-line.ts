@@ -13,7 +13,8 @@ import type { RunEntry } from './results-schema.js';
  */
 export function traceRunEntry(line: TraceVerdictLine): RunEntry {
   // The trace's calls as the sample's calls (the verdict's observed arguments point into them, as in a run).
-  const calls: ToolCall[] = line.calls.map((c) => ({ id: c.id ?? '', name: c.name, arguments: c.arguments }));
+  // Array.from, not `.map`: see scoreRun (a holey array from optimised code deoptimised runEntryOf's readers).
+  const calls: ToolCall[] = Array.from(line.calls, (c) => ({ id: c.id ?? '', name: c.name, arguments: c.arguments }));
   const entry: RunEntry = line.verdict
     ? {
         ...runEntryOf({ status: 'scored', sample: line.sample, verdict: { ...line.verdict, calls }, elapsedMs: 0, tokens: line.verdict.replio?.tokens ?? 0 }),

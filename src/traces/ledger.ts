@@ -191,7 +191,8 @@ export class CallLedger {
     sorted.forEach((p, i) => {
       if (p.spanId) callSpanPairs.push(p.rec.call.id || `#${i}`, p.spanId);
     });
-    return { toolCalls: sorted.map((p) => p.rec), callSpanPairs };
+    // Array.from, not `.map`: see scoreRun (a holey array from optimised code deoptimised the rules' loops over the calls).
+    return { toolCalls: Array.from(sorted, (p) => p.rec), callSpanPairs };
   }
 
   private add(e: Omit<Entry, 'seq'> & { seq?: number }): void {

@@ -146,7 +146,8 @@ function forbiddenOf(names: readonly string[]): ReadonlySet<string> {
  * without arguments) is not checkable: the verdict is then `unscorable`, never "holds".
  */
 export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Verdict {
-  const calls = run.toolCalls.map((r) => r.call);
+  // Array.from, not `.map`: see scoreRun (a holey array from optimised code deoptimised the loops over it).
+  const calls = Array.from(run.toolCalls, (r) => r.call);
   const failures: Array<{ category: VerdictCategory; reason: string }> = [];
   const checks: CheckResult[] = [];
   const judge = (check: string, pass: boolean, expected?: unknown, observed?: unknown): void => {

@@ -107,7 +107,9 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
       const { run, info } = n;
       run.trace = { traceId: info.traceId, rootSpanId: info.rootSpanId };
       const recorded = markAbsentData(run, trace, info);
-      const calls: ObservedCallLine[] = run.toolCalls.map((r) => {
+      // Array.from, not `.map` (here and for the calls below): see scoreRun (optimised code's inlined `.map` makes
+      // holey arrays where the interpreter's are packed, and every reader of them deoptimised once, "wrong map").
+      const calls: ObservedCallLine[] = Array.from(run.toolCalls, (r) => {
         const c: ObservedCallLine = { name: r.call.name, arguments: r.call.arguments, executed: r.executed };
         if (r.call.id) c.id = r.call.id;
         if (r.isError) c.isError = true;
