@@ -139,9 +139,9 @@ describe('runspec-eval score', () => {
     expect(r.exitCode).toBe(1);
   });
 
-  it('writes non-ASCII arguments through a pipe as UTF-8, byte for byte (built CLI, `score -`)', async () => {
-    // Lines go to the output as bytes the CLI encodes itself: two-, three- and four-byte characters, and a
-    // line long enough to span several pipe writes.
+  it('writes non-ASCII arguments through a pipe as UTF-8 (built CLI, `score -`)', async () => {
+    // Two-, three- and four-byte characters, and a line long enough to span several pipe writes: the line read
+    // back is the UTF-8 of what was scored.
     const args = { path: 'naïve/日本語 ✓ 📄.md', note: 'é'.repeat(70_000) };
     const input = `${JSON.stringify(agentTrace(9, 'lire le fichier', [{ name: 'file_read', args }]))}\n`;
     const r = await runCli(['score', '-', '--cases', 'empty', '--output', 'jsonl'], { cwd: dir, spawn: true, input });
