@@ -26,15 +26,11 @@ import type { Case } from '../types/case.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import type { AppContext } from './context.js';
 import { aggregateCase, type AggregateSubject } from '../scoring/samples.js';
-import {
-  buildResultsDocument,
-  outcomeOf,
-  runEntryCalls,
-  type ResultsDocument,
-  type ResultsInputs,
-  type ResultsMeta,
-  type RunEntry,
-} from '../report/results.js';
+// The document's writers and the run-entry readers, not the report/results.js barrel: that builds the results
+// schema (zod), which only reading a document needs.
+import { buildResultsDocument } from '../report/results-encode.js';
+import { outcomeOf, runEntryCalls } from '../report/results-decode.js';
+import type { ResultsDocument, ResultsInputs, ResultsMeta, RunEntry } from '../report/results-schema.js';
 import type { SampleOutcome, SampleTrace, SampleTraceStep } from '../types/verdict.js';
 import { VERSION } from '../core/version.js';
 

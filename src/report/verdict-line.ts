@@ -13,7 +13,10 @@ import type { RunEntry } from './results-schema.js';
  */
 export function traceRunEntry(line: TraceVerdictLine): RunEntry {
   // The trace's calls as the sample's calls (the verdict's observed arguments point into them, as in a run).
-  const calls: ToolCall[] = line.calls.map((c) => ({ id: c.id ?? '', name: c.name, arguments: c.arguments }));
+  // Pushed, not `.map`ped: optimised code's inlined `.map` makes holey arrays, which deoptimised runEntryOf's
+  // readers once ("wrong map"); Array.from costs more than that deopt.
+  const calls: ToolCall[] = [];
+  for (const c of line.calls) calls.push({ id: c.id ?? '', name: c.name, arguments: c.arguments });
   const entry: RunEntry = line.verdict
     ? {
         ...runEntryOf({ status: 'scored', sample: line.sample, verdict: { ...line.verdict, calls }, elapsedMs: 0, tokens: line.verdict.replio?.tokens ?? 0 }),

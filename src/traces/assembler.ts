@@ -371,7 +371,9 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
         }
       }
       reportLate();
-      return [...expired, ...evict(now), ...ready(touched, now)];
+      // concat, not a spread of the three: an empty list and a full one have different array maps, and the
+      // spread deoptimised addSpans once for each it had not seen yet.
+      return expired.concat(evict(now), ready(touched, now));
     },
     addLogs(logs, now) {
       const expired = expire(now);
@@ -392,7 +394,7 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
         touched.add(t);
       }
       reportLate();
-      return [...expired, ...evict(now), ...ready(touched, now)];
+      return expired.concat(evict(now), ready(touched, now));
     },
     takeComplete(now) {
       const out = expire(now);

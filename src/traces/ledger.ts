@@ -191,7 +191,10 @@ export class CallLedger {
     sorted.forEach((p, i) => {
       if (p.spanId) callSpanPairs.push(p.rec.call.id || `#${i}`, p.spanId);
     });
-    return { toolCalls: sorted.map((p) => p.rec), callSpanPairs };
+    // Pushed, not `.map`ped: see the trace scorer (a holey array from optimised code deoptimised the rules' loops).
+    const toolCalls: ToolCallRecord[] = [];
+    for (const p of sorted) toolCalls.push(p.rec);
+    return { toolCalls, callSpanPairs };
   }
 
   private add(e: Omit<Entry, 'seq'> & { seq?: number }): void {

@@ -187,7 +187,9 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
     else if (isLlmSpan(s)) llmSpans.push(s);
   }
   // outputs[i] is what llmSpans[i] answered.
-  let outputs: LlmOutput[] = llmSpans.map((s) => llmOutput(s, logs, producers));
+  // Pushed, not `.map`ped: see the trace scorer (a holey array from optimised code deoptimised modelCallsOf's reads).
+  let outputs: LlmOutput[] = [];
+  for (const s of llmSpans) outputs.push(llmOutput(s, logs, producers));
   // No per-call LLM spans: fall back to a summary span (agent/root, Vercel ai.generateText) that lists calls.
   if (llmSpans.length === 0) {
     for (const s of spans) {

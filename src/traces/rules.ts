@@ -29,7 +29,7 @@ import { hiddenText, unscorableReason } from '../scoring/verdict.js';
 import { validateCallArgs } from '../toolset/validate-args.js';
 import { resolveCall } from '../toolset/resolve.js';
 import type { CaseMatchRule } from '../types/case.js';
-import type { Run } from '../types/run.js';
+import type { Run, ToolCall } from '../types/run.js';
 import type { ToolMode, Toolset } from '../types/toolset.js';
 import type { CheckResult, Verdict, VerdictCategory } from '../types/verdict.js';
 
@@ -146,7 +146,9 @@ function forbiddenOf(names: readonly string[]): ReadonlySet<string> {
  * without arguments) is not checkable: the verdict is then `unscorable`, never "holds".
  */
 export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Verdict {
-  const calls = run.toolCalls.map((r) => r.call);
+  // Pushed, not `.map`ped: see the trace scorer (a holey array from optimised code deoptimised the loops over it).
+  const calls: ToolCall[] = [];
+  for (const r of run.toolCalls) calls.push(r.call);
   const failures: Array<{ category: VerdictCategory; reason: string }> = [];
   const checks: CheckResult[] = [];
   const judge = (check: string, pass: boolean, expected?: unknown, observed?: unknown): void => {

@@ -107,13 +107,17 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
       const { run, info } = n;
       run.trace = { traceId: info.traceId, rootSpanId: info.rootSpanId };
       const recorded = markAbsentData(run, trace, info);
-      const calls: ObservedCallLine[] = run.toolCalls.map((r) => {
+      // Pushed, not `.map`ped: optimised code's inlined `.map` makes holey arrays where the interpreter's are packed,
+      // and every reader of them deoptimised once ("wrong map"); Array.from avoids that through a generic builtin that
+      // costs more than the deopt (callgrind at 50 MB). The same for the trace path's other lists.
+      const calls: ObservedCallLine[] = [];
+      for (const r of run.toolCalls) {
         const c: ObservedCallLine = { name: r.call.name, arguments: r.call.arguments, executed: r.executed };
         if (r.call.id) c.id = r.call.id;
         if (r.isError) c.isError = true;
         if (r.call.reconstructed) c.reconstructed = true;
-        return c;
-      });
+        calls.push(c);
+      }
       let rebuilt = 0;
       for (const c of calls) if (c.reconstructed) rebuilt++;
       // The verdict says when it judged calls split back out of one garbled call, and what a cut attribute affects.

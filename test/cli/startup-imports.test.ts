@@ -84,6 +84,14 @@ describe('start-up imports', () => {
     expect(reached(entry).modules.get('report/results-schema.ts')).toBeUndefined();
   });
 
+  // `score` reads no results document: its verdict lines and the document it may build need the writers only.
+  it.each(['app/score-traces.ts', 'report/verdict-line.ts'])(
+    'scoring traces does not build the results schema (%s reaches no report/results-schema)',
+    (entry) => {
+      expect(reached(entry).modules.get('report/results-schema.ts')).toBeUndefined();
+    },
+  );
+
   it('a run loads the progress bar only on a terminal and the report renderers only for a rendered report', () => {
     expect(packagesReached('cli/commands/_run-io.ts').has('cli-progress')).toBe(false);
     expect(valueImportsOf('cli/commands/_run-io.ts')).not.toContain('../../report/render.js');

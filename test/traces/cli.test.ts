@@ -139,6 +139,18 @@ describe('runspec-eval score', () => {
     expect(r.exitCode).toBe(1);
   });
 
+  it('writes non-ASCII arguments through a pipe as UTF-8 (built CLI, `score -`)', async () => {
+    // Two-, three- and four-byte characters, and a line long enough to span several pipe writes: the line read
+    // back is the UTF-8 of what was scored.
+    const args = { path: 'naïve/日本語 ✓ 📄.md', note: 'é'.repeat(70_000) };
+    const input = `${JSON.stringify(agentTrace(9, 'lire le fichier', [{ name: 'file_read', args }]))}\n`;
+    const r = await runCli(['score', '-', '--cases', 'empty', '--output', 'jsonl'], { cwd: dir, spawn: true, input });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n').filter((l) => l !== '');
+    expect(lines).toHaveLength(1);
+    expect((JSON.parse(lines[0]!) as { tool_args: unknown }).tool_args).toEqual([{ file_read: args }]);
+  });
+
   it('writes lines that are run entries of the results schema (built CLI, validated with Ajv): scored, unscorable and unmatched', async () => {
     const validate = await runEntryValidator();
     const scored = await runCli(['score', 'traces', '--cases', 'suite.json', '--rules', 'rules.toml', '--output', 'jsonl'], { cwd: dir, spawn: true });
