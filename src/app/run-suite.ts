@@ -586,7 +586,10 @@ async function runWithLog(ctx: AppContext, opts: ExecuteOptions, prepared: Prepa
     // and the provider's sockets closing. The log's failure is the one that counts (exit 3, the log named).
     const closingLog = prepared.recorder.close();
     closingLog.catch(() => {});
-    const closingProvider = opts.provider.close().catch(() => {});
+    // Through a promise: a library user's close() that throws at once must not skip the rest.
+    const closingProvider = Promise.resolve()
+      .then(() => opts.provider.close())
+      .catch(() => {});
     for (const part of [opened.telemetry, opened.metrics]) {
       try {
         await part?.shutdown();

@@ -329,14 +329,14 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     s.runs = [];
   };
 
-  // Ended samples not yet settled, the last one's settlement, and the first exception settling threw.
+  // Ended samples not yet settled, and the last one's settlement.
   let settling = 0;
   let lastSettled: Promise<Settled> = Promise.resolve({});
-  let settleFailure: { err: unknown } | undefined;
   /**
    * Score one ended sample, count it, and once its case has every sample, queue the case's report.
-   * Never throws: an exception (scoring, onSample) is kept and rethrown when the run ends, as when it was
-   * thrown in the lane; the run goes on meanwhile and the sample's case is never reported.
+   * Never throws: an exception (scoring, onSample) is the run's failure, as an engine exception is: nothing
+   * new starts, what is in flight is cancelled, the sample's case is not reported, and it is rethrown once
+   * the run has wound down.
    */
   const settle = (s: CaseState, sample: number, run: Run): Settled => {
     settling--;
@@ -348,7 +348,9 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
       done++;
       opts.onSample?.({ caseId: s.c.id, sample, done, total, outcome, ...(run.worktree ? { worktree: run.worktree } : {}) });
     } catch (err) {
-      settleFailure ??= { err };
+      failure ??= err;
+      internal.abort();
+      s.cancelled = true;
       return {};
     }
     if (s.ended !== s.samples || s.cancelled) return {};
@@ -436,11 +438,12 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
       }
     });
     await lastSettled;
-    if (settleFailure !== undefined) throw settleFailure.err;
     await reportChain;
   } finally {
-    // After a failure too: nothing of this run is scored or reported once it has returned.
+    // After a failure too: nothing of this run is scored or reported once it has returned (the chain's own
+    // failure, if any, is rethrown by the await above).
     await lastSettled;
+    await reportChain.catch(() => {});
     opts.signal?.removeEventListener('abort', onOuterAbort);
     unwatch?.();
     await ownHost?.close();

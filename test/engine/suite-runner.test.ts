@@ -476,3 +476,86 @@ describe('runSuite sends before it finishes', () => {
     expect(reported).not.toContain('b');
   });
 });
+
+describe('runSuite winds down before it fails', () => {
+  const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+  it('reports no case after it has rejected for a scoring exception (the reports queued before it end first)', async () => {
+    const events: string[] = [];
+    let returned = false;
+    const throwing: SuiteScoring = {
+      scoreRun: (c, run, o) => {
+        if (c.id === 'd') throw new Error('scoring bug');
+        return scoring.scoreRun(c, run, o);
+      },
+      aggregateCase: (c, outcomes, o) => scoring.aggregateCase(c, outcomes, o),
+    };
+    const running = runSuite({
+      cases: ['a', 'b', 'c', 'd'].map((id) => mkCase(id)),
+      provider: PROVIDER,
+      toolsetFor: () => TOOLSET,
+      runId: 'r',
+      concurrency: 1,
+      runCase: async ({ case: c, sample }) => mkRun(c, sample),
+      scoring: throwing,
+      // A report that takes a few turns (a log write): the chain is still busy when scoring throws.
+      onCaseResult: async (r) => {
+        events.push(`start ${r.caseId}${returned ? ' (after return)' : ''}`);
+        for (let i = 0; i < 5; i++) await turn();
+        events.push(`end ${r.caseId}${returned ? ' (after return)' : ''}`);
+      },
+    });
+    await expect(running.finally(() => void (returned = true))).rejects.toThrow('scoring bug');
+    for (let i = 0; i < 40; i++) await turn();
+    expect(events.filter((e) => e.includes('after return'))).toEqual([]);
+    expect(events).not.toContain('start d');
+  });
+
+  it('starts nothing new once scoring has thrown, as for an engine exception', async () => {
+    const started: string[] = [];
+    const throwing: SuiteScoring = {
+      scoreRun: (c, run, o) => {
+        if (c.id === 'b') throw new Error('scoring bug');
+        return scoring.scoreRun(c, run, o);
+      },
+      aggregateCase: (c, outcomes, o) => scoring.aggregateCase(c, outcomes, o),
+    };
+    await expect(
+      runSuite({
+        cases: ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => mkCase(id)),
+        provider: PROVIDER,
+        toolsetFor: () => TOOLSET,
+        runId: 'r',
+        concurrency: 1,
+        runCase: async ({ case: c, sample }) => {
+          started.push(c.id);
+          // An answer takes a turn, as one over a socket does.
+          await turn();
+          return mkRun(c, sample);
+        },
+        scoring: throwing,
+      }),
+    ).rejects.toThrow('scoring bug');
+    // b is scored two turns after its answer, while the samples taken since are in flight (c, perhaps d);
+    // nothing starts after that. Before, the run went on to the last case and failed only then.
+    expect(started.slice(0, 3)).toEqual(['a', 'b', 'c']);
+    expect(started).not.toContain('e');
+    expect(started).not.toContain('f');
+  });
+
+  it('counts errored samples in a row only: an ok sample between two errors resets the count', async () => {
+    const out = await runSuite({
+      cases: ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => mkCase(id)),
+      provider: PROVIDER,
+      toolsetFor: () => TOOLSET,
+      runId: 'r',
+      concurrency: 1,
+      stopAfterErrors: 2,
+      runCase: async ({ case: c, sample }) => mkRun(c, sample, ['a', 'c', 'e'].includes(c.id) ? 'error' : 'ok'),
+      scoring,
+    });
+    expect(out.stopped).toBeUndefined();
+    expect(out.samplesRun).toBe(6);
+    expect(out.unfinished).toEqual([]);
+  });
+});
