@@ -132,7 +132,8 @@ export function tomlHeaders(text: string): TomlHeader[] | undefined {
 }
 
 /**
- * {@link tomlHeaders} as a generator that yields after every {@link HEADERS_PER_YIELD} headers (see
+ * {@link tomlHeaders} as a generator that yields after every {@link HEADERS_PER_YIELD} headers, and at the
+ * first line start once {@link CHARS_PER_YIELD} characters were scanned since the last yield (see
  * core/event-loop-turns.ts).
  */
 export function* tomlHeaderSteps(text: string): Generator<void, TomlHeader[] | undefined> {
@@ -143,6 +144,7 @@ export function* tomlHeaderSteps(text: string): Generator<void, TomlHeader[] | u
   let lineStart = 0;
   let depth = 0;
   let first = true; // no value character yet on this line
+  let yieldedAt = 0; // offset of the last yield
   // Key segments by header text: 100,000 `[[suite.eval]]` headers are scanned as a key once.
   const segments = new Map<string, readonly string[] | undefined>();
   while (i < n) {
@@ -152,6 +154,10 @@ export function* tomlHeaderSteps(text: string): Generator<void, TomlHeader[] | u
       i++;
       lineStart = i;
       first = true;
+      if (i - yieldedAt >= CHARS_PER_YIELD) {
+        yieldedAt = i;
+        yield;
+      }
       continue;
     }
     if (c === 32 || c === 9 || c === 13) {
@@ -194,7 +200,10 @@ export function* tomlHeaderSteps(text: string): Generator<void, TomlHeader[] | u
       // Headers of one text share their segments (frozen): a copy each was 5 MB of a 100,000-case file's load.
       headers.push({ start: lineStart, line, keys, array });
       i = j + (array ? 2 : 1);
-      if (headers.length % HEADERS_PER_YIELD === 0) yield;
+      if (headers.length % HEADERS_PER_YIELD === 0) {
+        yieldedAt = i;
+        yield;
+      }
     } else {
       if (c === 91 || c === 123) depth++;
       else if ((c === 93 || c === 125) && --depth < 0) return undefined;
@@ -210,6 +219,12 @@ export function* tomlHeaderSteps(text: string): Generator<void, TomlHeader[] | u
  * them (the largest, the case-by-case load, twice: once for the scan, again for the cases).
  */
 const HEADERS_PER_YIELD = 256;
+
+/**
+ * Characters scanned between two yields at most, give or take a line: cases embedding large text would
+ * otherwise pass many MB between turns (256 cases of 100 KB each, 25 MB) before their 256th header.
+ */
+const CHARS_PER_YIELD = 1 << 20;
 
 /** End (exclusive) of the TOML string opening at `i`, or -1 when it does not close. */
 function skipTomlString(text: string, i: number): number {

@@ -71,6 +71,17 @@ describe('top-level TOML headers and slices', () => {
     expect(r.value).toHaveLength(600);
   });
 
+  it('yields once about 1 MiB of text is scanned, however few headers it holds', () => {
+    // Five cases of 512 KiB each: 2.5 MiB, two yields at the line ends past 1 and 2 MiB.
+    const text = Array.from({ length: 5 }, (_, i) => `[[eval]]\nid = "c${i}"\nprompt = "${'x'.repeat(512 << 10)}"\n`).join('');
+    const steps = tomlHeaderSteps(text);
+    let yields = 0;
+    let r = steps.next();
+    for (; !r.done; r = steps.next()) yields++;
+    expect(yields).toBe(2);
+    expect(r.value?.map((h) => h.line)).toEqual([1, 4, 7, 10, 13]);
+  });
+
   it('parses a slice with the lines of the whole text', () => {
     const text = 'x = 1\n[[item]]\nname = "a"\ncount = 1\n[[item]]\nname = "b"\ncount = "two"\n';
     const [, second] = tomlHeaders(text)!;

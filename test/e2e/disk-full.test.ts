@@ -167,6 +167,29 @@ describe.runIf(isRoot)('outputs on a nearly full 3 MiB tmpfs', { timeout: 120_00
     expect(existsSync(out)).toBe(false);
   });
 
+  it('run: a results log that opens but fails when closed (its cases do not fit) exits 3 and names the log', async () => {
+    // The header is written and fsync'd when the log opens; the case lines go out in batches whose
+    // failure is kept and thrown by the log's close, the run's last wait.
+    const probe = await run(['run', 'evals/ops.toml', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry', '--out', 'probe/close.json']);
+    expect(probe.exitCode, probe.stderr).toBe(0);
+    const headerBytes = readFileSync(join(project.dir, 'probe/close.jsonl'), 'utf8').indexOf('\n') + 1;
+    expect(statSync(join(project.dir, 'probe/close.jsonl')).size - headerBytes).toBeGreaterThan(16_384);
+
+    const out = join(mnt, 'results.json');
+    const log = join(mnt, 'results.jsonl');
+    // Room for the header only (its final-file path is longer here than in the probe): its pages.
+    leaveFree(mnt, Math.ceil((headerBytes + out.length) / 4096) * 4096);
+    const cli = await run(['run', 'evals/ops.toml', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry', '--out', out]);
+    expect(cli.exitCode, cli.stderr).toBe(3);
+    const named = cli.stderr.split('\n').filter((l) => l.includes(log));
+    expect(named, cli.stderr).toHaveLength(1);
+    expect(named[0]).toContain(`error: cannot write ${log}: no space left on device (ENOSPC)`);
+    expect(cli.stderr).not.toMatch(/at .*\.js:\d+/);
+    // The log did open: its header is whole.
+    expect(JSON.parse(readFileSync(log, 'utf8').split('\n')[0]!)).toMatchObject({ type: 'run' });
+    expect(existsSync(out)).toBe(false);
+  });
+
   it('import bfcl: an import that does not fit leaves the previous suite, exits 3 and names it', async () => {
     const src = mkdtempSync(join(tmpdir(), 'runspec-bfcl-'));
     try {

@@ -111,6 +111,28 @@ describe('run results: log then streamed document', () => {
     expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
   });
 
+  it('on resume indexes more than 1,024 logged cases when the header names fewer, and writes each one past 1,024 right', async () => {
+    // The span index is sized for the header's cases (at least 1,024) and grows as the resumed log goes past that.
+    const kinds = sampleCaseResults();
+    const many: CaseResult[] = Array.from({ length: 1500 }, (_, i) => ({ ...kinds[i % kinds.length]!, caseId: `case-${i}`, passRate: (i % 7) / 7 }));
+    const ids = many.map((r) => r.caseId);
+    const dir = tmp();
+    const log = join(dir, 'r.jsonl');
+    const first = await openRunRecorder(log, header(ids));
+    for (const r of many) first.add(r);
+    await first.close();
+    const again = await openRunRecorder(log, header(ids.slice(0, 10)), { resume: true });
+    expect(again.prior.size).toBe(1500);
+    // A case past 1,024 run again: its last line counts.
+    const rerun: CaseResult = { ...many[1300]!, passRate: 0.5 };
+    again.add(rerun);
+    await again.close();
+    await again.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: ids });
+    const caseResults = many.map((r) => (r.caseId === rerun.caseId ? rerun : r));
+    const expected = resultsDocumentText(buildResultsDocument({ meta, iterations: [{ ...iteration, caseResults }] }));
+    expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
+  });
+
   it('writes the same document whether it folds the cases as they are logged or parses them back from the log', async () => {
     // In order, pairs swapped, the first three never logged, the first logged last (past the fold's wait);
     // pass rates of a third add up differently in another order, and a NaN is null once in JSON.
