@@ -358,6 +358,17 @@ describe('runSuite keeps the configured number of samples in flight', () => {
   });
 });
 
+/** Scoring that throws ('scoring bug') for the case `id`, as a bug in scoring would. */
+function scoringThatThrowsOn(id: string): SuiteScoring {
+  return {
+    scoreRun: (c, run, o) => {
+      if (c.id === id) throw new Error('scoring bug');
+      return scoring.scoreRun(c, run, o);
+    },
+    aggregateCase: (c, outcomes, o) => scoring.aggregateCase(c, outcomes, o),
+  };
+}
+
 describe('runSuite sends before it finishes', () => {
   it("sends every lane's next request before the answered samples are scored, counted and reported", async () => {
     // Scoring, progress and the case report ran before the lane took its next sample, so when a wave of
@@ -454,13 +465,7 @@ describe('runSuite sends before it finishes', () => {
 
   it('fails the run when scoring throws, after the samples in flight have ended', async () => {
     const reported: string[] = [];
-    const throwing: SuiteScoring = {
-      scoreRun: (c, run, o) => {
-        if (c.id === 'b') throw new Error('scoring bug');
-        return scoring.scoreRun(c, run, o);
-      },
-      aggregateCase: (c, outcomes, o) => scoring.aggregateCase(c, outcomes, o),
-    };
+    const throwing = scoringThatThrowsOn('b');
     await expect(
       runSuite({
         cases: ['a', 'b', 'c'].map((id) => mkCase(id)),
@@ -483,13 +488,7 @@ describe('runSuite winds down before it fails', () => {
   it('reports no case after it has rejected for a scoring exception (the reports queued before it end first)', async () => {
     const events: string[] = [];
     let returned = false;
-    const throwing: SuiteScoring = {
-      scoreRun: (c, run, o) => {
-        if (c.id === 'd') throw new Error('scoring bug');
-        return scoring.scoreRun(c, run, o);
-      },
-      aggregateCase: (c, outcomes, o) => scoring.aggregateCase(c, outcomes, o),
-    };
+    const throwing = scoringThatThrowsOn('d');
     const running = runSuite({
       cases: ['a', 'b', 'c', 'd'].map((id) => mkCase(id)),
       provider: PROVIDER,
@@ -513,13 +512,7 @@ describe('runSuite winds down before it fails', () => {
 
   it('starts nothing new once scoring has thrown, as for an engine exception', async () => {
     const started: string[] = [];
-    const throwing: SuiteScoring = {
-      scoreRun: (c, run, o) => {
-        if (c.id === 'b') throw new Error('scoring bug');
-        return scoring.scoreRun(c, run, o);
-      },
-      aggregateCase: (c, outcomes, o) => scoring.aggregateCase(c, outcomes, o),
-    };
+    const throwing = scoringThatThrowsOn('b');
     await expect(
       runSuite({
         cases: ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => mkCase(id)),
