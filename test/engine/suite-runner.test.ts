@@ -1,8 +1,11 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, expect, it } from 'vitest';
 import { runSuite, sampleCount, type RunCaseFn, type SuiteScoring } from '../../src/engine/suite-runner.js';
 import type { Case, CaseResult, Run, SampleOutcome, Toolset, Verdict } from '../../src/types/index.js';
 import type { Provider } from '../../src/providers/types.js';
 import type { ReachabilityWatch, UnreachableEvent } from '../../src/core/reachability.js';
+import { createOpenAIProvider } from '../../src/providers/openai.js';
+import { startFakeOpenAI } from '../helpers/fake-openai.js';
 
 const PROVIDER = {
   name: 'fake',
@@ -413,6 +416,43 @@ describe('runSuite sends before it finishes', () => {
       ...['score a', 'progress a 1/4', 'report a', 'score b', 'progress b 2/4', 'report b'],
       ...['score c', 'progress c 3/4', 'report c', 'score d', 'progress d 4/4', 'report d'],
     ]);
+  });
+
+  it("writes the lane's next request to a reused keep-alive socket before the answered sample is scored (real undici)", async () => {
+    // undici writes a request on a reused keep-alive socket in the check phase after it was dispatched; a
+    // settlement one turn after the answer ran before that write, so the next request still waited on it.
+    const model = await startFakeOpenAI({ text: 'done' });
+    const provider = createOpenAIProvider({ baseUrl: model.url, model: 'fake-model', apiKey: 'sk-test', apiKeyEnv: 'OPENAI_API_KEY' });
+    const events: string[] = [];
+    // Published as a request's headers are written to its socket.
+    const onHeaders = (): void => void events.push('written');
+    subscribe('undici:client:sendHeaders', onHeaders);
+    try {
+      await runSuite({
+        cases: ['a', 'b', 'c'].map((id) => mkCase(id)),
+        provider,
+        toolsetFor: () => TOOLSET,
+        runId: 'r',
+        concurrency: 1,
+        runCase: async ({ case: c, sample, signal }) => {
+          events.push(`send ${c.id}`);
+          await provider.chat({ messages: [{ role: 'user', content: c.prompt }], tools: [], signal });
+          return mkRun(c, sample);
+        },
+        scoring,
+        onSample: (p) => void events.push(`progress ${p.caseId}`),
+      });
+    } finally {
+      unsubscribe('undici:client:sendHeaders', onHeaders);
+      await provider.close();
+      await model.close();
+    }
+    const writtenAt = events.flatMap((e, k) => (e === 'written' ? [k] : []));
+    expect(writtenAt).toHaveLength(3);
+    // Each request after the first reaches its socket before the previous sample is scored.
+    expect(writtenAt[1]).toBeLessThan(events.indexOf('progress a'));
+    expect(writtenAt[2]).toBeLessThan(events.indexOf('progress b'));
+    expect(events.filter((e) => e.startsWith('progress'))).toEqual(['progress a', 'progress b', 'progress c']);
   });
 
   it('settles samples as it goes when the provider answers without I/O (a replay), not all at the end', async () => {
