@@ -207,8 +207,9 @@ export function sampleOutcome(run: Run, verdict: Verdict): SampleOutcome {
 
 /**
  * Run `cases` × samples through the engine up to `concurrency` at once and score them.
- * Never throws for provider trouble (those samples are `errored`); an unexpected engine exception
- * aborts the remaining work and is rethrown once in-flight samples have ended.
+ * Never throws for provider trouble (those samples are `errored`); an unexpected exception of the engine,
+ * of scoring or of `onSample` aborts the remaining work and is rethrown once in-flight samples have ended
+ * and the cases already queued are reported.
  */
 export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   const runOne: RunCaseFn = opts.runCase ?? runCase;
