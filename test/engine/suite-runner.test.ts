@@ -1,6 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, expect, it } from 'vitest';
-import { runSuite, sampleCount, type RunCaseFn, type SuiteScoring } from '../../src/engine/suite-runner.js';
+import { runSuite, sampleCount, type RunCaseFn, type RunSuiteOptions, type SuiteScoring } from '../../src/engine/suite-runner.js';
 import type { Case, CaseResult, Run, SampleOutcome, Toolset, Verdict } from '../../src/types/index.js';
 import type { Provider } from '../../src/providers/types.js';
 import type { ReachabilityWatch, UnreachableEvent } from '../../src/core/reachability.js';
@@ -372,6 +372,11 @@ function scoringThatThrowsOn(id: string): SuiteScoring {
   };
 }
 
+/** The options every test below shares: these cases, the stand-in provider and toolset, run id "r". */
+function suiteOf(ids: readonly string[]): Pick<RunSuiteOptions, 'cases' | 'provider' | 'toolsetFor' | 'runId'> {
+  return { cases: ids.map((id) => mkCase(id)), provider: PROVIDER, toolsetFor: () => TOOLSET, runId: 'r' };
+}
+
 describe('runSuite sends before it finishes', () => {
   it("sends every lane's next request before the answered samples are scored, counted and reported", async () => {
     // Scoring, progress and the case report ran before the lane took its next sample, so when a wave of
@@ -391,10 +396,7 @@ describe('runSuite sends before it finishes', () => {
       aggregateCase: (c, outcomes, o) => scoring.aggregateCase(c, outcomes, o),
     };
     const running = runSuite({
-      cases: ['a', 'b', 'c', 'd'].map((id) => mkCase(id)),
-      provider: PROVIDER,
-      toolsetFor: () => TOOLSET,
-      runId: 'r',
+      ...suiteOf(['a', 'b', 'c', 'd']),
       concurrency: 2,
       runCase,
       scoring: observed,
@@ -429,10 +431,8 @@ describe('runSuite sends before it finishes', () => {
     subscribe('undici:client:sendHeaders', onHeaders);
     try {
       await runSuite({
-        cases: ['a', 'b', 'c'].map((id) => mkCase(id)),
+        ...suiteOf(['a', 'b', 'c']),
         provider,
-        toolsetFor: () => TOOLSET,
-        runId: 'r',
         concurrency: 1,
         runCase: async ({ case: c, sample, signal }) => {
           events.push(`send ${c.id}`);
@@ -460,10 +460,7 @@ describe('runSuite sends before it finishes', () => {
     let progressed = 0;
     let mostAhead = 0;
     const out = await runSuite({
-      cases: Array.from({ length: 500 }, (_, i) => mkCase(`c${i}`)),
-      provider: PROVIDER,
-      toolsetFor: () => TOOLSET,
-      runId: 'r',
+      ...suiteOf(Array.from({ length: 500 }, (_, i) => `c${i}`)),
       concurrency: 4,
       runCase: async ({ case: c, sample }) => {
         started++;
@@ -483,10 +480,7 @@ describe('runSuite sends before it finishes', () => {
   it('stops after stopAfterErrors samples in a row errored, before a lane sends another request', async () => {
     const started: string[] = [];
     const out = await runSuite({
-      cases: ['a', 'b', 'c', 'd', 'e'].map((id) => mkCase(id)),
-      provider: PROVIDER,
-      toolsetFor: () => TOOLSET,
-      runId: 'r',
+      ...suiteOf(['a', 'b', 'c', 'd', 'e']),
       concurrency: 1,
       stopAfterErrors: 2,
       runCase: async ({ case: c, sample }) => {
@@ -508,10 +502,7 @@ describe('runSuite sends before it finishes', () => {
     const throwing = scoringThatThrowsOn('b');
     await expect(
       runSuite({
-        cases: ['a', 'b', 'c'].map((id) => mkCase(id)),
-        provider: PROVIDER,
-        toolsetFor: () => TOOLSET,
-        runId: 'r',
+        ...suiteOf(['a', 'b', 'c']),
         concurrency: 1,
         runCase: async ({ case: c, sample }) => mkRun(c, sample),
         scoring: throwing,
@@ -530,10 +521,7 @@ describe('runSuite winds down before it fails', () => {
     let returned = false;
     const throwing = scoringThatThrowsOn('d');
     const running = runSuite({
-      cases: ['a', 'b', 'c', 'd'].map((id) => mkCase(id)),
-      provider: PROVIDER,
-      toolsetFor: () => TOOLSET,
-      runId: 'r',
+      ...suiteOf(['a', 'b', 'c', 'd']),
       concurrency: 1,
       runCase: async ({ case: c, sample }) => mkRun(c, sample),
       scoring: throwing,
@@ -555,10 +543,7 @@ describe('runSuite winds down before it fails', () => {
     const throwing = scoringThatThrowsOn('b');
     await expect(
       runSuite({
-        cases: ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => mkCase(id)),
-        provider: PROVIDER,
-        toolsetFor: () => TOOLSET,
-        runId: 'r',
+        ...suiteOf(['a', 'b', 'c', 'd', 'e', 'f']),
         concurrency: 1,
         runCase: async ({ case: c, sample }) => {
           started.push(c.id);
@@ -578,10 +563,7 @@ describe('runSuite winds down before it fails', () => {
 
   it('counts errored samples in a row only: an ok sample between two errors resets the count', async () => {
     const out = await runSuite({
-      cases: ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => mkCase(id)),
-      provider: PROVIDER,
-      toolsetFor: () => TOOLSET,
-      runId: 'r',
+      ...suiteOf(['a', 'b', 'c', 'd', 'e', 'f']),
       concurrency: 1,
       stopAfterErrors: 2,
       runCase: async ({ case: c, sample }) => mkRun(c, sample, ['a', 'c', 'e'].includes(c.id) ? 'error' : 'ok'),
