@@ -10,6 +10,8 @@
 //   telemetry on (OTLP/protobuf to a local sink)    vs off, at zero and at 100 ms latency
 //   score - (streamed OTLP JSON lines)              vs a process that JSON.parses every line
 //   serve ingest (gzip'd OTLP/protobuf POSTs)        vs node:http + gunzip + protobuf decode
+//     both also against a ceiling: the least program writing the same verdict lines (bench/_ceiling-*.mjs),
+//     so the floor's target can be read against what the mandated output costs at least
 //   --help, list, score --help                      vs node -e 0
 //
 // Every measured process runs on its own (the fake model and sinks too), preloaded with bench/_probe.mjs
@@ -31,6 +33,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { CheckError, captureTemplate, check, cli, measureBare, measureRun, median, probe, probed, startFakeModel, timed, writeWorkload } from './_run.mjs';
+import { keysDiffer } from './_ceiling-keys.mjs';
 import { traceBodies } from './_otlp.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
@@ -333,9 +336,20 @@ async function runRows(dir, template) {
   }
 }
 
+// ------------------------------------------------------------------------------------------ ceiling
+
+/** Fail unless the ceiling's line has the shape of ours for the same trace and rule (bench/_ceiling-keys.mjs). */
+const checkSameKeys = (ceiling, ours) => {
+  const differs = keysDiffer(ceiling, ours);
+  check(differs === undefined, differs);
+};
+
+/** The order of a repetition's members: floor, ours and the ceiling, rotated by the repetition. */
+const rotated = (kinds, rep) => kinds.map((_, i) => kinds[(i + rep) % kinds.length]);
+
 // -------------------------------------------------------------------------------------------- score
 
-/** Pipe `bytes` of generated trace lines into a node process; time it to its exit; count its stdout lines. */
+/** Pipe `bytes` of generated trace lines into a node process; time it to its exit; count its stdout lines and keep the first. */
 function streamInto(bytes, args, timeoutMs) {
   return new Promise((resolve, reject) => {
     const t = performance.now();
@@ -344,9 +358,15 @@ function streamInto(bytes, args, timeoutMs) {
     let genErr = '';
     let stderr = '';
     let lines = 0;
+    let head = '';
+    let firstLine;
     gen.stderr.on('data', (d) => (genErr += d));
     child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-20_000)));
     child.stdout.on('data', (d) => {
+      if (firstLine === undefined) {
+        head += d;
+        if (head.includes('\n')) firstLine = head.slice(0, head.indexOf('\n'));
+      }
       for (let i = d.indexOf(10); i >= 0; i = d.indexOf(10, i + 1)) lines++;
     });
     gen.stdout.pipe(child.stdin);
@@ -362,7 +382,7 @@ function streamInto(bytes, args, timeoutMs) {
       const ms = performance.now() - t;
       const done = () => {
         const traces = Number(/TRACES (\d+)/.exec(genErr)?.[1]);
-        resolve({ ms, code, lines, stderr, traces, ...probed(stderr) });
+        resolve({ ms, code, lines, firstLine, stderr, traces, ...probed(stderr) });
       };
       if (gen.exitCode !== null) done();
       else gen.on('close', done);
@@ -386,7 +406,7 @@ async function scoreRows(dir) {
       for (let rep = 0; rep < reps; rep++) {
         const repStarted = performance.now();
         const pair = {};
-        for (const kind of rep % 2 ? ['ours', 'floor'] : ['floor', 'ours']) {
+        for (const kind of rotated(['floor', 'ours', 'ceiling'], rep)) {
           if (kind === 'floor') {
             const f = await streamInto(bytes, ['--import', probe, join(here, '_bare-parse.mjs')], left());
             check(f.code === 0, `bare JSON.parse loop exited ${f.code}: ${f.stderr.slice(-300)}`);
@@ -395,6 +415,15 @@ async function scoreRows(dir) {
               `bare JSON.parse loop: parsed ${/TRACES (\d+)/.exec(f.stderr)?.[1]} traces of ${f.traces}`,
             );
             pair.floor = f;
+          } else if (kind === 'ceiling') {
+            const c = await streamInto(bytes, ['--import', probe, join(here, '_ceiling-score.mjs')], left());
+            check(c.code === 0, `ceiling exited ${c.code}: ${c.stderr.slice(-300)}`);
+            const written = Number(/LINES (\d+)/.exec(c.stderr)?.[1]);
+            check(
+              Number(/TRACES (\d+)/.exec(c.stderr)?.[1]) === c.traces && written === 2 * c.traces && c.lines === written,
+              `ceiling wrote ${c.lines} lines (it counted ${written}) for ${c.traces} traces × 2 rules`,
+            );
+            pair.ceiling = c;
           } else {
             const o = await streamInto(
               bytes,
@@ -413,10 +442,14 @@ async function scoreRows(dir) {
             pair.ours = o;
           }
         }
+        // Both write in input order: their first lines are of the first trace and rule.
+        checkSameKeys(JSON.parse(pair.ceiling.firstLine), JSON.parse(pair.ours.firstLine));
         samples.push(pair);
         if (enoughTime(left, repStarted)) break;
       }
       const rss = Math.max(...samples.map((s) => s.ours.rss));
+      const ceilingRatio = median(samples.map((s) => s.floor.ms / s.ceiling.ms));
+      const ceilingCpuRatio = median(samples.map((s) => s.floor.cpuMs / s.ceiling.cpuMs));
       return {
         data: `${bytes / MB} MB, ${num(samples[0].ours.traces)} traces`,
         reps: samples.length,
@@ -427,8 +460,15 @@ async function scoreRows(dir) {
         floorRssBytes: Math.max(...samples.map((s) => s.floor.rss)),
         loopMaxMs: Math.max(...samples.map((s) => s.ours.loopMaxMs)),
         cpuRatio: median(samples.map((s) => s.floor.cpuMs / s.ours.cpuMs)),
+        ceilingMs: median(samples.map((s) => s.ceiling.ms)),
+        ceilingRatio,
+        ceilingCpuRatio,
         targets: [target('ratio', median(samples.map((s) => s.floor.ms / s.ours.ms)), '>=', 0.5), target('peak RSS', rss, '<=', 250 * 2 ** 20, 'MB')],
-        notes: ['floor = JSON.parse of every line', `floor RSS ${fmtMb(Math.max(...samples.map((s) => s.floor.rss)))}`],
+        notes: [
+          'floor = JSON.parse of every line',
+          `floor RSS ${fmtMb(Math.max(...samples.map((s) => s.floor.rss)))}`,
+          `ceiling (least program writing the same lines) ${ceilingRatio.toFixed(2)}, CPU ${ceilingCpuRatio.toFixed(2)}`,
+        ],
       };
     });
   }
@@ -487,7 +527,7 @@ async function serveRow(dir) {
     for (let rep = 0; rep < REPS; rep++) {
       const repStarted = performance.now();
       const pair = {};
-      for (const kind of rep % 2 ? ['ours', 'floor'] : ['floor', 'ours']) {
+      for (const kind of rotated(['floor', 'ours', 'ceiling'], rep)) {
         if (kind === 'floor') {
           const s = await startServer(['--import', probe, join(here, '_bare-receiver.mjs')], dir);
           const t = performance.now();
@@ -498,6 +538,31 @@ async function serveRow(dir) {
           check(ok === bodies.length, `bare receiver answered ${ok} of ${bodies.length} POSTs with 200`);
           check(Number(/SPANS (\d+)/.exec(s.io.out)?.[1]) === spans, `bare receiver decoded ${/SPANS (\d+)/.exec(s.io.out)?.[1]} spans of ${spans}`);
           pair.floor = { ms, ...probed(s.io.err) };
+        } else if (kind === 'ceiling') {
+          const out = join(dir, `ceiling-${rep}.jsonl`);
+          const s = await startServer(['--import', probe, join(here, '_ceiling-receiver.mjs'), out], dir);
+          const t = performance.now();
+          const ok = await post(s.port, bodies);
+          // Timed as ours: first POST to every line written and the process gone.
+          s.child.kill('SIGTERM');
+          await s.exited;
+          const ms = performance.now() - t;
+          check(ok === bodies.length, `ceiling answered ${ok} of ${bodies.length} POSTs with 200`);
+          check(Number(/SPANS (\d+)/.exec(s.io.out)?.[1]) === spans, `ceiling decoded ${/SPANS (\d+)/.exec(s.io.out)?.[1]} spans of ${spans}`);
+          const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean);
+          const written = Number(/LINES (\d+)/.exec(s.io.out)?.[1]);
+          // It keeps nothing across requests: a trace cut by a 512-span batch gets lines for each part.
+          check(
+            lines.length === written && written >= 2 * traces,
+            `ceiling wrote ${lines.length} lines (it counted ${written}) for ${traces} traces × 2 rules`,
+          );
+          // Its first line of a trace it saw whole (a part has no calls or no root: not ours' shape).
+          const perTrace = new Map();
+          const parsed = lines.map((l) => JSON.parse(l));
+          for (const l of parsed) perTrace.set(l.trace_id, (perTrace.get(l.trace_id) ?? 0) + 1);
+          pair.ceilingLine = parsed.find((l) => perTrace.get(l.trace_id) === 2);
+          rmSync(out, { force: true });
+          pair.ceiling = { ms, ...probed(s.io.err) };
         } else {
           const out = join(dir, `verdicts-${rep}.jsonl`);
           const s = await startServer(
@@ -538,14 +603,24 @@ async function serveRow(dir) {
           const final = new Set(lines.filter((l) => l.final === true && l.trace_id).map((l) => `${l.trace_id}/${l.rule}`)).size;
           check(final === 2 * traces, `serve wrote ${final} final verdict lines (${lines.length} lines) for ${traces} traces × 2 rules`);
           rmSync(out, { force: true });
+          pair.oursLines = new Map(lines.filter((l) => l.final === true).map((l) => [`${l.trace_id}/${l.rule}`, l]));
           pair.ours = { ms, postMs, ...probed(s.io.err) };
         }
       }
+      // Serve writes in the order traces go quiet: compare the ceiling's line with ours for the same trace and rule.
+      check(pair.ceilingLine !== undefined, 'the ceiling saw no trace whole');
+      const oursLine = pair.oursLines.get(`${pair.ceilingLine.trace_id}/${pair.ceilingLine.rule}`);
+      check(oursLine !== undefined, `serve wrote no final line for trace ${pair.ceilingLine.trace_id} rule ${pair.ceilingLine.rule}`);
+      checkSameKeys(pair.ceilingLine, oursLine);
+      delete pair.oursLines;
+      delete pair.ceilingLine;
       samples.push(pair);
       if (enoughTime(left, repStarted)) break;
     }
     const bytes = bodies.reduce((n, b) => n + b.length, 0);
     const ratio = median(samples.map((s) => s.floor.ms / s.ours.ms));
+    const ceilingRatio = median(samples.map((s) => s.floor.ms / s.ceiling.ms));
+    const ceilingCpuRatio = median(samples.map((s) => s.floor.cpuMs / s.ceiling.cpuMs));
     return {
       data: `${num(traces)} traces, ${bodies.length} POSTs, ${(bytes / MB).toFixed(1)} MB gzip'd`,
       reps: samples.length,
@@ -553,6 +628,9 @@ async function serveRow(dir) {
       floorMs: median(samples.map((s) => s.floor.ms)),
       ratio,
       postRatio: median(samples.map((s) => s.floor.ms / s.ours.postMs)),
+      ceilingMs: median(samples.map((s) => s.ceiling.ms)),
+      ceilingRatio,
+      ceilingCpuRatio,
       peakRssBytes: Math.max(...samples.map((s) => s.ours.rss)),
       loopMaxMs: Math.max(...samples.map((s) => s.ours.loopMaxMs)),
       targets: [target('ratio', ratio, '>=', 0.6)],
@@ -560,6 +638,7 @@ async function serveRow(dir) {
         'floor = node:http + gunzip + protobufjs decode',
         'ours = first POST to every verdict written',
         `POSTs alone ${median(samples.map((s) => s.floor.ms / s.ours.postMs)).toFixed(2)}`,
+        `ceiling (least program writing the same lines) ${ceilingRatio.toFixed(2)}, CPU ${ceilingCpuRatio.toFixed(2)}`,
       ],
     };
   });
