@@ -2,6 +2,7 @@
 // README quotes the bench and nothing else.
 //   node bench/render-readme.mjs           rewrite the table in README.md
 //   node bench/render-readme.mjs --check   exit 1 when README.md's table is not the rendering of results.json
+//   node bench/render-readme.mjs --print   print the table (BENCH_RESULTS=FILE renders another results file)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -47,6 +48,8 @@ export function renderTable(results) {
     if (r.ownCpuPerCaseMs !== undefined && !(r.targets ?? []).some((t) => t.name.startsWith('own CPU')))
       extra.push(`own CPU ${r.ownCpuPerCaseMs.toFixed(3)} ms/case`);
     if (r.overhead !== undefined) extra.push(`CPU +${(r.cpuOverhead * 100).toFixed(1)} %`);
+    // Rows measured before the ceilings existed have none.
+    if (r.ceilingRatio !== undefined) extra.push(`ceiling ${r.ceilingRatio.toFixed(2)}`);
     lines.push(
       `| ${r.what} | ${r.data}${r.reps > 1 && !r.id.startsWith('startup') ? `, median of ${r.reps}` : ''} | ${r.oursMs === undefined ? '' : ms(r.oursMs)} | ${r.floorMs === undefined ? '' : ms(r.floorMs)} | ${r.ratio === undefined ? '' : r.ratio.toFixed(2)} | ${[...targets, ...extra].join('; ')} | ${r.peakRssBytes === undefined ? '' : mb(r.peakRssBytes)} | ${r.loopMaxMs === undefined ? '' : `${r.loopMaxMs.toFixed(0)} ms`} |`,
     );
@@ -55,6 +58,10 @@ export function renderTable(results) {
 }
 
 const results = JSON.parse(readFileSync(process.env.BENCH_RESULTS ?? join(here, 'results.json'), 'utf8'));
+if (process.argv.includes('--print')) {
+  console.log(renderTable(results));
+  process.exit(0);
+}
 const readme = readFileSync(readmePath, 'utf8');
 const from = readme.indexOf(START);
 const to = readme.indexOf(END);
