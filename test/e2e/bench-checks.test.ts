@@ -1,7 +1,8 @@
 // The bench's work checks can fail: with a fake model that leaves one request uncounted (as if the run
 // had skipped a case), the row is reported as failed and `node bench/run.mjs` exits 1; with the plain fake
 // model the same row passes. One row (`capture`: a 50-case `run` of the bench workload through dist/) in
-// quick mode, results not written (BENCH_ONLY). Timings are never asserted.
+// quick mode, results not written (BENCH_ONLY); and the `score` and `serve` rows, whose ceilings must write
+// their lines in full with the keys of ours. Timings are never asserted.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
@@ -10,13 +11,13 @@ import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..');
 
-function bench(env: Record<string, string>) {
+function bench(env: Record<string, string>, timeoutMs = 60_000) {
   const results = join(mkdtempSync(join(tmpdir(), 'runspec-bench-test-')), 'results.json');
   const r = spawnSync(process.execPath, [join(root, 'bench', 'run.mjs')], {
     cwd: root,
     env: { ...process.env, BENCH_QUICK: '1', BENCH_ONLY: 'capture', BENCH_RESULTS: results, ...env },
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: timeoutMs,
   });
   return { code: r.status, out: `${r.stdout}${r.stderr}`, wroteResults: existsSync(results) };
 }
@@ -35,4 +36,11 @@ describe('npm run bench checks the work was done', () => {
     expect(r.out).toContain('1 row(s) FAILED their work checks: capture');
     expect(r.code, r.out).toBe(1);
   }, 60_000);
+
+  it('runs score and serve against their ceilings, whose lines are all there with the keys of ours', () => {
+    const r = bench({ BENCH_ONLY: 'score,serve' }, 150_000);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/^score -, 20 MB .*; ceiling \(least program writing the same lines\) \d+\.\d\d, CPU \d+\.\d\d$/m);
+    expect(r.out).toMatch(/^serve ingest, .*; ceiling \(least program writing the same lines\) \d+\.\d\d, CPU \d+\.\d\d$/m);
+  }, 150_000);
 });
