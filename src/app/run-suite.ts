@@ -693,10 +693,9 @@ async function runCases(ctx: AppContext, opts: ExecuteOptions, prepared: Prepare
       recorder.add(result);
       metrics?.addCase(result);
     },
-    onSample: (p) => {
-      opts.progress?.update(p.done, p.caseId);
-      if (p.worktree) ctx.err(`kept worktree of ${p.caseId} sample ${p.sample}: ${p.worktree}`);
-    },
+    onSample: (p) => opts.progress?.update(p.done, p.caseId),
+    // As the sample ends, not when it is scored: by then the lane's next sample may have printed its turns (-v).
+    onWorktreeKept: (k) => ctx.err(`kept worktree of ${k.caseId} sample ${k.sample}: ${k.worktree}`),
     onWarning: (w) => ctx.warn(w),
     ...(opts.agent ? { runCase: opts.agent.runCase, scoring: opts.agent.scoring } : {}),
   });

@@ -56,11 +56,21 @@ function noProgress(): NodeJS.ErrnoException {
   return Object.assign(new Error('ENOSPC: no space left on device (a write made no progress)'), { code: 'ENOSPC' });
 }
 
+/** Options of {@link outputError}. */
+export interface OutputErrorOptions {
+  /**
+   * What the reader may rely on after the failure, ending the message. A file written in place (an
+   * appended log) is not left as it was, so its writer says what is there instead.
+   * @default 'the previous file, if any, is unchanged' (what this module's whole-file writes guarantee)
+   */
+  outcome?: string;
+}
+
 /**
- * The one-line error for a file that could not be written: the file, the cause, exit 3.
- * @example throw outputError('out/results.json', err) // "cannot write out/results.json: no space left on device (ENOSPC)"
+ * The one-line error for a file that could not be written: the file, the cause, what is left, exit 3.
+ * @example throw outputError('out/results.json', err) // "cannot write out/results.json: no space left on device (ENOSPC); the previous file, if any, is unchanged"
  */
-export function outputError(file: string, cause: unknown): RunspecError {
+export function outputError(file: string, cause: unknown, opts: OutputErrorOptions = {}): RunspecError {
   if (cause instanceof RunspecError) return cause;
   const e = cause as NodeJS.ErrnoException;
   const code = typeof e?.code === 'string' ? e.code : undefined;
@@ -70,7 +80,8 @@ export function outputError(file: string, cause: unknown): RunspecError {
       .split('\n')[0]!
       .replace(/^E[A-Z]+: /, '')
       .replace(/, \w+( '.*')?$/, '');
-  return new RunspecError('OUTPUT', `cannot write ${file}: ${reason}${code ? ` (${code})` : ''}; the previous file, if any, is unchanged`, {
+  const outcome = opts.outcome ?? 'the previous file, if any, is unchanged';
+  return new RunspecError('OUTPUT', `cannot write ${file}: ${reason}${code ? ` (${code})` : ''}; ${outcome}`, {
     hint: HINTS[code ?? ''] ?? 'check the path and the disk, then run again',
     cause,
   });

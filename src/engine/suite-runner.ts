@@ -69,7 +69,7 @@ export interface SampleProgress {
   /** Samples to run in this suite run. */
   total: number;
   outcome: SampleOutcome;
-  /** The trajectory worktree kept for inspection (`keepWorktrees`). */
+  /** The trajectory worktree kept for inspection (`keepWorktrees`; `onWorktreeKept` had it first, in order with the turns). */
   worktree?: string;
 }
 
@@ -129,6 +129,12 @@ export interface RunSuiteOptions {
   /** Called once per finished case, in finishing order; awaited before the next case is reported. */
   onCaseResult?(result: CaseResult, c: Case): void | Promise<void>;
   onSample?(progress: SampleProgress): void;
+  /**
+   * A sample's worktree was kept (`keepWorktrees`): called as the sample ends in its lane, before the lane
+   * starts its next sample, so it comes after the sample's turns (`onTurn`) and before the next sample's.
+   * `onSample` comes later (after scoring, which waits until the lane's next request is out).
+   */
+  onWorktreeKept?(kept: { caseId: string; sample: number; worktree: string }): void;
   onWarning?: (message: string) => void;
   /** Replace the engine's agent loop (a custom agent); the default is the engine's `runCase`. */
   runCase?: RunCaseFn;
@@ -208,8 +214,8 @@ export function sampleOutcome(run: Run, verdict: Verdict): SampleOutcome {
 /**
  * Run `cases` × samples through the engine up to `concurrency` at once and score them.
  * Never throws for provider trouble (those samples are `errored`); an unexpected exception of the engine,
- * of scoring or of `onSample` aborts the remaining work and is rethrown once in-flight samples have ended
- * and the cases already queued are reported.
+ * of scoring, of `onSample` or of `onWorktreeKept` aborts the remaining work and is rethrown once in-flight
+ * samples have ended and the cases already queued are reported.
  */
 export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
   const runOne: RunCaseFn = opts.runCase ?? runCase;
@@ -330,6 +336,13 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
     s.runs = [];
   };
 
+  /** An exception of the engine, of scoring or of a callback is the run's failure: nothing new starts. */
+  const failWith = (err: unknown, s: CaseState): void => {
+    failure ??= err;
+    internal.abort();
+    s.cancelled = true;
+  };
+
   // Ended samples not yet settled, and the last one's settlement.
   let settling = 0;
   let lastSettled: Promise<Settled> = Promise.resolve({});
@@ -349,9 +362,7 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
       done++;
       opts.onSample?.({ caseId: s.c.id, sample, done, total, outcome, ...(run.worktree ? { worktree: run.worktree } : {}) });
     } catch (err) {
-      failure ??= err;
-      internal.abort();
-      s.cancelled = true;
+      failWith(err, s);
       return {};
     }
     if (s.ended !== s.samples || s.cancelled) return {};
@@ -402,14 +413,18 @@ export async function runSuite(opts: RunSuiteOptions): Promise<SuiteRunResult> {
         }
         if (run.error) delete run.error.retryable;
       } catch (err) {
-        failure ??= err;
-        internal.abort();
-        s.cancelled = true;
+        failWith(err, s);
         return;
       }
       if (run.status === 'cancelled' || internal.signal.aborted) {
         // A case with a cancelled sample is not finished: --resume runs it again in full.
         s.cancelled = true;
+        return;
+      }
+      try {
+        if (run.worktree !== undefined) opts.onWorktreeKept?.({ caseId: s.c.id, sample, worktree: run.worktree });
+      } catch (err) {
+        failWith(err, s);
         return;
       }
       // The stop needs only the run's status, so it is decided before this lane takes another sample.

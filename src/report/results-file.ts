@@ -133,7 +133,8 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
         await h.close();
       }
     } catch (err) {
-      throw outputError(file, err);
+      // Before the run's first case: the new log holds part of its header at most.
+      throw outputError(file, err, { outcome: 'no case has run' });
     }
   }
   const fh: FileHandle = await openAsync(file, 'a');
@@ -180,8 +181,11 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
   const settled = async (): Promise<void> => {
     await writeQueued();
     if (failure !== undefined) {
-      // The disk, not the input: exit 3, the log named.
-      throw outputError(file, failure);
+      // The disk, not the input: exit 3, the log named. The batches before the failed one are on disk and
+      // none after it is written, so the log ends at a case line, or in the failed batch's cut one.
+      throw outputError(file, failure, {
+        outcome: `the log may be incomplete: it holds the cases written before the failure, and --resume ${file} runs the rest`,
+      });
     }
   };
   return {

@@ -147,8 +147,11 @@ class DocumentFold {
     if (this.waiting.has(caseId) || this.order.indexOf(caseId, this.folded) < 0) return this.stop(); // logged twice, or not selected
     this.waiting.set(caseId, { result, entry, bytes });
     this.waitingBytes += bytes;
-    for (let next = this.waiting.get(this.order[this.folded]!); next !== undefined; next = this.waiting.get(this.order[this.folded]!)) {
+    // Bounded by the order's length: reading past its end (after the last case) deoptimised this, once a run.
+    while (this.folded < this.order.length) {
       const id = this.order[this.folded]!;
+      const next = this.waiting.get(id);
+      if (next === undefined) break;
       if (!carriedAsIs(next.entry)) return this.stop();
       this.waiting.delete(id);
       this.waitingBytes -= next.bytes;

@@ -117,12 +117,13 @@ interface OpenTrace {
   spans: Map<string, SpanRecord>;
   logs: LogRecordEntry[];
   lastUpdate: number;
-  /** Root spans (no parent, or a remote one) not yet ended (created when the first one arrives). */
-  openRoots: Set<string> | undefined;
   roots: number;
-  /** Spans whose parent has not arrived, by the missing parent id (created when the first one arrives). */
-  waiting: Map<string, number> | undefined;
-  unresolved: number;
+  /**
+   * Span ids the trace waits for: its roots (no parent, or a remote one) not yet ended, and parents its spans
+   * name that have not arrived. Made with the trace, so every OpenTrace has one shape: created on first
+   * need, as it was, it changed the shape mid-run and threw away the optimised code of addSpans and isWhole.
+   */
+  pending: Set<string>;
   bytes: number;
   reopened: boolean;
   /** When it was judged (retained traces). */
@@ -200,7 +201,7 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
       completedNext = (completedNext + 1) % completedCap;
     }
   };
-  const isWhole = (t: OpenTrace): boolean => t.roots > 0 && (t.openRoots === undefined || t.openRoots.size === 0) && t.unresolved === 0;
+  const isWhole = (t: OpenTrace): boolean => t.roots > 0 && t.pending.size === 0;
   const snapshot = (t: OpenTrace, evicted: boolean, revision: number, final: boolean): AssembledTrace => {
     const out: AssembledTrace = { traceId: t.traceId, spans: [...t.spans.values()], logs: [...t.logs], evicted, complete: isWhole(t) };
     if (revision > 0) {
@@ -268,10 +269,8 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
           spans: new Map(),
           logs: [],
           lastUpdate: now,
-          openRoots: undefined,
           roots: 0,
-          waiting: undefined,
-          unresolved: 0,
+          pending: new Set(),
           bytes: 0,
           reopened: false,
           judgedAt: 0,
@@ -285,8 +284,9 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
   const addSpan = (t: OpenTrace, span: SpanRecord): void => {
     const prior = t.spans.get(span.spanId);
     if (prior) {
-      // The same span again (a retry, or an update that ended it): replace, keep the structure counts.
-      if (span.endTimeMs !== undefined) t.openRoots?.delete(span.spanId);
+      // The same span again (a retry, or an update that ended it): replace, keep the structure counts. It is
+      // here, so it is pending only as a root that had not ended.
+      if (span.endTimeMs !== undefined) t.pending.delete(span.spanId);
       t.spans.set(span.spanId, span);
       return;
     }
@@ -299,20 +299,15 @@ export function createTraceAssembler(options: AssemblerOptions): TraceAssembler 
     const size = spanBytes(span);
     t.bytes += size;
     bytes += size;
+    // Arrived: no longer a missing parent (before the root check, which may await its end).
+    t.pending.delete(span.spanId);
     if (span.parentSpanId === undefined || (REMOTE_ENTRY_KINDS.has(span.kind) && !t.spans.has(span.parentSpanId))) {
       // A SERVER / CONSUMER span whose parent is not here was called from another service, whose spans
       // may never be collected: it is this trace's local root, not a span waiting for its parent.
       t.roots++;
-      if (span.endTimeMs === undefined) (t.openRoots ??= new Set()).add(span.spanId);
+      if (span.endTimeMs === undefined) t.pending.add(span.spanId);
     } else if (!t.spans.has(span.parentSpanId)) {
-      t.waiting ??= new Map();
-      t.waiting.set(span.parentSpanId, (t.waiting.get(span.parentSpanId) ?? 0) + 1);
-      t.unresolved++;
-    }
-    const children = t.waiting?.get(span.spanId);
-    if (children !== undefined) {
-      t.unresolved -= children;
-      t.waiting!.delete(span.spanId);
+      t.pending.add(span.parentSpanId);
     }
   };
   const evict = (now: number): AssembledTrace[] => {

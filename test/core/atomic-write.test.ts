@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createAtomicFileWriter,
   openAtomicWrites,
+  outputError,
   writeAllAsync,
   writeAllSync,
   writeFileAtomic,
@@ -221,6 +222,18 @@ describe('createAtomicFileWriter while commitAsync is pending', () => {
     expect(readFileSync(file, 'utf8')).toBe('previous\n');
     expect(readdirSync(dir)).toEqual(['results.json']);
     expect(openAtomicWrites()).toEqual([]);
+  });
+});
+
+describe('outputError', () => {
+  it('ends with what its writer says is left when the file is not written whole or not at all (an appended log)', () => {
+    const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    expect(outputError('out/r.json', enospc).message).toBe(
+      'cannot write out/r.json: no space left on device (ENOSPC); the previous file, if any, is unchanged',
+    );
+    const e = outputError('out/r.jsonl', enospc, { outcome: 'the log may be incomplete' });
+    expect(e.message).toBe('cannot write out/r.jsonl: no space left on device (ENOSPC); the log may be incomplete');
+    expect(EXIT_CODES[e.code]).toBe(3);
   });
 });
 

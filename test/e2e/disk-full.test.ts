@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startConsole } from '../../src/console/server.js';
 import { startFakeOpenAI, type FakeModelServer } from '../helpers/fake-openai.js';
 import { CLI, runCli } from '../helpers/run-cli.js';
-import { cliEnv, tempProject } from './_helpers.js';
+import { casesOf, cliEnv, tempProject } from './_helpers.js';
 
 // Outputs on a real, nearly full disk: a 3 MiB tmpfs the test mounts (root only). The writer used to
 // ignore short writes and rename a truncated file over the previous one with exit 0 (53,248 bytes of
@@ -163,11 +163,12 @@ describe.runIf(isRoot)('outputs on a nearly full 3 MiB tmpfs', { timeout: 120_00
     leaveFree(mnt, 0);
     const cli = await run(['run', 'evals/ops.toml', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry', '--out', out]);
     expect(cli.exitCode, cli.stderr).toBe(3);
-    expect(cli.stderr).toContain(`cannot write ${join(mnt, 'results.jsonl')}: no space left on device (ENOSPC)`);
+    // Not "the previous file, if any, is unchanged": the log is a new file, left with part of its header.
+    expect(cli.stderr).toContain(`error: cannot write ${join(mnt, 'results.jsonl')}: no space left on device (ENOSPC); no case has run\n`);
     expect(existsSync(out)).toBe(false);
   });
 
-  it('run: a results log that opens but fails when closed (its cases do not fit) exits 3 and names the log', async () => {
+  it('run: a results log that opens but fails when closed (its cases do not fit) exits 3, names the log and says what --resume does with it', async () => {
     // The header is written and fsync'd when the log opens; the case lines go out in batches whose
     // failure is kept and thrown by the log's close, the run's last wait.
     const probe = await run(['run', 'evals/ops.toml', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry', '--out', 'probe/close.json']);
@@ -183,11 +184,26 @@ describe.runIf(isRoot)('outputs on a nearly full 3 MiB tmpfs', { timeout: 120_00
     expect(cli.exitCode, cli.stderr).toBe(3);
     const named = cli.stderr.split('\n').filter((l) => l.includes(log));
     expect(named, cli.stderr).toHaveLength(1);
-    expect(named[0]).toContain(`error: cannot write ${log}: no space left on device (ENOSPC)`);
+    // It used to end "; the previous file, if any, is unchanged", the wording of a whole-file write: the log
+    // is written in place, and what it says of the log is checked below.
+    expect(named[0]).toBe(
+      `error: cannot write ${log}: no space left on device (ENOSPC); the log may be incomplete: it holds the cases written before the failure, and --resume ${log} runs the rest`,
+    );
+    expect(cli.stderr).not.toContain('previous file');
     expect(cli.stderr).not.toMatch(/at .*\.js:\d+/);
     // The log did open: its header is whole.
     expect(JSON.parse(readFileSync(log, 'utf8').split('\n')[0]!)).toMatchObject({ type: 'run' });
     expect(existsSync(out)).toBe(false);
+
+    // As the message says: once there is room, --resume keeps the whole case lines the log holds (a line the
+    // disk cut short is dropped) and runs the rest.
+    const onDisk = readFileSync(log, 'utf8').split('\n');
+    const whole = onDisk.length - 2; // the header, and the cut line or the empty string after the last newline
+    rmSync(join(mnt, 'filler'));
+    const resumed = await run(['run', '--resume', log, '--base-url', model.url, '--no-telemetry']);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(new RegExp(`^resuming \\S+: ${whole} of ${CASES} cases already finished$`, 'm'));
+    expect(Object.keys(casesOf(JSON.parse(readFileSync(out, 'utf8'))))).toHaveLength(CASES);
   });
 
   it('import bfcl: an import that does not fit leaves the previous suite, exits 3 and names it', async () => {

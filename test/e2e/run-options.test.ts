@@ -68,3 +68,51 @@ describe('run options that shape the agent loop', { timeout: 60_000 }, () => {
     expect(existsSync(join(project.dir, 'out/s.json'))).toBe(true);
   });
 });
+
+describe('run -v --keep-worktrees on one lane', { timeout: 60_000 }, () => {
+  const project = tempProject('runspec-kept-order-');
+  afterAll(() => project.cleanup());
+
+  it("prints a sample's kept worktree with its own turn lines, before the next sample's", async () => {
+    // A trajectory case, then a decision case on the same lane: the scripted model answers at once, so the
+    // decision case's first turn is printed while the trajectory sample waits to be scored. The kept line
+    // used to be printed then (with the sample's progress), after "[then-decide#0 turn 0]".
+    project.write('evals/a-read-app.json', JSON.stringify(REPLIO_READ_APP));
+    project.write('evals/b-decide.toml', '[[eval]]\nid = "then-decide"\nprompt = "is nginx running on web-02?"\nexpect_tool = "service-status"\n');
+    project.write(
+      'mock.json',
+      JSON.stringify({
+        cases: {
+          'read-app': [{ toolCalls: [{ name: 'file_read', arguments: { path: 'src/app.py' } }] }, { text: 'src/app.py has 4 lines.' }],
+          'then-decide': [{ toolCalls: [{ name: 'service-status', arguments: { host: 'web-02' } }] }],
+        },
+      }),
+    );
+    const cli = await runCli(
+      [
+        '--path',
+        project.dir,
+        'run',
+        'evals/',
+        '--provider',
+        'mock',
+        '--script',
+        'mock.json',
+        '--no-telemetry',
+        '-v',
+        '--keep-worktrees',
+        '--concurrency',
+        '1',
+        '--out',
+        'out/r.json',
+      ],
+      { env: cliEnv(project.dir), cwd: project.dir },
+    );
+    expect(cli.exitCode, cli.stderr).toBe(0);
+    const lines = cli.stderr.split('\n');
+    const kept = lines.findIndex((l) => l.startsWith('kept worktree of read-app sample 0: '));
+    expect(kept, cli.stderr).toBeGreaterThan(lines.findIndex((l) => l.startsWith('[read-app#0 turn 1] model')));
+    expect(kept, cli.stderr).toBeLessThan(lines.findIndex((l) => l.startsWith('[then-decide#0 turn 0] model')));
+    rmSync(lines[kept]!.slice(lines[kept]!.indexOf(': ') + 2), { recursive: true, force: true });
+  });
+});

@@ -513,6 +513,46 @@ describe('runSuite sends before it finishes', () => {
   });
 });
 
+describe('runSuite reports a kept worktree as its sample ends', () => {
+  it("calls onWorktreeKept before the lane's next sample starts, and onSample after it", async () => {
+    // The kept worktree came with onSample only, after scoring, which waits until the lane's next sample is
+    // out: its line came after that sample's first turn (-v).
+    const events: string[] = [];
+    await runSuite({
+      ...suiteOf(['a', 'b']),
+      concurrency: 1,
+      keepWorktrees: true,
+      runCase: async ({ case: c, sample }) => {
+        events.push(`start ${c.id}`);
+        return { ...mkRun(c, sample), worktree: `/kept/${c.id}` };
+      },
+      scoring,
+      onWorktreeKept: (k) => void events.push(`kept ${k.caseId}#${k.sample} ${k.worktree}`),
+      onSample: (p) => void events.push(`progress ${p.caseId}`),
+    });
+    expect(events).toEqual(['start a', 'kept a#0 /kept/a', 'start b', 'kept b#0 /kept/b', 'progress a', 'progress b']);
+  });
+
+  it('fails the run when onWorktreeKept throws, and starts nothing new', async () => {
+    const started: string[] = [];
+    await expect(
+      runSuite({
+        ...suiteOf(['a', 'b', 'c']),
+        concurrency: 1,
+        runCase: async ({ case: c, sample }) => {
+          started.push(c.id);
+          return { ...mkRun(c, sample), worktree: `/kept/${c.id}` };
+        },
+        scoring,
+        onWorktreeKept: (k) => {
+          if (k.caseId === 'a') throw new Error('stderr closed');
+        },
+      }),
+    ).rejects.toThrow('stderr closed');
+    expect(started).toEqual(['a']);
+  });
+});
+
 describe('runSuite winds down before it fails', () => {
   const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 

@@ -224,6 +224,15 @@ describe('assembler', () => {
     ]);
   });
 
+  it('structural rule: a missing parent that arrives as a root not yet ended is waited for until a copy of it ends', () => {
+    const a = createTraceAssembler({ rule: 'structural', quiet: 0 });
+    expect(a.addSpans([s(12, 'c', 'r')], 1)).toEqual([]);
+    // The parent is here now, but has not ended: the trace still waits, for its end this time.
+    expect(a.addSpans([s(12, 'r', undefined, false)], 2)).toEqual([]);
+    expect(a.addSpans([s(12, 'c2', 'r')], 3)).toEqual([]);
+    expect(a.addSpans([s(12, 'r')], 4).map((t) => [t.spans.length, t.complete])).toEqual([[3, true]]);
+  });
+
   it("keeps at most 32 MiB of estimated bytes by default, counting each attribute's overhead beyond its characters", () => {
     const a = createTraceAssembler({ rule: 'structural', quiet: 0 });
     // Judged traces are retained for late spans until the default cap lets the oldest go.
