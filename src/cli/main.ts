@@ -154,8 +154,9 @@ if (isEntryPoint()) {
   const file = isFile ? fileStdout(1) : undefined;
   let code = await main({ argv: process.argv.slice(2), ...(file ? { stdout: file.stream } : {}) });
   if (file?.failure !== undefined) {
-    const err = outputError('stdout', file.failure);
-    process.stderr.write(`error: ${err.message.replace('; the previous file, if any, is unchanged', '')}\nhint: ${err.hint}\n`);
+    // Written in place as it went: what came before the failure is in the file, the rest is not.
+    const err = outputError('stdout', file.failure, { outcome: 'the output is incomplete' });
+    process.stderr.write(`error: ${err.message}\nhint: ${err.hint}\n`);
     code = 3;
   }
   // Drain stdout/stderr, then exit even if a keep-alive socket or timer is still open.

@@ -55,9 +55,14 @@ export async function createWorktree(
   }
   // The owning pid is in the name, so a later run can sweep what a kill -9 left behind.
   const base = join(tmpdir(), opts.prefix ?? ownedPrefix());
-  const root = await realpath(await mkdtemp(base)).catch((err: unknown) => {
-    throw outputError(`${base}XXXXXX`, err);
-  });
+  // Neither failure leaves a worktree behind (what was written is removed), and no sample runs in one.
+  const outcome = { outcome: 'the sample has no worktree' };
+  // One chain: an `await mkdtemp` inside realpath's argument threw past the catch (a raw ENOENT).
+  const root = await mkdtemp(base)
+    .then((made) => realpath(made))
+    .catch((err: unknown) => {
+      throw outputError(`${base}XXXXXX`, err, outcome);
+    });
   let unmount: (() => Promise<void>) | undefined;
   let current = root;
   try {
@@ -71,7 +76,7 @@ export async function createWorktree(
     await unmount?.().catch(() => undefined);
     await rm(root, { recursive: true, force: true });
     // A full or read-only TMPDIR: the file named, exit 3 (it used to be a bare "ENOSPC ... write").
-    throw outputError(current, err);
+    throw outputError(current, err, outcome);
   }
   return {
     root,

@@ -155,7 +155,8 @@ describe.runIf(isRoot)('outputs on a nearly full 3 MiB tmpfs', { timeout: 120_00
     child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
     const r = { status: await new Promise<number | null>((res) => child.on('close', (c) => res(c))) };
     expect(r.status, stderr).toBe(3);
-    expect(stderr).toContain('error: cannot write stdout: no space left on device (ENOSPC)');
+    expect(stderr).toContain('error: cannot write stdout: no space left on device (ENOSPC); the output is incomplete\n');
+    expect(stderr).not.toContain('previous file');
   });
 
   it('run: a results log that hits ENOSPC exits 3 and names the log', async () => {
