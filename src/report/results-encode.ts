@@ -7,7 +7,7 @@ import { dropUndefined } from '../core/drop-undefined.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
 import { redactUrl } from '../core/redact.js';
-import type { CaseResult, MatchScore, Observed, ReplioMetrics, SampleOutcome, SampleTrace } from '../types/verdict.js';
+import type { CaseResult, MatchScore, Observed, ReplioMetrics, SampleOutcome, SampleTrace, Verdict } from '../types/verdict.js';
 import type { ToolCall } from '../types/run.js';
 import { sampleScore, summarize, type SuiteSummary } from '../scoring/summary.js';
 import { RESULTS_SCHEMA } from './results-id.js';
@@ -133,7 +133,7 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
   }
   const v = outcome.verdict;
   const m = v.match;
-  return {
+  const entry: RunEntry = {
     sample: outcome.sample,
     status: 'scored',
     pass: v.pass,
@@ -149,35 +149,53 @@ export function runEntryOf(outcome: SampleOutcome): RunEntry {
     tokens: outcome.tokens,
     json_dump: v.jsonDump,
     run_status: v.status,
-    verdict: {
-      category: v.category,
-      reason: v.reason,
-      dialect: v.dialect,
-      expected: dropUndefined({
-        tool: v.expected.tool,
-        command: v.expected.command,
-        host: v.expected.host,
-        autonomy: v.expected.autonomy,
-        no_run: v.expected.noRun,
-      }),
-      observed: observedToJson(v.observed, v.calls),
-      tool_mode: v.toolMode ?? null,
-      ...(v.checks ? { checks: v.checks.map((c) => ({ ...c })) } : {}),
-      ...(v.trace ? { trace_id: v.trace.traceId, root_span_id: v.trace.rootSpanId } : {}),
-      ...(v.trace?.url ? { trace_url: v.trace.url } : {}),
-    },
+    verdict: verdictToJson(v),
     replio: v.replio ? replioToJson(v.replio, v.calls) : null,
     match: m ? matchToJson(m) : null,
     calls: v.calls.map((c) => ({ id: c.id, name: c.name })),
     error: null,
-    ...(outcome.toolLog ? { tool_log: outcome.toolLog.map((e) => ({ ...e })) } : {}),
-    ...(outcome.trace ? { trace: traceToJson(outcome.trace, v.calls) } : {}),
   };
+  // Optional keys are assigned after the literal (same key order), not spread from conditional literals:
+  // each spread made and copied a throwaway object per sample.
+  if (outcome.toolLog) entry.tool_log = outcome.toolLog.map((e) => ({ ...e }));
+  if (outcome.trace) entry.trace = traceToJson(outcome.trace, v.calls);
+  return entry;
+}
+
+function verdictToJson(v: Verdict): z.infer<typeof verdictSchema> {
+  const out: z.infer<typeof verdictSchema> = {
+    category: v.category,
+    reason: v.reason,
+    dialect: v.dialect,
+    expected: dropUndefined({
+      tool: v.expected.tool,
+      command: v.expected.command,
+      host: v.expected.host,
+      autonomy: v.expected.autonomy,
+      no_run: v.expected.noRun,
+    }),
+    observed: observedToJson(v.observed, v.calls),
+    tool_mode: v.toolMode ?? null,
+  };
+  if (v.checks) out.checks = v.checks.map((c) => ({ ...c }));
+  if (v.trace) {
+    out.trace_id = v.trace.traceId;
+    out.root_span_id = v.trace.rootSpanId;
+  }
+  if (v.trace?.url) out.trace_url = v.trace.url;
+  return out;
 }
 
 function observedToJson(o: Observed, calls: readonly ToolCall[]): z.infer<typeof verdictSchema>['observed'] {
-  const { args: observedArgs, ...rest } = o;
-  const out: Record<string, unknown> = dropUndefined(rest);
+  // One pass over the observation, its arguments aside: a rest copy and then dropUndefined's copy of it made
+  // two objects for every sample.
+  const out: Record<string, unknown> = {};
+  for (const k in o) {
+    if (k === 'args' || !Object.hasOwn(o, k)) continue;
+    const v = o[k as keyof Observed];
+    if (v !== undefined) out[k] = v;
+  }
+  const observedArgs = o.args;
   if (observedArgs !== undefined) {
     const at = calls.findIndex((c) => sameArgs(c.arguments, observedArgs));
     if (at >= 0) out.args_call = at;

@@ -18,10 +18,10 @@ export function traceRunEntry(line: TraceVerdictLine): RunEntry {
   const calls: ToolCall[] = [];
   for (const c of line.calls) calls.push({ id: c.id ?? '', name: c.name, arguments: c.arguments });
   const entry: RunEntry = line.verdict
-    ? {
-        ...runEntryOf({ status: 'scored', sample: line.sample, verdict: { ...line.verdict, calls }, elapsedMs: 0, tokens: line.verdict.replio?.tokens ?? 0 }),
-        pass: line.pass,
-      }
+    ? withPass(
+        runEntryOf({ status: 'scored', sample: line.sample, verdict: { ...line.verdict, calls }, elapsedMs: 0, tokens: line.verdict.replio?.tokens ?? 0 }),
+        line.pass,
+      )
     : {
         sample: line.sample,
         status: 'unmatched',
@@ -69,6 +69,12 @@ export function traceRunEntry(line: TraceVerdictLine): RunEntry {
   if (line.incomplete) out.incomplete = true;
   if (line.evicted) out.evicted = true;
   return out;
+}
+
+/** A fresh run entry with the line's `pass` set where it stands (a spread copied the whole entry for it). */
+function withPass(entry: RunEntry, pass: boolean | null): RunEntry {
+  entry.pass = pass;
+  return entry;
 }
 
 /** One JSON line per judgement (the stable machine format of `score --output jsonl` and `serve`). */

@@ -110,6 +110,7 @@ function normaliseCaught(trace: AssembledTrace, options: NormaliseOptions, runSp
 }
 
 const SMALL_TRACE_SPANS = 16;
+const USAGE_KEYS = ['promptTokens', 'completionTokens', 'totalTokens'] as const;
 
 /**
  * Whether following parents from some span never ends (a self-parent or a longer loop), without a map: a
@@ -232,9 +233,10 @@ function normaliseUnsafe(trace: AssembledTrace, options: NormaliseOptions, runSp
     }
     return total;
   };
-  const rootUsage = usageOf(ra);
-  for (const k of ['promptTokens', 'completionTokens', 'totalTokens'] as const) {
-    const v = sum(k) ?? rootUsage[k];
+  // The root's own counts fill only what no model call reported (read once, and only then).
+  let rootUsage: Usage | undefined;
+  for (const k of USAGE_KEYS) {
+    const v = sum(k) ?? (rootUsage ??= usageOf(ra))[k];
     if (v !== undefined) usage[k] = v;
   }
   // Without any runspec.eval.* attribute (isRunspecTrace), none of the case attributes can be there.

@@ -151,36 +151,27 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
   for (const r of run.toolCalls) calls.push(r.call);
   const failures: Array<{ category: VerdictCategory; reason: string }> = [];
   const checks: CheckResult[] = [];
-  const judge = (check: string, pass: boolean, expected?: unknown, observed?: unknown): void => {
-    const r: CheckResult = { check, judged: true, pass };
-    if (expected !== undefined) r.expected = expected;
-    if (observed !== undefined) r.observed = observed;
-    checks.push(r);
-  };
-  const skip = (check: string, missing: string): void => {
-    checks.push({ check, judged: false, missing });
-  };
   let withoutArgs = 0;
   for (const c of calls) if (c.argumentsAbsent) withoutArgs++;
   // The trace shows the model was called but not what it decided: checks over its calls are not checkable.
   const hidden = calls.length === 0 ? run.hiddenDecision : undefined;
   if (hidden) {
     const missing = hiddenText(hidden);
-    if (rule.forbidTools?.length) skip('forbid_tools', missing);
-    if (rule.validateArgs) skip('validate_args', missing);
-    if (rule.maxCalls !== undefined) skip('max_calls', missing);
-    if (rule.minCalls !== undefined) skip('min_calls', missing);
-    if (rule.maxRedundant !== undefined) skip('max_redundant', missing);
+    if (rule.forbidTools?.length) checks.push(skipped('forbid_tools', missing));
+    if (rule.validateArgs) checks.push(skipped('validate_args', missing));
+    if (rule.maxCalls !== undefined) checks.push(skipped('max_calls', missing));
+    if (rule.minCalls !== undefined) checks.push(skipped('min_calls', missing));
+    if (rule.maxRedundant !== undefined) checks.push(skipped('max_redundant', missing));
   } else if (rule.forbidTools?.length) {
     const forbidden = forbiddenOf(rule.forbidTools);
     // Names of forbidden calls, once each, in call order.
     const hit: string[] = [];
     for (const c of calls) if ((forbidden.has(c.name) || forbidden.has(resolvedName(c, ctx))) && !hit.includes(c.name)) hit.push(c.name);
-    judge('forbid_tools', hit.length === 0, rule.forbidTools, hit.length ? hit : undefined);
+    checks.push(judged('forbid_tools', hit.length === 0, rule.forbidTools, hit.length ? hit : undefined));
     if (hit.length) failures.push({ category: 'forbidden_tool', reason: `called forbidden tool ${hit.join(', ')}` });
   }
   if (rule.validateArgs && !hidden) {
-    if (!ctx.toolset) skip('validate_args', 'no toolset (pass --toolset)');
+    if (!ctx.toolset) checks.push(skipped('validate_args', 'no toolset (pass --toolset)'));
     else {
       const toolMode = ctx.toolMode ?? run.toolMode ?? 'dedup';
       let bounced = false;
@@ -195,16 +186,16 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
           break;
         }
       }
-      if (bounced || !withoutArgs) judge('validate_args', !bounced);
-      else skip('validate_args', `arguments of ${withoutArgs} call(s) not captured (content capture off)`);
+      if (bounced || !withoutArgs) checks.push(judged('validate_args', !bounced));
+      else checks.push(skipped('validate_args', `arguments of ${withoutArgs} call(s) not captured (content capture off)`));
     }
   }
   if (rule.maxCalls !== undefined && !hidden) {
-    judge('max_calls', calls.length <= rule.maxCalls, rule.maxCalls, calls.length);
+    checks.push(judged('max_calls', calls.length <= rule.maxCalls, rule.maxCalls, calls.length));
     if (calls.length > rule.maxCalls) failures.push({ category: 'too_many_calls', reason: `${calls.length} tool calls, at most ${rule.maxCalls} allowed` });
   }
   if (rule.minCalls !== undefined && !hidden) {
-    judge('min_calls', calls.length >= rule.minCalls, rule.minCalls, calls.length);
+    checks.push(judged('min_calls', calls.length >= rule.minCalls, rule.minCalls, calls.length));
     if (calls.length < rule.minCalls) failures.push({ category: 'too_few_calls', reason: `${calls.length} tool calls, at least ${rule.minCalls} required` });
   }
   if (rule.maxRedundant !== undefined && !hidden) {
@@ -212,9 +203,9 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
     // Certain repeats fail; a repeated name without arguments is not checkable; no repeated name passes.
     const { min: redundant, max } = redundantBounds(calls);
     if (redundant <= rule.maxRedundant && max > rule.maxRedundant)
-      skip('max_redundant', `arguments of ${withoutArgs} call(s) not captured (content capture off)`);
+      checks.push(skipped('max_redundant', `arguments of ${withoutArgs} call(s) not captured (content capture off)`));
     else {
-      judge('max_redundant', redundant <= rule.maxRedundant, rule.maxRedundant, redundant);
+      checks.push(judged('max_redundant', redundant <= rule.maxRedundant, rule.maxRedundant, redundant));
       if (redundant > rule.maxRedundant) {
         failures.push({ category: 'redundant_call', reason: `${redundant} redundant calls (same tool, same arguments), at most ${rule.maxRedundant} allowed` });
       }
@@ -222,13 +213,13 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
   }
   const dump = detectJsonDump(run.finalText);
   if (rule.jsonDump) {
-    judge('json_dump', !dump);
+    checks.push(judged('json_dump', !dump));
     if (dump) failures.push({ category: 'json_dump', reason: 'the final text is a tool call written as JSON instead of a call' });
   }
   let errors = 0;
   for (const r of run.toolCalls) if (r.isError) errors++;
   if (rule.maxToolErrors !== undefined) {
-    judge('max_tool_errors', errors <= rule.maxToolErrors, rule.maxToolErrors, errors);
+    checks.push(judged('max_tool_errors', errors <= rule.maxToolErrors, rule.maxToolErrors, errors));
     if (errors > rule.maxToolErrors) {
       const names = [...new Set(run.toolCalls.filter((r) => r.isError).map((r) => r.call.name))];
       failures.push({ category: 'tool_error', reason: `${errors} tool errors (${names.join(', ')}), at most ${rule.maxToolErrors} allowed` });
@@ -257,6 +248,18 @@ export function applyRule(rule: TraceRule, run: Run, ctx: RuleContext = {}): Ver
   if (run.toolMode) verdict.toolMode = run.toolMode;
   if (run.trace?.rootSpanId) verdict.trace = { traceId: run.trace.traceId, rootSpanId: run.trace.rootSpanId };
   return verdict;
+}
+
+// Module functions, not closures over the check list: two closures and their context per rule and trace.
+function judged(check: string, pass: boolean, expected?: unknown, observed?: unknown): CheckResult {
+  const r: CheckResult = { check, judged: true, pass };
+  if (expected !== undefined) r.expected = expected;
+  if (observed !== undefined) r.observed = observed;
+  return r;
+}
+
+function skipped(check: string, missing: string): CheckResult {
+  return { check, judged: false, missing };
 }
 
 function resolvedName(c: { id: string; name: string; arguments: Record<string, unknown> }, ctx: RuleContext): string {

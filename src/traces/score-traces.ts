@@ -125,7 +125,9 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
       // Lines are built key by key in the order JSON output shows them (base fields, then case or rule,
       // then checks and suite): spreading a base line and overriding its fields cost more than the rule.
       const base = (verdict: Verdict | null, reason: string): TraceVerdictLine => {
-        const line: TraceVerdictLine = {
+        // `family` (when known) and `calls` are assigned after the literal, in this key order: a conditional
+        // spread between them made and copied a throwaway object per line, and grew the line's property store.
+        const line = {
           traceId: info.traceId,
           rootSpanId: info.rootSpanId,
           sample: run.sample,
@@ -137,9 +139,9 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
           final: trace.final ?? true,
           mode: run.mode,
           producers: info.producers,
-          ...(info.family ? { family: info.family } : {}),
-          calls,
-        };
+        } as TraceVerdictLine;
+        if (info.family) line.family = info.family;
+        line.calls = calls;
         if (trace.evicted) line.evicted = true;
         if (trace.reopened) line.supersedes = true;
         if (trace.complete === false) line.incomplete = true;

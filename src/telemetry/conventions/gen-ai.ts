@@ -183,40 +183,44 @@ function evaluationEventAttributes(s: VerdictSummary): Attributes {
 
 // ================================================================ reader
 
+/** One message of gen_ai.input.messages / gen_ai.output.messages, as the readers use it. */
+export interface GenAiMessage {
+  role: Message['role'];
+  text?: string;
+  calls: ExtractedCall[];
+  responses: Array<{ id?: string; response: unknown }>;
+  finishReason?: string;
+}
+
 /** gen_ai.output.messages / gen_ai.input.messages (semantic-conventions v1.41 message JSON schemas). */
-export function genAiMessages(
-  v: unknown,
-): Array<{ role: Message['role']; text?: string; calls: ExtractedCall[]; responses: Array<{ id?: string; response: unknown }>; finishReason?: string }> {
-  const list = decodeJsonish(v);
-  return indexed(list)
-    .filter(isRecord)
-    .map((m) => {
-      const calls: ExtractedCall[] = [];
-      const responses: Array<{ id?: string; response: unknown }> = [];
-      const texts: string[] = [];
-      for (const part of indexed(decodeJsonish(m.parts))) {
-        if (!isRecord(part)) continue;
-        if (part.type === 'tool_call') {
-          const c = call(part.id, part.name, part.arguments);
-          if (c) calls.push(c);
-        } else if (part.type === 'tool_call_response') {
-          const r: { id?: string; response: unknown } = { response: part.response ?? part.result };
-          const id = toStr(part.id);
-          if (id) r.id = id;
-          responses.push(r);
-        } else if (part.type === 'text' && typeof part.content === 'string') texts.push(part.content);
-      }
-      const out: { role: Message['role']; text?: string; calls: ExtractedCall[]; responses: Array<{ id?: string; response: unknown }>; finishReason?: string } =
-        {
-          role: normaliseRole(m.role),
-          calls,
-          responses,
-        };
-      if (texts.length) out.text = texts.join('\n');
-      const fr = toStr(m.finish_reason);
-      if (fr) out.finishReason = fr;
-      return out;
-    });
+export function genAiMessages(v: unknown): GenAiMessage[] {
+  // Loops, not filter + map, and a text list only for a message with more than one text part: this runs
+  // for both message attributes of every model call.
+  const out: GenAiMessage[] = [];
+  for (const m of indexed(decodeJsonish(v))) {
+    if (!isRecord(m)) continue;
+    const calls: ExtractedCall[] = [];
+    const responses: Array<{ id?: string; response: unknown }> = [];
+    let text: string | undefined;
+    for (const part of indexed(decodeJsonish(m.parts))) {
+      if (!isRecord(part)) continue;
+      if (part.type === 'tool_call') {
+        const c = call(part.id, part.name, part.arguments);
+        if (c) calls.push(c);
+      } else if (part.type === 'tool_call_response') {
+        const r: { id?: string; response: unknown } = { response: part.response ?? part.result };
+        const id = toStr(part.id);
+        if (id) r.id = id;
+        responses.push(r);
+      } else if (part.type === 'text' && typeof part.content === 'string') text = text === undefined ? part.content : `${text}\n${part.content}`;
+    }
+    const msg: GenAiMessage = { role: normaliseRole(m.role), calls, responses };
+    if (text !== undefined) msg.text = text;
+    const fr = toStr(m.finish_reason);
+    if (fr) msg.finishReason = fr;
+    out.push(msg);
+  }
+  return out;
 }
 
 /** `gen_ai.response.finish_reasons` (first entry), when the span has it. */
@@ -231,7 +235,7 @@ export function readGenAiOutput(span: AttributeCarrier): LlmOutput | undefined {
   if (v === undefined) return undefined;
   const out: LlmOutput = { calls: [] };
   for (const m of genAiMessages(v)) {
-    out.calls.push(...m.calls);
+    for (const c of m.calls) out.calls.push(c);
     if (m.text !== undefined && out.text === undefined) out.text = m.text;
     if (m.finishReason !== undefined && out.finishReason === undefined) out.finishReason = m.finishReason;
   }
