@@ -7,7 +7,7 @@
 // Hand-written on purpose: it imports nothing from dist/ or src/, so a ceiling measures what any
 // implementation would have to do to write these lines, not ours. It knows only what the bench's traces
 // need (no cases, no other rule checks, no state across requests); bench/run.mjs checks on every run that
-// its lines have the keys of ours, so it cannot drift from the real output.
+// its lines are ours byte for byte, so it cannot drift from the real output.
 
 const RULES = [
   { name: 'no-restart', forbid: 'restart-service' },

@@ -1,7 +1,8 @@
 // The ceiling of `serve` ingest: the floor (bench/_bare-receiver.mjs: node:http, gunzip, the same protobufjs
 // decoder) plus the least work that writes the lines `serve` writes for the bench's traces
 // (bench/_ceiling-lines.mjs, hand-written, nothing from dist/ or src/): each request's spans grouped by trace,
-// two verdict lines per trace group, appended to the file named by argv[2] before the 200 goes out. It keeps
+// two verdict lines per trace group (a final line each: none of the provisional ones `serve` writes first),
+// queued on the stream of the file named by argv[2] before the 200 goes out. It keeps
 // nothing across requests, so a trace that a 512-span batch cuts in two gets lines for each part. Prints
 // `PORT <n>`; on SIGTERM ends the file (flushed and closed), then prints `SPANS <n>` (spans decoded) and
 // `LINES <n>` (lines written) and exits.

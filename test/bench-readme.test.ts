@@ -1,8 +1,8 @@
 // The README's performance table is the rendering of bench/results.json (node bench/render-readme.mjs),
 // so it quotes the committed bench run and nothing else.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -17,7 +17,9 @@ describe('README performance table', () => {
 
   it("shows a row's ceiling, and renders rows measured before there were ceilings without one", () => {
     const row = { status: 'ok', data: '50 MB', reps: 3, oursMs: 1846, floorMs: 564, ratio: 0.31, targets: [] };
-    const results = join(mkdtempSync(join(tmpdir(), 'runspec-bench-render-')), 'results.json');
+    const dir = mkdtempSync(join(tmpdir(), 'runspec-bench-render-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const results = join(dir, 'results.json');
     writeFileSync(
       results,
       JSON.stringify({

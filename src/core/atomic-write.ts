@@ -64,6 +64,8 @@ export interface OutputErrorOptions {
    * @default 'the previous file, if any, is unchanged' (what this module's whole-file writes guarantee)
    */
   outcome?: string;
+  /** The next step, in place of the one for the error's code (a writer whose own recovery is the way on). */
+  hint?: string;
 }
 
 /**
@@ -82,7 +84,7 @@ export function outputError(file: string, cause: unknown, opts: OutputErrorOptio
       .replace(/, \w+( '.*')?$/, '');
   const outcome = opts.outcome ?? 'the previous file, if any, is unchanged';
   return new RunspecError('OUTPUT', `cannot write ${file}: ${reason}${code ? ` (${code})` : ''}; ${outcome}`, {
-    hint: HINTS[code ?? ''] ?? 'check the path and the disk, then run again',
+    hint: opts.hint ?? HINTS[code ?? ''] ?? 'check the path and the disk, then run again',
     cause,
   });
 }

@@ -55,14 +55,21 @@ export async function createWorktree(
   }
   // The owning pid is in the name, so a later run can sweep what a kill -9 left behind.
   const base = join(tmpdir(), opts.prefix ?? ownedPrefix());
-  // Neither failure leaves a worktree behind (what was written is removed), and no sample runs in one.
-  const outcome = { outcome: 'the sample has no worktree' };
-  // One chain: an `await mkdtemp` inside realpath's argument threw past the catch (a raw ENOENT).
-  const root = await mkdtemp(base)
-    .then((made) => realpath(made))
-    .catch((err: unknown) => {
-      throw outputError(`${base}XXXXXX`, err, outcome);
-    });
+  // No failure leaves a worktree behind (what was made is removed), and no sample runs in one.
+  const noWorktree = { outcome: 'the sample has no worktree' };
+  let made: string;
+  try {
+    made = await mkdtemp(base);
+  } catch (err) {
+    throw outputError(`${base}XXXXXX`, err, noWorktree);
+  }
+  let root: string;
+  try {
+    root = await realpath(made);
+  } catch (err) {
+    await rm(made, { recursive: true, force: true }).catch(() => undefined);
+    throw outputError(made, err, noWorktree);
+  }
   let unmount: (() => Promise<void>) | undefined;
   let current = root;
   try {
@@ -76,7 +83,7 @@ export async function createWorktree(
     await unmount?.().catch(() => undefined);
     await rm(root, { recursive: true, force: true });
     // A full or read-only TMPDIR: the file named, exit 3 (it used to be a bare "ENOSPC ... write").
-    throw outputError(current, err, outcome);
+    throw outputError(current, err, noWorktree);
   }
   return {
     root,

@@ -187,15 +187,8 @@ function verdictToJson(v: Verdict): z.infer<typeof verdictSchema> {
 }
 
 function observedToJson(o: Observed, calls: readonly ToolCall[]): z.infer<typeof verdictSchema>['observed'] {
-  // One pass over the observation, its arguments aside: a rest copy and then dropUndefined's copy of it made
-  // two objects for every sample.
-  const out: Record<string, unknown> = {};
-  for (const k in o) {
-    if (k === 'args' || !Object.hasOwn(o, k)) continue;
-    const v = o[k as keyof Observed];
-    if (v !== undefined) out[k] = v;
-  }
-  const observedArgs = o.args;
+  const { args: observedArgs, ...rest } = o;
+  const out: Record<string, unknown> = dropUndefined(rest);
   if (observedArgs !== undefined) {
     const at = calls.findIndex((c) => sameArgs(c.arguments, observedArgs));
     if (at >= 0) out.args_call = at;

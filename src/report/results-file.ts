@@ -184,7 +184,8 @@ export async function openResultsLog(file: string, header: ResultsLogHeader, opt
       // The disk, not the input: exit 3, the log named. The batches before the failed one are on disk and
       // none after it is written, so the log ends at a case line, or in the failed batch's cut one.
       throw outputError(file, failure, {
-        outcome: `the log may be incomplete: it holds the cases written before the failure, and --resume ${file} runs the rest`,
+        outcome: 'the log may be incomplete: it holds the cases written before the failure',
+        hint: `make room on that disk (or fix it), then \`run --resume ${file}\` runs the cases the log does not hold`,
       });
     }
   };

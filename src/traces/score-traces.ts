@@ -139,7 +139,7 @@ export function createTraceScorer(options: TraceScorerOptions): TraceScorer {
           final: trace.final ?? true,
           mode: run.mode,
           producers: info.producers,
-        } as TraceVerdictLine;
+        } satisfies Omit<TraceVerdictLine, 'calls'> as TraceVerdictLine;
         if (info.family) line.family = info.family;
         line.calls = calls;
         if (trace.evicted) line.evicted = true;

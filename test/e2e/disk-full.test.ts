@@ -184,19 +184,19 @@ describe.runIf(isRoot)('outputs on a nearly full 3 MiB tmpfs', { timeout: 120_00
     const cli = await run(['run', 'evals/ops.toml', '--base-url', model.url, '--model', 'fake-model', '--no-telemetry', '--out', out]);
     expect(cli.exitCode, cli.stderr).toBe(3);
     const named = cli.stderr.split('\n').filter((l) => l.includes(log));
-    expect(named, cli.stderr).toHaveLength(1);
     // It used to end "; the previous file, if any, is unchanged", the wording of a whole-file write: the log
     // is written in place, and what it says of the log is checked below.
-    expect(named[0]).toBe(
-      `error: cannot write ${log}: no space left on device (ENOSPC); the log may be incomplete: it holds the cases written before the failure, and --resume ${log} runs the rest`,
-    );
+    expect(named, cli.stderr).toEqual([
+      `error: cannot write ${log}: no space left on device (ENOSPC); the log may be incomplete: it holds the cases written before the failure`,
+      `hint: make room on that disk (or fix it), then \`run --resume ${log}\` runs the cases the log does not hold`,
+    ]);
     expect(cli.stderr).not.toContain('previous file');
     expect(cli.stderr).not.toMatch(/at .*\.js:\d+/);
     // The log did open: its header is whole.
     expect(JSON.parse(readFileSync(log, 'utf8').split('\n')[0]!)).toMatchObject({ type: 'run' });
     expect(existsSync(out)).toBe(false);
 
-    // As the message says: once there is room, --resume keeps the whole case lines the log holds (a line the
+    // As the hint says: once there is room, --resume keeps the whole case lines the log holds (a line the
     // disk cut short is dropped) and runs the rest.
     const onDisk = readFileSync(log, 'utf8').split('\n');
     const whole = onDisk.length - 2; // the header, and the cut line or the empty string after the last newline

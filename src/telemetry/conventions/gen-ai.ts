@@ -194,8 +194,8 @@ export interface GenAiMessage {
 
 /** gen_ai.output.messages / gen_ai.input.messages (semantic-conventions v1.41 message JSON schemas). */
 export function genAiMessages(v: unknown): GenAiMessage[] {
-  // Loops, not filter + map, and a text list only for a message with more than one text part: this runs
-  // for both message attributes of every model call.
+  // Loops, not filter + map, and texts joined as they come (no list): this runs for both message
+  // attributes of every model call.
   const out: GenAiMessage[] = [];
   for (const m of indexed(decodeJsonish(v))) {
     if (!isRecord(m)) continue;
