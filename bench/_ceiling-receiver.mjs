@@ -1,4 +1,4 @@
-// The ceiling of `serve` ingest: the floor (bench/_bare-receiver.mjs: node:http, gunzip, the same protobufjs
+// The ceiling of `serve` ingest: the floor (bench/_receiver.mjs: node:http, gunzip, the same protobufjs
 // decoder) plus the least work that writes the lines `serve` writes for the bench's traces
 // (bench/_ceiling-lines.mjs, hand-written, nothing from dist/ or src/): each request's spans grouped by trace,
 // two verdict lines per trace group (a final line each: none of the provisional ones `serve` writes first),
@@ -7,41 +7,25 @@
 // `PORT <n>`; on SIGTERM ends the file (flushed and closed), then prints `SPANS <n>` (spans decoded) and
 // `LINES <n>` (lines written) and exits.
 import { createWriteStream } from 'node:fs';
-import { createServer } from 'node:http';
-import { gunzip } from 'node:zlib';
 import { verdictLines } from './_ceiling-lines.mjs';
-import { ExportTraceServiceRequest } from './_otlp.mjs';
+import { receive } from './_receiver.mjs';
 
 const file = createWriteStream(process.argv[2], { flags: 'a' });
 // protobufjs decodes bytes as Buffers, and an absent field (a root's parent) as its default, an empty array.
 const hex = (id) => (id.length === 0 ? '' : id.toString('hex'));
-let spans = 0;
 let lines = 0;
-const server = createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    gunzip(Buffer.concat(chunks), (err, body) => {
-      if (err) {
-        res.writeHead(400).end();
-        return;
-      }
-      const request = ExportTraceServiceRequest.decode(body);
-      for (const rs of request.resourceSpans) for (const ss of rs.scopeSpans) spans += ss.spans.length;
-      const out = [];
-      verdictLines(request, hex, out);
-      lines += out.length;
-      file.write(out.join(''));
-      res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': 0 });
-      res.end();
-    });
-  });
-});
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => process.stdout.write(`PORT ${server.address().port}\n`));
-process.on('SIGTERM', () =>
-  file.end(() => {
-    process.stdout.write(`SPANS ${spans}\nLINES ${lines}\n`);
-    process.exit(0);
-  }),
+receive(
+  (request) => {
+    const out = [];
+    verdictLines(request, hex, out);
+    lines += out.length;
+    file.write(out.join(''));
+  },
+  (spans) =>
+    new Promise((resolve) =>
+      file.end(() => {
+        process.stdout.write(`SPANS ${spans}\nLINES ${lines}\n`);
+        resolve();
+      }),
+    ),
 );
