@@ -1,9 +1,10 @@
-import { mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import config, { MOCKING } from '../../vitest.config.js';
 import { isInside } from '../../src/core/path-inside.js';
-import { isolatedEnv, runCli } from '../helpers/run-cli.js';
+import { isolatedEnv, REPO_ROOT, runCli } from '../helpers/run-cli.js';
 
 // The suite's meaning may not depend on the machine: a global fixture in the developer's
 // ~/.config/runspec-eval/eval once made three test files fail.
@@ -42,5 +43,20 @@ describe('test isolation', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+// `unit` reuses a worker for the next file, and vitest resets mocks and the module cache between
+// files only in isolated workers: a module mocked there would stay mocked, or stay real, in later files.
+describe('files that mock run in a fresh worker', () => {
+  it('lists every test file that mocks a module or stubs a global in the isolated project, and only those', () => {
+    const files = readdirSync(join(REPO_ROOT, 'test'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.test.ts') && !/^(e2e|packed|integration)\//.test(f))
+      .map((f) => `test/${f}`);
+    const mocking = files.filter((f) => /\bvi\.(mock|doMock|stubEnv|stubGlobal)\(/.test(readFileSync(join(REPO_ROOT, f), 'utf8')));
+    expect(mocking.sort()).toEqual([...MOCKING].sort());
+    const projects = (config.test?.projects ?? []) as Array<{ test: { name: string; include?: string[]; isolate?: boolean } }>;
+    const isolated = projects.find((p) => p.test.include === MOCKING);
+    expect(isolated?.test.isolate).not.toBe(false);
   });
 });
