@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openRunRecorder } from '../../src/report/run-results.js';
+import { openRunRecorder, type RunRecorder } from '../../src/report/run-results.js';
 import type { ResultsLogHeader } from '../../src/report/results-file.js';
 import { buildResultsDocument, caseResultsFromDocument, resultsDocumentText } from '../../src/report/results.js';
 import { aggregateCase, scoreRun } from '../../src/scoring/index.js';
@@ -24,6 +24,19 @@ const header = (caseIds: string[]): ResultsLogHeader => ({ type: 'run', version:
 const meta = { run_id: 'r1', started: 't0', provider: 'mock', base_url: 'https://user:pw@example.test/v1', case_order: ['a'] };
 const iteration = { iteration: 0, timestamp: 't1', prompt: 'be brief' };
 
+/** The document `rec` streams to `dir`/r.json for `caseIds` is, byte for byte, the one built in memory from `caseResults`. */
+async function expectStreamedDocument(
+  rec: RunRecorder,
+  dir: string,
+  caseIds: string[],
+  caseResults: CaseResult[],
+  it: typeof iteration | { iteration: number; timestamp: string } = iteration,
+) {
+  const facts = await rec.writeDocument(join(dir, 'r.json'), { meta, iteration: it, caseIds });
+  expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(resultsDocumentText(buildResultsDocument({ meta, iterations: [{ ...it, caseResults }] })));
+  return facts;
+}
+
 describe('run results: log then streamed document', () => {
   it('streams byte for byte the document built in memory, in the selected order, whatever order cases finished in', async () => {
     const results = sampleCaseResults();
@@ -32,9 +45,7 @@ describe('run results: log then streamed document', () => {
     const rec = await openRunRecorder(join(dir, 'r.jsonl'), header(ids));
     for (const r of [...results].reverse()) rec.add(r);
     await rec.close();
-    const facts = await rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: ids });
-    const expected = resultsDocumentText(buildResultsDocument({ meta, iterations: [{ ...iteration, caseResults: results }] }));
-    expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
+    const facts = await expectStreamedDocument(rec, dir, ids, results);
     expect(facts).toEqual({
       cases: results.length,
       belowThreshold: results.filter((r) => !r.meetsThreshold).length,
@@ -88,9 +99,7 @@ describe('run results: log then streamed document', () => {
     const dir = tmp();
     const rec = await openRunRecorder(join(dir, 'r.jsonl'), header([]));
     await rec.close();
-    await rec.writeDocument(join(dir, 'r.json'), { meta, iteration: { iteration: 0, timestamp: 't1' }, caseIds: ['never-ran'] });
-    const expected = resultsDocumentText(buildResultsDocument({ meta, iterations: [{ iteration: 0, timestamp: 't1', caseResults: [] }] }));
-    expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
+    await expectStreamedDocument(rec, dir, ['never-ran'], [], { iteration: 0, timestamp: 't1' });
   });
 
   it('on resume indexes the cases already logged, keeps the last line of a case logged twice, and drops unselected ones', async () => {
@@ -106,9 +115,7 @@ describe('run results: log then streamed document', () => {
     expect([...again.prior]).toEqual([a!.caseId, b!.caseId, c!.caseId]);
     again.add(b!);
     await again.close();
-    await again.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: [a!.caseId, b!.caseId] });
-    const expected = resultsDocumentText(buildResultsDocument({ meta, iterations: [{ ...iteration, caseResults: [a!, b!] }] }));
-    expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
+    await expectStreamedDocument(again, dir, [a!.caseId, b!.caseId], [a!, b!]);
   });
 
   it('on resume indexes more than 1,024 logged cases when the header names fewer, and writes each one past 1,024 right', async () => {
@@ -127,10 +134,12 @@ describe('run results: log then streamed document', () => {
     const rerun: CaseResult = { ...many[1300]!, passRate: 0.5 };
     again.add(rerun);
     await again.close();
-    await again.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: ids });
-    const caseResults = many.map((r) => (r.caseId === rerun.caseId ? rerun : r));
-    const expected = resultsDocumentText(buildResultsDocument({ meta, iterations: [{ ...iteration, caseResults }] }));
-    expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
+    await expectStreamedDocument(
+      again,
+      dir,
+      ids,
+      many.map((r) => (r.caseId === rerun.caseId ? rerun : r)),
+    );
   });
 
   it('writes the same document whether it folds the cases as they are logged or parses them back from the log', async () => {
@@ -194,9 +203,7 @@ describe('run results: log then streamed document', () => {
     const rec = await openRunRecorder(join(dir, 'r.jsonl'), header(ids));
     for (const r of [results[0]!, results[2]!, results[1]!, results[4]!, results[3]!, results[5]!]) rec.add(r);
     await rec.close();
-    await rec.writeDocument(join(dir, 'r.json'), { meta, iteration, caseIds: ids });
-    const expected = resultsDocumentText(buildResultsDocument({ meta, iterations: [{ ...iteration, caseResults: results }] }));
-    expect(readFileSync(join(dir, 'r.json'), 'utf8')).toBe(expected);
+    await expectStreamedDocument(rec, dir, ids, results);
   });
 
   it('stores a tool call argument once per sample, and reading the document back restores every place it appeared', async () => {
