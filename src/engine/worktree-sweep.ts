@@ -8,13 +8,7 @@ import { unmountTmpfs } from './sandbox/disk-mount.js';
 // `runspec-eval-pid<PID>-XXXXXX`. A run killed with kill -9 cannot remove its own; the next run sweeps
 // those whose owner is gone (unmounting first what is still a mounted tmpfs). Kept worktrees (--keep-worktrees) are renamed without a pid and never swept.
 
-export const WORKTREE_PREFIX = 'runspec-eval-';
 const OWNED = /^runspec-eval-(?:probe-)?pid(\d+)-[A-Za-z0-9]{6}$/;
-
-/** The mkdtemp prefix of a directory owned by this process. */
-export function ownedPrefix(kind: '' | 'probe-' = ''): string {
-  return `${WORKTREE_PREFIX}${kind}pid${process.pid}-`;
-}
 
 function isAlive(pid: number): boolean {
   try {

@@ -1,12 +1,11 @@
-import { mkdir, mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { FixtureError } from '../errors.js';
 import { outputError } from '../core/atomic-write.js';
 import { escapesBase } from '../core/path-inside.js';
 import { removeTreeBeneath } from './sandbox/beneath.js';
 import { resolveInside } from './sandbox/paths.js';
-import { ownedPrefix } from './worktree-sweep.js';
+import { makeOwnedDir } from './owned-dir.js';
 
 // A fresh temp directory per case run. The process working directory is never changed (runs are
 // concurrent): every tool resolves its paths here, and a path that escapes the root (`..`, an absolute
@@ -53,16 +52,9 @@ export async function createWorktree(
       });
     }
   }
-  // The owning pid is in the name, so a later run can sweep what a kill -9 left behind.
-  const base = join(tmpdir(), opts.prefix ?? ownedPrefix());
   // No failure leaves a worktree behind (what was made is removed), and no sample runs in one.
   const noWorktree = { outcome: 'the sample has no worktree' };
-  let made: string;
-  try {
-    made = await mkdtemp(base);
-  } catch (err) {
-    throw outputError(`${base}XXXXXX`, err, noWorktree);
-  }
+  const made = await makeOwnedDir({ ...(opts.prefix !== undefined ? { prefix: opts.prefix } : {}), ...noWorktree });
   let root: string;
   try {
     root = await realpath(made);

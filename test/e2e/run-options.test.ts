@@ -119,3 +119,36 @@ describe('run -v --keep-worktrees on one lane', { timeout: 60_000 }, () => {
     rmSync(lines[kept]!.slice(lines[kept]!.indexOf(': ') + 2), { recursive: true, force: true });
   });
 });
+
+describe('a trajectory run whose temp folder does not exist', { timeout: 60_000 }, () => {
+  const project = tempProject('runspec-no-tmp-');
+  afterAll(() => project.cleanup());
+
+  it.each([[[]], [['--unsafe-host-commands']]])('exits 3 with one line naming the folder it could not make (%j)', async (extra) => {
+    // The worktree and both sandbox probes make their folder through one owner (engine/owned-dir.ts); their
+    // mkdtemp used to fail as a raw "ENOENT: no such file or directory, mkdtemp '…'".
+    project.write('evals/read-app.json', JSON.stringify(REPLIO_READ_APP));
+    project.write(
+      'mock.json',
+      JSON.stringify({ cases: { 'read-app': [{ toolCalls: [{ name: 'file_read', arguments: { path: 'src/app.py' } }] }, { text: 'done' }] } }),
+    );
+    const missing = join(project.dir, 'no-such-tmp');
+    const cli = await runCli(
+      ['--path', project.dir, 'run', 'evals/', '--provider', 'mock', '--script', 'mock.json', '--no-telemetry', '--out', 'out/r.json', ...extra],
+      {
+        env: cliEnv(project.dir, { TMPDIR: missing }),
+        cwd: project.dir,
+        spawn: true, // the built CLI, whose os.tmpdir() reads the TMPDIR given
+      },
+    );
+    expect(cli.exitCode, cli.stderr).toBe(3);
+    const errors = cli.stderr.split('\n').filter((l) => l.startsWith('error: '));
+    expect(errors, cli.stderr).toHaveLength(1);
+    expect(errors[0]).toMatch(
+      new RegExp(
+        `^error: cannot write ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/runspec-eval-(probe-)?pid\\d+-XXXXXX: no such file or directory \\(ENOENT\\); (command tools could not be checked|the disk budget could not be checked|the sample has no worktree)$`,
+      ),
+    );
+    expect(cli.stderr).not.toMatch(/mkdtemp|at .*\.js:\d+/);
+  });
+});

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { lchown, lstat, readFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import { ownedPrefix } from '../worktree-sweep.js';
+import { makeOwnedDir } from '../owned-dir.js';
 import { chownTreeBeneath, treeDiskBytes } from './beneath.js';
 import { createWorktreeMounter, tmpfsUsedBytes, type WorktreeMounter } from './disk-mount.js';
 
@@ -271,9 +271,8 @@ function createBwrapSandbox(opts: CreateSandboxOptions): CommandSandbox {
       };
     const help = await spawnCollect({ file: bwrap, args: ['--help'], cwd: '/', env: {}, timeoutMs: PROBE_TIMEOUT_MS, maxOutputBytes: 65_536 });
     sizeFlag = /--size\b/.test(help.output);
-    const { mkdtemp, rm } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const dir = await mkdtemp(join(tmpdir(), ownedPrefix('probe-')));
+    const { rm } = await import('node:fs/promises');
+    const dir = await makeOwnedDir({ kind: 'probe-', outcome: 'command tools could not be checked' });
     try {
       if (asRoot) await lchown(dir, HOST_DROP_UID, HOST_DROP_UID);
       const { file, args } = argv({ shell: 'sh', command: 'id -u && touch ./probe', root: dir, env: {} });

@@ -1,7 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtemp, rmdir, statfs } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmdir, statfs } from 'node:fs/promises';
+import { makeOwnedDir } from '../owned-dir.js';
 
 // The disk budget as a hard limit. As root (and where the container lets root mount), each case's
 // worktree is a tmpfs the harness mounts, sized to the budget plus a little slack: a command can never
@@ -84,8 +83,8 @@ export function createWorktreeMounter(
   const probe = (): Promise<string | undefined> => {
     probed ??= (async () => {
       if (!asRoot || opts.mode === 'watchdog') return undefined;
-      // Named like worktree-sweep.ts's probe directories, so a kill -9 mid-probe is swept too.
-      const dir = await mkdtemp(join(tmpdir(), `runspec-eval-probe-pid${process.pid}-`));
+      // An owned probe directory, so a kill -9 mid-probe is swept too.
+      const dir = await makeOwnedDir({ kind: 'probe-', outcome: 'the disk budget could not be checked' });
       try {
         await run(mountCommand, tmpfsArgs(dir, 1024 * 1024));
         await unmountTmpfs(dir);
